@@ -1,0 +1,248 @@
+/* gguflint.h - the only public header of libgguflint, a validating parser and
+ * linter for GGUF model files.
+ *
+ * Usage:
+ *   gguflint_options opt;            gguflint_options_default(&opt);
+ *   gguflint_ctx *ctx = gguflint_new(&opt);
+ *   int st = gguflint_open_file(ctx, "model.gguf");   (or _set_buffer / _read_stream)
+ *   if (st == GGUFLINT_OK) st = gguflint_run(ctx);
+ *   for (size_t i = 0; i < gguflint_finding_count(ctx); i++) ... gguflint_finding_get(ctx, i)
+ *   gguflint_free(ctx);
+ *
+ * A malformed file is never a failing status: every problem in the file is a
+ * finding. Statuses are for the caller's world: I/O errors, memory, misuse.
+ * After a failing status the context answers every later call with the same
+ * status. There is no global mutable state; contexts on different threads are
+ * independent. Every string in a finding (message, path) is already escaped:
+ * bytes from the file that are control characters, bidi controls or invalid
+ * UTF-8 appear as \xNN or \u{NNNN} escapes, never raw. */
+#ifndef GGUFLINT_H
+#define GGUFLINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GGUFLINT_VERSION "0.1.0"
+
+/* ---- statuses ---- */
+typedef enum gguflint_status {
+    GGUFLINT_OK = 0,
+    GGUFLINT_E_IO = 1,          /* open/stat/read failed (message in gguflint_error_detail) */
+    GGUFLINT_E_NOT_REGULAR = 2, /* a directory, FIFO, device ... given as a path */
+    GGUFLINT_E_NOMEM = 3,       /* an allocation failed */
+    GGUFLINT_E_STATE = 4,       /* API misuse: no input set, input set twice, ... */
+    GGUFLINT_E_ARG = 5,         /* a bad argument (NULL, unknown rule name ...) */
+    GGUFLINT_E_INTERNAL = 6     /* a state believed unreachable; fuzzers abort on it */
+} gguflint_status;
+
+const char *gguflint_strerror(int status);
+
+/* ---- rules ---- */
+typedef enum gguflint_severity {
+    GGUFLINT_OFF = 0,
+    GGUFLINT_NOTE = 1,
+    GGUFLINT_WARNING = 2,
+    GGUFLINT_ERROR = 3
+} gguflint_severity;
+
+const char *gguflint_severity_name(gguflint_severity s); /* "note" ... */
+/* Parses "error", "warning", "note", "off"; returns -1 when unknown. */
+int gguflint_severity_parse(const char *s);
+
+typedef struct gguflint_rule_info {
+    const char *id;      /* "GG106" */
+    const char *slug;    /* "duplicate-key" */
+    const char *family;  /* "container", "kv", "tensor", "data" */
+    gguflint_severity default_severity;
+    const char *summary; /* one line */
+    const char *what;    /* documentation: what the rule checks */
+    const char *why;     /* which reader breaks, which CVE */
+    const char *example; /* a file that triggers it */
+    const char *fix;     /* how to fix the writer */
+} gguflint_rule_info;
+
+size_t gguflint_rule_count(void);
+/* NULL when index >= gguflint_rule_count(). */
+const gguflint_rule_info *gguflint_rule(size_t index);
+/* Index of the rule with this id ("GG106", case-insensitive) or slug; -1 if none. */
+int gguflint_rule_find(const char *id_or_slug);
+
+/* ---- options ---- */
+typedef struct gguflint_limits {
+    uint64_t max_string_len;     /* any string: longer is GG113 (default 1 GiB, as ggml) */
+    uint64_t max_array_count;    /* elements of one array: more is GG120 (default 2^30) */
+    uint64_t max_kv_count;       /* declared KVs above this: GG011 (default 100000) */
+    uint64_t max_tensor_count;   /* declared tensors above this: GG012 (default 10000000) */
+    uint32_t max_depth;          /* array nesting levels walked (default 4) */
+    uint32_t max_findings_per_rule; /* findings kept per rule and file, rest counted (default 100) */
+} gguflint_limits;
+
+#define GGUFLINT_MAX_RULES 256
+
+typedef struct gguflint_options {
+    gguflint_limits limits;
+    /* Effective severity per rule index (GGUFLINT_OFF disables the rule).
+     * gguflint_options_default fills it from each rule's default. */
+    uint8_t severity[GGUFLINT_MAX_RULES];
+    bool deep; /* read data-section bytes (padding between tensors) */
+} gguflint_options;
+
+void gguflint_limits_default(gguflint_limits *limits);
+void gguflint_options_default(gguflint_options *opt);
+
+/* Enable (`on`) or disable the rules named by a comma-separated list of ids,
+ * id prefixes ("GG1"), slugs, families ("kv") or "ALL". Enabling restores the
+ * rule's default severity. Returns GGUFLINT_E_ARG naming nothing for an
+ * unknown item, with the item copied into `bad` (if non-NULL). */
+int gguflint_options_select(gguflint_options *opt, const char *list, bool on,
+                            char *bad, size_t bad_size);
+/* Disable every rule (the start of an exclusive --select). */
+void gguflint_options_clear(gguflint_options *opt);
+/* Set the severity of the rules named by `name` (same forms as select). */
+int gguflint_options_set_severity(gguflint_options *opt, const char *name,
+                                  gguflint_severity sev);
+
+/* ---- context and input ---- */
+typedef struct gguflint_ctx gguflint_ctx;
+
+/* NULL only when memory is exhausted. `opt` may be NULL for defaults; it is copied. */
+gguflint_ctx *gguflint_new(const gguflint_options *opt);
+void gguflint_free(gguflint_ctx *ctx);
+
+/* Map a regular file read-only (64-bit sizes; only touched pages are read). */
+int gguflint_open_file(gguflint_ctx *ctx, const char *path);
+/* Borrow a caller's buffer; it is never written and must outlive the ctx. */
+int gguflint_set_buffer(gguflint_ctx *ctx, const void *data, size_t size);
+/* Read a stream (e.g. stdin) into memory, at most `max_bytes`; a longer stream
+ * is read only up to that bound and reported as truncated input. */
+int gguflint_read_stream(gguflint_ctx *ctx, FILE *stream, uint64_t max_bytes);
+/* The detail of the last I/O failure ("No such file or directory"). */
+const char *gguflint_error_detail(const gguflint_ctx *ctx);
+
+/* Parse and run every enabled check. Idempotent: a second call does nothing. */
+int gguflint_run(gguflint_ctx *ctx);
+
+/* ---- findings ---- */
+typedef struct gguflint_finding {
+    int rule;                   /* rule index, see gguflint_rule() */
+    gguflint_severity severity; /* effective severity */
+    uint64_t offset;            /* byte offset of the offending field */
+    uint64_t length;            /* its length in bytes (0 when it is a position) */
+    const char *path;           /* logical path: kv["general.alignment"], tensor[17].ne[1] */
+    const char *message;        /* escaped, one line */
+} gguflint_finding;
+
+size_t gguflint_finding_count(const gguflint_ctx *ctx);
+const gguflint_finding *gguflint_finding_get(const gguflint_ctx *ctx, size_t i);
+/* Findings of a rule past max_findings_per_rule, counted but not kept. */
+uint64_t gguflint_findings_dropped(const gguflint_ctx *ctx);
+/* Highest severity among the kept findings (GGUFLINT_OFF when none). */
+gguflint_severity gguflint_max_severity(const gguflint_ctx *ctx);
+
+/* ---- the parsed model (valid after gguflint_run) ---- */
+typedef struct gguflint_view {
+    const uint8_t *ptr; /* into the input; not NUL-terminated */
+    uint64_t len;
+} gguflint_view;
+
+typedef struct gguflint_header {
+    uint64_t file_size;
+    bool is_gguf;           /* the magic was recognised and a version read */
+    uint32_t version;       /* as interpreted (byte order applied) */
+    bool big_endian;
+    uint64_t tensor_count;  /* as declared */
+    uint64_t kv_count;      /* as declared */
+    uint64_t kv_parsed;     /* KVs read completely */
+    uint64_t tensors_parsed;/* tensor infos read completely */
+    uint64_t alignment;     /* effective alignment (32 when absent or unusable) */
+    bool metadata_complete; /* every KV and tensor info was read */
+    uint64_t metadata_end;  /* offset just past the last tensor info read */
+    uint64_t data_start;    /* start of the data section (valid if metadata_complete) */
+} gguflint_header;
+
+typedef struct gguflint_kv {
+    gguflint_view key;
+    uint64_t offset;        /* of the key's length field */
+    uint32_t type;          /* value type 0..12 */
+    uint64_t value_offset;  /* first byte of the value */
+    uint64_t value_size;    /* bytes of the whole value */
+    uint32_t elem_type;     /* arrays: element type */
+    uint64_t count;         /* arrays: element count */
+    /* Scalars, decoded in the file's byte order: */
+    uint64_t u;             /* unsigned types and bool */
+    int64_t i;              /* signed types (sign-extended) */
+    double f;               /* f32 / f64 */
+    gguflint_view str;      /* strings */
+} gguflint_kv;
+
+typedef struct gguflint_tensor {
+    gguflint_view name;
+    uint64_t info_offset;   /* of the name's length field */
+    uint32_t n_dims;        /* as declared */
+    uint64_t ne[4];         /* dims (1 beyond n_dims); raw u64 bit patterns */
+    uint32_t type;          /* ggml type id */
+    uint64_t offset;        /* relative to the data section */
+    uint64_t nbytes;        /* computed byte size (valid when size_ok) */
+    bool size_ok;           /* type known, dims sane, no overflow */
+} gguflint_tensor;
+
+const gguflint_header *gguflint_get_header(const gguflint_ctx *ctx);
+size_t gguflint_kv_count(const gguflint_ctx *ctx);
+const gguflint_kv *gguflint_kv_get(const gguflint_ctx *ctx, size_t i);
+/* Index of the first KV with this exact key, or -1. */
+long gguflint_kv_find(const gguflint_ctx *ctx, const char *key);
+size_t gguflint_tensor_count(const gguflint_ctx *ctx);
+const gguflint_tensor *gguflint_tensor_get(const gguflint_ctx *ctx, size_t i);
+/* Name of a value type ("u32") or of a ggml type ("q4_K"); NULL when unknown. */
+const char *gguflint_value_type_name(uint32_t type);
+const char *gguflint_ggml_type_name(uint32_t type);
+
+/* ---- output ---- */
+/* Everything is written through a callback, so output can go to a FILE*, a
+ * memory buffer (fuzzers) or anywhere else. */
+typedef void (*gguflint_write_fn)(void *user, const char *data, size_t len);
+
+/* Escape untrusted bytes for a terminal: printable ASCII and valid non-control
+ * UTF-8 are kept; control characters, ESC, DEL, bidi and zero-width controls and
+ * invalid UTF-8 become \xNN / \u{NNNN}; backslash becomes \\. */
+void gguflint_escape(gguflint_write_fn w, void *user, const void *data, size_t len);
+
+typedef enum gguflint_format {
+    GGUFLINT_FORMAT_TEXT = 0,
+    GGUFLINT_FORMAT_JSON = 1
+} gguflint_format;
+
+/* A report over several files: begin, one call per file, end. A file that
+ * could not be read (status != OK) is recorded in JSON with its error; in text
+ * the caller prints such errors itself (to stderr). */
+typedef struct gguflint_report gguflint_report;
+gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, void *user);
+/* display_path: the name shown (as given). ctx may carry a failing status. */
+void gguflint_report_file(gguflint_report *r, const char *display_path,
+                          const gguflint_ctx *ctx, int status);
+/* Closes the JSON document; in text prints the summary line when `summary`. */
+void gguflint_report_end(gguflint_report *r, bool summary);
+void gguflint_report_free(gguflint_report *r);
+
+/* The dump command: header, every KV with its type and value (arrays with count
+ * and first elements), the tensor table. */
+void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w,
+                   void *user);
+
+/* Rule documentation as Markdown (the RULES.md file) and as one rule's text. */
+void gguflint_rules_markdown(gguflint_write_fn w, void *user);
+void gguflint_rule_explain(size_t index, gguflint_write_fn w, void *user);
+
+/* A write callback for FILE* (user is the FILE*). */
+void gguflint_write_file(void *user, const char *data, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
