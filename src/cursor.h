@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct cursor {
     const uint8_t *base;
@@ -53,6 +54,19 @@ static inline bool cur_skip(cursor *c, uint64_t n)
 /* Assemble an n-byte unsigned integer (n <= 8) at p in the cursor's order. */
 static inline uint64_t cur_load(const cursor *c, const uint8_t *p, unsigned n)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* fast path: a little-endian file on a little-endian host */
+    if (!c->big_endian && n == 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        return w;
+    }
+    if (!c->big_endian && n == 4) {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        return w;
+    }
+#endif
     uint64_t v = 0;
     if (c->big_endian) {
         for (unsigned i = 0; i < n; i++)

@@ -38,31 +38,6 @@ static unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp)
     return len;
 }
 
-bool utf8_valid(const uint8_t *s, uint64_t n)
-{
-    uint64_t i = 0;
-    while (i < n) {
-        /* ASCII fast path: eight bytes at a time. */
-        while (n - i >= 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (w & 0x8080808080808080ull)
-                break;
-            i += 8;
-        }
-        while (i < n && s[i] < 0x80)
-            i++;
-        if (i >= n)
-            break;
-        uint32_t cp;
-        unsigned l = utf8_decode(s + i, n - i, &cp);
-        if (l == 0)
-            return false;
-        i += l;
-    }
-    return true;
-}
-
 /* Code points that must never reach a terminal raw: C0/C1 controls, DEL,
  * bidi embeddings/overrides/isolates/marks, zero-width characters, line and
  * paragraph separators, BOM. */

@@ -5,6 +5,8 @@
 
 #include "gguflint.h"
 
+#include "utf8.h"
+
 #include <stdarg.h>
 
 /* Rule indexes, expanded from rules/rules.def. */
@@ -88,8 +90,6 @@ void path_kv(char *buf, size_t cap, const uint8_t *key, uint64_t key_len);
 /* Escape untrusted bytes into a fixed buffer, truncating with "..." past max_in bytes. */
 void esc_fixed(char *buf, size_t cap, const uint8_t *s, uint64_t n, size_t max_in);
 
-/* UTF-8 validation with an ASCII fast path. */
-bool utf8_valid(const uint8_t *s, uint64_t n);
 
 /* The parser (parse.c) and layout checks (layout.c). */
 int parse_run(gguflint_ctx *ctx);

@@ -213,7 +213,7 @@ static bool parse_header(parser *p)
         return false;
     }
     p->c.off = 4;
-    uint32_t v;
+    uint32_t v = 0;
     cur_u32(&p->c, &v);
     if (v != 0 && (v & 0xFFFFu) == 0) {
         p->c.big_endian = true;
@@ -439,7 +439,9 @@ static bool parse_array(parser *p, gguflint_kv *kv)
         }
         if (f->et == VT_STRING) {
             /* hot loop: vocabularies hold hundreds of thousands of strings */
-            while (f->left > 0) {
+            const uint64_t max_len = ctx->opt.limits.max_string_len;
+            uint64_t left = f->left, index = f->index;
+            while (left > 0) {
                 uint64_t len_off = p->c.off, n;
                 if (!cur_uint(&p->c, p->w, &n)) {
                     truncated(p, len_off, p->w, "a string array element length");
@@ -449,22 +451,28 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     emit(ctx, R_STRING_PAST_EOF, len_off, p->w, p->path,
                          "array element %llu: length %llu runs past the end of the file (%llu "
                          "bytes remain)",
-                         (unsigned long long)f->index, (unsigned long long)n,
+                         (unsigned long long)index, (unsigned long long)n,
                          (unsigned long long)cur_remaining(&p->c));
                     p->stop = true;
                     return false;
                 }
-                gguflint_view s = {cur_ptr(&p->c), n};
+                const uint8_t *sp = cur_ptr(&p->c);
                 p->c.off += n;
-                if (n > ctx->opt.limits.max_string_len)
+                if (n > max_len)
                     emit(ctx, R_STRING_OVER_LIMIT, len_off, p->w, p->path,
                          "array element %llu: length %llu is over the limit of %llu bytes",
-                         (unsigned long long)f->index, (unsigned long long)n,
-                         (unsigned long long)ctx->opt.limits.max_string_len);
-                check_string_utf8(p, s, len_off, f->index, true);
-                f->left--;
-                f->index++;
+                         (unsigned long long)index, (unsigned long long)n,
+                         (unsigned long long)max_len);
+                if (!utf8_valid(sp, n))
+                    emit(ctx, R_STRING_INVALID_UTF8, len_off, p->w + n, p->path,
+                         "array element %llu is not valid UTF-8", (unsigned long long)index);
+                left--;
+                index++;
             }
+            f->left = 0;
+            f->index = index;
+            if (ctx->status != GGUFLINT_OK)
+                p->stop = true;
             continue;
         }
         if (f->et == VT_ARRAY) {

@@ -1,0 +1,53 @@
+/* utf8.h - UTF-8 validation with an ASCII fast path, inline because the
+ * parser calls it once per vocabulary string (hundreds of thousands of short
+ * strings per file). The strict slow path is in utf8.c. */
+#ifndef GGUFLINT_UTF8_H
+#define GGUFLINT_UTF8_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Strict UTF-8 (Unicode Table 3-7): no overlongs, no surrogates, <= U+10FFFF. */
+bool utf8_valid_slow(const uint8_t *s, uint64_t n);
+
+static inline uint64_t utf8_load64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline uint32_t utf8_load32(const uint8_t *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+static inline bool utf8_valid(const uint8_t *s, uint64_t n)
+{
+    /* ASCII fast path with whole-word loads; short strings (most vocabulary
+     * tokens) are covered by two overlapping loads. */
+    const uint64_t m8 = 0x8080808080808080ull;
+    if (n >= 8) {
+        uint64_t acc = utf8_load64(s + n - 8);
+        for (uint64_t i = 0; i + 8 <= n; i += 8)
+            acc |= utf8_load64(s + i);
+        if (!(acc & m8))
+            return true;
+    } else if (n >= 4) {
+        if (!((utf8_load32(s) | utf8_load32(s + n - 4)) & 0x80808080u))
+            return true;
+    } else {
+        uint8_t acc = 0;
+        for (uint64_t i = 0; i < n; i++)
+            acc |= s[i];
+        if (!(acc & 0x80))
+            return true;
+    }
+    return utf8_valid_slow(s, n);
+}
+
+
+#endif
