@@ -159,6 +159,12 @@ void layout_check(gguflint_ctx *ctx)
     uint64_t end_abs, padded_abs;
     if (start_ok && all_sized && !ckd_add64(&end_abs, h->data_start, max_end) &&
         !ckd_align64(&padded_abs, end_abs, align) && end_abs <= size) {
+        if (size < padded_abs)
+            emit(ctx, R_MISSING_FINAL_PADDING, size, padded_abs - size, "data",
+                 "the file ends at 0x%llx, %llu bytes before the end of the last tensor's "
+                 "padding (0x%llx); ggml's data loader reads the padded size and fails",
+                 (unsigned long long)size, (unsigned long long)(padded_abs - size),
+                 (unsigned long long)padded_abs);
         if (size > padded_abs)
             emit(ctx, R_TRAILING_BYTES, padded_abs, size - padded_abs, "data",
                  "%llu bytes follow the end of the last tensor's data (0x%llx)",
