@@ -86,7 +86,8 @@ int gguflint_run(gguflint_ctx *ctx)
         layout_check(ctx);
     if (ctx->status != GGUFLINT_OK)
         return ctx->status;
-    qsort(ctx->recs, ctx->n_recs, sizeof *ctx->recs, rec_cmp);
+    if (ctx->n_recs > 1)
+        qsort(ctx->recs, ctx->n_recs, sizeof *ctx->recs, rec_cmp);
     if (ctx->n_recs) {
         ctx->pub = malloc(ctx->n_recs * sizeof *ctx->pub);
         if (!ctx->pub) {

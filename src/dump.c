@@ -84,7 +84,7 @@ static bool put_scalar(out *o, cursor *c, uint32_t t)
         uint32_t b = (uint32_t)raw;
         float f;
         memcpy(&f, &b, 4);
-        put_float(o, f, true);
+        put_float(o, (double)f, true);
         break;
     }
     case VT_FLOAT64: {

@@ -29,7 +29,7 @@ void sb_put(sbuf *b, const char *s, size_t n);
 void sb_puts(sbuf *b, const char *s);
 void sb_term(sbuf *b);
 void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_vprintf(sbuf *b, const char *fmt, va_list ap);
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void sb_free(sbuf *b);
 /* Append untrusted bytes escaped for display (see gguflint_escape). */
 void sb_escape(sbuf *b, const void *data, size_t len);

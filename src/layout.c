@@ -128,7 +128,8 @@ void layout_check(gguflint_ctx *ctx)
     }
 
     /* overlaps, in offset order */
-    qsort(spans, n_spans, sizeof *spans, span_cmp);
+    if (n_spans > 1)
+        qsort(spans, n_spans, sizeof *spans, span_cmp);
     uint64_t max_end = 0;
     size_t max_i = 0;
     for (size_t k = 0; k < n_spans; k++) {

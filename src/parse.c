@@ -531,7 +531,7 @@ static bool parse_value(parser *p, gguflint_kv *kv)
         uint32_t b = (uint32_t)raw;
         float f;
         memcpy(&f, &b, 4);
-        kv->f = f;
+        kv->f = (double)f;
         break;
     }
     case VT_FLOAT64: memcpy(&kv->f, &raw, 8); break;

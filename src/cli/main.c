@@ -225,7 +225,9 @@ static int cmd_lint(int argc, char **argv)
             break;
         case OPT_SELECT:
             gguflint_options_clear(&opt);
-            /* fall through */
+            if (gguflint_options_select(&opt, optarg, true, bad, sizeof bad) != GGUFLINT_OK)
+                return usage_error("unknown rule, prefix or family '%s'", bad);
+            break;
         case OPT_EXTEND:
             if (gguflint_options_select(&opt, optarg, true, bad, sizeof bad) != GGUFLINT_OK)
                 return usage_error("unknown rule, prefix or family '%s'", bad);
