@@ -33,6 +33,7 @@ gguflint_ctx *gguflint_new(const gguflint_options *opt)
     if (ctx->opt.limits.max_findings_per_rule == 0)
         ctx->opt.limits.max_findings_per_rule = 1;
     ctx->hdr.alignment = 32;
+    ctx->fd = -1;
     return ctx;
 }
 
@@ -77,6 +78,8 @@ int gguflint_run(gguflint_ctx *ctx)
     if (ctx->ran)
         return GGUFLINT_OK;
     ctx->ran = true;
+    if (source_check_unchanged(ctx) != GGUFLINT_OK)
+        return ctx->status;
     if (ctx->stream_truncated)
         emit(ctx, R_TRUNCATED, ctx->size, 0, "input",
              "the stream is longer than the %llu-byte input limit; only its start was read",

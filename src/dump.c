@@ -30,7 +30,7 @@ static void put(out *o, const char *s)
 static void putf(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void putf(out *o, const char *fmt, ...)
 {
-    char buf[128];
+    char buf[512];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);

@@ -115,7 +115,12 @@ typedef struct gguflint_ctx gguflint_ctx;
 gguflint_ctx *gguflint_new(const gguflint_options *opt);
 void gguflint_free(gguflint_ctx *ctx);
 
-/* Map a regular file read-only (64-bit sizes; only touched pages are read). */
+/* Map a regular file read-only (64-bit sizes; only touched pages are read).
+ * gguflint_run fails with GGUFLINT_E_IO if the file has shrunk since it was
+ * opened. A file truncated by another process *during* a run makes reads of
+ * its mapping raise SIGBUS, as with any mapping: a program that lints files
+ * others may be rewriting should guard SIGBUS (the gguflint CLI does) or read
+ * the file into a buffer and use gguflint_set_buffer. */
 int gguflint_open_file(gguflint_ctx *ctx, const char *path);
 /* Borrow a caller's buffer; it is never written and must outlive the ctx. */
 int gguflint_set_buffer(gguflint_ctx *ctx, const void *data, size_t size);

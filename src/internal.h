@@ -60,6 +60,7 @@ struct gguflint_ctx {
     const uint8_t *data;
     uint64_t size;
     void *map;           /* owned mapping (munmap) */
+    int fd;              /* the mapped file, kept open to notice it shrinking; -1 */
     uint64_t map_size;
     uint8_t *owned;      /* owned buffer (stdin) */
     bool stream_truncated;
@@ -99,6 +100,11 @@ void layout_check(gguflint_ctx *ctx);
 
 /* Release the input mapping or buffer (source.c). */
 void source_release(gguflint_ctx *ctx);
+/* GGUFLINT_E_IO (and the sticky status) when a mapped file has shrunk since it
+ * was opened: reading its mapping past the new end would raise SIGBUS. The
+ * check narrows the window; a caller that must survive a file truncated in
+ * the middle of a run (the CLI does) also guards SIGBUS. */
+int source_check_unchanged(gguflint_ctx *ctx);
 
 /* Growable arrays: ensure room for one more element; false on NOMEM. */
 bool grow(void **arr, size_t *cap, size_t n, size_t elem);

@@ -25,7 +25,7 @@ static void put(gguflint_report *r, const char *s)
 static void putf(gguflint_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void putf(gguflint_report *r, const char *fmt, ...)
 {
-    char buf[256];
+    char buf[512];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);

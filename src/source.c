@@ -67,9 +67,11 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
     }
     void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
-    close(fd);
-    if (m == MAP_FAILED)
+    if (m == MAP_FAILED) {
+        close(fd);
         return fail(ctx, GGUFLINT_E_IO, strerror(e));
+    }
+    ctx->fd = fd;
     ctx->map = m;
     ctx->map_size = size;
     ctx->data = m;
@@ -136,8 +138,23 @@ int gguflint_read_stream(gguflint_ctx *ctx, FILE *f, uint64_t max_bytes)
     return GGUFLINT_OK;
 }
 
+int source_check_unchanged(gguflint_ctx *ctx)
+{
+    struct stat sb;
+    if (ctx->fd < 0)
+        return GGUFLINT_OK;
+    if (fstat(ctx->fd, &sb) != 0)
+        return fail(ctx, GGUFLINT_E_IO, strerror(errno));
+    if ((uint64_t)sb.st_size < ctx->map_size)
+        return fail(ctx, GGUFLINT_E_IO, "the file shrank while being read");
+    return GGUFLINT_OK;
+}
+
 void source_release(gguflint_ctx *ctx)
 {
+    if (ctx->fd >= 0)
+        close(ctx->fd);
+    ctx->fd = -1;
     if (ctx->map)
         munmap(ctx->map, (size_t)ctx->map_size);
     free(ctx->owned);

@@ -27,6 +27,34 @@
 #error "GGUFLINT_CLI must name the built gguflint binary"
 #endif
 
+/* ------------------------------------------------------- heap registry */
+
+/* Heap blocks owned by test buffers. A failed assertion longjmps out of a
+ * test and leaves its buffers unreachable; the per-test teardown frees what
+ * is still registered, so LeakSanitizer only ever reports real leaks. */
+#define MAX_BLOCKS 64
+static void *blocks[MAX_BLOCKS];
+
+/* Replace the registered `old` by `now` (old NULL: register; now NULL: forget). */
+static void block_swap(const void *old, void *now)
+{
+    for (size_t i = 0; i < MAX_BLOCKS; i++)
+        if (blocks[i] == old) {
+            blocks[i] = now;
+            return;
+        }
+}
+
+static int free_blocks(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < MAX_BLOCKS; i++) {
+        free(blocks[i]);
+        blocks[i] = NULL;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ temp files */
 
 static char tmpdir[512];
@@ -54,10 +82,12 @@ static void write_gb(const char *name, gb *b)
 {
     size_t len = 0;
     uint8_t *buf = gb_finish(b, &len);
-    assert_non_null(buf);
-    write_bytes(name, buf, len);
-    free(buf);
     gb_free(b);
+    assert_non_null(buf);
+    block_swap(NULL, buf);
+    write_bytes(name, buf, len);
+    block_swap(buf, NULL);
+    free(buf);
 }
 
 /* Weird bytes used in names: ESC + CSI, RIGHT-TO-LEFT OVERRIDE (U+202E),
@@ -152,8 +182,10 @@ static void buf_put(buf *b, const void *data, size_t len)
         size_t nc = b->cap ? b->cap : 4096;
         while (len + 1 > nc - b->len)
             nc *= 2;
+        block_swap(b->p, NULL);
         char *np = realloc(b->p, nc);
         assert_non_null(np);
+        block_swap(NULL, np);
         b->p = np;
         b->cap = nc;
     }
@@ -161,6 +193,14 @@ static void buf_put(buf *b, const void *data, size_t len)
         memcpy(b->p + b->len, data, len);
     b->len += len;
     b->p[b->len] = '\0';
+}
+
+static void buf_release(buf *b)
+{
+    block_swap(b->p, NULL);
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
 }
 
 static void buf_puts(buf *b, const char *s)
@@ -188,9 +228,9 @@ typedef struct result {
 
 static void result_free(result *r)
 {
-    free(r->out.p);
-    free(r->err.p);
-    memset(r, 0, sizeof *r);
+    buf_release(&r->out);
+    buf_release(&r->err);
+    r->code = 0;
 }
 
 enum { STDIN_NONE, STDIN_REDIRECT, STDIN_PIPE };
@@ -253,7 +293,7 @@ static void run_cli(result *r, int in_mode, const char *in, const char *const *a
     buf_put(&r->err, "", 0);
     if (r->code == 124 && have_timeout)
         print_message("timed out: %s\n", cmd.p);
-    free(cmd.p);
+    buf_release(&cmd);
 }
 
 #define ARGV(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -678,6 +718,51 @@ static void test_selection(void **state)
     result_free(&r);
 }
 
+/* ------------------------------------------------------------- limits */
+
+static void test_limits(void **state)
+{
+    (void)state;
+    /* three more copies of one key: GG106 three times */
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    for (int i = 0; i < 4; i++)
+        gb_kv_u32(b, "llama.block_count", (uint32_t)i);
+    write_gb("dup4.gguf", b);
+
+    result r;
+    RUN(&r, "@dup4.gguf");
+    expect_exit(&r, 1, "dup4");
+    expect_contains(&r, &r.out, "3 errors", "dup4");
+    result_free(&r);
+
+    RUN(&r, "--max-findings-per-rule", "1", "@dup4.gguf");
+    expect_exit(&r, 1, "dup4 limited");
+    expect_contains(&r, &r.out, "1 file checked: 1 error,", "dup4 limited");
+    expect_contains(&r, &r.out, "2 more findings not shown", "dup4 limited");
+    result_free(&r);
+
+    RUN(&r, "--format", "json", "--max-findings-per-rule", "1", "@dup4.gguf");
+    expect_exit(&r, 1, "dup4 limited json");
+    expect_contains(&r, &r.out, "\"dropped\":2,", "dup4 limited json");
+    expect_contains(&r, &r.out, "\"dropped\":2}}", "dup4 limited json");
+    result_free(&r);
+
+    /* a declared KV count over the limit is a warning */
+    RUN(&r, "--max-kv-count", "3", "@valid.gguf");
+    expect_exit(&r, 0, "max-kv-count");
+    expect_contains(&r, &r.out, "warning GG011 kv-count-over-limit", "max-kv-count");
+    result_free(&r);
+    assert_int_equal(code_of(ARGV("--max-kv-count", "3", "--fail-on", "warning", "@valid.gguf")), 1);
+    assert_int_equal(code_of(ARGV("--max-tensor-count", "1", "--fail-on", "warning",
+                                  "@valid.gguf")),
+                     1);
+    assert_int_equal(code_of(ARGV("--max-string-len", "3", "@valid.gguf")), 1);
+    assert_int_equal(code_of(ARGV("--max-array-count", "2", "@valid.gguf")), 1);
+    assert_int_equal(code_of(ARGV("--deep", "@valid.gguf")), 0);
+    assert_int_equal(code_of(ARGV("--max-depth", "1", "@valid.gguf")), 0);
+}
+
 /* ---------------------------------------------------------- rules/explain */
 
 static void test_rules_and_explain(void **state)
@@ -719,6 +804,19 @@ static void test_rules_and_explain(void **state)
     result_free(&a);
     result_free(&b);
     result_free(&c);
+
+    /* every rule explains by id and by slug */
+    for (size_t i = 0; i < gguflint_rule_count(); i++) {
+        const gguflint_rule_info *ri = gguflint_rule(i);
+        RUN(&a, "explain", ri->id);
+        expect_exit(&a, 0, ri->id);
+        expect_contains(&a, &a.out, ri->slug, ri->id);
+        RUN(&b, "explain", ri->slug);
+        expect_exit(&b, 0, ri->slug);
+        assert_string_equal(a.out.p, b.out.p);
+        result_free(&a);
+        result_free(&b);
+    }
 
     RUN(&r, "explain", "NOPE");
     expect_exit(&r, 2, "explain NOPE");
@@ -800,6 +898,40 @@ static void test_escaping_dump_json(void **state)
     result_free(&r);
 }
 
+/* The longest dump header: both counts 2^64-1 in a 24-byte file. Every field
+ * must be printed whole (the JSON must stay well-formed). */
+static void test_dump_json_huge_counts(void **state)
+{
+    (void)state;
+    static const uint8_t hdr[24] = {'G', 'G', 'U', 'F', 3, 0, 0, 0,
+                                    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    write_bytes("huge_counts.gguf", hdr, sizeof hdr);
+    result r;
+    RUN(&r, "dump", "--format", "json", "@huge_counts.gguf");
+    expect_exit(&r, 0, "dump json huge counts");
+    expect_contains(&r, &r.out,
+                    "\"tensor_count\":18446744073709551615,\"kv_count\":18446744073709551615,"
+                    "\"alignment\":32,\"metadata_complete\":false,\"kvs\":[],\"tensors\":[]}\n",
+                    "dump json huge counts");
+    result_free(&r);
+
+    RUN(&r, "--format", "json", "@huge_counts.gguf");
+    expect_exit(&r, 1, "lint json huge counts");
+    expect_contains(&r, &r.out,
+                    "\"tensor_count\":18446744073709551615,\"kv_count\":18446744073709551615,"
+                    "\"alignment\":32,\"findings\":[",
+                    "lint json huge counts");
+    result_free(&r);
+
+    RUN(&r, "dump", "@huge_counts.gguf");
+    expect_exit(&r, 0, "dump text huge counts");
+    expect_contains(&r, &r.out,
+                    "tensor_count 18446744073709551615, kv_count 18446744073709551615, alignment 32",
+                    "dump text huge counts");
+    result_free(&r);
+}
+
 /* A file *name* with terminal escapes is shown escaped too. */
 static void test_escaping_path(void **state)
 {
@@ -810,7 +942,9 @@ static void test_escaping_path(void **state)
     size_t len = 0;
     uint8_t *data = gb_small_model(&len);
     assert_non_null(data);
+    block_swap(NULL, data);
     write_bytes(evil, data, len);
+    block_swap(data, NULL);
     free(data);
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -845,20 +979,22 @@ static void test_escaping_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exit_clean),
-        cmocka_unit_test(test_exit_findings),
-        cmocka_unit_test(test_exit_empty_file),
-        cmocka_unit_test(test_exit_unreadable),
-        cmocka_unit_test(test_exit_usage),
-        cmocka_unit_test(test_json_format),
-        cmocka_unit_test(test_stdin),
-        cmocka_unit_test(test_selection),
-        cmocka_unit_test(test_rules_and_explain),
-        cmocka_unit_test(test_escaping_lint_text),
-        cmocka_unit_test(test_escaping_lint_json),
-        cmocka_unit_test(test_escaping_dump_text),
-        cmocka_unit_test(test_escaping_dump_json),
-        cmocka_unit_test(test_escaping_path),
+        cmocka_unit_test_teardown(test_exit_clean, free_blocks),
+        cmocka_unit_test_teardown(test_exit_findings, free_blocks),
+        cmocka_unit_test_teardown(test_exit_empty_file, free_blocks),
+        cmocka_unit_test_teardown(test_exit_unreadable, free_blocks),
+        cmocka_unit_test_teardown(test_exit_usage, free_blocks),
+        cmocka_unit_test_teardown(test_json_format, free_blocks),
+        cmocka_unit_test_teardown(test_stdin, free_blocks),
+        cmocka_unit_test_teardown(test_selection, free_blocks),
+        cmocka_unit_test_teardown(test_limits, free_blocks),
+        cmocka_unit_test_teardown(test_rules_and_explain, free_blocks),
+        cmocka_unit_test_teardown(test_escaping_lint_text, free_blocks),
+        cmocka_unit_test_teardown(test_escaping_lint_json, free_blocks),
+        cmocka_unit_test_teardown(test_escaping_dump_text, free_blocks),
+        cmocka_unit_test_teardown(test_escaping_dump_json, free_blocks),
+        cmocka_unit_test_teardown(test_dump_json_huge_counts, free_blocks),
+        cmocka_unit_test_teardown(test_escaping_path, free_blocks),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -38,6 +38,57 @@ static const char *const top_level[] = {
 
 /* ------------------------------------------------------------------ helpers */
 
+/* Everything a test allocates is registered here: a failed assertion
+ * longjmps out of the test, and the per-test teardown then releases what is
+ * left, so LeakSanitizer only ever reports real leaks. */
+enum { K_MEM = 1, K_CTX, K_REPORT, K_DIR };
+#define MAX_OWNED 32
+static struct {
+    void *p;
+    int kind;
+} owned[MAX_OWNED];
+
+static void own(void *p, int kind)
+{
+    for (size_t i = 0; i < MAX_OWNED; i++)
+        if (!owned[i].p) {
+            owned[i].p = p;
+            owned[i].kind = kind;
+            return;
+        }
+}
+
+static void disown(const void *p)
+{
+    for (size_t i = 0; i < MAX_OWNED; i++)
+        if (p && owned[i].p == p) {
+            owned[i].p = NULL;
+            return;
+        }
+}
+
+static void release(void *p, int kind)
+{
+    disown(p);
+    if (!p)
+        return;
+    switch (kind) {
+    case K_CTX: gguflint_free(p); break;
+    case K_REPORT: gguflint_report_free(p); break;
+    case K_DIR: closedir(p); break;
+    default: free(p); break;
+    }
+}
+
+static int release_all(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < MAX_OWNED; i++)
+        if (owned[i].p)
+            release(owned[i].p, owned[i].kind);
+    return 0;
+}
+
 static bool realfiles_present(void)
 {
     struct stat sb;
@@ -78,6 +129,7 @@ static gguflint_ctx *lint_rel(const char *rel)
     full_path(path, sizeof path, rel);
     gguflint_ctx *ctx = gguflint_new(NULL);
     assert_non_null(ctx);
+    own(ctx, K_CTX);
     int st = gguflint_open_file(ctx, path);
     if (st != GGUFLINT_OK)
         print_message("%s: %s: %s\n", path, gguflint_strerror(st), gguflint_error_detail(ctx));
@@ -180,7 +232,7 @@ static void check_clean_vocab(const char *rel)
     assert_true(kv->count > 1000);
     /* the array is the bulk of the file and lies inside it */
     assert_true(kv->value_offset + kv->value_size <= h->file_size);
-    gguflint_free(ctx);
+    release(ctx, K_CTX);
 }
 
 /* ------------------------------------------------------------------- tests */
@@ -202,6 +254,7 @@ static void test_historical_v3_clean(void **state)
     full_path(dir, sizeof dir, "historical");
     DIR *d = opendir(dir);
     assert_non_null(d);
+    own(d, K_DIR);
     size_t checked = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -217,7 +270,7 @@ static void test_historical_v3_clean(void **state)
         check_clean_vocab(rel);
         checked++;
     }
-    closedir(d);
+    release(d, K_DIR);
     assert_int_equal(checked, 3); /* llama 2023-11-02, gpt2 2023-12-22, stablelm 2024-04-29 */
 }
 
@@ -256,7 +309,7 @@ static void test_v1_file(void **state)
     kv = gguflint_kv_get(ctx, (size_t)arch);
     assert_int_equal(kv->str.len, 5);
     assert_memory_equal(kv->str.ptr, "llama", 5);
-    gguflint_free(ctx);
+    release(ctx, K_CTX);
 }
 
 static void test_fugg_file(void **state)
@@ -283,7 +336,7 @@ static void test_fugg_file(void **state)
     assert_true(h->kv_count == h->kv_parsed);
     assert_int_equal(gguflint_kv_count(ctx), h->kv_count);
     assert_null(find_rule(ctx, "GG010"));
-    gguflint_free(ctx);
+    release(ctx, K_CTX);
 }
 
 static void test_lfs_pointer(void **state)
@@ -303,7 +356,7 @@ static void test_lfs_pointer(void **state)
     assert_int_equal(h->file_size, 131);
     assert_int_equal(gguflint_kv_count(ctx), 0);
     assert_int_equal(gguflint_tensor_count(ctx), 0);
-    gguflint_free(ctx);
+    release(ctx, K_CTX);
 }
 
 static void test_writer_value_type_13(void **state)
@@ -329,7 +382,7 @@ static void test_writer_value_type_13(void **state)
     assert_false(h->metadata_complete);
     /* the finding points at the value-type field of 'dict1', inside the file */
     assert_true(f->offset < h->file_size);
-    gguflint_free(ctx);
+    release(ctx, K_CTX);
 }
 
 /* ------------------------------------------------------------------ dump */
@@ -346,8 +399,10 @@ static void mem_write(void *user, const char *data, size_t len)
         size_t nc = m->cap ? m->cap : 4096;
         while (len > nc - m->len)
             nc *= 2;
+        disown(m->p);
         char *np = realloc(m->p, nc + 1);
         assert_non_null(np);
+        own(np, K_MEM);
         m->p = np;
         m->cap = nc;
     }
@@ -422,9 +477,9 @@ static void check_dump(const char *rel)
     if (h->metadata_complete)
         assert_int_equal(objs, h->kv_count);
 
-    free(text.p);
-    free(json.p);
-    gguflint_free(ctx);
+    release(text.p, K_MEM);
+    release(json.p, K_MEM);
+    release(ctx, K_CTX);
 }
 
 static void test_dump_all(void **state)
@@ -455,21 +510,23 @@ static void test_report_all(void **state)
     gguflint_report *rj = gguflint_report_new(GGUFLINT_FORMAT_JSON, mem_write, &json);
     gguflint_report *rt = gguflint_report_new(GGUFLINT_FORMAT_TEXT, mem_write, &text);
     assert_non_null(rj);
+    own(rj, K_REPORT);
     assert_non_null(rt);
+    own(rt, K_REPORT);
     for (size_t i = 0; i < N_TOP; i++) {
         gguflint_ctx *ctx = lint_rel(top_level[i]);
         gguflint_report_file(rj, top_level[i], ctx, GGUFLINT_OK);
         gguflint_report_file(rt, top_level[i], ctx, GGUFLINT_OK);
-        gguflint_free(ctx);
+        release(ctx, K_CTX);
     }
     gguflint_ctx *ctx = lint_rel(WRITER_FILE);
     gguflint_report_file(rj, WRITER_FILE, ctx, GGUFLINT_OK);
     gguflint_report_file(rt, WRITER_FILE, ctx, GGUFLINT_OK);
-    gguflint_free(ctx);
+    release(ctx, K_CTX);
     gguflint_report_end(rj, true);
     gguflint_report_end(rt, true);
-    gguflint_report_free(rj);
-    gguflint_report_free(rt);
+    release(rj, K_REPORT);
+    release(rt, K_REPORT);
 
     assert_non_null(json.p);
     check_no_controls("report", &json, "json");
@@ -481,21 +538,21 @@ static void test_report_all(void **state)
     check_no_controls("report", &text, "text");
     assert_non_null(strstr(text.p, "GG107 unknown-value-type"));
     assert_non_null(strstr(text.p, "13 files checked:"));
-    free(json.p);
-    free(text.p);
+    release(json.p, K_MEM);
+    release(text.p, K_MEM);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_top_level_clean),
-        cmocka_unit_test(test_historical_v3_clean),
-        cmocka_unit_test(test_v1_file),
-        cmocka_unit_test(test_fugg_file),
-        cmocka_unit_test(test_lfs_pointer),
-        cmocka_unit_test(test_writer_value_type_13),
-        cmocka_unit_test(test_dump_all),
-        cmocka_unit_test(test_report_all),
+        cmocka_unit_test_teardown(test_top_level_clean, release_all),
+        cmocka_unit_test_teardown(test_historical_v3_clean, release_all),
+        cmocka_unit_test_teardown(test_v1_file, release_all),
+        cmocka_unit_test_teardown(test_fugg_file, release_all),
+        cmocka_unit_test_teardown(test_lfs_pointer, release_all),
+        cmocka_unit_test_teardown(test_writer_value_type_13, release_all),
+        cmocka_unit_test_teardown(test_dump_all, release_all),
+        cmocka_unit_test_teardown(test_report_all, release_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,13 +91,49 @@ static void err_path(const char *path)
     gguflint_escape(gguflint_write_file, stderr, path, strlen(path));
 }
 
-/* Open `path` (or stdin for "-") and run the checks. */
-static int lint_one(gguflint_ctx *ctx, const char *path, uint64_t stdin_max)
+/* Files are mapped; if another process truncates one while it is read, the
+ * read raises SIGBUS. The guard turns that into an I/O error for that file. */
+static sigjmp_buf bus_jump;
+static volatile sig_atomic_t bus_armed;
+
+static void on_sigbus(int sig)
 {
+    (void)sig;
+    if (bus_armed)
+        siglongjmp(bus_jump, 1);
+    signal(SIGBUS, SIG_DFL);
+    raise(SIGBUS);
+}
+
+static void install_bus_guard(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+/* Open `path` (or stdin for "-") and run the checks; `then` (optional) runs
+ * under the same guard, e.g. the dump that reads the mapping again. */
+static int lint_one(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
+                    void (*then)(gguflint_ctx *, void *), void *arg)
+{
+    if (sigsetjmp(bus_jump, 1) != 0) {
+        bus_armed = 0;
+        fprintf(stderr, "gguflint: ");
+        err_path(path);
+        fprintf(stderr, ": the file changed (shrank) while being read\n");
+        return GGUFLINT_E_IO;
+    }
+    bus_armed = 1;
     int st = strcmp(path, "-") == 0 ? gguflint_read_stream(ctx, stdin, stdin_max)
                                     : gguflint_open_file(ctx, path);
     if (st == GGUFLINT_OK)
         st = gguflint_run(ctx);
+    if (st == GGUFLINT_OK && then)
+        then(ctx, arg);
+    bus_armed = 0;
     return st;
 }
 
@@ -139,6 +177,11 @@ static int cmd_explain(int argc, char **argv)
     return EXIT_CLEAN;
 }
 
+static void dump_then(gguflint_ctx *ctx, void *arg)
+{
+    gguflint_dump(ctx, *(gguflint_format *)arg, gguflint_write_file, stdout);
+}
+
 static int cmd_dump(int argc, char **argv)
 {
     gguflint_format fmt = GGUFLINT_FORMAT_TEXT;
@@ -165,13 +208,12 @@ static int cmd_dump(int argc, char **argv)
         fprintf(stderr, "gguflint: out of memory\n");
         return EXIT_USAGE;
     }
-    int st = lint_one(ctx, path, 1ull << 30);
+    int st = lint_one(ctx, path, 1ull << 30, dump_then, &fmt);
     if (st != GGUFLINT_OK) {
         report_status(path, ctx, st);
         gguflint_free(ctx);
         return EXIT_USAGE;
     }
-    gguflint_dump(ctx, fmt, gguflint_write_file, stdout);
     gguflint_free(ctx);
     return EXIT_CLEAN;
 }
@@ -204,6 +246,17 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+typedef struct report_arg {
+    gguflint_report *rep;
+    const char *path;
+} report_arg;
+
+static void report_then(gguflint_ctx *ctx, void *arg)
+{
+    report_arg *ra = arg;
+    gguflint_report_file(ra->rep, ra->path, ctx, GGUFLINT_OK);
+}
+
 static int cmd_lint(int argc, char **argv)
 {
     gguflint_options opt;
@@ -213,6 +266,12 @@ static int cmd_lint(int argc, char **argv)
     bool exit_zero = false, quiet = false;
     uint64_t stdin_max = 1ull << 30;
     char bad[128];
+    enum { MAX_RULE_OPTS = 64 };
+    struct {
+        int kind;
+        char *arg;
+    } rule_opts[MAX_RULE_OPTS];
+    int n_rule_opts = 0;
     opterr = 0;
     optind = 1;
     int c;
@@ -223,31 +282,19 @@ static int cmd_lint(int argc, char **argv)
             if (!parse_format(optarg, &fmt))
                 return usage_error("unknown format '%s' (text, json)", optarg);
             break;
+        /* Rule options are collected and applied after parsing, in a fixed
+         * order whatever their order on the command line: --select, then
+         * --extend-select, then --ignore, then --severity. */
         case OPT_SELECT:
-            gguflint_options_clear(&opt);
-            if (gguflint_options_select(&opt, optarg, true, bad, sizeof bad) != GGUFLINT_OK)
-                return usage_error("unknown rule, prefix or family '%s'", bad);
-            break;
         case OPT_EXTEND:
-            if (gguflint_options_select(&opt, optarg, true, bad, sizeof bad) != GGUFLINT_OK)
-                return usage_error("unknown rule, prefix or family '%s'", bad);
-            break;
         case OPT_IGNORE:
-            if (gguflint_options_select(&opt, optarg, false, bad, sizeof bad) != GGUFLINT_OK)
-                return usage_error("unknown rule, prefix or family '%s'", bad);
+        case OPT_SEVERITY:
+            if (n_rule_opts == MAX_RULE_OPTS)
+                return usage_error("too many rule options (at most %s)", "64");
+            rule_opts[n_rule_opts].kind = c;
+            rule_opts[n_rule_opts].arg = optarg;
+            n_rule_opts++;
             break;
-        case OPT_SEVERITY: {
-            char *eq = strchr(optarg, '=');
-            if (!eq)
-                return usage_error("--severity takes RULE=LEVEL, got '%s'", optarg);
-            *eq = '\0';
-            int sev = gguflint_severity_parse(eq + 1);
-            if (sev < 0)
-                return usage_error("unknown severity '%s'", eq + 1);
-            if (gguflint_options_set_severity(&opt, optarg, (gguflint_severity)sev) != GGUFLINT_OK)
-                return usage_error("unknown rule '%s'", optarg);
-            break;
-        }
         case OPT_FAIL_ON: {
             int sev = gguflint_severity_parse(optarg);
             if (sev <= 0)
@@ -285,6 +332,35 @@ static int cmd_lint(int argc, char **argv)
             return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
+    for (int pass = 0; pass < 4; pass++) {
+        static const int order[4] = {OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY};
+        bool cleared = false;
+        for (int k = 0; k < n_rule_opts; k++) {
+            if (rule_opts[k].kind != order[pass])
+                continue;
+            char *arg = rule_opts[k].arg;
+            if (order[pass] == OPT_SEVERITY) {
+                char *eq = strchr(arg, '=');
+                if (!eq)
+                    return usage_error("--severity takes RULE=LEVEL, got '%s'", arg);
+                *eq = '\0';
+                int sev = gguflint_severity_parse(eq + 1);
+                if (sev < 0)
+                    return usage_error("unknown severity '%s'", eq + 1);
+                if (gguflint_options_set_severity(&opt, arg, (gguflint_severity)sev) !=
+                    GGUFLINT_OK)
+                    return usage_error("unknown rule '%s'", arg);
+                continue;
+            }
+            if (order[pass] == OPT_SELECT && !cleared) {
+                gguflint_options_clear(&opt);
+                cleared = true;
+            }
+            if (gguflint_options_select(&opt, arg, order[pass] != OPT_IGNORE, bad, sizeof bad) !=
+                GGUFLINT_OK)
+                return usage_error("unknown rule, prefix or family '%s'", bad);
+        }
+    }
     if (optind >= argc)
         return usage_error("%s", "no input files");
 
@@ -303,14 +379,15 @@ static int cmd_lint(int argc, char **argv)
             io_error = true;
             break;
         }
-        int st = lint_one(ctx, path, stdin_max);
+        report_arg ra = {rep, path};
+        int st = lint_one(ctx, path, stdin_max, report_then, &ra);
         if (st != GGUFLINT_OK) {
             report_status(path, ctx, st);
+            gguflint_report_file(rep, path, ctx, st);
             io_error = true;
         } else if (gguflint_max_severity(ctx) >= fail_on) {
             rc = EXIT_FINDINGS;
         }
-        gguflint_report_file(rep, path, ctx, st);
         gguflint_free(ctx);
     }
     gguflint_report_end(rep, !quiet);
@@ -323,6 +400,7 @@ static int cmd_lint(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    install_bus_guard();
     if (argc >= 2 && strcmp(argv[1], "dump") == 0)
         return cmd_dump(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "rules") == 0)
