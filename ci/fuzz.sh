@@ -8,7 +8,8 @@
 #
 # Environment:
 #   FUZZ_SECONDS   seconds per harness and engine (default 60)
-#   FUZZ_HARNESSES harnesses to run (default: every fuzz/fuzz_*.c)
+#   FUZZ_HARNESSES harnesses to run (default: every fuzz/fuzz_*.c; libFuzzer
+#                  also runs each one's structure-aware *_sa variant)
 #   FUZZ_ENGINES   "libfuzzer afl" (default), or one of them
 #   FUZZ_JOBS      harnesses run at once (default 2)
 # The libFuzzer binaries stay in build-fuzz/fuzz/, the AFL++ ones in build-afl/fuzz/.
@@ -65,10 +66,11 @@ run_afl() {
     echo "$rc" >"$work/rc"
 }
 
-# run_all ENGINE: each harness, JOBS at a time
+# run_all ENGINE HARNESS...: each harness, JOBS at a time
 run_all() {
     local engine=$1 running=0
-    for h in $FUZZ_HARNESSES; do
+    shift
+    for h in "$@"; do
         "run_$engine" "$h" &
         running=$((running + 1))
         if [ "$running" -ge "$JOBS" ]; then
@@ -125,8 +127,14 @@ for engine in $ENGINES; do
     case $engine in
     libfuzzer)
         build fuzz
-        run_all libfuzzer
-        for h in $FUZZ_HARNESSES; do report_libfuzzer "$h"; done
+        # each harness and its structure-aware variant (custom mutator)
+        lf=()
+        for h in $FUZZ_HARNESSES; do
+            lf+=("$h")
+            [ -x "build-fuzz/fuzz/${h}_sa" ] && lf+=("${h}_sa")
+        done
+        run_all libfuzzer "${lf[@]}"
+        for h in "${lf[@]}"; do report_libfuzzer "$h"; done
         ;;
     afl)
         if ! command -v afl-fuzz >/dev/null || ! command -v afl-clang-fast >/dev/null; then
@@ -134,7 +142,7 @@ for engine in $ENGINES; do
             exit 2
         fi
         build afl
-        run_all afl
+        run_all afl $FUZZ_HARNESSES
         for h in $FUZZ_HARNESSES; do report_afl "$h"; done
         ;;
     *) echo "fuzz: unknown engine $engine" >&2; exit 2 ;;

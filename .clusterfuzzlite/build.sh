@@ -1,0 +1,45 @@
+#!/bin/bash -eu
+# .clusterfuzzlite/build.sh - builds every fuzz harness for ClusterFuzzLite /
+# OSS-Fuzz with $CC $CFLAGS and links $LIB_FUZZING_ENGINE; ships, per target,
+# <target>_seed_corpus.zip (corpus/), <target>.dict and <target>.options.
+# Each harness also gets a structure-aware <target>_sa variant (libFuzzer's
+# custom mutator; engines without custom-mutator support ignore it).
+# Run locally with ci/cflite-check.sh.
+SRC_DIR=${SRC_DIR:-$SRC/gguflint}
+cd "$SRC_DIR"
+: "${WORK:=$(mktemp -d)}"
+LINK=${CXX:-$CC}
+objs=()
+for f in src/*.c; do
+    o=$WORK/lib_$(basename "$f" .c).o
+    $CC $CFLAGS -std=c11 -D_DEFAULT_SOURCE -Isrc -c "$f" -o "$o"
+    objs+=("$o")
+done
+seed_zip=$WORK/seed_corpus.zip
+rm -f "$seed_zip"
+if command -v zip >/dev/null; then
+    (cd corpus && find . -type f -name '*.gguf' -print | zip -q -j "$seed_zip" -@)
+else
+    python3 - "$seed_zip" corpus <<'PY'
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for root, _, files in os.walk(sys.argv[2]):
+        for f in sorted(files):
+            if f.endswith(".gguf"):
+                z.write(os.path.join(root, f), f)
+PY
+fi
+for src in fuzz/fuzz_*.c; do
+    name=$(basename "$src" .c)
+    for variant in "" _sa; do
+        target=$name$variant
+        extra=()
+        [ -n "$variant" ] && extra=(-include fuzz/gguf_mutator.h)
+        $CC $CFLAGS -std=c11 -Isrc -Ifuzz "${extra[@]}" -c "$src" -o "$WORK/$target.o"
+        $LINK $CFLAGS "$WORK/$target.o" "${objs[@]}" $LIB_FUZZING_ENGINE -lm -o "$OUT/$target"
+        cp fuzz/gguf.dict "$OUT/$target.dict"
+        printf '[libfuzzer]\ndict = %s.dict\nmax_len = 1048576\nrss_limit_mb = 2048\ntimeout = 10\n' \
+            "$target" >"$OUT/$target.options"
+        cp "$seed_zip" "$OUT/${target}_seed_corpus.zip"
+    done
+done
