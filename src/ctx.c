@@ -46,8 +46,30 @@ void gguflint_free(gguflint_ctx *ctx)
     free(ctx->tensors);
     free(ctx->recs);
     free(ctx->pub);
+    free(ctx->kv_slots);
+    free(ctx->tensor_slots);
+    free(ctx->name);
     sb_free(&ctx->text);
     free(ctx);
+}
+
+int gguflint_set_name(gguflint_ctx *ctx, const char *name)
+{
+    if (!ctx || !name)
+        return GGUFLINT_E_ARG;
+    if (ctx->status != GGUFLINT_OK)
+        return ctx->status;
+    size_t n = strlen(name) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, name, n);
+    if (!copy) {
+        ctx->status = GGUFLINT_E_NOMEM;
+        return ctx->status;
+    }
+    free(ctx->name);
+    ctx->name = copy;
+    return GGUFLINT_OK;
 }
 
 const char *gguflint_error_detail(const gguflint_ctx *ctx)
@@ -87,6 +109,8 @@ int gguflint_run(gguflint_ctx *ctx)
     parse_run(ctx);
     if (ctx->status == GGUFLINT_OK)
         layout_check(ctx);
+    if (ctx->status == GGUFLINT_OK)
+        checks_run(ctx);
     if (ctx->status != GGUFLINT_OK)
         return ctx->status;
     if (ctx->n_recs > 1)

@@ -102,6 +102,14 @@ void gguflint_options_default(gguflint_options *opt);
  * unknown item, with the item copied into `bad` (if non-NULL). */
 int gguflint_options_select(gguflint_options *opt, const char *list, bool on,
                             char *bad, size_t bad_size);
+/* Apply a profile: every rule back to its default, then the profile's
+ * overrides. Profiles: "ggml" (the default: what llama.cpp's reader accepts),
+ * "spec" (what docs/gguf.md allows), "strict" (the canonical output of a good
+ * writer), "security" (untrusted downloads). GGUFLINT_E_ARG if unknown. */
+int gguflint_options_profile(gguflint_options *opt, const char *name);
+/* Profile names by index (NULL past the last) and a rule's severity in one. */
+const char *gguflint_profile_name(size_t index);
+gguflint_severity gguflint_rule_profile_severity(size_t rule, size_t profile);
 /* Disable every rule (the start of an exclusive --select). */
 void gguflint_options_clear(gguflint_options *opt);
 /* Set the severity of the rules named by `name` (same forms as select). */
@@ -127,6 +135,10 @@ int gguflint_set_buffer(gguflint_ctx *ctx, const void *data, size_t size);
 /* Read a stream (e.g. stdin) into memory, at most `max_bytes`; a longer stream
  * is read only up to that bound and reported as truncated input. */
 int gguflint_read_stream(gguflint_ctx *ctx, FILE *stream, uint64_t max_bytes);
+/* The file's name for checks that read it (the quantisation tag in
+ * "model-Q4_K_M.gguf", split shard numbers). gguflint_open_file sets it from
+ * the path unless it was set before. Copied. */
+int gguflint_set_name(gguflint_ctx *ctx, const char *name);
 /* The detail of the last I/O failure ("No such file or directory"). */
 const char *gguflint_error_detail(const gguflint_ctx *ctx);
 

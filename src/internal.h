@@ -71,6 +71,10 @@ struct gguflint_ctx {
     size_t n_kvs, cap_kvs;
     gguflint_tensor *tensors;
     size_t n_tensors, cap_tensors;
+    /* lookup indexes for the checks (model.c) */
+    uint32_t *kv_slots, *tensor_slots;
+    size_t kv_slots_cap, tensor_slots_cap;
+    char *name;          /* the file's name as given (for name-based checks), or NULL */
     /* findings */
     finding_rec *recs;
     size_t n_recs, cap_recs;
@@ -97,6 +101,9 @@ int parse_run(gguflint_ctx *ctx);
 /* Offset of a tensor info's offset field. */
 uint64_t tensor_offset_field(const gguflint_ctx *ctx, const gguflint_tensor *t);
 void layout_check(gguflint_ctx *ctx);
+
+/* The semantic checks (checks.c and check_*.c), run after the layout checks. */
+void checks_run(gguflint_ctx *ctx);
 
 /* Release the input mapping or buffer (source.c). */
 void source_release(gguflint_ctx *ctx);

@@ -55,6 +55,10 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
     }
     uint64_t size = (uint64_t)sb.st_size;
     ctx->input_set = true;
+    if (!ctx->name && gguflint_set_name(ctx, path) != GGUFLINT_OK) {
+        close(fd);
+        return ctx->status;
+    }
     if (size == 0) {
         close(fd);
         ctx->data = (const uint8_t *)"";

@@ -29,6 +29,9 @@ static const char usage_text[] =
     "\n"
     "options:\n"
     "  --format text|json        output format (default text)\n"
+    "  --profile NAME            ggml (default: what llama.cpp accepts), spec (what\n"
+    "                            docs/gguf.md allows), strict (canonical writer\n"
+    "                            output), security (untrusted downloads)\n"
     "  --select LIST             check only these rules (ids, id prefixes like GG1,\n"
     "                            slugs, families container/kv/tensor/data, ALL)\n"
     "  --extend-select LIST      enable these rules in addition\n"
@@ -221,11 +224,13 @@ static int cmd_dump(int argc, char **argv)
 enum {
     OPT_FORMAT = 256, OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY, OPT_FAIL_ON,
     OPT_EXIT_ZERO, OPT_QUIET, OPT_DEEP, OPT_MAX_STRING, OPT_MAX_ARRAY, OPT_MAX_KV,
-    OPT_MAX_TENSOR, OPT_MAX_DEPTH, OPT_MAX_FINDINGS, OPT_STDIN_MAX, OPT_VERSION, OPT_HELP
+    OPT_MAX_TENSOR, OPT_MAX_DEPTH, OPT_MAX_FINDINGS, OPT_STDIN_MAX, OPT_VERSION, OPT_HELP,
+    OPT_PROFILE
 };
 
 static const struct option long_opts[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"profile", required_argument, NULL, OPT_PROFILE},
     {"select", required_argument, NULL, OPT_SELECT},
     {"extend-select", required_argument, NULL, OPT_EXTEND},
     {"ignore", required_argument, NULL, OPT_IGNORE},
@@ -272,6 +277,7 @@ static int cmd_lint(int argc, char **argv)
         char *arg;
     } rule_opts[MAX_RULE_OPTS];
     int n_rule_opts = 0;
+    const char *profile = "ggml";
     opterr = 0;
     optind = 1;
     int c;
@@ -302,6 +308,7 @@ static int cmd_lint(int argc, char **argv)
             fail_on = (gguflint_severity)sev;
             break;
         }
+        case OPT_PROFILE: profile = optarg; break;
         case OPT_EXIT_ZERO: exit_zero = true; break;
         case 'q':
         case OPT_QUIET: quiet = true; break;
@@ -332,6 +339,8 @@ static int cmd_lint(int argc, char **argv)
             return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
+    if (gguflint_options_profile(&opt, profile) != GGUFLINT_OK)
+        return usage_error("unknown profile '%s' (ggml, spec, strict, security)", profile);
     for (int pass = 0; pass < 4; pass++) {
         static const int order[4] = {OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY};
         bool cleared = false;
