@@ -113,8 +113,18 @@ int gguflint_run(gguflint_ctx *ctx)
         checks_run(ctx);
     if (ctx->status != GGUFLINT_OK)
         return ctx->status;
+    return findings_finalize(ctx);
+}
+
+int findings_finalize(gguflint_ctx *ctx)
+{
+    if (ctx->status != GGUFLINT_OK)
+        return ctx->status;
     if (ctx->n_recs > 1)
         qsort(ctx->recs, ctx->n_recs, sizeof *ctx->recs, rec_cmp);
+    free(ctx->pub);
+    ctx->pub = NULL;
+    ctx->n_pub = 0;
     if (ctx->n_recs) {
         ctx->pub = malloc(ctx->n_recs * sizeof *ctx->pub);
         if (!ctx->pub) {
@@ -127,18 +137,19 @@ int gguflint_run(gguflint_ctx *ctx)
                                              ctx->text.data + r->path_off,
                                              ctx->text.data + r->msg_off};
         }
+        ctx->n_pub = ctx->n_recs;
     }
     return GGUFLINT_OK;
 }
 
 size_t gguflint_finding_count(const gguflint_ctx *ctx)
 {
-    return ctx && ctx->pub ? ctx->n_recs : 0;
+    return ctx ? ctx->n_pub : 0;
 }
 
 const gguflint_finding *gguflint_finding_get(const gguflint_ctx *ctx, size_t i)
 {
-    return ctx && ctx->pub && i < ctx->n_recs ? &ctx->pub[i] : NULL;
+    return ctx && i < ctx->n_pub ? &ctx->pub[i] : NULL;
 }
 
 uint64_t gguflint_findings_dropped(const gguflint_ctx *ctx)

@@ -145,6 +145,13 @@ const char *gguflint_error_detail(const gguflint_ctx *ctx);
 /* Parse and run every enabled check. Idempotent: a second call does nothing. */
 int gguflint_run(gguflint_ctx *ctx);
 
+/* Validate a split set: the shards of one model (`-00001-of-0000N.gguf`), each
+ * already run. Findings (missing or extra shards, a tensor in two shards, a
+ * tensor total that differs from split.tensors.count, model metadata outside
+ * the first shard) are added to the context of the shard holding the field.
+ * ctxs may be in any order. */
+int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
+
 /* ---- findings ---- */
 typedef struct gguflint_finding {
     int rule;                   /* rule index, see gguflint_rule() */

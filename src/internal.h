@@ -79,6 +79,7 @@ struct gguflint_ctx {
     finding_rec *recs;
     size_t n_recs, cap_recs;
     gguflint_finding *pub;  /* materialised views for gguflint_finding_get */
+    size_t n_pub;
     sbuf text;
     uint32_t per_rule[R__COUNT];
     uint64_t dropped;
@@ -101,6 +102,11 @@ int parse_run(gguflint_ctx *ctx);
 /* Offset of a tensor info's offset field. */
 uint64_t tensor_offset_field(const gguflint_ctx *ctx, const gguflint_tensor *t);
 void layout_check(gguflint_ctx *ctx);
+
+/* Sort the findings by offset and publish them (gguflint_finding_get).
+ * Called at the end of a run, and again after findings are added to a
+ * finished context (split-set checks). */
+int findings_finalize(gguflint_ctx *ctx);
 
 /* The semantic checks (checks.c and check_*.c), run after the layout checks. */
 void checks_run(gguflint_ctx *ctx);
