@@ -66,9 +66,14 @@ static gguflint_view kv_key_of(const gguflint_ctx *ctx, size_t i)
     return ctx->kvs[i].key;
 }
 
+/* A tensor name as C readers see it: up to its first NUL. */
 static gguflint_view tensor_name_of(const gguflint_ctx *ctx, size_t i)
 {
-    return ctx->tensors[i].name;
+    gguflint_view n = ctx->tensors[i].name;
+    const uint8_t *nul = memchr(n.ptr, 0, (size_t)n.len);
+    if (nul)
+        n.len = (uint64_t)(nul - n.ptr);
+    return n;
 }
 
 static long nameset_insert(parser *p, nameset *set, view_of get, gguflint_view s, size_t index)
@@ -711,11 +716,20 @@ static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0
         t->size_ok = true;
         return;
     }
+    uint64_t row_product;
+    if (ckd_mul64(&row_product, t->ne[0], ti->size)) {
+        /* ggml_row_size multiplies before it divides by the block size */
+        emit(ctx, R_BYTE_SIZE_OVERFLOW, at, 0, p->path,
+             "row size ne[0] x %u = %llu x %u overflows 64 bits (readers compute it before "
+             "dividing by the block size)",
+             ti->size, (unsigned long long)t->ne[0], ti->size);
+        return;
+    }
     if (ckd_mul64(&row_bytes, t->ne[0] / ti->block, ti->size) || ckd_mul64(&nb, row_bytes, rows) ||
         nb > (uint64_t)INT64_MAX) {
         emit(ctx, R_BYTE_SIZE_OVERFLOW, at, 0, p->path,
-             "byte size of %llu elements of %s overflows 64 bits", (unsigned long long)ne,
-             ti->name);
+             "byte size of %llu elements of %s is over INT64_MAX (or overflows 64 bits)",
+             (unsigned long long)ne, ti->name);
         return;
     }
     t->nbytes = nb;
@@ -738,7 +752,10 @@ static void parse_tensors(parser *p)
             nomem(p);
             return;
         }
-        long prev = nameset_insert(p, &p->names, tensor_name_of, t.name, ctx->n_tensors);
+        /* C readers copy the name up to its first NUL: compare what they see */
+        const uint8_t *nul = memchr(t.name.ptr, 0, (size_t)t.name.len);
+        gguflint_view seen = {t.name.ptr, nul ? (uint64_t)(nul - t.name.ptr) : t.name.len};
+        long prev = nameset_insert(p, &p->names, tensor_name_of, seen, ctx->n_tensors);
         if (prev == -2) {
             nomem(p);
             return;
@@ -747,8 +764,11 @@ static void parse_tensors(parser *p)
             char shown[160];
             esc_fixed(shown, sizeof shown, t.name.ptr, t.name.len, 100);
             emit(ctx, R_DUPLICATE_TENSOR, t.info_offset, p->w + t.name.len, p->path,
-                 "tensor name '%s' repeats tensor[%ld] at 0x%llx", shown, prev,
-                 (unsigned long long)ctx->tensors[prev].info_offset);
+                 "tensor name '%s' repeats tensor[%ld] at 0x%llx%s", shown, prev,
+                 (unsigned long long)ctx->tensors[prev].info_offset,
+                 nul || memchr(ctx->tensors[prev].name.ptr, 0, (size_t)ctx->tensors[prev].name.len)
+                     ? " as C readers see it (up to the first NUL)"
+                     : "");
         }
         ctx->tensors[ctx->n_tensors++] = t; /* name must be in place for the set */
         snprintf(p->path, sizeof p->path, "tensor[%llu].n_dims", (unsigned long long)i);
