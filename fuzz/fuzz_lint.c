@@ -38,8 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check_status(gguflint_set_buffer(ctx, data, body));
     int st = gguflint_run(ctx);
     fuzz_check_status(st);
-    for (int fmt = GGUFLINT_FORMAT_TEXT; fmt <= GGUFLINT_FORMAT_JSON; fmt++) {
-        fuzz_sink sink = {0, fmt == GGUFLINT_FORMAT_TEXT};
+    for (int fmt = GGUFLINT_FORMAT_TEXT; fmt <= GGUFLINT_FORMAT_GITHUB; fmt++) {
+        fuzz_sink sink = {0, fmt == GGUFLINT_FORMAT_TEXT || fmt == GGUFLINT_FORMAT_GITHUB};
         gguflint_report *r = gguflint_report_new((gguflint_format)fmt, fuzz_write, &sink);
         if (!r)
             continue;

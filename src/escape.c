@@ -237,3 +237,8 @@ void json_string(gguflint_write_fn w, void *user, const char *s, size_t len)
         w(user, s + run, i - run);
     w(user, "\"", 1);
 }
+
+void json_string_sb(sbuf *b, const char *s, size_t len)
+{
+    json_string(sb_write, b, s, len);
+}

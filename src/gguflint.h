@@ -239,7 +239,9 @@ void gguflint_escape(gguflint_write_fn w, void *user, const void *data, size_t l
 
 typedef enum gguflint_format {
     GGUFLINT_FORMAT_TEXT = 0,
-    GGUFLINT_FORMAT_JSON = 1
+    GGUFLINT_FORMAT_JSON = 1,
+    GGUFLINT_FORMAT_SARIF = 2,  /* SARIF 2.1.0, one run (lint reports only) */
+    GGUFLINT_FORMAT_GITHUB = 3  /* GitHub Actions workflow annotations (lint reports only) */
 } gguflint_format;
 
 /* A report over several files: begin, one call per file, end. A file that

@@ -39,6 +39,7 @@ void safe_text(gguflint_write_fn w, void *user, const char *s, size_t len);
 /* Append a string for JSON (quotes included), escaping exactly per RFC 8259;
  * invalid UTF-8 becomes U+FFFD-free \u00XX-style escapes of each byte. */
 void json_string(gguflint_write_fn w, void *user, const char *s, size_t len);
+void json_string_sb(sbuf *b, const char *s, size_t len);
 
 /* A finding as stored: message and path are offsets into ctx->text. */
 typedef struct finding_rec {

@@ -1,29 +1,25 @@
-/* report.c - lint reports over several files: text (one gcc-style line per
- * finding and a summary) and JSON (schema_version 1, documented in README).
- * Knows nothing of GGUF: it reads findings and header numbers through the
- * public API. Messages and paths are already escaped by the library; the
- * display path given by the caller is escaped here. */
-#include "internal.h"
+/* report.c - lint reports over several files: the dispatch to the format
+ * writers, text (one gcc-style line per finding and a summary) and JSON
+ * (schema_version 1, documented in README); SARIF and GitHub annotations are
+ * in their own files. Knows nothing of GGUF: it reads findings and header
+ * numbers through the public API. Messages and paths are already escaped by
+ * the library; the display path given by the caller is escaped here. */
+#include "report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct gguflint_report {
-    gguflint_format fmt;
-    gguflint_write_fn w;
-    void *u;
-    uint64_t files, counts[4], dropped;
-    bool first_file;
-};
+#define put rep_put
+#define putf rep_putf
+#define jstr rep_jstr
 
-static void put(gguflint_report *r, const char *s)
+void rep_put(gguflint_report *r, const char *s)
 {
     r->w(r->u, s, strlen(s));
 }
 
-static void putf(gguflint_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(gguflint_report *r, const char *fmt, ...)
+void rep_putf(gguflint_report *r, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
@@ -34,7 +30,7 @@ static void putf(gguflint_report *r, const char *fmt, ...)
         r->w(r->u, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
-static void jstr(gguflint_report *r, const char *s)
+void rep_jstr(gguflint_report *r, const char *s)
 {
     json_string(r->w, r->u, s, strlen(s));
 }
@@ -48,6 +44,9 @@ gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, v
     r->w = w;
     r->u = user;
     r->first_file = true;
+    r->first_result = true;
+    if (fmt == GGUFLINT_FORMAT_SARIF)
+        sarif_begin(r);
     if (fmt == GGUFLINT_FORMAT_JSON) {
         put(r, "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":");
         jstr(r, GGUFLINT_VERSION);
@@ -140,15 +139,26 @@ void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_c
             r->counts[gguflint_finding_get(ctx, i)->severity]++;
         r->dropped += gguflint_findings_dropped(ctx);
     }
-    if (r->fmt == GGUFLINT_FORMAT_JSON)
-        json_file(r, path, ctx, status);
-    else if (status == GGUFLINT_OK && ctx)
-        text_file(r, path, ctx);
+    switch (r->fmt) {
+    case GGUFLINT_FORMAT_JSON: json_file(r, path, ctx, status); break;
+    case GGUFLINT_FORMAT_SARIF: sarif_file(r, path, ctx, status); break;
+    case GGUFLINT_FORMAT_GITHUB: github_file(r, path, ctx, status); break;
+    default:
+        if (status == GGUFLINT_OK && ctx)
+            text_file(r, path, ctx);
+        break;
+    }
 }
 
 void gguflint_report_end(gguflint_report *r, bool summary)
 {
     if (!r)
+        return;
+    if (r->fmt == GGUFLINT_FORMAT_SARIF) {
+        sarif_end(r);
+        return;
+    }
+    if (r->fmt == GGUFLINT_FORMAT_GITHUB)
         return;
     if (r->fmt == GGUFLINT_FORMAT_JSON) {
         putf(r,
@@ -170,5 +180,7 @@ void gguflint_report_end(gguflint_report *r, bool summary)
 
 void gguflint_report_free(gguflint_report *r)
 {
+    if (r)
+        sb_free(&r->notes);
     free(r);
 }

@@ -28,7 +28,7 @@ static const char usage_text[] =
     "       gguflint explain ID|SLUG\n"
     "\n"
     "options:\n"
-    "  --format text|json        output format (default text)\n"
+    "  --format FORMAT           text (default), json, sarif or github\n"
     "  --profile NAME            ggml (default: what llama.cpp accepts), spec (what\n"
     "                            docs/gguf.md allows), strict (canonical writer\n"
     "                            output), security (untrusted downloads)\n"
@@ -83,6 +83,10 @@ static bool parse_format(const char *s, gguflint_format *f)
         *f = GGUFLINT_FORMAT_TEXT;
     else if (strcmp(s, "json") == 0)
         *f = GGUFLINT_FORMAT_JSON;
+    else if (strcmp(s, "sarif") == 0)
+        *f = GGUFLINT_FORMAT_SARIF;
+    else if (strcmp(s, "github") == 0)
+        *f = GGUFLINT_FORMAT_GITHUB;
     else
         return false;
     return true;
@@ -206,6 +210,8 @@ static int cmd_dump(int argc, char **argv)
     }
     if (!path)
         return usage_error("%s", "dump needs a path");
+    if (fmt != GGUFLINT_FORMAT_TEXT && fmt != GGUFLINT_FORMAT_JSON)
+        return usage_error("%s", "dump writes text or json");
     gguflint_ctx *ctx = gguflint_new(NULL);
     if (!ctx) {
         fprintf(stderr, "gguflint: out of memory\n");
@@ -286,7 +292,7 @@ static int cmd_lint(int argc, char **argv)
         switch (c) {
         case OPT_FORMAT:
             if (!parse_format(optarg, &fmt))
-                return usage_error("unknown format '%s' (text, json)", optarg);
+                return usage_error("unknown format '%s' (text, json, sarif, github)", optarg);
             break;
         /* Rule options are collected and applied after parsing, in a fixed
          * order whatever their order on the command line: --select, then
