@@ -111,6 +111,7 @@ int gguflint_run(gguflint_ctx *ctx)
         layout_check(ctx);
     if (ctx->status == GGUFLINT_OK)
         checks_run(ctx);
+    source_close_fd(ctx);
     if (ctx->status != GGUFLINT_OK)
         return ctx->status;
     return findings_finalize(ctx);
@@ -140,6 +141,26 @@ int findings_finalize(gguflint_ctx *ctx)
         ctx->n_pub = ctx->n_recs;
     }
     return GGUFLINT_OK;
+}
+
+size_t gguflint_suppress(gguflint_ctx *ctx, size_t rule)
+{
+    if (!ctx || ctx->status != GGUFLINT_OK)
+        return 0;
+    size_t kept = 0, removed = 0;
+    for (size_t i = 0; i < ctx->n_recs; i++) {
+        if ((size_t)ctx->recs[i].rule == rule) {
+            removed++;
+            continue;
+        }
+        ctx->recs[kept++] = ctx->recs[i];
+    }
+    if (removed && rule < R__COUNT)
+        ctx->per_rule[rule] = 0;
+    ctx->n_recs = kept;
+    if (removed)
+        findings_finalize(ctx);
+    return removed;
 }
 
 size_t gguflint_finding_count(const gguflint_ctx *ctx)

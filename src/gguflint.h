@@ -162,6 +162,9 @@ typedef struct gguflint_finding {
     const char *message;        /* escaped, one line */
 } gguflint_finding;
 
+/* Remove the published findings of one rule (per-path ignores of a config
+ * file); returns how many were removed. */
+size_t gguflint_suppress(gguflint_ctx *ctx, size_t rule);
 size_t gguflint_finding_count(const gguflint_ctx *ctx);
 const gguflint_finding *gguflint_finding_get(const gguflint_ctx *ctx, size_t i);
 /* Findings of a rule past max_findings_per_rule, counted but not kept. */

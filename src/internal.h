@@ -119,6 +119,9 @@ void source_release(gguflint_ctx *ctx);
  * check narrows the window; a caller that must survive a file truncated in
  * the middle of a run (the CLI does) also guards SIGBUS. */
 int source_check_unchanged(gguflint_ctx *ctx);
+/* Close the mapped file's descriptor once a run no longer needs it, so many
+ * contexts alive at once (-j, split sets) do not exhaust descriptors. */
+void source_close_fd(gguflint_ctx *ctx);
 
 /* Growable arrays: ensure room for one more element; false on NOMEM. */
 bool grow(void **arr, size_t *cap, size_t n, size_t elem);

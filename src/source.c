@@ -154,6 +154,13 @@ int source_check_unchanged(gguflint_ctx *ctx)
     return GGUFLINT_OK;
 }
 
+void source_close_fd(gguflint_ctx *ctx)
+{
+    if (ctx->fd >= 0)
+        close(ctx->fd);
+    ctx->fd = -1;
+}
+
 void source_release(gguflint_ctx *ctx)
 {
     if (ctx->fd >= 0)

@@ -1,0 +1,112 @@
+/* common.c - see common.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "gguflint: ");
+    const char *pct = strstr(fmt, "%s");
+    fwrite(fmt, 1, pct ? (size_t)(pct - fmt) : strlen(fmt), stderr);
+    if (pct) {
+        err_text(arg ? arg : "");
+        fputs(pct + 2, stderr);
+    }
+    fprintf(stderr, "\nTry 'gguflint --help'.\n");
+    return EXIT_USAGE;
+}
+
+bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool parse_format(const char *s, gguflint_format *f)
+{
+    static const struct {
+        const char *name;
+        gguflint_format fmt;
+    } formats[] = {{"text", GGUFLINT_FORMAT_TEXT},
+                   {"json", GGUFLINT_FORMAT_JSON},
+                   {"sarif", GGUFLINT_FORMAT_SARIF},
+                   {"github", GGUFLINT_FORMAT_GITHUB}};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(s, formats[i].name) == 0) {
+            *f = formats[i].fmt;
+            return true;
+        }
+    return false;
+}
+
+void err_text(const char *s)
+{
+    gguflint_escape(gguflint_write_file, stderr, s, strlen(s));
+}
+
+void report_status(const char *path, const gguflint_ctx *ctx, int st)
+{
+    fprintf(stderr, "gguflint: ");
+    err_text(path);
+    fprintf(stderr, ": %s", gguflint_strerror(st));
+    const char *d = ctx ? gguflint_error_detail(ctx) : "";
+    if (d && *d) {
+        fprintf(stderr, ": ");
+        err_text(d);
+    }
+    fprintf(stderr, "\n");
+}
+
+/* Files are mapped; if another process truncates one while it is read, the
+ * read raises SIGBUS in the reading thread. Each thread keeps its own jump
+ * buffer, armed only while it runs the library on a file. */
+static _Thread_local sigjmp_buf bus_jump;
+static _Thread_local volatile sig_atomic_t bus_armed;
+
+static void on_sigbus(int sig)
+{
+    if (bus_armed)
+        siglongjmp(bus_jump, 1);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void install_bus_guard(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
+                void (*then)(gguflint_ctx *, void *), void *arg)
+{
+    if (sigsetjmp(bus_jump, 1) != 0) {
+        bus_armed = 0;
+        return -1; /* the caller reports "changed while being read" */
+    }
+    bus_armed = 1;
+    int st = strcmp(path, "-") == 0 ? gguflint_read_stream(ctx, stdin, stdin_max)
+                                    : gguflint_open_file(ctx, path);
+    if (st == GGUFLINT_OK)
+        st = gguflint_run(ctx);
+    if (st == GGUFLINT_OK && then)
+        then(ctx, arg);
+    bus_armed = 0;
+    return st;
+}

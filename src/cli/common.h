@@ -1,0 +1,36 @@
+/* common.h - helpers shared by the CLI commands: exit codes, usage errors,
+ * number and format parsing, safe printing of paths, and running the library
+ * on one file under a SIGBUS guard. Uses only the public API. */
+#ifndef GGUFLINT_CLI_COMMON_H
+#define GGUFLINT_CLI_COMMON_H
+
+#include "gguflint.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2 };
+
+extern const char usage_text[];
+
+/* Print "gguflint: " + fmt with its one %s replaced by `arg` (escaped), and a
+ * hint; returns EXIT_USAGE. */
+int usage_error(const char *fmt, const char *arg);
+bool parse_u64(const char *s, uint64_t *out);
+bool parse_format(const char *s, gguflint_format *f);
+/* Write untrusted text (a path, a detail) escaped to stderr. */
+void err_text(const char *s);
+/* "gguflint: PATH: status: detail" on stderr. */
+void report_status(const char *path, const gguflint_ctx *ctx, int st);
+
+/* Install the process-wide SIGBUS handler (once, from main). */
+void install_bus_guard(void);
+/* Open `path` (or standard input for "-"), run the checks, then call `then`
+ * (optional) - all under a per-thread SIGBUS guard: a file truncated by
+ * another process while it is read becomes GGUFLINT_E_IO. */
+int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
+                void (*then)(gguflint_ctx *, void *), void *arg);
+
+int cmd_lint(int argc, char **argv);
+
+#endif

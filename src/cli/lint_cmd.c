@@ -1,0 +1,596 @@
+/* lint_cmd.c - the lint command: options (from the command line over the
+ * configuration file), the list of inputs (-r), linting on -j threads with
+ * output in input order, split-set checks for shards given together, and the
+ * per-path ignores of the configuration file. */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+#include "config.h"
+#include "files.h"
+
+#include <fnmatch.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_FORMAT = 256, OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY, OPT_FAIL_ON,
+    OPT_EXIT_ZERO, OPT_QUIET, OPT_DEEP, OPT_MAX_STRING, OPT_MAX_ARRAY, OPT_MAX_KV,
+    OPT_MAX_TENSOR, OPT_MAX_DEPTH, OPT_MAX_FINDINGS, OPT_STDIN_MAX, OPT_VERSION, OPT_HELP,
+    OPT_PROFILE, OPT_CONFIG, OPT_ISOLATED, OPT_RECURSIVE, OPT_JOBS
+};
+
+static const struct option long_opts[] = {
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"select", required_argument, NULL, OPT_SELECT},
+    {"extend-select", required_argument, NULL, OPT_EXTEND},
+    {"ignore", required_argument, NULL, OPT_IGNORE},
+    {"severity", required_argument, NULL, OPT_SEVERITY},
+    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+    {"exit-zero", no_argument, NULL, OPT_EXIT_ZERO},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"deep", no_argument, NULL, OPT_DEEP},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"isolated", no_argument, NULL, OPT_ISOLATED},
+    {"recursive", no_argument, NULL, OPT_RECURSIVE},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"max-string-len", required_argument, NULL, OPT_MAX_STRING},
+    {"max-array-count", required_argument, NULL, OPT_MAX_ARRAY},
+    {"max-kv-count", required_argument, NULL, OPT_MAX_KV},
+    {"max-tensor-count", required_argument, NULL, OPT_MAX_TENSOR},
+    {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+    {"max-findings-per-rule", required_argument, NULL, OPT_MAX_FINDINGS},
+    {"stdin-max", required_argument, NULL, OPT_STDIN_MAX},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* ---- settings: defaults, then the config file, then the command line ---- */
+
+enum { MAX_RULE_OPTS = 128 };
+
+typedef struct rule_opt {
+    int kind;   /* OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY */
+    char *arg;  /* RULES, or RULE=LEVEL for severities */
+    bool from_config;
+} rule_opt;
+
+typedef struct settings {
+    gguflint_options opt;
+    gguflint_format fmt;
+    gguflint_severity fail_on;
+    bool exit_zero, quiet, recursive;
+    uint64_t stdin_max;
+    unsigned jobs;
+    const char *profile;
+    rule_opt rules[MAX_RULE_OPTS];
+    int n_rules;
+    char sev_buf[CONFIG_MAX_ITEMS][160]; /* RULE=LEVEL strings built from [severity] */
+} settings;
+
+static int add_rule_opt(settings *s, int kind, char *arg, bool from_config)
+{
+    if (s->n_rules == MAX_RULE_OPTS)
+        return usage_error("too many rule options (at most %s)", "128");
+    s->rules[s->n_rules++] = (rule_opt){kind, arg, from_config};
+    return EXIT_CLEAN;
+}
+
+/* Apply one limit option by name; returns false when the value is bad. */
+static bool set_limit(settings *s, int which, const char *value)
+{
+    uint64_t v;
+    if (!parse_u64(value, &v))
+        return false;
+    if ((which == OPT_MAX_DEPTH || which == OPT_MAX_FINDINGS) && (v == 0 || v > UINT32_MAX))
+        return false;
+    switch (which) {
+    case OPT_MAX_STRING: s->opt.limits.max_string_len = v; break;
+    case OPT_MAX_ARRAY: s->opt.limits.max_array_count = v; break;
+    case OPT_MAX_KV: s->opt.limits.max_kv_count = v; break;
+    case OPT_MAX_TENSOR: s->opt.limits.max_tensor_count = v; break;
+    case OPT_MAX_DEPTH: s->opt.limits.max_depth = (uint32_t)v; break;
+    case OPT_MAX_FINDINGS: s->opt.limits.max_findings_per_rule = (uint32_t)v; break;
+    case OPT_STDIN_MAX: s->stdin_max = v; break;
+    default: return false;
+    }
+    return true;
+}
+
+static int opt_by_name(const char *name)
+{
+    for (size_t i = 0; long_opts[i].name; i++)
+        if (strcmp(long_opts[i].name, name) == 0)
+            return long_opts[i].val;
+    return -1;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0)
+        *out = true;
+    else if (strcmp(v, "false") == 0 || strcmp(v, "no") == 0 || strcmp(v, "0") == 0)
+        *out = false;
+    else
+        return false;
+    return true;
+}
+
+static int config_error(const config *cfg, const char *what)
+{
+    fprintf(stderr, "gguflint: ");
+    err_text(cfg->path ? cfg->path : "config");
+    fprintf(stderr, ": ");
+    err_text(what);
+    fprintf(stderr, "\n");
+    return EXIT_USAGE;
+}
+
+/* The config file's values become the defaults the command line overrides. */
+static int apply_config(settings *s, config *cfg)
+{
+    for (size_t i = 0; i < cfg->n_main; i++) {
+        const char *k = cfg->main[i].key;
+        char *v = cfg->main[i].value;
+        char msg[256];
+        snprintf(msg, sizeof msg, "line %d: bad value for '%s'", cfg->main[i].line, k);
+        bool b;
+        if (strcmp(k, "profile") == 0) {
+            s->profile = v;
+        } else if (strcmp(k, "format") == 0) {
+            if (!parse_format(v, &s->fmt))
+                return config_error(cfg, msg);
+        } else if (strcmp(k, "fail-on") == 0) {
+            int sev = gguflint_severity_parse(v);
+            if (sev <= 0)
+                return config_error(cfg, msg);
+            s->fail_on = (gguflint_severity)sev;
+        } else if (strcmp(k, "deep") == 0) {
+            if (!parse_bool(v, &b))
+                return config_error(cfg, msg);
+            s->opt.deep = b;
+        } else if (strcmp(k, "quiet") == 0) {
+            if (!parse_bool(v, &b))
+                return config_error(cfg, msg);
+            s->quiet = b;
+        } else {
+            int kind = strcmp(k, "select") == 0          ? OPT_SELECT
+                       : strcmp(k, "extend-select") == 0 ? OPT_EXTEND
+                                                         : OPT_IGNORE;
+            int rc = add_rule_opt(s, kind, v, true);
+            if (rc != EXIT_CLEAN)
+                return rc;
+        }
+    }
+    for (size_t i = 0; i < cfg->n_severity; i++) {
+        snprintf(s->sev_buf[i], sizeof s->sev_buf[i], "%s=%s", cfg->severity[i].key,
+                 cfg->severity[i].value);
+        int rc = add_rule_opt(s, OPT_SEVERITY, s->sev_buf[i], true);
+        if (rc != EXIT_CLEAN)
+            return rc;
+    }
+    for (size_t i = 0; i < cfg->n_limits; i++) {
+        if (!set_limit(s, opt_by_name(cfg->limits[i].key), cfg->limits[i].value)) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "line %d: bad value for '%s'", cfg->limits[i].line,
+                     cfg->limits[i].key);
+            return config_error(cfg, msg);
+        }
+    }
+    for (size_t i = 0; i < cfg->n_ignores; i++) {
+        gguflint_options probe;
+        gguflint_options_default(&probe);
+        char bad[128];
+        if (gguflint_options_select(&probe, cfg->ignores[i].rules, false, bad, sizeof bad) !=
+            GGUFLINT_OK) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "line %d: unknown rule '%s'", cfg->ignores[i].line, bad);
+            return config_error(cfg, msg);
+        }
+    }
+    return EXIT_CLEAN;
+}
+
+/* Profile, then select, extend-select, ignore, severity; a --select on the
+ * command line replaces the config file's select. */
+static int apply_rule_opts(settings *s)
+{
+    if (gguflint_options_profile(&s->opt, s->profile) != GGUFLINT_OK)
+        return usage_error("unknown profile '%s' (ggml, spec, strict, security)", s->profile);
+    bool cli_select = false;
+    for (int k = 0; k < s->n_rules; k++)
+        if (s->rules[k].kind == OPT_SELECT && !s->rules[k].from_config)
+            cli_select = true;
+    static const int order[4] = {OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY};
+    char bad[128];
+    for (int pass = 0; pass < 4; pass++) {
+        bool cleared = false;
+        for (int k = 0; k < s->n_rules; k++) {
+            rule_opt *r = &s->rules[k];
+            if (r->kind != order[pass] || (r->kind == OPT_SELECT && cli_select && r->from_config))
+                continue;
+            if (r->kind == OPT_SEVERITY) {
+                char buf[256];
+                snprintf(buf, sizeof buf, "%s", r->arg);
+                char *eq = strchr(buf, '=');
+                if (!eq)
+                    return usage_error("--severity takes RULE=LEVEL, got '%s'", r->arg);
+                *eq = '\0';
+                int sev = gguflint_severity_parse(eq + 1);
+                if (sev < 0)
+                    return usage_error("unknown severity '%s'", eq + 1);
+                if (gguflint_options_set_severity(&s->opt, buf, (gguflint_severity)sev) !=
+                    GGUFLINT_OK)
+                    return usage_error("unknown rule '%s'", buf);
+                continue;
+            }
+            if (r->kind == OPT_SELECT && !cleared) {
+                gguflint_options_clear(&s->opt);
+                cleared = true;
+            }
+            if (gguflint_options_select(&s->opt, r->arg, r->kind != OPT_IGNORE, bad, sizeof bad) !=
+                GGUFLINT_OK)
+                return usage_error("unknown rule, prefix or family '%s'", bad);
+        }
+    }
+    return EXIT_CLEAN;
+}
+
+/* ---- running: jobs on worker threads, reported in input order ---- */
+
+typedef struct job {
+    const char *path;
+    gguflint_ctx *ctx;
+    int status;  /* guarded_run's result; -1 when the file changed while read */
+    int state;   /* 0 waiting, 1 taken, 2 done */
+    long set;    /* index of the first member of its split set, or -1 */
+} job;
+
+typedef struct runner {
+    job *jobs;
+    size_t n, next, reported, window;
+    const settings *s;
+    pthread_mutex_t mu;
+    pthread_cond_t changed;
+} runner;
+
+static void run_job(runner *rn, job *j)
+{
+    j->ctx = gguflint_new(&rn->s->opt);
+    j->status = j->ctx ? guarded_run(j->ctx, j->path, rn->s->stdin_max, NULL, NULL)
+                       : GGUFLINT_E_NOMEM;
+}
+
+/* Take the next job within the window, or NULL when there is none to take. */
+static job *take(runner *rn, bool wait)
+{
+    pthread_mutex_lock(&rn->mu);
+    for (;;) {
+        while (rn->next < rn->n && rn->jobs[rn->next].state != 0)
+            rn->next++;
+        if (rn->next >= rn->n) {
+            pthread_mutex_unlock(&rn->mu);
+            return NULL;
+        }
+        if (rn->next < rn->reported + rn->window)
+            break;
+        if (!wait) {
+            pthread_mutex_unlock(&rn->mu);
+            return NULL;
+        }
+        pthread_cond_wait(&rn->changed, &rn->mu);
+    }
+    job *j = &rn->jobs[rn->next++];
+    j->state = 1;
+    pthread_mutex_unlock(&rn->mu);
+    return j;
+}
+
+static void finish(runner *rn, job *j)
+{
+    pthread_mutex_lock(&rn->mu);
+    j->state = 2;
+    pthread_cond_broadcast(&rn->changed);
+    pthread_mutex_unlock(&rn->mu);
+}
+
+static void *worker(void *arg)
+{
+    runner *rn = arg;
+    job *j;
+    while ((j = take(rn, true)) != NULL) {
+        run_job(rn, j);
+        finish(rn, j);
+    }
+    return NULL;
+}
+
+/* Make sure job i is done: run it here if nobody took it, else wait. */
+static void ensure_done(runner *rn, size_t i)
+{
+    job *j = &rn->jobs[i];
+    pthread_mutex_lock(&rn->mu);
+    if (j->state == 0) {
+        j->state = 1;
+        pthread_mutex_unlock(&rn->mu);
+        run_job(rn, j);
+        finish(rn, j);
+        return;
+    }
+    while (j->state != 2)
+        pthread_cond_wait(&rn->changed, &rn->mu);
+    pthread_mutex_unlock(&rn->mu);
+}
+
+/* Group shards named PREFIX-NNNNN-of-MMMMM.gguf given together into sets. */
+static void find_sets(job *jobs, size_t n)
+{
+    char key_i[4096], key_k[4096];
+    unsigned no, count;
+    for (size_t i = 0; i < n; i++)
+        jobs[i].set = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].set >= 0 || !split_name(jobs[i].path, key_i, sizeof key_i, &no, &count))
+            continue;
+        bool any = false;
+        for (size_t k = i + 1; k < n; k++) {
+            if (jobs[k].set < 0 && split_name(jobs[k].path, key_k, sizeof key_k, &no, &count) &&
+                strcmp(key_i, key_k) == 0) {
+                jobs[k].set = (long)i;
+                any = true;
+            }
+        }
+        if (any)
+            jobs[i].set = (long)i;
+    }
+}
+
+static void check_set(runner *rn, size_t first)
+{
+    size_t m = 0;
+    for (size_t k = first; k < rn->n; k++)
+        if (rn->jobs[k].set == (long)first)
+            m++;
+    gguflint_ctx **ctxs = calloc(m, sizeof *ctxs);
+    if (!ctxs)
+        return;
+    size_t got = 0;
+    for (size_t k = first; k < rn->n; k++) {
+        if (rn->jobs[k].set != (long)first)
+            continue;
+        ensure_done(rn, k);
+        if (rn->jobs[k].status == GGUFLINT_OK)
+            ctxs[got++] = rn->jobs[k].ctx;
+    }
+    if (got > 1)
+        gguflint_check_set(ctxs, got);
+    free(ctxs);
+}
+
+static bool path_matches(const char *pattern, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return fnmatch(pattern, path, 0) == 0 || (base && fnmatch(pattern, base + 1, 0) == 0);
+}
+
+static void apply_ignores(config *cfg, gguflint_ctx *ctx, const char *path)
+{
+    for (size_t i = 0; i < cfg->n_ignores; i++) {
+        config_ignore *ig = &cfg->ignores[i];
+        if (!path_matches(ig->pattern, path))
+            continue;
+        gguflint_options sel;
+        gguflint_options_clear(&sel);
+        if (gguflint_options_select(&sel, ig->rules, true, NULL, 0) != GGUFLINT_OK)
+            continue;
+        for (size_t r = 0; r < gguflint_rule_count(); r++)
+            if (sel.severity[r] != GGUFLINT_OFF)
+                ig->used += gguflint_suppress(ctx, r);
+    }
+}
+
+int cmd_lint(int argc, char **argv)
+{
+    settings *s = calloc(1, sizeof *s);
+    if (!s)
+        return EXIT_USAGE;
+    gguflint_options_default(&s->opt);
+    s->fmt = GGUFLINT_FORMAT_TEXT;
+    s->fail_on = GGUFLINT_ERROR;
+    s->stdin_max = 1ull << 30;
+    s->jobs = 1;
+    s->profile = "ggml";
+    config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    file_list files = {0};
+    int rc = EXIT_CLEAN;
+
+    /* The config file first (its path may be on the command line). */
+    const char *config_path = NULL;
+    bool isolated = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--isolated") == 0)
+            isolated = true;
+        else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            config_path = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            config_path = argv[i] + 9;
+    }
+    char *found = NULL;
+    if (!isolated && !config_path)
+        config_path = found = config_find();
+    if (!isolated && config_path) {
+        if (!config_load(&cfg, config_path)) {
+            rc = config_error(&cfg, cfg.error[0] ? cfg.error : "cannot read");
+            goto done;
+        }
+        rc = apply_config(s, &cfg);
+        if (rc != EXIT_CLEAN)
+            goto done;
+    }
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "hqrj:", long_opts, NULL)) != -1) {
+        uint64_t v;
+        switch (c) {
+        case OPT_FORMAT:
+            if (!parse_format(optarg, &s->fmt)) {
+                rc = usage_error("unknown format '%s' (text, json, sarif, github)", optarg);
+                goto done;
+            }
+            break;
+        case OPT_SELECT:
+        case OPT_EXTEND:
+        case OPT_IGNORE:
+        case OPT_SEVERITY:
+            rc = add_rule_opt(s, c, optarg, false);
+            if (rc != EXIT_CLEAN)
+                goto done;
+            break;
+        case OPT_FAIL_ON: {
+            int sev = gguflint_severity_parse(optarg);
+            if (sev <= 0) {
+                rc = usage_error("--fail-on takes error, warning or note, got '%s'", optarg);
+                goto done;
+            }
+            s->fail_on = (gguflint_severity)sev;
+            break;
+        }
+        case OPT_PROFILE: s->profile = optarg; break;
+        case OPT_EXIT_ZERO: s->exit_zero = true; break;
+        case 'q':
+        case OPT_QUIET: s->quiet = true; break;
+        case OPT_DEEP: s->opt.deep = true; break;
+        case 'r':
+        case OPT_RECURSIVE: s->recursive = true; break;
+        case 'j':
+        case OPT_JOBS:
+            if (!parse_u64(optarg, &v) || v == 0 || v > 256) {
+                rc = usage_error("-j takes a number from 1 to 256, got '%s'", optarg);
+                goto done;
+            }
+            s->jobs = (unsigned)v;
+            break;
+        case OPT_CONFIG:
+        case OPT_ISOLATED: break; /* handled above */
+        case OPT_MAX_STRING:
+        case OPT_MAX_ARRAY:
+        case OPT_MAX_KV:
+        case OPT_MAX_TENSOR:
+        case OPT_MAX_DEPTH:
+        case OPT_MAX_FINDINGS:
+        case OPT_STDIN_MAX:
+            if (!set_limit(s, c, optarg)) {
+                rc = usage_error("bad or out-of-range number '%s'", optarg);
+                goto done;
+            }
+            break;
+        case OPT_VERSION: printf("gguflint %s\n", GGUFLINT_VERSION); goto done;
+        case 'h':
+        case OPT_HELP: fputs(usage_text, stdout); goto done;
+        default:
+            rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+            goto done;
+        }
+    }
+    rc = apply_rule_opts(s);
+    if (rc != EXIT_CLEAN)
+        goto done;
+    if (optind >= argc) {
+        rc = usage_error("%s", "no input files");
+        goto done;
+    }
+    for (int i = optind; i < argc; i++) {
+        if (!files_add(&files, argv[i], s->recursive)) {
+            fprintf(stderr, "gguflint: out of memory\n");
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+    rc = EXIT_CLEAN;
+
+    gguflint_report *rep = gguflint_report_new(s->fmt, gguflint_write_file, stdout);
+    job *jobs = calloc(files.n ? files.n : 1, sizeof *jobs);
+    if (!rep || !jobs) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        gguflint_report_free(rep);
+        free(jobs);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    for (size_t i = 0; i < files.n; i++)
+        jobs[i].path = files.paths[i];
+    find_sets(jobs, files.n);
+    runner rn = {jobs, files.n, 0, 0, 64, s, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    unsigned n_threads = s->jobs > 1 ? s->jobs : 0;
+    pthread_t *threads = n_threads ? calloc(n_threads, sizeof *threads) : NULL;
+    unsigned started = 0;
+    for (unsigned t = 0; t < n_threads && threads; t++)
+        if (pthread_create(&threads[t], NULL, worker, &rn) == 0)
+            started++;
+
+    bool io_error = false;
+    for (size_t i = 0; i < files.n; i++) {
+        job *j = &jobs[i];
+        if (j->set == (long)i)
+            check_set(&rn, i);
+        ensure_done(&rn, i);
+        int st = j->status;
+        if (st < 0) {
+            fprintf(stderr, "gguflint: ");
+            err_text(j->path);
+            fprintf(stderr, ": the file changed (shrank) while being read\n");
+            st = GGUFLINT_E_IO;
+        } else if (st != GGUFLINT_OK) {
+            report_status(j->path, j->ctx, st);
+        }
+        if (st == GGUFLINT_OK) {
+            apply_ignores(&cfg, j->ctx, j->path);
+            if (gguflint_max_severity(j->ctx) >= s->fail_on)
+                rc = EXIT_FINDINGS;
+        } else {
+            io_error = true;
+        }
+        gguflint_report_file(rep, j->path, j->ctx, st);
+        gguflint_free(j->ctx);
+        j->ctx = NULL;
+        pthread_mutex_lock(&rn.mu);
+        rn.reported = i + 1;
+        pthread_cond_broadcast(&rn.changed);
+        pthread_mutex_unlock(&rn.mu);
+    }
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    free(threads);
+    free(jobs);
+    gguflint_report_end(rep, !s->quiet);
+    gguflint_report_free(rep);
+    fflush(stdout);
+    for (size_t i = 0; i < cfg.n_ignores; i++)
+        if (cfg.ignores[i].used == 0) {
+            fprintf(stderr, "gguflint: ");
+            err_text(cfg.path);
+            fprintf(stderr, ":%d: warning: unused ignore [ignore:", cfg.ignores[i].line);
+            err_text(cfg.ignores[i].pattern);
+            fprintf(stderr, "] rules = ");
+            err_text(cfg.ignores[i].rules);
+            fprintf(stderr, " (it suppressed nothing)\n");
+        }
+    if (io_error)
+        rc = EXIT_USAGE;
+    else if (s->exit_zero)
+        rc = EXIT_CLEAN;
+done:
+    files_free(&files);
+    config_free(&cfg);
+    free(found);
+    free(s);
+    return rc;
+}
