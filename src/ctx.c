@@ -2,6 +2,7 @@
  * the model and the findings. */
 #include "internal.h"
 
+#include "checks.h"
 #include "types.h"
 
 #include <stdlib.h>
@@ -111,6 +112,8 @@ int gguflint_run(gguflint_ctx *ctx)
         layout_check(ctx);
     if (ctx->status == GGUFLINT_OK)
         checks_run(ctx);
+    if (ctx->status == GGUFLINT_OK && ctx->opt.deep)
+        check_data(ctx);
     source_close_fd(ctx);
     if (ctx->status != GGUFLINT_OK)
         return ctx->status;

@@ -90,7 +90,8 @@ typedef struct gguflint_options {
     /* Effective severity per rule index (GGUFLINT_OFF disables the rule).
      * gguflint_options_default fills it from each rule's default. */
     uint8_t severity[GGUFLINT_MAX_RULES];
-    bool deep; /* read data-section bytes (padding between tensors) */
+    bool deep; /* read the data section: tensor values, block scales, padding */
+    uint32_t deep_jobs; /* threads for the deep scan of one file (0 or 1: none) */
 } gguflint_options;
 
 void gguflint_limits_default(gguflint_limits *limits);

@@ -500,6 +500,7 @@ int cmd_lint(int argc, char **argv)
             goto done;
         }
     }
+    s->opt.deep_jobs = s->jobs;
     rc = apply_rule_opts(s);
     if (rc != EXIT_CLEAN)
         goto done;
