@@ -269,11 +269,6 @@ static void report(gguflint_ctx *ctx, size_t i, const result *r)
     esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 100);
     const char *tn = gt_info(t->type)->name;
     uint64_t at = ctx->hdr.data_start + t->offset;
-    if (r->read_error) {
-        emit(ctx, R_DATA_READ_ERROR, at, t->nbytes, path,
-             "tensor '%s': its data could not be read completely", name);
-        return;
-    }
     if (r->nan + r->inf) {
         bool blocks = kind_of(t->type) == SCAN_BLOCKS;
         emit(ctx, blocks ? R_BLOCK_SCALE_NAN_INF : R_DATA_NAN_INF, at, t->nbytes, path,
@@ -318,6 +313,14 @@ void check_data(gguflint_ctx *ctx)
     }
     if (fail)
         ctx->status = GGUFLINT_E_NOMEM;
+    /* A read that fails inside the file's size is an I/O problem (the file
+     * changed while it was read), not a property of the file: a status. */
+    for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
+        if (res[i].read_error) {
+            snprintf(ctx->error_detail, sizeof ctx->error_detail,
+                     "reading tensor %zu's data failed: the file changed while being read", i);
+            ctx->status = GGUFLINT_E_IO;
+        }
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
         if (res[i].scanned)
             report(ctx, i, &res[i]);
