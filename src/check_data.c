@@ -81,7 +81,8 @@ typedef struct scan_state {
 
 static uint16_t ld16(const uint8_t *p, bool be)
 {
-    return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+    unsigned hi = be ? p[0] : p[1], lo = be ? p[1] : p[0];
+    return (uint16_t)((hi << 8) | lo);
 }
 
 static uint32_t ld32(const uint8_t *p, bool be)
