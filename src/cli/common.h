@@ -32,5 +32,6 @@ int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
                 void (*then)(gguflint_ctx *, void *), void *arg);
 
 int cmd_lint(int argc, char **argv);
+int cmd_hash(int argc, char **argv);
 
 #endif

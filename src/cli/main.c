@@ -21,6 +21,8 @@ const char usage_text[] =
     "       gguflint dump [--format text|json] PATH\n"
     "       gguflint rules [--markdown]\n"
     "       gguflint explain ID|SLUG\n"
+    "       gguflint hash [-o MANIFEST] PATH...      SHA-256 of each tensor's data\n"
+    "       gguflint hash --verify-manifest MANIFEST PATH...\n"
     "\n"
     "options:\n"
     "  --format FORMAT           text (default), json, sarif or github\n"
@@ -138,6 +140,8 @@ int main(int argc, char **argv)
         return cmd_dump(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "rules") == 0)
         return cmd_rules(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "hash") == 0)
+        return cmd_hash(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "explain") == 0)
         return cmd_explain(argc - 1, argv + 1);
     return cmd_lint(argc, argv);
