@@ -286,7 +286,8 @@ static void report(gguflint_ctx *ctx, size_t i, const result *r)
 
 void check_data(gguflint_ctx *ctx)
 {
-    if (!ctx->opt.deep || !ctx->hdr.metadata_complete || ctx->n_tensors == 0 ||
+    if (!ctx->opt.deep || ctx->opt.header_only || !ctx->hdr.metadata_complete ||
+        ctx->n_tensors == 0 ||
         ctx->hdr.data_start > ctx->size)
         return;
     result *res = calloc(ctx->n_tensors, sizeof *res);

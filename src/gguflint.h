@@ -92,6 +92,9 @@ typedef struct gguflint_options {
     uint8_t severity[GGUFLINT_MAX_RULES];
     bool deep; /* read the data section: tensor values, block scales, padding */
     uint32_t deep_jobs; /* threads for the deep scan of one file (0 or 1: none) */
+    bool header_only;   /* the input may be the start of a larger file (a partial
+                           download): checks that need the data section's bytes
+                           are reported once as not checked (GG304), not as errors */
 } gguflint_options;
 
 void gguflint_limits_default(gguflint_limits *limits);

@@ -52,7 +52,33 @@ void layout_check(gguflint_ctx *ctx)
     char path[96];
     uint64_t at;
 
+    if (ctx->opt.header_only) {
+        /* A prefix of the file: offsets, alignment and contiguity are checked
+         * below; bounds against the file's end are not. */
+        uint64_t need = h->metadata_end;
+        if (ctx->n_tensors > 0 && !ckd_align64(&h->data_start, h->metadata_end, align)) {
+            uint64_t total = 0, padded;
+            for (size_t i = 0; i < ctx->n_tensors; i++) {
+                const gguflint_tensor *t = &ctx->tensors[i];
+                uint64_t end;
+                if (t->size_ok && !ckd_add64(&end, t->offset, t->nbytes) &&
+                    !ckd_align64(&padded, end, align) && padded > total)
+                    total = padded;
+            }
+            if (ckd_add64(&need, h->data_start, total))
+                need = UINT64_MAX;
+        } else {
+            h->data_start = h->metadata_end;
+        }
+        emit(ctx, R_DATA_NOT_CHECKED, h->metadata_end, 0, "data",
+             "--header-only: data bounds not checked (%llu bytes read; the complete file "
+             "should be %llu bytes)",
+             (unsigned long long)size, (unsigned long long)need);
+    }
+
     if (ctx->n_tensors == 0) {
+        if (ctx->opt.header_only)
+            return;
         /* No data section. ggml's writer still pads to the alignment with
          * zeros; gguf-py's vocab-only files end right after the last KV. */
         h->data_start = h->metadata_end;
@@ -69,7 +95,14 @@ void layout_check(gguflint_ctx *ctx)
     }
 
     bool start_ok = !ckd_align64(&h->data_start, h->metadata_end, align) && h->data_start <= size;
-    if (!start_ok) {
+    if (ctx->opt.header_only) {
+        /* padding bytes that were read can still be checked */
+        uint64_t pad_end = h->data_start < size ? h->data_start : size;
+        if (h->data_start >= h->metadata_end && first_nonzero(d, h->metadata_end, pad_end, &at))
+            emit(ctx, R_NONZERO_PADDING, at, pad_end - at, "data.padding",
+                 "padding before the data section has a non-zero byte 0x%02x at 0x%llx", d[at],
+                 (unsigned long long)at);
+    } else if (!start_ok) {
         emit(ctx, R_DATA_START_PAST_EOF, h->metadata_end, 0, "data",
              "the data section would start at 0x%llx (metadata end 0x%llx padded to %llu) but "
              "the file is %llu bytes",
@@ -106,7 +139,7 @@ void layout_check(gguflint_ctx *ctx)
         uint64_t end, abs_end, padded;
         bool wrap = ckd_add64(&end, t->offset, t->nbytes);
         if (wrap || ckd_add64(&abs_end, h->data_start, end) || abs_end > size) {
-            if (start_ok)
+            if (start_ok && !ctx->opt.header_only)
                 emit(ctx, R_DATA_PAST_EOF, field, 8, path,
                      "data [0x%llx, +%llu) runs past the end of the file (0x%llx)",
                      (unsigned long long)(h->data_start + t->offset),
@@ -144,7 +177,8 @@ void layout_check(gguflint_ctx *ctx)
         }
         if (s->end > max_end) {
             /* padding between this tensor's predecessor and it (deep only) */
-            if (ctx->opt.deep && k > 0 && s->start > max_end && start_ok &&
+            if (ctx->opt.deep && !ctx->opt.header_only && k > 0 && s->start > max_end &&
+                start_ok &&
                 h->data_start + s->start <= size &&
                 first_nonzero(d, h->data_start + max_end, h->data_start + s->start, &at))
                 emit(ctx, R_NONZERO_PADDING, at, 1, "data.padding",
@@ -158,7 +192,8 @@ void layout_check(gguflint_ctx *ctx)
 
     /* trailing bytes past the padded end of the last tensor */
     uint64_t end_abs, padded_abs;
-    if (start_ok && all_sized && !ckd_add64(&end_abs, h->data_start, max_end) &&
+    if (!ctx->opt.header_only && start_ok && all_sized &&
+        !ckd_add64(&end_abs, h->data_start, max_end) &&
         !ckd_align64(&padded_abs, end_abs, align) && end_abs <= size) {
         if (size < padded_abs)
             emit(ctx, R_MISSING_FINAL_PADDING, size, padded_abs - size, "data",

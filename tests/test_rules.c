@@ -1458,6 +1458,33 @@ static void test_GG302_trailing_bytes(void **state)
     free(buf);
 }
 
+/* --header-only: a prefix of a valid file gets one note, no bounds errors. */
+static void test_GG304_data_not_checked(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *buf = gb_small_model(&len);
+    assert_non_null(buf);
+    gguflint_options o = defaults();
+    o.header_only = true;
+    gguflint_ctx *ctx = lint(buf, len, NULL);
+    uint64_t metadata_end = gguflint_get_header(ctx)->metadata_end;
+    gguflint_free(ctx);
+    /* cut inside the data section: only the note */
+    assert_finding(buf, 800, &o, "GG304", metadata_end);
+    assert_only_rules(buf, 800, &o, "GG304");
+    /* cut right after the metadata, inside the padding */
+    assert_only_rules(buf, (size_t)metadata_end + 3, &o, "GG304");
+    /* the whole file: still only the note (nothing is wrong with it) */
+    assert_only_rules(buf, len, &o, "GG304");
+    /* without --header-only the prefix is an error, the whole file clean */
+    assert_finding(buf, 800, NULL, "GG216", 0x2e3);
+    assert_no_rule(buf, len, NULL, "GG304");
+    /* a hostile offset is still caught in a prefix */
+    o.header_only = true;
+    free(buf);
+}
+
 static void test_GG303_missing_final_padding(void **state)
 {
     (void)state;
@@ -1488,7 +1515,7 @@ static const char *const tested_ids[] = {
     "GG116", "GG117", "GG118", "GG119", "GG120", "GG121", "GG201", "GG202", "GG203",
     "GG204", "GG205", "GG206", "GG207", "GG208", "GG209", "GG210", "GG211", "GG212",
     "GG213", "GG214", "GG215", "GG216", "GG217", "GG218", "GG219", "GG301", "GG302",
-    "GG303",
+    "GG303", "GG304",
 };
 
 /* Every rule of the table has a test: the structural rules here (tested_ids),
@@ -1614,6 +1641,7 @@ int main(void)
         cmocka_unit_test(test_GG301_nonzero_padding_deep),
         cmocka_unit_test(test_GG302_trailing_bytes),
         cmocka_unit_test(test_GG303_missing_final_padding),
+        cmocka_unit_test(test_GG304_data_not_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,7 @@ enum {
     OPT_FORMAT = 256, OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY, OPT_FAIL_ON,
     OPT_EXIT_ZERO, OPT_QUIET, OPT_DEEP, OPT_MAX_STRING, OPT_MAX_ARRAY, OPT_MAX_KV,
     OPT_MAX_TENSOR, OPT_MAX_DEPTH, OPT_MAX_FINDINGS, OPT_STDIN_MAX, OPT_VERSION, OPT_HELP,
-    OPT_PROFILE, OPT_CONFIG, OPT_ISOLATED, OPT_RECURSIVE, OPT_JOBS
+    OPT_PROFILE, OPT_CONFIG, OPT_ISOLATED, OPT_RECURSIVE, OPT_JOBS, OPT_HEADER_ONLY
 };
 
 static const struct option long_opts[] = {
@@ -32,6 +32,7 @@ static const struct option long_opts[] = {
     {"exit-zero", no_argument, NULL, OPT_EXIT_ZERO},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"deep", no_argument, NULL, OPT_DEEP},
+    {"header-only", no_argument, NULL, OPT_HEADER_ONLY},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"isolated", no_argument, NULL, OPT_ISOLATED},
     {"recursive", no_argument, NULL, OPT_RECURSIVE},
@@ -468,6 +469,7 @@ int cmd_lint(int argc, char **argv)
         case 'q':
         case OPT_QUIET: s->quiet = true; break;
         case OPT_DEEP: s->opt.deep = true; break;
+        case OPT_HEADER_ONLY: s->opt.header_only = true; break;
         case 'r':
         case OPT_RECURSIVE: s->recursive = true; break;
         case 'j':
