@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "gguf_builder.h"
+#include "tiny_llama.h"
 #include "gguflint.h"
 
 #ifndef GGUFLINT_CLI
@@ -109,9 +110,9 @@ static int group_setup(void **state)
     }
     have_timeout = access("/usr/bin/timeout", X_OK) == 0;
 
-    /* valid.gguf: the builder's clean small model */
+    /* valid.gguf: a tiny complete llama model, clean under every check */
     size_t len = 0;
-    uint8_t *buf = gb_small_model(&len);
+    uint8_t *buf = gb_tiny_llama(&len);
     if (!buf)
         return -1;
     write_bytes("valid.gguf", buf, len);

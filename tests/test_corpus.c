@@ -109,10 +109,16 @@ static void print_findings(const char *file, const gguflint_ctx *ctx)
     }
 }
 
-/* Lint a file with default options; NULL (after printing why) on a failing status. */
+/* Lint a file with the format (structural) rules: the corpus exercises the
+ * container, KV, tensor and data layers, and its files are not complete
+ * models. NULL (after printing why) on a failing status. */
 static gguflint_ctx *lint_file(const char *path)
 {
-    gguflint_ctx *ctx = gguflint_new(NULL);
+    gguflint_options opt;
+    gguflint_options_default(&opt);
+    gguflint_options_clear(&opt);
+    gguflint_options_select(&opt, "container,kv,tensor,data", true, NULL, 0);
+    gguflint_ctx *ctx = gguflint_new(&opt);
     assert_non_null(ctx);
     int st = gguflint_open_file(ctx, path);
     if (st == GGUFLINT_OK)

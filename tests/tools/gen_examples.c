@@ -1,9 +1,11 @@
-/* gen_examples.c - writes corpus/examples/: valid.gguf (a small clean model)
+/* gen_examples.c - writes corpus/examples/: valid.gguf (a tiny but complete
+ * llama model, clean under every check and profile)
  * and hostile.gguf (a small file with many problems, including a terminal
  * escape in a key), so the README's first command shows both a clean result
  * and real findings. Usage: gen_examples OUTDIR. A test regenerates into a
  * temporary directory and fails when the committed files are stale. */
 #include "gguf_builder.h"
+#include "tiny_llama.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +54,7 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t len;
-    uint8_t *v = gb_small_model(&len);
+    uint8_t *v = gb_tiny_llama(&len);
     if (!v || write_file(argv[1], "valid.gguf", v, len))
         return 1;
     free(v);
