@@ -581,8 +581,8 @@ static void test_json_format(void **state)
     expect_contains(&r, &r.out, "\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION "\"}",
                     "json valid");
     expect_contains(&r, &r.out, "\"gguf\":true,\"version\":3,", "json valid");
-    expect_contains(&r, &r.out, "\"kv_count\":12,", "json valid");
-    expect_contains(&r, &r.out, "\"tensor_count\":3,", "json valid");
+    expect_contains(&r, &r.out, "\"kv_count\":23,", "json valid");
+    expect_contains(&r, &r.out, "\"tensor_count\":12,", "json valid");
     expect_contains(&r, &r.out, "\"alignment\":32", "json valid");
     expect_contains(&r, &r.out, "\"findings\":[]", "json valid");
     expect_contains(&r, &r.out, "\"summary\":{\"files\":1,\"error\":0,\"warning\":0,\"note\":0",
