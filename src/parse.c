@@ -446,6 +446,31 @@ static bool parse_array(parser *p, gguflint_kv *kv)
             /* hot loop: vocabularies hold hundreds of thousands of strings */
             const uint64_t max_len = ctx->opt.limits.max_string_len;
             uint64_t left = f->left, index = f->index;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            if (!p->c.big_endian && p->w == 8) {
+                /* The common case (v2/v3, little-endian) with raw pointers:
+                 * p->c.off is written back on every exit. */
+                const uint8_t *q = cur_ptr(&p->c), *end = p->c.base + p->c.len;
+                while (left > 0) {
+                    uint64_t n;
+                    if (end - q < 8)
+                        break; /* the generic loop below reports it */
+                    memcpy(&n, q, 8);
+                    if (n > (uint64_t)(end - q - 8) || n > max_len)
+                        break; /* likewise */
+                    const uint8_t *sp = q + 8;
+                    q = sp + n;
+                    if (__builtin_expect(!utf8_valid(sp, n), 0)) {
+                        p->c.off = (uint64_t)(sp - 8 - p->c.base);
+                        emit(ctx, R_STRING_INVALID_UTF8, p->c.off, 8 + n, p->path,
+                             "array element %llu is not valid UTF-8", (unsigned long long)index);
+                    }
+                    left--;
+                    index++;
+                }
+                p->c.off = (uint64_t)(q - p->c.base);
+            }
+#endif
             while (left > 0) {
                 uint64_t len_off = p->c.off, n;
                 if (!cur_uint(&p->c, p->w, &n)) {
