@@ -14,20 +14,6 @@ bool utf8_valid_slow(const uint8_t *s, uint64_t n)
     while (p < last) {
         uint8_t c = p[0];
         if (c < 0x80) {
-            /* skip an ASCII run a word at a time where 8 bytes remain */
-            if (end - p >= 8) {
-                uint64_t w;
-                memcpy(&w, p, 8);
-                uint64_t hi = w & 0x8080808080808080ull;
-                if (!hi) {
-                    p += 8;
-                    continue;
-                }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                p += (unsigned)__builtin_ctzll(hi) >> 3;
-                continue;
-#endif
-            }
             p++;
             continue;
         }
