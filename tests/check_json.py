@@ -105,7 +105,7 @@ def need(obj, key, pred, what, desc):
 
 RULE_RE = re.compile(r"^GG\d{3}$")
 SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-FAMILIES = {"container", "kv", "tensor", "data"}
+FAMILIES = {"container", "kv", "tensor", "data", "model", "tokenizer", "split", "security"}
 SEVERITIES = ("error", "warning", "note")
 
 

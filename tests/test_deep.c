@@ -130,6 +130,9 @@ static void lint(const uint8_t *buf, size_t len, const char *file, uint32_t jobs
 {
     gguflint_options opt;
     gguflint_options_default(&opt);
+    /* the data checks on files that are not complete models */
+    gguflint_options_clear(&opt);
+    gguflint_options_select(&opt, "container,kv,tensor,data", true, NULL, 0);
     opt.deep = true;
     opt.deep_jobs = jobs;
     gguflint_ctx *ctx = gguflint_new(&opt);
@@ -198,7 +201,11 @@ static void test_deep_off_by_default(void **state)
     size_t len;
     uint64_t d;
     uint8_t *buf = build(model, 6, &len, &d);
-    gguflint_ctx *ctx = gguflint_new(NULL);
+    gguflint_options opt;
+    gguflint_options_default(&opt);
+    gguflint_options_clear(&opt);
+    gguflint_options_select(&opt, "container,kv,tensor,data", true, NULL, 0);
+    gguflint_ctx *ctx = gguflint_new(&opt);
     assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
     assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     assert_int_equal(gguflint_finding_count(ctx), 0);
