@@ -10,6 +10,8 @@
 
 /* Strict UTF-8 (Unicode Table 3-7): no overlongs, no surrogates, <= U+10FFFF. */
 bool utf8_valid_slow(const uint8_t *s, uint64_t n);
+/* The byte-at-a-time reference check behind it (also used by the tests). */
+bool utf8_valid_bytes(const uint8_t *s, uint64_t n);
 
 static inline uint64_t utf8_load64(const uint8_t *p)
 {

@@ -1,0 +1,118 @@
+/* test_utf8.c - the UTF-8 validator: the inline ASCII fast path and the
+ * word-at-a-time two-byte path must agree with the byte-wise reference check
+ * on every sequence of up to three bytes and on millions of random strings
+ * built from ASCII, valid and broken multi-byte pieces; plus fixed cases
+ * (overlongs, surrogates, > U+10FFFF, truncated sequences). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "utf8.h"
+
+static void agree(const uint8_t *s, uint64_t n)
+{
+    bool ref = utf8_valid_bytes(s, n);
+    /* an exactly-sized copy so ASan catches any read past the end */
+    uint8_t *copy = malloc(n ? (size_t)n : 1);
+    assert_non_null(copy);
+    memcpy(copy, s, (size_t)n);
+    if (utf8_valid(copy, n) != ref || utf8_valid_slow(copy, n) != ref) {
+        char hex[256] = "";
+        for (uint64_t i = 0; i < n && i < 40; i++)
+            snprintf(hex + 3 * i, 4, "%02x ", s[i]);
+        free(copy);
+        fail_msg("disagree on [%s] (reference %d)", hex, ref);
+    }
+    free(copy);
+}
+
+static void test_exhaustive_short(void **state)
+{
+    (void)state;
+    uint8_t b[3];
+    for (unsigned a = 0; a < 256; a++) {
+        b[0] = (uint8_t)a;
+        agree(b, 1);
+        for (unsigned c = 0; c < 256; c++) {
+            b[1] = (uint8_t)c;
+            agree(b, 2);
+            for (unsigned d = 0x70; d < 0xC8; d++) { /* around the interesting bytes */
+                b[2] = (uint8_t)d;
+                agree(b, 3);
+            }
+        }
+    }
+}
+
+static void test_fixed_cases(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        bool ok;
+    } cases[] = {
+        {"plain ascii text", true},
+        {"\xc4\xa0the", true},
+        {"\xc4\xa0the\xc4\x8a", true},
+        {"\xc0\xaf", false},          /* overlong '/' */
+        {"\xc1\xbf", false},          /* overlong */
+        {"\xe0\x80\xaf", false},      /* overlong 3-byte */
+        {"\xed\xa0\x80", false},      /* surrogate */
+        {"\xf4\x90\x80\x80", false},  /* > U+10FFFF */
+        {"\xf0\x9f\x98\x80", true},   /* U+1F600 */
+        {"abcdefg\xc4", false},       /* lead as the last byte of a word */
+        {"abcdefg\xc4\xa0", true},    /* pair across a word boundary */
+        {"abcdefgh\xa0", false},      /* stray continuation */
+        {"\xe2\x80\xae rtl", true},   /* valid (unsafe for terminals, but UTF-8) */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = strlen(cases[i].s);
+        assert_int_equal(utf8_valid_bytes((const uint8_t *)cases[i].s, n), cases[i].ok);
+        agree((const uint8_t *)cases[i].s, n);
+    }
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "a", "Z", " ", "\xc4\xa0", "\xc3\xa9", "\xdf\xbf", "\xc2\x80", "\xe2\x96\x81",
+        "\xf0\x9f\x98\x80", "\x80", "\xc0", "\xc1\x81", "\xff", "\xed\xa0\x80", "\xc4",
+        "\xe2\x96", "abcdefgh", "\xc2",
+    };
+    uint32_t x = 12345;
+    uint8_t buf[80];
+    for (int round = 0; round < 300000; round++) {
+        size_t n = 0;
+        x = x * 1664525u + 1013904223u;
+        unsigned count = 1 + (x >> 28);
+        for (unsigned k = 0; k < count; k++) {
+            x = x * 1664525u + 1013904223u;
+            /* mostly valid pieces, sometimes broken ones */
+            unsigned pick = (x >> 16) % (sizeof pieces / sizeof pieces[0]);
+            if ((x & 7) != 0 && pick >= 9 && pick != 16)
+                pick %= 9;
+            size_t l = strlen(pieces[pick]);
+            if (n + l > sizeof buf)
+                break;
+            memcpy(buf + n, pieces[pick], l);
+            n += l;
+        }
+        agree(buf, n);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exhaustive_short),
+        cmocka_unit_test(test_fixed_cases),
+        cmocka_unit_test(test_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
