@@ -7,13 +7,15 @@
 
 #define B7 0x8080808080808080ull
 
-/* Text made of ASCII and two-byte sequences only (byte-level BPE and most
+/* Text made of ASCII and two-byte sequences (byte-level BPE and most
  * European vocabularies) is checked eight bytes at a time: every lead byte
  * 110xxxxx (not the overlong C0/C1) must be followed by a continuation byte
  * 10xxxxxx and every continuation byte preceded by such a lead, with the
- * expectation carried across words. Returns 1 valid, 0 invalid, -1 when a
- * three- or four-byte lead is seen (the caller uses the byte-wise check). */
-static int valid_two_byte_swar(const uint8_t *s, uint64_t n)
+ * expectation carried across words. At the first word holding a three- or
+ * four-byte lead it stops and returns where the byte-wise check must resume
+ * (the start of that word, or of the pair straddling it); it returns n when
+ * everything was checked and valid, and UINT64_MAX when something is invalid. */
+static uint64_t two_byte_swar(const uint8_t *s, uint64_t n)
 {
     uint64_t carry = 0; /* 0x80 when the previous word ended with a lead byte */
     for (uint64_t i = 0; i < n; i += 8) {
@@ -26,31 +28,27 @@ static int valid_two_byte_swar(const uint8_t *s, uint64_t n)
         uint64_t b6 = (w << 1) & B7, b5 = (w << 2) & B7;
         uint64_t lead = hi & b6, cont = hi & ~b6;
         if (lead & b5)
-            return -1;
+            return carry ? i - 1 : i;
         /* C0/C1: a lead whose bits 1-4 are all zero */
         uint64_t low = w & 0x1E1E1E1E1E1E1E1Eull;
         uint64_t nz = (low + 0x7F7F7F7F7F7F7F7Full) & B7;
-        if (lead & ~nz)
-            return 0;
-        if (cont != ((lead << 8) | carry))
-            return 0;
-        carry = (lead >> 56) & 0x80;
-        if (k < 8 && carry)
-            return 0; /* cannot happen: bytes past n are zero */
-        if (k < 8 && (lead >> (8 * k - 8) & 0x80))
-            return 0; /* a lead as the last byte */
+        if ((lead & ~nz) || cont != ((lead << 8) | carry))
+            return UINT64_MAX;
+        carry = (lead >> 56) & 0x80; /* zero-filled bytes past n never leave one */
     }
-    return carry ? 0 : 1;
+    return carry ? UINT64_MAX : n;
 }
 
 bool utf8_valid_slow(const uint8_t *s, uint64_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    int r = valid_two_byte_swar(s, n);
-    if (r >= 0)
-        return r == 1;
-#endif
+    uint64_t at = two_byte_swar(s, n);
+    if (at == UINT64_MAX)
+        return false;
+    return at == n || utf8_valid_bytes(s + at, n - at);
+#else
     return utf8_valid_bytes(s, n);
+#endif
 }
 
 bool utf8_valid_bytes(const uint8_t *s, uint64_t n)
