@@ -19,9 +19,19 @@ static uint64_t two_byte_swar(const uint8_t *s, uint64_t n)
 {
     uint64_t carry = 0; /* 0x80 when the previous word ended with a lead byte */
     for (uint64_t i = 0; i < n; i += 8) {
-        uint64_t w = 0;
-        uint64_t k = n - i < 8 ? n - i : 8;
-        memcpy(&w, s + i, (size_t)k); /* little-endian hosts only (see caller) */
+        uint64_t w = 0, k = n - i < 8 ? n - i : 8;
+        /* little-endian hosts only (see caller); the last partial word is the
+         * tail of an overlapping load when the string has 8 bytes, so no
+         * variable-length copy is ever needed */
+        if (k == 8)
+            memcpy(&w, s + i, 8);
+        else if (n >= 8) {
+            memcpy(&w, s + n - 8, 8);
+            w >>= 8 * (8 - k);
+        } else {
+            for (uint64_t j = 0; j < k; j++)
+                w |= (uint64_t)s[i + j] << (8 * j);
+        }
         uint64_t hi = w & B7;
         if (!hi && !carry)
             continue;
