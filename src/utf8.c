@@ -52,6 +52,9 @@ static uint64_t two_byte_swar(const uint8_t *s, uint64_t n)
 bool utf8_valid_slow(const uint8_t *s, uint64_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* short strings (most tokens) are cheaper byte by byte */
+    if (n < 16)
+        return utf8_valid_bytes(s, n);
     uint64_t at = two_byte_swar(s, n);
     if (at == UINT64_MAX)
         return false;
