@@ -78,9 +78,7 @@ void sarif_begin(gguflint_report *r)
         rep_put(r, "},\"defaultConfiguration\":{\"level\":\"");
         rep_put(r, level_name(ri->default_severity));
         rep_put(r, "\"},\"properties\":{\"tags\":[");
-        rep_jstr(r, ri->family);
-        if (is_security(ri))
-            rep_put(r, ",\"security\"");
+        rep_jstr(r, ri->family); /* the security family's tag is already "security" */
         rep_put(r, ",\"gguf\"]");
         if (is_security(ri))
             rep_putf(r, ",\"security-severity\":\"%s\"",
