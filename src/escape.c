@@ -40,7 +40,7 @@ static unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp)
 
 /* Code points that must never reach a terminal raw: C0/C1 controls, DEL,
  * bidi embeddings/overrides/isolates/marks, zero-width characters, line and
- * paragraph separators, BOM. */
+ * paragraph separators, BOM, tag characters. */
 static bool cp_unsafe(uint32_t cp)
 {
     if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
@@ -53,6 +53,8 @@ static bool cp_unsafe(uint32_t cp)
     if (cp >= 0x202A && cp <= 0x202E)
         return true;
     if (cp >= 0x2060 && cp <= 0x206F)
+        return true;
+    if (cp >= 0xE0000 && cp <= 0xE007F) /* tag characters: invisible text */
         return true;
     return false;
 }

@@ -1,5 +1,5 @@
-/* types.h - lookups into the value-type, ggml-type and file-type tables
- * defined once in types.c. */
+/* types.h - lookups into the value-type and ggml-type tables defined once in
+ * types.c (the llama_ftype table of general.file_type is in filetypes.c). */
 #ifndef GGUFLINT_TYPES_H
 #define GGUFLINT_TYPES_H
 
