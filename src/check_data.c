@@ -111,21 +111,27 @@ static void note_bad(result *r, uint64_t index, bool is_nan)
 static void scan_floats(result *r, enum scan_kind k, const uint8_t *p, size_t n, uint64_t base,
                         bool be)
 {
+    uint64_t m = k == SCAN_F16    ? 0x7C007C007C007C00ull
+                 : k == SCAN_BF16 ? 0x7F807F807F807F80ull
+                 : k == SCAN_F32  ? 0x7F8000007F800000ull
+                                  : 0x7FF0000000000000ull;
+    if (be)
+        m = __builtin_bswap64(m);
+    /* the haszero trick per lane: lowest bit and top bit of each lane */
+    const uint64_t lane_one = k == SCAN_F64 ? 1ull
+                              : k == SCAN_F32 ? 0x0000000100000001ull
+                                              : 0x0001000100010001ull;
+    const uint64_t lane_top = lane_one << (k == SCAN_F64 ? 63 : k == SCAN_F32 ? 31 : 15);
     uint64_t acc = 0;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
         acc |= w;
-        /* quick reject: a NaN/Inf needs all exponent bits set in some lane */
-        uint64_t m = k == SCAN_F16    ? 0x7C007C007C007C00ull
-                     : k == SCAN_BF16 ? 0x7F807F807F807F80ull
-                     : k == SCAN_F32  ? 0x7F8000007F800000ull
-                                      : 0x7FF0000000000000ull;
-        if (be)
-            m = __builtin_bswap64(m);
-        uint64_t x = w & m;
-        if (!x)
+        /* quick reject: a NaN/Inf has every exponent bit set in its lane, so
+         * t = (w & m) ^ m has a zero lane exactly where one is */
+        uint64_t t = (w & m) ^ m;
+        if (!((t - lane_one) & ~t & lane_top))
             continue;
         /* exact per-lane check */
         unsigned sz = k == SCAN_F64 ? 8 : k == SCAN_F32 ? 4 : 2;
