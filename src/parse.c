@@ -32,6 +32,13 @@ typedef struct parser {
     unsigned w;     /* width of counts and lengths: 4 in v1, 8 after */
     bool stop;      /* the layout is lost; nothing more can be read */
     nameset keys, names;
+    /* The logical path of the field being read, built only when a finding
+     * needs it (path_of): formatting it for every KV and tensor would cost
+     * more than parsing them. */
+    enum { PATH_HEADER, PATH_KV_INDEX, PATH_KV_KEY, PATH_TENSOR } path_kind;
+    uint64_t path_index, path_dim;
+    gguflint_view path_key;
+    const char *path_field; /* tensor: ".name", ".n_dims", ".ne", ".type", ".offset", "" */
     char path[256];
 } parser;
 
@@ -109,6 +116,51 @@ static long nameset_insert(parser *p, nameset *set, view_of get, gguflint_view s
     return -1;
 }
 
+static void set_kv_path(parser *p, uint64_t i)
+{
+    p->path_kind = PATH_KV_INDEX;
+    p->path_index = i;
+}
+
+static void set_kv_key_path(parser *p, gguflint_view key)
+{
+    p->path_kind = PATH_KV_KEY;
+    p->path_key = key;
+}
+
+static void set_tensor_path(parser *p, uint64_t i, const char *field, uint64_t dim)
+{
+    p->path_kind = PATH_TENSOR;
+    p->path_index = i;
+    p->path_field = field;
+    p->path_dim = dim;
+}
+
+/* The current logical path, formatted now (only findings call this). */
+static const char *path_of(parser *p)
+{
+    switch (p->path_kind) {
+    case PATH_KV_INDEX:
+        snprintf(p->path, sizeof p->path, "kv[%llu]", (unsigned long long)p->path_index);
+        break;
+    case PATH_KV_KEY:
+        path_kv(p->path, sizeof p->path, p->path_key.ptr, p->path_key.len);
+        break;
+    case PATH_TENSOR:
+        if (strcmp(p->path_field, ".ne") == 0)
+            snprintf(p->path, sizeof p->path, "tensor[%llu].ne[%llu]",
+                     (unsigned long long)p->path_index, (unsigned long long)p->path_dim);
+        else
+            snprintf(p->path, sizeof p->path, "tensor[%llu]%s", (unsigned long long)p->path_index,
+                     p->path_field);
+        break;
+    default:
+        snprintf(p->path, sizeof p->path, "header");
+        break;
+    }
+    return p->path;
+}
+
 static void nomem(parser *p)
 {
     if (p->ctx->status == GGUFLINT_OK)
@@ -120,7 +172,7 @@ static void nomem(parser *p)
 static void truncated(parser *p, uint64_t field_off, uint64_t need, const char *what)
 {
     uint64_t have = field_off <= p->c.len ? p->c.len - field_off : 0;
-    emit(p->ctx, R_TRUNCATED, field_off, need, p->path,
+    emit(p->ctx, R_TRUNCATED, field_off, need, path_of(p),
          "file ends inside %s at 0x%llx: %llu bytes needed, %llu present", what,
          (unsigned long long)field_off, (unsigned long long)need, (unsigned long long)have);
     p->stop = true;
@@ -146,7 +198,7 @@ static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const ch
     if (!read_uint(p, p->w, &n, what))
         return false;
     if (!cur_has(&p->c, n)) {
-        emit(p->ctx, R_STRING_PAST_EOF, *len_off, p->w, p->path,
+        emit(p->ctx, R_STRING_PAST_EOF, *len_off, p->w, path_of(p),
              "%s: length %llu at 0x%llx runs past the end of the file (%llu bytes remain)",
              what, (unsigned long long)n, (unsigned long long)*len_off,
              (unsigned long long)cur_remaining(&p->c));
@@ -154,7 +206,7 @@ static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const ch
         return false;
     }
     if (n > p->ctx->opt.limits.max_string_len)
-        emit(p->ctx, R_STRING_OVER_LIMIT, *len_off, p->w, p->path,
+        emit(p->ctx, R_STRING_OVER_LIMIT, *len_off, p->w, path_of(p),
              "%s: length %llu is over the limit of %llu bytes", what, (unsigned long long)n,
              (unsigned long long)p->ctx->opt.limits.max_string_len);
     s->ptr = cur_ptr(&p->c);
@@ -290,18 +342,18 @@ static void check_key(parser *p, uint64_t kv_off, gguflint_view k)
     gguflint_ctx *ctx = p->ctx;
     uint64_t len = p->w + k.len;
     if (k.len == 0) {
-        emit(ctx, R_EMPTY_KEY, kv_off, len, p->path,
+        emit(ctx, R_EMPTY_KEY, kv_off, len, path_of(p),
              "key is empty (llama.cpp asserted on it before July 2026, #24884)");
         return;
     }
     bool bad = false;
     if (k.len > 65535) {
-        emit(ctx, R_KEY_TOO_LONG, kv_off, len, p->path,
+        emit(ctx, R_KEY_TOO_LONG, kv_off, len, path_of(p),
              "key is %llu bytes long; the spec allows at most 65535", (unsigned long long)k.len);
         bad = true;
     }
     if (!utf8_valid(k.ptr, k.len)) {
-        emit(ctx, R_KEY_INVALID_UTF8, kv_off, len, p->path, "key is not valid UTF-8");
+        emit(ctx, R_KEY_INVALID_UTF8, kv_off, len, path_of(p), "key is not valid UTF-8");
         bad = true;
     }
     const uint8_t *ctl = NULL;
@@ -328,13 +380,13 @@ static void check_key(parser *p, uint64_t kv_off, gguflint_view k)
     if (seg_len == 0)
         empty_seg = true;
     if (ctl) {
-        emit(ctx, R_KEY_CONTROL_BYTES, kv_off, len, p->path,
+        emit(ctx, R_KEY_CONTROL_BYTES, kv_off, len, path_of(p),
              "key contains %s byte 0x%02x at index %llu", *ctl == 0 ? "a NUL" : "a control",
              *ctl, (unsigned long long)(ctl - k.ptr));
         bad = true;
     }
     if (!bad && (upper_or_other || empty_seg))
-        emit(ctx, R_KEY_NOT_SNAKE_CASE, kv_off, len, p->path,
+        emit(ctx, R_KEY_NOT_SNAKE_CASE, kv_off, len, path_of(p),
              "key is not dotted lower_snake_case ASCII (segments of [a-z0-9_], '-' allowed "
              "in the architecture prefix)");
 }
@@ -351,7 +403,7 @@ static void check_bools(parser *p, const uint8_t *b, uint64_t n, uint64_t at)
 {
     for (uint64_t i = 0; i < n; i++) {
         if (b[i] > 1) {
-            emit(p->ctx, R_BOOL_NOT_0_1, at + i, 1, p->path,
+            emit(p->ctx, R_BOOL_NOT_0_1, at + i, 1, path_of(p),
                  "bool value is 0x%02x (only 0 and 1 are valid; ggml reads any non-zero as true)",
                  b[i]);
             return; /* one per value */
@@ -365,10 +417,10 @@ static void check_string_utf8(parser *p, gguflint_view s, uint64_t len_off, uint
     if (utf8_valid(s.ptr, s.len))
         return;
     if (in_array)
-        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, p->w + s.len, p->path,
+        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, p->w + s.len, path_of(p),
              "array element %llu is not valid UTF-8", (unsigned long long)index);
     else
-        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, p->w + s.len, p->path,
+        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, p->w + s.len, path_of(p),
              "string value is not valid UTF-8");
 }
 
@@ -392,7 +444,7 @@ static bool array_header(parser *p, uint32_t *et, uint64_t *count, uint64_t *et_
     if (!read_uint(p, p->w, count, "an array count"))
         return false;
     if (*et >= VT_COUNT) {
-        emit(ctx, R_UNKNOWN_ARRAY_TYPE, *et_off, 4, p->path,
+        emit(ctx, R_UNKNOWN_ARRAY_TYPE, *et_off, 4, path_of(p),
              "array element type %u is not a GGUF value type (0..12)", *et);
         p->stop = true;
         return false;
@@ -400,7 +452,7 @@ static bool array_header(parser *p, uint32_t *et, uint64_t *count, uint64_t *et_
     uint64_t min = *et == VT_STRING ? p->w : *et == VT_ARRAY ? 4u + p->w : vt_size(*et);
     uint64_t rem = cur_remaining(&p->c);
     if (*count > rem / min) {
-        emit(ctx, R_ARRAY_COUNT_IMPOSSIBLE, cnt_off, p->w, p->path,
+        emit(ctx, R_ARRAY_COUNT_IMPOSSIBLE, cnt_off, p->w, path_of(p),
              "array of %llu %s elements cannot fit: %llu bytes remain, an element takes at "
              "least %llu",
              (unsigned long long)*count, vt_name(*et), (unsigned long long)rem,
@@ -409,7 +461,7 @@ static bool array_header(parser *p, uint32_t *et, uint64_t *count, uint64_t *et_
         return false;
     }
     if (*count > ctx->opt.limits.max_array_count)
-        emit(ctx, R_ARRAY_COUNT_LIMIT, cnt_off, p->w, p->path,
+        emit(ctx, R_ARRAY_COUNT_LIMIT, cnt_off, p->w, path_of(p),
              "array of %llu elements is over the limit of %llu", (unsigned long long)*count,
              (unsigned long long)ctx->opt.limits.max_array_count);
     return true;
@@ -432,7 +484,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
     kv->elem_type = et;
     kv->count = count;
     if (et == VT_ARRAY)
-        emit(ctx, R_NESTED_ARRAY, et_off, 4, p->path,
+        emit(ctx, R_NESTED_ARRAY, et_off, 4, path_of(p),
              "array of arrays: the spec allows it, ggml and llama.cpp reject it");
     unsigned depth = 1;
     st[0] = (frame){et, count, 0};
@@ -462,7 +514,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     q = sp + n;
                     if (__builtin_expect(!utf8_valid(sp, n), 0)) {
                         p->c.off = (uint64_t)(sp - 8 - p->c.base);
-                        emit(ctx, R_STRING_INVALID_UTF8, p->c.off, 8 + n, p->path,
+                        emit(ctx, R_STRING_INVALID_UTF8, p->c.off, 8 + n, path_of(p),
                              "array element %llu is not valid UTF-8", (unsigned long long)index);
                     }
                     left--;
@@ -478,7 +530,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     return false;
                 }
                 if (!cur_has(&p->c, n)) {
-                    emit(ctx, R_STRING_PAST_EOF, len_off, p->w, p->path,
+                    emit(ctx, R_STRING_PAST_EOF, len_off, p->w, path_of(p),
                          "array element %llu: length %llu runs past the end of the file (%llu "
                          "bytes remain)",
                          (unsigned long long)index, (unsigned long long)n,
@@ -489,12 +541,12 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                 const uint8_t *sp = cur_ptr(&p->c);
                 p->c.off += n;
                 if (n > max_len)
-                    emit(ctx, R_STRING_OVER_LIMIT, len_off, p->w, p->path,
+                    emit(ctx, R_STRING_OVER_LIMIT, len_off, p->w, path_of(p),
                          "array element %llu: length %llu is over the limit of %llu bytes",
                          (unsigned long long)index, (unsigned long long)n,
                          (unsigned long long)max_len);
                 if (!utf8_valid(sp, n))
-                    emit(ctx, R_STRING_INVALID_UTF8, len_off, p->w + n, p->path,
+                    emit(ctx, R_STRING_INVALID_UTF8, len_off, p->w + n, path_of(p),
                          "array element %llu is not valid UTF-8", (unsigned long long)index);
                 left--;
                 index++;
@@ -507,7 +559,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
         }
         if (f->et == VT_ARRAY) {
             if (depth >= max_depth) {
-                emit(ctx, R_ARRAY_TOO_DEEP, p->c.off, 4, p->path,
+                emit(ctx, R_ARRAY_TOO_DEEP, p->c.off, 4, path_of(p),
                      "arrays nested deeper than the limit of %u levels", max_depth);
                 p->stop = true;
                 return false;
@@ -575,7 +627,7 @@ static void check_alignment(parser *p, const gguflint_kv *kv, uint64_t type_off)
 {
     gguflint_ctx *ctx = p->ctx;
     if (kv->type != VT_UINT32) {
-        emit(ctx, R_ALIGNMENT_WRONG_TYPE, type_off, 4, p->path,
+        emit(ctx, R_ALIGNMENT_WRONG_TYPE, type_off, 4, path_of(p),
              "general.alignment is of type %s, readers require u32 (ggml aborted on it before "
              "August 2026); the default 32 is assumed",
              vt_name(kv->type));
@@ -583,21 +635,21 @@ static void check_alignment(parser *p, const gguflint_kv *kv, uint64_t type_off)
     }
     uint64_t a = kv->u, at = kv->value_offset;
     if (a == 0) {
-        emit(ctx, R_ALIGNMENT_ZERO, at, 4, p->path,
+        emit(ctx, R_ALIGNMENT_ZERO, at, 4, path_of(p),
              "general.alignment is 0 (division by zero in older readers); the default 32 is "
              "assumed");
         return;
     }
     if (!is_pow2_u64(a))
-        emit(ctx, R_ALIGNMENT_NOT_POW2, at, 4, p->path,
+        emit(ctx, R_ALIGNMENT_NOT_POW2, at, 4, path_of(p),
              "general.alignment %llu is not a power of two (ggml requires one)",
              (unsigned long long)a);
     if (a % 8 != 0)
-        emit(ctx, R_ALIGNMENT_NOT_MULT8, at, 4, p->path,
+        emit(ctx, R_ALIGNMENT_NOT_MULT8, at, 4, path_of(p),
              "general.alignment %llu is not a multiple of 8 as the spec requires",
              (unsigned long long)a);
     if (a > (1u << 20))
-        emit(ctx, R_ALIGNMENT_TOO_LARGE, at, 4, p->path,
+        emit(ctx, R_ALIGNMENT_TOO_LARGE, at, 4, path_of(p),
              "general.alignment %llu is over 1 MiB (multi-GiB padding, seek wrap on 32-bit)",
              (unsigned long long)a);
     ctx->hdr.alignment = a;
@@ -611,11 +663,11 @@ static void parse_kvs(parser *p)
         gguflint_kv kv;
         memset(&kv, 0, sizeof kv);
         kv.offset = p->c.off;
-        snprintf(p->path, sizeof p->path, "kv[%llu]", (unsigned long long)i);
+        set_kv_path(p, i);
         uint64_t len_off;
         if (!read_string(p, &kv.key, &len_off, "a key"))
             return;
-        path_kv(p->path, sizeof p->path, kv.key.ptr, kv.key.len);
+        set_kv_key_path(p, kv.key);
         check_key(p, kv.offset, kv.key);
         uint64_t type_off = p->c.off, t;
         if (!read_uint(p, 4, &t, "a value type"))
@@ -631,11 +683,11 @@ static void parse_kvs(parser *p)
             return;
         }
         if (prev >= 0)
-            emit(ctx, R_DUPLICATE_KEY, kv.offset, p->w + kv.key.len, p->path,
+            emit(ctx, R_DUPLICATE_KEY, kv.offset, p->w + kv.key.len, path_of(p),
                  "key repeats kv[%ld] at 0x%llx (ggml rejects duplicate keys)", prev,
                  (unsigned long long)ctx->kvs[prev].offset);
         if (kv.type >= VT_COUNT) {
-            emit(ctx, R_UNKNOWN_VALUE_TYPE, type_off, 4, p->path,
+            emit(ctx, R_UNKNOWN_VALUE_TYPE, type_off, 4, path_of(p),
                  "value type %u is not a GGUF value type (0..12); the rest of the file "
                  "cannot be read",
                  kv.type);
@@ -668,23 +720,23 @@ static void check_tensor_name(parser *p, uint64_t at, gguflint_view n)
     gguflint_ctx *ctx = p->ctx;
     uint64_t len = p->w + n.len;
     if (n.len == 0) {
-        emit(ctx, R_TENSOR_NAME_EMPTY, at, len, p->path, "tensor name is empty");
+        emit(ctx, R_TENSOR_NAME_EMPTY, at, len, path_of(p), "tensor name is empty");
         return;
     }
     char shown[160];
     esc_fixed(shown, sizeof shown, n.ptr, n.len, 100);
     if (n.len >= 64)
-        emit(ctx, R_TENSOR_NAME_TOO_LONG, at, len, p->path,
+        emit(ctx, R_TENSOR_NAME_TOO_LONG, at, len, path_of(p),
              "tensor name '%s' is %llu bytes; ggml allows at most 63", shown,
              (unsigned long long)n.len);
     if (!utf8_valid(n.ptr, n.len))
-        emit(ctx, R_TENSOR_NAME_UTF8, at, len, p->path, "tensor name '%s' is not valid UTF-8",
+        emit(ctx, R_TENSOR_NAME_UTF8, at, len, path_of(p), "tensor name '%s' is not valid UTF-8",
              shown);
     const uint8_t *nul = memchr(n.ptr, 0, (size_t)n.len);
     if (nul) {
         char head[160];
         esc_fixed(head, sizeof head, n.ptr, (uint64_t)(nul - n.ptr), 100);
-        emit(ctx, R_TENSOR_NAME_NUL, at, len, p->path,
+        emit(ctx, R_TENSOR_NAME_NUL, at, len, path_of(p),
              "tensor name '%s' contains a NUL at index %llu: C readers see only '%s'", shown,
              (unsigned long long)(nul - n.ptr), head);
     }
@@ -698,10 +750,10 @@ static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0
     gguflint_ctx *ctx = p->ctx;
     const ggml_type_info *ti = gt_info(t->type);
     if (ti->status == GT_UNKNOWN) {
-        emit(ctx, R_UNKNOWN_GGML_TYPE, type_off, 4, p->path,
+        emit(ctx, R_UNKNOWN_GGML_TYPE, type_off, 4, path_of(p),
              "ggml type %u is not a known type (valid ids are 0..42)", t->type);
     } else if (ti->status == GT_REMOVED) {
-        emit(ctx, R_REMOVED_GGML_TYPE, type_off, 4, p->path,
+        emit(ctx, R_REMOVED_GGML_TYPE, type_off, 4, path_of(p),
              "ggml type %u (%s) was removed from ggml; no current reader loads it", t->type,
              ti->name);
     }
@@ -719,7 +771,7 @@ static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0
     if (zero)
         ne = 0;
     else if (overflow) {
-        emit(ctx, R_ELEMENT_COUNT_OVERFLOW, at, 0, p->path,
+        emit(ctx, R_ELEMENT_COUNT_OVERFLOW, at, 0, path_of(p),
              "element count %llu x %llu x %llu x %llu overflows int64",
              (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
              (unsigned long long)t->ne[2], (unsigned long long)t->ne[3]);
@@ -728,7 +780,7 @@ static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0
     if (ti->status != GT_VALID)
         return;
     if (t->ne[0] % ti->block != 0) {
-        emit(ctx, R_ROW_NOT_BLOCK_MULTIPLE, ne0_off, p->w, p->path,
+        emit(ctx, R_ROW_NOT_BLOCK_MULTIPLE, ne0_off, p->w, path_of(p),
              "ne[0] = %llu is not a multiple of the %s block size %u",
              (unsigned long long)t->ne[0], ti->name, ti->block);
         return;
@@ -744,7 +796,7 @@ static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0
     uint64_t row_product;
     if (ckd_mul64(&row_product, t->ne[0], ti->size)) {
         /* ggml_row_size multiplies before it divides by the block size */
-        emit(ctx, R_BYTE_SIZE_OVERFLOW, at, 0, p->path,
+        emit(ctx, R_BYTE_SIZE_OVERFLOW, at, 0, path_of(p),
              "row size ne[0] x %u = %llu x %u overflows 64 bits (readers compute it before "
              "dividing by the block size)",
              ti->size, (unsigned long long)t->ne[0], ti->size);
@@ -752,7 +804,7 @@ static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0
     }
     if (ckd_mul64(&row_bytes, t->ne[0] / ti->block, ti->size) || ckd_mul64(&nb, row_bytes, rows) ||
         nb > (uint64_t)INT64_MAX) {
-        emit(ctx, R_BYTE_SIZE_OVERFLOW, at, 0, p->path,
+        emit(ctx, R_BYTE_SIZE_OVERFLOW, at, 0, path_of(p),
              "byte size of %llu elements of %s is over INT64_MAX (or overflows 64 bits)",
              (unsigned long long)ne, ti->name);
         return;
@@ -768,7 +820,7 @@ static void parse_tensors(parser *p)
         gguflint_tensor t;
         memset(&t, 0, sizeof t);
         t.info_offset = p->c.off;
-        snprintf(p->path, sizeof p->path, "tensor[%llu].name", (unsigned long long)i);
+        set_tensor_path(p, i, ".name", 0);
         uint64_t len_off;
         if (!read_string(p, &t.name, &len_off, "a tensor name"))
             return;
@@ -788,7 +840,7 @@ static void parse_tensors(parser *p)
         if (prev >= 0) {
             char shown[160];
             esc_fixed(shown, sizeof shown, t.name.ptr, t.name.len, 100);
-            emit(ctx, R_DUPLICATE_TENSOR, t.info_offset, p->w + t.name.len, p->path,
+            emit(ctx, R_DUPLICATE_TENSOR, t.info_offset, p->w + t.name.len, path_of(p),
                  "tensor name '%s' repeats tensor[%ld] at 0x%llx%s", shown, prev,
                  (unsigned long long)ctx->tensors[prev].info_offset,
                  nul || memchr(ctx->tensors[prev].name.ptr, 0, (size_t)ctx->tensors[prev].name.len)
@@ -796,17 +848,17 @@ static void parse_tensors(parser *p)
                      : "");
         }
         ctx->tensors[ctx->n_tensors++] = t; /* name must be in place for the set */
-        snprintf(p->path, sizeof p->path, "tensor[%llu].n_dims", (unsigned long long)i);
+        set_tensor_path(p, i, ".n_dims", 0);
         uint64_t nd_off = p->c.off, nd;
         if (!read_uint(p, 4, &nd, "a tensor's n_dims"))
             goto lost;
         t.n_dims = (uint32_t)nd;
         bool dims_ok = true;
         if (nd == 0)
-            emit(ctx, R_N_DIMS_ZERO, nd_off, 4, p->path,
+            emit(ctx, R_N_DIMS_ZERO, nd_off, 4, path_of(p),
                  "n_dims is 0: a scalar, accepted by ggml, unusual in models");
         if (nd > 4) {
-            emit(ctx, R_N_DIMS_TOO_LARGE, nd_off, 4, p->path,
+            emit(ctx, R_N_DIMS_TOO_LARGE, nd_off, 4, path_of(p),
                  "n_dims %llu is over 4, the most ggml supports (CVE-2024-21802)",
                  (unsigned long long)nd);
             dims_ok = false;
@@ -821,33 +873,32 @@ static void parse_tensors(parser *p)
         uint64_t ne0_off = p->c.off;
         for (uint64_t j = 0; j < nd; j++) {
             uint64_t d_off = p->c.off, d;
-            snprintf(p->path, sizeof p->path, "tensor[%llu].ne[%llu]", (unsigned long long)i,
-                     (unsigned long long)j);
+            set_tensor_path(p, i, ".ne", j);
             if (!read_uint(p, p->w, &d, "a tensor dimension"))
                 goto lost;
             if (j < 4)
                 t.ne[j] = d;
             if (d > (uint64_t)INT64_MAX) {
-                emit(ctx, R_DIM_NEGATIVE, d_off, p->w, p->path,
+                emit(ctx, R_DIM_NEGATIVE, d_off, p->w, path_of(p),
                      "dimension %llu is %lld as int64 (negative)", (unsigned long long)j,
                      (long long)d);
                 dims_ok = false;
             } else if (d == 0 && j < 4) {
-                emit(ctx, R_DIM_ZERO, d_off, p->w, p->path,
+                emit(ctx, R_DIM_ZERO, d_off, p->w, path_of(p),
                      "dimension %llu is 0: an empty tensor (ggml crashed on it before August "
                      "2026)",
                      (unsigned long long)j);
             }
         }
-        snprintf(p->path, sizeof p->path, "tensor[%llu].type", (unsigned long long)i);
+        set_tensor_path(p, i, ".type", 0);
         uint64_t type_off = p->c.off, ty;
         if (!read_uint(p, 4, &ty, "a tensor type"))
             goto lost;
         t.type = (uint32_t)ty;
-        snprintf(p->path, sizeof p->path, "tensor[%llu].offset", (unsigned long long)i);
+        set_tensor_path(p, i, ".offset", 0);
         if (!read_uint(p, 8, &t.offset, "a tensor offset"))
             goto lost;
-        snprintf(p->path, sizeof p->path, "tensor[%llu]", (unsigned long long)i);
+        set_tensor_path(p, i, "", 0);
         tensor_size(p, &t, t.info_offset, ne0_off, type_off, dims_ok);
         ctx->tensors[ctx->n_tensors - 1] = t;
         ctx->hdr.tensors_parsed++;
