@@ -149,9 +149,7 @@ static void check_architecture(gguflint_ctx *ctx)
     char path[192];
     if (!kv) {
         const gguflint_kv *type = kv_by_key(ctx, "general.type");
-        /* an empty container (no KVs, no tensors) holds no model to check */
-        if (!kvs_complete(ctx) || later_shard(ctx) || kv_str_eq(type, "imatrix") ||
-            (ctx->n_kvs == 0 && ctx->n_tensors == 0))
+        if (!kvs_complete(ctx) || later_shard(ctx) || kv_str_eq(type, "imatrix"))
             return;
         emit(ctx, R_ARCH_MISSING, kv_count_field(ctx), ctx->hdr.version == 1 ? 4 : 8,
              "kv[\"general.architecture\"]",

@@ -648,7 +648,7 @@ static void check_alignment(parser *p, const gguflint_kv *kv, uint64_t type_off)
         emit(ctx, R_ALIGNMENT_NOT_MULT8, at, 4, path_of(p),
              "general.alignment %llu is not a multiple of 8 as the spec requires",
              (unsigned long long)a);
-    if (a > (1u << 20))
+    if (a > (1u << 20) && ctx->hdr.tensor_count > 0)
         emit(ctx, R_ALIGNMENT_TOO_LARGE, at, 4, path_of(p),
              "general.alignment %llu is over 1 MiB (multi-GiB padding, seek wrap on 32-bit)",
              (unsigned long long)a);
@@ -728,6 +728,10 @@ static void check_tensor_name(parser *p, uint64_t at, gguflint_view n)
     if (n.len >= 64)
         emit(ctx, R_TENSOR_NAME_TOO_LONG, at, len, path_of(p),
              "tensor name '%s' is %llu bytes; ggml allows at most 63", shown,
+             (unsigned long long)n.len);
+    if (n.len > 64)
+        emit(ctx, R_TENSOR_NAME_OVER_SPEC, at, len, path_of(p),
+             "tensor name '%s' is %llu bytes; the spec allows at most 64", shown,
              (unsigned long long)n.len);
     if (!utf8_valid(n.ptr, n.len))
         emit(ctx, R_TENSOR_NAME_UTF8, at, len, path_of(p), "tensor name '%s' is not valid UTF-8",

@@ -1058,12 +1058,31 @@ static void test_GG118_alignment_not_mult8(void **state)
     alignment_case(32, "GG118", false);
 }
 
+/* Only with tensors: without any, no padding is read or written. */
+static void alignment_case_tensor(uint32_t value, const char *id, bool expect)
+{
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_u32(b, "general.alignment", value);
+    size_t at = gb_last(b)->value;
+    uint64_t ne[1] = {8};
+    gb_tensor(b, "t", 1, ne, GB_F32, 0);
+    uint8_t *buf = finish(b, &len);
+    if (expect)
+        assert_finding_at(buf, len, NULL, id, at, id);
+    else
+        assert_no_rule_at(buf, len, NULL, id, id);
+    free(buf);
+}
+
 static void test_GG119_alignment_too_large(void **state)
 {
     (void)state;
-    alignment_case(1u << 21, "GG119", true);
-    alignment_case(1u << 31, "GG119", true);
-    alignment_case(1u << 20, "GG119", false);
+    alignment_case_tensor(1u << 21, "GG119", true);
+    alignment_case_tensor(1u << 31, "GG119", true);
+    alignment_case_tensor(1u << 20, "GG119", false);
+    alignment_case(1u << 21, "GG119", false); /* no tensors: harmless */
 }
 
 static void test_GG120_array_count_over_limit(void **state)
@@ -1134,9 +1153,22 @@ static void test_GG202_tensor_name_too_long(void **state)
     built r = build(&l);
     assert_finding(r.buf, r.len, NULL, "GG202", r.t[1].start);
     free(r.buf);
+    assert_no_rule(r.buf, r.len, NULL, "GG220"); /* 64 bytes: the spec allows it */
     name[63] = 0;
     r = build(&l);
     assert_clean(r.buf, r.len, NULL);
+    free(r.buf);
+}
+
+static void test_GG220_tensor_name_over_spec_limit(void **state)
+{
+    (void)state;
+    char name[66];
+    memset(name, 'n', 65);
+    name[65] = 0;
+    layout l = {.nt = 2, .t = {T1("a", 1, GB_F32, 8), T1(name, 1, GB_F32, 8)}};
+    built r = build(&l);
+    assert_finding(r.buf, r.len, NULL, "GG220", r.t[1].start);
     free(r.buf);
 }
 
@@ -1515,7 +1547,7 @@ static const char *const tested_ids[] = {
     "GG116", "GG117", "GG118", "GG119", "GG120", "GG121", "GG201", "GG202", "GG203",
     "GG204", "GG205", "GG206", "GG207", "GG208", "GG209", "GG210", "GG211", "GG212",
     "GG213", "GG214", "GG215", "GG216", "GG217", "GG218", "GG219", "GG301", "GG302",
-    "GG303", "GG304",
+    "GG303", "GG304", "GG220",
 };
 
 /* Every rule of the table has a test: the structural rules here (tested_ids),
@@ -1620,6 +1652,7 @@ int main(void)
         cmocka_unit_test(test_GG121_string_invalid_utf8),
         cmocka_unit_test(test_GG201_tensor_name_empty),
         cmocka_unit_test(test_GG202_tensor_name_too_long),
+        cmocka_unit_test(test_GG220_tensor_name_over_spec_limit),
         cmocka_unit_test(test_GG203_tensor_name_invalid_utf8),
         cmocka_unit_test(test_GG204_tensor_name_nul),
         cmocka_unit_test(test_GG205_duplicate_tensor_name),

@@ -1,0 +1,41 @@
+# Regenerates corpus/conformance into OUT with gen_conformance and compares it
+# file by file (names and bytes: the .gguf files, MANIFEST.tsv and README.md)
+# with the committed COMMITTED directory. Regenerate with, from the source root:
+#   build-dev/tests/gen_conformance corpus/conformance
+# (remove corpus/conformance first when a file was renamed or dropped from the
+# generator).
+set(regen "build-dev/tests/gen_conformance corpus/conformance (from the source root; delete corpus/conformance first if files were renamed or removed)")
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+execute_process(COMMAND ${GEN} ${OUT} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gen_conformance failed: ${rc}")
+endif()
+set(problems "")
+file(GLOB generated RELATIVE ${OUT} ${OUT}/*)
+file(GLOB committed RELATIVE ${COMMITTED} ${COMMITTED}/*)
+list(SORT generated)
+list(SORT committed)
+foreach(name ${generated})
+  if(NOT EXISTS ${COMMITTED}/${name})
+    list(APPEND problems "corpus/conformance/${name} is missing")
+  else()
+    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files
+                            ${OUT}/${name} ${COMMITTED}/${name}
+                    RESULT_VARIABLE diff)
+    if(NOT diff EQUAL 0)
+      list(APPEND problems "corpus/conformance/${name} differs")
+    endif()
+  endif()
+endforeach()
+foreach(name ${committed})
+  list(FIND generated ${name} found)
+  if(found EQUAL -1)
+    list(APPEND problems "corpus/conformance/${name} is not written by gen_conformance")
+  endif()
+endforeach()
+if(problems)
+  list(LENGTH problems n)
+  string(REPLACE ";" "\n  " shown "${problems}")
+  message(FATAL_ERROR "the committed conformance suite is stale (${n} problems):\n  ${shown}\nregenerate with: ${regen}")
+endif()

@@ -1,0 +1,2007 @@
+/* gen_conformance.c - writes the GGUF conformance suite, in the spirit of
+ * JSONTestSuite: small files any GGUF reader can be tested with.
+ *
+ *   OUTDIR/y_NAME.gguf   every reader must accept: the spec (docs/gguf.md)
+ *                        and ggml/llama.cpp both accept it
+ *   OUTDIR/n_NAME.gguf   every reader must reject: both reject it
+ *   OUTDIR/i_NAME.gguf   implementation-defined: the spec allows it and ggml
+ *                        rejects it or the other way round (or readers accept
+ *                        it but disagree on what it means)
+ *   OUTDIR/MANIFEST.tsv  file, category, description, and the expected
+ *                        verdict ("accept" / "reject") under three profiles:
+ *                        spec, ggml, strict
+ *   OUTDIR/README.md     what the columns mean
+ *
+ * The expected verdicts come from the facts (GGUF-REFERENCE.md: docs/gguf.md,
+ * ggml's gguf.cpp reader of Aug 2026, llama.cpp's loader, gguf-py), never from
+ * running gguflint:
+ *   spec    what docs/gguf.md permits: a violated "must" (or "invalid") rejects,
+ *           a "should" or a recommendation does not;
+ *   ggml    what ggml's reader (gguf_init_from_file) accepts, plus what
+ *           llama.cpp's loader checks on the keys and tensors it reads
+ *           (general.architecture present, typed reads, tokenizer, split keys,
+ *           each tensor's data inside the file, and hyper-parameters and the
+ *           tensor set for the architectures it implements); whether
+ *           llama.cpp implements the architecture at all is out of scope (the
+ *           suite's files use the made-up architecture "conformance");
+ *   strict  the canonical output of a good writer (gguf-py, the ggml writer,
+ *           llama-quantize, gguf-split): rejects whatever spec or ggml
+ *           rejects, and also what such a writer never produces.
+ * The generator enforces: y_ => spec and ggml accept; n_ => both reject;
+ * strict accepts only what spec and ggml both accept.
+ *
+ * Usage: gen_conformance OUTDIR (run as
+ *   build-dev/tests/gen_conformance corpus/conformance
+ * from the source root). The output is deterministic; the conformance_fresh
+ * test regenerates it and fails when the committed files are stale. */
+#include "gguf_builder.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { ACC = 0, REJ = 1 };
+
+static const char *outdir;
+static int failures;
+
+/* ------------------------------------------------------------ the manifest */
+
+#define MAX_ENTRIES 400
+typedef struct entry {
+    char file[96];
+    char cat;
+    int v[3]; /* spec, ggml, strict */
+    char desc[640];
+} entry;
+static entry entries[MAX_ENTRIES];
+static size_t n_entries;
+
+static void fail(const char *what, const char *name)
+{
+    fprintf(stderr, "gen_conformance: %s: %s\n", name, what);
+    failures++;
+}
+
+static bool register_entry(const char *name, int spec, int ggml, int strict, const char *desc)
+{
+    char cat = name[0];
+    if ((cat != 'y' && cat != 'n' && cat != 'i') || name[1] != '_') {
+        fail("name must start with y_, n_ or i_", name);
+        return false;
+    }
+    if (cat == 'y' && (spec != ACC || ggml != ACC)) {
+        fail("a y_ file must be accepted by spec and ggml", name);
+        return false;
+    }
+    if (cat == 'n' && (spec != REJ || ggml != REJ)) {
+        fail("an n_ file must be rejected by spec and ggml", name);
+        return false;
+    }
+    if (strict == ACC && (spec != ACC || ggml != ACC)) {
+        fail("strict may accept only what spec and ggml accept", name);
+        return false;
+    }
+    if (strlen(name) + 6 > sizeof entries[0].file || strlen(desc) >= sizeof entries[0].desc) {
+        fail("name or description too long", name);
+        return false;
+    }
+    if (strpbrk(desc, "\t\r\n")) {
+        fail("description holds a tab or newline", name);
+        return false;
+    }
+    if (n_entries == MAX_ENTRIES) {
+        fail("too many files (raise MAX_ENTRIES)", name);
+        return false;
+    }
+    for (size_t i = 0; i < n_entries; i++) {
+        if (strncmp(entries[i].file, name, strlen(name)) == 0 &&
+            strcmp(entries[i].file + strlen(name), ".gguf") == 0) {
+            fail("duplicate name", name);
+            return false;
+        }
+    }
+    entry *e = &entries[n_entries++];
+    snprintf(e->file, sizeof e->file, "%s.gguf", name);
+    e->cat = cat;
+    e->v[0] = spec;
+    e->v[1] = ggml;
+    e->v[2] = strict;
+    snprintf(e->desc, sizeof e->desc, "%s", desc);
+    return true;
+}
+
+static void write_file(const char *file, const void *buf, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", outdir, file);
+    FILE *f = fopen(path, "wb");
+    if (!f || (len && fwrite(buf, 1, len, f) != len) || fclose(f) != 0) {
+        fprintf(stderr, "gen_conformance: cannot write %s: %s\n", path, strerror(errno));
+        failures++;
+    }
+}
+
+/* Write NAME.gguf from a buffer the caller keeps. */
+static void emit_raw(const char *name, int spec, int ggml, int strict, const char *desc,
+                     const uint8_t *buf, size_t len)
+{
+    if (!buf) {
+        fail("building the file failed", name);
+        return;
+    }
+    if (!register_entry(name, spec, ggml, strict, desc))
+        return;
+    write_file(entries[n_entries - 1].file, buf, len);
+}
+
+/* Finish and free a builder, then write NAME.gguf. */
+static void emit(const char *name, int spec, int ggml, int strict, const char *desc, gb *b)
+{
+    size_t len = 0;
+    uint8_t *buf = gb_finish(b, &len);
+    gb_free(b);
+    emit_raw(name, spec, ggml, strict, desc, buf, len);
+    free(buf);
+}
+
+/* ------------------------------------------------------------ building blocks */
+
+typedef struct tdef {
+    const char *name;
+    uint32_t n_dims;
+    uint64_t ne[4];
+    uint32_t type;
+} tdef;
+
+/* Tensor data: bytes 0x10..0x16, so every float, f16/bf16 value and block
+ * scale (f16, E8M0, UE4M3) is finite and no tensor is all zero. */
+static void fill(gb *b, uint64_t n, uint32_t salt)
+{
+    for (uint64_t i = 0; i < n; i++)
+        gb_u8(b, (uint8_t)(0x10u + (i + salt) % 7u));
+}
+
+/* Pad to `align` (from file start) with zeros, or with 0xA5 bytes. */
+static size_t pad(gb *b, uint64_t align, bool junk)
+{
+    uint64_t at = gb_offset(b), n = gb_align_up(at, align) - at;
+    if (junk)
+        gb_fill(b, 0xA5, (size_t)n);
+    else
+        gb_zeros(b, (size_t)n);
+    return (size_t)n;
+}
+
+enum {
+    TF_NO_FINAL_PAD = 1u,  /* no padding after the last tensor's data */
+    TF_JUNK_INFO_PAD = 2u, /* non-zero padding between the infos and the data */
+    TF_JUNK_GAP_PAD = 4u   /* non-zero padding between tensors */
+};
+
+/* Tensor infos with ggml's contiguous padded offsets, the padding to the data
+ * section (only when there are tensors), each tensor's data padded to `align`. */
+static void put_tensors(gb *b, const tdef *t, size_t n, uint64_t align, unsigned flags)
+{
+    uint64_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        gb_tensor(b, t[i].name, t[i].n_dims, t[i].ne, t[i].type, off);
+        off += gb_align_up(gb_nbytes(t[i].type, t[i].n_dims, t[i].ne), align);
+    }
+    if (n == 0)
+        return;
+    if (pad(b, align, flags & TF_JUNK_INFO_PAD) == 0 && (flags & TF_JUNK_INFO_PAD))
+        fail("no padding before the data to fill", "put_tensors");
+    for (size_t i = 0; i < n; i++) {
+        fill(b, gb_nbytes(t[i].type, t[i].n_dims, t[i].ne), (uint32_t)i);
+        bool last = i + 1 == n;
+        if (last && (flags & TF_NO_FINAL_PAD))
+            break;
+        bool junk = !last && (flags & TF_JUNK_GAP_PAD);
+        if (pad(b, align, junk) == 0 && junk)
+            fail("no padding between tensors to fill", "put_tensors");
+    }
+}
+
+static bool quantized(uint32_t type)
+{
+    switch (type) {
+    case GB_F32: case GB_F16: case GB_BF16: case 24: case 25: case 26: case 27: case 28:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* A builder with the header and general.architecture = "conformance" (an
+ * architecture no reader implements: semantic checks stay out of the way). */
+static gb *start_ex(uint32_t version, bool be)
+{
+    gb *b = gb_new(version);
+    gb_set_big_endian(b, be);
+    gb_kv_str(b, "general.architecture", "conformance");
+    return b;
+}
+
+static gb *start(void)
+{
+    return start_ex(3, false);
+}
+
+/* The baseline tensors: odd sizes, so every tensor needs padding. */
+static const tdef BASE[] = {
+    {"a.weight", 2, {3, 5, 1, 1}, GB_F32}, /* 60 bytes */
+    {"b.weight", 1, {7, 1, 1, 1}, GB_F32}, /* 28 bytes */
+    {"c.weight", 3, {2, 3, 2, 1}, GB_F32}, /* 48 bytes */
+};
+enum { N_BASE = sizeof BASE / sizeof BASE[0] };
+
+/* A complete clean file: architecture, name, alignment (when align_kv is not
+ * 0), file_type ALL_F32 and the baseline tensors. */
+static gb *baseline_ex(uint32_t version, bool be, uint32_t align_kv, unsigned flags)
+{
+    gb *b = start_ex(version, be);
+    gb_kv_str(b, "general.name", "conformance baseline");
+    if (align_kv)
+        gb_kv_u32(b, "general.alignment", align_kv);
+    gb_kv_u32(b, "general.file_type", 0);
+    put_tensors(b, BASE, N_BASE, align_kv ? align_kv : 32, flags);
+    return b;
+}
+
+static gb *baseline(void)
+{
+    return baseline_ex(3, false, 0, 0);
+}
+
+/* One f32 tensor [8, 2] (64 bytes, no padding needed) after the caller's KVs. */
+static const tdef ONE = {"a.weight", 2, {8, 2, 1, 1}, GB_F32};
+
+static void one_tensor(gb *b)
+{
+    put_tensors(b, &ONE, 1, 32, 0);
+}
+
+static uint8_t *finish(gb *b, size_t *len)
+{
+    uint8_t *buf = gb_finish(b, len);
+    gb_free(b);
+    return buf;
+}
+
+/* ------------------------------------------------------------ header and container */
+
+static void cases_container(void)
+{
+    size_t len = 0;
+    gb *b;
+    uint8_t *ref = finish(baseline(), &len);
+
+    emit("y_baseline_v3", ACC, ACC, ACC,
+         "v3 file with general.architecture, general.name, general.file_type 0 and three f32 "
+         "tensors of odd sizes laid out contiguously with zero padding (default alignment 32)",
+         baseline());
+    emit("y_v2_baseline", ACC, ACC, REJ,
+         "the baseline as version 2 (little-endian v2 and v3 are identical); strict: current "
+         "writers (gguf-py, the ggml writer) emit version 3",
+         baseline_ex(2, false, 0, 0));
+    emit("i_v1_baseline", ACC, REJ, REJ,
+         "the baseline in the v1 layout (u32 counts, string lengths and dims); the spec's version "
+         "history documents v1; ggml: 'GGUFv1 is no longer supported' (gguf-py too; "
+         "@huggingface/gguf, gguf-parser-go, candle, ollama read it)",
+         baseline_ex(1, false, 0, 0));
+    b = gb_new(1);
+    gb_kv_str(b, "general.architecture", "conformance");
+    emit("i_v1_zero_tensors", ACC, REJ, REJ,
+         "v1 file (16-byte header, u32 lengths) with one KV and no tensors; ggml rejects every v1 "
+         "file",
+         b);
+    emit("i_big_endian_v3", ACC, REJ, REJ,
+         "the baseline written big-endian (magic bytes still GGUF, version bytes 00 00 00 03, "
+         "values and data big-endian) as gguf-py --bigendian does; spec: v3 'adds big-endian "
+         "support'; ggml refuses opposite-endian files; gguf-py swaps",
+         baseline_ex(3, true, 0, 0));
+    emit("i_big_endian_v3_zero_tensors", ACC, REJ, REJ,
+         "big-endian v3 file with general.architecture only",
+         start_ex(3, true));
+    emit("i_big_endian_v2", ACC, REJ, REJ,
+         "the baseline big-endian with version 2: big-endian files came with v3 (spec version "
+         "history), ggml refuses opposite-endian files (gguf-py would read it);"
+         " gguflint's spec profile grades byte order (GG007 note) and version (GG006) apart",
+         baseline_ex(2, true, 0, 0));
+
+    /* magic */
+    emit_raw("n_empty_file", REJ, REJ, REJ, "0 bytes", (const uint8_t *)"", 0);
+    if (ref) {
+        uint8_t *m = malloc(len);
+        if (m) {
+            memcpy(m, ref, len);
+            memcpy(m, "GGUG", 4);
+            emit_raw("n_magic_wrong_byte", REJ, REJ, REJ,
+                     "the baseline with magic GGUG", m, len);
+            memcpy(m, "gguf", 4);
+            emit_raw("n_magic_lowercase", REJ, REJ, REJ,
+                     "the baseline with magic gguf (lower case)", m, len);
+            memcpy(m, "FUGG", 4);
+            emit_raw("n_magic_fugg_little_endian", REJ, REJ, REJ,
+                     "the baseline with the byte-reversed magic FUGG and little-endian contents "
+                     "(as the 2023 pre-release v1 writer did); the spec's magic is the bytes GGUF",
+                     m, len);
+            memcpy(m, "ggjt", 4);
+            emit_raw("n_magic_ggjt", REJ, REJ, REJ,
+                     "the baseline with the pre-GGUF magic ggjt", m, len);
+            free(m);
+        }
+        size_t blen = 0;
+        uint8_t *be = finish(baseline_ex(3, true, 0, 0), &blen);
+        if (be) {
+            memcpy(be, "FUGG", 4);
+            emit_raw("n_magic_fugg_big_endian", REJ, REJ, REJ,
+                     "the big-endian baseline with magic FUGG, the big-endian marker gguf-parser-go, "
+                     "ollama and candle look for; spec and ggml want the bytes GGUF",
+                     be, blen);
+            free(be);
+        }
+    }
+
+    /* version */
+    static const struct {
+        const char *name;
+        uint32_t version;
+        const char *desc;
+    } versions[] = {
+        {"n_version_0", 0, "the baseline with version 0"},
+        {"n_version_4", 4, "the baseline with version 4 (newer than any reader)"},
+        {"n_version_huge", 0x7FFF0001u,
+         "the baseline with version 0x7FFF0001 (low 16 bits non-zero: not a byte-swapped 1)"},
+    };
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        b = baseline();
+        gb_patch_u32(b, 4, versions[i].version);
+        emit(versions[i].name, REJ, REJ, REJ, versions[i].desc, b);
+    }
+
+    /* counts */
+    b = gb_new(3);
+    emit("n_no_kvs_no_tensors", REJ, REJ, REJ,
+         "a 24-byte header with 0 tensors and 0 KVs: general.architecture is required (spec; "
+         "llama.cpp's loader fails without it)",
+         b);
+    b = start();
+    one_tensor(b);
+    gb_override_counts(b, 1, 2);
+    emit("n_kv_count_plus_one", REJ, REJ, REJ,
+         "metadata_kv_count is one more than the KVs written: the tensor info is read as a KV",
+         b);
+    b = start();
+    one_tensor(b);
+    gb_override_counts(b, 2, 1);
+    emit("n_tensor_count_plus_one", REJ, REJ, REJ,
+         "tensor_count is one more than the tensor infos written: the data is read as an info",
+         b);
+    static const struct {
+        const char *name;
+        uint64_t tensors, kvs;
+        const char *desc;
+    } counts[] = {
+        {"n_kv_count_huge", 1, (uint64_t)1 << 40, "metadata_kv_count 2^40 in a small file"},
+        {"n_kv_count_top_bit", 1, 0x8000000000000001u,
+         "metadata_kv_count with the top bit set (negative as ggml's int64)"},
+        {"n_tensor_count_huge", (uint64_t)1 << 40, 1, "tensor_count 2^40 in a small file"},
+        {"n_tensor_count_top_bit", UINT64_MAX, 1,
+         "tensor_count 2^64-1 (-1 as ggml's int64)"},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        b = start();
+        one_tensor(b);
+        gb_override_counts(b, counts[i].tensors, counts[i].kvs);
+        emit(counts[i].name, REJ, REJ, REJ, counts[i].desc, b);
+    }
+    free(ref);
+}
+
+/* ------------------------------------------------------------ truncations */
+
+static void cases_truncated(void)
+{
+    static const char *const words[] = {"alpha", "beta"};
+    static const uint32_t list[] = {1, 2, 3};
+    gb *b = start();
+    gb_kv_u32(b, "conformance.count", 7);
+    gb_marks mu = *gb_last(b);
+    gb_kv_str(b, "conformance.text", "hello, conformance");
+    gb_marks ms = *gb_last(b);
+    gb_kv_arr(b, "conformance.list", GB_VT_U32, 3, list, sizeof list);
+    gb_marks ma = *gb_last(b);
+    gb_kv_arr_str(b, "conformance.words", words, 2);
+    gb_marks mw = *gb_last(b);
+    gb_tensor(b, ONE.name, ONE.n_dims, ONE.ne, ONE.type, 0);
+    gb_marks mt = *gb_last(b);
+    size_t infos_end = gb_offset(b);
+    pad(b, 32, false);
+    size_t data_start = gb_offset(b);
+    fill(b, gb_nbytes(ONE.type, ONE.n_dims, ONE.ne), 0);
+    size_t len = 0;
+    uint8_t *ref = finish(b, &len);
+    if (!ref) {
+        fail("building the reference failed", "cases_truncated");
+        return;
+    }
+    if (data_start == infos_end)
+        fail("the reference needs padding before its data", "cases_truncated");
+
+    /* the second element of the string array: 8-byte length + "alpha", then
+     * its own 8-byte length */
+    size_t word2 = mw.arr_elems + 8 + 5 + 8;
+    static const char pre[] = "a complete 5-KV, 1-tensor v3 file cut ";
+    const struct {
+        const char *name;
+        size_t cut;
+        const char *where;
+    } cuts[] = {
+        {"n_truncated_in_magic", 2, "after 2 bytes (inside the magic)"},
+        {"n_truncated_after_magic", 4, "after the magic"},
+        {"n_truncated_in_version", 6, "inside the version"},
+        {"n_truncated_in_tensor_count", 12, "inside tensor_count"},
+        {"n_truncated_in_kv_count", 20, "inside metadata_kv_count"},
+        {"n_truncated_after_header", 24, "right after the 24-byte header"},
+        {"n_truncated_in_key_length", mu.start + 4, "inside a key's length"},
+        {"n_truncated_in_key", mu.key + 3, "inside a key's bytes"},
+        {"n_truncated_in_value_type", mu.vtype + 2, "inside a value type"},
+        {"n_truncated_in_u32_value", mu.value + 2, "inside a u32 value"},
+        {"n_truncated_in_string_length", ms.value + 4, "inside a string value's length"},
+        {"n_truncated_in_string", ms.value + 8 + 3, "inside a string value's bytes"},
+        {"n_truncated_in_array_type", ma.value + 2, "inside an array's element type"},
+        {"n_truncated_in_array_count", ma.arr_count + 4, "inside an array's count"},
+        {"n_truncated_in_array_elements", ma.arr_elems + 6, "inside a u32 array's elements"},
+        {"n_truncated_in_string_array_element", word2 + 2,
+         "inside the second element of a string array"},
+        {"n_truncated_in_tensor_name_length", mt.start + 4, "inside a tensor name's length"},
+        {"n_truncated_in_tensor_name", mt.key + 3, "inside a tensor name"},
+        {"n_truncated_in_n_dims", mt.n_dims + 2, "inside n_dims"},
+        {"n_truncated_in_dims", mt.dim[1] + 4, "inside the second dimension"},
+        {"n_truncated_in_tensor_type", mt.ttype + 2, "inside the tensor type"},
+        {"n_truncated_in_tensor_offset", mt.offset + 4, "inside the tensor offset"},
+        {"n_truncated_in_padding_before_data", infos_end + 1,
+         "inside the padding before the data section (data start past EOF)"},
+        {"n_truncated_at_data_start", data_start,
+         "at the start of the data section (no tensor data at all)"},
+        {"n_truncated_in_tensor_data", data_start + 10, "inside the tensor's data"},
+    };
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        char desc[256];
+        snprintf(desc, sizeof desc, "%s%s", pre, cuts[i].where);
+        if (cuts[i].cut >= len)
+            fail("cut past the end", cuts[i].name);
+        else
+            emit_raw(cuts[i].name, REJ, REJ, REJ, desc, ref, cuts[i].cut);
+    }
+    free(ref);
+}
+
+/* ------------------------------------------------------------ metadata values */
+
+static void cases_values(void)
+{
+    gb *b;
+
+    /* scalars */
+    b = start();
+    gb_kv_u8(b, "conformance.value", 200);
+    emit("y_value_u8", ACC, ACC, ACC, "a u8 KV (type 0) = 200", b);
+    b = start();
+    gb_kv_i8(b, "conformance.value", -100);
+    emit("y_value_i8", ACC, ACC, ACC, "an i8 KV (type 1) = -100", b);
+    b = start();
+    gb_kv_u16(b, "conformance.value", 60000);
+    emit("y_value_u16", ACC, ACC, ACC, "a u16 KV (type 2) = 60000", b);
+    b = start();
+    gb_kv_i16(b, "conformance.value", -30000);
+    emit("y_value_i16", ACC, ACC, ACC, "an i16 KV (type 3) = -30000", b);
+    b = start();
+    gb_kv_u32(b, "conformance.value", 4000000000u);
+    emit("y_value_u32", ACC, ACC, ACC, "a u32 KV (type 4) = 4000000000", b);
+    b = start();
+    gb_kv_i32(b, "conformance.value", -2000000000);
+    emit("y_value_i32", ACC, ACC, ACC, "an i32 KV (type 5) = -2000000000", b);
+    b = start();
+    gb_kv_f32(b, "conformance.value", 1.5f);
+    emit("y_value_f32", ACC, ACC, ACC, "an f32 KV (type 6) = 1.5", b);
+    b = start();
+    gb_kv_bool(b, "conformance.yes", 1);
+    gb_kv_bool(b, "conformance.no", 0);
+    emit("y_value_bool", ACC, ACC, ACC, "two bool KVs (type 7): 1 and 0", b);
+    b = start();
+    gb_kv_str(b, "conformance.value", "hello");
+    emit("y_value_string", ACC, ACC, ACC, "a string KV (type 8) = \"hello\"", b);
+    b = start();
+    gb_kv_u64(b, "conformance.value", UINT64_MAX);
+    emit("y_value_u64", ACC, ACC, ACC, "a u64 KV (type 10) = 2^64-1", b);
+    b = start();
+    gb_kv_i64(b, "conformance.value", INT64_MIN);
+    emit("y_value_i64", ACC, ACC, ACC, "an i64 KV (type 11) = -2^63", b);
+    b = start();
+    gb_kv_f64(b, "conformance.value", -2.5e300);
+    emit("y_value_f64", ACC, ACC, ACC, "an f64 KV (type 12) = -2.5e300", b);
+    b = start();
+    gb_kv_f32(b, "conformance.nan", __builtin_nanf(""));
+    gb_kv_f32(b, "conformance.inf", __builtin_inff());
+    gb_kv_f32(b, "conformance.negative_zero", -0.0f);
+    gb_kv_f64(b, "conformance.denormal", 4.9e-324);
+    emit("y_value_float_special", ACC, ACC, ACC,
+         "f32 NaN, +Inf and -0 and an f64 denormal: any IEEE-754 value is a valid float KV", b);
+
+    /* strings */
+    b = start();
+    gb_kv_str(b, "conformance.value", "");
+    emit("y_value_string_empty", ACC, ACC, ACC, "an empty string value (length 0)", b);
+    b = start();
+    gb_kv_str(b, "conformance.value", "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x99\x82");
+    emit("y_value_string_utf8", ACC, ACC, ACC,
+         "a string value with 2-, 3- and 4-byte UTF-8 sequences", b);
+    b = start();
+    gb_kv_strn(b, "conformance.value", "a\0b", 3);
+    emit("y_value_string_embedded_nul", ACC, ACC, ACC,
+         "a string value holding a NUL byte (U+0000 is valid UTF-8; strings are "
+         "length-prefixed, not NUL-terminated)",
+         b);
+    b = start();
+    gb_kv_str(b, "conformance.value", "multi\nline\ttext");
+    emit("y_value_string_newline_tab", ACC, ACC, ACC,
+         "a string value with a newline and a tab", b);
+    b = start();
+    gb_kv_strn(b, "conformance.value", "ab\xff\xfe", 4);
+    emit("i_value_string_invalid_utf8", REJ, ACC, REJ,
+         "a string value with the bytes FF FE: spec strings are UTF-8; ggml does no UTF-8 check "
+         "(gguf-py raises when it decodes the value)",
+         b);
+    b = start();
+    gb_kv_strn(b, "conformance.value", "a\xc0\x80z", 4);
+    emit("i_value_string_overlong_utf8", REJ, ACC, REJ,
+         "a string value with the overlong encoding C0 80 (not UTF-8): spec rejects, ggml does "
+         "not check",
+         b);
+
+    /* bools */
+    b = start();
+    gb_kv_bool(b, "conformance.flag", 2);
+    emit("i_value_bool_2", REJ, ACC, REJ,
+         "a bool KV with byte 2: spec 'anything else is invalid'; ggml and gguf-py read any "
+         "non-zero as true",
+         b);
+    b = start();
+    gb_kv_arr(b, "conformance.flags", GB_VT_BOOL, 3, (const uint8_t[]){1, 0, 0xff}, 3);
+    emit("i_array_bool_255", REJ, ACC, REJ,
+         "a bool array whose third element is the byte FF: spec invalid, ggml reads true", b);
+
+    /* arrays, one per element type, and empty arrays */
+    const struct {
+        const char *name;
+        uint32_t type;
+        uint64_t count;
+        size_t nbytes;
+        const void *elems;
+    } arrays[] = {
+        {"u8", GB_VT_U8, 4, 4, (const uint8_t[]){0, 1, 127, 255}},
+        {"i8", GB_VT_I8, 4, 4, (const int8_t[]){-128, -1, 0, 127}},
+        {"u16", GB_VT_U16, 3, 6, (const uint16_t[]){0, 0x1234, 65535}},
+        {"i16", GB_VT_I16, 3, 6, (const int16_t[]){-32768, 0, 32767}},
+        {"u32", GB_VT_U32, 3, 12, (const uint32_t[]){0, 0x12345678u, 4294967295u}},
+        {"i32", GB_VT_I32, 3, 12, (const int32_t[]){-2147483647 - 1, 0, 2147483647}},
+        {"f32", GB_VT_F32, 3, 12, (const float[]){-1.5f, 0.0f, 3.25e38f}},
+        {"bool", GB_VT_BOOL, 3, 3, (const uint8_t[]){1, 0, 1}},
+        {"u64", GB_VT_U64, 2, 16, (const uint64_t[]){0, UINT64_MAX}},
+        {"i64", GB_VT_I64, 2, 16, (const int64_t[]){INT64_MIN, INT64_MAX}},
+        {"f64", GB_VT_F64, 2, 16, (const double[]){-1e308, 2.5e-308}},
+    };
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        char name[64], desc[160];
+        b = start();
+        gb_kv_arr(b, "conformance.array", arrays[i].type, arrays[i].count, arrays[i].elems,
+                  arrays[i].nbytes);
+        snprintf(name, sizeof name, "y_array_%s", arrays[i].name);
+        snprintf(desc, sizeof desc, "an array of %u %s values (element type %u)",
+                 (unsigned)arrays[i].count, arrays[i].name, (unsigned)arrays[i].type);
+        emit(name, ACC, ACC, ACC, desc, b);
+        b = start();
+        gb_kv_arr(b, "conformance.array", arrays[i].type, 0, NULL, 0);
+        snprintf(name, sizeof name, "y_array_%s_empty", arrays[i].name);
+        snprintf(desc, sizeof desc,
+                 "an empty array of %s (count 0; ggml reads it, gguf-py's writer refuses to "
+                 "write one)",
+                 arrays[i].name);
+        emit(name, ACC, ACC, ACC, desc, b);
+    }
+    static const char *const strs[] = {"alpha", "", "\xce\xb2\xce\xb7\xcf\x84\xce\xb1"};
+    b = start();
+    gb_kv_arr_str(b, "conformance.array", strs, 3);
+    emit("y_array_string", ACC, ACC, ACC,
+         "an array of 3 strings (element type 8), one of them empty, one non-ASCII", b);
+    b = start();
+    gb_kv_arr_str(b, "conformance.array", NULL, 0);
+    emit("y_array_string_empty", ACC, ACC, ACC, "an empty array of strings", b);
+
+    /* nested arrays */
+    b = start();
+    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_ARR, 2);
+    gb_arr_header(b, GB_VT_U32, 2);
+    gb_u32(b, 1);
+    gb_u32(b, 2);
+    gb_arr_header(b, GB_VT_U32, 1);
+    gb_u32(b, 3);
+    emit("i_nested_array_u32", ACC, REJ, REJ,
+         "an array of 2 arrays of u32 ([[1,2],[3]]): spec 'arrays can be nested'; ggml rejects "
+         "an array of arrays; gguf-py reads it",
+         b);
+    b = start();
+    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_ARR, 0);
+    emit("i_nested_array_empty", ACC, REJ, REJ,
+         "an empty array whose element type is array: ggml rejects the element type", b);
+    b = start();
+    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_ARR, 2);
+    gb_arr_header(b, GB_VT_U8, 0);
+    gb_arr_header(b, GB_VT_U8, 0);
+    emit("i_nested_array_of_empty_arrays", ACC, REJ, REJ,
+         "an array of two empty u8 arrays", b);
+    b = start();
+    gb_kv_begin(b, "conformance.mixed", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_ARR, 2);
+    gb_arr_header(b, GB_VT_U8, 2);
+    gb_u8(b, 7);
+    gb_u8(b, 8);
+    gb_arr_header(b, GB_VT_STR, 1);
+    gb_str(b, "x", 1);
+    emit("i_nested_array_mixed_types", ACC, REJ, REJ,
+         "an array of arrays whose inner arrays have different element types (u8, string): "
+         "spec 'any value type is valid, including arrays'",
+         b);
+    b = start();
+    gb_kv_begin(b, "conformance.cube", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_ARR, 1);
+    gb_arr_header(b, GB_VT_ARR, 2);
+    gb_arr_header(b, GB_VT_I16, 1);
+    gb_i16(b, -1);
+    gb_arr_header(b, GB_VT_I16, 2);
+    gb_i16(b, 2);
+    gb_i16(b, 3);
+    emit("i_nested_array_depth_3", ACC, REJ, REJ,
+         "arrays nested three deep ([[[-1],[2,3]]])", b);
+
+    /* unknown types */
+    b = start();
+    gb_kv_begin(b, "conformance.value", 13);
+    gb_u32(b, 0);
+    emit("n_value_type_13", REJ, REJ, REJ,
+         "a KV with value type 13 (one past FLOAT64), as in llama.cpp's historical "
+         "test_writer.gguf",
+         b);
+    b = start();
+    gb_kv_begin(b, "conformance.value", 0xFFFFFFFFu);
+    gb_u32(b, 0);
+    emit("n_value_type_negative", REJ, REJ, REJ,
+         "a KV with value type 0xFFFFFFFF (-1 as ggml's int32)", b);
+    b = start();
+    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
+    gb_arr_header(b, 13, 2);
+    gb_u64(b, 0);
+    emit("n_array_type_13", REJ, REJ, REJ, "an array with element type 13", b);
+    b = start();
+    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
+    gb_arr_header(b, 0x80000000u, 2);
+    gb_u64(b, 0);
+    emit("n_array_type_negative", REJ, REJ, REJ,
+         "an array with element type 0x80000000 (negative as ggml's int32)", b);
+
+    /* impossible lengths */
+    b = start();
+    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_U8, (uint64_t)1 << 40);
+    gb_bytes(b, "abc", 3);
+    emit("n_array_count_huge", REJ, REJ, REJ,
+         "a u8 array declaring 2^40 elements with 3 bytes left in the file", b);
+    b = start();
+    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_U32, 0x8000000000000000u);
+    gb_u32(b, 1);
+    emit("n_array_count_top_bit", REJ, REJ, REJ,
+         "a u32 array whose count has the top bit set (2^63 elements)", b);
+    b = start();
+    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, (uint64_t)1 << 40);
+    gb_str(b, "x", 1);
+    emit("n_string_array_count_huge", REJ, REJ, REJ,
+         "a string array declaring 2^40 elements with one present", b);
+    b = start();
+    gb_kv_begin(b, "conformance.value", GB_VT_STR);
+    gb_str_decl(b, (uint64_t)1 << 40, "abc", 3);
+    emit("n_string_length_huge", REJ, REJ, REJ,
+         "a string value declaring 2^40 bytes with 3 present", b);
+    b = start();
+    gb_kv_begin(b, "conformance.value", GB_VT_STR);
+    gb_str_decl(b, 0x8000000000000003u, "abc", 3);
+    emit("n_string_length_top_bit", REJ, REJ, REJ,
+         "a string value whose length has the top bit set", b);
+    b = start();
+    gb_kv_begin(b, "conformance.value", GB_VT_STR);
+    gb_str_decl(b, 4, "abc", 3);
+    emit("n_string_length_past_eof_by_one", REJ, REJ, REJ,
+         "the last string value declares one byte more than the file holds", b);
+}
+
+/* ------------------------------------------------------------ keys */
+
+static void cases_keys(void)
+{
+    gb *b;
+
+    b = start();
+    gb_kv_u32(b, "", 1);
+    emit("n_key_empty", REJ, REJ, REJ,
+         "a KV with an empty key: spec keys are dotted lower_snake_case segments; ggml rejects "
+         "empty keys (since 2026-07)",
+         b);
+    b = start();
+    gb_kv_str(b, "general.name", "first");
+    gb_kv_str(b, "general.name", "second");
+    emit("i_key_duplicate", REJ, REJ, REJ,
+"gguflint rejects duplicate keys under every profile: the KV table is a map and two values for one key are ambiguous (GG106); "
+"general.name appears twice with different values: the spec does not say keys are "
+         "unique; ggml and newer gguf-py reject, gguf-py of Feb 2025 only warns, "
+         "@huggingface/gguf and candle keep the last value",
+         b);
+    b = start();
+    gb_kv_u32(b, "conformance.CamelCase", 1);
+    emit("i_key_not_snake_case", REJ, ACC, REJ,
+         "the key conformance.CamelCase: spec keys must be lower_snake_case ('any keys that do "
+         "not follow these rules are invalid'); ggml only rejects empty keys",
+         b);
+    b = start();
+    gb_kv_u32(b, "conformance.gr\xc3\xb6\xc3\x9f" "e", 1);
+    emit("i_key_non_ascii", REJ, ACC, REJ,
+         "a key with valid UTF-8 outside ASCII (conformance.groesse with o-umlaut and sharp s): "
+         "spec keys must be ASCII; ggml does not check",
+         b);
+    b = start();
+    gb_kv_beginn(b, "conformance.\xff\xfe", 14, GB_VT_U32);
+    gb_u32(b, 1);
+    emit("i_key_invalid_utf8", REJ, REJ, REJ,
+"gguflint rejects keys with invalid UTF-8 under every profile (GG103): readers decode them differently; "
+"a key ending in the bytes FF FE: spec keys must be ASCII; ggml does no UTF-8 check "
+         "(gguf-py fails to decode it)",
+         b);
+    b = start();
+    gb_kv_beginn(b, "conformance.\x1b[1mkey", 19, GB_VT_U32);
+    gb_u32(b, 1);
+    emit("i_key_control_byte", REJ, REJ, REJ,
+"gguflint rejects control bytes in keys under every profile (GG104): terminal injection and strcmp truncation; "
+"a key holding an ESC sequence (conformance.ESC[1mkey): not lower_snake_case, so "
+         "spec-invalid; ggml accepts any non-empty key",
+         b);
+    b = start();
+    gb_kv_beginn(b, "conformance.a\0b", 15, GB_VT_U32);
+    gb_u32(b, 1);
+    emit("i_key_embedded_nul", REJ, REJ, REJ,
+"gguflint rejects a NUL in a key under every profile (GG104): ggml looks keys up as C strings; "
+"a key with a NUL byte inside (conformance.a NUL b): spec-invalid; ggml accepts it and "
+         "its C-string lookups see conformance.a",
+         b);
+
+    /* 65535 and 65536 bytes: the spec's limit */
+    size_t n = 65536;
+    char *key = malloc(n);
+    if (!key) {
+        fail("out of memory", "cases_keys");
+        return;
+    }
+    memcpy(key, "conformance.", 12);
+    memset(key + 12, 'k', n - 12);
+    b = start();
+    gb_kv_beginn(b, key, n - 1, GB_VT_U8);
+    gb_u8(b, 1);
+    emit("y_key_65535_bytes", ACC, ACC, ACC,
+         "a 65535-byte key (conformance.kkk...), the spec's maximum", b);
+    b = start();
+    gb_kv_beginn(b, key, n, GB_VT_U8);
+    gb_u8(b, 1);
+    emit("i_key_65536_bytes", REJ, ACC, REJ,
+         "a 65536-byte key: spec keys are at most 65535 bytes; ggml allows up to 1 GiB", b);
+    free(key);
+
+    b = start();
+    gb_override_counts(b, 0, 2);
+    gb_len_field(b, (uint64_t)1 << 40);
+    gb_bytes(b, "conformance.x", 13);
+    emit("n_key_length_huge", REJ, REJ, REJ,
+         "a key length of 2^40 bytes with 13 present", b);
+}
+
+/* ------------------------------------------------------------ alignment */
+
+/* Two f32 tensors of 60 and 28 bytes laid out for `align`. */
+static gb *aligned_file(uint32_t align_kv, uint64_t align)
+{
+    gb *b = start();
+    gb_kv_str(b, "general.name", "conformance alignment");
+    if (align_kv)
+        gb_kv_u32(b, "general.alignment", align_kv);
+    put_tensors(b, BASE, 2, align, 0);
+    return b;
+}
+
+static void cases_alignment(void)
+{
+    gb *b;
+    emit("y_alignment_default", ACC, ACC, ACC,
+         "no general.alignment: tensors laid out for the default 32", aligned_file(0, 32));
+    static const uint32_t good[] = {8, 16, 32, 64, 4096};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char name[64], desc[160];
+        snprintf(name, sizeof name, "y_alignment_%u", (unsigned)good[i]);
+        snprintf(desc, sizeof desc,
+                 "general.alignment u32 %u (a power of two and a multiple of 8), two tensors "
+                 "padded to it",
+                 (unsigned)good[i]);
+        emit(name, ACC, ACC, ACC, desc, aligned_file(good[i], good[i]));
+    }
+    static const uint32_t pow2_small[] = {1, 2, 4};
+    for (size_t i = 0; i < sizeof pow2_small / sizeof pow2_small[0]; i++) {
+        char name[64], desc[200];
+        snprintf(name, sizeof name, "i_alignment_%u", (unsigned)pow2_small[i]);
+        snprintf(desc, sizeof desc,
+                 "general.alignment %u: a power of two (ggml accepts) but not a multiple of 8 "
+                 "(spec: 'it must be a multiple of 8')",
+                 (unsigned)pow2_small[i]);
+        emit(name, REJ, ACC, REJ, desc, aligned_file(pow2_small[i], pow2_small[i]));
+    }
+    static const uint32_t mult8[] = {24, 48};
+    for (size_t i = 0; i < sizeof mult8 / sizeof mult8[0]; i++) {
+        char name[64], desc[200];
+        snprintf(name, sizeof name, "i_alignment_%u", (unsigned)mult8[i]);
+        snprintf(desc, sizeof desc,
+                 "general.alignment %u: a multiple of 8 (spec accepts; its align_offset works "
+                 "for any value) but not a power of two (ggml rejects)",
+                 (unsigned)mult8[i]);
+        emit(name, ACC, REJ, REJ, desc, aligned_file(mult8[i], mult8[i]));
+    }
+    b = start();
+    gb_kv_u32(b, "general.alignment", 1u << 21);
+    emit("y_alignment_2mib_zero_tensors", ACC, ACC, ACC,
+         "general.alignment 2^21 (a power of two and a multiple of 8) in a file without tensors, "
+         "so no padding is needed",
+         b);
+}
+
+/* The wrong-typed and zero alignments (aligned_file cannot write them). */
+static void cases_alignment_bad(void)
+{
+    static const struct {
+        const char *name;
+        int kind;
+        const char *desc;
+    } bad[] = {
+        {"n_alignment_0", 0, "general.alignment u32 0: ggml rejects; the spec's align_offset "
+                             "divides by it (tensors laid out for 32)"},
+        {"n_alignment_u64", 1, "general.alignment as u64 32: spec and ggml want exactly u32"},
+        {"n_alignment_i32", 2, "general.alignment as i32 32: spec and ggml want exactly u32"},
+        {"n_alignment_string", 3, "general.alignment as the string \"32\""},
+        {"n_alignment_array", 4, "general.alignment as an array of one u32 32"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gb *b = start();
+        gb_kv_str(b, "general.name", "conformance alignment");
+        switch (bad[i].kind) {
+        case 0: gb_kv_u32(b, "general.alignment", 0); break;
+        case 1: gb_kv_u64(b, "general.alignment", 32); break;
+        case 2: gb_kv_i32(b, "general.alignment", 32); break;
+        case 3: gb_kv_str(b, "general.alignment", "32"); break;
+        default: gb_kv_arr(b, "general.alignment", GB_VT_U32, 1, (const uint32_t[]){32}, 4); break;
+        }
+        put_tensors(b, BASE, 2, 32, 0);
+        emit(bad[i].name, REJ, REJ, REJ, bad[i].desc, b);
+    }
+}
+
+/* ------------------------------------------------------------ zero tensors, padding, layout */
+
+static void cases_layout(void)
+{
+    gb *b;
+
+    b = start();
+    gb_kv_str(b, "general.name", "conformance vocab-like");
+    emit("y_zero_tensors_unpadded", ACC, ACC, ACC,
+         "no tensors and no padding after the KVs (as gguf-py's vocab-only files; ggml's reader "
+         "pads the data start only when there are tensors)",
+         b);
+    b = start();
+    gb_kv_str(b, "general.name", "conformance vocab-like");
+    pad(b, 32, false);
+    emit("y_zero_tensors_padded", ACC, ACC, ACC,
+         "no tensors, zero padding to 32 after the KVs (as the ggml writer does)", b);
+    b = start();
+    gb_kv_u32(b, "general.alignment", 64);
+    pad(b, 64, false);
+    emit("y_zero_tensors_padded_alignment_64", ACC, ACC, ACC,
+         "no tensors, general.alignment 64, zero padding to 64 after the KVs", b);
+
+    b = baseline_ex(3, false, 0, TF_NO_FINAL_PAD);
+    emit("i_missing_final_padding", ACC, ACC, REJ,
+         "the file ends right after the last tensor's data, without its padding: spec only asks "
+         "for alignment of offsets; llama.cpp (no_alloc) checks each tensor's bytes; ggml's "
+         "gguf_init_from_file loading the data reads the padded total and fails; writers pad",
+         b);
+    b = baseline();
+    gb_bytes(b, "trailing", 8);
+    emit("y_trailing_bytes", ACC, ACC, REJ,
+         "8 bytes after the padded data section: no reader looks past the last tensor; strict: "
+         "writers never leave them",
+         b);
+    b = baseline_ex(3, false, 0, TF_JUNK_INFO_PAD);
+    emit("y_nonzero_padding_before_data", ACC, ACC, REJ,
+         "the padding between the tensor infos and the data holds A5 bytes: the spec pads 'with "
+         "0x00' but no reader checks; strict: writers write zeros",
+         b);
+    b = baseline_ex(3, false, 0, TF_JUNK_GAP_PAD);
+    emit("y_nonzero_padding_between_tensors", ACC, ACC, ACC,
+"gguflint reads the padding between tensors only with --deep (GG301), so the plain strict profile accepts this file; "
+"the padding between tensors holds A5 bytes (spec: the space between tensors 'should' "
+         "be padded; no reader checks; writers write zeros)",
+         b);
+
+    /* offsets */
+    const tdef two[] = {
+        {"a.weight", 1, {16, 1, 1, 1}, GB_F32}, /* 64 bytes */
+        {"b.weight", 1, {8, 1, 1, 1}, GB_F32},  /* 32 bytes */
+    };
+    b = start();
+    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
+    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 72);
+    pad(b, 32, false);
+    fill(b, 64, 0);
+    gb_zeros(b, 8);
+    fill(b, 32, 1);
+    pad(b, 32, false);
+    emit("n_offset_misaligned", REJ, REJ, REJ,
+         "the second tensor's offset is 72, not a multiple of the alignment 32 (spec 'must be a "
+         "multiple of ALIGNMENT')",
+         b);
+    b = start();
+    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
+    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 96);
+    pad(b, 32, false);
+    fill(b, 64, 0);
+    gb_zeros(b, 32);
+    fill(b, 32, 1);
+    emit("i_offset_gap", ACC, REJ, REJ,
+         "an aligned 32-byte gap between the two tensors' data (offsets 0 and 96): spec asks "
+         "only for aligned offsets; ggml wants each offset to be the running sum of padded sizes",
+         b);
+    b = start();
+    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 0);
+    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 32);
+    pad(b, 32, false);
+    fill(b, 32, 1);
+    fill(b, 64, 0);
+    emit("y_offsets_contiguous_two", ACC, ACC, ACC,
+         "two tensors (32 and 64 bytes) at offsets 0 and 32, the reference layout", b);
+    b = start();
+    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 32);
+    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 0);
+    pad(b, 32, false);
+    fill(b, 32, 1);
+    fill(b, 64, 0);
+    emit("i_offsets_out_of_order", ACC, REJ, REJ,
+         "the first tensor info points after the second one's data (offsets 32 and 0): aligned "
+         "and non-overlapping (spec accepts), not in file order (ggml rejects)",
+         b);
+    b = start();
+    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 32);
+    pad(b, 32, false);
+    gb_zeros(b, 32);
+    fill(b, 32, 1);
+    emit("i_offset_first_not_zero", ACC, REJ, REJ,
+         "a single tensor at offset 32 after 32 unused bytes: spec accepts, ggml wants offset 0",
+         b);
+    b = start();
+    gb_tensor(b, "a.weight", 1, two[1].ne, GB_F32, 0);
+    gb_tensor(b, "b.weight", 1, two[1].ne, GB_F32, 0);
+    pad(b, 32, false);
+    fill(b, 32, 1);
+    emit("i_tensors_share_data", REJ, REJ, REJ,
+"gguflint rejects aliased tensor data under every profile (GG217); "
+"two tensors of the same shape both at offset 0 (aliased data): the spec does not "
+         "forbid it and gguf-py accepts it; ggml rejects the second offset",
+         b);
+    b = start();
+    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
+    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, (uint64_t)1 << 20);
+    pad(b, 32, false);
+    fill(b, 64, 0);
+    fill(b, 32, 1);
+    emit("n_offset_past_eof", REJ, REJ, REJ,
+         "the second tensor's offset is 1 MiB, far past the end of the file", b);
+    b = start();
+    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, UINT64_MAX - 31);
+    pad(b, 32, false);
+    fill(b, 32, 1);
+    emit("n_offset_overflow", REJ, REJ, REJ,
+         "a tensor offset of 2^64-32: data start + offset + size overflows 64 bits", b);
+}
+
+/* ------------------------------------------------------------ tensor types */
+
+typedef struct tinfo {
+    uint32_t id;
+    const char *name;
+    int ftype; /* general.file_type whose default type this is; -1 none */
+} tinfo;
+
+static void cases_types(void)
+{
+    static const tinfo types[] = {
+        {0, "f32", 0},         {1, "f16", 1},        {2, "q4_0", 2},       {3, "q4_1", 3},
+        {6, "q5_0", 8},        {7, "q5_1", 9},       {8, "q8_0", 7},       {9, "q8_1", -1},
+        {10, "q2_k", 10},      {11, "q3_k", 12},     {12, "q4_k", 15},     {13, "q5_k", 17},
+        {14, "q6_k", 18},      {15, "q8_k", -1},     {16, "iq2_xxs", 19},  {17, "iq2_xs", 20},
+        {18, "iq3_xxs", 23},   {19, "iq1_s", 24},    {20, "iq4_nl", 25},   {21, "iq3_s", 26},
+        {22, "iq2_s", 29},     {23, "iq4_xs", 30},   {24, "i8", -1},       {25, "i16", -1},
+        {26, "i32", -1},       {27, "i64", -1},      {28, "f64", -1},      {29, "iq1_m", 31},
+        {30, "bf16", 32},      {34, "tq1_0", 36},    {35, "tq2_0", 37},    {39, "mxfp4", -1},
+        {40, "nvfp4", -1},     {41, "q1_0", -1},     {42, "q2_0", -1},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        uint32_t block = 0, size = 0;
+        if (!gb_type_traits(types[i].id, &block, &size)) {
+            fail("unknown type in the table", types[i].name);
+            continue;
+        }
+        tdef t = {"a.weight", 2, {block == 1 ? 8 : block, 2, 1, 1}, types[i].id};
+        gb *b = start();
+        if (types[i].ftype >= 0)
+            gb_kv_u32(b, "general.file_type", (uint32_t)types[i].ftype);
+        if (quantized(types[i].id))
+            gb_kv_u32(b, "general.quantization_version", 2);
+        put_tensors(b, &t, 1, 32, 0);
+        char name[64], desc[400];
+        if (types[i].id >= 40) {
+            snprintf(name, sizeof name, "i_type_%s", types[i].name);
+            snprintf(desc, sizeof desc,
+                     "one 2-row tensor of ggml type %u (%s, block %u, %u bytes per block): ggml "
+                     "added it after the spec's enum (which ends at MXFP4 = 39, COUNT 40); "
+                     "readers older than the type reject it",
+                     (unsigned)types[i].id, types[i].name, (unsigned)block, (unsigned)size);
+            /* gguflint uses ggml's current type table under every profile */
+            emit(name, ACC, ACC, ACC, desc, b);
+        } else {
+            snprintf(name, sizeof name, "y_type_%s", types[i].name);
+            snprintf(desc, sizeof desc,
+                     "one 2-row tensor of ggml type %u (%s, block %u, %u bytes per block)%s%s",
+                     (unsigned)types[i].id, types[i].name, (unsigned)block, (unsigned)size,
+                     types[i].ftype >= 0 ? ", general.file_type matching it" : "",
+                     quantized(types[i].id) ? ", general.quantization_version 2" : "");
+            emit(name, ACC, ACC, ACC, desc, b);
+        }
+    }
+
+    static const struct {
+        uint32_t id;
+        const char *name;
+    } removed[] = {
+        {4, "q4_2"},          {5, "q4_3"},          {31, "q4_0_4_4"},     {32, "q4_0_4_8"},
+        {33, "q4_0_8_8"},     {36, "iq4_nl_4_4"},   {37, "iq4_nl_4_8"},   {38, "iq4_nl_8_8"},
+    };
+    for (size_t i = 0; i < sizeof removed / sizeof removed[0]; i++) {
+        uint64_t ne[2] = {32, 2};
+        gb *b = start();
+        gb_kv_u32(b, "general.quantization_version", 2);
+        gb_tensor(b, "a.weight", 2, ne, removed[i].id, 0);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        char name[64], desc[200];
+        snprintf(name, sizeof name, "n_type_removed_%u_%s", (unsigned)removed[i].id,
+                 removed[i].name);
+        snprintf(desc, sizeof desc,
+                 "a [32,2] tensor of the removed ggml type %u (%s) with 64 bytes of data: "
+                 "commented out in the spec's enum, block size 0 in ggml",
+                 (unsigned)removed[i].id, removed[i].name);
+        emit(name, REJ, REJ, REJ, desc, b);
+    }
+    static const struct {
+        const char *name;
+        uint32_t id;
+        const char *desc;
+    } unknown[] = {
+        {"n_type_unknown_43", 43, "a tensor of type 43 (GGML_TYPE_COUNT in Aug 2026)"},
+        {"n_type_unknown_1000", 1000, "a tensor of type 1000"},
+        {"n_type_negative", 0xFFFFFFFFu, "a tensor of type 0xFFFFFFFF (-1 as ggml's int32)"},
+    };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        uint64_t ne[2] = {8, 2};
+        gb *b = start();
+        gb_tensor(b, "a.weight", 2, ne, unknown[i].id, 0);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        emit(unknown[i].name, REJ, REJ, REJ, unknown[i].desc, b);
+    }
+    {
+        tdef t = {"a.weight", 2, {16, 2, 1, 1}, GB_Q4_0};
+        gb *b = start();
+        gb_kv_u32(b, "general.quantization_version", 2);
+        gb_tensor(b, t.name, 2, t.ne, t.type, 0);
+        pad(b, 32, false);
+        fill(b, 36, 0);
+        pad(b, 32, false);
+        emit("n_row_not_block_multiple", REJ, REJ, REJ,
+             "a q4_0 tensor with ne0 = 16, not a multiple of its block size 32 (its byte size is "
+             "undefined)",
+             b);
+    }
+}
+
+/* ------------------------------------------------------------ shapes and names */
+
+static void cases_shapes(void)
+{
+    gb *b;
+    {
+        tdef t = {"a.weight", 0, {1, 1, 1, 1}, GB_F32};
+        b = start();
+        put_tensors(b, &t, 1, 32, 0);
+        emit("y_n_dims_0", ACC, ACC, ACC,
+             "a scalar f32 tensor with n_dims 0 (4 bytes; every ne is 1)", b);
+    }
+    {
+        const tdef t[] = {
+            {"a.weight", 1, {4, 1, 1, 1}, GB_F32},
+            {"b.weight", 2, {2, 3, 1, 1}, GB_F32},
+            {"c.weight", 3, {2, 1, 3, 1}, GB_F32},
+            {"d.weight", 4, {2, 2, 1, 2}, GB_F32},
+        };
+        b = start();
+        put_tensors(b, t, 4, 32, 0);
+        emit("y_n_dims_1_to_4", ACC, ACC, ACC,
+             "four f32 tensors with n_dims 1, 2, 3 and 4 (unit dims inside the shape)", b);
+    }
+    {
+        uint64_t ne[5] = {2, 1, 1, 1, 1};
+        b = start();
+        gb_tensor(b, "a.weight", 5, ne, GB_F32, 0);
+        pad(b, 32, false);
+        fill(b, 8, 0);
+        pad(b, 32, false);
+        emit("n_n_dims_5", REJ, REJ, REJ,
+             "a tensor with n_dims 5 ([2,1,1,1,1]): at most 4 (spec 'currently at most 4', "
+             "GGML_MAX_DIMS)",
+             b);
+        b = start();
+        gb_override_counts(b, 1, 1);
+        gb_str(b, "a.weight", 8);
+        gb_u32(b, 0xFFFFFFFFu);
+        for (size_t i = 0; i < 5; i++)
+            gb_u64(b, ne[i]);
+        emit("n_n_dims_huge", REJ, REJ, REJ,
+             "a tensor with n_dims 0xFFFFFFFF (the file ends after 5 dims)", b);
+    }
+    {
+        const tdef t[] = {{"a.weight", 2, {0, 4, 1, 1}, GB_F32}};
+        b = start();
+        put_tensors(b, t, 1, 32, 0);
+        emit("y_dim_zero", ACC, ACC, REJ,
+             "an f32 tensor [0,4] with no data: spec and ggml (since 2026-08; it crashed older "
+             "ggml with SIGFPE, gguf-parser-go panicked) accept; strict: writers avoid it",
+             b);
+        const tdef z[] = {
+            {"a.weight", 1, {8, 1, 1, 1}, GB_F32},
+            {"b.weight", 3, {32, 2, 0, 1}, GB_Q8_0},
+            {"c.weight", 1, {8, 1, 1, 1}, GB_F32},
+        };
+        b = start();
+        gb_kv_u32(b, "general.quantization_version", 2);
+        put_tensors(b, z, 3, 32, 0);
+        emit("y_dim_zero_between_tensors", ACC, ACC, REJ,
+             "a q8_0 tensor [32,2,0] (0 bytes) between two f32 tensors: it and the third tensor "
+             "share offset 32, an empty range that overlaps nothing",
+             b);
+    }
+    {
+        uint64_t ne[2] = {UINT64_MAX, 2};
+        b = start();
+        gb_tensor(b, "a.weight", 2, ne, GB_F32, 0);
+        pad(b, 32, false);
+        fill(b, 32, 0);
+        emit("n_dim_negative", REJ, REJ, REJ,
+             "a tensor dim of 2^64-1 (-1 as ggml's int64): its data cannot fit in any file", b);
+        uint64_t ne2[2] = {(uint64_t)1 << 63, 0};
+        b = start();
+        gb_tensor(b, "a.weight", 2, ne2, GB_F32, 0);
+        pad(b, 32, false);
+        emit("i_dim_top_bit_zero_elements", REJ, REJ, REJ,
+"gguflint reads dims as int64, as every implementation does (GG208); "
+"an f32 tensor [2^63, 0]: spec dims are uint64 and the tensor has 0 elements and 0 "
+             "bytes; ggml reads dims as int64 and rejects the negative one",
+             b);
+        uint64_t ne3[3] = {(uint64_t)1 << 32, (uint64_t)1 << 32, (uint64_t)1 << 32};
+        b = start();
+        gb_tensor(b, "a.weight", 3, ne3, GB_I8, 0);
+        pad(b, 32, false);
+        fill(b, 32, 0);
+        emit("n_element_count_overflow", REJ, REJ, REJ,
+             "an i8 tensor [2^32, 2^32, 2^32]: the element count overflows 64 bits", b);
+        uint64_t ne4[1] = {(uint64_t)1 << 62};
+        b = start();
+        gb_tensor(b, "a.weight", 1, ne4, 28 /* f64 */, 0);
+        pad(b, 32, false);
+        fill(b, 32, 0);
+        emit("n_byte_size_overflow", REJ, REJ, REJ,
+             "an f64 tensor of 2^62 elements: the byte size (2^65) overflows 64 bits", b);
+    }
+
+    /* tensor names */
+    char name[80];
+    memset(name, 'n', sizeof name);
+    memcpy(name, "blk.0.", 6);
+    for (size_t n = 63; n <= 65; n++) {
+        uint64_t ne[2] = {8, 2};
+        b = start();
+        gb_tensorn(b, name, n, 2, ne, GB_F32, 0);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        if (n == 63)
+            emit("y_tensor_name_63_bytes", ACC, ACC, ACC,
+                 "a 63-byte tensor name, the longest ggml accepts (char name[64] with its NUL)", b);
+        else if (n == 64)
+            emit("i_tensor_name_64_bytes", ACC, REJ, REJ,
+                 "a 64-byte tensor name: spec 'at most 64 bytes'; ggml wants fewer than 64 "
+                 "(GGML_MAX_NAME)",
+                 b);
+        else
+            emit("n_tensor_name_65_bytes", REJ, REJ, REJ,
+                 "a 65-byte tensor name: over the spec's 64 and ggml's 63", b);
+    }
+    {
+        uint64_t ne[2] = {8, 2};
+        b = start();
+        gb_override_counts(b, 1, 1);
+        gb_str_decl(b, (uint64_t)1 << 40, "a.weight", 8);
+        emit("n_tensor_name_length_huge", REJ, REJ, REJ,
+             "a tensor name declaring 2^40 bytes with 8 present", b);
+        b = start();
+        gb_tensorn(b, "", 0, 2, ne, GB_F32, 0);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        emit("y_tensor_name_empty", ACC, ACC, REJ,
+             "a tensor with an empty name: a valid gguf string of at most 64 bytes, and ggml "
+             "accepts it; strict: writers never write one",
+             b);
+        b = start();
+        gb_tensorn(b, "\xc3\xa9t\xc3\xa9.weight", 12, 2, ne, GB_F32, 0);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        emit("y_tensor_name_non_ascii", ACC, ACC, ACC,
+             "a tensor name with valid non-ASCII UTF-8 (ete.weight with accents)", b);
+        b = start();
+        gb_tensorn(b, "a\xff.weight", 9, 2, ne, GB_F32, 0);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        emit("i_tensor_name_invalid_utf8", REJ, ACC, REJ,
+             "a tensor name with the byte FF: spec names are UTF-8 gguf strings; ggml does not "
+             "check (gguf-py fails to decode it)",
+             b);
+        b = start();
+        gb_tensorn(b, "a.weight\0hidden", 15, 2, ne, GB_F32, 0);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        emit("i_tensor_name_embedded_nul", REJ, REJ, REJ,
+"gguflint rejects a NUL in a tensor name under every profile: C and length-based readers see different names (GG204, GG704); "
+"the tensor name 'a.weight' NUL 'hidden' (15 bytes): a valid UTF-8 string the spec "
+             "allows and ggml accepts, but ggml's C string sees 'a.weight' while length-based "
+             "readers see all 15 bytes",
+             b);
+        b = start();
+        gb_tensorn(b, "a.weight\0x", 10, 2, ne, GB_F32, 0);
+        gb_tensorn(b, "a.weight\0y", 10, 2, ne, GB_F32, 64);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        fill(b, 64, 1);
+        emit("i_tensor_names_equal_before_nul", REJ, REJ, REJ,
+"gguflint compares names as C readers see them under every profile (GG205); "
+"two tensors named 'a.weight' NUL 'x' and 'a.weight' NUL 'y': distinct strings to "
+             "the spec, duplicates to ggml (names are cut at the NUL)",
+             b);
+        b = start();
+        gb_tensor(b, "a.weight", 2, ne, GB_F32, 0);
+        gb_tensor(b, "a.weight", 2, ne, GB_F32, 64);
+        pad(b, 32, false);
+        fill(b, 64, 0);
+        fill(b, 64, 1);
+        emit("i_tensor_name_duplicate", REJ, REJ, REJ,
+"gguflint rejects duplicate tensor names under every profile (GG205); "
+"two tensors named a.weight with their own data: the spec does not say names are "
+             "unique; ggml and gguf-py reject, @huggingface/gguf and candle keep the last",
+             b);
+    }
+}
+
+/* ------------------------------------------------------------ general.* semantics */
+
+static void cases_general(void)
+{
+    gb *b;
+    b = gb_new(3);
+    gb_kv_str(b, "general.name", "no architecture");
+    one_tensor(b);
+    emit("n_architecture_missing", REJ, REJ, REJ,
+         "a complete file without general.architecture: required by the spec; llama.cpp's "
+         "loader fails without it (ggml's gguf reader alone does not check)",
+         b);
+    b = gb_new(3);
+    gb_kv_u32(b, "general.architecture", 1);
+    one_tensor(b);
+    emit("n_architecture_not_string", REJ, REJ, REJ,
+         "general.architecture as u32 1: spec type string; llama.cpp's typed read fails", b);
+    static const struct {
+        const char *name, *arch, *desc;
+    } archs[] = {
+        {"i_architecture_uppercase", "Conformance",
+         "general.architecture 'Conformance': spec 'all lowercase ASCII, only [a-z0-9]+'; ggml "
+         "does not check the charset"},
+        {"i_architecture_dash", "conformance-x",
+         "general.architecture 'conformance-x': the spec allows only [a-z0-9]+, while llama.cpp "
+         "itself uses names with '-' and '_' (command-r, gpt-oss, nemotron_h); gguflint accepts "
+         "[a-z0-9_-] under every profile (27 real names use them)"},
+        {"i_architecture_empty", "",
+         "general.architecture is the empty string: spec [a-z0-9]+ needs one character; ggml "
+         "only reads it"},
+    };
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+        b = gb_new(3);
+        gb_kv_str(b, "general.architecture", archs[i].arch);
+        one_tensor(b);
+        bool dash = strcmp(archs[i].name, "i_architecture_dash") == 0;
+        emit(archs[i].name, dash ? ACC : REJ, ACC, dash ? ACC : REJ, archs[i].desc, b);
+    }
+
+    /* general metadata with the types writers use */
+    static const char *const tags[] = {"conformance", "test"};
+    static const char *const langs[] = {"en"};
+    b = start();
+    gb_kv_str(b, "general.type", "model");
+    gb_kv_str(b, "general.name", "Conformance Test Model");
+    gb_kv_str(b, "general.author", "gguflint");
+    gb_kv_str(b, "general.version", "v1.0");
+    gb_kv_str(b, "general.organization", "gguflint");
+    gb_kv_str(b, "general.basename", "conformance");
+    gb_kv_str(b, "general.finetune", "test");
+    gb_kv_str(b, "general.description", "A file of the GGUF conformance suite.");
+    gb_kv_str(b, "general.size_label", "100");
+    gb_kv_str(b, "general.license", "MIT");
+    gb_kv_str(b, "general.url", "https://example.com/conformance");
+    gb_kv_u32(b, "general.base_model.count", 1);
+    gb_kv_str(b, "general.base_model.0.name", "Conformance Base");
+    gb_kv_arr_str(b, "general.tags", tags, 2);
+    gb_kv_arr_str(b, "general.languages", langs, 1);
+    gb_kv_u32(b, "general.file_type", 0);
+    gb_kv_u32(b, "general.alignment", 32);
+    put_tensors(b, BASE, N_BASE, 32, 0);
+    emit("y_general_metadata", ACC, ACC, ACC,
+         "the baseline with the general.* metadata keys of the spec and gguf-py, each with the "
+         "type writers use (strings, u32 counts, string arrays)",
+         b);
+    b = start();
+    gb_kv_u32(b, "general.name", 7);
+    one_tensor(b);
+    emit("n_general_name_not_string", REJ, REJ, REJ,
+         "general.name as u32: spec type string; llama.cpp reads it as a string and fails", b);
+    b = start();
+    gb_kv_u32(b, "general.author", 7);
+    one_tensor(b);
+    emit("i_general_author_not_string", REJ, ACC, REJ,
+         "general.author as u32: the spec says string; llama.cpp never reads it", b);
+    b = start();
+    gb_kv_str(b, "general.tags", "conformance");
+    one_tensor(b);
+    emit("i_general_tags_not_array", REJ, ACC, REJ,
+         "general.tags as a plain string: the spec says string[]; llama.cpp never reads it", b);
+
+    /* quantization version */
+    const tdef q = {"a.weight", 2, {32, 2, 1, 1}, GB_Q8_0};
+    b = start();
+    gb_kv_u32(b, "general.file_type", 7);
+    put_tensors(b, &q, 1, 32, 0);
+    emit("i_quantized_without_quantization_version", REJ, ACC, REJ,
+         "a q8_0 tensor and no general.quantization_version: spec 'if any tensors are quantized, "
+         "this must be present'; no loader reads it",
+         b);
+    b = start();
+    gb_kv_u32(b, "general.file_type", 7);
+    gb_kv_u32(b, "general.quantization_version", 3);
+    put_tensors(b, &q, 1, 32, 0);
+    emit("y_quantization_version_3", ACC, ACC, REJ,
+         "general.quantization_version 3 with a q8_0 tensor: any u32 is spec-valid (its example "
+         "uses 4); strict: writers write GGML_QNT_VERSION 2",
+         b);
+    b = start();
+    gb_kv_u32(b, "general.file_type", 7);
+    gb_kv_str(b, "general.quantization_version", "2");
+    put_tensors(b, &q, 1, 32, 0);
+    emit("i_quantization_version_not_u32", REJ, ACC, REJ,
+         "general.quantization_version as the string \"2\": spec says uint32; no loader reads it",
+         b);
+
+    /* file type */
+    const tdef f32w = {"a.weight", 2, {32, 2, 1, 1}, GB_F32};
+    const tdef q41 = {"a.weight", 2, {32, 2, 1, 1}, GB_Q4_1};
+    const tdef iq4 = {"a.weight", 2, {256, 2, 1, 1}, 23};
+    b = start();
+    gb_kv_u32(b, "general.file_type", 4);
+    gb_kv_u32(b, "general.quantization_version", 2);
+    put_tensors(b, &q41, 1, 32, 0);
+    emit("y_file_type_4_removed", ACC, ACC, REJ,
+         "general.file_type 4 (MOSTLY_Q4_1_SOME_F16, still listed by the spec, removed from "
+         "llama.cpp) with a q4_1 tensor: informational to every reader; strict: no current "
+         "writer emits it",
+         b);
+    b = start();
+    gb_kv_u32(b, "general.file_type", 30);
+    gb_kv_u32(b, "general.quantization_version", 2);
+    put_tensors(b, &iq4, 1, 32, 0);
+    emit("y_file_type_30_beyond_spec_list", ACC, ACC, ACC,
+         "general.file_type 30 (MOSTLY_IQ4_XS; the spec's list stops at 18) with an iq4_xs "
+         "tensor: the key is an optional uint32 'can be inferred from the tensor types'",
+         b);
+    b = start();
+    gb_kv_u32(b, "general.file_type", 1024);
+    put_tensors(b, &f32w, 1, 32, 0);
+    emit("y_file_type_guessed_flag", ACC, ACC, REJ,
+         "general.file_type 1024 (ALL_F32 | LLAMA_FTYPE_GUESSED, llama.cpp's in-memory flag) with "
+         "an f32 tensor: strict: never stored by a writer",
+         b);
+    b = start();
+    gb_kv_u32(b, "general.file_type", 999);
+    put_tensors(b, &f32w, 1, 32, 0);
+    emit("y_file_type_unknown", ACC, ACC, REJ,
+         "general.file_type 999, no llama_ftype: readers only display it; strict: writers use "
+         "llama_ftype values",
+         b);
+    b = start();
+    gb_kv_u32(b, "general.file_type", 7);
+    gb_kv_u32(b, "general.quantization_version", 2);
+    put_tensors(b, &f32w, 1, 32, 0);
+    emit("y_file_type_mismatch", ACC, ACC, REJ,
+         "general.file_type 7 (MOSTLY_Q8_0) but the only 2-D weight, a [32,2] f32 tensor, is not "
+         "q8_0: readers accept; strict: llama-quantize would have made it q8_0",
+         b);
+    b = start();
+    gb_kv_str(b, "general.file_type", "Q8_0");
+    one_tensor(b);
+    emit("n_file_type_not_u32", REJ, REJ, REJ,
+         "general.file_type as the string \"Q8_0\": spec uint32; llama.cpp's getter aborts on a "
+         "non-u32 value (Feb 2025)",
+         b);
+    const tdef q1d[] = {{"a.weight", 1, {64, 1, 1, 1}, GB_Q8_0}};
+    b = start();
+    gb_kv_u32(b, "general.quantization_version", 2);
+    put_tensors(b, q1d, 1, 32, 0);
+    emit("y_quantized_1d_tensor", ACC, ACC, REJ,
+         "a 1-D q8_0 tensor: legal to every reader; strict: converters and llama-quantize keep "
+         "1-D tensors in f32",
+         b);
+}
+
+/* ------------------------------------------------------------ tokenizer */
+
+static const char *const SPM_TOKENS[] = {"<unk>", "<s>", "</s>", "\342\226\201a", "b"};
+static const float SPM_SCORES[] = {0.0f, 0.0f, 0.0f, -1.0f, -2.0f};
+static const int32_t SPM_TYPES[] = {2, 3, 3, 1, 1};
+enum { N_SPM = 5 };
+
+/* A SentencePiece (llama) vocabulary of 5 tokens; the parts can be left out
+ * or changed through the flags. */
+enum { SPM_NO_SCORES = 1u, SPM_SHORT_SCORES = 2u, SPM_NO_IDS = 4u };
+static void spm_vocab(gb *b, unsigned flags)
+{
+    gb_kv_str(b, "tokenizer.ggml.model", "llama");
+    gb_kv_str(b, "tokenizer.ggml.pre", "default");
+    gb_kv_arr_str(b, "tokenizer.ggml.tokens", SPM_TOKENS, N_SPM);
+    if (!(flags & SPM_NO_SCORES))
+        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, (flags & SPM_SHORT_SCORES) ? 4 : N_SPM,
+                  SPM_SCORES, ((flags & SPM_SHORT_SCORES) ? 4 : N_SPM) * sizeof(float));
+    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES);
+    if (!(flags & SPM_NO_IDS)) {
+        gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
+        gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 2);
+        gb_kv_u32(b, "tokenizer.ggml.unknown_token_id", 0);
+        gb_kv_bool(b, "tokenizer.ggml.add_bos_token", 1);
+        gb_kv_bool(b, "tokenizer.ggml.add_eos_token", 0);
+    }
+}
+
+static const char *const BPE_TOKENS[] = {"!", "a", "b", "ab", "<|endoftext|>"};
+static const int32_t BPE_TYPES[] = {1, 1, 1, 1, 3};
+static const char *const BPE_MERGES[] = {"a b"};
+enum { N_BPE = 5 };
+
+static void bpe_vocab(gb *b, bool merges)
+{
+    gb_kv_str(b, "tokenizer.ggml.model", "gpt2");
+    gb_kv_str(b, "tokenizer.ggml.pre", "default");
+    gb_kv_arr_str(b, "tokenizer.ggml.tokens", BPE_TOKENS, N_BPE);
+    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_BPE, BPE_TYPES, sizeof BPE_TYPES);
+    if (merges)
+        gb_kv_arr_str(b, "tokenizer.ggml.merges", BPE_MERGES, 1);
+    gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 4);
+    gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 4);
+}
+
+static void cases_tokenizer(void)
+{
+    gb *b;
+    b = start();
+    spm_vocab(b, 0);
+    emit("y_tokenizer_llama", ACC, ACC, ACC,
+         "a 5-token SentencePiece vocabulary (tokenizer.ggml.model llama, tokens, scores, "
+         "token_type, bos/eos/unknown ids in range, add_bos/add_eos)",
+         b);
+    b = start();
+    bpe_vocab(b, true);
+    emit("y_tokenizer_gpt2", ACC, ACC, ACC,
+         "a 5-token BPE vocabulary (model gpt2, pre default, tokens, token_type, one merge, "
+         "bos/eos ids in range)",
+         b);
+    b = start();
+    spm_vocab(b, 0);
+    gb_kv_u32(b, "tokenizer.ggml.seperator_token_id", 2);
+    emit("y_tokenizer_seperator_misspelled", ACC, ACC, ACC,
+         "tokenizer.ggml.seperator_token_id (sic): the spelling llama.cpp reads and gguf-py "
+         "writes; an extra key to the spec",
+         b);
+    b = start();
+    spm_vocab(b, 0);
+    gb_kv_u32(b, "tokenizer.ggml.separator_token_id", 2);
+    emit("y_tokenizer_separator_spec_spelling", ACC, ACC, ACC,
+"gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
+"tokenizer.ggml.separator_token_id, the spec's spelling: valid everywhere, but "
+         "llama.cpp only reads the misspelled seperator_token_id, so the id is lost; strict: "
+         "gguf-py writes the misspelling",
+         b);
+    b = start();
+    spm_vocab(b, 0);
+    gb_kv_str(b, "tokenizer.chat_template",
+              "{% for message in messages %}{{ message['role'] }}: {{ message['content'] }}\n"
+              "{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}");
+    emit("y_tokenizer_chat_template", ACC, ACC, ACC,
+         "the llama vocabulary with a plain Jinja tokenizer.chat_template", b);
+    b = start();
+    gb_kv_str(b, "tokenizer.ggml.model", "replit");
+    gb_kv_arr_str(b, "tokenizer.ggml.tokens", SPM_TOKENS, N_SPM);
+    gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
+    emit("i_tokenizer_model_replit", ACC, REJ, REJ,
+         "tokenizer.ggml.model replit, listed by the spec: llama.cpp throws 'unknown tokenizer'",
+         b);
+    b = start();
+    spm_vocab(b, SPM_SHORT_SCORES);
+    emit("n_tokenizer_scores_length_mismatch", REJ, REJ, REJ,
+         "4 scores for 5 tokens: spec 'must have the same length'; llama.cpp reads the missing "
+         "score out of bounds",
+         b);
+    b = start();
+    gb_kv_str(b, "tokenizer.ggml.model", "llama");
+    gb_kv_arr(b, "tokenizer.ggml.tokens", GB_VT_U32, 3, (const uint32_t[]){1, 2, 3}, 12);
+    emit("n_tokenizer_tokens_not_strings", REJ, REJ, REJ,
+         "tokenizer.ggml.tokens as an array of u32: spec array[string]; llama.cpp's string "
+         "getter aborts",
+         b);
+    {
+        static const char *const dup[] = {"<unk>", "<s>", "</s>", "b", "b"};
+        b = start();
+        gb_kv_str(b, "tokenizer.ggml.model", "llama");
+        gb_kv_arr_str(b, "tokenizer.ggml.tokens", dup, 5);
+        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
+        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES);
+        emit("i_tokenizer_duplicate_token", ACC, REJ, REJ,
+             "the token 'b' twice (ids 3 and 4): the spec says nothing; llama.cpp aborts "
+             "(token_to_id and id_to_token sizes differ)",
+             b);
+        static const char *const empty[] = {"<unk>", "<s>", "</s>", "", "b"};
+        b = start();
+        gb_kv_str(b, "tokenizer.ggml.model", "llama");
+        gb_kv_arr_str(b, "tokenizer.ggml.tokens", empty, 5);
+        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
+        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES);
+        emit("y_tokenizer_empty_token", ACC, ACC, REJ,
+             "token 3 is the empty string: readers accept; strict: converters never emit one", b);
+    }
+    b = start();
+    spm_vocab(b, SPM_NO_IDS);
+    gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 99);
+    emit("y_tokenizer_special_id_out_of_range", ACC, ACC, REJ,
+         "bos_token_id 99 with 5 tokens: the spec says nothing; llama.cpp warns 'bad special "
+         "token' and keeps its default id; strict: a writer's ids index the vocabulary",
+         b);
+    b = start();
+    bpe_vocab(b, false);
+    emit("i_tokenizer_gpt2_without_merges", ACC, REJ, REJ,
+         "a gpt2 (BPE) vocabulary without tokenizer.ggml.merges: spec 'if not present, the tokens "
+         "are assumed to be atomic'; llama.cpp throws 'cannot find tokenizer merges'",
+         b);
+    b = start();
+    gb_kv_str(b, "tokenizer.ggml.model", "llama");
+    emit("i_tokenizer_model_without_tokens", ACC, REJ, REJ,
+         "tokenizer.ggml.model without tokenizer.ggml.tokens: the spec makes no tokenizer key "
+         "required; llama.cpp throws 'cannot find tokenizer vocab'",
+         b);
+}
+
+/* ------------------------------------------------------------ models llama.cpp implements */
+
+/* A tiny llama: E 8, 2 heads of 4, F 16, 1 block, 5 tokens (the SPM vocabulary). */
+enum { L_E = 8, L_F = 16, L_V = N_SPM, L_X = 2 };
+
+static void llama_keys(gb *b, bool u64, bool moe)
+{
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "general.name", "conformance tiny llama");
+    gb_kv_u32(b, "general.file_type", 0);
+    if (u64) {
+        gb_kv_u64(b, "llama.context_length", 16);
+        gb_kv_u64(b, "llama.embedding_length", L_E);
+        gb_kv_u64(b, "llama.block_count", 1);
+        gb_kv_u64(b, "llama.feed_forward_length", L_F);
+        gb_kv_u64(b, "llama.attention.head_count", 2);
+        gb_kv_u64(b, "llama.rope.dimension_count", 4);
+    } else {
+        gb_kv_u32(b, "llama.context_length", 16);
+        gb_kv_u32(b, "llama.embedding_length", L_E);
+        gb_kv_u32(b, "llama.block_count", 1);
+        gb_kv_u32(b, "llama.feed_forward_length", L_F);
+        gb_kv_u32(b, "llama.attention.head_count", 2);
+        gb_kv_u32(b, "llama.rope.dimension_count", 4);
+    }
+    gb_kv_u32(b, "llama.attention.head_count_kv", 2);
+    gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    gb_kv_f32(b, "llama.rope.freq_base", 10000.0f);
+    if (moe) {
+        gb_kv_u32(b, "llama.expert_count", L_X);
+        gb_kv_u32(b, "llama.expert_used_count", 1);
+    }
+}
+
+/* expert tensor suffix: "exps" (llama.cpp) or "exp" (the spec's list); NULL: dense */
+static void llama_tensors(gb *b, const char *experts)
+{
+    char gate[40], down[40], up[40];
+    tdef t[16] = {
+        {"token_embd.weight", 2, {L_E, L_V, 1, 1}, GB_F32},
+        {"output_norm.weight", 1, {L_E, 1, 1, 1}, GB_F32},
+        {"output.weight", 2, {L_E, L_V, 1, 1}, GB_F32},
+        {"blk.0.attn_norm.weight", 1, {L_E, 1, 1, 1}, GB_F32},
+        {"blk.0.attn_q.weight", 2, {L_E, L_E, 1, 1}, GB_F32},
+        {"blk.0.attn_k.weight", 2, {L_E, L_E, 1, 1}, GB_F32},
+        {"blk.0.attn_v.weight", 2, {L_E, L_E, 1, 1}, GB_F32},
+        {"blk.0.attn_output.weight", 2, {L_E, L_E, 1, 1}, GB_F32},
+        {"blk.0.ffn_norm.weight", 1, {L_E, 1, 1, 1}, GB_F32},
+    };
+    size_t n = 9;
+    if (experts) {
+        snprintf(gate, sizeof gate, "blk.0.ffn_gate_%s.weight", experts);
+        snprintf(down, sizeof down, "blk.0.ffn_down_%s.weight", experts);
+        snprintf(up, sizeof up, "blk.0.ffn_up_%s.weight", experts);
+        t[n++] = (tdef){"blk.0.ffn_gate_inp.weight", 2, {L_E, L_X, 1, 1}, GB_F32};
+        t[n++] = (tdef){gate, 3, {L_E, L_F, L_X, 1}, GB_F32};
+        t[n++] = (tdef){down, 3, {L_F, L_E, L_X, 1}, GB_F32};
+        t[n++] = (tdef){up, 3, {L_E, L_F, L_X, 1}, GB_F32};
+    } else {
+        t[n++] = (tdef){"blk.0.ffn_gate.weight", 2, {L_E, L_F, 1, 1}, GB_F32};
+        t[n++] = (tdef){"blk.0.ffn_down.weight", 2, {L_F, L_E, 1, 1}, GB_F32};
+        t[n++] = (tdef){"blk.0.ffn_up.weight", 2, {L_E, L_F, 1, 1}, GB_F32};
+    }
+    put_tensors(b, t, n, 32, 0);
+}
+
+static void cases_models(void)
+{
+    gb *b;
+    b = gb_new(3);
+    llama_keys(b, false, false);
+    spm_vocab(b, 0);
+    llama_tensors(b, NULL);
+    emit("y_llama_tiny", ACC, ACC, ACC,
+         "a complete llama model llama.cpp can load: E 8, 2 heads (head size 4 = "
+         "rope.dimension_count), F 16, 1 block, u32 hyper-parameters as gguf-py writes them, the "
+         "5-token llama vocabulary, every required tensor with its shape, all f32",
+         b);
+    b = gb_new(3);
+    llama_keys(b, true, false);
+    spm_vocab(b, 0);
+    llama_tensors(b, NULL);
+    emit("i_llama_counts_u64", ACC, REJ, REJ,
+         "the tiny llama with context_length, embedding_length, block_count, "
+         "feed_forward_length, head_count and rope.dimension_count as uint64, the spec's type; "
+         "llama.cpp wants u32 ('key has wrong type')",
+         b);
+    b = gb_new(3);
+    llama_keys(b, false, false);
+    gb_kv_f32(b, "llama.rope.scale", 4.0f);
+    spm_vocab(b, 0);
+    llama_tensors(b, NULL);
+    emit("y_llama_rope_scale_spec_key", ACC, ACC, ACC,
+"gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
+"the tiny llama with llama.rope.scale 4 (an optional key of the spec's LLaMA section): "
+         "llama.cpp reads rope.scale_linear / rope.scaling.factor and ignores it, so the model "
+         "loads unscaled; strict: writers write rope.scaling.type and rope.scaling.factor",
+         b);
+    b = gb_new(3);
+    llama_keys(b, false, true);
+    spm_vocab(b, 0);
+    llama_tensors(b, "exps");
+    emit("y_llama_moe", ACC, ACC, ACC,
+         "the tiny llama as a 2-expert MoE (expert_used_count 1): ffn_gate_inp [8,2] and the "
+         "merged 3-D ffn_gate_exps/ffn_down_exps/ffn_up_exps llama.cpp loads",
+         b);
+    b = gb_new(3);
+    llama_keys(b, false, true);
+    spm_vocab(b, 0);
+    llama_tensors(b, "exp");
+    emit("i_llama_moe_spec_expert_names", ACC, REJ, REJ,
+         "the MoE llama with the spec's expert tensor names ffn_gate_exp/ffn_down_exp/ffn_up_exp "
+         "(spec tensor names are a recommendation); llama.cpp wants ffn_*_exps: 'tensor not "
+         "found'",
+         b);
+    b = gb_new(3);
+    llama_keys(b, false, false);
+    spm_vocab(b, 0);
+    emit("y_llama_vocab_only", ACC, ACC, ACC,
+         "llama hyper-parameters and vocabulary, no tensors and no padding, like llama.cpp's "
+         "models/ggml-vocab-*.gguf",
+         b);
+
+    /* gpt2 with the spec's position-embedding name */
+    {
+        enum { E = 8, C = 16, F = 32, V = N_BPE };
+        const tdef t[] = {
+            {"token_embd.weight", 2, {E, V, 1, 1}, GB_F32},
+            {"pos_embd.weight", 2, {E, C, 1, 1}, GB_F32},
+            {"output_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
+            {"output_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
+            {"output.weight", 2, {E, V, 1, 1}, GB_F32},
+            {"blk.0.attn_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
+            {"blk.0.attn_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
+            {"blk.0.attn_qkv.weight", 2, {E, 3 * E, 1, 1}, GB_F32},
+            {"blk.0.attn_qkv.bias", 1, {3 * E, 1, 1, 1}, GB_F32},
+            {"blk.0.attn_output.weight", 2, {E, E, 1, 1}, GB_F32},
+            {"blk.0.attn_output.bias", 1, {E, 1, 1, 1}, GB_F32},
+            {"blk.0.ffn_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
+            {"blk.0.ffn_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
+            {"blk.0.ffn_up.weight", 2, {E, F, 1, 1}, GB_F32},
+            {"blk.0.ffn_up.bias", 1, {F, 1, 1, 1}, GB_F32},
+            {"blk.0.ffn_down.weight", 2, {F, E, 1, 1}, GB_F32},
+            {"blk.0.ffn_down.bias", 1, {E, 1, 1, 1}, GB_F32},
+        };
+        b = gb_new(3);
+        gb_kv_str(b, "general.architecture", "gpt2");
+        gb_kv_str(b, "general.name", "conformance tiny gpt2");
+        gb_kv_u32(b, "general.file_type", 0);
+        gb_kv_u32(b, "gpt2.context_length", C);
+        gb_kv_u32(b, "gpt2.embedding_length", E);
+        gb_kv_u32(b, "gpt2.block_count", 1);
+        gb_kv_u32(b, "gpt2.feed_forward_length", F);
+        gb_kv_u32(b, "gpt2.attention.head_count", 2);
+        gb_kv_f32(b, "gpt2.attention.layer_norm_epsilon", 1e-5f);
+        bpe_vocab(b, true);
+        put_tensors(b, t, sizeof t / sizeof t[0], 32, 0);
+        emit("i_gpt2_spec_pos_embd_name", ACC, ACC, ACC,
+"gguflint does not model the gpt2 tensor set (a known gap: only llama and qwen2 families have tensor tables); "
+"a tiny gpt2 whose position embedding is named pos_embd.weight as in the spec's "
+             "tensor-name list; llama.cpp loads position_embd.weight: 'tensor not found'",
+             b);
+    }
+
+    /* mpt ALiBi / clamp keys: the spec's MPT section and its generic [llm] list disagree */
+    static const struct {
+        const char *name, *alibi, *clamp, *desc;
+        int spec, strict;
+    } mpt[] = {
+        {"y_mpt_vocab_spec_key_names", "mpt.attention.alibi_bias_max", "mpt.attention.clip_kqv",
+         "an mpt vocabulary-only file with the keys the spec's MPT section requires, "
+         "attention.alibi_bias_max and clip_kqv: llama.cpp reads max_alibi_bias / clamp_kqv as "
+         "optional and ignores these (the model would load without its ALiBi bias); strict: "
+         "writers write max_alibi_bias; gguflint does not model MPT's keys",
+         ACC, ACC},
+        {"i_mpt_vocab_code_key_names", "mpt.attention.max_alibi_bias", "mpt.attention.clamp_kqv",
+         "an mpt vocabulary-only file with attention.max_alibi_bias and clamp_kqv, the names of "
+         "llama.cpp, gguf-py and the real ggml-vocab-mpt.gguf (and of the spec's generic [llm] "
+         "list), but the spec's MPT section says alibi_bias_max and clip_kqv 'must be present'; "
+         "gguflint does not model MPT's keys and follows the real file",
+         ACC, ACC},
+    };
+    for (size_t i = 0; i < sizeof mpt / sizeof mpt[0]; i++) {
+        b = gb_new(3);
+        gb_kv_str(b, "general.architecture", "mpt");
+        gb_kv_str(b, "general.name", "conformance mpt vocabulary");
+        gb_kv_u32(b, "mpt.context_length", 2048);
+        gb_kv_u32(b, "mpt.embedding_length", 8);
+        gb_kv_u32(b, "mpt.block_count", 1);
+        gb_kv_u32(b, "mpt.attention.head_count", 2);
+        gb_kv_f32(b, "mpt.attention.layer_norm_epsilon", 1e-5f);
+        gb_kv_f32(b, mpt[i].alibi, 8.0f);
+        gb_kv_f32(b, mpt[i].clamp, 6.0f);
+        bpe_vocab(b, true);
+        emit(mpt[i].name, mpt[i].spec, ACC, mpt[i].strict, mpt[i].desc, b);
+    }
+}
+
+/* ------------------------------------------------------------ split shards */
+
+static void cases_split(void)
+{
+    gb *b;
+    const tdef t1 = {"a.weight", 2, {8, 2, 1, 1}, GB_F32};
+    const tdef t2 = {"b.weight", 2, {8, 2, 1, 1}, GB_F32};
+
+    b = start();
+    gb_kv_str(b, "general.name", "conformance split");
+    gb_kv_u32(b, "general.file_type", 0);
+    gb_kv_u16(b, "split.no", 0);
+    gb_kv_u16(b, "split.count", 2);
+    gb_kv_i32(b, "split.tensors.count", 2);
+    put_tensors(b, &t1, 1, 32, 0);
+    emit("y_split-00001-of-00002", ACC, ACC, ACC,
+         "first shard of a 2-file split set as gguf-split writes it: all metadata, split.no u16 "
+         "0, split.count u16 2, split.tensors.count i32 2, one tensor",
+         b);
+    b = gb_new(3);
+    gb_kv_u16(b, "split.no", 1);
+    gb_kv_u16(b, "split.count", 2);
+    gb_kv_i32(b, "split.tensors.count", 2);
+    put_tensors(b, &t2, 1, 32, 0);
+    emit("y_split-00002-of-00002", ACC, ACC, ACC,
+         "second shard as gguf-split writes it: only the three split.* keys (no "
+         "general.architecture: the model's metadata lives in the first shard; the spec predates "
+         "split files) and one tensor with offsets from 0",
+         b);
+    b = start();
+    gb_kv_u16(b, "split.no", 2);
+    gb_kv_u16(b, "split.count", 2);
+    gb_kv_i32(b, "split.tensors.count", 2);
+    put_tensors(b, &t1, 1, 32, 0);
+    emit("i_split_no_out_of_range-00003-of-00002", ACC, REJ, REJ,
+         "split.no 2 with split.count 2: the split.* keys are llama.cpp's (the spec leaves them "
+         "free); llama.cpp rejects a shard number past the count",
+         b);
+    b = start();
+    gb_kv_u32(b, "split.no", 0);
+    gb_kv_u32(b, "split.count", 2);
+    gb_kv_i32(b, "split.tensors.count", 2);
+    put_tensors(b, &t1, 1, 32, 0);
+    emit("i_split_keys_u32-00001-of-00002", ACC, REJ, REJ,
+         "split.no and split.count as u32 instead of u16: free to the spec; llama.cpp's typed "
+         "read fails (its unchecked getter aborts on later shards)",
+         b);
+}
+
+/* ------------------------------------------------------------ output */
+
+static const char *verdict(int v)
+{
+    return v == ACC ? "accept" : "reject";
+}
+
+static void write_manifest(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/MANIFEST.tsv", outdir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "gen_conformance: cannot write %s: %s\n", path, strerror(errno));
+        failures++;
+        return;
+    }
+    fprintf(f, "file\tcategory\tdescription\tspec\tggml\tstrict\n");
+    for (size_t i = 0; i < n_entries; i++) {
+        const entry *e = &entries[i];
+        fprintf(f, "%s\t%c\t%s\t%s\t%s\t%s\n", e->file, e->cat, e->desc, verdict(e->v[0]),
+                verdict(e->v[1]), verdict(e->v[2]));
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "gen_conformance: cannot write %s\n", path);
+        failures++;
+    }
+}
+
+static void write_readme(void)
+{
+    size_t count[3] = {0, 0, 0};
+    for (size_t i = 0; i < n_entries; i++)
+        count[entries[i].cat == 'y' ? 0 : entries[i].cat == 'n' ? 1 : 2]++;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/README.md", outdir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "gen_conformance: cannot write %s: %s\n", path, strerror(errno));
+        failures++;
+        return;
+    }
+    fprintf(f,
+            "# GGUF conformance suite\n"
+            "\n"
+            "Small GGUF files any reader can be tested with, in the spirit of JSONTestSuite.\n"
+            "Written by `tests/tools/gen_conformance.c`; do not edit by hand. Regenerate from\n"
+            "the source root (delete this folder first when a file was renamed or removed):\n"
+            "\n"
+            "    cmake --build build-dev --target gen_conformance && "
+            "build-dev/tests/gen_conformance corpus/conformance\n"
+            "\n"
+            "| prefix | files | meaning |\n"
+            "| --- | --- | --- |\n"
+            "| `y_` | %zu | every reader must accept it: docs/gguf.md and ggml/llama.cpp both do |\n"
+            "| `n_` | %zu | every reader must reject it: both do |\n"
+            "| `i_` | %zu | implementation-defined: the spec allows it and ggml rejects it, or the "
+            "other way round (or readers accept it but read it differently) |\n"
+            "\n"
+            "`MANIFEST.tsv` has one line per file (after a header line): file, category, a\n"
+            "description with the reason for each verdict, and the expected verdict\n"
+            "(`accept` / `reject`) under three profiles:\n"
+            "\n"
+            "* **spec**: what docs/gguf.md permits. A violated \"must\" (or \"invalid\") rejects;\n"
+            "  a \"should\" or a recommendation does not. Keys the spec does not define (split.*,\n"
+            "  most tokenizer details) are free.\n"
+            "* **ggml**: what ggml's reader (`gguf_init_from_file`, Aug 2026) accepts, plus the\n"
+            "  checks llama.cpp's loader makes on what it reads: general.architecture present,\n"
+            "  typed reads of the keys it uses, the tokenizer, split keys, each tensor's data\n"
+            "  inside the file, and the hyper-parameters and tensor set of the architectures\n"
+            "  it implements. Whether llama.cpp implements the architecture is out of scope:\n"
+            "  most files use the made-up architecture `conformance`.\n"
+            "* **strict**: the canonical output of a good writer (gguf-py, the ggml writer,\n"
+            "  llama-quantize, gguf-split). It rejects whatever spec or ggml rejects, and what\n"
+            "  such a writer never produces (v2, trailing bytes, non-zero padding, an empty\n"
+            "  tensor, ...).\n"
+            "\n"
+            "The verdicts were decided from the facts (the spec text, ggml's and llama.cpp's\n"
+            "code, gguf-py), not by running any linter. A reader is tested with\n"
+            "`ci/conformance.sh --reader 'COMMAND {}'` (exit status 0 = accepted); without\n"
+            "`--reader` the script holds gguflint to the manifest under every profile (a file\n"
+            "is accepted when gguflint reports no error).\n",
+            count[0], count[1], count[2]);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "gen_conformance: cannot write %s\n", path);
+        failures++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: gen_conformance OUTDIR\n");
+        return 2;
+    }
+    outdir = argv[1];
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gen_conformance: cannot create %s: %s\n", outdir, strerror(errno));
+        return 1;
+    }
+    cases_container();
+    cases_truncated();
+    cases_values();
+    cases_keys();
+    cases_alignment();
+    cases_alignment_bad();
+    cases_layout();
+    cases_types();
+    cases_shapes();
+    cases_general();
+    cases_tokenizer();
+    cases_models();
+    cases_split();
+    write_manifest();
+    write_readme();
+    if (failures) {
+        fprintf(stderr, "gen_conformance: %d failures\n", failures);
+        return 1;
+    }
+    return 0;
+}
