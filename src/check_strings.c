@@ -51,33 +51,6 @@ static bool is_ascii_print(uint8_t c)
     return (uint8_t)(c - 0x20u) < 0x5Fu;
 }
 
-/* Length of a valid UTF-8 sequence at s[0..n) (lead byte >= 0x80), 0 if invalid. */
-static unsigned seq_len(const uint8_t *s, uint64_t n, uint32_t *cp)
-{
-    uint8_t c = s[0];
-    unsigned len;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2; v = c & 0x1Fu; min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3; v = c & 0x0Fu; min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4; v = c & 0x07u; min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (unsigned i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3Fu);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return len;
-}
 
 static void scan_vocab(const uint8_t *s, uint64_t n, scan *r)
 {
@@ -123,7 +96,7 @@ static void scan_string(const uint8_t *s, uint64_t n, scan_mode mode, scan *r)
             continue;
         }
         uint32_t cp = 0;
-        unsigned len = seq_len(s + i, n - i, &cp);
+        unsigned len = utf8_decode(s + i, n - i, &cp);
         if (len == 0) { /* invalid UTF-8 (GG121); a stray 0x9B is CSI to 8-bit terminals */
             flag_seq = false;
             if (c <= 0x9F && c1_escape(c))

@@ -5,38 +5,6 @@
 
 #include <string.h>
 
-/* Decode one UTF-8 sequence at s[0..n). Returns its length (1..4) and the code
- * point, or 0 when the bytes are not a valid, shortest-form scalar value. */
-static unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp)
-{
-    uint8_t c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    unsigned len;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2; v = c & 0x1Fu; min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3; v = c & 0x0Fu; min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4; v = c & 0x07u; min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (unsigned i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3Fu);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return len;
-}
 
 /* Code points that must never reach a terminal raw: C0/C1 controls, DEL,
  * bidi embeddings/overrides/isolates/marks, zero-width characters, line and

@@ -10,6 +10,9 @@
 
 /* Strict UTF-8 (Unicode Table 3-7): no overlongs, no surrogates, <= U+10FFFF. */
 bool utf8_valid_slow(const uint8_t *s, uint64_t n);
+/* Decode one UTF-8 sequence at s[0..n): its length (1..4) and code point, or 0
+ * when the bytes are not a valid, shortest-form scalar value. */
+unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp);
 /* The byte-at-a-time reference check behind it (also used by the tests). */
 bool utf8_valid_bytes(const uint8_t *s, uint64_t n);
 
