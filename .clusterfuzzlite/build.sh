@@ -37,7 +37,10 @@ for src in fuzz/fuzz_*.c; do
         [ -n "$variant" ] && extra=(-include fuzz/gguf_mutator.h)
         $CC $CFLAGS -std=c11 -Isrc -Ifuzz "${extra[@]}" -c "$src" -o "$WORK/$target.o"
         $LINK $CFLAGS "$WORK/$target.o" "${objs[@]}" $LIB_FUZZING_ENGINE -lm -o "$OUT/$target"
-        cp fuzz/gguf.dict "$OUT/$target.dict"
+        case $name in
+        fuzz_template) cp fuzz/template.dict "$OUT/$target.dict" ;;
+        *) cp fuzz/gguf.dict "$OUT/$target.dict" ;;
+        esac
         printf '[libfuzzer]\ndict = %s.dict\nmax_len = 1048576\nrss_limit_mb = 2048\ntimeout = 10\n' \
             "$target" >"$OUT/$target.options"
         cp "$seed_zip" "$OUT/${target}_seed_corpus.zip"

@@ -43,12 +43,20 @@ total_execs=0
 total_crashes=0
 summary=()
 
+# fuzz_template reads raw template text: its own dictionary of Jinja tokens
+dict_for() {
+    case $1 in
+    fuzz_template*) echo fuzz/template.dict ;;
+    *) echo fuzz/gguf.dict ;;
+    esac
+}
+
 run_libfuzzer() {
     local h=$1 bin=$ROOT/build-fuzz/fuzz/$1 work=$OUT/libfuzzer-$1
     mkdir -p "$work/corpus"
     local log=$OUT/logs/libfuzzer-$h.log rc=0
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-        "$bin" -max_total_time="$SECONDS_PER" -dict=fuzz/gguf.dict -rss_limit_mb=2048 \
+        "$bin" -max_total_time="$SECONDS_PER" -dict="$(dict_for "$h")" -rss_limit_mb=2048 \
         -timeout=10 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$h-" \
         "$work/corpus" "$SEEDS" >"$log" 2>&1 || rc=$?
     echo "$rc" >"$work/rc"
@@ -62,7 +70,7 @@ run_afl() {
         AFL_NO_AFFINITY=1 AFL_QUIET=1 AFL_IGNORE_SEED_PROBLEMS=1 \
         ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0 \
         timeout $((SECONDS_PER + 120)) afl-fuzz -V "$SECONDS_PER" -i "$SEEDS" -o "$work/out" \
-        -x fuzz/gguf.dict -m none -t 10000 -- "$bin" >"$log" 2>&1 || rc=$?
+        -x "$(dict_for "$h")" -m none -t 10000 -- "$bin" >"$log" 2>&1 || rc=$?
     echo "$rc" >"$work/rc"
 }
 

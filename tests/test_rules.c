@@ -1152,8 +1152,8 @@ static void test_GG202_tensor_name_too_long(void **state)
     layout l = {.nt = 2, .t = {T1("a", 1, GB_F32, 8), T1(name, 1, GB_F32, 8)}};
     built r = build(&l);
     assert_finding(r.buf, r.len, NULL, "GG202", r.t[1].start);
-    free(r.buf);
     assert_no_rule(r.buf, r.len, NULL, "GG220"); /* 64 bytes: the spec allows it */
+    free(r.buf);
     name[63] = 0;
     r = build(&l);
     assert_clean(r.buf, r.len, NULL);

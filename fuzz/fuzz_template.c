@@ -1,0 +1,104 @@
+/* fuzz_template.c - the chat-template analysis (template_*.c, check_template.c)
+ * on raw template text. The input is wrapped in a minimal GGUF written here
+ * by hand (magic, version 3, no tensors, one KV tokenizer.chat_template of
+ * type string) and linted; then the same bytes are linted again as an
+ * array-typed template split into chunks of 1..16 bytes. Checks: a clean
+ * status, findings inside the file with real rules and escaped messages,
+ * and the same template rules (GG72x/GG73x) reported for both forms - the
+ * analysis must not depend on where array elements split the text. */
+#include "fuzz_common.h"
+
+#define KEY "tokenizer.chat_template"
+#define KEY_LEN (sizeof KEY - 1)
+
+static uint8_t *put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        *p++ = (uint8_t)(v >> (8 * i));
+    return p;
+}
+
+static uint8_t *put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        *p++ = (uint8_t)(v >> (8 * i));
+    return p;
+}
+
+/* The GGUF header and the key; *p points past them. */
+static uint8_t *header(uint8_t *p, uint32_t type)
+{
+    memcpy(p, "GGUF", 4);
+    p = put_u32(p + 4, 3);
+    p = put_u64(p, 0); /* tensors */
+    p = put_u64(p, 1); /* KVs */
+    p = put_u64(p, KEY_LEN);
+    memcpy(p, KEY, KEY_LEN);
+    return put_u32(p + KEY_LEN, type);
+}
+
+/* Lint a buffer; fills `rules` with the template rules reported (a bitmap
+ * over rule indexes) and checks the per-finding invariants. */
+static void lint(const uint8_t *buf, size_t len, uint8_t rules[GGUFLINT_MAX_RULES])
+{
+    memset(rules, 0, GGUFLINT_MAX_RULES);
+    gguflint_ctx *ctx = gguflint_new(NULL);
+    if (!ctx)
+        return;
+    fuzz_check_status(gguflint_set_buffer(ctx, buf, len));
+    int st = gguflint_run(ctx);
+    fuzz_check_status(st);
+    if (st == GGUFLINT_OK) {
+        for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+            const gguflint_finding *f = gguflint_finding_get(ctx, i);
+            const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
+            FUZZ_ASSERT(r != NULL);
+            FUZZ_ASSERT(f->offset <= len && f->length <= len - f->offset);
+            FUZZ_ASSERT(f->message && f->path);
+            for (const char *m = f->message; *m; m++)
+                FUZZ_ASSERT((unsigned char)*m >= 0x20 && (unsigned char)*m != 0x7f);
+            if (strncmp(r->id, "GG72", 4) == 0 || strncmp(r->id, "GG73", 4) == 0)
+                rules[f->rule] = 1;
+        }
+    }
+    gguflint_free(ctx);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > (1u << 20))
+        return 0;
+    /* as a string */
+    size_t len = 24 + 8 + KEY_LEN + 4 + 8 + size;
+    uint8_t *buf = malloc(len);
+    if (!buf)
+        return 0;
+    uint8_t *p = header(buf, 8);
+    p = put_u64(p, size);
+    if (size)
+        memcpy(p, data, size);
+    uint8_t as_string[GGUFLINT_MAX_RULES], as_array[GGUFLINT_MAX_RULES];
+    lint(buf, len, as_string);
+    free(buf);
+
+    /* as an array of strings, split every `chunk` bytes */
+    size_t chunk = 1 + size % 16, count = (size + chunk - 1) / chunk;
+    len = 24 + 8 + KEY_LEN + 4 + 4 + 8 + count * 8 + size;
+    buf = malloc(len);
+    if (!buf)
+        return 0;
+    p = header(buf, 9);
+    p = put_u32(p, 8);
+    p = put_u64(p, count);
+    for (size_t off = 0; off < size; off += chunk) {
+        size_t n = size - off < chunk ? size - off : chunk;
+        p = put_u64(p, n);
+        memcpy(p, data + off, n);
+        p += n;
+    }
+    FUZZ_ASSERT((size_t)(p - buf) == len);
+    lint(buf, len, as_array);
+    free(buf);
+    FUZZ_ASSERT(memcmp(as_string, as_array, sizeof as_string) == 0);
+    return 0;
+}

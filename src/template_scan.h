@@ -1,0 +1,65 @@
+/* template_scan.h - static analysis of Jinja chat templates, never rendering
+ * them: the interface check_template.c uses. A template arrives as one or
+ * more chunks (a string value, or the elements of a string array, which are
+ * concatenated); the analyser lexes {{ }}, {% %} and {# #}, resolves string
+ * literals with their escapes, folds constant expressions (~, +, join,
+ * format, replace, case filters, {% set %}) and reports the indicators of
+ * docs/SECURITY-PATTERNS.md section 3.4 as "hits", one kept per kind with a
+ * count of the others. Time is linear in the template length and memory is
+ * bounded whatever the input (see the caps in template_impl.h). */
+#ifndef GGUFLINT_TEMPLATE_SCAN_H
+#define GGUFLINT_TEMPLATE_SCAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Kinds of hits, one per template rule (GG720...). */
+enum {
+    TH_GADGET,      /* dunder attributes, __globals__ gadgets, class hunting */
+    TH_EXEC,        /* os / subprocess / eval / open sinks, sandbox-escape helpers */
+    TH_OBFUSCATION, /* escapes spelling names, names built by folding, chr, non-literal attr */
+    TH_BLOB,        /* base64 / hex runs of 64+ characters */
+    TH_OVERSIZE,    /* template over 256 KiB */
+    TH_URL,         /* URLs, IPv4 addresses, e-mail addresses */
+    TH_INSTRUCTION, /* instruction-like literal text */
+    TH_TRIGGER,     /* message content compared with a trigger word */
+    TH_INVISIBLE,   /* zero-width, bidi and tag characters */
+    TH_DOS,         /* render-time denial of service */
+    TH_UTF8,        /* invalid UTF-8 */
+    TH_SYNTAX,      /* unterminated constructs, unbalanced blocks */
+    TH_LIMIT,       /* an analysis cap was hit */
+    TH__COUNT
+};
+
+/* Where a byte of the template lives: the string value (or array element)
+ * holding it, for the finding's offset and length, and the element index. */
+typedef struct tpl_pos {
+    uint64_t off, len, elem;
+} tpl_pos;
+
+typedef struct tpl_hit {
+    bool have;
+    tpl_pos pos;     /* of the first occurrence */
+    uint64_t more;   /* further occurrences */
+    char msg[448];   /* escaped, one line */
+} tpl_hit;
+
+typedef struct tpl tpl;
+
+/* An analyser, reusable for any number of templates. NULL on NOMEM. */
+tpl *tpl_new(void);
+void tpl_free(tpl *t);
+/* Start a template of total_len bytes (the sum of the chunks to come). */
+void tpl_begin(tpl *t, uint64_t total_len);
+/* Feed the next n bytes; pos says where they live. */
+void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos);
+/* End of template: flush, check what is left open. */
+void tpl_end(tpl *t);
+/* The hit of a kind (have == false when none). */
+const tpl_hit *tpl_hit_get(const tpl *t, int kind);
+/* True when an allocation failed (the results are then incomplete). */
+bool tpl_nomem(const tpl *t);
+/* Template byte index of the first "{{" or "{%" in the template, or -1. */
+int64_t tpl_first_tag(const tpl *t);
+
+#endif
