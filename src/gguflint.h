@@ -92,6 +92,8 @@ typedef struct gguflint_options {
     uint8_t severity[GGUFLINT_MAX_RULES];
     bool deep; /* read the data section: tensor values, block scales, padding */
     uint32_t deep_jobs; /* threads for the deep scan of one file (0 or 1: none) */
+    uint8_t profile;    /* the profile applied (index for gguflint_profile_name);
+                           selecting a rule back on restores its severity there */
     bool header_only;   /* the input may be the start of a larger file (a partial
                            download): checks that need the data section's bytes
                            are reported once as not checked (GG304), not as errors */
@@ -102,8 +104,8 @@ void gguflint_options_default(gguflint_options *opt);
 
 /* Enable (`on`) or disable the rules named by a comma-separated list of ids,
  * id prefixes ("GG1"), slugs, families ("kv") or "ALL". Enabling restores the
- * rule's default severity. Returns GGUFLINT_E_ARG naming nothing for an
- * unknown item, with the item copied into `bad` (if non-NULL). */
+ * rule's severity in the applied profile (opt->profile). Returns GGUFLINT_E_ARG
+ * for an unknown item, with the item copied into `bad` (if non-NULL). */
 int gguflint_options_select(gguflint_options *opt, const char *list, bool on,
                             char *bad, size_t bad_size);
 /* Apply a profile: every rule back to its default, then the profile's

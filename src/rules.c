@@ -68,6 +68,7 @@ int gguflint_options_profile(gguflint_options *opt, const char *name)
     for (size_t i = 0; overrides[i].rule >= 0; i++)
         if (overrides[i].profile == p)
             opt->severity[overrides[i].rule] = (uint8_t)overrides[i].sev;
+    opt->profile = (uint8_t)p;
     return GGUFLINT_OK;
 }
 
@@ -196,7 +197,7 @@ static int for_each_named(gguflint_options *opt, const char *list, int mode, int
             if (mode == 0)
                 opt->severity[i] = GGUFLINT_OFF;
             else if (mode == 1)
-                opt->severity[i] = (uint8_t)rules[i].default_severity;
+                opt->severity[i] = (uint8_t)gguflint_rule_profile_severity(i, opt->profile);
             else
                 opt->severity[i] = (uint8_t)sev;
         }
