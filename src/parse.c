@@ -512,7 +512,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                         break; /* likewise */
                     const uint8_t *sp = q + 8;
                     q = sp + n;
-                    if (__builtin_expect(!utf8_valid_in(sp, n, end), 0)) {
+                    if (__builtin_expect(!utf8_valid(sp, n), 0)) {
                         p->c.off = (uint64_t)(sp - 8 - p->c.base);
                         emit(ctx, R_STRING_INVALID_UTF8, p->c.off, 8 + n, path_of(p),
                              "array element %llu is not valid UTF-8", (unsigned long long)index);

@@ -51,15 +51,6 @@ static uint64_t two_byte_swar(const uint8_t *s, uint64_t n)
 
 bool utf8_valid_slow(const uint8_t *s, uint64_t n)
 {
-    return utf8_valid_slow_in(s, n, s + n);
-}
-
-bool utf8_valid_slow_in(const uint8_t *s, uint64_t n, const uint8_t *limit)
-{
-    bool done;
-    bool ok = utf8_valid_avx2(s, n, limit, &done);
-    if (done)
-        return ok;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* short strings (most tokens) are cheaper byte by byte */
     if (n < 16)

@@ -10,9 +10,6 @@
 
 /* Strict UTF-8 (Unicode Table 3-7): no overlongs, no surrogates, <= U+10FFFF. */
 bool utf8_valid_slow(const uint8_t *s, uint64_t n);
-bool utf8_valid_slow_in(const uint8_t *s, uint64_t n, const uint8_t *limit);
-/* The AVX2 check (utf8_avx2.c): *done is false when the host has no AVX2. */
-bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done);
 /* Decode one UTF-8 sequence at s[0..n): its length (1..4) and code point, or 0
  * when the bytes are not a valid, shortest-form scalar value. */
 unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp);
@@ -33,10 +30,7 @@ static inline uint32_t utf8_load32(const uint8_t *p)
     return w;
 }
 
-/* utf8_valid for a string inside a larger readable buffer that ends at
- * `limit` (>= s + n): the vector path may read up to 32 bytes past the string
- * (and ignores them) instead of copying its tail. */
-static inline bool utf8_valid_in(const uint8_t *s, uint64_t n, const uint8_t *limit)
+static inline bool utf8_valid(const uint8_t *s, uint64_t n)
 {
     /* ASCII fast path with whole-word loads; short strings (most vocabulary
      * tokens) are covered by two overlapping loads. */
@@ -57,12 +51,7 @@ static inline bool utf8_valid_in(const uint8_t *s, uint64_t n, const uint8_t *li
         if (!(acc & 0x80))
             return true;
     }
-    return utf8_valid_slow_in(s, n, limit);
-}
-
-static inline bool utf8_valid(const uint8_t *s, uint64_t n)
-{
-    return utf8_valid_in(s, n, s + n);
+    return utf8_valid_slow(s, n);
 }
 
 
