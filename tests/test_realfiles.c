@@ -122,12 +122,19 @@ static void print_findings(const char *name, const gguflint_ctx *ctx)
     }
 }
 
+/* The profile the files are linted under (every test runs the default;
+ * test_profiles_clean re-runs the clean ones under each profile). */
+static const char *profile = "ggml";
+
 /* Open and run one file (path relative to the real-files directory). */
 static gguflint_ctx *lint_rel(const char *rel)
 {
     char path[4096];
     full_path(path, sizeof path, rel);
-    gguflint_ctx *ctx = gguflint_new(NULL);
+    gguflint_options opt;
+    gguflint_options_default(&opt);
+    assert_int_equal(gguflint_options_profile(&opt, profile), GGUFLINT_OK);
+    gguflint_ctx *ctx = gguflint_new(&opt);
     assert_non_null(ctx);
     own(ctx, K_CTX);
     int st = gguflint_open_file(ctx, path);
@@ -243,6 +250,21 @@ static void test_top_level_clean(void **state)
     SKIP_IF_ABSENT();
     for (size_t i = 0; i < N_TOP; i++)
         check_clean_vocab(top_level[i]);
+}
+
+/* Files written by llama.cpp's converters are canonical: no error under the
+ * strict, spec and security profiles either. */
+static void test_profiles_clean(void **state)
+{
+    (void)state;
+    SKIP_IF_ABSENT();
+    static const char *const profiles[] = {"strict", "spec", "security"};
+    for (size_t p = 0; p < 3; p++) {
+        profile = profiles[p];
+        for (size_t i = 0; i < N_TOP; i++)
+            check_clean_vocab(top_level[i]);
+    }
+    profile = "ggml";
 }
 
 /* Every historical .v3.gguf file except the test_writer negative file. */
@@ -546,6 +568,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_top_level_clean, release_all),
+        cmocka_unit_test_teardown(test_profiles_clean, release_all),
         cmocka_unit_test_teardown(test_historical_v3_clean, release_all),
         cmocka_unit_test_teardown(test_v1_file, release_all),
         cmocka_unit_test_teardown(test_fugg_file, release_all),
