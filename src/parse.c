@@ -40,7 +40,12 @@ typedef struct parser {
     gguflint_view path_key;
     const char *path_field; /* tensor: ".name", ".n_dims", ".ne", ".type", ".offset", "" */
     char path[256];
+    /* Strings with a non-ASCII byte are copied here, NUL-separated, and
+     * validated as one block (see flush_batch); NULL when unavailable. */
+    uint8_t *batch;
 } parser;
+
+#define BATCH_SIZE (64u << 10)
 
 static const char *const magic_names[][2] = {
     {"lmgg", "the legacy GGML format (magic 'ggml', unversioned, before GGUF)"},
@@ -424,6 +429,46 @@ static void check_string_utf8(parser *p, gguflint_view s, uint64_t len_off, uint
              "string value is not valid UTF-8");
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* GG121 for array element `index` whose length field is at `at`. */
+static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t index)
+{
+    emit(p->ctx, R_STRING_INVALID_UTF8, (uint64_t)(at - p->c.base), 8 + n, path_of(p),
+         "array element %llu is not valid UTF-8", (unsigned long long)index);
+}
+
+/* A batch of non-ASCII strings of one array, copied NUL-separated: a
+ * sequence cut by the end of a string, or a continuation byte at the start
+ * of one, meets a NUL and fails, so the batch is valid exactly when each of
+ * its strings is. Only when it fails are its strings checked one by one. */
+typedef struct batch {
+    uint8_t *buf;
+    size_t len;
+    const uint8_t *first;  /* length field of the batch's first string */
+    uint64_t first_index;
+} batch;
+
+static void flush_batch(parser *p, batch *b, const uint8_t *stop)
+{
+    if (b->len == 0)
+        return;
+    memset(b->buf + b->len, 0, 32); /* the block check reads 32 bytes past */
+    if (!utf8_valid_block(b->buf, b->len)) {
+        const uint8_t *q = b->first;
+        for (uint64_t index = b->first_index; q < stop; index++) {
+            uint64_t n;
+            memcpy(&n, q, 8); /* re-reading strings the loop has already bounded */
+            const uint8_t *sp = q + 8;
+            /* strings too long for a batch were checked on their own */
+            if (n < BATCH_SIZE && !utf8_valid(sp, n))
+                report_invalid(p, q, n, index);
+            q = sp + n;
+        }
+    }
+    b->len = 0;
+}
+#endif
+
 typedef struct frame {
     uint32_t et;
     uint64_t left;
@@ -494,6 +539,8 @@ static bool parse_array(parser *p, gguflint_kv *kv)
             depth--;
             continue;
         }
+        if (f->et == VT_STRING && !p->batch)
+            p->batch = malloc(BATCH_SIZE + 32); /* NULL: strings checked one by one */
         if (f->et == VT_STRING) {
             /* hot loop: vocabularies hold hundreds of thousands of strings */
             const uint64_t max_len = ctx->opt.limits.max_string_len;
@@ -503,6 +550,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                 /* The common case (v2/v3, little-endian) with raw pointers:
                  * p->c.off is written back on every exit. */
                 const uint8_t *q = cur_ptr(&p->c), *end = p->c.base + p->c.len;
+                batch b = {p->batch, 0, NULL, 0};
                 while (left > 0) {
                     uint64_t n;
                     if (end - q < 8)
@@ -512,14 +560,25 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                         break; /* likewise */
                     const uint8_t *sp = q + 8;
                     q = sp + n;
-                    if (__builtin_expect(!utf8_valid(sp, n), 0)) {
-                        p->c.off = (uint64_t)(sp - 8 - p->c.base);
-                        emit(ctx, R_STRING_INVALID_UTF8, p->c.off, 8 + n, path_of(p),
-                             "array element %llu is not valid UTF-8", (unsigned long long)index);
+                    if (!utf8_is_ascii(sp, n)) {
+                        if (b.buf && n < BATCH_SIZE) {
+                            if (b.len + n + 1 > BATCH_SIZE)
+                                flush_batch(p, &b, sp - 8);
+                            if (b.len == 0) {
+                                b.first = sp - 8;
+                                b.first_index = index;
+                            }
+                            memcpy(b.buf + b.len, sp, (size_t)n);
+                            b.len += n;
+                            b.buf[b.len++] = 0;
+                        } else if (!utf8_valid(sp, n)) {
+                            report_invalid(p, sp - 8, n, index);
+                        }
                     }
                     left--;
                     index++;
                 }
+                flush_batch(p, &b, q);
                 p->c.off = (uint64_t)(q - p->c.base);
             }
 #endif
@@ -940,5 +999,6 @@ int parse_run(gguflint_ctx *ctx)
     }
     free(p.keys.slots);
     free(p.names.slots);
+    free(p.batch);
     return ctx->status;
 }

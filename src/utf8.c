@@ -133,3 +133,10 @@ unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp)
     *cp = v;
     return len;
 }
+
+bool utf8_valid_block(const uint8_t *s, uint64_t n)
+{
+    bool done;
+    bool ok = utf8_valid_avx2(s, n, s + n + 32, &done);
+    return done ? ok : utf8_valid_slow(s, n);
+}

@@ -10,6 +10,11 @@
 
 /* Strict UTF-8 (Unicode Table 3-7): no overlongs, no surrogates, <= U+10FFFF. */
 bool utf8_valid_slow(const uint8_t *s, uint64_t n);
+/* Validate a large buffer (a batch of strings joined with NUL separators);
+ * the 32 bytes after s + n must be readable. AVX2 where the host has it. */
+bool utf8_valid_block(const uint8_t *s, uint64_t n);
+/* The AVX2 check (utf8_avx2.c): *done is false when the host has no AVX2. */
+bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done);
 /* Decode one UTF-8 sequence at s[0..n): its length (1..4) and code point, or 0
  * when the bytes are not a valid, shortest-form scalar value. */
 unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp);
@@ -30,28 +35,28 @@ static inline uint32_t utf8_load32(const uint8_t *p)
     return w;
 }
 
-static inline bool utf8_valid(const uint8_t *s, uint64_t n)
+/* True when s[0..n) is all ASCII: whole-word loads; short strings (most
+ * vocabulary tokens) are covered by two overlapping loads. */
+static inline bool utf8_is_ascii(const uint8_t *s, uint64_t n)
 {
-    /* ASCII fast path with whole-word loads; short strings (most vocabulary
-     * tokens) are covered by two overlapping loads. */
     const uint64_t m8 = 0x8080808080808080ull;
     if (n >= 8) {
         uint64_t acc = utf8_load64(s + n - 8);
         for (uint64_t i = 0; i + 8 <= n; i += 8)
             acc |= utf8_load64(s + i);
-        if (!(acc & m8))
-            return true;
-    } else if (n >= 4) {
-        if (!((utf8_load32(s) | utf8_load32(s + n - 4)) & 0x80808080u))
-            return true;
-    } else {
-        uint8_t acc = 0;
-        for (uint64_t i = 0; i < n; i++)
-            acc |= s[i];
-        if (!(acc & 0x80))
-            return true;
+        return !(acc & m8);
     }
-    return utf8_valid_slow(s, n);
+    if (n >= 4)
+        return !((utf8_load32(s) | utf8_load32(s + n - 4)) & 0x80808080u);
+    uint8_t acc = 0;
+    for (uint64_t i = 0; i < n; i++)
+        acc |= s[i];
+    return !(acc & 0x80);
+}
+
+static inline bool utf8_valid(const uint8_t *s, uint64_t n)
+{
+    return utf8_is_ascii(s, n) || utf8_valid_slow(s, n);
 }
 
 

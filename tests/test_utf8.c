@@ -108,12 +108,54 @@ static void test_random(void **state)
     }
 }
 
+/* utf8_valid_block on NUL-joined batches, as the parser builds them: valid
+ * exactly when every string is. */
+static void test_block(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {"a", "\xc4\xa0", "\xe2\x96\x81", "\xf0\x9f\x98\x80",
+                                         "\xc4", "\x80", "\xe2\x96", "\xed\xa0\x80", "xyz"};
+    uint32_t x = 777;
+    uint8_t *buf = malloc(4096 + 32);
+    assert_non_null(buf);
+    for (int round = 0; round < 20000; round++) {
+        size_t len = 0;
+        bool all_ok = true;
+        x = x * 1664525u + 1013904223u;
+        unsigned strings = 1 + (x >> 26);
+        for (unsigned k = 0; k < strings && len < 3900; k++) {
+            uint8_t str[64];
+            size_t sl = 0;
+            x = x * 1664525u + 1013904223u;
+            unsigned count = 1 + (x >> 29);
+            for (unsigned c = 0; c < count; c++) {
+                x = x * 1664525u + 1013904223u;
+                unsigned pick = (x >> 16) % 9;
+                if ((x & 15) != 0 && pick >= 4 && pick != 8)
+                    pick %= 4;
+                size_t l = strlen(pieces[pick]);
+                memcpy(str + sl, pieces[pick], l);
+                sl += l;
+            }
+            all_ok = all_ok && utf8_valid_bytes(str, sl);
+            memcpy(buf + len, str, sl);
+            len += sl;
+            buf[len++] = 0;
+        }
+        memset(buf + len, 0x80, 32); /* junk after: must be ignored */
+        if (utf8_valid_block(buf, len) != all_ok)
+            fail_msg("block of %zu bytes: expected %d", len, all_ok);
+    }
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exhaustive_short),
         cmocka_unit_test(test_fixed_cases),
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
