@@ -196,8 +196,9 @@ static int for_each_named(gguflint_options *opt, const char *list, int mode, int
             any = true;
             if (mode == 0)
                 opt->severity[i] = GGUFLINT_OFF;
-            else if (mode == 1)
-                opt->severity[i] = (uint8_t)gguflint_rule_profile_severity(i, opt->profile);
+            else if (mode == 1) /* an unknown profile index falls back to ggml */
+                opt->severity[i] = (uint8_t)gguflint_rule_profile_severity(
+                    i, opt->profile < PROF__COUNT ? opt->profile : PROF_ggml);
             else
                 opt->severity[i] = (uint8_t)sev;
         }

@@ -384,6 +384,7 @@ static void apply_ignores(config *cfg, gguflint_ctx *ctx, const char *path)
         if (!path_matches(ig->pattern, path))
             continue;
         gguflint_options sel;
+        gguflint_options_default(&sel); /* every field set, profile included */
         gguflint_options_clear(&sel);
         if (gguflint_options_select(&sel, ig->rules, true, NULL, 0) != GGUFLINT_OK)
             continue;
