@@ -17,72 +17,21 @@
 
 #include <dirent.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
 /* ------------------------------------------------------------ helpers */
 
-static void print_findings(const gguflint_ctx *ctx)
-{
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %s off=%llu %s: %s\n", r ? r->id : "?",
-                      gguflint_severity_name(f->severity), (unsigned long long)f->offset,
-                      f->path, f->message);
-    }
-}
-
-static gguflint_ctx *lint(const uint8_t *buf, size_t len)
-{
-    assert_non_null(buf);
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
-    return ctx;
-}
-
-static size_t count_id(const gguflint_ctx *ctx, const char *id, uint64_t offset, size_t *at)
-{
-    size_t n = 0, k = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(gguflint_rule((size_t)f->rule)->id, id) == 0) {
-            n++;
-            k += f->offset == offset;
-        }
-    }
-    if (at)
-        *at = k;
-    return n;
-}
-
-/* Exactly one finding of `id`, at `offset`. Frees buf. */
-static void expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where)
-{
-    gguflint_ctx *ctx = lint(buf, len);
-    size_t at, n = count_id(ctx, id, offset, &at);
-    if (n != 1 || at != 1) {
-        print_message("%s: expected one %s at %llu, got %zu (%zu there)\n", where, id,
-                      (unsigned long long)offset, n, at);
-        print_findings(ctx);
-        gguflint_free(ctx);
-        free(buf);
-        fail_msg("%s: %s", where, id);
-    }
-    gguflint_free(ctx);
-    free(buf);
-}
-#define EXPECT_AT(buf, len, id, off) expect_at(buf, len, id, off, __func__)
+#define EXPECT_AT(buf, len, id, off) ex_expect_at(buf, len, id, off, __func__)
 
 /* No finding of `id`. Frees buf. */
 static void expect_none(uint8_t *buf, size_t len, const char *id, const char *where)
 {
-    gguflint_ctx *ctx = lint(buf, len);
-    if (count_id(ctx, id, 0, NULL) != 0) {
+    gguflint_ctx *ctx = ex_lint(buf, len);
+    if (ex_count_id(ctx, id, 0, NULL) != 0) {
         print_message("%s: %s must not be reported\n", where, id);
-        print_findings(ctx);
+        ex_print_findings(ctx);
         gguflint_free(ctx);
         free(buf);
         fail_msg("%s: unexpected %s", where, id);
@@ -120,7 +69,7 @@ static void expect_built(gb *b, uint32_t type, const char *id, uint64_t off, boo
     size_t len;
     uint8_t *buf = type == NO_TENSOR ? no_tensors(b, &len) : with_tensor(b, type, &len);
     if (want)
-        expect_at(buf, len, id, off, where);
+        ex_expect_at(buf, len, id, off, where);
     else
         expect_none(buf, len, id, where);
 }

@@ -21,74 +21,23 @@
 #include <dirent.h>
 #include <time.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
 /* ------------------------------------------------------------ helpers */
 
-static void print_findings(const gguflint_ctx *ctx)
-{
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %s off=%llu %s: %s\n", r ? r->id : "?",
-                      gguflint_severity_name(f->severity), (unsigned long long)f->offset,
-                      f->path, f->message);
-    }
-}
-
-static gguflint_ctx *lint(const uint8_t *buf, size_t len)
-{
-    assert_non_null(buf);
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
-    return ctx;
-}
-
-static size_t count_id(const gguflint_ctx *ctx, const char *id, uint64_t offset, size_t *at)
-{
-    size_t n = 0, k = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(gguflint_rule((size_t)f->rule)->id, id) == 0) {
-            n++;
-            k += f->offset == offset;
-        }
-    }
-    if (at)
-        *at = k;
-    return n;
-}
-
-/* Exactly one finding of `id`, at `offset`. Frees buf. */
-static void expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where)
-{
-    gguflint_ctx *ctx = lint(buf, len);
-    size_t at, n = count_id(ctx, id, offset, &at);
-    if (n != 1 || at != 1) {
-        print_message("%s: expected one %s at %llu, got %zu (%zu there)\n", where, id,
-                      (unsigned long long)offset, n, at);
-        print_findings(ctx);
-        gguflint_free(ctx);
-        free(buf);
-        fail_msg("%s: %s", where, id);
-    }
-    gguflint_free(ctx);
-    free(buf);
-}
-#define EXPECT_AT(buf, len, id, off) expect_at(buf, len, id, off, __func__)
+#define EXPECT_AT(buf, len, id, off) ex_expect_at(buf, len, id, off, __func__)
 
 /* None of the string rules GG700-GG709. Frees buf. */
 static void expect_clean(uint8_t *buf, size_t len, const char *where)
 {
-    gguflint_ctx *ctx = lint(buf, len);
+    gguflint_ctx *ctx = ex_lint(buf, len);
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         if (strncmp(gguflint_rule((size_t)f->rule)->id, "GG70", 4) == 0) {
             print_message("%s: unexpected finding\n", where);
-            print_findings(ctx);
+            ex_print_findings(ctx);
             gguflint_free(ctx);
             free(buf);
             fail_msg("%s: not clean", where);
@@ -191,9 +140,9 @@ static void test_terminal_escape(void **state)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_u32(b, "llama.\x1b[31mblock_count", 1);
     buf = done(b, &len);
-    gguflint_ctx *ctx = lint(buf, len);
-    assert_int_equal(count_id(ctx, "GG700", 0, NULL), 0);
-    assert_int_equal(count_id(ctx, "GG104", 0, NULL), 1);
+    gguflint_ctx *ctx = ex_lint(buf, len);
+    assert_int_equal(ex_count_id(ctx, "GG700", 0, NULL), 0);
+    assert_int_equal(ex_count_id(ctx, "GG104", 0, NULL), 1);
     gguflint_free(ctx);
     free(buf);
 }
@@ -297,15 +246,15 @@ static void test_invisible_char(void **state)
     /* in chat templates bidi and invisible characters are GG728's */
     buf = VALUE("tokenizer.chat_template", "{{ x }}\xe2\x80\x8b\xe2\x80\xae\xf3\xa0\x81\x81",
                 &at, &len);
-    gguflint_ctx *ctx = lint(buf, len);
-    assert_int_equal(count_id(ctx, "GG702", 0, NULL), 0);
-    assert_int_equal(count_id(ctx, "GG703", 0, NULL), 0);
+    gguflint_ctx *ctx = ex_lint(buf, len);
+    assert_int_equal(ex_count_id(ctx, "GG702", 0, NULL), 0);
+    assert_int_equal(ex_count_id(ctx, "GG703", 0, NULL), 0);
     gguflint_free(ctx);
     free(buf);
     static const char *const tpl[] = {"{{ a }}", "b\xe2\x80\x8b"};
     buf = one_array("tokenizer.chat_template.tool_use", tpl, 2, 1, &at, &len);
-    ctx = lint(buf, len);
-    assert_int_equal(count_id(ctx, "GG703", 0, NULL), 0);
+    ctx = ex_lint(buf, len);
+    assert_int_equal(ex_count_id(ctx, "GG703", 0, NULL), 0);
     gguflint_free(ctx);
     free(buf);
     /* vocabularies have zero-width tokens */
@@ -326,9 +275,9 @@ static void test_tensor_name_hidden_suffix(void **state)
     EXPECT_AT(buf, len, "GG704", at);
     /* trailing NULs only: GG204 reports the NUL, both readers agree on the rest */
     buf = TENSOR("output.weight\0\0", &at, &len);
-    gguflint_ctx *ctx = lint(buf, len);
-    assert_int_equal(count_id(ctx, "GG704", 0, NULL), 0);
-    assert_int_equal(count_id(ctx, "GG204", 0, NULL), 1);
+    gguflint_ctx *ctx = ex_lint(buf, len);
+    assert_int_equal(ex_count_id(ctx, "GG704", 0, NULL), 0);
+    assert_int_equal(ex_count_id(ctx, "GG204", 0, NULL), 1);
     gguflint_free(ctx);
     free(buf);
     buf = TENSOR("output.weight", &at, &len);
@@ -391,10 +340,10 @@ static void test_resource_claims(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t *buf = claim_u32(cases[i].key, cases[i].bad, &at, &len);
-        expect_at(buf, len, cases[i].id, at, cases[i].key);
+        ex_expect_at(buf, len, cases[i].id, at, cases[i].key);
         buf = claim_u32(cases[i].key, cases[i].good, &at, &len);
-        gguflint_ctx *ctx = lint(buf, len);
-        assert_int_equal(count_id(ctx, cases[i].id, 0, NULL), 0);
+        gguflint_ctx *ctx = ex_lint(buf, len);
+        assert_int_equal(ex_count_id(ctx, cases[i].id, 0, NULL), 0);
         gguflint_free(ctx);
         free(buf);
     }
@@ -480,8 +429,8 @@ static void test_findings_capped(void **state)
     free(v);
     size_t len;
     uint8_t *buf = done(b, &len);
-    gguflint_ctx *ctx = lint(buf, len);
-    assert_int_equal(count_id(ctx, "GG700", 0, NULL), 100);
+    gguflint_ctx *ctx = ex_lint(buf, len);
+    assert_int_equal(ex_count_id(ctx, "GG700", 0, NULL), 100);
     assert_true(gguflint_findings_dropped(ctx) >= n - 100);
     gguflint_free(ctx);
     free(buf);
