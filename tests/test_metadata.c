@@ -15,7 +15,6 @@
 
 #include <cmocka.h>
 
-#include <dirent.h>
 
 #include "expect.h"
 #include "gguf_builder.h"
@@ -343,44 +342,11 @@ static void test_profiles(void **state)
 
 /* ------------------------------------------------------------ real files */
 
-static void lint_dir_clean(const char *dir, const char *suffix)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name), k = strlen(suffix);
-        if (n < k || strcmp(e->d_name + n - k, suffix) != 0)
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        gguflint_ctx *ctx = gguflint_new(NULL);
-        assert_non_null(ctx);
-        if (gguflint_open_file(ctx, path) != GGUFLINT_OK || gguflint_run(ctx) != GGUFLINT_OK) {
-            gguflint_free(ctx);
-            continue;
-        }
-        for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-            const gguflint_finding *f = gguflint_finding_get(ctx, i);
-            const char *id = gguflint_rule((size_t)f->rule)->id;
-            if (strncmp(id, "GG50", 4) == 0 && f->severity >= GGUFLINT_WARNING) {
-                print_message("%s: %s %s\n", path, id, f->message);
-                gguflint_free(ctx);
-                closedir(d);
-                fail_msg("real file %s: %s", e->d_name, id);
-            }
-        }
-        gguflint_free(ctx);
-    }
-    closedir(d);
-}
-
 static void test_real_files(void **state)
 {
     (void)state;
-    lint_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf");
-    lint_dir_clean(GGUFLINT_REALFILES_DIR "/historical", "v3.gguf");
+    ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG50", GGUFLINT_WARNING);
+    ex_dir_clean(GGUFLINT_REALFILES_DIR "/historical", "v3.gguf", "GG50", GGUFLINT_WARNING);
 }
 
 int main(void)

@@ -1,8 +1,11 @@
 /* expect.c - see expect.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,4 +64,40 @@ void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, con
     }
     gguflint_free(ctx);
     free(buf);
+}
+
+void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
+                  gguflint_severity min)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t k = strlen(suffix), pl = strlen(id_prefix);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < k || strcmp(e->d_name + n - k, suffix) != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        gguflint_ctx *ctx = gguflint_new(NULL);
+        assert_non_null(ctx);
+        if (gguflint_open_file(ctx, path) != GGUFLINT_OK || gguflint_run(ctx) != GGUFLINT_OK) {
+            gguflint_free(ctx);
+            closedir(d);
+            fail_msg("real file %s cannot be linted", path);
+        }
+        for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+            const gguflint_finding *f = gguflint_finding_get(ctx, i);
+            const char *id = gguflint_rule((size_t)f->rule)->id;
+            if (strncmp(id, id_prefix, pl) == 0 && f->severity >= min) {
+                print_message("%s: %s %s\n", path, id, f->message);
+                gguflint_free(ctx);
+                closedir(d);
+                fail_msg("real file %s: %s", e->d_name, id);
+            }
+        }
+        gguflint_free(ctx);
+    }
+    closedir(d);
 }

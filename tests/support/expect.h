@@ -19,5 +19,11 @@ size_t ex_count_id(const gguflint_ctx *ctx, const char *id, uint64_t offset, siz
 /* Exactly one finding of `id`, at `offset`, else the test fails (naming
  * `where`). Frees buf. */
 void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where);
+/* Lint every file of `dir` whose name ends in `suffix` (none when the
+ * directory is absent: the real files are optional); fail on a finding of a
+ * rule whose id starts with `id_prefix` at `min` severity or above, and on a
+ * file that cannot be read or run. */
+void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
+                  gguflint_severity min);
 
 #endif
