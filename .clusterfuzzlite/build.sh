@@ -10,8 +10,8 @@ cd "$SRC_DIR"
 : "${WORK:=$(mktemp -d)}"
 LINK=${CXX:-$CC}
 objs=()
-for f in src/*.c; do
-    o=$WORK/lib_$(basename "$f" .c).o
+for f in $(find src -name '*.c' -not -path 'src/cli/*' | sort); do
+    o=$WORK/lib_$(echo "${f#src/}" | tr / _ | sed 's/\.c$//').o
     $CC $CFLAGS -std=c11 -D_DEFAULT_SOURCE -Isrc -c "$f" -o "$o"
     objs+=("$o")
 done

@@ -1,9 +1,9 @@
-/* test_arch.c - the architecture rules (GG540-GG569, rules/arch.def): tiny
+/* test_arch.c - the architecture rules (GG540-GG569, data/arch.def): tiny
  * llama and qwen2 models built with the gguf_builder (E = 32, L = 2, small
  * vocabulary, f32/f16 tensors with zero data at contiguous padded offsets)
  * that must get no finding from these rules, then one variant per rule that
  * must get exactly that rule at exactly the offending field's offset. The
- * shapes here are written out independently of the tables in rules/arch/, from
+ * shapes here are written out independently of the tables in data/arch/, from
  * GGUF-REFERENCE.md 7.3, so the tables are tested rather than restated. */
 #include <setjmp.h>
 #include <stdarg.h>

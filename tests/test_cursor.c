@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "ckd.h"
-#include "cursor.h"
+#include "common/ckd.h"
+#include "common/cursor.h"
 
 /* ------------------------------------------------------------------ helpers */
 

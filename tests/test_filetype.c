@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "filetypes.h"
+#include "format/filetypes.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "utf8.h"
+#include "common/utf8.h"
 
 static void agree(const uint8_t *s, uint64_t n)
 {

@@ -1,0 +1,336 @@
+/* check_data.c - the --deep scan of the tensor data: NaN and Inf in F32, F16,
+ * BF16 and F64 tensors; NaN and Inf block scales of the quantized types (the
+ * fp16 d/dmin of Q4_0 ... Q8_1, the K-quants, the IQ and TQ types, the f32 d
+ * of Q8_K, the E8M0 scale of MXFP4); tensors that are entirely zero.
+ *
+ * Each tensor's bytes stream through one reused buffer per thread (pread from
+ * the file, or straight from a caller's buffer); tensors are split over
+ * options.deep_jobs threads, each writing only its own tensors' result slots,
+ * and the findings are emitted afterwards in tensor order, so the output is
+ * the same whatever the thread count. One finding per tensor and problem,
+ * with a count, never one per element. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/internal.h"
+
+#include "checks/checks.h"
+#include "format/types.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHUNK (1u << 20)
+
+enum scan_kind { SCAN_NONE, SCAN_F32, SCAN_F16, SCAN_BF16, SCAN_F64, SCAN_BLOCKS };
+
+/* Where the scales of one block are: up to two fp16 fields, or one f32, or
+ * one E8M0 byte. Offsets within the block. */
+typedef struct scale_layout {
+    uint8_t kind;      /* 0 none, 1 fp16 fields, 2 f32, 3 e8m0 */
+    uint8_t n;         /* fp16 fields */
+    uint16_t off[2];
+} scale_layout;
+
+/* One home for the block layouts (ggml-common.h block structs). Types whose
+ * scale encoding is not modelled (IQ1_M packs it in its scales; NVFP4, Q1_0,
+ * Q2_0 are too new to be verified here) are only checked for all-zero data. */
+static scale_layout layout_of(uint32_t type)
+{
+    switch (type) {
+    case 2: case 6: case 8: case 16: case 17: case 18: case 19: case 20: case 21:
+    case 22: case 23:
+        return (scale_layout){1, 1, {0, 0}};  /* d first */
+    case 3: case 7: case 9: case 12: case 13:
+        return (scale_layout){1, 2, {0, 2}};  /* d, m (or dmin, s) first */
+    case 10: return (scale_layout){1, 2, {80, 82}};  /* q2_K: d, dmin last */
+    case 11: return (scale_layout){1, 1, {108, 0}};  /* q3_K */
+    case 14: return (scale_layout){1, 1, {208, 0}};  /* q6_K */
+    case 15: return (scale_layout){2, 1, {0, 0}};    /* q8_K: f32 d */
+    case 34: return (scale_layout){1, 1, {52, 0}};   /* tq1_0 */
+    case 35: return (scale_layout){1, 1, {64, 0}};   /* tq2_0 */
+    case 39: return (scale_layout){3, 1, {0, 0}};    /* mxfp4: e8m0 */
+    default: return (scale_layout){0, 0, {0, 0}};
+    }
+}
+
+static enum scan_kind kind_of(uint32_t type)
+{
+    switch (type) {
+    case 0: return SCAN_F32;
+    case 1: return SCAN_F16;
+    case 30: return SCAN_BF16;
+    case 28: return SCAN_F64;
+    default: return gt_info(type)->status == GT_VALID ? SCAN_BLOCKS : SCAN_NONE;
+    }
+}
+
+typedef struct result {
+    uint64_t nan, inf;       /* values (or block scales) */
+    uint64_t first_bad;      /* element or block index of the first */
+    bool nonzero;            /* any non-zero byte */
+    bool scanned, read_error;
+} result;
+
+typedef struct scan_state {
+    gguflint_ctx *ctx;
+    result *res;
+    size_t next;             /* next tensor to take (under mu) */
+    pthread_mutex_t mu;
+} scan_state;
+
+static uint16_t ld16(const uint8_t *p, bool be)
+{
+    unsigned hi = be ? p[0] : p[1], lo = be ? p[1] : p[0];
+    return (uint16_t)((hi << 8) | lo);
+}
+
+static uint32_t ld32(const uint8_t *p, bool be)
+{
+    return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+              : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint64_t ld64(const uint8_t *p, bool be)
+{
+    uint64_t hi = ld32(p + (be ? 0 : 4), be), lo = ld32(p + (be ? 4 : 0), be);
+    return hi << 32 | lo;
+}
+
+static void note_bad(result *r, uint64_t index, bool is_nan)
+{
+    if (r->nan + r->inf == 0)
+        r->first_bad = index;
+    if (is_nan)
+        r->nan++;
+    else
+        r->inf++;
+}
+
+/* Scan n bytes of elements starting at element `base`. */
+static void scan_floats(result *r, enum scan_kind k, const uint8_t *p, size_t n, uint64_t base,
+                        bool be)
+{
+    uint64_t m = k == SCAN_F16    ? 0x7C007C007C007C00ull
+                 : k == SCAN_BF16 ? 0x7F807F807F807F80ull
+                 : k == SCAN_F32  ? 0x7F8000007F800000ull
+                                  : 0x7FF0000000000000ull;
+    if (be)
+        m = __builtin_bswap64(m);
+    /* the haszero trick per lane: lowest bit and top bit of each lane */
+    const uint64_t lane_one = k == SCAN_F64 ? 1ull
+                              : k == SCAN_F32 ? 0x0000000100000001ull
+                                              : 0x0001000100010001ull;
+    const uint64_t lane_top = lane_one << (k == SCAN_F64 ? 63 : k == SCAN_F32 ? 31 : 15);
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        acc |= w;
+        /* quick reject: a NaN/Inf has every exponent bit set in its lane, so
+         * t = (w & m) ^ m has a zero lane exactly where one is */
+        uint64_t t = (w & m) ^ m;
+        if (!((t - lane_one) & ~t & lane_top))
+            continue;
+        /* exact per-lane check */
+        unsigned sz = k == SCAN_F64 ? 8 : k == SCAN_F32 ? 4 : 2;
+        for (unsigned l = 0; l < 8; l += sz) {
+            const uint8_t *e = p + i + l;
+            uint64_t idx = base + (i + l) / sz;
+            if (k == SCAN_F16) {
+                uint16_t h = ld16(e, be);
+                if ((h & 0x7C00) == 0x7C00)
+                    note_bad(r, idx, (h & 0x03FF) != 0);
+            } else if (k == SCAN_BF16) {
+                uint16_t h = ld16(e, be);
+                if ((h & 0x7F80) == 0x7F80)
+                    note_bad(r, idx, (h & 0x007F) != 0);
+            } else if (k == SCAN_F32) {
+                uint32_t f = ld32(e, be);
+                if ((f & 0x7F800000u) == 0x7F800000u)
+                    note_bad(r, idx, (f & 0x007FFFFFu) != 0);
+            } else {
+                uint64_t d = ld64(e, be);
+                if ((d & 0x7FF0000000000000ull) == 0x7FF0000000000000ull)
+                    note_bad(r, idx, (d & 0x000FFFFFFFFFFFFFull) != 0);
+            }
+        }
+    }
+    for (; i < n; i++) /* a tail shorter than a word: only zero-ness matters here */
+        acc |= p[i];
+    if (acc)
+        r->nonzero = true;
+}
+
+static void scan_blocks(result *r, scale_layout sl, uint32_t bsize, const uint8_t *p, size_t n,
+                        uint64_t base_block, bool be)
+{
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++)
+        acc |= p[i];
+    if (acc)
+        r->nonzero = true;
+    if (sl.kind == 0)
+        return;
+    for (size_t b = 0; b + bsize <= n; b += bsize) {
+        const uint8_t *blk = p + b;
+        uint64_t idx = base_block + b / bsize;
+        if (sl.kind == 1) {
+            for (unsigned f = 0; f < sl.n; f++) {
+                uint16_t h = ld16(blk + sl.off[f], be);
+                if ((h & 0x7C00) == 0x7C00) {
+                    note_bad(r, idx, (h & 0x03FF) != 0);
+                    break;
+                }
+            }
+        } else if (sl.kind == 2) {
+            uint32_t f = ld32(blk, be);
+            if ((f & 0x7F800000u) == 0x7F800000u)
+                note_bad(r, idx, (f & 0x007FFFFFu) != 0);
+        } else if (blk[0] == 0xFF) {
+            note_bad(r, idx, true); /* E8M0 0xFF is NaN */
+        }
+    }
+}
+
+/* Scan one tensor through `buf` (CHUNK bytes, a multiple of every block size
+ * used: rounded down per tensor). */
+static void scan_tensor(gguflint_ctx *ctx, size_t ti, result *r, uint8_t *buf)
+{
+    const gguflint_tensor *t = &ctx->tensors[ti];
+    const bool be = ctx->hdr.big_endian;
+    enum scan_kind k = kind_of(t->type);
+    const ggml_type_info *gi = gt_info(t->type);
+    scale_layout sl = layout_of(t->type);
+    uint64_t start = ctx->hdr.data_start + t->offset, left = t->nbytes, done = 0;
+    size_t step = CHUNK;
+    if (k == SCAN_BLOCKS && gi->size)
+        step = CHUNK - CHUNK % gi->size;
+    unsigned esz = k == SCAN_F64 ? 8 : k == SCAN_F32 ? 4 : 2;
+    r->scanned = true;
+    while (left > 0) {
+        size_t n = left < step ? (size_t)left : step;
+        const uint8_t *p;
+        if (ctx->fd >= 0) {
+            size_t got = 0;
+            while (got < n) {
+                ssize_t g = pread(ctx->fd, buf + got, n - got, (off_t)(start + done + got));
+                if (g <= 0)
+                    break;
+                got += (size_t)g;
+            }
+            if (got < n) {
+                r->read_error = true;
+                return;
+            }
+            p = buf;
+        } else {
+            p = ctx->data + start + done;
+        }
+        if (k == SCAN_BLOCKS)
+            scan_blocks(r, sl, gi->size, p, n, done / gi->size, be);
+        else
+            scan_floats(r, k, p, n, done / esz, be);
+        done += n;
+        left -= n;
+    }
+}
+
+static void *scan_worker(void *arg)
+{
+    scan_state *st = arg;
+    gguflint_ctx *ctx = st->ctx;
+    uint8_t *buf = ctx->fd >= 0 ? malloc(CHUNK) : NULL;
+    if (ctx->fd >= 0 && !buf)
+        return (void *)1;
+    for (;;) {
+        pthread_mutex_lock(&st->mu);
+        size_t i = st->next++;
+        pthread_mutex_unlock(&st->mu);
+        if (i >= ctx->n_tensors)
+            break;
+        const gguflint_tensor *t = &ctx->tensors[i];
+        uint64_t end;
+        if (!t->size_ok || kind_of(t->type) == SCAN_NONE ||
+            __builtin_add_overflow(ctx->hdr.data_start + t->offset, t->nbytes, &end) ||
+            t->offset > ctx->size || end > ctx->size)
+            continue;
+        scan_tensor(ctx, i, &st->res[i], buf);
+    }
+    free(buf);
+    return NULL;
+}
+
+static void report(gguflint_ctx *ctx, size_t i, const result *r)
+{
+    const gguflint_tensor *t = &ctx->tensors[i];
+    char path[64], name[160];
+    snprintf(path, sizeof path, "tensor[%zu]", i);
+    esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 100);
+    const char *tn = gt_info(t->type)->name;
+    uint64_t at = ctx->hdr.data_start + t->offset;
+    if (r->nan + r->inf) {
+        bool blocks = kind_of(t->type) == SCAN_BLOCKS;
+        emit(ctx, blocks ? R_BLOCK_SCALE_NAN_INF : R_DATA_NAN_INF, at, t->nbytes, path,
+             "tensor '%s' (%s): %llu NaN and %llu Inf %s; the first at %s %llu",
+             name, tn, (unsigned long long)r->nan, (unsigned long long)r->inf,
+             blocks ? "block scales" : "values", blocks ? "block" : "element",
+             (unsigned long long)r->first_bad);
+    }
+    if (!r->nonzero && t->nbytes > 0)
+        emit(ctx, R_TENSOR_ALL_ZERO, at, t->nbytes, path,
+             "tensor '%s' (%s, %llu bytes) is entirely zero", name, tn,
+             (unsigned long long)t->nbytes);
+}
+
+void check_data(gguflint_ctx *ctx)
+{
+    if (!ctx->opt.deep || ctx->opt.header_only || !ctx->hdr.metadata_complete ||
+        ctx->n_tensors == 0 ||
+        ctx->hdr.data_start > ctx->size)
+        return;
+    result *res = calloc(ctx->n_tensors, sizeof *res);
+    if (!res) {
+        ctx->status = GGUFLINT_E_NOMEM;
+        return;
+    }
+    scan_state st = {ctx, res, 0, PTHREAD_MUTEX_INITIALIZER};
+    unsigned n = ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1;
+    if (n > 64)
+        n = 64;
+    if ((size_t)n > ctx->n_tensors)
+        n = (unsigned)ctx->n_tensors;
+    pthread_t th[64];
+    unsigned started = 0;
+    for (unsigned i = 1; i < n; i++)
+        if (pthread_create(&th[started], NULL, scan_worker, &st) == 0)
+            started++;
+    void *fail = scan_worker(&st);
+    for (unsigned i = 0; i < started; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        if (r)
+            fail = r;
+    }
+    if (fail)
+        ctx->status = GGUFLINT_E_NOMEM;
+    /* A read that fails inside the file's size is an I/O problem (the file
+     * changed while it was read), not a property of the file: a status. */
+    for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
+        if (res[i].read_error) {
+            snprintf(ctx->error_detail, sizeof ctx->error_detail,
+                     "reading tensor %zu's data failed: the file changed while being read", i);
+            ctx->status = GGUFLINT_E_IO;
+        }
+    for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
+        if (res[i].scanned)
+            report(ctx, i, &res[i]);
+    free(res);
+}

@@ -1,0 +1,151 @@
+/* check_template.c - chat-template injection (GG72x-GG73x). Every KV named
+ * tokenizer.chat_template or tokenizer.chat_template.* is analysed whatever
+ * its listing in tokenizer.chat_templates: a string value, or an array of
+ * strings whose elements are concatenated (as a scanner that skips arrays
+ * would be bypassed). The analysis (template_*.c) lexes the Jinja text and
+ * folds constants without ever rendering it; each kind of indicator becomes
+ * one finding per KV, at the value (for arrays: the element where the first
+ * occurrence starts), naming the indicator and quoting the matched text.
+ * Any other string value holding "{{" or "{%" gets one note (GG732) that
+ * names what the same analysis finds in it. */
+#include "checks/checks.h"
+
+#include "model/model.h"
+#include "template/template_scan.h"
+#include "format/types.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const int rule_of[TH__COUNT] = {
+    [TH_GADGET] = R_TEMPLATE_SSTI_GADGET,
+    [TH_EXEC] = R_TEMPLATE_CODE_EXEC,
+    [TH_OBFUSCATION] = R_TEMPLATE_OBFUSCATION,
+    [TH_BLOB] = R_TEMPLATE_ENCODED_BLOB,
+    [TH_OVERSIZE] = R_TEMPLATE_OVERSIZE,
+    [TH_URL] = R_TEMPLATE_URL_OR_IP,
+    [TH_INSTRUCTION] = R_TEMPLATE_HIDDEN_INSTRUCTION,
+    [TH_TRIGGER] = R_TEMPLATE_CONTENT_TRIGGER,
+    [TH_INVISIBLE] = R_TEMPLATE_INVISIBLE_CHARS,
+    [TH_DOS] = R_TEMPLATE_RENDER_DOS,
+    [TH_UTF8] = R_TEMPLATE_NOT_UTF8,
+    [TH_SYNTAX] = R_TEMPLATE_SYNTAX,
+    [TH_LIMIT] = R_TEMPLATE_ANALYSIS_LIMIT,
+};
+
+static bool is_template_key(gguflint_view k)
+{
+    return view_eq(k, "tokenizer.chat_template") || view_starts(k, "tokenizer.chat_template.");
+}
+
+/* Analyse a string KV or a string-array KV; false for other types. */
+static bool analyse(const gguflint_ctx *ctx, tpl *t, const gguflint_kv *kv)
+{
+    if (kv->type == VT_STRING) {
+        tpl_pos pos = {kv->value_offset, kv->value_size, 0};
+        tpl_begin(t, kv->str.len);
+        tpl_feed(t, kv->str.ptr, kv->str.len, pos);
+        tpl_end(t);
+        return true;
+    }
+    if (kv->type != VT_ARRAY || kv->elem_type != VT_STRING)
+        return false;
+    arr_iter it;
+    gguflint_view el;
+    uint64_t off, total = 0;
+    if (!arr_iter_init(ctx, kv, &it))
+        return false;
+    while (arr_next(&it, &el, &off))
+        total += el.len;
+    if (!arr_iter_init(ctx, kv, &it))
+        return false;
+    tpl_begin(t, total);
+    while (arr_next(&it, &el, &off)) {
+        tpl_pos pos = {off, it.w + el.len, it.index - 1};
+        tpl_feed(t, el.ptr, el.len, pos);
+    }
+    tpl_end(t);
+    return true;
+}
+
+static void report(gguflint_ctx *ctx, const tpl *t, const gguflint_kv *kv)
+{
+    char path[192];
+    kv_path(path, sizeof path, kv);
+    bool array = kv->type == VT_ARRAY;
+    for (int k = 0; k < TH__COUNT; k++) {
+        const tpl_hit *h = tpl_hit_get(t, k);
+        if (!h->have)
+            continue;
+        char more[48] = "", elem[48] = "";
+        if (h->more)
+            snprintf(more, sizeof more, " (and %llu more)", (unsigned long long)h->more);
+        if (array)
+            snprintf(elem, sizeof elem, " [array element %llu]", (unsigned long long)h->pos.elem);
+        if (!emit(ctx, rule_of[k], h->pos.off, h->pos.len, path, "%s%s%s", h->msg, more, elem))
+            return;
+    }
+}
+
+/* Byte index of the first "{{" or "{%" in s, or -1. */
+static int64_t find_tag(gguflint_view s)
+{
+    const uint8_t *p = s.ptr, *end = s.ptr + s.len;
+    while (p < end) {
+        const uint8_t *b = memchr(p, '{', (size_t)(end - p));
+        if (!b || b + 1 >= end)
+            return -1;
+        if (b[1] == '{' || b[1] == '%')
+            return (int64_t)(b - s.ptr);
+        p = b + 1;
+    }
+    return -1;
+}
+
+static void sweep(gguflint_ctx *ctx, tpl *t, const gguflint_kv *kv)
+{
+    int64_t at = find_tag(kv->str);
+    if (at < 0)
+        return;
+    analyse(ctx, t, kv);
+    if (tpl_nomem(t))
+        return;
+    char path[192];
+    kv_path(path, sizeof path, kv);
+    static const int worst[] = {TH_GADGET, TH_EXEC, TH_OBFUSCATION};
+    const tpl_hit *found = NULL;
+    for (size_t i = 0; i < sizeof worst / sizeof worst[0] && !found; i++)
+        if (tpl_hit_get(t, worst[i])->have)
+            found = tpl_hit_get(t, worst[i]);
+    emit(ctx, R_TEMPLATE_IN_OTHER_KEY, kv->value_offset, kv->value_size, path,
+         "the value holds Jinja template syntax ('%c%c' at byte %lld) outside the "
+         "tokenizer.chat_template keys%s%s",
+         '{', kv->str.ptr[at + 1], (long long)at, found ? "; the template analysis finds: " : "",
+         found ? found->msg : "");
+}
+
+void check_template(gguflint_ctx *ctx)
+{
+    tpl *t = NULL;
+    for (size_t i = 0; i < ctx->n_kvs && ctx->status == GGUFLINT_OK; i++) {
+        const gguflint_kv *kv = &ctx->kvs[i];
+        bool tk = is_template_key(kv->key);
+        if (!tk && kv->type != VT_STRING)
+            continue;
+        if (!tk && find_tag(kv->str) < 0)
+            continue;
+        if (!t && !(t = tpl_new())) {
+            ctx->status = GGUFLINT_E_NOMEM;
+            return;
+        }
+        if (tk) {
+            if (analyse(ctx, t, kv) && !tpl_nomem(t))
+                report(ctx, t, kv);
+        } else {
+            sweep(ctx, t, kv);
+        }
+        if (tpl_nomem(t))
+            ctx->status = GGUFLINT_E_NOMEM;
+    }
+    tpl_free(t);
+}

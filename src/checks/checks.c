@@ -1,0 +1,27 @@
+/* checks.c - runs the semantic checks (check_*.c) after parsing and the
+ * layout checks. Each check reads the model through model.h and reports
+ * through emit(); a check must not assume the metadata is complete: it sees
+ * every KV and tensor info that was read (hdr.metadata_complete says whether
+ * that is all of them). */
+#include "checks/checks.h"
+
+#include "model/model.h"
+
+void checks_run(gguflint_ctx *ctx)
+{
+    if (!ctx->hdr.is_gguf)
+        return;
+    if (!model_index(ctx)) {
+        ctx->status = GGUFLINT_E_NOMEM;
+        return;
+    }
+    static void (*const checks[])(gguflint_ctx *) = {
+        check_metadata, check_filetype, check_arch, check_vocab,
+        check_split,    check_strings,  check_template,
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+        if (ctx->status != GGUFLINT_OK)
+            return;
+        checks[i](ctx);
+    }
+}

@@ -1,0 +1,19 @@
+/* checks.h - the semantic checks, one function per file (check_*.c), run in
+ * this order by checks_run. Each takes the context after parsing, reads the
+ * model through model.h and reports with emit(). */
+#ifndef GGUFLINT_CHECKS_H
+#define GGUFLINT_CHECKS_H
+
+#include "core/internal.h"
+
+void check_metadata(gguflint_ctx *ctx); /* general.*: presence, types, values */
+void check_filetype(gguflint_ctx *ctx); /* general.file_type vs tensors and file name */
+void check_arch(gguflint_ctx *ctx);     /* architecture hyper-parameters and tensor set */
+void check_vocab(gguflint_ctx *ctx);    /* tokenizer.* arrays and special ids */
+void check_split(gguflint_ctx *ctx);    /* split.* keys of one shard */
+void check_strings(gguflint_ctx *ctx);  /* string hygiene, resource claims */
+void check_template(gguflint_ctx *ctx); /* chat-template injection (static analysis) */
+/* Run separately, after the others, only with options.deep (see ctx.c). */
+void check_data(gguflint_ctx *ctx);     /* tensor values and block scales */
+
+#endif

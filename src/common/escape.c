@@ -1,0 +1,214 @@
+/* escape.c - making untrusted bytes safe to show: terminal escaping, JSON
+ * string escaping and UTF-8 validation. Every byte that came from a file goes
+ * through one of these before it reaches any output. */
+#include "core/internal.h"
+
+#include <string.h>
+
+
+/* Code points that must never reach a terminal raw: C0/C1 controls, DEL,
+ * bidi embeddings/overrides/isolates/marks, zero-width characters, line and
+ * paragraph separators, BOM, tag characters. */
+static bool cp_unsafe(uint32_t cp)
+{
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
+        return true;
+    if (cp == 0x061C || cp == 0x200E || cp == 0x200F || cp == 0x2028 || cp == 0x2029 ||
+        cp == 0xFEFF || cp == 0x180E)
+        return true;
+    if (cp >= 0x200B && cp <= 0x200D)
+        return true;
+    if (cp >= 0x202A && cp <= 0x202E)
+        return true;
+    if (cp >= 0x2060 && cp <= 0x206F)
+        return true;
+    if (cp >= 0xE0000 && cp <= 0xE007F) /* tag characters: invisible text */
+        return true;
+    return false;
+}
+
+static const char hexd[] = "0123456789abcdef";
+
+static void escape_impl(gguflint_write_fn w, void *user, const void *data, size_t len,
+                        bool backslash)
+{
+    const uint8_t *s = data;
+    size_t i = 0, run = 0; /* s[run..i) is pending safe output */
+    while (i < len) {
+        uint8_t c = s[i];
+        if (c >= 0x20 && c < 0x7F && (c != '\\' || !backslash)) {
+            i++;
+            continue;
+        }
+        uint32_t cp = 0;
+        unsigned l = c >= 0x80 ? utf8_decode(s + i, len - i, &cp) : 0;
+        if (l > 0 && !cp_unsafe(cp)) {
+            i += l;
+            continue;
+        }
+        if (i > run)
+            w(user, (const char *)s + run, i - run);
+        char e[16];
+        size_t el;
+        if (c == '\\') {
+            memcpy(e, "\\\\", 2);
+            el = 2;
+            l = 1;
+        } else if (l > 0) {
+            el = 0;
+            e[el++] = '\\';
+            e[el++] = 'u';
+            e[el++] = '{';
+            bool started = false;
+            for (int sh = 20; sh >= 0; sh -= 4) {
+                unsigned d = (cp >> sh) & 0xF;
+                if (d || started || sh <= 12) {
+                    e[el++] = hexd[d];
+                    started = true;
+                }
+            }
+            e[el++] = '}';
+        } else {
+            e[0] = '\\';
+            e[1] = 'x';
+            e[2] = hexd[c >> 4];
+            e[3] = hexd[c & 15];
+            el = 4;
+            l = 1;
+        }
+        w(user, e, el);
+        i += l;
+        run = i;
+    }
+    if (i > run)
+        w(user, (const char *)s + run, i - run);
+}
+
+void gguflint_escape(gguflint_write_fn w, void *user, const void *data, size_t len)
+{
+    escape_impl(w, user, data, len, true);
+}
+
+void safe_text(gguflint_write_fn w, void *user, const char *s, size_t len)
+{
+    escape_impl(w, user, s, len, false);
+}
+
+static void sb_write(void *user, const char *data, size_t len)
+{
+    sb_put(user, data, len);
+}
+
+void sb_escape(sbuf *b, const void *data, size_t len)
+{
+    gguflint_escape(sb_write, b, data, len);
+}
+
+typedef struct fixed_out {
+    char *buf;
+    size_t cap, len;
+    bool full;
+} fixed_out;
+
+static void fixed_write(void *user, const char *data, size_t len)
+{
+    fixed_out *o = user;
+    if (o->full)
+        return;
+    if (len >= o->cap - o->len) {
+        o->full = true;
+        return;
+    }
+    memcpy(o->buf + o->len, data, len);
+    o->len += len;
+}
+
+void esc_fixed(char *buf, size_t cap, const uint8_t *s, uint64_t n, size_t max_in)
+{
+    fixed_out o = {buf, cap, 0, false};
+    if (cap == 0)
+        return;
+    bool cut = n > max_in;
+    size_t take = cut ? max_in : (size_t)n;
+    /* Do not cut inside a UTF-8 sequence: back up over continuation bytes. */
+    if (cut)
+        while (take > 0 && (s[take] & 0xC0) == 0x80)
+            take--;
+    gguflint_escape(fixed_write, &o, s, take);
+    if ((cut || o.full) && cap > 4) {
+        size_t at = o.len < cap - 4 ? o.len : cap - 4;
+        memcpy(buf + at, "...", 3);
+        o.len = at + 3;
+    }
+    buf[o.len] = '\0';
+}
+
+void path_kv(char *buf, size_t cap, const uint8_t *key, uint64_t key_len)
+{
+    char k[192];
+    esc_fixed(k, sizeof k, key, key_len, 120);
+    size_t kl = strlen(k);
+    if (cap < 8)
+        return;
+    size_t n = 0;
+    memcpy(buf, "kv[\"", 4);
+    n = 4;
+    if (kl > cap - n - 3)
+        kl = cap - n - 3;
+    memcpy(buf + n, k, kl);
+    n += kl;
+    memcpy(buf + n, "\"]", 3);
+}
+
+void json_string(gguflint_write_fn w, void *user, const char *s, size_t len)
+{
+    const uint8_t *u = (const uint8_t *)s;
+    w(user, "\"", 1);
+    size_t i = 0, run = 0;
+    while (i < len) {
+        uint8_t c = u[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7F) {
+            i++;
+            continue;
+        }
+        uint32_t cp = 0;
+        unsigned l = c >= 0x80 ? utf8_decode(u + i, len - i, &cp) : 0;
+        if (l > 0 && !cp_unsafe(cp)) {
+            i += l;
+            continue;
+        }
+        if (i > run)
+            w(user, s + run, i - run);
+        char e[16];
+        size_t el = 0;
+        if (c == '"' || c == '\\') {
+            e[0] = '\\';
+            e[1] = (char)c;
+            el = 2;
+            l = 1;
+        } else if (l > 0 && cp <= 0xFFFF) {
+            /* valid but unsafe code point: \uXXXX keeps JSON exact */
+            e[0] = '\\'; e[1] = 'u';
+            e[2] = hexd[(cp >> 12) & 15]; e[3] = hexd[(cp >> 8) & 15];
+            e[4] = hexd[(cp >> 4) & 15];  e[5] = hexd[cp & 15];
+            el = 6;
+        } else {
+            /* control byte or invalid UTF-8 byte: shown as \u00XX */
+            e[0] = '\\'; e[1] = 'u'; e[2] = '0'; e[3] = '0';
+            e[4] = hexd[c >> 4]; e[5] = hexd[c & 15];
+            el = 6;
+            l = 1;
+        }
+        w(user, e, el);
+        i += l;
+        run = i;
+    }
+    if (i > run)
+        w(user, s + run, i - run);
+    w(user, "\"", 1);
+}
+
+void json_string_sb(sbuf *b, const char *s, size_t len)
+{
+    json_string(sb_write, b, s, len);
+}

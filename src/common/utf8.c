@@ -1,0 +1,142 @@
+/* utf8.c - the strict UTF-8 check behind utf8_valid's ASCII fast path.
+ * Byte ranges are checked directly (Unicode Table 3-7), without building
+ * code points. The loop runs while two bytes remain so the common cases
+ * (ASCII and two-byte sequences) need no length test; the last byte and the
+ * rare three- and four-byte sequences are checked with it. */
+#include "common/utf8.h"
+
+#define B7 0x8080808080808080ull
+
+/* Text made of ASCII and two-byte sequences (byte-level BPE and most
+ * European vocabularies) is checked eight bytes at a time: every lead byte
+ * 110xxxxx (not the overlong C0/C1) must be followed by a continuation byte
+ * 10xxxxxx and every continuation byte preceded by such a lead, with the
+ * expectation carried across words. At the first word holding a three- or
+ * four-byte lead it stops and returns where the byte-wise check must resume
+ * (the start of that word, or of the pair straddling it); it returns n when
+ * everything was checked and valid, and UINT64_MAX when something is invalid. */
+static uint64_t two_byte_swar(const uint8_t *s, uint64_t n)
+{
+    uint64_t carry = 0; /* 0x80 when the previous word ended with a lead byte */
+    for (uint64_t i = 0; i < n; i += 8) {
+        uint64_t w = 0, k = n - i < 8 ? n - i : 8;
+        /* little-endian hosts only (see caller); the last partial word is the
+         * tail of an overlapping load when the string has 8 bytes, so no
+         * variable-length copy is ever needed */
+        if (k == 8)
+            memcpy(&w, s + i, 8);
+        else if (n >= 8) {
+            memcpy(&w, s + n - 8, 8);
+            w >>= 8 * (8 - k);
+        } else {
+            for (uint64_t j = 0; j < k; j++)
+                w |= (uint64_t)s[i + j] << (8 * j);
+        }
+        uint64_t hi = w & B7;
+        if (!hi && !carry)
+            continue;
+        uint64_t b6 = (w << 1) & B7, b5 = (w << 2) & B7;
+        uint64_t lead = hi & b6, cont = hi & ~b6;
+        if (lead & b5)
+            return carry ? i - 1 : i;
+        /* C0/C1: a lead whose bits 1-4 are all zero */
+        uint64_t low = w & 0x1E1E1E1E1E1E1E1Eull;
+        uint64_t nz = (low + 0x7F7F7F7F7F7F7F7Full) & B7;
+        if ((lead & ~nz) || cont != ((lead << 8) | carry))
+            return UINT64_MAX;
+        carry = (lead >> 56) & 0x80; /* zero-filled bytes past n never leave one */
+    }
+    return carry ? UINT64_MAX : n;
+}
+
+bool utf8_valid_slow(const uint8_t *s, uint64_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* short strings (most tokens) are cheaper byte by byte */
+    if (n < 16)
+        return utf8_valid_bytes(s, n);
+    uint64_t at = two_byte_swar(s, n);
+    if (at == UINT64_MAX)
+        return false;
+    return at == n || utf8_valid_bytes(s + at, n - at);
+#else
+    return utf8_valid_bytes(s, n);
+#endif
+}
+
+bool utf8_valid_bytes(const uint8_t *s, uint64_t n)
+{
+    const uint8_t *p = s, *end = s + n;
+    if (n == 0)
+        return true;
+    const uint8_t *last = end - 1;
+    while (p < last) {
+        uint8_t c = p[0];
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        if ((uint8_t)(c - 0xC2) <= 0xDF - 0xC2) {
+            if ((p[1] & 0xC0) != 0x80)
+                return false;
+            p += 2;
+            continue;
+        }
+        size_t left = (size_t)(end - p);
+        if ((c & 0xF0) == 0xE0) {
+            uint8_t lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+            if (left < 3 || p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80)
+                return false;
+            p += 3;
+        } else if ((uint8_t)(c - 0xF0) <= 4) {
+            uint8_t lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+            if (left < 4 || p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80 ||
+                (p[3] & 0xC0) != 0x80)
+                return false;
+            p += 4;
+        } else {
+            return false;
+        }
+    }
+    return p == end || *p < 0x80; /* a lone final byte must be ASCII */
+}
+
+/* Decode one UTF-8 sequence at s[0..n). Returns its length (1..4) and the code
+ * point, or 0 when the bytes are not a valid, shortest-form scalar value. */
+unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp)
+{
+    uint8_t c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    unsigned len;
+    uint32_t v, min;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2; v = c & 0x1Fu; min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3; v = c & 0x0Fu; min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4; v = c & 0x07u; min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (unsigned i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3Fu);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+bool utf8_valid_block(const uint8_t *s, uint64_t n)
+{
+    bool done;
+    bool ok = utf8_valid_avx2(s, n, s + n + 32, &done);
+    return done ? ok : utf8_valid_slow(s, n);
+}

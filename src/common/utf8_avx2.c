@@ -1,0 +1,116 @@
+/* utf8_avx2.c - UTF-8 validation 32 bytes at a time with AVX2, for hosts
+ * that have it (chosen at run time; the build needs no special flags). It is
+ * the table-lookup method of Keiser and Lemire ("Validating UTF-8 in less
+ * than one instruction per byte", 2021): three 16-entry nibble tables
+ * classify each byte pair, a saturating subtraction finds the bytes that
+ * must be the 2nd or 3rd continuation of a 3- or 4-byte sequence, and any
+ * disagreement is an error.
+ *
+ * A string shorter than its last 32-byte block is read from the caller's
+ * memory up to `limit` (the end of the readable buffer the string sits in)
+ * and masked to zeros past its end, so no copy is needed in the common case;
+ * when fewer than 32 bytes are readable the tail is copied. Zeros after the
+ * end are ASCII, so a sequence cut by the end of the string is caught as
+ * "too short"; a string ending exactly on a block boundary gets one more
+ * all-zero block for the same reason. */
+#include "common/utf8.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+enum {
+    TOO_SHORT = 1 << 0, TOO_LONG = 1 << 1, OVERLONG_3 = 1 << 2, TOO_LARGE = 1 << 3,
+    SURROGATE = 1 << 4, OVERLONG_2 = 1 << 5, TOO_LARGE_1000 = 1 << 6, OVERLONG_4 = 1 << 6,
+    TWO_CONTS = 1 << 7, CARRY = TOO_SHORT | TOO_LONG | TWO_CONTS
+};
+
+static const uint8_t mask_tab[64] = {
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
+
+/* The 16-entry table t, repeated in both 128-bit lanes. */
+#define TABLE(...) _mm256_setr_epi8(__VA_ARGS__, __VA_ARGS__)
+#define C(x) ((char)(unsigned char)(x))
+
+/* Bytes of `in` shifted by n positions, the first n taken from the end of `prev`. */
+AVX2 static inline __m256i shifted(__m256i in, __m256i prev, int n)
+{
+    __m256i joined = _mm256_permute2x128_si256(prev, in, 0x21);
+    switch (n) {
+    case 1: return _mm256_alignr_epi8(in, joined, 15);
+    case 2: return _mm256_alignr_epi8(in, joined, 14);
+    default: return _mm256_alignr_epi8(in, joined, 13);
+    }
+}
+
+AVX2 static inline __m256i block_errors(__m256i in, __m256i prev)
+{
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i t1 = TABLE(C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TWO_CONTS), C(TWO_CONTS), C(TWO_CONTS), C(TWO_CONTS), C(TOO_SHORT | OVERLONG_2), C(TOO_SHORT), C(TOO_SHORT | OVERLONG_3 | SURROGATE), C(TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4));
+    const __m256i t2 = TABLE(C(CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4), C(CARRY | OVERLONG_2), C(CARRY), C(CARRY), C(CARRY | TOO_LARGE), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000));
+    const __m256i t3 = TABLE(C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 |
+                                 OVERLONG_4), C(TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE), C(TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE), C(TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT));
+    __m256i prev1 = shifted(in, prev, 1);
+    __m256i b1h = _mm256_shuffle_epi8(t1, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), low4));
+    __m256i b1l = _mm256_shuffle_epi8(t2, _mm256_and_si256(prev1, low4));
+    __m256i b2h = _mm256_shuffle_epi8(t3, _mm256_and_si256(_mm256_srli_epi16(in, 4), low4));
+    __m256i sc = _mm256_and_si256(_mm256_and_si256(b1h, b1l), b2h);
+    __m256i prev2 = shifted(in, prev, 2), prev3 = shifted(in, prev, 3);
+    __m256i third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80)));
+    __m256i fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80)));
+    __m256i must23 = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
+    return _mm256_xor_si256(must23, sc);
+}
+
+AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
+{
+    __m256i prev = _mm256_setzero_si256(), err = _mm256_setzero_si256();
+    uint64_t i = 0;
+    for (; n - i >= 32; i += 32) {
+        __m256i in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        err = _mm256_or_si256(err, block_errors(in, prev));
+        prev = in;
+    }
+    /* the tail (possibly empty) padded with zeros: also ends any sequence */
+    uint64_t k = n - i;
+    __m256i in;
+    if ((uint64_t)(limit - (s + i)) >= 32) {
+        in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        in = _mm256_and_si256(in, _mm256_loadu_si256((const __m256i *)(const void *)(mask_tab + 32 - k)));
+    } else {
+        uint8_t tmp[32] = {0};
+        for (uint64_t j = 0; j < k; j++)
+            tmp[j] = s[i + j];
+        in = _mm256_loadu_si256((const __m256i *)(const void *)tmp);
+    }
+    err = _mm256_or_si256(err, block_errors(in, prev));
+    return _mm256_testz_si256(err, err);
+}
+
+static int have_avx2 = -1; /* -1 not probed; a benign race: every probe agrees */
+
+bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done)
+{
+    int h = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
+    if (h < 0) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&have_avx2, h, __ATOMIC_RELAXED);
+    }
+    *done = h == 1;
+    return h == 1 ? valid_avx2(s, n, limit) : false;
+}
+
+#else
+
+bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done)
+{
+    (void)s, (void)n, (void)limit;
+    *done = false;
+    return false;
+}
+
+#endif

@@ -1,0 +1,129 @@
+/* internal.h - the context and the helpers shared by the library's files.
+ * Not installed; the CLI must not include it. */
+#ifndef GGUFLINT_INTERNAL_H
+#define GGUFLINT_INTERNAL_H
+
+#include "gguflint.h"
+
+#include "common/utf8.h"
+
+#include <stdarg.h>
+
+/* Rule indexes, expanded from rules/rules.def. */
+enum {
+#define RULE(name, id, slug, fam, sev, summary) R_##name,
+#include "../../rules/rules.def"
+#undef RULE
+    R__COUNT
+};
+_Static_assert(R__COUNT <= GGUFLINT_MAX_RULES, "too many rules");
+
+/* A growable byte buffer for messages and paths (arena of NUL-terminated strings). */
+typedef struct sbuf {
+    char *data;
+    size_t len, cap;
+    bool failed; /* an allocation failed; contents are incomplete */
+} sbuf;
+
+void sb_put(sbuf *b, const char *s, size_t n);
+void sb_puts(sbuf *b, const char *s);
+void sb_term(sbuf *b);
+void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+void sb_free(sbuf *b);
+/* Append untrusted bytes escaped for display (see gguflint_escape). */
+void sb_escape(sbuf *b, const void *data, size_t len);
+/* Write library text (messages, paths: already escaped) for a terminal,
+ * escaping any unsafe byte again but leaving backslashes as they are. */
+void safe_text(gguflint_write_fn w, void *user, const char *s, size_t len);
+/* Append a string for JSON (quotes included), escaping exactly per RFC 8259;
+ * invalid UTF-8 becomes U+FFFD-free \u00XX-style escapes of each byte. */
+void json_string(gguflint_write_fn w, void *user, const char *s, size_t len);
+void json_string_sb(sbuf *b, const char *s, size_t len);
+
+/* A finding as stored: message and path are offsets into ctx->text. */
+typedef struct finding_rec {
+    int rule;
+    gguflint_severity severity;
+    uint64_t offset, length;
+    size_t path_off, msg_off;
+} finding_rec;
+
+typedef struct kv_rec {
+    gguflint_kv pub;
+} kv_rec;
+
+struct gguflint_ctx {
+    gguflint_options opt;
+    int status;          /* sticky failing status */
+    bool input_set, ran;
+    /* input */
+    const uint8_t *data;
+    uint64_t size;
+    void *map;           /* owned mapping (munmap) */
+    int fd;              /* the mapped file, kept open to notice it shrinking; -1 */
+    uint64_t map_size;
+    uint8_t *owned;      /* owned buffer (stdin) */
+    bool stream_truncated;
+    char error_detail[256];
+    /* model */
+    gguflint_header hdr;
+    gguflint_kv *kvs;
+    size_t n_kvs, cap_kvs;
+    gguflint_tensor *tensors;
+    size_t n_tensors, cap_tensors;
+    /* lookup indexes for the checks (model.c) */
+    uint32_t *kv_slots, *tensor_slots;
+    size_t kv_slots_cap, tensor_slots_cap;
+    char *name;          /* the file's name as given (for name-based checks), or NULL */
+    /* findings */
+    finding_rec *recs;
+    size_t n_recs, cap_recs;
+    gguflint_finding *pub;  /* materialised views for gguflint_finding_get */
+    size_t n_pub;
+    sbuf text;
+    uint32_t per_rule[R__COUNT];
+    uint64_t dropped;
+};
+
+/* Record a finding. `path` and the formatted message must already be safe
+ * (escape untrusted bytes with sb_escape / the %S helpers in findings.c).
+ * Returns false when memory ran out (ctx->status is set). */
+bool emit(gguflint_ctx *ctx, int rule, uint64_t offset, uint64_t length, const char *path,
+          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Make a logical path such as kv["key"] into buf (escaped, truncated to cap). */
+void path_kv(char *buf, size_t cap, const uint8_t *key, uint64_t key_len);
+/* Escape untrusted bytes into a fixed buffer, truncating with "..." past max_in bytes. */
+void esc_fixed(char *buf, size_t cap, const uint8_t *s, uint64_t n, size_t max_in);
+
+
+/* The parser (parse.c) and layout checks (layout.c). */
+int parse_run(gguflint_ctx *ctx);
+/* Offset of a tensor info's offset field. */
+uint64_t tensor_offset_field(const gguflint_ctx *ctx, const gguflint_tensor *t);
+void layout_check(gguflint_ctx *ctx);
+
+/* Sort the findings by offset and publish them (gguflint_finding_get).
+ * Called at the end of a run, and again after findings are added to a
+ * finished context (split-set checks). */
+int findings_finalize(gguflint_ctx *ctx);
+
+/* The semantic checks (checks.c and check_*.c), run after the layout checks. */
+void checks_run(gguflint_ctx *ctx);
+
+/* Release the input mapping or buffer (source.c). */
+void source_release(gguflint_ctx *ctx);
+/* GGUFLINT_E_IO (and the sticky status) when a mapped file has shrunk since it
+ * was opened: reading its mapping past the new end would raise SIGBUS. The
+ * check narrows the window; a caller that must survive a file truncated in
+ * the middle of a run (the CLI does) also guards SIGBUS. */
+int source_check_unchanged(gguflint_ctx *ctx);
+/* Close the mapped file's descriptor once a run no longer needs it, so many
+ * contexts alive at once (-j, split sets) do not exhaust descriptors. */
+void source_close_fd(gguflint_ctx *ctx);
+
+/* Growable arrays: ensure room for one more element; false on NOMEM. */
+bool grow(void **arr, size_t *cap, size_t n, size_t elem);
+
+#endif

@@ -1,0 +1,1004 @@
+/* parse.c - one pass over the header, the key/value table and the tensor-info
+ * table, producing the model of views (ctx->hdr, ctx->kvs, ctx->tensors) and
+ * every structural finding it can reach.
+ *
+ * Every read goes through the cursor. No allocation is sized by a count from
+ * the file: KV and tensor records grow by doubling as entries are actually
+ * read, and a declared count is first compared with the bytes remaining
+ * divided by the smallest encoding of one entry. Parsing goes on past any
+ * problem after which the layout is still known, and stops (metadata
+ * incomplete) at the first one that makes the rest unreadable. Nested arrays
+ * are walked with an explicit stack. */
+#include "core/internal.h"
+
+#include "common/ckd.h"
+#include "common/cursor.h"
+#include "format/types.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HARD_MAX_DEPTH 64u
+
+typedef struct nameset {
+    uint32_t *slots; /* index + 1 into the owner array; 0 = empty */
+    size_t cap;      /* power of two */
+    size_t used;
+} nameset;
+
+typedef struct parser {
+    gguflint_ctx *ctx;
+    cursor c;
+    unsigned w;     /* width of counts and lengths: 4 in v1, 8 after */
+    bool stop;      /* the layout is lost; nothing more can be read */
+    nameset keys, names;
+    /* The logical path of the field being read, built only when a finding
+     * needs it (path_of): formatting it for every KV and tensor would cost
+     * more than parsing them. */
+    enum { PATH_HEADER, PATH_KV_INDEX, PATH_KV_KEY, PATH_TENSOR } path_kind;
+    uint64_t path_index, path_dim;
+    gguflint_view path_key;
+    const char *path_field; /* tensor: ".name", ".n_dims", ".ne", ".type", ".offset", "" */
+    char path[256];
+    /* Strings with a non-ASCII byte are copied here, NUL-separated, and
+     * validated as one block (see flush_batch); NULL when unavailable. */
+    uint8_t *batch;
+} parser;
+
+#define BATCH_SIZE (64u << 10)
+
+static const char *const magic_names[][2] = {
+    {"lmgg", "the legacy GGML format (magic 'ggml', unversioned, before GGUF)"},
+    {"fmgg", "the legacy GGMF format (magic 'ggmf', before GGUF)"},
+    {"tjgg", "the legacy GGJT format (magic 'ggjt', llama.cpp before August 2023)"},
+    {"algg", "a legacy GGLA LoRA adapter (magic 'ggla')"},
+    {"ggml", "the legacy GGML format written big-endian"},
+    {"ggjt", "the legacy GGJT format written big-endian"},
+};
+
+/* ---- small helpers ---- */
+
+static uint64_t fnv1a(const uint8_t *s, uint64_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Look `s` up in the set whose entries are views returned by `get`; insert it
+ * as `index` when absent. Returns the earlier index when present, -1 when
+ * inserted, -2 when memory ran out. */
+typedef gguflint_view (*view_of)(const gguflint_ctx *ctx, size_t i);
+
+static gguflint_view kv_key_of(const gguflint_ctx *ctx, size_t i)
+{
+    return ctx->kvs[i].key;
+}
+
+/* A tensor name as C readers see it: up to its first NUL. */
+static gguflint_view tensor_name_of(const gguflint_ctx *ctx, size_t i)
+{
+    gguflint_view n = ctx->tensors[i].name;
+    const uint8_t *nul = memchr(n.ptr, 0, (size_t)n.len);
+    if (nul)
+        n.len = (uint64_t)(nul - n.ptr);
+    return n;
+}
+
+static long nameset_insert(parser *p, nameset *set, view_of get, gguflint_view s, size_t index)
+{
+    if ((set->used + 1) * 2 > set->cap) {
+        size_t nc = set->cap ? set->cap * 2 : 64;
+        uint32_t *ns = calloc(nc, sizeof *ns);
+        if (!ns)
+            return -2;
+        for (size_t i = 0; i < set->cap; i++) {
+            uint32_t v = set->slots[i];
+            if (!v)
+                continue;
+            gguflint_view e = get(p->ctx, v - 1);
+            size_t h = (size_t)fnv1a(e.ptr, e.len) & (nc - 1);
+            while (ns[h])
+                h = (h + 1) & (nc - 1);
+            ns[h] = v;
+        }
+        free(set->slots);
+        set->slots = ns;
+        set->cap = nc;
+    }
+    size_t h = (size_t)fnv1a(s.ptr, s.len) & (set->cap - 1);
+    while (set->slots[h]) {
+        gguflint_view e = get(p->ctx, set->slots[h] - 1);
+        if (e.len == s.len && memcmp(e.ptr, s.ptr, (size_t)s.len) == 0)
+            return (long)(set->slots[h] - 1);
+        h = (h + 1) & (set->cap - 1);
+    }
+    set->slots[h] = (uint32_t)(index + 1);
+    set->used++;
+    return -1;
+}
+
+static void set_kv_path(parser *p, uint64_t i)
+{
+    p->path_kind = PATH_KV_INDEX;
+    p->path_index = i;
+}
+
+static void set_kv_key_path(parser *p, gguflint_view key)
+{
+    p->path_kind = PATH_KV_KEY;
+    p->path_key = key;
+}
+
+static void set_tensor_path(parser *p, uint64_t i, const char *field, uint64_t dim)
+{
+    p->path_kind = PATH_TENSOR;
+    p->path_index = i;
+    p->path_field = field;
+    p->path_dim = dim;
+}
+
+/* The current logical path, formatted now (only findings call this). */
+static const char *path_of(parser *p)
+{
+    switch (p->path_kind) {
+    case PATH_KV_INDEX:
+        snprintf(p->path, sizeof p->path, "kv[%llu]", (unsigned long long)p->path_index);
+        break;
+    case PATH_KV_KEY:
+        path_kv(p->path, sizeof p->path, p->path_key.ptr, p->path_key.len);
+        break;
+    case PATH_TENSOR:
+        if (strcmp(p->path_field, ".ne") == 0)
+            snprintf(p->path, sizeof p->path, "tensor[%llu].ne[%llu]",
+                     (unsigned long long)p->path_index, (unsigned long long)p->path_dim);
+        else
+            snprintf(p->path, sizeof p->path, "tensor[%llu]%s", (unsigned long long)p->path_index,
+                     p->path_field);
+        break;
+    default:
+        snprintf(p->path, sizeof p->path, "header");
+        break;
+    }
+    return p->path;
+}
+
+static void nomem(parser *p)
+{
+    if (p->ctx->status == GGUFLINT_OK)
+        p->ctx->status = GGUFLINT_E_NOMEM;
+    p->stop = true;
+}
+
+/* The file ends inside a field: report where, and stop. */
+static void truncated(parser *p, uint64_t field_off, uint64_t need, const char *what)
+{
+    uint64_t have = field_off <= p->c.len ? p->c.len - field_off : 0;
+    emit(p->ctx, R_TRUNCATED, field_off, need, path_of(p),
+         "file ends inside %s at 0x%llx: %llu bytes needed, %llu present", what,
+         (unsigned long long)field_off, (unsigned long long)need, (unsigned long long)have);
+    p->stop = true;
+}
+
+static bool read_uint(parser *p, unsigned n, uint64_t *out, const char *what)
+{
+    uint64_t at = p->c.off;
+    if (!cur_uint(&p->c, n, out)) {
+        truncated(p, at, n, what);
+        return false;
+    }
+    return true;
+}
+
+/* Read a length-prefixed string. On success *s is a view into the input and
+ * *len_off the offset of its length field. Reports past-EOF (stop) and the
+ * configured length limit (continue: the bytes are there). */
+static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const char *what)
+{
+    uint64_t n;
+    *len_off = p->c.off;
+    if (!read_uint(p, p->w, &n, what))
+        return false;
+    if (!cur_has(&p->c, n)) {
+        emit(p->ctx, R_STRING_PAST_EOF, *len_off, p->w, path_of(p),
+             "%s: length %llu at 0x%llx runs past the end of the file (%llu bytes remain)",
+             what, (unsigned long long)n, (unsigned long long)*len_off,
+             (unsigned long long)cur_remaining(&p->c));
+        p->stop = true;
+        return false;
+    }
+    if (n > p->ctx->opt.limits.max_string_len)
+        emit(p->ctx, R_STRING_OVER_LIMIT, *len_off, p->w, path_of(p),
+             "%s: length %llu is over the limit of %llu bytes", what, (unsigned long long)n,
+             (unsigned long long)p->ctx->opt.limits.max_string_len);
+    s->ptr = cur_ptr(&p->c);
+    s->len = n;
+    p->c.off += n;
+    return true;
+}
+
+/* ---- header ---- */
+
+static bool parse_header(parser *p)
+{
+    gguflint_ctx *ctx = p->ctx;
+    gguflint_header *h = &ctx->hdr;
+    const uint8_t *d = ctx->data;
+    uint64_t size = ctx->size;
+
+    if (size == 0) {
+        emit(ctx, R_EMPTY_FILE, 0, 0, "header", "the file is empty (0 bytes)");
+        return false;
+    }
+    size_t cmp = size < 4 ? (size_t)size : 4;
+    bool fugg = false;
+    if (memcmp(d, "GGUF", cmp) != 0) {
+        static const char lfs[] = "version https://git-lfs";
+        char got[64];
+        esc_fixed(got, sizeof got, d, size, 4);
+        if (size >= sizeof lfs - 1 && memcmp(d, lfs, sizeof lfs - 1) == 0) {
+            emit(ctx, R_NOT_GGUF, 0, 4, "header.magic",
+                 "this is a Git LFS pointer file, not the model: fetch the real file with "
+                 "'git lfs pull'");
+            return false;
+        }
+        if (size >= 4 && memcmp(d, "FUGG", 4) == 0) {
+            emit(ctx, R_NOT_GGUF, 0, 4, "header.magic",
+                 "magic 'FUGG': a 2023 pre-release GGUF file (or a big-endian magic); no "
+                 "current reader accepts it; parsed as GGUF to report the rest");
+            fugg = true;
+        } else {
+            for (size_t i = 0; size >= 4 && i < sizeof magic_names / sizeof magic_names[0]; i++) {
+                if (memcmp(d, magic_names[i][0], 4) == 0) {
+                    emit(ctx, R_NOT_GGUF, 0, 4, "header.magic",
+                         "magic '%s': %s, not GGUF; convert it with a current llama.cpp", got,
+                         magic_names[i][1]);
+                    return false;
+                }
+            }
+            emit(ctx, R_NOT_GGUF, 0, cmp, "header.magic",
+                 "the file starts with '%s', not the GGUF magic 'GGUF'", got);
+            return false;
+        }
+    }
+    if (size < 4) {
+        emit(ctx, R_TRUNCATED_HEADER, 0, 4, "header.magic",
+             "the file is %llu bytes long and ends inside the magic", (unsigned long long)size);
+        return false;
+    }
+    if (size < 8) {
+        emit(ctx, R_TRUNCATED_HEADER, 4, 4, "header.version",
+             "the file ends inside the version field (%llu bytes)", (unsigned long long)size);
+        return false;
+    }
+    p->c.off = 4;
+    uint32_t v = 0;
+    cur_u32(&p->c, &v);
+    if (v != 0 && (v & 0xFFFFu) == 0) {
+        p->c.big_endian = true;
+        v = __builtin_bswap32(v);
+        h->big_endian = true;
+        emit(ctx, R_BYTE_SWAPPED, 4, 4, "header.version",
+             "version field reads 0x%08x little-endian: this is a big-endian (byte-swapped) "
+             "GGUF v%u file; ggml refuses it, gguf-py byte-swaps it; parsed big-endian",
+             __builtin_bswap32(v), v);
+    }
+    h->version = v;
+    if (v == 0 || v > 3) {
+        emit(ctx, R_BAD_VERSION, 4, 4, "header.version",
+             "version %u is not supported (known versions are 1, 2 and 3)", v);
+        return false;
+    }
+    if (v == 1)
+        emit(ctx, R_LEGACY_V1, 4, 4, "header.version",
+             "GGUF v1 (32-bit counts and lengths): current ggml rejects it ('GGUFv1 is no longer "
+             "supported'); parsed with the v1 layout");
+    else if (v == 2)
+        emit(ctx, R_VERSION_2, 4, 4, "header.version", "GGUF v2: readers accept it, writers emit v3");
+    (void)fugg;
+    p->w = v == 1 ? 4 : 8;
+    uint64_t tc, kc;
+    if (!cur_uint(&p->c, p->w, &tc)) {
+        emit(ctx, R_TRUNCATED_HEADER, 8, p->w, "header.tensor_count",
+             "the file ends inside tensor_count (%llu bytes)", (unsigned long long)size);
+        return false;
+    }
+    uint64_t kc_off = p->c.off;
+    if (!cur_uint(&p->c, p->w, &kc)) {
+        emit(ctx, R_TRUNCATED_HEADER, kc_off, p->w, "header.kv_count",
+             "the file ends inside metadata_kv_count (%llu bytes)", (unsigned long long)size);
+        return false;
+    }
+    h->is_gguf = true;
+    h->tensor_count = tc;
+    h->kv_count = kc;
+
+    uint64_t rem = cur_remaining(&p->c);
+    uint64_t kv_min = p->w + 4 + 1;          /* key length, empty key, type, 1-byte value */
+    uint64_t ti_min = p->w + 4 + 4 + 8;      /* name length, n_dims, type, offset */
+    if (kc > rem / kv_min)
+        emit(ctx, R_KV_COUNT_IMPOSSIBLE, kc_off, p->w, "header.kv_count",
+             "metadata_kv_count %llu cannot fit: %llu bytes follow and a KV takes at least "
+             "%llu",
+             (unsigned long long)kc, (unsigned long long)rem, (unsigned long long)kv_min);
+    else if (kc > ctx->opt.limits.max_kv_count)
+        emit(ctx, R_KV_COUNT_LIMIT, kc_off, p->w, "header.kv_count",
+             "metadata_kv_count %llu is over the limit of %llu", (unsigned long long)kc,
+             (unsigned long long)ctx->opt.limits.max_kv_count);
+    if (tc > rem / ti_min)
+        emit(ctx, R_TENSOR_COUNT_IMPOSSIBLE, 8, p->w, "header.tensor_count",
+             "tensor_count %llu cannot fit: %llu bytes follow and a tensor info takes at least "
+             "%llu",
+             (unsigned long long)tc, (unsigned long long)rem, (unsigned long long)ti_min);
+    else if (tc > ctx->opt.limits.max_tensor_count)
+        emit(ctx, R_TENSOR_COUNT_LIMIT, 8, p->w, "header.tensor_count",
+             "tensor_count %llu is over the limit of %llu", (unsigned long long)tc,
+             (unsigned long long)ctx->opt.limits.max_tensor_count);
+    return true;
+}
+
+/* ---- keys ---- */
+
+static void check_key(parser *p, uint64_t kv_off, gguflint_view k)
+{
+    gguflint_ctx *ctx = p->ctx;
+    uint64_t len = p->w + k.len;
+    if (k.len == 0) {
+        emit(ctx, R_EMPTY_KEY, kv_off, len, path_of(p),
+             "key is empty (llama.cpp asserted on it before July 2026, #24884)");
+        return;
+    }
+    bool bad = false;
+    if (k.len > 65535) {
+        emit(ctx, R_KEY_TOO_LONG, kv_off, len, path_of(p),
+             "key is %llu bytes long; the spec allows at most 65535", (unsigned long long)k.len);
+        bad = true;
+    }
+    if (!utf8_valid(k.ptr, k.len)) {
+        emit(ctx, R_KEY_INVALID_UTF8, kv_off, len, path_of(p), "key is not valid UTF-8");
+        bad = true;
+    }
+    const uint8_t *ctl = NULL;
+    bool upper_or_other = false;
+    uint64_t seg_len = 0, seg_no = 0;
+    bool empty_seg = false;
+    for (uint64_t i = 0; i < k.len; i++) {
+        uint8_t c = k.ptr[i];
+        if (c < 0x20 || c == 0x7F) {
+            if (!ctl)
+                ctl = k.ptr + i;
+        } else if (c == '.') {
+            if (seg_len == 0)
+                empty_seg = true;
+            seg_len = 0;
+            seg_no++;
+            continue;
+        } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                     (c == '-' && seg_no == 0))) {
+            upper_or_other = true;
+        }
+        seg_len++;
+    }
+    if (seg_len == 0)
+        empty_seg = true;
+    if (ctl) {
+        emit(ctx, R_KEY_CONTROL_BYTES, kv_off, len, path_of(p),
+             "key contains %s byte 0x%02x at index %llu", *ctl == 0 ? "a NUL" : "a control",
+             *ctl, (unsigned long long)(ctl - k.ptr));
+        bad = true;
+    }
+    if (!bad && (upper_or_other || empty_seg))
+        emit(ctx, R_KEY_NOT_SNAKE_CASE, kv_off, len, path_of(p),
+             "key is not dotted lower_snake_case ASCII (segments of [a-z0-9_], '-' allowed "
+             "in the architecture prefix)");
+}
+
+/* ---- values ---- */
+
+static bool is_key(gguflint_view k, const char *s)
+{
+    size_t n = strlen(s);
+    return k.len == n && memcmp(k.ptr, s, n) == 0;
+}
+
+static void check_bools(parser *p, const uint8_t *b, uint64_t n, uint64_t at)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        if (b[i] > 1) {
+            emit(p->ctx, R_BOOL_NOT_0_1, at + i, 1, path_of(p),
+                 "bool value is 0x%02x (only 0 and 1 are valid; ggml reads any non-zero as true)",
+                 b[i]);
+            return; /* one per value */
+        }
+    }
+}
+
+static void check_string_utf8(parser *p, gguflint_view s, uint64_t len_off, uint64_t index,
+                              bool in_array)
+{
+    if (utf8_valid(s.ptr, s.len))
+        return;
+    if (in_array)
+        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, p->w + s.len, path_of(p),
+             "array element %llu is not valid UTF-8", (unsigned long long)index);
+    else
+        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, p->w + s.len, path_of(p),
+             "string value is not valid UTF-8");
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* GG121 for array element `index` whose length field is at `at`. */
+static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t index)
+{
+    emit(p->ctx, R_STRING_INVALID_UTF8, (uint64_t)(at - p->c.base), 8 + n, path_of(p),
+         "array element %llu is not valid UTF-8", (unsigned long long)index);
+}
+
+/* A batch of non-ASCII strings of one array, copied NUL-separated: a
+ * sequence cut by the end of a string, or a continuation byte at the start
+ * of one, meets a NUL and fails, so the batch is valid exactly when each of
+ * its strings is. Only when it fails are its strings checked one by one. */
+typedef struct batch {
+    uint8_t *buf;
+    size_t len;
+    const uint8_t *first;  /* length field of the batch's first string */
+    uint64_t first_index;
+} batch;
+
+static void flush_batch(parser *p, batch *b, const uint8_t *stop)
+{
+    if (b->len == 0)
+        return;
+    memset(b->buf + b->len, 0, 32); /* the block check reads 32 bytes past */
+    if (!utf8_valid_block(b->buf, b->len)) {
+        const uint8_t *q = b->first;
+        for (uint64_t index = b->first_index; q < stop; index++) {
+            uint64_t n;
+            memcpy(&n, q, 8); /* re-reading strings the loop has already bounded */
+            const uint8_t *sp = q + 8;
+            /* strings too long for a batch were checked on their own */
+            if (n < BATCH_SIZE && !utf8_valid(sp, n))
+                report_invalid(p, q, n, index);
+            q = sp + n;
+        }
+    }
+    b->len = 0;
+}
+#endif
+
+typedef struct frame {
+    uint32_t et;
+    uint64_t left;
+    uint64_t index; /* next element index (for messages) */
+} frame;
+
+/* Read an array header (element type, count) at the cursor and validate it.
+ * Returns false (stop) when the element type is unknown or the count cannot fit. */
+static bool array_header(parser *p, uint32_t *et, uint64_t *count, uint64_t *et_off)
+{
+    gguflint_ctx *ctx = p->ctx;
+    uint64_t v;
+    *et_off = p->c.off;
+    if (!read_uint(p, 4, &v, "an array element type"))
+        return false;
+    *et = (uint32_t)v;
+    uint64_t cnt_off = p->c.off;
+    if (!read_uint(p, p->w, count, "an array count"))
+        return false;
+    if (*et >= VT_COUNT) {
+        emit(ctx, R_UNKNOWN_ARRAY_TYPE, *et_off, 4, path_of(p),
+             "array element type %u is not a GGUF value type (0..12)", *et);
+        p->stop = true;
+        return false;
+    }
+    uint64_t min = *et == VT_STRING ? p->w : *et == VT_ARRAY ? 4u + p->w : vt_size(*et);
+    uint64_t rem = cur_remaining(&p->c);
+    if (*count > rem / min) {
+        emit(ctx, R_ARRAY_COUNT_IMPOSSIBLE, cnt_off, p->w, path_of(p),
+             "array of %llu %s elements cannot fit: %llu bytes remain, an element takes at "
+             "least %llu",
+             (unsigned long long)*count, vt_name(*et), (unsigned long long)rem,
+             (unsigned long long)min);
+        p->stop = true;
+        return false;
+    }
+    if (*count > ctx->opt.limits.max_array_count)
+        emit(ctx, R_ARRAY_COUNT_LIMIT, cnt_off, p->w, path_of(p),
+             "array of %llu elements is over the limit of %llu", (unsigned long long)*count,
+             (unsigned long long)ctx->opt.limits.max_array_count);
+    return true;
+}
+
+/* Walk an array value whose header is at the cursor, iteratively. */
+static bool parse_array(parser *p, gguflint_kv *kv)
+{
+    gguflint_ctx *ctx = p->ctx;
+    frame st[HARD_MAX_DEPTH];
+    unsigned max_depth = ctx->opt.limits.max_depth;
+    if (max_depth == 0)
+        max_depth = 1;
+    if (max_depth > HARD_MAX_DEPTH)
+        max_depth = HARD_MAX_DEPTH;
+    uint32_t et;
+    uint64_t count, et_off;
+    if (!array_header(p, &et, &count, &et_off))
+        return false;
+    kv->elem_type = et;
+    kv->count = count;
+    if (et == VT_ARRAY)
+        emit(ctx, R_NESTED_ARRAY, et_off, 4, path_of(p),
+             "array of arrays: the spec allows it, ggml and llama.cpp reject it");
+    unsigned depth = 1;
+    st[0] = (frame){et, count, 0};
+    while (depth > 0 && !p->stop) {
+        frame *f = &st[depth - 1];
+        if (f->left == 0) {
+            depth--;
+            continue;
+        }
+        if (f->et == VT_STRING && !p->batch)
+            p->batch = malloc(BATCH_SIZE + 32); /* NULL: strings checked one by one */
+        if (f->et == VT_STRING) {
+            /* hot loop: vocabularies hold hundreds of thousands of strings */
+            const uint64_t max_len = ctx->opt.limits.max_string_len;
+            uint64_t left = f->left, index = f->index;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            if (!p->c.big_endian && p->w == 8) {
+                /* The common case (v2/v3, little-endian) with raw pointers:
+                 * p->c.off is written back on every exit. */
+                const uint8_t *q = cur_ptr(&p->c), *end = p->c.base + p->c.len;
+                batch b = {p->batch, 0, NULL, 0};
+                while (left > 0) {
+                    uint64_t n;
+                    if (end - q < 8)
+                        break; /* the generic loop below reports it */
+                    memcpy(&n, q, 8);
+                    if (n > (uint64_t)(end - q - 8) || n > max_len)
+                        break; /* likewise */
+                    const uint8_t *sp = q + 8;
+                    q = sp + n;
+                    if (!utf8_is_ascii(sp, n)) {
+                        if (b.buf && n < BATCH_SIZE) {
+                            if (b.len + n + 1 > BATCH_SIZE)
+                                flush_batch(p, &b, sp - 8);
+                            if (b.len == 0) {
+                                b.first = sp - 8;
+                                b.first_index = index;
+                            }
+                            memcpy(b.buf + b.len, sp, (size_t)n);
+                            b.len += n;
+                            b.buf[b.len++] = 0;
+                        } else if (!utf8_valid(sp, n)) {
+                            report_invalid(p, sp - 8, n, index);
+                        }
+                    }
+                    left--;
+                    index++;
+                }
+                flush_batch(p, &b, q);
+                p->c.off = (uint64_t)(q - p->c.base);
+            }
+#endif
+            while (left > 0) {
+                uint64_t len_off = p->c.off, n;
+                if (!cur_uint(&p->c, p->w, &n)) {
+                    truncated(p, len_off, p->w, "a string array element length");
+                    return false;
+                }
+                if (!cur_has(&p->c, n)) {
+                    emit(ctx, R_STRING_PAST_EOF, len_off, p->w, path_of(p),
+                         "array element %llu: length %llu runs past the end of the file (%llu "
+                         "bytes remain)",
+                         (unsigned long long)index, (unsigned long long)n,
+                         (unsigned long long)cur_remaining(&p->c));
+                    p->stop = true;
+                    return false;
+                }
+                const uint8_t *sp = cur_ptr(&p->c);
+                p->c.off += n;
+                if (n > max_len)
+                    emit(ctx, R_STRING_OVER_LIMIT, len_off, p->w, path_of(p),
+                         "array element %llu: length %llu is over the limit of %llu bytes",
+                         (unsigned long long)index, (unsigned long long)n,
+                         (unsigned long long)max_len);
+                if (!utf8_valid(sp, n))
+                    emit(ctx, R_STRING_INVALID_UTF8, len_off, p->w + n, path_of(p),
+                         "array element %llu is not valid UTF-8", (unsigned long long)index);
+                left--;
+                index++;
+            }
+            f->left = 0;
+            f->index = index;
+            if (ctx->status != GGUFLINT_OK)
+                p->stop = true;
+            continue;
+        }
+        if (f->et == VT_ARRAY) {
+            if (depth >= max_depth) {
+                emit(ctx, R_ARRAY_TOO_DEEP, p->c.off, 4, path_of(p),
+                     "arrays nested deeper than the limit of %u levels", max_depth);
+                p->stop = true;
+                return false;
+            }
+            f->left--;
+            f->index++;
+            uint32_t iet;
+            uint64_t icount, iet_off;
+            if (!array_header(p, &iet, &icount, &iet_off))
+                return false;
+            st[depth++] = (frame){iet, icount, 0};
+            continue;
+        }
+        /* fixed-size elements: one bounds check for the whole run */
+        uint64_t sz = vt_size(f->et), total;
+        if (ckd_mul64(&total, sz, f->left) || !cur_has(&p->c, total)) {
+            truncated(p, p->c.off, total, "a fixed-size array");
+            return false;
+        }
+        if (f->et == VT_BOOL)
+            check_bools(p, cur_ptr(&p->c), total, p->c.off);
+        p->c.off += total;
+        f->left = 0;
+    }
+    return !p->stop;
+}
+
+static bool parse_value(parser *p, gguflint_kv *kv)
+{
+    uint32_t t = kv->type;
+    if (t == VT_STRING) {
+        uint64_t len_off;
+        if (!read_string(p, &kv->str, &len_off, "string value"))
+            return false;
+        check_string_utf8(p, kv->str, len_off, 0, false);
+        return true;
+    }
+    if (t == VT_ARRAY)
+        return parse_array(p, kv);
+    unsigned n = vt_size(t);
+    uint64_t at = p->c.off, raw;
+    if (!read_uint(p, n, &raw, "a scalar value"))
+        return false;
+    kv->u = raw;
+    switch (t) {
+    case VT_INT8: kv->i = (int8_t)(uint8_t)raw; break;
+    case VT_INT16: kv->i = (int16_t)(uint16_t)raw; break;
+    case VT_INT32: kv->i = (int32_t)(uint32_t)raw; break;
+    case VT_INT64: kv->i = (int64_t)raw; break;
+    case VT_FLOAT32: {
+        uint32_t b = (uint32_t)raw;
+        float f;
+        memcpy(&f, &b, 4);
+        kv->f = (double)f;
+        break;
+    }
+    case VT_FLOAT64: memcpy(&kv->f, &raw, 8); break;
+    case VT_BOOL: check_bools(p, p->c.base + at, 1, at); break;
+    default: kv->i = (int64_t)raw; break;
+    }
+    return true;
+}
+
+static void check_alignment(parser *p, const gguflint_kv *kv, uint64_t type_off)
+{
+    gguflint_ctx *ctx = p->ctx;
+    if (kv->type != VT_UINT32) {
+        emit(ctx, R_ALIGNMENT_WRONG_TYPE, type_off, 4, path_of(p),
+             "general.alignment is of type %s, readers require u32 (ggml aborted on it before "
+             "August 2026); the default 32 is assumed",
+             vt_name(kv->type));
+        return;
+    }
+    uint64_t a = kv->u, at = kv->value_offset;
+    if (a == 0) {
+        emit(ctx, R_ALIGNMENT_ZERO, at, 4, path_of(p),
+             "general.alignment is 0 (division by zero in older readers); the default 32 is "
+             "assumed");
+        return;
+    }
+    if (!is_pow2_u64(a))
+        emit(ctx, R_ALIGNMENT_NOT_POW2, at, 4, path_of(p),
+             "general.alignment %llu is not a power of two (ggml requires one)",
+             (unsigned long long)a);
+    if (a % 8 != 0)
+        emit(ctx, R_ALIGNMENT_NOT_MULT8, at, 4, path_of(p),
+             "general.alignment %llu is not a multiple of 8 as the spec requires",
+             (unsigned long long)a);
+    if (a > (1u << 20) && ctx->hdr.tensor_count > 0)
+        emit(ctx, R_ALIGNMENT_TOO_LARGE, at, 4, path_of(p),
+             "general.alignment %llu is over 1 MiB (multi-GiB padding, seek wrap on 32-bit)",
+             (unsigned long long)a);
+    ctx->hdr.alignment = a;
+}
+
+static void parse_kvs(parser *p)
+{
+    gguflint_ctx *ctx = p->ctx;
+    bool have_alignment = false;
+    for (uint64_t i = 0; i < ctx->hdr.kv_count && !p->stop; i++) {
+        gguflint_kv kv;
+        memset(&kv, 0, sizeof kv);
+        kv.offset = p->c.off;
+        set_kv_path(p, i);
+        uint64_t len_off;
+        if (!read_string(p, &kv.key, &len_off, "a key"))
+            return;
+        set_kv_key_path(p, kv.key);
+        check_key(p, kv.offset, kv.key);
+        uint64_t type_off = p->c.off, t;
+        if (!read_uint(p, 4, &t, "a value type"))
+            return;
+        kv.type = (uint32_t)t;
+        if (!grow((void **)&ctx->kvs, &ctx->cap_kvs, ctx->n_kvs, sizeof *ctx->kvs)) {
+            nomem(p);
+            return;
+        }
+        long prev = nameset_insert(p, &p->keys, kv_key_of, kv.key, ctx->n_kvs);
+        if (prev == -2) {
+            nomem(p);
+            return;
+        }
+        if (prev >= 0)
+            emit(ctx, R_DUPLICATE_KEY, kv.offset, p->w + kv.key.len, path_of(p),
+                 "key repeats kv[%ld] at 0x%llx (ggml rejects duplicate keys)", prev,
+                 (unsigned long long)ctx->kvs[prev].offset);
+        if (kv.type >= VT_COUNT) {
+            emit(ctx, R_UNKNOWN_VALUE_TYPE, type_off, 4, path_of(p),
+                 "value type %u is not a GGUF value type (0..12); the rest of the file "
+                 "cannot be read",
+                 kv.type);
+            p->stop = true;
+            return;
+        }
+        kv.value_offset = p->c.off;
+        /* store the key first so the duplicate set's views stay valid */
+        ctx->kvs[ctx->n_kvs] = kv;
+        ctx->n_kvs++;
+        bool ok = parse_value(p, &kv);
+        kv.value_size = p->c.off - kv.value_offset;
+        if (!ok) {
+            ctx->n_kvs--;
+            return;
+        }
+        ctx->kvs[ctx->n_kvs - 1] = kv;
+        ctx->hdr.kv_parsed++;
+        if (prev < 0 && !have_alignment && is_key(kv.key, "general.alignment")) {
+            have_alignment = true;
+            check_alignment(p, &kv, type_off);
+        }
+    }
+}
+
+/* ---- tensor infos ---- */
+
+static void check_tensor_name(parser *p, uint64_t at, gguflint_view n)
+{
+    gguflint_ctx *ctx = p->ctx;
+    uint64_t len = p->w + n.len;
+    if (n.len == 0) {
+        emit(ctx, R_TENSOR_NAME_EMPTY, at, len, path_of(p), "tensor name is empty");
+        return;
+    }
+    char shown[160];
+    esc_fixed(shown, sizeof shown, n.ptr, n.len, 100);
+    if (n.len >= 64)
+        emit(ctx, R_TENSOR_NAME_TOO_LONG, at, len, path_of(p),
+             "tensor name '%s' is %llu bytes; ggml allows at most 63", shown,
+             (unsigned long long)n.len);
+    if (n.len > 64)
+        emit(ctx, R_TENSOR_NAME_OVER_SPEC, at, len, path_of(p),
+             "tensor name '%s' is %llu bytes; the spec allows at most 64", shown,
+             (unsigned long long)n.len);
+    if (!utf8_valid(n.ptr, n.len))
+        emit(ctx, R_TENSOR_NAME_UTF8, at, len, path_of(p), "tensor name '%s' is not valid UTF-8",
+             shown);
+    const uint8_t *nul = memchr(n.ptr, 0, (size_t)n.len);
+    if (nul) {
+        char head[160];
+        esc_fixed(head, sizeof head, n.ptr, (uint64_t)(nul - n.ptr), 100);
+        emit(ctx, R_TENSOR_NAME_NUL, at, len, path_of(p),
+             "tensor name '%s' contains a NUL at index %llu: C readers see only '%s'", shown,
+             (unsigned long long)(nul - n.ptr), head);
+    }
+}
+
+/* Compute the element count and byte size of t, reporting overflow and type
+ * problems. Sets t->size_ok when the byte size is known. */
+static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0_off,
+                        uint64_t type_off, bool dims_ok)
+{
+    gguflint_ctx *ctx = p->ctx;
+    const ggml_type_info *ti = gt_info(t->type);
+    if (ti->status == GT_UNKNOWN) {
+        emit(ctx, R_UNKNOWN_GGML_TYPE, type_off, 4, path_of(p),
+             "ggml type %u is not a known type (valid ids are 0..42)", t->type);
+    } else if (ti->status == GT_REMOVED) {
+        emit(ctx, R_REMOVED_GGML_TYPE, type_off, 4, path_of(p),
+             "ggml type %u (%s) was removed from ggml; no current reader loads it", t->type,
+             ti->name);
+    }
+    if (!dims_ok)
+        return;
+    bool zero = false;
+    int64_t ne = 1;
+    bool overflow = false;
+    for (unsigned j = 0; j < 4; j++) {
+        if (t->ne[j] == 0)
+            zero = true;
+        else if (!overflow && ckd_muls64(&ne, ne, (int64_t)t->ne[j]))
+            overflow = true;
+    }
+    if (zero)
+        ne = 0;
+    else if (overflow) {
+        emit(ctx, R_ELEMENT_COUNT_OVERFLOW, at, 0, path_of(p),
+             "element count %llu x %llu x %llu x %llu overflows int64",
+             (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
+             (unsigned long long)t->ne[2], (unsigned long long)t->ne[3]);
+        return;
+    }
+    if (ti->status != GT_VALID)
+        return;
+    if (t->ne[0] % ti->block != 0) {
+        emit(ctx, R_ROW_NOT_BLOCK_MULTIPLE, ne0_off, p->w, path_of(p),
+             "ne[0] = %llu is not a multiple of the %s block size %u",
+             (unsigned long long)t->ne[0], ti->name, ti->block);
+        return;
+    }
+    uint64_t rows = 1, row_bytes, nb;
+    for (unsigned j = 1; j < 4; j++)
+        rows *= t->ne[j]; /* cannot overflow: the signed product above did not */
+    if (zero) {
+        t->nbytes = 0;
+        t->size_ok = true;
+        return;
+    }
+    uint64_t row_product;
+    if (ckd_mul64(&row_product, t->ne[0], ti->size)) {
+        /* ggml_row_size multiplies before it divides by the block size */
+        emit(ctx, R_BYTE_SIZE_OVERFLOW, at, 0, path_of(p),
+             "row size ne[0] x %u = %llu x %u overflows 64 bits (readers compute it before "
+             "dividing by the block size)",
+             ti->size, (unsigned long long)t->ne[0], ti->size);
+        return;
+    }
+    if (ckd_mul64(&row_bytes, t->ne[0] / ti->block, ti->size) || ckd_mul64(&nb, row_bytes, rows) ||
+        nb > (uint64_t)INT64_MAX) {
+        emit(ctx, R_BYTE_SIZE_OVERFLOW, at, 0, path_of(p),
+             "byte size of %llu elements of %s is over INT64_MAX (or overflows 64 bits)",
+             (unsigned long long)ne, ti->name);
+        return;
+    }
+    t->nbytes = nb;
+    t->size_ok = true;
+}
+
+static void parse_tensors(parser *p)
+{
+    gguflint_ctx *ctx = p->ctx;
+    for (uint64_t i = 0; i < ctx->hdr.tensor_count && !p->stop; i++) {
+        gguflint_tensor t;
+        memset(&t, 0, sizeof t);
+        t.info_offset = p->c.off;
+        set_tensor_path(p, i, ".name", 0);
+        uint64_t len_off;
+        if (!read_string(p, &t.name, &len_off, "a tensor name"))
+            return;
+        check_tensor_name(p, t.info_offset, t.name);
+        if (!grow((void **)&ctx->tensors, &ctx->cap_tensors, ctx->n_tensors, sizeof *ctx->tensors)) {
+            nomem(p);
+            return;
+        }
+        /* C readers copy the name up to its first NUL: compare what they see */
+        const uint8_t *nul = memchr(t.name.ptr, 0, (size_t)t.name.len);
+        gguflint_view seen = {t.name.ptr, nul ? (uint64_t)(nul - t.name.ptr) : t.name.len};
+        long prev = nameset_insert(p, &p->names, tensor_name_of, seen, ctx->n_tensors);
+        if (prev == -2) {
+            nomem(p);
+            return;
+        }
+        if (prev >= 0) {
+            char shown[160];
+            esc_fixed(shown, sizeof shown, t.name.ptr, t.name.len, 100);
+            emit(ctx, R_DUPLICATE_TENSOR, t.info_offset, p->w + t.name.len, path_of(p),
+                 "tensor name '%s' repeats tensor[%ld] at 0x%llx%s", shown, prev,
+                 (unsigned long long)ctx->tensors[prev].info_offset,
+                 nul || memchr(ctx->tensors[prev].name.ptr, 0, (size_t)ctx->tensors[prev].name.len)
+                     ? " as C readers see it (up to the first NUL)"
+                     : "");
+        }
+        ctx->tensors[ctx->n_tensors++] = t; /* name must be in place for the set */
+        set_tensor_path(p, i, ".n_dims", 0);
+        uint64_t nd_off = p->c.off, nd;
+        if (!read_uint(p, 4, &nd, "a tensor's n_dims"))
+            goto lost;
+        t.n_dims = (uint32_t)nd;
+        bool dims_ok = true;
+        if (nd == 0)
+            emit(ctx, R_N_DIMS_ZERO, nd_off, 4, path_of(p),
+                 "n_dims is 0: a scalar, accepted by ggml, unusual in models");
+        if (nd > 4) {
+            emit(ctx, R_N_DIMS_TOO_LARGE, nd_off, 4, path_of(p),
+                 "n_dims %llu is over 4, the most ggml supports (CVE-2024-21802)",
+                 (unsigned long long)nd);
+            dims_ok = false;
+            uint64_t need;
+            if (ckd_mul64(&need, nd, p->w) || !cur_has(&p->c, need)) {
+                truncated(p, p->c.off, need, "the dims of a tensor with too many dimensions");
+                goto lost;
+            }
+        }
+        for (unsigned j = 0; j < 4; j++)
+            t.ne[j] = 1;
+        uint64_t ne0_off = p->c.off;
+        for (uint64_t j = 0; j < nd; j++) {
+            uint64_t d_off = p->c.off, d;
+            set_tensor_path(p, i, ".ne", j);
+            if (!read_uint(p, p->w, &d, "a tensor dimension"))
+                goto lost;
+            if (j < 4)
+                t.ne[j] = d;
+            if (d > (uint64_t)INT64_MAX) {
+                emit(ctx, R_DIM_NEGATIVE, d_off, p->w, path_of(p),
+                     "dimension %llu is %lld as int64 (negative)", (unsigned long long)j,
+                     (long long)d);
+                dims_ok = false;
+            } else if (d == 0 && j < 4) {
+                emit(ctx, R_DIM_ZERO, d_off, p->w, path_of(p),
+                     "dimension %llu is 0: an empty tensor (ggml crashed on it before August "
+                     "2026)",
+                     (unsigned long long)j);
+            }
+        }
+        set_tensor_path(p, i, ".type", 0);
+        uint64_t type_off = p->c.off, ty;
+        if (!read_uint(p, 4, &ty, "a tensor type"))
+            goto lost;
+        t.type = (uint32_t)ty;
+        set_tensor_path(p, i, ".offset", 0);
+        if (!read_uint(p, 8, &t.offset, "a tensor offset"))
+            goto lost;
+        set_tensor_path(p, i, "", 0);
+        tensor_size(p, &t, t.info_offset, ne0_off, type_off, dims_ok);
+        ctx->tensors[ctx->n_tensors - 1] = t;
+        ctx->hdr.tensors_parsed++;
+        continue;
+    lost:
+        ctx->n_tensors--;
+        return;
+    }
+}
+
+/* Offset of the tensor's offset field, recomputed from its info layout. */
+uint64_t tensor_offset_field(const gguflint_ctx *ctx, const gguflint_tensor *t)
+{
+    unsigned w = ctx->hdr.version == 1 ? 4 : 8;
+    return t->info_offset + w + t->name.len + 4 + (uint64_t)t->n_dims * w + 4;
+}
+
+int parse_run(gguflint_ctx *ctx)
+{
+    parser p;
+    memset(&p, 0, sizeof p);
+    p.ctx = ctx;
+    cur_init(&p.c, ctx->data, ctx->size);
+    ctx->hdr.file_size = ctx->size;
+    ctx->hdr.alignment = 32;
+    if (parse_header(&p)) {
+        parse_kvs(&p);
+        if (!p.stop)
+            parse_tensors(&p);
+        ctx->hdr.metadata_end = p.c.off;
+        ctx->hdr.metadata_complete = !p.stop;
+        /* an unusable alignment value was reported; layout continues with 32 */
+        if (ctx->hdr.alignment == 0)
+            ctx->hdr.alignment = 32;
+    }
+    free(p.keys.slots);
+    free(p.names.slots);
+    free(p.batch);
+    return ctx->status;
+}

@@ -1,0 +1,166 @@
+/* report_sarif.c - SARIF 2.1.0 for code scanning (GitHub and others): one run
+ * whose tool.driver.rules[] is the rule table (with profile-independent
+ * default levels, tags and, for security rules, security-severity) and whose
+ * results carry ruleId, level, a message with the hex offset, the artifact
+ * URI as given, a region with startLine 1 (the anchor GitHub requires) plus
+ * byteOffset/byteLength, the logical path, and a stable partial fingerprint.
+ * Files that could not be read become toolExecutionNotifications. */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define HOMEPAGE "https://github.com/gguflint/gguflint"
+#define RULES_DOC HOMEPAGE "/blob/main/rules/RULES.md"
+
+static const char *level_name(gguflint_severity s)
+{
+    return s == GGUFLINT_ERROR ? "error" : s == GGUFLINT_WARNING ? "warning" : "note";
+}
+
+static bool is_security(const gguflint_rule_info *ri)
+{
+    return strcmp(ri->family, "security") == 0;
+}
+
+/* A URI reference for a path as given: unreserved bytes and '/' kept, the
+ * rest percent-encoded, so any file name yields a valid relative URI. */
+static void put_uri(gguflint_report *r, const char *path)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    rep_put(r, "\"");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        unsigned char c = *p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+            r->w(r->u, (const char *)p, 1);
+        } else {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            r->w(r->u, e, 3);
+        }
+    }
+    rep_put(r, "\"");
+}
+
+static void put_anchor(gguflint_report *r, const gguflint_rule_info *ri)
+{
+    char anchor[80];
+    snprintf(anchor, sizeof anchor, "%s-%s", ri->id, ri->slug);
+    for (char *c = anchor; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    rep_put(r, "\"" RULES_DOC "#");
+    rep_put(r, anchor);
+    rep_put(r, "\"");
+}
+
+void sarif_begin(gguflint_report *r)
+{
+    rep_put(r, "{\"$schema\":\"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/"
+               "schemas/sarif-schema-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\"tool\":{"
+               "\"driver\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
+               "\",\"semanticVersion\":\"" GGUFLINT_VERSION "\",\"informationUri\":\"" HOMEPAGE
+               "\",\"rules\":[");
+    for (size_t i = 0; i < gguflint_rule_count(); i++) {
+        const gguflint_rule_info *ri = gguflint_rule(i);
+        rep_put(r, i ? ",{\"id\":" : "{\"id\":");
+        rep_jstr(r, ri->id);
+        rep_put(r, ",\"name\":");
+        rep_jstr(r, ri->slug);
+        rep_put(r, ",\"shortDescription\":{\"text\":");
+        rep_jstr(r, ri->summary);
+        rep_put(r, "},\"fullDescription\":{\"text\":");
+        rep_jstr(r, ri->what && *ri->what ? ri->what : ri->summary);
+        rep_put(r, "},\"helpUri\":");
+        put_anchor(r, ri);
+        rep_put(r, ",\"help\":{\"text\":");
+        rep_jstr(r, ri->fix && *ri->fix ? ri->fix : ri->summary);
+        rep_put(r, "},\"defaultConfiguration\":{\"level\":\"");
+        rep_put(r, level_name(ri->default_severity));
+        rep_put(r, "\"},\"properties\":{\"tags\":[");
+        rep_jstr(r, ri->family); /* the security family's tag is already "security" */
+        rep_put(r, ",\"gguf\"]");
+        if (is_security(ri))
+            rep_putf(r, ",\"security-severity\":\"%s\"",
+                     ri->default_severity == GGUFLINT_ERROR     ? "8.0"
+                     : ri->default_severity == GGUFLINT_WARNING ? "5.0"
+                                                                : "2.0");
+        rep_put(r, "}}");
+    }
+    rep_put(r, "]}},\"results\":[");
+}
+
+/* FNV-1a over the parts that identify a finding across runs. */
+static uint64_t fingerprint(const char *rule, const char *path, const char *logical)
+{
+    uint64_t h = 1469598103934665603ull;
+    const char *parts[3] = {rule, path, logical};
+    for (int k = 0; k < 3; k++) {
+        for (const unsigned char *p = (const unsigned char *)parts[k]; *p; p++) {
+            h ^= *p;
+            h *= 1099511628211ull;
+        }
+        h ^= 0xFF;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
+{
+    if (status != GGUFLINT_OK) {
+        r->any_io_error = true;
+        if (r->notes.len)
+            sb_puts(&r->notes, ",");
+        sb_puts(&r->notes, "{\"level\":\"error\",\"message\":{\"text\":");
+        char text[1024];
+        snprintf(text, sizeof text, "%s: %s: %s", path, gguflint_strerror(status),
+                 ctx ? gguflint_error_detail(ctx) : "");
+        json_string_sb(&r->notes, text, strlen(text));
+        sb_puts(&r->notes, "}}");
+        return;
+    }
+    size_t count = gguflint_finding_count(ctx);
+    for (size_t i = 0; i < count; i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
+        rep_put(r, r->first_result ? "{\"ruleId\":" : ",{\"ruleId\":");
+        r->first_result = false;
+        rep_jstr(r, ri->id);
+        rep_putf(r, ",\"ruleIndex\":%d,\"level\":\"%s\",\"message\":{\"text\":", f->rule,
+                 level_name(f->severity));
+        char head[96];
+        snprintf(head, sizeof head, "%s 0x%" PRIx64 ": ", ri->slug, f->offset);
+        sbuf m = {0};
+        sb_puts(&m, head);
+        if (f->path[0]) {
+            sb_puts(&m, f->path);
+            sb_puts(&m, ": ");
+        }
+        sb_puts(&m, f->message);
+        json_string(r->w, r->u, m.data ? m.data : "", m.len);
+        sb_free(&m);
+        rep_put(r, "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
+        put_uri(r, path);
+        rep_putf(r, "},\"region\":{\"startLine\":1,\"byteOffset\":%" PRIu64 ",\"byteLength\":%" PRIu64
+                    "}}",
+                 f->offset, f->length);
+        if (f->path[0]) {
+            rep_put(r, ",\"logicalLocations\":[{\"fullyQualifiedName\":");
+            rep_jstr(r, f->path);
+            rep_put(r, ",\"kind\":\"member\"}]");
+        }
+        rep_putf(r, "}],\"partialFingerprints\":{\"ggufFinding/v1\":\"%016" PRIx64 "\"}}",
+                 fingerprint(ri->id, path, f->path));
+    }
+}
+
+void sarif_end(gguflint_report *r)
+{
+    rep_putf(r, "],\"invocations\":[{\"executionSuccessful\":%s,"
+                "\"toolExecutionNotifications\":[",
+             r->any_io_error ? "false" : "true");
+    if (r->notes.data)
+        r->w(r->u, r->notes.data, r->notes.len);
+    rep_put(r, "]}]}]}\n");
+}
