@@ -117,7 +117,7 @@ static gguflint_ctx *lint_file(const char *path)
     gguflint_options opt;
     gguflint_options_default(&opt);
     gguflint_options_clear(&opt);
-    gguflint_options_select(&opt, "container,kv,tensor,data", true, NULL, 0);
+    gguflint_options_select(&opt, "container,kv,tensor,data,security", true, NULL, 0);
     gguflint_ctx *ctx = gguflint_new(&opt);
     assert_non_null(ctx);
     int st = gguflint_open_file(ctx, path);

@@ -810,6 +810,50 @@ static void test_GG733_analysis_limit(void **state)
     CLEAN(qwen, "GG733");
 }
 
+/* ------------------------------------------- folding at the extremes */
+
+/* Issue 9: an extreme slice step overflowed the folder's `i += step` and
+ * crashed every command (corpus/regressions/gguflint-9-template-slice-step).
+ * Each slice here folds into a dunder name only when computed as Python
+ * does, so the findings check the value, and ASan the bounds. */
+static void test_fold_extremes(void **state)
+{
+    (void)state;
+    TRIG("{{ 'abc'[1::9223372036854775807] }}{{ x|attr('_x_'[0::9223372036854775807] ~ "
+         "'_class__') }}",
+         "GG722", "'__class__'");
+    TRIG("{{ x|attr('__ssalc__'[-1::-9223372036854775807] ~ '_class__') }}", "GG722",
+         "'__class__'");
+    TRIG("{{ x|attr('x_'[::-9223372036854775807-1] ~ '_class__') }}", "GG722", "'__class__'");
+    TRIG("{{ x|attr('__class__'[-9223372036854775807:9223372036854775807]) }}", "GG722",
+         "'__class__'");
+    TRIG("{{ x|attr('xyz__ssalc__'[9223372036854775807:-10:-1]) }}", "GG722",
+         "'__class__'");
+    TRIG("{{ x|attr('__cl'[:9223372036854775807] ~ 'ass__'[-9223372036854775807:]) }}", "GG722",
+         "'__class__'");
+    /* an integer past int64 is never printed as its wrapped value */
+    TRIG("{{ x|attr(((9223372036854775807 + 1) ~ '')) }}", "GG722", "not a constant");
+    TRIG("{{ x|attr(-(-9223372036854775807-1) ~ '') }}", "GG722", "not a constant");
+    TRIG("{{ x|attr('%s'|format(9223372036854775807 * 2)) }}", "GG722", "not a constant");
+    static const char *const odd[] = {
+        "{{ 'abc'[1::9223372036854775807] }}", "{{ 'abc'[::9223372036854775807] }}",
+        "{{ 'abc'[-1::-9223372036854775807] }}", "{{ 'abc'[9223372036854775807::-1] }}",
+        "{{ 'abc'[-9223372036854775807-1::-9223372036854775807-1] }}",
+        "{{ 'abc'[::99999999999999999999999] }}", "{{ ''[::-1] }}{{ ''[1::2] }}",
+        "{{ ('a' * 65536)[1::9223372036854775807] }}", "{{ 'ab' * 9223372036854775807 }}",
+        "{{ 9223372036854775807 ~ 9223372036854775807 + 1 }}",
+    };
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        size_t len;
+        uint8_t *buf = tpl_file(odd[i], &len, NULL);
+        gguflint_free(lint(buf, len));
+        free(buf);
+        buf = str_file("general.name", odd[i], strlen(odd[i]), &len, NULL);
+        gguflint_free(lint(buf, len));
+        free(buf);
+    }
+}
+
 /* ------------------------------------------- named and array templates */
 
 static void test_named_template(void **state)
@@ -1044,6 +1088,7 @@ int main(void)
         cmocka_unit_test(test_GG731_syntax),
         cmocka_unit_test(test_GG732_template_in_other_key),
         cmocka_unit_test(test_GG733_analysis_limit),
+        cmocka_unit_test(test_fold_extremes),
         cmocka_unit_test(test_named_template),
         cmocka_unit_test(test_array_template),
         cmocka_unit_test(test_messages_escaped),

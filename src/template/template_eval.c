@@ -424,7 +424,7 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
     case W_STRING:
         if (str)
             return *x;
-        if (x->kind == AV_INT) {
+        if (x->kind == AV_INT && !(x->flags & F_HUGE)) {
             bld b;
             tv_b_begin(t, &b, x);
             tv_b_int(t, &b, x->ival);

@@ -257,7 +257,9 @@ aval tv_b_done(tpl *t, bld *b)
 /* A constant's bytes or an integer's decimal text, for building. */
 static void b_val(tpl *t, bld *b, const aval *v)
 {
-    if (v->kind == AV_INT)
+    if (v->kind == AV_INT && (v->flags & F_HUGE))
+        b->fail = true; /* its decimal text is not known (saturated or wrapped) */
+    else if (v->kind == AV_INT)
         tv_b_int(t, b, v->ival);
     else
         b_from(t, b, (v->flags & F_VAR) != 0, v->off, v->len);
@@ -434,7 +436,7 @@ void tv_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos po
 
 bool tv_to_cval(const aval *v, cval *c)
 {
-    if (v->kind != AV_STR && v->kind != AV_INT)
+    if ((v->kind != AV_STR && v->kind != AV_INT) || (v->kind == AV_INT && (v->flags & F_HUGE)))
         return false;
     c->kind = v->kind;
     c->var_space = (v->flags & F_VAR) != 0;
@@ -684,7 +686,10 @@ aval tv_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at)
     return tv_b_done(t, &b);
 }
 
-/* Python slicing of a constant string (byte-wise). */
+/* Python slicing of a constant string (byte-wise). The bounds are clamped
+ * into [-1, L] first and the loop runs over the number of items the slice
+ * has, so no index is ever computed past the string: an extreme step
+ * ('abc'[1::9223372036854775807]) cannot overflow `i += step`. */
 aval tv_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
 {
     int64_t L = s->len, v[3];
@@ -696,28 +701,33 @@ aval tv_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
         v[i] = none[i] ? 0 : parts[i].ival;
     }
     int64_t step = none[2] ? 1 : v[2];
-    if (step == 0 || step == INT64_MIN)
-        return unk_at(s);
-    int64_t start, stop;
+    if (step == 0)
+        return unk_at(s); /* ValueError in Python */
     for (int i = 0; i < 2; i++)
         if (!none[i] && v[i] < 0)
-            v[i] = v[i] < -L ? -L - 1 : v[i] + L; /* still negative: clamped below */
+            v[i] = v[i] < -L ? -1 : v[i] + L; /* still negative: clamped below */
+    int64_t start, stop;
+    uint64_t mag, count = 0;
     if (step > 0) {
-        start = none[0] ? 0 : v[0] < 0 ? 0 : v[0] > L ? L : v[0];
-        stop = none[1] ? L : v[1] < 0 ? 0 : v[1] > L ? L : v[1];
+        start = none[0] ? 0 : v[0] > L ? L : v[0] < 0 ? 0 : v[0];
+        stop = none[1] ? L : v[1] > L ? L : v[1] < 0 ? 0 : v[1];
+        mag = (uint64_t)step;
+        if (stop > start)
+            count = ((uint64_t)(stop - start) - 1) / mag + 1;
     } else {
-        start = none[0] ? L - 1 : v[0] < -1 ? -1 : v[0] > L - 1 ? L - 1 : v[0];
-        stop = none[1] ? -1 : v[1] < -1 ? -1 : v[1] > L - 1 ? L - 1 : v[1];
+        start = none[0] ? L - 1 : v[0] > L - 1 ? L - 1 : v[0] < -1 ? -1 : v[0];
+        stop = none[1] ? -1 : v[1] > L - 1 ? L - 1 : v[1] < -1 ? -1 : v[1];
+        mag = (uint64_t)0 - (uint64_t)step; /* INT64_MIN too */
+        if (start > stop)
+            count = ((uint64_t)(start - stop) - 1) / mag + 1;
     }
+    /* count <= L, and every index below lies in [0, L) */
     bld b;
     tv_b_begin(t, &b, s);
     bool var_space = (s->flags & F_VAR) != 0;
-    if (step > 0) {
-        for (int64_t i = start; i < stop && !b.fail; i += step)
-            b_from(t, &b, var_space, s->off + (uint32_t)i, 1);
-    } else {
-        for (int64_t i = start; i > stop && !b.fail; i += step)
-            b_from(t, &b, var_space, s->off + (uint32_t)i, 1);
+    for (uint64_t k = 0; k < count && !b.fail; k++) {
+        uint64_t i = step > 0 ? (uint64_t)start + k * mag : (uint64_t)start - k * mag;
+        b_from(t, &b, var_space, s->off + (uint32_t)i, 1);
     }
     return tv_b_done(t, &b);
 }

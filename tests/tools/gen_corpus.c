@@ -1272,6 +1272,28 @@ static uint8_t *r_trailing_no_tensors(size_t *len)
     return done(b, len);
 }
 
+/* --- chat templates (the folding analysis of template_*.c) --- */
+
+/* The 98-byte crash of issue 9: a slice step of 2^63-1 overflowed the
+ * folder's `i += step` in any string holding "{{" (here not even the chat
+ * template), which killed every command. */
+static uint8_t *r_tpl_slice_step(size_t *len)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.name", "{{ 'abc'[1::9223372036854775807] }}");
+    return done(b, len);
+}
+
+/* The same slice inside a chat template, folded into a dunder name. */
+static uint8_t *r_tpl_slice_step_gadget(size_t *len)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "tokenizer.chat_template",
+              "{{ lipsum|attr('_x_'[0::9223372036854775807] ~ '_globals__') }}");
+    return done(b, len);
+}
+
 static const regression regressions[] = {
     /* container */
     {"ollama-cve-2024-39720-magic-only",
@@ -1366,6 +1388,14 @@ static const regression regressions[] = {
     {"modelaudit-chat-template-invalid-utf8",
      "a chat template with invalid UTF-8 (scanner evasion; decoders raise) [1.6 row 39]", "GG121",
      r_string_invalid_utf8},
+    /* chat templates */
+    {"gguflint-9-template-slice-step",
+     "'abc'[1::2^63-1] in any string with '{{': the template folder's slice loop overflowed "
+     "i += step (SIGSEGV in every command, issue 9)",
+     "GG732", r_tpl_slice_step},
+    {"gguflint-9-template-slice-step-gadget",
+     "an extreme slice step folded into '__globals__' reached from lipsum (issue 9)",
+     "GG720 GG722", r_tpl_slice_step_gadget},
     /* arrays and value types */
     {"cve-2024-21825-array-count",
      "u32 array count 2^62: malloc(n * type_size) wrapped to 0 (TALOS-2024-1912) [1.6 row 6]",
