@@ -1,0 +1,445 @@
+"""gguflint: a validating parser and linter for GGUF model files.
+
+Python bindings over libgguflint (the C library of the gguflint CLI), so a
+lint from Python gives exactly what the CLI gives::
+
+    import gguflint
+    report = gguflint.lint("model.gguf", profile="security")
+    for f in report.findings:
+        print(f.rule, f.slug, f.severity, hex(f.offset), f.path, f.message)
+    print(report.ok, report.to_json())
+
+A source is a path (str or os.PathLike), a bytes-like object, or a binary
+file object. A malformed or hostile file never raises: its problems are
+findings. Exceptions (gguflint.Error and its subclasses) are for inputs that
+cannot be read, bad arguments and exhausted memory. The library releases the
+GIL for the whole lint, so threads scale; contexts are never shared.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Dict, Iterable, List, Optional, Tuple, Union
+
+from ._errors import (BY_STATUS, ArgumentError, Error, InternalError, IOError, NoMemoryError,
+                      NotRegularFileError, StateError, UnsupportedSourceError)
+from ._native import ffi, lib
+
+__all__ = [
+    "lint", "dump", "rules", "Report", "Finding", "Rule", "Source", "PROFILES",
+    "Error", "IOError", "NotRegularFileError", "NoMemoryError", "StateError", "ArgumentError",
+    "InternalError", "UnsupportedSourceError", "__version__",
+]
+
+__version__: str = ffi.string(lib.gguflintpy_version()).decode("ascii")
+
+#: What lint() and dump() accept.
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryIO]
+
+#: Profile names, in the library's order ("ggml" is the default).
+def _profiles() -> Tuple[str, ...]:
+    names = []
+    while lib.gguflint_profile_name(len(names)) != ffi.NULL:
+        names.append(ffi.string(lib.gguflint_profile_name(len(names))).decode("ascii"))
+    return tuple(names)
+
+
+PROFILES: Tuple[str, ...] = _profiles()
+
+_URL_PREFIXES = ("http://", "https://", "hf://")
+_SEVERITIES = ("off", "note", "warning", "error")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in a file.
+
+    rule: the stable id ("GG106"); slug: its kebab-case name; family:
+    "container", "kv", "tensor", "data", "model", ...; severity: "error",
+    "warning" or "note" (after the profile and selection); offset and length:
+    the offending bytes (length 0 for a position); path: the logical path
+    (kv["general.alignment"], tensor[17].ne[1]); message: one line. Every
+    byte from the file in path and message is escaped (control characters,
+    bidi controls and invalid UTF-8 appear as \\xNN or \\u{NNNN}), so both
+    are safe to print."""
+
+    rule: str
+    slug: str
+    family: str
+    severity: str
+    offset: int
+    length: int
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of the table: id, slug, family, default severity, its severity
+    in each profile, and its documentation (summary, what, why, example, fix)."""
+
+    id: str
+    slug: str
+    family: str
+    default_severity: str
+    summary: str
+    what: str
+    why: str
+    example: str
+    fix: str
+    profiles: Dict[str, str] = field(default_factory=dict)
+
+
+class Report:
+    """The result of one lint.
+
+    path: the name shown for the input; findings: list of Finding in offset
+    order; header: dict of the parsed header (file_size, is_gguf, version,
+    big_endian, tensor_count, kv_count, alignment, metadata_complete,
+    metadata_end, data_start, ...: every field of the library's
+    gguflint_header); dropped: findings past the per-rule limit, counted but
+    not kept; counts: {"error": n, "warning": n, "note": n}; ok: True when
+    no finding is an error (the CLI's default --fail-on)."""
+
+    __slots__ = ("path", "findings", "header", "dropped", "counts", "_json")
+
+    def __init__(self, path: str, findings: List[Finding], header: Dict[str, Any],
+                 dropped: int, counts: Dict[str, int], document: str):
+        self.path = path
+        self.findings = findings
+        self.header = header
+        self.dropped = dropped
+        self.counts = counts
+        self._json = document
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding has severity "error"."""
+        return self.counts.get("error", 0) == 0
+
+    @property
+    def max_severity(self) -> Optional[str]:
+        """The highest severity among the findings, or None when there are none."""
+        for sev in ("error", "warning", "note"):
+            if self.counts.get(sev, 0):
+                return sev
+        return None
+
+    def to_json(self) -> str:
+        """The JSON document the CLI prints for this input with
+        `gguflint --format json` (schema version 1), byte for byte: it is
+        written by the library's own JSON report writer."""
+        return self._json
+
+    def to_dict(self) -> Dict[str, Any]:
+        """This input's entry of the JSON document ("files"[0]) as a dict."""
+        return json.loads(self._json)["files"][0]
+
+    def __repr__(self) -> str:
+        return (f"<gguflint.Report {self.path!r} ok={self.ok} findings={len(self.findings)} "
+                f"error={self.counts.get('error', 0)} warning={self.counts.get('warning', 0)} "
+                f"note={self.counts.get('note', 0)}>")
+
+
+# ------------------------------------------------------------------ helpers
+
+def _take(out: Any, length: Any, st: int) -> str:
+    """Copy a C buffer the glue allocated into a str and free it."""
+    p = out[0]
+    try:
+        if st != 0:
+            _raise(st, None)
+        return ffi.unpack(p, length[0]).decode("utf-8") if p != ffi.NULL else ""
+    finally:
+        if p != ffi.NULL:
+            lib.gguflintpy_free(p)
+
+
+def _raise(st: int, ctx: Any, source: Optional[str] = None,
+           report_json: Optional[str] = None) -> None:
+    if st == -1:
+        raise IOError("the file changed (shrank) while being read", status=1,
+                      detail="the file shrank while it was read", source=source,
+                      report_json=report_json)
+    detail = ""
+    if ctx is not None and ctx != ffi.NULL:
+        d = lib.gguflint_error_detail(ctx)
+        if d != ffi.NULL:
+            detail = ffi.string(d).decode("utf-8", "backslashreplace")
+    what = ffi.string(lib.gguflint_strerror(st)).decode("utf-8", "backslashreplace")
+    msg = f"{source}: {what}" if source else what
+    if detail:
+        msg += f": {detail}"
+    raise BY_STATUS.get(st, Error)(msg, status=st, detail=detail, source=source,
+                                   report_json=report_json)
+
+
+def _rule_list(value: Union[None, str, Iterable[str]], what: str) -> Any:
+    """select/ignore as a C string (comma-separated), or NULL."""
+    if value is None:
+        return ffi.NULL
+    if isinstance(value, str):
+        items = [value]
+    else:
+        try:
+            items = list(value)
+        except TypeError:
+            raise TypeError(f"{what} must be a str or an iterable of str, "
+                            f"not {type(value).__name__}") from None
+        if not all(isinstance(v, str) for v in items):
+            raise TypeError(f"{what} must be a str or an iterable of str")
+    joined = ",".join(items)
+    if "\0" in joined:
+        raise ArgumentError(f"{what} contains a NUL character", status=5)
+    return ffi.new("char[]", joined.encode("utf-8"))
+
+
+def _new_ctx(profile: str, select: Any, ignore: Any, deep: bool, header_only: bool) -> Any:
+    if not isinstance(profile, str):
+        raise TypeError(f"profile must be a str, not {type(profile).__name__}")
+    if "\0" in profile:
+        raise ArgumentError("profile contains a NUL character", status=5)
+    c_select = _rule_list(select, "select")
+    c_ignore = _rule_list(ignore, "ignore")
+    status = ffi.new("int *")
+    bad = ffi.new("char[]", 256)
+    ctx = lib.gguflintpy_new(profile.encode("utf-8"), c_select, c_ignore, bool(deep),
+                             bool(header_only), status, bad, 256)
+    if ctx == ffi.NULL:
+        if status[0] == 5:
+            name = ffi.string(bad).decode("utf-8", "backslashreplace")
+            kind = "profile" if name == profile else "rule, prefix or family"
+            raise ArgumentError(f"unknown {kind} {name!r}", status=5)
+        _raise(status[0], None)
+    return ffi.gc(ctx, lib.gguflint_free)
+
+
+class _Input:
+    """A source resolved for the library: a path to map, or a buffer to borrow
+    (kept alive here for as long as the context may read it)."""
+
+    __slots__ = ("path", "buffer", "size", "name", "display", "keep")
+
+    def __init__(self) -> None:
+        self.path: Optional[bytes] = None
+        self.buffer: Any = ffi.NULL
+        self.size = 0
+        self.name: Optional[str] = None
+        self.display = "<bytes>"
+        self.keep: List[Any] = []
+
+    def close(self) -> None:
+        """Release the borrowed buffer, then unmap a mapped file object."""
+        for k in reversed(self.keep):
+            if isinstance(k, ffi.CData):
+                ffi.release(k)
+            elif isinstance(k, memoryview):
+                k.release()
+            elif isinstance(k, mmap.mmap):
+                try:
+                    k.close()
+                except BufferError:  # still exported elsewhere: the GC closes it
+                    pass
+        self.keep.clear()
+        self.buffer = ffi.NULL
+
+
+def _borrow(inp: _Input, data: Any) -> None:
+    """Borrow a buffer without copying when it cannot change under the
+    parser (bytes, read-only views); copy writable ones, since another thread
+    could rewrite them during the lint."""
+    if isinstance(data, bytes):
+        view = data
+    else:
+        mv = memoryview(data)
+        if mv.readonly and mv.c_contiguous:
+            view = mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv
+        else:
+            view = mv.tobytes()
+    if view is not data:
+        inp.keep.append(view)
+    inp.size = len(view) if isinstance(view, bytes) else view.nbytes
+    inp.buffer = ffi.from_buffer("char[]", view) if inp.size else ffi.new("char[]", 1)
+    inp.keep.append(inp.buffer)
+
+
+def _resolve(source: Any, name: Optional[str]) -> _Input:
+    inp = _Input()
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if path.startswith(_URL_PREFIXES):
+            raise UnsupportedSourceError(
+                f"{path}: URL inputs need a libgguflint built with URL support "
+                "(not available in this build)", source=path)
+        if "\0" in path:
+            raise ArgumentError("the path contains a NUL character", status=5)
+        inp.path = os.fsencode(path)
+        inp.display = path
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        _borrow(inp, source)
+    elif hasattr(source, "read"):
+        if getattr(source, "closed", False):
+            raise ArgumentError("the file object is closed", status=5)
+        fname = getattr(source, "name", None)
+        if isinstance(fname, str):
+            inp.display = fname
+        mapped = _map_file_object(source)
+        if mapped is not None:
+            inp.keep.append(mapped)
+            mv = memoryview(mapped)
+            inp.keep.append(mv)
+            _borrow(inp, mv)
+        else:
+            try:
+                data = source.read()
+            except ValueError as e:  # e.g. "I/O operation on closed file"
+                raise ArgumentError(str(e), status=5) from e
+            if not isinstance(data, (bytes, bytearray, memoryview)):
+                raise TypeError("the file object must be opened in binary mode "
+                                f"(read() returned {type(data).__name__})")
+            _borrow(inp, data)
+    else:
+        raise TypeError("source must be a path, a bytes-like object or a binary file object, "
+                        f"not {type(source).__name__}")
+    if name is not None:
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        if "\0" in name:
+            raise ArgumentError("name contains a NUL character", status=5)
+        inp.name = name
+        inp.display = name
+    elif inp.path is None and inp.display != "<bytes>":
+        inp.name = inp.display
+    return inp
+
+
+def _map_file_object(f: Any) -> Optional[mmap.mmap]:
+    """Map a regular file opened at its start (only the metadata pages are
+    then read); None when it is not one (pipes, BytesIO, empty files)."""
+    try:
+        fd = f.fileno()
+        if f.tell() != 0:
+            return None
+        st = os.fstat(fd)
+    except (AttributeError, OSError, ValueError):
+        return None
+    import stat
+    if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+        return None
+    try:
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+
+
+def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
+         header_only: bool, name: Optional[str]) -> Tuple[Any, _Input, int]:
+    ctx = _new_ctx(profile, select, ignore, deep, header_only)
+    inp = _resolve(source, name)
+    if inp.name is not None:
+        st = lib.gguflint_set_name(ctx, inp.name.encode("utf-8", "surrogateescape"))
+        if st != 0:
+            _raise(st, ctx, inp.display)
+    # One C call, without the GIL: open (or borrow) and run every check.
+    st = lib.gguflintpy_open_run(ctx, inp.path if inp.path is not None else ffi.NULL,
+                                 inp.buffer, inp.size)
+    return ctx, inp, st
+
+
+def _report_json(ctx: Any, display: str, st: int) -> str:
+    out = ffi.new("char **")
+    length = ffi.new("size_t *")
+    rst = lib.gguflintpy_report_json(ctx, display.encode("utf-8", "surrogateescape"),
+                                     1 if st == -1 else st, out, length)
+    return _take(out, length, rst)
+
+
+def _header(ctx: Any) -> Dict[str, Any]:
+    h = lib.gguflint_get_header(ctx)
+    if h == ffi.NULL:
+        return {}
+    return {name: getattr(h, name) for name, _ in ffi.typeof("gguflint_header").fields}
+
+
+# ------------------------------------------------------------------ the API
+
+def lint(source: Source, *, profile: str = "ggml",
+         select: Union[None, str, Iterable[str]] = None,
+         ignore: Union[None, str, Iterable[str]] = None,
+         deep: bool = False, header_only: bool = False,
+         name: Optional[str] = None) -> Report:
+    """Lint one GGUF input and return its Report.
+
+    source: a path, a bytes-like object (bytes and read-only buffers are
+    borrowed, writable ones copied) or a binary file object (a regular file at
+    its start is mapped, anything else read). profile: "ggml" (default),
+    "spec", "strict" or "security". select: only these rules (ids, id
+    prefixes such as "GG1", slugs, families or "ALL"; a comma-separated str or
+    a list); ignore: skip these (applied after select). deep: also read the
+    tensor data (NaN/Inf, all-zero tensors, padding). header_only: the input
+    may be only the start of the file (a partial download). name: the file
+    name the checks see (the quantisation tag, shard numbers) and the report
+    shows; default: the path or the file object's name.
+
+    Raises IOError / NotRegularFileError when the input cannot be read,
+    ArgumentError for an unknown profile or rule, TypeError for a source of
+    the wrong type, UnsupportedSourceError for a URL this build cannot fetch."""
+    ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name)
+    try:
+        if st != 0:
+            _raise(st, ctx, inp.display, _report_json(ctx, inp.display, st))
+        document = _report_json(ctx, inp.display, st)
+        header = _header(ctx)
+    finally:
+        ffi.release(ctx)
+        inp.close()
+    entry = json.loads(document)["files"][0]
+    findings = [Finding(f["rule"], f["slug"], f["family"], f["severity"], f["offset"],
+                        f["length"], f["path"], f["message"]) for f in entry["findings"]]
+    return Report(inp.display, findings, header, entry["dropped"], dict(entry["summary"]),
+                  document)
+
+
+def dump(source: Source, *, name: Optional[str] = None) -> Dict[str, Any]:
+    """The header, every KV (arrays with their count and first elements) and
+    the tensor table, as `gguflint dump --format json` prints them."""
+    ctx, inp, st = _run(source, "ggml", None, None, False, False, name)
+    try:
+        if st != 0:
+            _raise(st, ctx, inp.display)
+        out = ffi.new("char **")
+        length = ffi.new("size_t *")
+        document = _take(out, length, lib.gguflintpy_dump_json(ctx, out, length))
+    finally:
+        ffi.release(ctx)
+        inp.close()
+    return json.loads(document)
+
+
+def _s(p: Any) -> str:
+    return ffi.string(p).decode("utf-8") if p != ffi.NULL else ""
+
+
+def rules() -> List[Rule]:
+    """Every rule of the table, in id order."""
+    out = []
+    for i in range(lib.gguflint_rule_count()):
+        r = lib.gguflint_rule(i)
+        profiles = {p: _SEVERITIES[lib.gguflint_rule_profile_severity(i, k)]
+                    for k, p in enumerate(PROFILES)}
+        out.append(Rule(_s(r.id), _s(r.slug), _s(r.family), _SEVERITIES[r.default_severity],
+                        _s(r.summary), _s(r.what), _s(r.why), _s(r.example), _s(r.fix),
+                        profiles))
+    return out
+
+
+def rules_markdown() -> str:
+    """The rule documentation as Markdown (the project's RULES.md)."""
+    out = ffi.new("char **")
+    length = ffi.new("size_t *")
+    return _take(out, length, lib.gguflintpy_rules_markdown(out, length))
