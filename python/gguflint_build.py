@@ -260,6 +260,7 @@ def make_ffibuilder() -> FFI:
         include_dirs=[os.path.join(root, "src")],
         # The static archive, so the extension is one self-contained file.
         extra_objects=[archive],
+        depends=[archive, header],
         libraries=link_flags(libdir),
         extra_compile_args=["-std=gnu11"],
     )

@@ -18,6 +18,7 @@ GIL for the whole lint, so threads scale; contexts are never shared.
 
 from __future__ import annotations
 
+import io
 import json
 import mmap
 import os
@@ -285,6 +286,8 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
     elif hasattr(source, "read"):
         if getattr(source, "closed", False):
             raise ArgumentError("the file object is closed", status=5)
+        if isinstance(source, io.TextIOBase):
+            raise TypeError("the file object must be opened in binary mode ('rb')")
         fname = getattr(source, "name", None)
         if isinstance(fname, str):
             inp.display = fname
