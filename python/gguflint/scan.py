@@ -1,0 +1,428 @@
+"""gguflint.scan - lint a list of GGUF files (a whole model hub) on Dask.
+
+    python3 -m gguflint.scan LIST [-o results.jsonl] [--scheduler ADDRESS]
+
+LIST has one input per line: a local path, an https:// URL, an
+hf://ORG/REPO[@REV]/PATH.gguf file or an hf://ORG/REPO[@REV] repository
+(expanded to its .gguf files); blank lines and lines starting with '#' are
+skipped; '-' reads the list from standard input. Inputs are grouped into
+batches, the batches are mapped to tasks on a Dask cluster (the one at
+--scheduler, or a LocalCluster of --workers processes on 127.0.0.1), and one
+JSON object per input is appended to the output (JSON Lines):
+
+    {"source": ..., "status": "ok" | "error" | "timeout", "report": {...},
+     "attempts": n, "seconds": s, "bytes_fetched": n, "metadata_bytes": n}
+
+"report" is the input's entry of the CLI's JSON report (`gguflint --format
+json`), also for inputs that could not be read ("error"/"detail"). A run
+resumes: inputs already in the output are skipped. Transient I/O failures
+are retried with exponential backoff, each lint has a timeout, a progress bar
+goes to standard error when it is a terminal, and a summary ends the run
+(files, errors by rule, bytes fetched, files/s).
+
+The unit of work is lint_one(source, options): one gguflint.lint call and
+its retries, a plain function of plain data, so the same job runs on Ray or
+Spark by mapping it (see docs/SCANNING.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO
+
+import gguflint
+
+# Details of I/O failures that retrying cannot fix (local files, HTTP client
+# errors). Everything else an IOError says is taken as transient.
+PERMANENT = ("No such file", "Permission denied", "Is a directory", "Not a directory",
+             "not a regular file", "HTTP 4", "404", "403", "401", "410", "Invalid argument",
+             "unsupported", "changed while")
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """What each lint of a scan uses; plain data, sent to the workers."""
+
+    profile: str = "ggml"
+    select: Optional[str] = None
+    ignore: Optional[str] = None
+    deep: bool = False
+    header_only: bool = False
+    timeout: float = 120.0   # seconds per attempt; 0 = none
+    retries: int = 3         # extra attempts after a transient I/O failure
+    backoff: float = 0.5     # first retry delay in seconds, doubled each time
+
+
+def _transient(e: BaseException) -> bool:
+    if isinstance(e, (gguflint.NotRegularFileError, gguflint.ArgumentError,
+                      gguflint.UnsupportedSourceError, TypeError)):
+        return False
+    if isinstance(e, gguflint.IOError):
+        text = f"{e} {getattr(e, 'detail', '')}"
+        return not any(p in text for p in PERMANENT)
+    return isinstance(e, (TimeoutError, ConnectionError))
+
+
+def _with_timeout(fn: Callable[[], Any], timeout: float) -> Any:
+    """Run fn on a daemon thread and wait at most `timeout` seconds. A C call
+    cannot be interrupted: on a timeout the thread is left to finish on its
+    own (its result is dropped) and TimeoutError is raised."""
+    if timeout <= 0:
+        return fn()
+    box: List[Any] = []
+
+    def run() -> None:
+        try:
+            box.append((True, fn()))
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            box.append((False, e))
+
+    t = threading.Thread(target=run, name="gguflint-lint", daemon=True)
+    t.start()
+    t.join(timeout)
+    if not box:
+        raise TimeoutError(f"no result after {timeout:g} s")
+    ok, value = box[0]
+    if ok:
+        return value
+    raise value
+
+
+def lint_one(source: str, options: ScanOptions = ScanOptions(),
+             lint: Callable[..., gguflint.Report] = gguflint.lint) -> Dict[str, Any]:
+    """Lint one input with retries and a timeout; never raises for the input.
+
+    Returns the JSON Lines record of the input (see the module docstring)."""
+    start = time.monotonic()
+    attempts = 0
+    record: Dict[str, Any] = {"source": source}
+    while True:
+        attempts += 1
+        try:
+            report = _with_timeout(lambda: lint(
+                source, profile=options.profile, select=options.select, ignore=options.ignore,
+                deep=options.deep, header_only=options.header_only), options.timeout)
+            entry = report.to_dict()
+            record.update(status="ok", report=entry,
+                          bytes_fetched=int(entry.get("bytes_fetched", 0)),
+                          metadata_bytes=int(report.header.get("metadata_end", 0)))
+            break
+        except Exception as e:  # noqa: BLE001 - every failure becomes a record
+            retry = attempts <= options.retries and (_transient(e) or isinstance(e, TimeoutError))
+            if retry:
+                delay = options.backoff * (2 ** (attempts - 1))
+                time.sleep(delay * (0.5 + random.random()))  # jitter: no thundering herd
+                continue
+            report_json = getattr(e, "report_json", None)
+            entry = (json.loads(report_json)["files"][0] if report_json
+                     else {"path": source, "error": type(e).__name__, "detail": str(e)})
+            record.update(status="timeout" if isinstance(e, TimeoutError) else "error",
+                          report=entry, bytes_fetched=int(entry.get("bytes_fetched", 0)),
+                          metadata_bytes=0)
+            break
+    record["attempts"] = attempts
+    record["seconds"] = round(time.monotonic() - start, 6)
+    return record
+
+
+def lint_batch(sources: Sequence[str], options: ScanOptions = ScanOptions()) -> List[Dict[str, Any]]:
+    """lint_one over a batch (one Dask task): amortises the per-task cost."""
+    return [lint_one(s, options) for s in sources]
+
+
+# ------------------------------------------------------------------ inputs
+
+def read_list(lines: Iterable[str]) -> Iterator[str]:
+    """Inputs of a LIST: stripped lines, without blanks and # comments."""
+    for line in lines:
+        s = line.strip()
+        if s and not s.startswith("#"):
+            yield s
+
+
+def is_hf_repo(source: str) -> bool:
+    """hf://ORG/REPO or hf://ORG/REPO@REV (no file path inside the repository)."""
+    if not source.startswith("hf://"):
+        return False
+    rest = source[5:].split("@", 1)
+    return rest[0].count("/") == 1 and (len(rest) == 1 or "/" not in rest[1])
+
+
+def expand(source: str) -> List[str]:
+    """A repository becomes its .gguf files (through the library's listing);
+    anything else is itself."""
+    if not is_hf_repo(source):
+        return [source]
+    list_repo = getattr(gguflint, "list_repository", None)
+    if list_repo is None:
+        raise gguflint.UnsupportedSourceError(
+            f"{source}: listing repositories needs a libgguflint built with URL support")
+    return [f for f in list_repo(source) if f.endswith(".gguf")]
+
+
+def done_sources(path: str) -> set:
+    """Inputs already in an output file. A last line cut by a killed run is
+    dropped (the file is truncated back to its last complete line)."""
+    done = set()
+    if not os.path.exists(path):
+        return done
+    with open(path, "rb+") as f:
+        data = f.read()
+        end = data.rfind(b"\n") + 1
+        if end != len(data):
+            f.truncate(end)
+    for line in data[:end].splitlines():
+        try:
+            done.add(json.loads(line)["source"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return done
+
+
+# ------------------------------------------------------------------ progress and summary
+
+@dataclass
+class Summary:
+    """What a scan did: counts, errors by rule, bytes, rate."""
+
+    files: int = 0
+    skipped: int = 0
+    ok: int = 0
+    clean: int = 0
+    failed: int = 0
+    timeouts: int = 0
+    retried: int = 0
+    findings: int = 0
+    bytes_fetched: int = 0
+    metadata_bytes: int = 0
+    seconds: float = 0.0
+    files_with_errors_by_rule: Dict[str, int] = field(default_factory=dict)
+    failures_by_error: Dict[str, int] = field(default_factory=dict)
+
+    def add(self, rec: Dict[str, Any], rules: Counter, errors: Counter) -> None:
+        self.files += 1
+        self.bytes_fetched += rec.get("bytes_fetched", 0)
+        self.metadata_bytes += rec.get("metadata_bytes", 0)
+        if rec.get("attempts", 1) > 1:
+            self.retried += 1
+        rep = rec.get("report", {})
+        if rec["status"] == "ok":
+            self.ok += 1
+            fs = rep.get("findings", [])
+            self.findings += len(fs)
+            errs = {f["rule"] for f in fs if f["severity"] == "error"}
+            if not errs:
+                self.clean += 1
+            rules.update(errs)
+        else:
+            self.failed += 1
+            if rec["status"] == "timeout":
+                self.timeouts += 1
+            errors[rep.get("error", rec["status"])] += 1
+
+    @property
+    def files_per_second(self) -> float:
+        return self.files / self.seconds if self.seconds > 0 else 0.0
+
+    def text(self) -> str:
+        lines = [
+            f"{self.files} files linted in {self.seconds:.1f} s ({self.files_per_second:.1f} files/s),"
+            f" {self.skipped} skipped (already in the output)",
+            f"  {self.ok} read: {self.clean} without errors, {self.ok - self.clean} with errors;"
+            f" {self.failed} not read ({self.timeouts} timeouts); {self.retried} needed retries",
+            f"  bytes fetched: {self.bytes_fetched} ({self.bytes_fetched / max(self.files, 1):.0f}"
+            f" per file); metadata bytes: {self.metadata_bytes}",
+        ]
+        if self.files_with_errors_by_rule:
+            top = sorted(self.files_with_errors_by_rule.items(), key=lambda kv: (-kv[1], kv[0]))
+            lines.append("  files with errors, by rule: " +
+                         ", ".join(f"{r} {n}" for r, n in top))
+        if self.failures_by_error:
+            lines.append("  inputs not read, by error: " +
+                         ", ".join(f"{e} {n}" for e, n in sorted(self.failures_by_error.items())))
+        return "\n".join(lines)
+
+
+class Progress:
+    """A one-line progress bar on a terminal (or every 10% elsewhere when
+    forced); redrawn at most five times a second."""
+
+    def __init__(self, total: int, stream: TextIO, mode: str = "auto"):
+        self.total, self.stream = total, stream
+        self.enabled = mode == "always" or (mode == "auto" and stream.isatty())
+        self.tty = stream.isatty()
+        self.done = 0
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.last_decile = -1
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if self.tty:
+            if now - self.last < 0.2 and self.done < self.total:
+                return
+            self.last = now
+            frac = self.done / self.total if self.total else 1.0
+            bar = "#" * int(frac * 30)
+            rate = self.done / max(now - self.start, 1e-9)
+            self.stream.write(f"\r[{bar:<30}] {self.done}/{self.total} {rate:.0f} files/s")
+            if self.done >= self.total:
+                self.stream.write("\n")
+        else:
+            decile = int(10 * self.done / self.total) if self.total else 10
+            if decile != self.last_decile:
+                self.last_decile = decile
+                self.stream.write(f"progress: {self.done}/{self.total}\n")
+        self.stream.flush()
+
+
+# ------------------------------------------------------------------ the run
+
+def batches(items: Sequence[str], size: int) -> Iterator[List[str]]:
+    for i in range(0, len(items), size):
+        yield list(items[i:i + size])
+
+
+def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
+         batch_size: int = 16, window: int = 0, progress: Optional[Progress] = None,
+         task_retries: int = 2) -> Summary:
+    """Lint `sources` on the Dask `client`, append records to `out` as they
+    complete and return the summary. At most `window` batches are in flight
+    (default: four per worker thread), so a list of millions never becomes
+    millions of futures at once."""
+    from distributed import as_completed
+
+    summary = Summary()
+    rules: Counter = Counter()
+    errors: Counter = Counter()
+    if not window:
+        threads = sum(client.nthreads().values()) or 1
+        window = 4 * threads
+    pending = batches(sources, max(1, batch_size))
+    start = time.monotonic()
+    first = [client.submit(lint_batch, b, options, pure=False, retries=task_retries)
+             for b in _take(pending, window)]
+    queue = as_completed(first)
+    for fut in queue:
+        records = fut.result()
+        for rec in records:
+            out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+            summary.add(rec, rules, errors)
+        out.flush()
+        if progress:
+            progress.update(len(records))
+        for b in _take(pending, 1):
+            queue.add(client.submit(lint_batch, b, options, pure=False, retries=task_retries))
+    summary.seconds = time.monotonic() - start
+    summary.files_with_errors_by_rule = dict(rules)
+    summary.failures_by_error = dict(errors)
+    return summary
+
+
+def _take(it: Iterator[List[str]], n: int) -> List[List[str]]:
+    got = []
+    for _ in range(n):
+        try:
+            got.append(next(it))
+        except StopIteration:
+            break
+    return got
+
+
+def make_client(scheduler: Optional[str], workers: int, threads: int) -> Any:
+    """A client of the scheduler at `scheduler`, or of a LocalCluster of
+    `workers` processes listening on 127.0.0.1 only (no dashboard)."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        return Client(scheduler)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
+                           host="127.0.0.1", dashboard_address=None,
+                           silence_logs=logging.ERROR)
+    return Client(cluster)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m gguflint.scan",
+                                description="Lint a list of GGUF files on Dask (JSON Lines out).")
+    p.add_argument("list", help="file with one path, URL or hf:// input per line ('-': stdin)")
+    p.add_argument("-o", "--output", default="gguflint-scan.jsonl",
+                   help="JSON Lines output, appended to; inputs already in it are skipped")
+    p.add_argument("--scheduler", help="address of a Dask scheduler (default: a LocalCluster)")
+    p.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes")
+    p.add_argument("--threads", type=int, default=1, help="threads per LocalCluster worker")
+    p.add_argument("--profile", default="ggml", choices=gguflint.PROFILES)
+    p.add_argument("--select")
+    p.add_argument("--ignore")
+    p.add_argument("--deep", action="store_true")
+    p.add_argument("--header-only", action="store_true")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per lint attempt (0: none)")
+    p.add_argument("--retries", type=int, default=3, help="retries of transient I/O failures")
+    p.add_argument("--batch", type=int, default=16, help="inputs per Dask task")
+    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--summary-json", help="also write the summary as JSON to this file")
+    a = p.parse_args(argv)
+
+    if a.workers < 1 or a.threads < 1 or a.batch < 1 or a.retries < 0:
+        p.error("--workers, --threads and --batch must be at least 1, --retries at least 0")
+    options = ScanOptions(profile=a.profile, select=a.select, ignore=a.ignore, deep=a.deep,
+                          header_only=a.header_only, timeout=a.timeout, retries=a.retries)
+    try:
+        gguflint.lint(b"", profile=a.profile, select=a.select, ignore=a.ignore)
+    except gguflint.ArgumentError as e:
+        p.error(str(e))
+
+    if a.list == "-":
+        entries = list(read_list(sys.stdin))
+    else:
+        with open(a.list, encoding="utf-8", errors="surrogateescape") as f:
+            entries = list(read_list(f))
+    sources: List[str] = []
+    seen = set()
+    for e in entries:
+        try:
+            expanded = expand(e)
+        except gguflint.Error as err:
+            print(f"gguflint.scan: {err}", file=sys.stderr)
+            return 2
+        for s in expanded:
+            if s not in seen:
+                seen.add(s)
+                sources.append(s)
+    done = done_sources(a.output)
+    todo = [s for s in sources if s not in done]
+
+    client = make_client(a.scheduler, a.workers, a.threads)
+    try:
+        with open(a.output, "a", encoding="utf-8", errors="surrogateescape") as out:
+            summary = scan(todo, out, client, options, batch_size=a.batch,
+                           progress=Progress(len(todo), sys.stderr, a.progress))
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and not a.scheduler:
+            cluster.close()
+    summary.skipped = len(sources) - len(todo)
+    print(summary.text(), file=sys.stderr)
+    if a.summary_json:
+        with open(a.summary_json, "w", encoding="utf-8") as f:
+            json.dump(dict(asdict(summary), files_per_second=summary.files_per_second), f,
+                      indent=1, sort_keys=True)
+    return 1 if summary.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

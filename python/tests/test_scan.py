@@ -1,0 +1,164 @@
+"""gguflint.scan on Dask: a 2-worker LocalCluster over more than 1 000 files
+(the corpus three times over, plus inputs served by a local HTTP server on
+127.0.0.1 when this build reads URLs), every record checked against the
+CLI's JSON for the same input; resume; retries and timeouts of the unit of
+work."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+import gguflint
+from gguflint import scan
+from conftest import ROOT, corpus_files, run_cli
+
+distributed = pytest.importorskip("distributed", reason="python3-distributed is not installed")
+
+COPIES = 3
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """The corpus copied COPIES times (each copy in its own folder, names
+    kept, so name-based checks see the same names)."""
+    base = tmp_path_factory.mktemp("scan")
+    files = []
+    for c in range(COPIES):
+        for src in corpus_files(realfiles=False):
+            rel = os.path.relpath(src, os.path.join(ROOT, "corpus"))
+            dst = base / f"copy{c}" / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+            files.append(str(dst))
+    files.append(str(base / "missing.gguf"))  # an input that cannot be read
+    return base, files
+
+
+def run_scan(args, cwd):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([sys.executable, "-m", "gguflint.scan", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def read_records(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def test_scan_matches_the_cli_on_a_local_cluster(tree, cli, capsys):
+    base, files = tree
+    sources = list(files)
+    server = None
+    if getattr(gguflint, "HAVE_URL", False):
+        from httpserver import serve
+        server = serve(str(base / "copy0"))
+        for name in sorted(os.listdir(base / "copy0" / "conformance"))[:100]:
+            sources.append(f"{server.url}/conformance/{name}")
+    assert len(sources) >= 1000
+    lst = base / "list.txt"
+    lst.write_text("# a comment and a blank line\n\n" + "\n".join(sources) + "\n")
+    out = base / "out.jsonl"
+    summary = base / "summary.json"
+    p = run_scan([str(lst), "-o", str(out), "--workers", "2", "--summary-json", str(summary),
+                  "--progress", "always"], base)
+    assert p.returncode == 1, p.stderr  # one input cannot be read
+    records = read_records(out)
+    assert sorted(r["source"] for r in records) == sorted(sources)
+    agree = 0
+    for r in records:
+        expected, rc = run_cli(cli, "--format", "json", r["source"])
+        want = json.loads(expected)["files"][0]
+        assert r["report"] == want, r["source"]
+        assert r["status"] == ("ok" if rc in (0, 1) else "error"), r["source"]
+        agree += 1
+    s = json.loads(summary.read_text())
+    assert s["files"] == len(sources) and s["failed"] == 1 and s["ok"] == len(sources) - 1
+    assert "files/s" in p.stderr and "progress:" in p.stderr
+    with capsys.disabled():
+        print(f"\n[agreement] dask scan, 2 workers: {agree}/{len(records)} records identical to "
+              f"the CLI; {s['files_per_second']:.0f} files/s")
+    if server:
+        server.stop()
+
+
+def test_scan_resumes(tree):
+    base, files = tree
+    lst = base / "list-resume.txt"
+    lst.write_text("\n".join(files[:300]) + "\n")
+    out = base / "resume.jsonl"
+    p = run_scan([str(lst), "-o", str(out), "--workers", "1", "--batch", "8"], base)
+    assert p.returncode == 0, p.stderr
+    lines = out.read_text().splitlines(keepends=True)
+    assert len(lines) == 300
+    # a run killed while writing: 50 records missing, the last one cut
+    out.write_text("".join(lines[:250]) + lines[250][:17])
+    p = run_scan([str(lst), "-o", str(out), "--workers", "1", "--summary-json",
+                  str(base / "resume-summary.json")], base)
+    assert p.returncode == 0, p.stderr
+    s = json.loads((base / "resume-summary.json").read_text())
+    assert s["files"] == 50 and s["skipped"] == 250
+    records = read_records(out)
+    assert sorted(r["source"] for r in records) == sorted(files[:300])
+
+
+# ---- the unit of work, in process (no cluster): retries, timeouts, records
+
+class Flaky:
+    """A lint that fails with transient I/O errors `fails` times first."""
+
+    def __init__(self, fails, error=None):
+        self.fails, self.calls = fails, 0
+        self.error = error or gguflint.IOError("connection reset by peer", status=1,
+                                               detail="Connection reset by peer")
+
+    def __call__(self, source, **kw):
+        self.calls += 1
+        if self.calls <= self.fails:
+            raise self.error
+        return gguflint.lint(source, **kw)
+
+
+VALID = os.path.join(ROOT, "corpus", "examples", "valid.gguf")
+
+
+def test_transient_failures_are_retried():
+    opts = scan.ScanOptions(retries=3, backoff=0.001)
+    rec = scan.lint_one(VALID, opts, lint=Flaky(2))
+    assert rec["status"] == "ok" and rec["attempts"] == 3
+    rec = scan.lint_one(VALID, opts, lint=Flaky(10))
+    assert rec["status"] == "error" and rec["attempts"] == 4
+
+
+def test_permanent_failures_are_not_retried(tmp_path):
+    opts = scan.ScanOptions(retries=3, backoff=0.001)
+    rec = scan.lint_one(str(tmp_path / "missing.gguf"), opts)
+    assert rec["status"] == "error" and rec["attempts"] == 1
+    assert rec["report"]["error"] == "I/O error"
+    rec = scan.lint_one(str(tmp_path), opts)
+    assert rec["status"] == "error" and rec["attempts"] == 1
+
+
+def test_each_attempt_has_a_timeout():
+    def stuck(source, **kw):
+        time.sleep(3)
+        return gguflint.lint(source, **kw)
+
+    opts = scan.ScanOptions(timeout=0.1, retries=1, backoff=0.001)
+    t0 = time.monotonic()
+    rec = scan.lint_one(VALID, opts, lint=stuck)
+    assert rec["status"] == "timeout" and rec["attempts"] == 2
+    assert time.monotonic() - t0 < 2
+
+
+def test_list_parsing_and_repositories():
+    assert list(scan.read_list([" a.gguf \n", "\n", "# c\n", "https://h/x.gguf"])) == [
+        "a.gguf", "https://h/x.gguf"]
+    assert scan.is_hf_repo("hf://org/repo") and scan.is_hf_repo("hf://org/repo@v1")
+    assert not scan.is_hf_repo("hf://org/repo/model.gguf")
+    assert not scan.is_hf_repo("hf://org/repo@main/model.gguf")
+    assert scan.expand("a.gguf") == ["a.gguf"]
