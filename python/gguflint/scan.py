@@ -11,7 +11,8 @@ batches, the batches are mapped to tasks on a Dask cluster (the one at
 JSON object per input is appended to the output (JSON Lines):
 
     {"source": ..., "status": "ok" | "error" | "timeout", "report": {...},
-     "attempts": n, "seconds": s, "bytes_fetched": n, "metadata_bytes": n}
+     "attempts": n, "seconds": s, "cpu_seconds": s, "bytes_fetched": n,
+     "metadata_bytes": n}
 
 "report" is the input's entry of the CLI's JSON report (`gguflint --format
 json`), also for inputs that could not be read ("error"/"detail"). A run
@@ -36,7 +37,8 @@ import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO,
+                    Tuple)
 
 import gguflint
 
@@ -71,17 +73,22 @@ def _transient(e: BaseException) -> bool:
     return isinstance(e, (TimeoutError, ConnectionError))
 
 
-def _with_timeout(fn: Callable[[], Any], timeout: float) -> Any:
-    """Run fn on a daemon thread and wait at most `timeout` seconds. A C call
-    cannot be interrupted: on a timeout the thread is left to finish on its
-    own (its result is dropped) and TimeoutError is raised."""
+def _with_timeout(fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
+    """Run fn on a daemon thread and wait at most `timeout` seconds; returns
+    its result and the CPU seconds its thread used. A C call cannot be
+    interrupted: on a timeout the thread is left to finish on its own (its
+    result is dropped) and TimeoutError is raised."""
     if timeout <= 0:
-        return fn()
+        t0 = time.thread_time()
+        value = fn()
+        return value, time.thread_time() - t0
     box: List[Any] = []
 
     def run() -> None:
+        t0 = time.thread_time()
         try:
-            box.append((True, fn()))
+            value = fn()
+            box.append((True, (value, time.thread_time() - t0)))
         except BaseException as e:  # noqa: BLE001 - handed to the caller
             box.append((False, e))
 
@@ -107,13 +114,14 @@ def lint_one(source: str, options: ScanOptions = ScanOptions(),
     while True:
         attempts += 1
         try:
-            report = _with_timeout(lambda: lint(
+            report, cpu = _with_timeout(lambda: lint(
                 source, profile=options.profile, select=options.select, ignore=options.ignore,
                 deep=options.deep, header_only=options.header_only), options.timeout)
             entry = report.to_dict()
             record.update(status="ok", report=entry,
                           bytes_fetched=int(entry.get("bytes_fetched", 0)),
-                          metadata_bytes=int(report.header.get("metadata_end", 0)))
+                          metadata_bytes=int(report.header.get("metadata_end", 0)),
+                          cpu_seconds=round(cpu, 6))
             break
         except Exception as e:  # noqa: BLE001 - every failure becomes a record
             retry = attempts <= options.retries and (_transient(e) or isinstance(e, TimeoutError))
@@ -203,6 +211,7 @@ class Summary:
     findings: int = 0
     bytes_fetched: int = 0
     metadata_bytes: int = 0
+    cpu_seconds: float = 0.0
     seconds: float = 0.0
     files_with_errors_by_rule: Dict[str, int] = field(default_factory=dict)
     failures_by_error: Dict[str, int] = field(default_factory=dict)
@@ -211,6 +220,7 @@ class Summary:
         self.files += 1
         self.bytes_fetched += rec.get("bytes_fetched", 0)
         self.metadata_bytes += rec.get("metadata_bytes", 0)
+        self.cpu_seconds += rec.get("cpu_seconds", 0.0)
         if rec.get("attempts", 1) > 1:
             self.retried += 1
         rep = rec.get("report", {})
@@ -239,7 +249,8 @@ class Summary:
             f"  {self.ok} read: {self.clean} without errors, {self.ok - self.clean} with errors;"
             f" {self.failed} not read ({self.timeouts} timeouts); {self.retried} needed retries",
             f"  bytes fetched: {self.bytes_fetched} ({self.bytes_fetched / max(self.files, 1):.0f}"
-            f" per file); metadata bytes: {self.metadata_bytes}",
+            f" per file); metadata bytes: {self.metadata_bytes}; lint CPU time:"
+            f" {self.cpu_seconds:.2f} s ({1e3 * self.cpu_seconds / max(self.ok, 1):.2f} ms per file)",
         ]
         if self.files_with_errors_by_rule:
             top = sorted(self.files_with_errors_by_rule.items(), key=lambda kv: (-kv[1], kv[0]))
