@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import random
 import sys
 import threading
@@ -73,34 +74,68 @@ def _transient(e: BaseException) -> bool:
     return isinstance(e, (TimeoutError, ConnectionError))
 
 
+class _Runner:
+    """Daemon threads that run lint attempts, so each can be given up on
+    after a timeout. A C call cannot be interrupted: an abandoned attempt
+    keeps its thread until it ends, and a new thread is started whenever no
+    thread is idle. Threads are reused (starting one per file would cost more
+    than linting a small file) and are daemons (a stuck attempt never holds
+    up the process's exit)."""
+
+    def __init__(self) -> None:
+        self.jobs: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.idle = 0
+
+    def _loop(self) -> None:
+        while True:
+            with self.lock:
+                self.idle += 1
+            fn, box, done = self.jobs.get()
+            with self.lock:
+                self.idle -= 1
+            t0 = time.thread_time()
+            try:
+                value = fn()
+                box.append((True, (value, time.thread_time() - t0)))
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                box.append((False, e))
+            done.set()
+
+    def run(self, fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
+        box: List[Any] = []
+        done = threading.Event()
+        with self.lock:
+            spawn = self.idle == 0
+            if spawn:
+                self.idle += 1  # counted now, so concurrent callers do not all spawn
+        if spawn:
+            threading.Thread(target=self._start, name="gguflint-lint", daemon=True).start()
+        self.jobs.put((fn, box, done))
+        if not done.wait(timeout):
+            raise TimeoutError(f"no result after {timeout:g} s")
+        ok, value = box[0]
+        if ok:
+            return value
+        raise value
+
+    def _start(self) -> None:
+        with self.lock:
+            self.idle -= 1  # _loop counts itself
+        self._loop()
+
+
+_RUNNER = _Runner()
+
+
 def _with_timeout(fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
-    """Run fn on a daemon thread and wait at most `timeout` seconds; returns
-    its result and the CPU seconds its thread used. A C call cannot be
-    interrupted: on a timeout the thread is left to finish on its own (its
-    result is dropped) and TimeoutError is raised."""
+    """fn's result and the CPU seconds it used; TimeoutError when it has not
+    finished within `timeout` seconds (0: no limit, run here)."""
     if timeout <= 0:
         t0 = time.thread_time()
         value = fn()
         return value, time.thread_time() - t0
-    box: List[Any] = []
-
-    def run() -> None:
-        t0 = time.thread_time()
-        try:
-            value = fn()
-            box.append((True, (value, time.thread_time() - t0)))
-        except BaseException as e:  # noqa: BLE001 - handed to the caller
-            box.append((False, e))
-
-    t = threading.Thread(target=run, name="gguflint-lint", daemon=True)
-    t.start()
-    t.join(timeout)
-    if not box:
-        raise TimeoutError(f"no result after {timeout:g} s")
-    ok, value = box[0]
-    if ok:
-        return value
-    raise value
+    return _RUNNER.run(fn, timeout)
 
 
 def lint_one(source: str, options: ScanOptions = ScanOptions(),
@@ -396,11 +431,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except gguflint.ArgumentError as e:
         p.error(str(e))
 
-    if a.list == "-":
-        entries = list(read_list(sys.stdin))
-    else:
-        with open(a.list, encoding="utf-8", errors="surrogateescape") as f:
-            entries = list(read_list(f))
+    try:
+        if a.list == "-":
+            entries = list(read_list(sys.stdin))
+        else:
+            with open(a.list, encoding="utf-8", errors="surrogateescape") as f:
+                entries = list(read_list(f))
+        done = done_sources(a.output)
+    except OSError as e:
+        print(f"gguflint.scan: {e}", file=sys.stderr)
+        return 2
     sources: List[str] = []
     seen = set()
     for e in entries:
@@ -413,7 +453,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if s not in seen:
                 seen.add(s)
                 sources.append(s)
-    done = done_sources(a.output)
     todo = [s for s in sources if s not in done]
 
     client = make_client(a.scheduler, a.workers, a.threads)
