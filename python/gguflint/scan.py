@@ -475,4 +475,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, not this __main__ copy: the functions
+    # sent to the workers must pickle by reference (gguflint.scan.lint_batch).
+    from gguflint.scan import main as _main
+    sys.exit(_main())
