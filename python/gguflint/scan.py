@@ -14,7 +14,8 @@ JSON object per input is appended to the output (JSON Lines):
      "attempts": n, "seconds": s, "cpu_seconds": s, "bytes_fetched": n,
      "metadata_bytes": n}
 
-"report" is the input's entry of the CLI's JSON report (`gguflint --format
+"status" may also be "crashed": the worker died while linting the input
+(a bug to report, with the file). "report" is the input's entry of the CLI's JSON report (`gguflint --format
 json`), also for inputs that could not be read ("error"/"detail"). A run
 resumes: inputs already in the output are skipped. Transient I/O failures
 are retried with exponential backoff, each lint has a timeout, a progress bar
@@ -29,6 +30,7 @@ Spark by mapping it (see docs/SCANNING.md).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import queue
@@ -62,6 +64,7 @@ class ScanOptions:
     timeout: float = 120.0   # seconds per attempt; 0 = none
     retries: int = 3         # extra attempts after a transient I/O failure
     backoff: float = 0.5     # first retry delay in seconds, doubled each time
+    lint: str = "gguflint:lint"  # "module:function" called for each attempt (tests, wrappers)
 
 
 def _transient(e: BaseException) -> bool:
@@ -146,6 +149,9 @@ def lint_one(source: str, options: ScanOptions = ScanOptions(),
     start = time.monotonic()
     attempts = 0
     record: Dict[str, Any] = {"source": source}
+    if lint is gguflint.lint and options.lint != "gguflint:lint":
+        module, _, name = options.lint.partition(":")
+        lint = getattr(importlib.import_module(module), name)
     while True:
         attempts += 1
         try:
@@ -242,6 +248,7 @@ class Summary:
     clean: int = 0
     failed: int = 0
     timeouts: int = 0
+    crashed: int = 0
     retried: int = 0
     findings: int = 0
     bytes_fetched: int = 0
@@ -271,6 +278,8 @@ class Summary:
             self.failed += 1
             if rec["status"] == "timeout":
                 self.timeouts += 1
+            if rec["status"] == "crashed":
+                self.crashed += 1
             errors[rep.get("error", rec["status"])] += 1
 
     @property
@@ -282,7 +291,8 @@ class Summary:
             f"{self.files} files linted in {self.seconds:.1f} s ({self.files_per_second:.1f} files/s),"
             f" {self.skipped} skipped (already in the output)",
             f"  {self.ok} read: {self.clean} without errors, {self.ok - self.clean} with errors;"
-            f" {self.failed} not read ({self.timeouts} timeouts); {self.retried} needed retries",
+            f" {self.failed} not read ({self.timeouts} timeouts, {self.crashed} crashed a worker);"
+            f" {self.retried} needed retries",
             f"  bytes fetched: {self.bytes_fetched} ({self.bytes_fetched / max(self.files, 1):.0f}"
             f" per file); metadata bytes: {self.metadata_bytes}; lint CPU time:"
             f" {self.cpu_seconds:.2f} s ({1e3 * self.cpu_seconds / max(self.ok, 1):.2f} ms per file)",
@@ -357,11 +367,36 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
         window = 4 * threads
     pending = batches(sources, max(1, batch_size))
     start = time.monotonic()
-    first = [client.submit(lint_batch, b, options, pure=False, retries=task_retries)
-             for b in _take(pending, window)]
-    queue = as_completed(first)
-    for fut in queue:
-        records = fut.result()
+    batch_of: Dict[Any, List[str]] = {}
+    solo_failures: Counter = Counter()
+
+    def submit(b: List[str]) -> Any:
+        fut = client.submit(lint_batch, b, options, pure=False, retries=task_retries)
+        batch_of[fut] = b
+        return fut
+
+    running = as_completed([submit(b) for b in _take(pending, window)])
+    for fut in running:
+        batch = batch_of.pop(fut)
+        try:
+            records = fut.result()
+        except Exception as e:  # noqa: BLE001 - the task failed: a worker died on it
+            # Find the input that kills workers: each one alone, and a lone
+            # one a second time (a task that only shared a dying worker with
+            # the culprit is not the culprit).
+            if len(batch) > 1 or solo_failures[batch[0]] == 0:
+                for s in batch:
+                    if len(batch) == 1:
+                        solo_failures[s] += 1
+                    running.add(submit([s]))
+                continue
+            records = [{"source": batch[0], "status": "crashed",
+                        "report": {"path": batch[0], "error": "worker died",
+                                   "detail": f"{type(e).__name__}: {e}"},
+                        "bytes_fetched": 0, "metadata_bytes": 0, "attempts": 1 + task_retries,
+                        "seconds": 0.0}]
+        finally:
+            fut.release()
         for rec in records:
             out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
             summary.add(rec, rules, errors)
@@ -369,7 +404,7 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
         if progress:
             progress.update(len(records))
         for b in _take(pending, 1):
-            queue.add(client.submit(lint_batch, b, options, pure=False, retries=task_retries))
+            running.add(submit(b))
     summary.seconds = time.monotonic() - start
     summary.files_with_errors_by_rule = dict(rules)
     summary.failures_by_error = dict(errors)

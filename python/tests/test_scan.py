@@ -162,3 +162,31 @@ def test_list_parsing_and_repositories():
     assert not scan.is_hf_repo("hf://org/repo/model.gguf")
     assert not scan.is_hf_repo("hf://org/repo@main/model.gguf")
     assert scan.expand("a.gguf") == ["a.gguf"]
+
+
+def test_a_worker_that_dies_on_an_input_does_not_stop_the_scan(tmp_path):
+    """The batch holding the input is split, the input that kills workers is
+    recorded as "crashed", every other input gets its normal record."""
+    import io
+    import dask
+
+    files = corpus_files(realfiles=False)[:40]
+    crash = tmp_path / "CRASH.gguf"
+    shutil.copyfile(files[0], crash)
+    sources = files[:20] + [str(crash)] + files[20:]
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        client = scan.make_client(None, 2, 1)
+        try:
+            out = io.StringIO()
+            s = scan.scan(sources, out, client, scan.ScanOptions(lint="crashers:lint"),
+                          batch_size=8, task_retries=0)
+        finally:
+            cluster = client.cluster
+            client.close()
+            cluster.close()
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sorted(r["source"] for r in records) == sorted(sources)
+    by = {r["source"]: r for r in records}
+    assert by[str(crash)]["status"] == "crashed"
+    assert all(by[f]["status"] == "ok" for f in files)
+    assert s.crashed == 1 and s.failed == 1 and s.ok == len(files)
