@@ -854,6 +854,69 @@ static void test_fold_extremes(void **state)
     }
 }
 
+/* Issue 9: the folding budget is the file's, not each template's. 2000
+ * templates that each fold about 600 KiB of copies cost 1.2 GiB with a budget
+ * per template (well under its own cap each); with one budget per file the
+ * analysis stops folding after a few MiB and says so (GG733). Each template
+ * adds a few bytes per byte of its own, so a small payload after that point
+ * still folds. */
+static void test_budget_per_file(void **state)
+{
+    (void)state;
+    static const char heavy[] = /* about 600 KiB of copies and checks */
+        "{% set a = 'x' * 65535 %}{{ a|upper }}{{ a|lower }}{{ a|upper }}{{ a|lower }}";
+    gb *b = gb_new(3);
+    assert_non_null(b);
+    for (int i = 0; i < 2000; i++) {
+        char key[64];
+        snprintf(key, sizeof key, KEY ".t%d", i);
+        gb_kv_str(b, key, heavy);
+    }
+    gb_kv_str(b, KEY ".last", "{{ lipsum|attr('__glo' ~ 'bals__') }}{{ x.__class__ }}");
+    uint64_t last = gb_last(b)->value;
+    size_t len;
+    uint8_t *buf = gb_finish(b, &len);
+    gb_free(b);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = lint(buf, len);
+    bool spent = false, gadget = false;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        spent |= strcmp(rule_id(f), "GG733") == 0 && strstr(f->message, "budget is spent");
+        gadget |= strcmp(rule_id(f), "GG720") == 0 && f->offset == last &&
+                  strstr(f->message, "__globals__");
+    }
+    if (!spent || !gadget)
+        print_findings(ctx);
+    gguflint_free(ctx);
+    free(buf);
+    assert_true(spent);
+    assert_true(gadget);
+    /* one such template alone stays within the budget */
+    size_t value;
+    buf = tpl_file(heavy, &len, &value);
+    EXPECT_NONE(buf, len, "GG733");
+    free(buf);
+}
+
+/* Issue 9: a subscript with a computed key is a getattr Jinja cannot see. */
+static void test_computed_subscript_keys(void **state)
+{
+    (void)state;
+    /* the published shape: the key is built from a loop variable */
+    TRIG("{% for u in ['_'] %}{{ cycler[u*2~'init'~u*2][u*2~'globals'~u*2][u~'s'][u~'popen']"
+         "(u)[u~'read']() }}{% endfor %}",
+         "GG722", "subscript on 'cycler' with a key computed at render time");
+    TRIG("{% set c = lipsum %}{{ c[k] }}", "GG722", "subscript on 'lipsum'");
+    TRIG("{{ x['__' ~ k] }}", "GG722", "pieces holding '__'");
+    TRIG("{{ x[k ~ 'class__'] }}", "GG722", "pieces holding '__'");
+    TRIG("{{ ''[k ~ 'x'] }}", "GG722", "computed at render time");
+    TRIG("{{ x.__class__[k] }}", "GG722", "computed at render time");
+    CLEAN("{% for m in messages %}{{ messages[loop.index0 - 1]['role'] }}{{ m[key] }}"
+          "{{ tool['function'][name] }}{{ names[i ~ ''] }}{{ m['tool_' ~ kind] }}{% endfor %}",
+          "GG722");
+}
+
 /* ------------------------------------------- named and array templates */
 
 static void test_named_template(void **state)
@@ -1089,6 +1152,8 @@ int main(void)
         cmocka_unit_test(test_GG732_template_in_other_key),
         cmocka_unit_test(test_GG733_analysis_limit),
         cmocka_unit_test(test_fold_extremes),
+        cmocka_unit_test(test_budget_per_file),
+        cmocka_unit_test(test_computed_subscript_keys),
         cmocka_unit_test(test_named_template),
         cmocka_unit_test(test_array_template),
         cmocka_unit_test(test_messages_escaped),

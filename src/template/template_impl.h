@@ -8,7 +8,7 @@
  * literal or folded constant TPL_CONST_CAP, the per-tag arena TPL_ARENA_CAP,
  * the {% set %} store TPL_VARS_MAX variables in TPL_VSTORE_CAP bytes, the
  * expression stacks TPL_STACK entries, and all copying done by folding is
- * charged to a budget proportional to the template length. Hitting a cap
+ * charged to one budget per analyser, proportional to the bytes fed. Hitting a cap
  * costs precision (a TH_LIMIT note), never time or memory. */
 #ifndef GGUFLINT_TEMPLATE_IMPL_H
 #define GGUFLINT_TEMPLATE_IMPL_H
@@ -32,7 +32,12 @@
 #define TPL_DOS_BIG 1000000          /* one range / repetition */
 #define TPL_DOS_NEST 10000000        /* product of nested loop bounds */
 #define TPL_POW_BITS (1u << 24)      /* bits of a ** result */
-#define TPL_BUDGET_BASE (16u << 20)  /* folding copies: base + 4 x length */
+/* Folding copies, per analyser (one analyser per file): TPL_BUDGET_BASE,
+ * plus TPL_BUDGET_PER_BYTE for every template byte fed, up to TPL_BUDGET_MAX
+ * in all, so the work of a file is linear in its size however many
+ * templates it holds (8000 tiny ones cost what one big one does). */
+#define TPL_BUDGET_BASE (1u << 20)
+#define TPL_BUDGET_PER_BYTE 4u
 #define TPL_BUDGET_MAX (256ull << 20)
 
 /* ---- words: names with a meaning to the analyser (template_text.c) ---- */
@@ -117,10 +122,13 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
 #define F_VAR 0x10u      /* bytes live in the variable store, not the tag arena */
 #define F_LITERAL 0x20u  /* a plain string literal (for adjacent-literal joining) */
 #define F_HUGE 0x40u     /* AV_INT saturated */
+#define F_INEXACT 0x80u  /* a constant that may differ from Jinja's (kept for the checks) */
+#define F_STRTYPE 0x100u /* unknown, but certainly a string (built by ~, |string ...) */
+#define F_FRAG 0x200u    /* unknown, built from a piece holding a dunder fragment ('__') */
 
 typedef struct aval {
     uint8_t kind;
-    uint8_t flags;
+    uint16_t flags;
     uint16_t word;      /* AV_NAME: the name's word; AV_ATTR: the attribute's */
     uint32_t off, len;  /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
     int64_t ival;       /* AV_INT value, AV_LIST item count */
@@ -260,8 +268,10 @@ struct tpl {
     bool set_multi, set_attr, set_eq;
     bool limit_arena;
 
+    /* evaluator: per analyser (the file) */
+    uint64_t budget;       /* folding bytes left */
+    uint64_t budget_given; /* granted so far, at most TPL_BUDGET_MAX */
     /* evaluator: per template */
-    uint64_t budget;
     var *vars;
     uint32_t n_vars;
     uint16_t vslots[TPL_VAR_SLOTS];
@@ -369,6 +379,7 @@ bool tv_is_dunder(const uint8_t *s, size_t n);
 bool tv_is_mangled(const uint8_t *s, size_t n);
 bool tv_is_ident(const uint8_t *s, size_t n);
 bool tv_wordlike(const uint8_t *s, size_t n);
+bool tv_has_frag(const uint8_t *s, size_t n);
 /* A value for a message: a name, a quoted constant or "(...)". */
 const char *tv_desc(const tpl *t, const aval *v, char *buf, size_t cap);
 

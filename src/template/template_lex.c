@@ -33,6 +33,7 @@ tpl *tpl_new(void)
         return NULL;
     }
     words_init(t);
+    t->budget = t->budget_given = TPL_BUDGET_BASE;
     return t;
 }
 
