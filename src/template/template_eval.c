@@ -846,7 +846,7 @@ static void str_tok(tpl *t, const tok *k, bool after_str)
         v.off = t->ar_len;
         v.len = k->n;
         v.count = k->n;
-        v.flags = F_LITERAL;
+        v.flags = F_LITERAL | F_SCANNED;
         t->ar_len += k->n;
     }
     if (!t->expect && after_str && t->nv > 0 && t->V[t->nv - 1].kind == AV_STR &&
@@ -1279,6 +1279,26 @@ void ev_tok(tpl *t, const tok *k)
         t->last_dot = false;
 }
 
+/* A {{ }} tag ends: its value, when known, is what Jinja emits here, so it
+ * goes into the output stream (unknown values are transparent). */
+static void emit_value(tpl *t)
+{
+    if (t->dead || t->nv != 1 || t->tuple)
+        return;
+    const aval *v = &t->V[0];
+    uint16_t fl = (uint16_t)(SG_VALUE | ((v->flags & F_SCANNED) ? SG_SCANNED : 0) |
+                             ((v->flags & F_BUILT) ? SG_BUILT : 0));
+    if (v->kind == AV_STR && v->len) {
+        ts_segment(&t->out, fl);
+        ts_run(t, &t->out, vb(t, v), v->len, v->index, true);
+    } else if (v->kind == AV_INT && !(v->flags & F_HUGE)) {
+        char d[24];
+        int n = snprintf(d, sizeof d, "%lld", (long long)v->ival);
+        ts_segment(&t->out, fl);
+        ts_run(t, &t->out, (const uint8_t *)d, n > 0 ? (size_t)n : 0, v->index, true);
+    }
+}
+
 void ev_end(tpl *t)
 {
     if (t->nomem)
@@ -1312,6 +1332,8 @@ void ev_end(tpl *t)
         break;
     default:
         flush(t);
+        if (t->tagkind == TAG_VAR)
+            emit_value(t);
         break;
     }
     t->nv = t->no = 0;
