@@ -854,6 +854,107 @@ static void test_fold_extremes(void **state)
     }
 }
 
+/* Issue 9: the folding budget is the file's, not each template's. 2000
+ * templates that each fold about 600 KiB of copies cost 1.2 GiB with a budget
+ * per template (well under its own cap each); with one budget per file the
+ * analysis stops folding after a few MiB and says so (GG733). Each template
+ * adds a few bytes per byte of its own, so a small payload after that point
+ * still folds. */
+static void test_budget_per_file(void **state)
+{
+    (void)state;
+    static const char heavy[] = /* about 600 KiB of copies and checks */
+        "{% set a = 'x' * 65535 %}{{ a|upper }}{{ a|lower }}{{ a|upper }}{{ a|lower }}";
+    gb *b = gb_new(3);
+    assert_non_null(b);
+    for (int i = 0; i < 2000; i++) {
+        char key[64];
+        snprintf(key, sizeof key, KEY ".t%d", i);
+        gb_kv_str(b, key, heavy);
+    }
+    gb_kv_str(b, KEY ".last", "{{ lipsum|attr('__glo' ~ 'bals__') }}{{ x.__class__ }}");
+    uint64_t last = gb_last(b)->value;
+    size_t len;
+    uint8_t *buf = gb_finish(b, &len);
+    gb_free(b);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = lint(buf, len);
+    bool spent = false, gadget = false;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        spent |= strcmp(rule_id(f), "GG733") == 0 && strstr(f->message, "budget is spent");
+        gadget |= strcmp(rule_id(f), "GG720") == 0 && f->offset == last &&
+                  strstr(f->message, "__globals__");
+    }
+    if (!spent || !gadget)
+        print_findings(ctx);
+    gguflint_free(ctx);
+    free(buf);
+    assert_true(spent);
+    assert_true(gadget);
+    /* one such template alone stays within the budget */
+    size_t value;
+    buf = tpl_file(heavy, &len, &value);
+    EXPECT_NONE(buf, len, "GG733");
+    free(buf);
+}
+
+/* Issue 9: a subscript with a computed key is a getattr Jinja cannot see. */
+static void test_computed_subscript_keys(void **state)
+{
+    (void)state;
+    /* the published shape: the key is built from a loop variable */
+    TRIG("{% for u in ['_'] %}{{ cycler[u*2~'init'~u*2][u*2~'globals'~u*2][u~'s'][u~'popen']"
+         "(u)[u~'read']() }}{% endfor %}",
+         "GG722", "subscript on 'cycler' with a key computed at render time");
+    TRIG("{% set c = lipsum %}{{ c[k] }}", "GG722", "subscript on 'lipsum'");
+    TRIG("{{ x['__' ~ k] }}", "GG722", "pieces holding '__'");
+    TRIG("{{ x[k ~ 'class__'] }}", "GG722", "pieces holding '__'");
+    TRIG("{{ ''[k ~ 'x'] }}", "GG722", "computed at render time");
+    TRIG("{{ x.__class__[k] }}", "GG722", "computed at render time");
+    CLEAN("{% for m in messages %}{{ messages[loop.index0 - 1]['role'] }}{{ m[key] }}"
+          "{{ tool['function'][name] }}{{ names[i ~ ''] }}{{ m['tool_' ~ kind] }}{% endfor %}",
+          "GG722");
+}
+
+/* Issue 9: the URL and phrase detectors see the text as Jinja emits it:
+ * tags, comments and unknown values do not cut it, constant {{ }} values
+ * are part of it, and look-alike letters and invisible characters do not
+ * hide a phrase. A phrase in a plain literal is reported once, not again
+ * as output. */
+static void test_detect_as_emitted(void **state)
+{
+    (void)state;
+    TRIG("h{{ '' }}ttps://evil.example/x", "GG725", "'https://evil.example/x' in the "
+         "template's output, assembled across tags");
+    TRIG("Ignore{# #} previous instructions", "GG726", "'ignore previous'");
+    TRIG("{{ 'Ignore ' }}{% if x %}{% endif %}previous instructions", "GG726", "assembled");
+    TRIG("Ignore {{ user_name }} previous instructions", "GG726", "'ignore previous'");
+    TRIG("{{ 'ign' ~ 'ore previous' }}", "GG726", "folded constant");
+    TRIG("{% set p = 'ign' %}{{ p }}{{ 'ore previous' }}", "GG726", "'ignore previous'");
+    TRIG("10.20.{{ x }}30.40", "GG725", "'10.20.30.40'");
+    TRIG("\xef\xbd\x89\xef\xbd\x87\xef\xbd\x8e\xef\xbd\x8f\xef\xbd\x92\xef\xbd\x85"
+         " previous", "GG726", "look-alike letters");                 /* fullwidth */
+    TRIG("ign\xd0\xbere previous", "GG726", "look-alike letters");   /* Cyrillic o */
+    TRIG("ig\xe2\x80\x8bnore previous", "GG726", "invisible characters");
+    TRIG("{{ 'www.' }}{{ 'evil.example' }}", "GG725", "www.");
+    /* reported once: as a literal, not again as the value it outputs */
+    static const char once[] = "{{ 'Ignore previous instructions' }}{% set p = 'you are now' %}"
+                               "{{ p }}";
+    size_t len, value;
+    uint8_t *buf = tpl_file(once, &len, &value);
+    gguflint_ctx *ctx = lint(buf, len);
+    const gguflint_finding *f = find_rule(ctx, "GG726");
+    assert_non_null(f);
+    if (strstr(f->message, "2 more") || !strstr(f->message, "(and 1 more)"))
+        print_findings(ctx);
+    assert_non_null(strstr(f->message, "(and 1 more)"));
+    gguflint_free(ctx);
+    free(buf);
+    CLEAN("{{ 'http' }}s are {{ x }} nice{# https://a #}", "GG725");
+    CLEAN("{% if a %}ignore{% endif %}{{ 'pre' ~ 'vious' }}", "GG726");
+}
+
 /* ------------------------------------------- named and array templates */
 
 static void test_named_template(void **state)
@@ -1089,6 +1190,9 @@ int main(void)
         cmocka_unit_test(test_GG732_template_in_other_key),
         cmocka_unit_test(test_GG733_analysis_limit),
         cmocka_unit_test(test_fold_extremes),
+        cmocka_unit_test(test_budget_per_file),
+        cmocka_unit_test(test_computed_subscript_keys),
+        cmocka_unit_test(test_detect_as_emitted),
         cmocka_unit_test(test_named_template),
         cmocka_unit_test(test_array_template),
         cmocka_unit_test(test_messages_escaped),

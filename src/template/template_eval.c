@@ -118,9 +118,24 @@ static void block_middle(tpl *t, const tok *k)
 
 /* ------------------------------------------------------- the indicators */
 
+/* A subscript whose key is not a constant is an attribute access Jinja
+ * cannot see (getitem falls back to getattr): suspicious on a Jinja global
+ * that exposes __globals__ (cycler, lipsum, self ...), on an object already
+ * reached through the object model, with a key assembled from pieces holding
+ * '__', and with a string key on a constant (''[k] is ''.__class__ for the
+ * right k). messages[i] and tool[key] stay silent. */
+static bool computed_key_suspect(const aval *recv, const aval *key)
+{
+    if (recv->flags & F_TAINT || key->flags & F_FRAG)
+        return true;
+    if (recv->kind == AV_NAME && (word_class(recv->word) & WC_GADGET))
+        return true;
+    return (key->flags & F_STRTYPE) && (recv->kind == AV_STR || recv->kind == AV_LIST);
+}
+
 /* A subscript key, |attr name or getattr name applied to `recv`. Returns
  * F_TAINT when the access reaches the object model. */
-static uint8_t key_check(tpl *t, const aval *key, const aval *recv, int how)
+static uint16_t key_check(tpl *t, const aval *key, const aval *recv, int how)
 {
     static const char *const hows[] = {"subscript", "|attr()", "getattr()"};
     char e[120], d[96];
@@ -129,6 +144,14 @@ static uint8_t key_check(tpl *t, const aval *key, const aval *recv, int how)
             hit(t, TH_OBFUSCATION, key->pos, key->index, "%s on '%s' with a name that is not a "
                 "constant: the attribute cannot be checked statically", hows[how],
                 tv_desc(t, recv, d, sizeof d));
+        if (how == K_SUB && key->kind != AV_INT && computed_key_suspect(recv, key)) {
+            hit(t, TH_OBFUSCATION, key->pos, key->index, "subscript on '%s' with a key computed "
+                "at render time%s: Jinja's getitem falls back to getattr, so the key can name "
+                "any attribute (__init__, __globals__) and cannot be checked statically",
+                tv_desc(t, recv, d, sizeof d),
+                (key->flags & F_FRAG) ? " from pieces holding '__'" : "");
+            return F_TAINT;
+        }
         return recv->flags & F_TAINT;
     }
     const uint8_t *s = vb(t, key);
@@ -180,6 +203,18 @@ static bool keeps_content(unsigned w)
     }
 }
 
+/* Filters whose result is always a string. */
+static bool makes_string(unsigned w)
+{
+    switch (w) {
+    case W_JOIN: case W_FORMAT: case W_REPLACE: case W_LOWER: case W_UPPER: case W_CAPITALIZE:
+    case W_TITLE: case W_TRIM: case W_STRING: case W_CENTER: case W_INDENT:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* .name on the top value. */
 static void attr_access(tpl *t, const tok *k)
 {
@@ -189,7 +224,7 @@ static void attr_access(tpl *t, const tok *k)
     uint32_t n = k->n;
     unsigned w = k->word;
     uint16_t c = word_class(w);
-    uint8_t fl = r->flags & F_TAINT;
+    uint16_t fl = r->flags & F_TAINT;
     bool rname = r->kind == AV_NAME;
     tv_desc(t, r, d, sizeof d);
     q(e, sizeof e, s, n, 40);
@@ -223,7 +258,7 @@ static void attr_access(tpl *t, const tok *k)
     a.rword = rname ? r->word : 0;
     a.flags = fl;
     if (r->kind == AV_STR) {
-        a.flags |= (uint8_t)(F_RSTR | (r->flags & F_VAR));
+        a.flags |= (uint16_t)(F_RSTR | (r->flags & F_VAR));
         a.off = r->off;
         a.len = r->len;
     }
@@ -400,16 +435,16 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
     case W_JOIN: {
         cval sep;
         bool has_sep = na >= 1 && tv_to_cval(&args[0], &sep);
-        if (x->kind == AV_LIST || str)
+        if ((x->kind == AV_LIST || str) && (na == 0 || has_sep))
             return tv_fold_join(t, x, has_sep ? &sep : NULL, x);
-        return r;
+        break;
     }
     case W_FORMAT: {
         cval ca[MAX_CARGS];
         uint32_t n = 0;
         if (str && tv_gather_args(t, args, na, false, ca, &n))
             return tv_fold_percent(t, x, ca, n);
-        return r;
+        break;
     }
     case W_REPLACE:
         if (str && na >= 2 && tv_to_cval(&args[0], &a[0]) && tv_to_cval(&args[1], &a[1]))
@@ -454,6 +489,8 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
     }
     if (keeps_content(w))
         r.flags |= x->flags & F_CONTENT;
+    if (makes_string(w))
+        r.flags |= (uint16_t)(F_STRTYPE | (x->flags & F_FRAG));
     return r;
 }
 
@@ -705,7 +742,7 @@ static void close_marker(tpl *t, const tok *k)
                     r.flags |= F_CONTENT;
             } else if (key->kind == AV_INT && !(key->flags & F_HUGE) &&
                        (x.kind == AV_STR || x.kind == AV_LIST)) {
-                uint8_t keep = r.flags;
+                uint16_t keep = r.flags;
                 r = tv_fold_index(t, &x, key->ival);
                 r.flags |= keep;
             }
@@ -809,7 +846,7 @@ static void str_tok(tpl *t, const tok *k, bool after_str)
         v.off = t->ar_len;
         v.len = k->n;
         v.count = k->n;
-        v.flags = F_LITERAL;
+        v.flags = F_LITERAL | F_SCANNED;
         t->ar_len += k->n;
     }
     if (!t->expect && after_str && t->nv > 0 && t->V[t->nv - 1].kind == AV_STR &&
@@ -913,7 +950,7 @@ static void expr_tok(tpl *t, const tok *k)
         }
         if (k->kind == TK_INT && t->nv > 0) { /* foo.0 */
             aval *r = &t->V[t->nv - 1];
-            uint8_t fl = r->flags & F_TAINT;
+            uint16_t fl = r->flags & F_TAINT;
             *r = unk_at(r);
             r->flags = fl;
             return;
@@ -1170,8 +1207,11 @@ static void lexical(tpl *t, const tok *k)
 
 void ev_template_begin(tpl *t)
 {
-    uint64_t b = TPL_BUDGET_BASE + 4 * (t->total < TPL_BUDGET_MAX ? t->total : TPL_BUDGET_MAX);
-    t->budget = b < TPL_BUDGET_MAX ? b : TPL_BUDGET_MAX;
+    /* the budget is the analyser's: this template adds to what is left */
+    uint64_t room = TPL_BUDGET_MAX - t->budget_given;
+    uint64_t add = t->total < room / TPL_BUDGET_PER_BYTE ? t->total * TPL_BUDGET_PER_BYTE : room;
+    t->budget += add;
+    t->budget_given += add;
     for (uint32_t i = 0; i < t->n_vars; i++) /* clear only the slots in use */
         t->vslots[t->vars[i].slot] = 0;
     t->n_vars = 0;
@@ -1239,6 +1279,26 @@ void ev_tok(tpl *t, const tok *k)
         t->last_dot = false;
 }
 
+/* A {{ }} tag ends: its value, when known, is what Jinja emits here, so it
+ * goes into the output stream (unknown values are transparent). */
+static void emit_value(tpl *t)
+{
+    if (t->dead || t->nv != 1 || t->tuple)
+        return;
+    const aval *v = &t->V[0];
+    uint16_t fl = (uint16_t)(SG_VALUE | ((v->flags & F_SCANNED) ? SG_SCANNED : 0) |
+                             ((v->flags & F_BUILT) ? SG_BUILT : 0));
+    if (v->kind == AV_STR && v->len) {
+        ts_segment(&t->out, fl);
+        ts_run(t, &t->out, vb(t, v), v->len, v->index, true);
+    } else if (v->kind == AV_INT && !(v->flags & F_HUGE)) {
+        char d[24];
+        int n = snprintf(d, sizeof d, "%lld", (long long)v->ival);
+        ts_segment(&t->out, fl);
+        ts_run(t, &t->out, (const uint8_t *)d, n > 0 ? (size_t)n : 0, v->index, true);
+    }
+}
+
 void ev_end(tpl *t)
 {
     if (t->nomem)
@@ -1272,6 +1332,8 @@ void ev_end(tpl *t)
         break;
     default:
         flush(t);
+        if (t->tagkind == TAG_VAR)
+            emit_value(t);
         break;
     }
     t->nv = t->no = 0;

@@ -100,6 +100,20 @@ static bool find_dunder_path(const uint8_t *s, size_t n, size_t from, size_t *at
     return false;
 }
 
+/* A piece of an attribute name being assembled: '__' next to an identifier
+ * character ('__glo', 'bals__', 'x__y'), or the piece is exactly "__" / "_". */
+bool tv_has_frag(const uint8_t *s, size_t n)
+{
+    if ((n == 2 && s[0] == '_' && s[1] == '_') || (n == 1 && s[0] == '_'))
+        return true;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] == '_' && s[i + 1] == '_' &&
+            ((i + 2 < n && identc(s[i + 2]) && s[i + 2] != '_') ||
+             (i > 0 && identc(s[i - 1]) && s[i - 1] != '_')))
+            return true;
+    return false;
+}
+
 /* A literal that reads like a trigger word, not markup or a special token. */
 bool tv_wordlike(const uint8_t *s, size_t n)
 {
@@ -226,7 +240,7 @@ void tv_b_int(tpl *t, bld *b, int64_t x)
     tv_b_raw(t, b, s, n > 0 ? (size_t)n : 0);
 }
 
-static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint8_t flags,
+static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
                         tpl_pos pos, uint64_t index, const char *what);
 
 /* Finish a built constant: run the constant checks on the bytes not yet
@@ -267,7 +281,7 @@ static void b_val(tpl *t, bld *b, const aval *v)
 
 /* ------------------------------------------------------ constant checks */
 
-static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint8_t flags,
+static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
                         tpl_pos pos, uint64_t index, const char *what)
 {
     char e[160], e2[96];
@@ -382,7 +396,7 @@ static bool vs_reserve(tpl *t, uint32_t n)
 void tv_var_assign(tpl *t, var *x, const aval *v)
 {
     aval nv = *v;
-    nv.flags &= (uint8_t) ~(F_LITERAL | F_VAR | F_RSTR);
+    nv.flags &= (uint16_t) ~(F_LITERAL | F_VAR | F_RSTR);
     if (v->kind == AV_STR || v->kind == AV_LIST) {
         uint32_t len = v->len;
         if (len > t->budget) {
@@ -737,7 +751,7 @@ aval tv_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
     aval r = unk_at(at);
     r.count = n;
     bool all = true;
-    uint8_t fl = 0;
+    uint16_t fl = 0;
     for (uint32_t i = 0; i < n; i++) {
         all &= items[i].kind == AV_STR || items[i].kind == AV_INT;
         fl |= items[i].flags & F_TAINT;
@@ -810,7 +824,10 @@ aval tv_concat(tpl *t, const aval *a, const aval *b)
     bool ca = a->kind == AV_STR || a->kind == AV_INT, cb = b->kind == AV_STR || b->kind == AV_INT;
     if (!ca || !cb) {
         aval r = unk_at(a);
-        r.flags = (a->flags | b->flags) & (F_TAINT | F_CONTENT);
+        r.flags = (uint16_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT | F_FRAG)) | F_STRTYPE);
+        if ((a->kind == AV_STR && tv_has_frag(vb(t, a), a->len)) ||
+            (b->kind == AV_STR && tv_has_frag(vb(t, b), b->len)))
+            r.flags |= F_FRAG;
         return r;
     }
     /* two neighbours in the arena (the usual 'a' ~ 'b' ~ 'c'): no copy */

@@ -1,6 +1,6 @@
 /* template_impl.h - the analyser's state, shared by template_lex.c (bytes to
- * tokens, string literals), template_text.c (scanners of literal text and raw
- * bytes, the word table, hit recording), template_fold.c (constants, folding,
+ * tokens, string literals), template_text.c (the word table, hit recording,
+ * the raw byte scanner), template_stream.c (the text streams), template_fold.c (constants, folding,
  * the {% set %} store) and template_eval.c (the evaluator, the indicators and
  * the statements). Not used outside those files.
  *
@@ -8,7 +8,7 @@
  * literal or folded constant TPL_CONST_CAP, the per-tag arena TPL_ARENA_CAP,
  * the {% set %} store TPL_VARS_MAX variables in TPL_VSTORE_CAP bytes, the
  * expression stacks TPL_STACK entries, and all copying done by folding is
- * charged to a budget proportional to the template length. Hitting a cap
+ * charged to one budget per analyser, proportional to the bytes fed. Hitting a cap
  * costs precision (a TH_LIMIT note), never time or memory. */
 #ifndef GGUFLINT_TEMPLATE_IMPL_H
 #define GGUFLINT_TEMPLATE_IMPL_H
@@ -32,7 +32,12 @@
 #define TPL_DOS_BIG 1000000          /* one range / repetition */
 #define TPL_DOS_NEST 10000000        /* product of nested loop bounds */
 #define TPL_POW_BITS (1u << 24)      /* bits of a ** result */
-#define TPL_BUDGET_BASE (16u << 20)  /* folding copies: base + 4 x length */
+/* Folding copies, per analyser (one analyser per file): TPL_BUDGET_BASE,
+ * plus TPL_BUDGET_PER_BYTE for every template byte fed, up to TPL_BUDGET_MAX
+ * in all, so the work of a file is linear in its size however many
+ * templates it holds (8000 tiny ones cost what one big one does). */
+#define TPL_BUDGET_BASE (1u << 20)
+#define TPL_BUDGET_PER_BYTE 4u
 #define TPL_BUDGET_MAX (256ull << 20)
 
 /* ---- words: names with a meaning to the analyser (template_text.c) ---- */
@@ -91,6 +96,7 @@ enum { OPC_POW = 1, OPC_FDIV, OPC_EQ, OPC_NE, OPC_LE, OPC_GE };
 /* string literal flags */
 #define LF_ESC_IDENT 0x01u /* a \x / \u / \U / octal / \N escape spelled [A-Za-z0-9_.] */
 #define LF_TRUNC 0x02u     /* longer than TPL_CONST_CAP: only a prefix kept */
+#define LF_SCANNED 0x04u   /* the kept prefix went to the LIT stream */
 
 typedef struct tok {
     uint8_t kind;
@@ -117,10 +123,14 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
 #define F_VAR 0x10u      /* bytes live in the variable store, not the tag arena */
 #define F_LITERAL 0x20u  /* a plain string literal (for adjacent-literal joining) */
 #define F_HUGE 0x40u     /* AV_INT saturated */
+#define F_INEXACT 0x80u  /* a constant that may differ from Jinja's (kept for the checks) */
+#define F_STRTYPE 0x100u /* unknown, but certainly a string (built by ~, |string ...) */
+#define F_FRAG 0x200u    /* unknown, built from a piece holding a dunder fragment ('__') */
+#define F_SCANNED 0x400u /* the bytes of one string literal (its text was scanned already) */
 
 typedef struct aval {
     uint8_t kind;
-    uint8_t flags;
+    uint16_t flags;
     uint16_t word;      /* AV_NAME: the name's word; AV_ATTR: the attribute's */
     uint32_t off, len;  /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
     int64_t ival;       /* AV_INT value, AV_LIST item count */
@@ -163,8 +173,54 @@ typedef struct var {
 } var;
 
 /* Aho-Corasick automaton over a folded alphabet for phrases and URL schemes. */
-#define AC_SYMS 32u
-#define AC_MAX_STATES 768u
+#define AC_SYMS 52u
+#define AC_MAX_STATES 2048u
+#define TS_RING 64u /* folded symbols remembered (a phrase is shorter) */
+
+/* segment flags (what the bytes of a stretch of the OUT stream are) */
+#define SG_TEXT 0x01u    /* template text or a raw block */
+#define SG_VALUE 0x02u   /* the value of a {{ }} */
+#define SG_SCANNED 0x04u /* ... that is one string literal, scanned by LIT already */
+#define SG_BUILT 0x08u   /* ... built by folding */
+#define SG_ITEMS 0x10u   /* ... the items a loop emits one per iteration */
+/* how a match was made (ts_where) */
+#define HOW_ACROSS 0x01u  /* spans tags, comments or values */
+#define HOW_BUILT 0x02u   /* lies in a folded constant */
+#define HOW_ITEMS 0x04u   /* emitted piece by piece by a loop */
+#define HOW_FOLDED 0x08u  /* needed look-alike folding */
+#define HOW_SKIPPED 0x10u /* needed skipping invisible characters */
+#define HOW_DUP 0x20u     /* already reported by the other stream */
+
+/* One text stream (template_stream.c): the phrase automaton's state, the
+ * last TS_RING symbols, and the runs (blob, IPv4 / e-mail word, URL). */
+typedef struct tscan {
+    const char *what;  /* "text" or "string literal" */
+    uint32_t seg;      /* current segment number */
+    uint16_t seg_fl;   /* SG_* of the current segment */
+    uint16_t ac_state;
+    bool ac_space;     /* the last symbol fed was a space */
+    uint8_t u_need;    /* UTF-8: continuation bytes still expected */
+    uint32_t u_cp;
+    uint64_t u_index;
+    uint32_t ring_n;              /* symbols fed */
+    uint32_t seg_start;           /* ring_n when the current segment began */
+    uint32_t fold_n, skip_n;      /* ring_n after the last folded symbol / at the last
+                                     skipped invisible character (0: none) */
+    uint64_t ring_index[TS_RING]; /* template index of each symbol */
+    uint32_t blob_len, blob_seg;
+    uint8_t blob_cls;
+    uint8_t blob_head[48];
+    uint64_t blob_index;
+    uint32_t word_len, word_seg;
+    uint8_t word_kind;
+    uint8_t word[72];
+    uint64_t word_index;
+    bool url_cap;
+    unsigned url_how;
+    uint32_t url_len;
+    char url[112];
+    uint64_t url_index;
+} tscan;
 
 /* ---- the analyser ---- */
 struct tpl {
@@ -186,36 +242,19 @@ struct tpl {
     tpl_pos u8_pos;
     uint64_t u8_index;
 
-    /* text scanner (template text and string-literal contents) */
+    /* text scanners: the automaton and byte classes, the two streams */
     uint16_t (*ac_next)[AC_SYMS]; /* goto/fail-folded transitions */
     uint16_t *ac_out;             /* pattern index + 1 ending at a state, 0 none */
     uint16_t *ac_link;            /* dictionary suffix link */
-    uint16_t ac_state, ac_states;
-    bool ac_space;                /* the last symbol fed was a space */
+    uint16_t ac_states;
     uint8_t sym[256];             /* byte -> folded symbol */
-    uint64_t ring_index[64];      /* template index per folded symbol */
-    uint32_t ring_n;
+    uint8_t symf[256];            /* byte -> run classes */
+    uint8_t bcls[256];            /* byte -> blob class */
     tpl_pos hist_pos[8];          /* the last chunks fed, to map an index to its chunk */
     uint64_t hist_index[8];
     uint32_t hist_n;
-    /* runs: base64/hex blobs, IPv4 / e-mail words, URL capture */
-    uint32_t blob_len;
-    uint8_t blob_cls;
-    uint8_t blob_head[48];
-    tpl_pos blob_pos;
-    uint64_t blob_index;
-    uint32_t word_len;
-    uint8_t word_kind;            /* WK_* bits of the current word */
-    uint8_t bcls[256];            /* byte -> blob class */
-    uint8_t word[72];
-    tpl_pos word_pos;
-    uint64_t word_index;
-    bool url_cap;
-    uint32_t url_len;
-    char url[112];
-    tpl_pos url_pos;
-    uint64_t url_index;
-    const char *seg_what;         /* "text" or "string literal" for messages */
+    tscan out;                    /* the text as Jinja emits it */
+    tscan lits;                   /* the current string literal */
 
     /* lexer */
     uint8_t mode, tagkind, sub;
@@ -260,8 +299,10 @@ struct tpl {
     bool set_multi, set_attr, set_eq;
     bool limit_arena;
 
+    /* evaluator: per analyser (the file) */
+    uint64_t budget;       /* folding bytes left */
+    uint64_t budget_given; /* granted so far, at most TPL_BUDGET_MAX */
     /* evaluator: per template */
-    uint64_t budget;
     var *vars;
     uint32_t n_vars;
     uint16_t vslots[TPL_VAR_SLOTS];
@@ -275,20 +316,25 @@ struct tpl {
 void words_init(tpl *t);
 unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash);
 uint32_t name_hash(const uint8_t *s, size_t n);
-bool ac_init(tpl *t);
-void text_reset(tpl *t, const char *what); /* start of a text segment */
-void text_byte(tpl *t, uint8_t c);         /* one byte of text, at t->cur / t->index */
-void text_run(tpl *t, const uint8_t *p, size_t n); /* n bytes of text from t->index on */
+void raw_byte(tpl *t, uint8_t c);                  /* every byte of the template */
 void raw_run(tpl *t, const uint8_t *p, size_t n);  /* raw_byte over n bytes */
-tpl_pos pos_at(const tpl *t, uint64_t index);      /* the chunk holding a recent byte */
-void text_end(tpl *t);                     /* end of a segment */
-void raw_byte(tpl *t, uint8_t c);          /* every byte of the template */
 void raw_end(tpl *t);
 bool cp_invisible(uint32_t cp, const char **name);
 void hit(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* Escape up to max_in bytes for a message into buf (cap bytes). */
 const char *q(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in);
+
+/* template_stream.c: the text streams */
+bool ac_init(tpl *t);
+tpl_pos pos_at(const tpl *t, uint64_t index);      /* the chunk holding a recent byte */
+void ts_reset(tscan *s, const char *what);         /* a new stream */
+void ts_segment(tscan *s, uint16_t fl);            /* what the next bytes are (SG_*) */
+/* n bytes; byte i is at template index `index` + i, or at `index` for all
+ * of them when same_index (a value built by folding). */
+void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index);
+void ts_end(tpl *t, tscan *s);                     /* flush the runs, reset the automaton */
+const char *ts_where(const tscan *s, unsigned how, char *buf, size_t cap);
 
 /* ---- template_fold.c: constants, folding, the {% set %} store ----
  * Small helpers shared with the evaluator. */
@@ -369,6 +415,7 @@ bool tv_is_dunder(const uint8_t *s, size_t n);
 bool tv_is_mangled(const uint8_t *s, size_t n);
 bool tv_is_ident(const uint8_t *s, size_t n);
 bool tv_wordlike(const uint8_t *s, size_t n);
+bool tv_has_frag(const uint8_t *s, size_t n);
 /* A value for a message: a name, a quoted constant or "(...)". */
 const char *tv_desc(const tpl *t, const aval *v, char *buf, size_t cap);
 

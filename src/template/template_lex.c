@@ -33,6 +33,7 @@ tpl *tpl_new(void)
         return NULL;
     }
     words_init(t);
+    t->budget = t->budget_given = TPL_BUDGET_BASE;
     return t;
 }
 
@@ -75,14 +76,10 @@ void tpl_begin(tpl *t, uint64_t total_len)
     t->index = 0;
     t->first_tag = -1;
     t->u8_need = 0;
-    t->ring_n = 0;
     t->hist_n = 0;
-    t->blob_len = 0;
-    t->word_len = 0;
-    t->url_cap = false;
-    t->ac_state = 0;
-    t->ac_space = false;
-    t->seg_what = "text";
+    ts_reset(&t->out, "text");
+    ts_segment(&t->out, SG_TEXT);
+    ts_reset(&t->lits, "string literal");
     t->mode = M_TEXT;
     t->sub = S_NONE;
     t->pend = false;
@@ -145,11 +142,22 @@ static void emit_num(tpl *t, bool is_float)
 
 /* ---------------------------------------------------------- string literals */
 
+/* The literal's kept bytes go to the LIT stream in one run when it ends
+ * (byte i at the literal's first index + 1 + i: exact without escapes). */
+static void lit_scan_prefix(tpl *t)
+{
+    if (t->lit_len && !(t->lit_flags & LF_SCANNED))
+        ts_run(t, &t->lits, t->lit, t->lit_len, t->tok_index + 1, false);
+    t->lit_flags |= LF_SCANNED;
+}
+
 static void lit_put(tpl *t, uint8_t c)
 {
     t->lit_full++;
-    text_byte(t, c);
     if (t->lit_len >= TPL_CONST_CAP) {
+        /* past the kept prefix: scan it first, then the rest byte by byte */
+        lit_scan_prefix(t);
+        ts_run(t, &t->lits, &c, 1, t->index, false);
         t->lit_flags |= LF_TRUNC;
         return;
     }
@@ -265,7 +273,8 @@ static void str_end(tpl *t)
     k.full = t->lit_full;
     k.lflags = t->lit_flags;
     memcpy(k.esc, t->lit_esc, sizeof k.esc);
-    text_end(t);
+    lit_scan_prefix(t);
+    ts_end(t, &t->lits);
     ev_tok(t, &k);
 }
 
@@ -394,7 +403,7 @@ static void tag_end(tpl *t)
     ev_end(t);
     t->mode = ev_wants_raw(t) ? M_RAW : M_TEXT;
     t->raw_collect = false;
-    text_reset(t, t->mode == M_RAW ? "raw block" : "text");
+    ts_segment(&t->out, SG_TEXT); /* the tag was transparent: the text goes on */
 }
 
 static void num_add(tpl *t, unsigned d)
@@ -541,7 +550,7 @@ again:
         t->lit_flags = 0;
         t->lit_esc[0] = '\0';
         t->esc = E_NONE;
-        text_reset(t, "string literal");
+        ts_reset(&t->lits, "string literal");
         return;
     case '*': case '/': case '=': case '!': case '<': case '>':
         t->pend = true;
@@ -606,7 +615,7 @@ static bool is_endraw(const uint8_t *b, uint32_t n)
 
 static void raw_mode_byte(tpl *t, uint8_t c)
 {
-    text_byte(t, c);
+    ts_run(t, &t->out, &c, 1, t->index, false);
     if (c == '{') {
         t->raw_collect = true;
         t->raw_len = 0;
@@ -624,14 +633,13 @@ static void raw_mode_byte(tpl *t, uint8_t c)
         t->raw_collect = false;
         if (is_endraw(t->rawbuf, t->raw_len)) {
             t->mode = M_TEXT;
-            text_reset(t, "text");
+            ts_segment(&t->out, SG_TEXT);
         }
     }
 }
 
 static void open_tag(tpl *t, uint8_t kind)
 {
-    text_end(t);
     if (t->first_tag < 0)
         t->first_tag = (int64_t)t->tag_index;
     t->mode = M_TAG;
@@ -653,11 +661,10 @@ static void lex_byte(tpl *t, uint8_t c)
                 return;
             }
             if (c == '#') {
-                text_end(t);
-                t->mode = M_COMMENT;
+                t->mode = M_COMMENT; /* transparent: the output stream goes on */
                 return;
             }
-            text_byte(t, '{');
+            ts_run(t, &t->out, (const uint8_t *)"{", 1, t->index - 1, false);
         }
         if (c == '{') {
             t->pend = true;
@@ -665,14 +672,14 @@ static void lex_byte(tpl *t, uint8_t c)
             t->tag_index = t->index;
             return;
         }
-        text_byte(t, c);
+        ts_run(t, &t->out, &c, 1, t->index, false);
         return;
     case M_COMMENT:
         if (t->pend) {
             t->pend = false;
             if (c == '}') {
                 t->mode = M_TEXT;
-                text_reset(t, "text");
+                ts_segment(&t->out, SG_TEXT);
                 return;
             }
         }
@@ -710,13 +717,14 @@ void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos)
             if (run > 0) {
                 raw_run(t, p + i, run);
                 if (t->mode != M_COMMENT)
-                    text_run(t, p + i, run);
+                    ts_run(t, &t->out, p + i, run, t->index, false);
                 t->index += run;
                 i += run;
                 continue;
             }
         }
-        raw_byte(t, p[i]);
+        if (p[i] >= 0x80 || t->u8_need)
+            raw_byte(t, p[i]);
         lex_byte(t, p[i]);
         t->index++;
         i++;
@@ -730,7 +738,7 @@ void tpl_end(tpl *t)
     switch (t->mode) {
     case M_TEXT:
         if (t->pend)
-            text_byte(t, '{');
+            ts_run(t, &t->out, (const uint8_t *)"{", 1, t->index - 1, false);
         break;
     case M_COMMENT:
         hit(t, TH_SYNTAX, t->tag_pos, t->tag_index,
@@ -744,7 +752,8 @@ void tpl_end(tpl *t)
         if (t->sub == S_STR) {
             hit(t, TH_SYNTAX, t->tok_pos, t->tok_index,
                 "the template ends inside a string literal (Jinja rejects it)");
-            text_end(t);
+            lit_scan_prefix(t);
+            ts_end(t, &t->lits);
         } else {
             hit(t, TH_SYNTAX, t->tag_pos, t->tag_index, "the template ends inside a %s tag "
                 "(Jinja rejects it)", t->tagkind == TAG_VAR ? "{{ }}" : "{% %}");
@@ -761,7 +770,8 @@ void tpl_end(tpl *t)
     }
     t->pend = false;
     t->mode = M_TEXT;
-    text_end(t);
+    ts_end(t, &t->out);
+    ts_end(t, &t->lits);
     raw_end(t);
     ev_template_end(t);
     if (t->total > TPL_OVERSIZE)

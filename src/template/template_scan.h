@@ -5,8 +5,8 @@
  * literals with their escapes, folds constant expressions (~, +, join,
  * format, replace, case filters, {% set %}) and reports the indicators of
  * docs/SECURITY-PATTERNS.md section 3.4 as "hits", one kept per kind with a
- * count of the others. Time is linear in the template length and memory is
- * bounded whatever the input (see the caps in template_impl.h). */
+ * count of the others. Time is linear in the bytes fed to one analyser and
+ * memory is bounded whatever the input (see the caps in template_impl.h). */
 #ifndef GGUFLINT_TEMPLATE_SCAN_H
 #define GGUFLINT_TEMPLATE_SCAN_H
 
@@ -46,7 +46,10 @@ typedef struct tpl_hit {
 
 typedef struct tpl tpl;
 
-/* An analyser, reusable for any number of templates. NULL on NOMEM. */
+/* An analyser, reusable for any number of templates. Its folding budget is
+ * shared by all of them (a base plus a few bytes per template byte), so use
+ * one analyser per file: the file's cost stays linear in its size. NULL on
+ * NOMEM. */
 tpl *tpl_new(void);
 void tpl_free(tpl *t);
 /* Start a template of total_len bytes (the sum of the chunks to come). */
