@@ -7,6 +7,8 @@
  *
  * Script: responses one after another, each
  *     header lines (the status line first), an empty line, the body,
+ *     (an empty line followed by "HTTP/" continues the headers, as after an
+ *     interim 1xx response)
  *     then "\n==" and one control byte and "\n"
  * The control byte's low 3 bits pick the transport's result (0 complete,
  * 1 timeout, 2 connect failure, 3 TLS failure, 4 connection closed early,
@@ -85,7 +87,8 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
         if (!sink->header(sink->user, (const char *)q, (size_t)(le - q)))
             return NET_T_ABORTED;
         q = le;
-        if (empty) {
+        /* an interim (1xx) response is followed by the final one's headers */
+        if (empty && !(rend - q >= 5 && memcmp(q, "HTTP/", 5) == 0)) {
             body_started = true;
             break;
         }
