@@ -141,6 +141,38 @@ int gguflint_set_buffer(gguflint_ctx *ctx, const void *data, size_t size);
 /* Read a stream (e.g. stdin) into memory, at most `max_bytes`; a longer stream
  * is read only up to that bound and reported as truncated input. */
 int gguflint_read_stream(gguflint_ctx *ctx, FILE *stream, uint64_t max_bytes);
+/* A caller's random-access input: a remote file, an archive member, a file
+ * of a store that is not mapped. The library reads the metadata into memory
+ * through read_at - a first read of first_read bytes, then geometrically
+ * larger reads while the metadata goes on, at most max_prefix bytes in all -
+ * and reads any other range (padding, --deep tensor data) through it when a
+ * check asks. Every check that needs the file's size uses `size`, so a
+ * reader input gives exactly the findings of the same file read locally. */
+typedef struct gguflint_reader {
+    uint64_t size; /* the file's total size in bytes */
+    /* Fill buf with exactly len bytes at offset (offset + len <= size) and
+     * return GGUFLINT_OK, or a failing status with a one-line reason in err.
+     * Called from several threads at once by a --deep scan with deep_jobs. */
+    int (*read_at)(void *user, uint64_t offset, void *buf, size_t len, char *err,
+                   size_t err_size);
+    void (*close)(void *user); /* may be NULL */
+    void *user;
+    uint64_t first_read; /* bytes of the first read; 0: 2 MiB */
+    uint64_t max_prefix; /* most bytes held for the metadata; 0: 256 MiB. A file
+                            whose metadata goes on past it fails with
+                            GGUFLINT_E_IO ("metadata larger than ...") */
+} gguflint_reader;
+
+/* Use a reader as the input. The metadata is read now: an I/O failure or a
+ * metadata larger than max_prefix is this call's status. The context owns
+ * `user` from this call on, whatever it returns: close(user) is called once,
+ * by gguflint_free, or before this call returns when the input was refused. */
+int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *reader);
+/* Bytes of the input at `offset`, whatever the input is (a mapped file, a
+ * buffer, a stream, a reader: ranges of a remote file). GGUFLINT_E_IO past
+ * its end or when the read fails (reason in gguflint_error_detail); the
+ * status is not sticky. For `gguflint hash` and other data readers. */
+int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len);
 /* The file's name for checks that read it (the quantisation tag in
  * "model-Q4_K_M.gguf", split shard numbers). gguflint_open_file sets it from
  * the path unless it was set before. Copied. */
@@ -157,6 +189,80 @@ int gguflint_run(gguflint_ctx *ctx);
  * the first shard) are added to the context of the shard holding the field.
  * ctxs may be in any order. */
 int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
+
+/* ---- URL inputs: http://, https:// and hf://ORG/REPO[@REV][/PATH] ---- */
+/* Remote files are linted without downloading them: the metadata is read
+ * with HTTP range requests (libcurl, loaded when the first URL is opened)
+ * and the data section only when --deep asks. hf://ORG/REPO[@REV]/PATH.gguf
+ * is the file ENDPOINT/ORG/REPO/resolve/REV/PATH (REV defaults to main);
+ * hf://ORG/REPO[@REV][/FOLDER] names the .gguf files of a repository, listed
+ * with gguflint_url_list. Redirects are followed for http and https only,
+ * never from https to http; TLS certificates are always verified; the Hub
+ * token and extra headers go to the origin (scheme, host, port) of the URL
+ * opened, never to a redirect target elsewhere; 429 and 5xx are retried;
+ * every range must come back exactly as asked and from the same version of
+ * the file (ETag, If-Range, size): anything else is GGUFLINT_E_IO with a
+ * one-line reason in gguflint_error_detail. */
+
+/* False when this build has no URL support (libcurl's headers or libjansson
+ * were missing); URL calls then fail with GGUFLINT_E_ARG. */
+bool gguflint_url_supported(void);
+/* 0: not a URL (a path); 1: the URL of one file (http://, https://, or
+ * hf://... ending in .gguf); 2: an hf:// repository or folder to list.
+ * Syntax only: no request is made. */
+int gguflint_url_kind(const char *name);
+
+typedef struct gguflint_fetch_options gguflint_fetch_options;
+/* Defaults: a first range of 2 MiB, a cap of 256 MiB of metadata, 3 retries
+ * from 500 ms, a 10 s connect and a 30 s stall timeout, at most 10 redirects;
+ * the Hub at $HF_ENDPOINT (else https://huggingface.co) and the token
+ * $HF_TOKEN (sent as "Authorization: Bearer" to the Hub's origin only).
+ * NULL only when memory is exhausted. */
+gguflint_fetch_options *gguflint_fetch_options_new(void);
+void gguflint_fetch_options_free(gguflint_fetch_options *fo);
+typedef enum gguflint_fetch_setting {
+    GGUFLINT_FETCH_FIRST_RANGE = 0,   /* bytes of the first request (>= 64) */
+    GGUFLINT_FETCH_MAX_BYTES = 1,     /* cap on the metadata held (and on one API page) */
+    GGUFLINT_FETCH_RETRIES = 2,       /* extra attempts after 429 / 5xx (<= 20) */
+    GGUFLINT_FETCH_BACKOFF_MS = 3,    /* first retry delay, doubled each time */
+    GGUFLINT_FETCH_CONNECT_TIMEOUT_MS = 4,
+    GGUFLINT_FETCH_TIMEOUT_MS = 5,    /* a request that receives nothing this long fails */
+    GGUFLINT_FETCH_MAX_REDIRECTS = 6
+} gguflint_fetch_setting;
+/* GGUFLINT_E_ARG for an unknown setting or a value out of range. */
+int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, uint64_t value);
+/* Add a request header "Name: value" (printable ASCII, at most 32 headers),
+ * sent to the origin of each URL opened with these options only. */
+int gguflint_fetch_add_header(gguflint_fetch_options *fo, const char *line);
+/* The Hub's endpoint (an http(s) URL) and token; NULL keeps the current
+ * value, "" removes the token. */
+int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *endpoint, const char *token);
+
+/* Open the file at `url` (kind 1). fo may be NULL for the defaults. The
+ * metadata is fetched now; the context's name (for name-based checks) is the
+ * URL without its query, unless set before. */
+int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_options *fo);
+/* For a URL input: the URL fetched (hf:// resolved), body bytes received and
+ * HTTP requests made so far (redirects and retries included). False (and
+ * nothing written) for other inputs. */
+bool gguflint_fetch_stats(const gguflint_ctx *ctx, const char **url, uint64_t *bytes_fetched,
+                          uint64_t *requests);
+/* For a URL input: false when the server ignored Range requests and sent the
+ * whole file, which was then read from its start up to the fetch cap (the
+ * metadata is complete, or the open failed); true otherwise. */
+bool gguflint_fetch_ranges(const gguflint_ctx *ctx);
+
+/* The .gguf files named by an hf:// reference of kind 2 (or the one file of
+ * kind 1), sorted by path, as hf://ORG/REPO@REV/PATH URLs. */
+typedef struct gguflint_url_list gguflint_url_list;
+int gguflint_url_list_new(const char *ref, const gguflint_fetch_options *fo,
+                          gguflint_url_list **out, char *err, size_t err_size);
+size_t gguflint_url_list_count(const gguflint_url_list *l);
+const char *gguflint_url_list_get(const gguflint_url_list *l, size_t i); /* NULL past the end */
+uint64_t gguflint_url_list_size(const gguflint_url_list *l, size_t i);  /* as listed */
+/* Bytes received and requests made to list. */
+void gguflint_url_list_stats(const gguflint_url_list *l, uint64_t *bytes, uint64_t *requests);
+void gguflint_url_list_free(gguflint_url_list *l);
 
 /* ---- findings ---- */
 typedef struct gguflint_finding {
@@ -261,6 +367,10 @@ gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, v
 /* display_path: the name shown (as given). ctx may carry a failing status. */
 void gguflint_report_file(gguflint_report *r, const char *display_path,
                           const gguflint_ctx *ctx, int status);
+/* An input that could not even be opened as a context (an hf:// listing that
+ * failed): recorded like a file whose status is `status`, with `detail`. */
+void gguflint_report_failure(gguflint_report *r, const char *display_path, int status,
+                             const char *detail);
 /* Closes the JSON document; in text prints the summary line when `summary`. */
 void gguflint_report_end(gguflint_report *r, bool summary);
 void gguflint_report_free(gguflint_report *r);

@@ -394,6 +394,16 @@ static void test_short_ranges_continue(void **state)
     assert_int_equal(open_read(&b, 1000, 100, err, sizeof err, &s), NET_E_IO);
     assert_non_null(strstr(err, "shorter than asked"));
     free(b.p);
+    /* ranges capped at 64 KiB are followed to the end */
+    uint8_t *big = pattern(300000);
+    b = (buf){0};
+    part(&b, big, 0, 999, 300000, NULL);
+    for (uint64_t i = 1000; i < 300000; i += 65536)
+        part(&b, big, i, i + 65535 < 299999 ? i + 65535 : 299999, 300000, NULL);
+    assert_int_equal(open_read(&b, 1000, 299000, err, sizeof err, &s), NET_OK);
+    assert_int_equal(s.performed, 6);
+    free(big);
+    free(b.p);
     free(file);
 }
 

@@ -4,7 +4,8 @@
  * of Q8_K, the E8M0 scale of MXFP4); tensors that are entirely zero.
  *
  * Each tensor's bytes stream through one reused buffer per thread (pread from
- * the file, or straight from a caller's buffer); tensors are split over
+ * the file, ranges of a reader input such as a remote file, or straight from
+ * memory: source_read); tensors are split over
  * options.deep_jobs threads, each writing only its own tensors' result slots,
  * and the findings are emitted afterwards in tensor order, so the output is
  * the same whatever the thread count. One finding per tensor and problem,
@@ -21,6 +22,8 @@
 #include <unistd.h>
 
 #define CHUNK (1u << 20)
+/* reader inputs (remote files): one request per piece, so larger pieces */
+#define READER_CHUNK (16u << 20)
 
 enum scan_kind { SCAN_NONE, SCAN_F32, SCAN_F16, SCAN_BF16, SCAN_F64, SCAN_BLOCKS };
 
@@ -77,6 +80,9 @@ typedef struct scan_state {
     result *res;
     size_t next;             /* next tensor to take (under mu) */
     pthread_mutex_t mu;
+    size_t chunk;            /* bytes per read */
+    int read_status;         /* the first failed read's status and reason (under mu) */
+    char read_err[256];
 } scan_state;
 
 static uint16_t ld16(const uint8_t *p, bool be)
@@ -200,39 +206,37 @@ static void scan_blocks(result *r, scale_layout sl, uint32_t bsize, const uint8_
     }
 }
 
-/* Scan one tensor through `buf` (CHUNK bytes, a multiple of every block size
- * used: rounded down per tensor). */
-static void scan_tensor(gguflint_ctx *ctx, size_t ti, result *r, uint8_t *buf)
+/* Scan one tensor through `buf` (st->chunk bytes, or NULL when the input is
+ * all in memory), in pieces that are a multiple of the block size. */
+static void scan_tensor(scan_state *st, size_t ti, result *r, uint8_t *buf)
 {
+    gguflint_ctx *ctx = st->ctx;
     const gguflint_tensor *t = &ctx->tensors[ti];
     const bool be = ctx->hdr.big_endian;
     enum scan_kind k = kind_of(t->type);
     const ggml_type_info *gi = gt_info(t->type);
     scale_layout sl = layout_of(t->type);
     uint64_t start = ctx->hdr.data_start + t->offset, left = t->nbytes, done = 0;
-    size_t step = CHUNK;
+    size_t step = st->chunk;
     if (k == SCAN_BLOCKS && gi->size)
-        step = CHUNK - CHUNK % gi->size;
+        step -= step % gi->size;
     unsigned esz = k == SCAN_F64 ? 8 : k == SCAN_F32 ? 4 : 2;
     r->scanned = true;
     while (left > 0) {
         size_t n = left < step ? (size_t)left : step;
-        const uint8_t *p;
-        if (ctx->fd >= 0) {
-            size_t got = 0;
-            while (got < n) {
-                ssize_t g = pread(ctx->fd, buf + got, n - got, (off_t)(start + done + got));
-                if (g <= 0)
-                    break;
-                got += (size_t)g;
+        int rs = GGUFLINT_OK;
+        char err[160];
+        const uint8_t *p = source_read_r(ctx, start + done, n, buf, &rs, err, sizeof err);
+        if (!p) {
+            r->read_error = true;
+            pthread_mutex_lock(&st->mu);
+            if (st->read_status == GGUFLINT_OK) {
+                st->read_status = rs;
+                snprintf(st->read_err, sizeof st->read_err, "reading tensor %zu's data: %s",
+                         ti, err);
             }
-            if (got < n) {
-                r->read_error = true;
-                return;
-            }
-            p = buf;
-        } else {
-            p = ctx->data + start + done;
+            pthread_mutex_unlock(&st->mu);
+            return;
         }
         if (k == SCAN_BLOCKS)
             scan_blocks(r, sl, gi->size, p, n, done / gi->size, be);
@@ -247,14 +251,16 @@ static void *scan_worker(void *arg)
 {
     scan_state *st = arg;
     gguflint_ctx *ctx = st->ctx;
-    uint8_t *buf = ctx->fd >= 0 ? malloc(CHUNK) : NULL;
-    if (ctx->fd >= 0 && !buf)
+    bool in_memory = ctx->fd < 0 && ctx->avail == ctx->size;
+    uint8_t *buf = in_memory ? NULL : malloc(st->chunk);
+    if (!in_memory && !buf)
         return (void *)1;
     for (;;) {
         pthread_mutex_lock(&st->mu);
         size_t i = st->next++;
+        bool failed = st->read_status != GGUFLINT_OK;
         pthread_mutex_unlock(&st->mu);
-        if (i >= ctx->n_tensors)
+        if (i >= ctx->n_tensors || failed)
             break;
         const gguflint_tensor *t = &ctx->tensors[i];
         uint64_t end;
@@ -262,7 +268,7 @@ static void *scan_worker(void *arg)
             __builtin_add_overflow(ctx->hdr.data_start + t->offset, t->nbytes, &end) ||
             t->offset > ctx->size || end > ctx->size)
             continue;
-        scan_tensor(ctx, i, &st->res[i], buf);
+        scan_tensor(st, i, &st->res[i], buf);
     }
     free(buf);
     return NULL;
@@ -301,7 +307,8 @@ void check_data(gguflint_ctx *ctx)
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
-    scan_state st = {ctx, res, 0, PTHREAD_MUTEX_INITIALIZER};
+    scan_state st = {ctx, res, 0, PTHREAD_MUTEX_INITIALIZER,
+                     ctx->reader.read_at ? READER_CHUNK : CHUNK, GGUFLINT_OK, ""};
     unsigned n = ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1;
     if (n > 64)
         n = 64;
@@ -325,9 +332,13 @@ void check_data(gguflint_ctx *ctx)
      * changed while it was read), not a property of the file: a status. */
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
         if (res[i].read_error) {
-            snprintf(ctx->error_detail, sizeof ctx->error_detail,
-                     "reading tensor %zu's data failed: the file changed while being read", i);
-            ctx->status = GGUFLINT_E_IO;
+            if (ctx->fd >= 0)
+                snprintf(ctx->error_detail, sizeof ctx->error_detail,
+                         "reading tensor %zu's data failed: the file changed while being read",
+                         i);
+            else
+                snprintf(ctx->error_detail, sizeof ctx->error_detail, "%s", st.read_err);
+            ctx->status = st.read_status == GGUFLINT_E_NOMEM ? GGUFLINT_E_NOMEM : GGUFLINT_E_IO;
         }
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
         if (res[i].scanned)

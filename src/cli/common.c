@@ -93,6 +93,64 @@ void install_bus_guard(void)
     sigaction(SIGBUS, &sa, NULL);
 }
 
+static const gguflint_fetch_options *fetch_opts;
+
+void cli_set_fetch(const gguflint_fetch_options *fo)
+{
+    fetch_opts = fo;
+}
+
+/* Seconds (a decimal number, fractions allowed) as milliseconds, >= 1. */
+static bool parse_seconds(const char *s, uint64_t *ms)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || v > 86400.0)
+        return false;
+    *ms = (uint64_t)(v * 1000.0 + 0.5);
+    if (*ms == 0)
+        *ms = 1;
+    return true;
+}
+
+int cli_fetch_option(gguflint_fetch_options **fo, const char *name, const char *value)
+{
+    if (!*fo && !(*fo = gguflint_fetch_options_new())) {
+        if (!gguflint_url_supported())
+            return usage_error("--%s: this gguflint was built without URL support", name);
+        fprintf(stderr, "gguflint: out of memory\n");
+        return EXIT_USAGE;
+    }
+    uint64_t v;
+    int st;
+    if (strcmp(name, "header") == 0) {
+        st = gguflint_fetch_add_header(*fo, value);
+        if (st != GGUFLINT_OK)
+            return usage_error("--header takes 'Name: value' in printable ASCII (at most 32), "
+                               "got '%s'",
+                               value);
+        return EXIT_CLEAN;
+    }
+    if (strcmp(name, "timeout") == 0 || strcmp(name, "connect-timeout") == 0) {
+        if (!parse_seconds(value, &v))
+            return usage_error("bad number of seconds '%s'", value);
+        st = gguflint_fetch_set(*fo,
+                                name[0] == 't' ? GGUFLINT_FETCH_TIMEOUT_MS
+                                               : GGUFLINT_FETCH_CONNECT_TIMEOUT_MS,
+                                v);
+    } else {
+        gguflint_fetch_setting what = strcmp(name, "max-fetch") == 0 ? GGUFLINT_FETCH_MAX_BYTES
+                                      : strcmp(name, "retries") == 0
+                                          ? GGUFLINT_FETCH_RETRIES
+                                          : GGUFLINT_FETCH_FIRST_RANGE;
+        st = parse_u64(value, &v) ? gguflint_fetch_set(*fo, what, v) : GGUFLINT_E_ARG;
+    }
+    if (st != GGUFLINT_OK)
+        return usage_error("bad or out-of-range value '%s'", value);
+    return EXIT_CLEAN;
+}
+
 int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
                 void (*then)(gguflint_ctx *, void *), void *arg)
 {
@@ -101,8 +159,9 @@ int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
         return -1; /* the caller reports "changed while being read" */
     }
     bus_armed = 1;
-    int st = strcmp(path, "-") == 0 ? gguflint_read_stream(ctx, stdin, stdin_max)
-                                    : gguflint_open_file(ctx, path);
+    int st = strcmp(path, "-") == 0        ? gguflint_read_stream(ctx, stdin, stdin_max)
+             : gguflint_url_kind(path) == 1 ? gguflint_open_url(ctx, path, fetch_opts)
+                                            : gguflint_open_file(ctx, path);
     if (st == GGUFLINT_OK)
         st = gguflint_run(ctx);
     if (st == GGUFLINT_OK && then)

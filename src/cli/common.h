@@ -23,9 +23,18 @@ void err_text(const char *s);
 /* "gguflint: PATH: status: detail" on stderr. */
 void report_status(const char *path, const gguflint_ctx *ctx, int st);
 
+/* The fetch options URL inputs use (set once by a command before it starts
+ * threads; NULL: the library's defaults). */
+void cli_set_fetch(const gguflint_fetch_options *fo);
+/* Parse a fetch option of the command line (--max-fetch, --fetch-first-range,
+ * --header, --timeout, --connect-timeout, --retries) into *fo, creating it
+ * on first use. Returns EXIT_CLEAN or a usage error. */
+int cli_fetch_option(gguflint_fetch_options **fo, const char *name, const char *value);
+
 /* Install the process-wide SIGBUS handler (once, from main). */
 void install_bus_guard(void);
-/* Open `path` (or standard input for "-"), run the checks, then call `then`
+/* Open `path` (standard input for "-", a URL for http://, https:// and
+ * hf://...gguf), run the checks, then call `then`
  * (optional) - all under a per-thread SIGBUS guard: a file truncated by
  * another process while it is read becomes GGUFLINT_E_IO. */
 int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,

@@ -18,7 +18,8 @@ enum {
     OPT_FORMAT = 256, OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY, OPT_FAIL_ON,
     OPT_EXIT_ZERO, OPT_QUIET, OPT_DEEP, OPT_MAX_STRING, OPT_MAX_ARRAY, OPT_MAX_KV,
     OPT_MAX_TENSOR, OPT_MAX_DEPTH, OPT_MAX_FINDINGS, OPT_STDIN_MAX, OPT_VERSION, OPT_HELP,
-    OPT_PROFILE, OPT_CONFIG, OPT_ISOLATED, OPT_RECURSIVE, OPT_JOBS, OPT_HEADER_ONLY
+    OPT_PROFILE, OPT_CONFIG, OPT_ISOLATED, OPT_RECURSIVE, OPT_JOBS, OPT_HEADER_ONLY,
+    OPT_FETCH
 };
 
 static const struct option long_opts[] = {
@@ -44,6 +45,12 @@ static const struct option long_opts[] = {
     {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
     {"max-findings-per-rule", required_argument, NULL, OPT_MAX_FINDINGS},
     {"stdin-max", required_argument, NULL, OPT_STDIN_MAX},
+    {"max-fetch", required_argument, NULL, OPT_FETCH},
+    {"fetch-first-range", required_argument, NULL, OPT_FETCH},
+    {"header", required_argument, NULL, OPT_FETCH},
+    {"timeout", required_argument, NULL, OPT_FETCH},
+    {"connect-timeout", required_argument, NULL, OPT_FETCH},
+    {"retries", required_argument, NULL, OPT_FETCH},
     {"version", no_argument, NULL, OPT_VERSION},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -244,6 +251,7 @@ static int apply_rule_opts(settings *s)
 
 typedef struct job {
     const char *path;
+    const char *list_error; /* an hf:// listing that failed: its reason (status holds why) */
     gguflint_ctx *ctx;
     int status;  /* guarded_run's result; -1 when the file changed while read */
     int state;   /* 0 waiting, 1 taken, 2 done */
@@ -260,6 +268,8 @@ typedef struct runner {
 
 static void run_job(runner *rn, job *j)
 {
+    if (j->list_error)
+        return;
     j->ctx = gguflint_new(&rn->s->opt);
     j->status = j->ctx ? guarded_run(j->ctx, j->path, rn->s->stdin_max, NULL, NULL)
                        : GGUFLINT_E_NOMEM;
@@ -371,6 +381,41 @@ static void check_set(runner *rn, size_t first)
     free(ctxs);
 }
 
+/* One input of the command line: a path (or a directory with -r), the URL
+ * of a file, or an hf:// repository or folder, which is listed now and
+ * replaced by its .gguf files. A listing that fails stays in the list under
+ * its own name with the reason in *error (and the status in *status).
+ * False on NOMEM. */
+static bool add_input(file_list *files, const char *arg, bool recursive,
+                      const gguflint_fetch_options *fetch, char **error, int *status)
+{
+    int kind = gguflint_url_kind(arg);
+    if (kind == 0)
+        return files_add(files, arg, recursive);
+    if (kind == 1)
+        return files_add(files, arg, false);
+    gguflint_url_list *l = NULL;
+    char err[256] = "";
+    int st = gguflint_url_list_new(arg, fetch, &l, err, sizeof err);
+    if (st == GGUFLINT_E_NOMEM)
+        return false;
+    if (st == GGUFLINT_OK && gguflint_url_list_count(l) == 0) {
+        snprintf(err, sizeof err, "no .gguf file in this repository or folder");
+        st = GGUFLINT_E_IO;
+    }
+    if (st != GGUFLINT_OK) {
+        gguflint_url_list_free(l);
+        *status = st;
+        *error = strdup(err[0] ? err : "the listing failed");
+        return *error && files_add(files, arg, false);
+    }
+    bool ok = true;
+    for (size_t i = 0; ok && i < gguflint_url_list_count(l); i++)
+        ok = files_add(files, gguflint_url_list_get(l, i), false);
+    gguflint_url_list_free(l);
+    return ok;
+}
+
 static bool path_matches(const char *pattern, const char *path)
 {
     const char *base = strrchr(path, '/');
@@ -408,6 +453,9 @@ int cmd_lint(int argc, char **argv)
     config cfg;
     memset(&cfg, 0, sizeof cfg);
     file_list files = {0};
+    gguflint_fetch_options *fetch = NULL;
+    char **list_errors = NULL; /* per input of files: why its hf:// listing failed */
+    int *list_status = NULL;
     int rc = EXIT_CLEAN;
 
     /* The config file first (its path may be on the command line). */
@@ -438,10 +486,15 @@ int cmd_lint(int argc, char **argv)
 
     opterr = 0;
     optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "hqrj:", long_opts, NULL)) != -1) {
+    int c, li;
+    while ((c = getopt_long(argc, argv, "hqrj:", long_opts, &li)) != -1) {
         uint64_t v;
         switch (c) {
+        case OPT_FETCH:
+            rc = cli_fetch_option(&fetch, long_opts[li].name, optarg);
+            if (rc != EXIT_CLEAN)
+                goto done;
+            break;
         case OPT_FORMAT:
             if (!parse_format(optarg, &s->fmt)) {
                 rc = usage_error("unknown format '%s' (text, json, sarif, github)", optarg);
@@ -511,8 +564,16 @@ int cmd_lint(int argc, char **argv)
         rc = usage_error("%s", "no input files");
         goto done;
     }
+    cli_set_fetch(fetch);
+    list_errors = calloc((size_t)argc, sizeof *list_errors);
+    list_status = calloc((size_t)argc, sizeof *list_status);
+    if (!list_errors || !list_status) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        rc = EXIT_USAGE;
+        goto done;
+    }
     for (int i = optind; i < argc; i++) {
-        if (!files_add(&files, argv[i], s->recursive)) {
+        if (!add_input(&files, argv[i], s->recursive, fetch, &list_errors[i], &list_status[i])) {
             fprintf(stderr, "gguflint: out of memory\n");
             rc = EXIT_USAGE;
             goto done;
@@ -529,8 +590,15 @@ int cmd_lint(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    for (size_t i = 0; i < files.n; i++)
+    for (size_t i = 0; i < files.n; i++) {
         jobs[i].path = files.paths[i];
+        /* a failed listing stands in the list as its reference */
+        for (int a = optind; a < argc; a++)
+            if (list_errors[a] && strcmp(files.paths[i], argv[a]) == 0) {
+                jobs[i].list_error = list_errors[a];
+                jobs[i].status = list_status[a];
+            }
+    }
     find_sets(jobs, files.n);
     runner rn = {jobs, files.n, 0, 0, 64, s, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
     unsigned n_threads = s->jobs > 1 ? s->jobs : 0;
@@ -547,6 +615,20 @@ int cmd_lint(int argc, char **argv)
             check_set(&rn, i);
         ensure_done(&rn, i);
         int st = j->status;
+        if (j->list_error) {
+            fprintf(stderr, "gguflint: ");
+            err_text(j->path);
+            fprintf(stderr, ": %s: ", gguflint_strerror(st));
+            err_text(j->list_error);
+            fprintf(stderr, "\n");
+            gguflint_report_failure(rep, j->path, st, j->list_error);
+            io_error = true;
+            pthread_mutex_lock(&rn.mu);
+            rn.reported = i + 1;
+            pthread_cond_broadcast(&rn.changed);
+            pthread_mutex_unlock(&rn.mu);
+            continue;
+        }
         if (st < 0) {
             fprintf(stderr, "gguflint: ");
             err_text(j->path);
@@ -554,6 +636,16 @@ int cmd_lint(int argc, char **argv)
             st = GGUFLINT_E_IO;
         } else if (st != GGUFLINT_OK) {
             report_status(j->path, j->ctx, st);
+        }
+        uint64_t fetched;
+        if (j->ctx && !gguflint_fetch_ranges(j->ctx) &&
+            gguflint_fetch_stats(j->ctx, NULL, &fetched, NULL)) {
+            fprintf(stderr, "gguflint: ");
+            err_text(j->path);
+            fprintf(stderr,
+                    ": note: the server ignores Range requests: %llu bytes were downloaded "
+                    "from the start of the file (at most --max-fetch)\n",
+                    (unsigned long long)fetched);
         }
         if (st == GGUFLINT_OK) {
             apply_ignores(&cfg, j->ctx, j->path);
@@ -592,6 +684,12 @@ int cmd_lint(int argc, char **argv)
     else if (s->exit_zero)
         rc = EXIT_CLEAN;
 done:
+    for (int i = 0; list_errors && i < argc; i++)
+        free(list_errors[i]);
+    free(list_errors);
+    free(list_status);
+    cli_set_fetch(NULL);
+    gguflint_fetch_options_free(fetch);
     files_free(&files);
     config_free(&cfg);
     free(found);

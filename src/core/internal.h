@@ -57,9 +57,19 @@ struct gguflint_ctx {
     gguflint_options opt;
     int status;          /* sticky failing status */
     bool input_set, ran;
-    /* input */
+    /* input: the file is `size` bytes; its first `avail` bytes are at `data`
+     * (avail == size except for a reader input, which holds only the metadata
+     * and reads the rest through `reader`, see source_read) */
     const uint8_t *data;
     uint64_t size;
+    uint64_t avail;
+    gguflint_reader reader; /* reader inputs: read_at != NULL */
+    /* The parse ran out of the `avail` bytes before the metadata ended, in a
+     * file that goes on (reader prefixes): bytes_needed is the least prefix
+     * that lets it read on. No finding is made for such a cut. */
+    bool input_cut;
+    uint64_t bytes_needed;
+    struct url_source *url;  /* URL inputs (src/net/url_input.c), or NULL */
     void *map;           /* owned mapping (munmap) */
     int fd;              /* the mapped file, kept open to notice it shrinking; -1 */
     uint64_t map_size;
@@ -112,6 +122,8 @@ int findings_finalize(gguflint_ctx *ctx);
 /* The semantic checks (checks.c and check_*.c), run after the layout checks. */
 void checks_run(gguflint_ctx *ctx);
 
+/* GGUFLINT_OK when an input may be set now; else the (sticky) status. */
+int source_ready(gguflint_ctx *ctx);
 /* Release the input mapping or buffer (source.c). */
 void source_release(gguflint_ctx *ctx);
 /* GGUFLINT_E_IO (and the sticky status) when a mapped file has shrunk since it
@@ -122,6 +134,23 @@ int source_check_unchanged(gguflint_ctx *ctx);
 /* Close the mapped file's descriptor once a run no longer needs it, so many
  * contexts alive at once (-j, split sets) do not exhaust descriptors. */
 void source_close_fd(gguflint_ctx *ctx);
+/* Bytes [off, off + len) of the input, wherever they are: a pointer into the
+ * input when they are in memory, else read into `scratch` (len bytes) from
+ * the mapped file or the reader. NULL when they cannot be read (past the
+ * end, an I/O failure: ctx->status becomes GGUFLINT_E_IO with the reason).
+ * Thread-safe for reader inputs whose read_at is (the --deep workers). */
+const uint8_t *source_read(gguflint_ctx *ctx, uint64_t off, size_t len, uint8_t *scratch);
+/* The same without touching the context: on failure *status and err get the
+ * reason (for threads that report after joining). */
+const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len,
+                             uint8_t *scratch, int *status, char *err, size_t err_size);
+/* The first non-zero byte of [from, to) (read through source_read in pieces
+ * when it is not in memory): true with its offset and value. False when all
+ * are zero, or on an I/O failure (ctx->status set). */
+bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_t *at,
+                          uint8_t *byte);
+/* URL inputs: release what gguflint_open_url attached (url_input.c). */
+void url_source_free(struct url_source *u);
 
 /* Growable arrays: ensure room for one more element; false on NOMEM. */
 bool grow(void **arr, size_t *cap, size_t n, size_t elem);

@@ -1,6 +1,8 @@
 /* source.c - input: a regular file mapped read-only, a caller's buffer, or a
- * stream read into memory up to a bound. Only regular files are mapped; a
- * directory, FIFO or device given as a path is a status, not a finding. */
+ * stream read into memory up to a bound (a caller's range reader is in
+ * reader.c). Only regular files are mapped; a directory, FIFO or device given
+ * as a path is a status, not a finding. source_read is the one way checks
+ * reach bytes that may not be in memory. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 
@@ -28,6 +30,11 @@ static int ready(gguflint_ctx *ctx)
     if (ctx->input_set)
         return fail(ctx, GGUFLINT_E_STATE, "input already set");
     return GGUFLINT_OK;
+}
+
+int source_ready(gguflint_ctx *ctx)
+{
+    return ready(ctx);
 }
 
 int gguflint_open_file(gguflint_ctx *ctx, const char *path)
@@ -63,6 +70,7 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
         close(fd);
         ctx->data = (const uint8_t *)"";
         ctx->size = 0;
+        ctx->avail = 0;
         return GGUFLINT_OK;
     }
     if (size > SIZE_MAX) {
@@ -80,6 +88,7 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
     ctx->map_size = size;
     ctx->data = m;
     ctx->size = size;
+    ctx->avail = size;
     return GGUFLINT_OK;
 }
 
@@ -93,6 +102,7 @@ int gguflint_set_buffer(gguflint_ctx *ctx, const void *data, size_t size)
     ctx->input_set = true;
     ctx->data = data ? data : (const uint8_t *)"";
     ctx->size = size;
+    ctx->avail = size;
     return GGUFLINT_OK;
 }
 
@@ -139,6 +149,7 @@ int gguflint_read_stream(gguflint_ctx *ctx, FILE *f, uint64_t max_bytes)
     ctx->owned = buf;
     ctx->data = buf ? buf : (const uint8_t *)"";
     ctx->size = len;
+    ctx->avail = len;
     return GGUFLINT_OK;
 }
 
@@ -161,6 +172,114 @@ void source_close_fd(gguflint_ctx *ctx)
     ctx->fd = -1;
 }
 
+const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len,
+                             uint8_t *scratch, int *status, char *err, size_t err_size)
+{
+    if (off > ctx->size || len > ctx->size - off) {
+        snprintf(err, err_size, "a read past the end of the input (%llu bytes at 0x%llx)",
+                 (unsigned long long)len, (unsigned long long)off);
+        *status = GGUFLINT_E_IO;
+        return NULL;
+    }
+    if (off <= ctx->avail && len <= ctx->avail - off)
+        return ctx->data + off;
+    if (ctx->fd >= 0) {
+        size_t got = 0;
+        while (got < len) {
+            ssize_t g = pread(ctx->fd, scratch + got, len - got, (off_t)(off + got));
+            if (g <= 0)
+                break;
+            got += (size_t)g;
+        }
+        if (got == len)
+            return scratch;
+        snprintf(err, err_size, "reading 0x%llx failed: the file changed while being read",
+                 (unsigned long long)(off + got));
+        *status = GGUFLINT_E_IO;
+        return NULL;
+    }
+    if (ctx->reader.read_at) {
+        err[0] = '\0';
+        int st = ctx->reader.read_at(ctx->reader.user, off, scratch, len, err, err_size);
+        if (st == GGUFLINT_OK)
+            return scratch;
+        if (!err[0])
+            snprintf(err, err_size, "the reader failed");
+        *status = st == GGUFLINT_E_NOMEM ? GGUFLINT_E_NOMEM : GGUFLINT_E_IO;
+        return NULL;
+    }
+    snprintf(err, err_size, "no bytes past the input's memory");
+    *status = GGUFLINT_E_INTERNAL; /* a memory input holds every byte */
+    return NULL;
+}
+
+const uint8_t *source_read(gguflint_ctx *ctx, uint64_t off, size_t len, uint8_t *scratch)
+{
+    int st = GGUFLINT_OK;
+    const uint8_t *p =
+        source_read_r(ctx, off, len, scratch, &st, ctx->error_detail, sizeof ctx->error_detail);
+    if (!p)
+        ctx->status = st;
+    return p;
+}
+
+enum { SCAN_PIECE = 1u << 20 };
+
+bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_t *at,
+                          uint8_t *byte)
+{
+    uint8_t *scratch = NULL;
+    bool found = false;
+    while (from < to && !found) {
+        size_t n = to - from < SCAN_PIECE ? (size_t)(to - from) : SCAN_PIECE;
+        const uint8_t *p;
+        if (from <= ctx->avail && n <= ctx->avail - from) {
+            p = ctx->data + from;
+        } else {
+            if (!scratch && !(scratch = malloc(SCAN_PIECE))) {
+                ctx->status = GGUFLINT_E_NOMEM;
+                break;
+            }
+            p = source_read(ctx, from, n, scratch);
+            if (!p)
+                break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (p[i] != 0) {
+                *at = from + i;
+                *byte = p[i];
+                found = true;
+                break;
+            }
+        }
+        from += n;
+    }
+    free(scratch);
+    return found;
+}
+
+int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len)
+{
+    if (!ctx || (!buf && len))
+        return GGUFLINT_E_ARG;
+    if (!ctx->input_set)
+        return GGUFLINT_E_STATE;
+    if (ctx->status != GGUFLINT_OK)
+        return ctx->status;
+    if (len == 0)
+        return GGUFLINT_OK;
+    const uint8_t *p = source_read(ctx, offset, len, buf);
+    if (!p) {
+        /* a failed read is this call's answer, not the context's state */
+        int st = ctx->status;
+        ctx->status = GGUFLINT_OK;
+        return st;
+    }
+    if (p != buf)
+        memcpy(buf, p, len);
+    return GGUFLINT_OK;
+}
+
 void source_release(gguflint_ctx *ctx)
 {
     if (ctx->fd >= 0)
@@ -171,4 +290,10 @@ void source_release(gguflint_ctx *ctx)
     free(ctx->owned);
     ctx->map = NULL;
     ctx->owned = NULL;
+    if (ctx->reader.close)
+        ctx->reader.close(ctx->reader.user);
+    ctx->reader.close = NULL;
+    ctx->reader.read_at = NULL;
+    url_source_free(ctx->url);
+    ctx->url = NULL;
 }

@@ -23,7 +23,11 @@
 #include <string.h>
 #include <time.h>
 
-enum { MAX_ORIGIN_HEADERS = 32, ERRBODY_MAX = 160, MAX_SHORT_RANGES = 16 };
+/* A server may answer a range with less than asked (some cap their ranges):
+ * the rest is asked again. Answers of at least MIN_PROGRESS bytes are
+ * accepted without limit; MAX_TINY shorter ones end the read (a server
+ * dribbling a byte per answer would cost a request per byte). */
+enum { MAX_ORIGIN_HEADERS = 32, ERRBODY_MAX = 160, MAX_TINY = 16, MIN_PROGRESS = 65536 };
 
 void net_options_default(net_options *o)
 {
@@ -637,7 +641,7 @@ net_status net_read_at(net_file *f, uint64_t off, void *out, size_t len, char *e
                      (unsigned long long)f->head_len, (unsigned long long)off);
         return NET_E_IO;
     }
-    for (unsigned short_ranges = 0; len > 0;) {
+    for (unsigned tiny = 0; len > 0;) {
         uint64_t got = 0;
         net_status st = read_range(f, off, buf, len, &got, err, errn);
         if (st != NET_OK)
@@ -645,8 +649,8 @@ net_status net_read_at(net_file *f, uint64_t off, void *out, size_t len, char *e
         off += got;
         buf += got;
         len -= (size_t)got;
-        if (len > 0 && ++short_ranges > MAX_SHORT_RANGES) {
-            say(err, errn, "%s", "the server keeps answering with ranges shorter than asked");
+        if (len > 0 && got < MIN_PROGRESS && ++tiny > MAX_TINY) {
+            say(err, errn, "%s", "the server keeps answering with ranges far shorter than asked");
             return NET_E_IO;
         }
     }

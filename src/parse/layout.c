@@ -11,15 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool first_nonzero(const uint8_t *d, uint64_t from, uint64_t to, uint64_t *at)
+/* Padding bytes may lie outside the input in memory (reader inputs hold the
+ * metadata only): they are read through source_read. */
+static bool first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_t *at,
+                          uint8_t *byte)
 {
-    for (uint64_t i = from; i < to; i++) {
-        if (d[i] != 0) {
-            *at = i;
-            return true;
-        }
-    }
-    return false;
+    return from < to && source_first_nonzero(ctx, from, to, at, byte);
 }
 
 typedef struct span {
@@ -48,9 +45,9 @@ void layout_check(gguflint_ctx *ctx)
     if (!h->metadata_complete)
         return;
     const uint64_t size = ctx->size, align = h->alignment;
-    const uint8_t *d = ctx->data;
     char path[96];
     uint64_t at;
+    uint8_t byte;
 
     if (ctx->opt.header_only) {
         /* A prefix of the file: offsets, alignment and contiguity are checked
@@ -85,7 +82,9 @@ void layout_check(gguflint_ctx *ctx)
         if (size > h->metadata_end) {
             uint64_t padded;
             bool pad_ok = !ckd_align64(&padded, h->metadata_end, align) && size == padded &&
-                          !first_nonzero(d, h->metadata_end, size, &at);
+                          !first_nonzero(ctx, h->metadata_end, size, &at, &byte);
+            if (ctx->status != GGUFLINT_OK)
+                return;
             if (!pad_ok)
                 emit(ctx, R_TRAILING_BYTES, h->metadata_end, size - h->metadata_end, "data",
                      "%llu bytes follow the metadata of a file with no tensors",
@@ -98,9 +97,10 @@ void layout_check(gguflint_ctx *ctx)
     if (ctx->opt.header_only) {
         /* padding bytes that were read can still be checked */
         uint64_t pad_end = h->data_start < size ? h->data_start : size;
-        if (h->data_start >= h->metadata_end && first_nonzero(d, h->metadata_end, pad_end, &at))
+        if (h->data_start >= h->metadata_end &&
+            first_nonzero(ctx, h->metadata_end, pad_end, &at, &byte))
             emit(ctx, R_NONZERO_PADDING, at, pad_end - at, "data.padding",
-                 "padding before the data section has a non-zero byte 0x%02x at 0x%llx", d[at],
+                 "padding before the data section has a non-zero byte 0x%02x at 0x%llx", byte,
                  (unsigned long long)at);
     } else if (!start_ok) {
         emit(ctx, R_DATA_START_PAST_EOF, h->metadata_end, 0, "data",
@@ -108,11 +108,13 @@ void layout_check(gguflint_ctx *ctx)
              "the file is %llu bytes",
              (unsigned long long)h->data_start, (unsigned long long)h->metadata_end,
              (unsigned long long)align, (unsigned long long)size);
-    } else if (first_nonzero(d, h->metadata_end, h->data_start, &at)) {
+    } else if (first_nonzero(ctx, h->metadata_end, h->data_start, &at, &byte)) {
         emit(ctx, R_NONZERO_PADDING, at, h->data_start - at, "data.padding",
-             "padding before the data section has a non-zero byte 0x%02x at 0x%llx", d[at],
+             "padding before the data section has a non-zero byte 0x%02x at 0x%llx", byte,
              (unsigned long long)at);
     }
+    if (ctx->status != GGUFLINT_OK)
+        return;
 
     /* offsets: alignment, ggml's running-sum rule, bounds */
     uint64_t expected = 0;
@@ -180,10 +182,13 @@ void layout_check(gguflint_ctx *ctx)
             if (ctx->opt.deep && !ctx->opt.header_only && k > 0 && s->start > max_end &&
                 start_ok &&
                 h->data_start + s->start <= size &&
-                first_nonzero(d, h->data_start + max_end, h->data_start + s->start, &at))
+                first_nonzero(ctx, h->data_start + max_end, h->data_start + s->start, &at,
+                              &byte))
                 emit(ctx, R_NONZERO_PADDING, at, 1, "data.padding",
-                     "padding between tensors has a non-zero byte 0x%02x at 0x%llx", d[at],
+                     "padding between tensors has a non-zero byte 0x%02x at 0x%llx", byte,
                      (unsigned long long)at);
+            if (ctx->status != GGUFLINT_OK)
+                break;
             max_end = s->end;
             max_i = s->index;
         }
@@ -206,9 +211,9 @@ void layout_check(gguflint_ctx *ctx)
                  "%llu bytes follow the end of the last tensor's data (0x%llx)",
                  (unsigned long long)(size - padded_abs), (unsigned long long)padded_abs);
         uint64_t pad_end = padded_abs < size ? padded_abs : size;
-        if (ctx->opt.deep && first_nonzero(d, end_abs, pad_end, &at))
+        if (ctx->opt.deep && first_nonzero(ctx, end_abs, pad_end, &at, &byte))
             emit(ctx, R_NONZERO_PADDING, at, 1, "data.padding",
-                 "padding after the last tensor has a non-zero byte 0x%02x at 0x%llx", d[at],
+                 "padding after the last tensor has a non-zero byte 0x%02x at 0x%llx", byte,
                  (unsigned long long)at);
     }
 }

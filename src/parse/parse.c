@@ -173,10 +173,33 @@ static void nomem(parser *p)
     p->stop = true;
 }
 
+/* Bytes of the file (not of the input in memory) from the cursor on: what
+ * "cannot fit" tests compare with, so a prefix of a known file (a reader
+ * input) gets the findings of the whole file. */
+static uint64_t file_remaining(const parser *p)
+{
+    return p->ctx->size > p->c.off ? p->ctx->size - p->c.off : 0;
+}
+
+/* The input in memory ends before [field_off, field_off + need), which the
+ * file holds: stop without a finding and say how much input is needed. */
+static bool cut(parser *p, uint64_t field_off, uint64_t need)
+{
+    uint64_t end;
+    if (p->c.len >= p->ctx->size || ckd_add64(&end, field_off, need) || end > p->ctx->size)
+        return false;
+    p->ctx->input_cut = true;
+    p->ctx->bytes_needed = end;
+    p->stop = true;
+    return true;
+}
+
 /* The file ends inside a field: report where, and stop. */
 static void truncated(parser *p, uint64_t field_off, uint64_t need, const char *what)
 {
-    uint64_t have = field_off <= p->c.len ? p->c.len - field_off : 0;
+    if (cut(p, field_off, need))
+        return;
+    uint64_t have = field_off <= p->ctx->size ? p->ctx->size - field_off : 0;
     emit(p->ctx, R_TRUNCATED, field_off, need, path_of(p),
          "file ends inside %s at 0x%llx: %llu bytes needed, %llu present", what,
          (unsigned long long)field_off, (unsigned long long)need, (unsigned long long)have);
@@ -203,10 +226,12 @@ static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const ch
     if (!read_uint(p, p->w, &n, what))
         return false;
     if (!cur_has(&p->c, n)) {
+        if (cut(p, p->c.off, n))
+            return false;
         emit(p->ctx, R_STRING_PAST_EOF, *len_off, p->w, path_of(p),
              "%s: length %llu at 0x%llx runs past the end of the file (%llu bytes remain)",
              what, (unsigned long long)n, (unsigned long long)*len_off,
-             (unsigned long long)cur_remaining(&p->c));
+             (unsigned long long)file_remaining(p));
         p->stop = true;
         return false;
     }
@@ -227,7 +252,7 @@ static bool parse_header(parser *p)
     gguflint_ctx *ctx = p->ctx;
     gguflint_header *h = &ctx->hdr;
     const uint8_t *d = ctx->data;
-    uint64_t size = ctx->size;
+    uint64_t size = ctx->avail; /* >= min(file size, 64): the header is in memory */
 
     if (size == 0) {
         emit(ctx, R_EMPTY_FILE, 0, 0, "header", "the file is empty (0 bytes)");
@@ -316,7 +341,7 @@ static bool parse_header(parser *p)
     h->tensor_count = tc;
     h->kv_count = kc;
 
-    uint64_t rem = cur_remaining(&p->c);
+    uint64_t rem = file_remaining(p);
     uint64_t kv_min = p->w + 4 + 1;          /* key length, empty key, type, 1-byte value */
     uint64_t ti_min = p->w + 4 + 4 + 8;      /* name length, n_dims, type, offset */
     if (kc > rem / kv_min)
@@ -495,7 +520,7 @@ static bool array_header(parser *p, uint32_t *et, uint64_t *count, uint64_t *et_
         return false;
     }
     uint64_t min = *et == VT_STRING ? p->w : *et == VT_ARRAY ? 4u + p->w : vt_size(*et);
-    uint64_t rem = cur_remaining(&p->c);
+    uint64_t rem = file_remaining(p);
     if (*count > rem / min) {
         emit(ctx, R_ARRAY_COUNT_IMPOSSIBLE, cnt_off, p->w, path_of(p),
              "array of %llu %s elements cannot fit: %llu bytes remain, an element takes at "
@@ -589,11 +614,13 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     return false;
                 }
                 if (!cur_has(&p->c, n)) {
+                    if (cut(p, p->c.off, n))
+                        return false;
                     emit(ctx, R_STRING_PAST_EOF, len_off, p->w, path_of(p),
                          "array element %llu: length %llu runs past the end of the file (%llu "
                          "bytes remain)",
                          (unsigned long long)index, (unsigned long long)n,
-                         (unsigned long long)cur_remaining(&p->c));
+                         (unsigned long long)file_remaining(p));
                     p->stop = true;
                     return false;
                 }
@@ -984,7 +1011,7 @@ int parse_run(gguflint_ctx *ctx)
     parser p;
     memset(&p, 0, sizeof p);
     p.ctx = ctx;
-    cur_init(&p.c, ctx->data, ctx->size);
+    cur_init(&p.c, ctx->data, ctx->avail);
     ctx->hdr.file_size = ctx->size;
     ctx->hdr.alignment = 32;
     if (parse_header(&p)) {

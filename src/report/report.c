@@ -95,6 +95,14 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
     }
     const gguflint_header *h = gguflint_get_header(ctx);
     putf(r, ",\"size\":%" PRIu64 ",\"gguf\":%s", h->file_size, h->is_gguf ? "true" : "false");
+    const char *url;
+    uint64_t fetched, requests;
+    if (gguflint_fetch_stats(ctx, &url, &fetched, &requests)) {
+        put(r, ",\"url\":");
+        jstr(r, url);
+        putf(r, ",\"bytes_fetched\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"range_requests\":%s",
+             fetched, requests, gguflint_fetch_ranges(ctx) ? "true" : "false");
+    }
     if (h->is_gguf)
         putf(r,
              ",\"version\":%u,\"big_endian\":%s,\"tensor_count\":%" PRIu64
@@ -148,6 +156,19 @@ void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_c
             text_file(r, path, ctx);
         break;
     }
+}
+
+void gguflint_report_failure(gguflint_report *r, const char *path, int status,
+                             const char *detail)
+{
+    /* a context carrying only the failure, so every writer shows it alike */
+    gguflint_ctx *c = gguflint_new(NULL);
+    if (c) {
+        snprintf(c->error_detail, sizeof c->error_detail, "%s", detail ? detail : "");
+        c->status = status;
+    }
+    gguflint_report_file(r, path, c, status == GGUFLINT_OK ? GGUFLINT_E_IO : status);
+    gguflint_free(c);
 }
 
 void gguflint_report_end(gguflint_report *r, bool summary)
