@@ -8,7 +8,10 @@
 #       (callgrind), median wall time of 5 runs and peak RSS (GNU time);
 #   (b) ~1 GiB of F16 tensor data: `--deep` speed as a ratio to
 #       `cat FILE >/dev/null`, interleaved, from the page cache;
-#   (c) 10 000 small files in 100 directories: files/s with -r DIR -j1 / -j2.
+#   (c) 10 000 small files in 100 directories: files/s with -r DIR -j1 / -j2;
+#   (r) a 2.2 GiB sparse model linted by URL from a local HTTP server:
+#       bytes fetched, requests, wall time against the local file
+#       (ci/bench-remote.sh; BENCH_SKIP_REMOTE=1 skips it).
 # Then a table with the reference figures and targets from the issue.
 #
 # It fails when a command fails or a generated file does not lint clean, never
@@ -255,6 +258,25 @@ r1=$(files_per_s 1); r2=$(files_per_s 2)
 echo "-j1: ${r1%%|*}   [${r1#*|}]"
 echo "-j2: ${r2%%|*}   [${r2#*|}]"
 
+# ---- 5. remote: a URL against the same file locally (ci/bench-remote.sh) ----
+# Kept in its own script and function (it belongs to the URL inputs); skipped
+# with BENCH_SKIP_REMOTE=1 or when this build has no URL support.
+bench_remote() {
+    remote_row="skipped|"
+    if [ "${BENCH_SKIP_REMOTE:-0}" = 1 ]; then return; fi
+    if ! grep -q -- '--max-fetch' <<<"$help"; then
+        remote_row="not available (no URL support)|"
+        return
+    fi
+    echo "== 5. remote: the 2.2 GiB sparse model by URL (127.0.0.1) and locally"
+    local out
+    out=$(GGUFLINT=$gl GEN_REMOTE=$root/build-release/tests/gen_remote BENCH_DIR=$work \
+        bash "$root/ci/bench-remote.sh") || die "ci/bench-remote.sh failed"
+    sed '$d' <<<"$out"
+    remote_row=$(tail -n 1 <<<"$out" | cut -d'|' -f2-)
+}
+bench_remote
+
 # ---- table ----
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
@@ -271,4 +293,5 @@ row "a" "gguflint a.gguf (peak RSS)" "$rss_mb MB" \
 row "b" "$deep_cmd vs cat" "$deep_fig" ">= 0.5 x cat"
 row "c" "${r1#*|}" "${r1%% (*}" ""
 row "c" "${r2#*|}" "${r2%% (*}" ">= 2000 files/s with -j2"
+row "r" "${remote_row#*|}" "${remote_row%%|*}" "<= metadata + 2 MiB, <= 3 requests"
 echo "(metadata of a.gguf: $data_start bytes)"

@@ -17,7 +17,14 @@ bash .clusterfuzzlite/build.sh
 fail=0
 n=0
 for src in fuzz/fuzz_*.c; do
-    for target in "$(basename "$src" .c)" "$(basename "$src" .c)_sa"; do
+    targets=("$(basename "$src" .c)" "$(basename "$src" .c)_sa")
+    # fuzz_fetch (HTTP scripts) has no structure-aware variant, and is built
+    # only with URL support
+    if [ "${targets[0]}" = fuzz_fetch ]; then
+        [ -e "$OUT/fuzz_fetch" ] || { echo "cflite: fuzz_fetch not built (no URL support)"; continue; }
+        targets=(fuzz_fetch)
+    fi
+    for target in "${targets[@]}"; do
         n=$((n + 1))
         for f in "$target" "$target.dict" "$target.options" "${target}_seed_corpus.zip"; do
             [ -s "$OUT/$f" ] || { echo "cflite: missing $f"; fail=1; }

@@ -591,9 +591,13 @@ on = wf.get("on", wf.get(True))  # YAML 1.1 reads a bare `on` key as true
 if not on or "pull_request" not in on:
     problems.append("not triggered on pull_request")
 steps = [s for job in wf.get("jobs", {}).values() for s in job.get("steps", [])]
-lint = [s for s in steps if str(s.get("uses", "")).startswith("gguflint/gguflint@")]
+import re
+lint = [s for s in steps if re.match(r"[^/@\s]+/gguflint@", str(s.get("uses", "")))]
 if not lint:
-    problems.append("no step uses gguflint/gguflint@...")
+    problems.append("no step uses OWNER/gguflint@...")
+for s in lint:
+    if not re.search(r"@(v\d+\.\d+\.\d+|[0-9a-f]{40})$", str(s["uses"])):
+        problems.append("the gguflint step is not pinned to a release tag or a commit")
 for s in lint:
     for k in s.get("with", {}):
         if k not in action["inputs"]:
@@ -609,11 +613,11 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 else
-    if grep -qE '^ *uses: gguflint/gguflint@' "$EXAMPLE" && grep -qE '^jobs:' "$EXAMPLE" &&
-        grep -qE '^on:' "$EXAMPLE" && grep -q 'lfs' "$EXAMPLE"; then
-        ok "example workflow: on, jobs, LFS and uses: gguflint/gguflint@"
+    if grep -qE '^ *uses: [^/@ ]+/gguflint@v[0-9]+\.[0-9]+\.[0-9]+' "$EXAMPLE" &&
+        grep -qE '^jobs:' "$EXAMPLE" && grep -qE '^on:' "$EXAMPLE" && grep -q 'lfs' "$EXAMPLE"; then
+        ok "example workflow: on, jobs, LFS and uses: OWNER/gguflint@vX.Y.Z"
     else
-        bad "example workflow lacks on:, jobs:, an LFS fetch or uses: gguflint/gguflint@"
+        bad "example workflow lacks on:, jobs:, an LFS fetch or a pinned uses: OWNER/gguflint@"
     fi
 fi
 }

@@ -30,6 +30,14 @@ SEEDS=$OUT/seeds
 mkdir -p "$SEEDS"
 find corpus -type f -name '*.gguf' -exec cp {} "$SEEDS/" \;
 [ -n "$(ls -A "$SEEDS")" ] || { echo "fuzz: no seeds under corpus/" >&2; exit 2; }
+# fuzz_fetch reads HTTP response scripts, not GGUF files: its own seeds
+FETCH_SEEDS=$ROOT/corpus/fetch
+seeds_for() {
+    case $1 in
+    fuzz_fetch*) echo "$FETCH_SEEDS" ;;
+    *) echo "$SEEDS" ;;
+    esac
+}
 
 build() {
     local preset=$1
@@ -47,6 +55,7 @@ summary=()
 dict_for() {
     case $1 in
     fuzz_template*) echo fuzz/template.dict ;;
+    fuzz_fetch*) echo fuzz/fetch.dict ;;
     *) echo fuzz/gguf.dict ;;
     esac
 }
@@ -58,7 +67,7 @@ run_libfuzzer() {
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         "$bin" -max_total_time="$SECONDS_PER" -dict="$(dict_for "$h")" -rss_limit_mb=2048 \
         -timeout=10 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$h-" \
-        "$work/corpus" "$SEEDS" >"$log" 2>&1 || rc=$?
+        "$work/corpus" "$(seeds_for "$h")" >"$log" 2>&1 || rc=$?
     echo "$rc" >"$work/rc"
 }
 
@@ -69,7 +78,7 @@ run_afl() {
     AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
         AFL_NO_AFFINITY=1 AFL_QUIET=1 AFL_IGNORE_SEED_PROBLEMS=1 \
         ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0 \
-        timeout $((SECONDS_PER + 120)) afl-fuzz -V "$SECONDS_PER" -i "$SEEDS" -o "$work/out" \
+        timeout $((SECONDS_PER + 120)) afl-fuzz -V "$SECONDS_PER" -i "$(seeds_for "$h")" -o "$work/out" \
         -x "$(dict_for "$h")" -m none -t 10000 -- "$bin" >"$log" 2>&1 || rc=$?
     echo "$rc" >"$work/rc"
 }

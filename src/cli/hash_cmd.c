@@ -63,7 +63,7 @@ static void t_json(text *t, const uint8_t *s, size_t n);
 
 /* Escape via the library's JSON writer: a one-element dump would be heavy, so
  * reuse gguflint_escape's rules through a local JSON escaper that matches the
- * library's json_string: printable ASCII and valid non-control UTF-8 kept,
+ * library's json_quote: printable ASCII and valid non-control UTF-8 kept,
  * '"' and '\' escaped, everything else as \u00XX of the byte. */
 static void t_json(text *t, const uint8_t *s, size_t n)
 {

@@ -18,6 +18,7 @@
 
 const char usage_text[] =
     "usage: gguflint [options] PATH...      lint GGUF files ('-' = standard input)\n"
+    "       gguflint [options] URL...       http://, https://, hf://ORG/REPO[@REV][/PATH]\n"
     "       gguflint dump [--format text|json] PATH\n"
     "       gguflint rules [--markdown]\n"
     "       gguflint explain ID|SLUG\n"
@@ -57,6 +58,14 @@ const char usage_text[] =
     "  --max-depth N             deepest array nesting walked (default 4)\n"
     "  --max-findings-per-rule N findings kept per rule and file (default 100)\n"
     "  --stdin-max N             most bytes read from standard input (default 1 GiB)\n"
+    "URLs (metadata read with HTTP range requests; $HF_ENDPOINT, $HF_TOKEN):\n"
+    "  --max-fetch N             most metadata bytes fetched per file (default 256 MiB)\n"
+    "  --fetch-first-range N     bytes of the first request (default 2097152)\n"
+    "  --header 'NAME: VALUE'    send this header to the URL's own host only\n"
+    "  --timeout S               fail a request that receives nothing for S seconds\n"
+    "                            (default 30)\n"
+    "  --connect-timeout S       seconds to connect (default 10)\n"
+    "  --retries N               retries after 429 and 5xx answers (default 3)\n"
     "  --version, -h/--help\n";
 
 static int cmd_rules(int argc, char **argv)

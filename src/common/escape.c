@@ -160,7 +160,7 @@ void path_kv(char *buf, size_t cap, const uint8_t *key, uint64_t key_len)
     memcpy(buf + n, "\"]", 3);
 }
 
-void json_string(gguflint_write_fn w, void *user, const char *s, size_t len)
+void json_quote(gguflint_write_fn w, void *user, const char *s, size_t len)
 {
     const uint8_t *u = (const uint8_t *)s;
     w(user, "\"", 1);
@@ -208,7 +208,7 @@ void json_string(gguflint_write_fn w, void *user, const char *s, size_t len)
     w(user, "\"", 1);
 }
 
-void json_string_sb(sbuf *b, const char *s, size_t len)
+void json_quote_sb(sbuf *b, const char *s, size_t len)
 {
-    json_string(sb_write, b, s, len);
+    json_quote(sb_write, b, s, len);
 }

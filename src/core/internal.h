@@ -38,8 +38,9 @@ void sb_escape(sbuf *b, const void *data, size_t len);
 void safe_text(gguflint_write_fn w, void *user, const char *s, size_t len);
 /* Append a string for JSON (quotes included), escaping exactly per RFC 8259;
  * invalid UTF-8 becomes U+FFFD-free \u00XX-style escapes of each byte. */
-void json_string(gguflint_write_fn w, void *user, const char *s, size_t len);
-void json_string_sb(sbuf *b, const char *s, size_t len);
+/* (Not json_string: that is libjansson's, linked into the same programs.) */
+void json_quote(gguflint_write_fn w, void *user, const char *s, size_t len);
+void json_quote_sb(sbuf *b, const char *s, size_t len);
 
 /* A finding as stored: message and path are offsets into ctx->text. */
 typedef struct finding_rec {

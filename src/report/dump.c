@@ -45,7 +45,7 @@ static void put_bytes(out *o, const uint8_t *s, uint64_t n)
     uint64_t max = o->json ? JSON_STR_MAX : TEXT_STR_MAX;
     size_t take = (size_t)(n > max ? max : n);
     if (o->json) {
-        json_string(o->w, o->u, (const char *)s, take);
+        json_quote(o->w, o->u, (const char *)s, take);
         return;
     }
     put(o, "\"");

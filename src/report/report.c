@@ -32,7 +32,7 @@ void rep_putf(gguflint_report *r, const char *fmt, ...)
 
 void rep_jstr(gguflint_report *r, const char *s)
 {
-    json_string(r->w, r->u, s, strlen(s));
+    json_quote(r->w, r->u, s, strlen(s));
 }
 
 gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, void *user)

@@ -10,9 +10,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#define HOMEPAGE "https://github.com/gguflint/gguflint"
-#define RULES_DOC HOMEPAGE "/blob/main/rules/RULES.md"
-
 static const char *level_name(gguflint_severity s)
 {
     return s == GGUFLINT_ERROR ? "error" : s == GGUFLINT_WARNING ? "warning" : "note";
@@ -24,15 +21,19 @@ static bool is_security(const gguflint_rule_info *ri)
 }
 
 /* A URI reference for a path as given: unreserved bytes and '/' kept, the
- * rest percent-encoded, so any file name yields a valid relative URI. */
+ * rest percent-encoded, so any file name yields a valid relative URI. A URL
+ * input (http://, https://, hf://) stays an absolute URI: its reserved
+ * characters and escapes are kept too. */
 static void put_uri(gguflint_report *r, const char *path)
 {
     static const char hex[] = "0123456789ABCDEF";
+    const bool url = gguflint_url_kind(path) != 0;
     rep_put(r, "\"");
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         unsigned char c = *p;
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+            c == '-' || c == '.' || c == '_' || c == '~' || c == '/' ||
+            (url && c && strchr(":?#[]@!$&'()*+,;=%", c))) {
             r->w(r->u, (const char *)p, 1);
         } else {
             char e[3] = {'%', hex[c >> 4], hex[c & 15]};
@@ -42,25 +43,12 @@ static void put_uri(gguflint_report *r, const char *path)
     rep_put(r, "\"");
 }
 
-static void put_anchor(gguflint_report *r, const gguflint_rule_info *ri)
-{
-    char anchor[80];
-    snprintf(anchor, sizeof anchor, "%s-%s", ri->id, ri->slug);
-    for (char *c = anchor; *c; c++)
-        if (*c >= 'A' && *c <= 'Z')
-            *c = (char)(*c - 'A' + 'a');
-    rep_put(r, "\"" RULES_DOC "#");
-    rep_put(r, anchor);
-    rep_put(r, "\"");
-}
-
 void sarif_begin(gguflint_report *r)
 {
     rep_put(r, "{\"$schema\":\"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/"
                "schemas/sarif-schema-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\"tool\":{"
                "\"driver\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
-               "\",\"semanticVersion\":\"" GGUFLINT_VERSION "\",\"informationUri\":\"" HOMEPAGE
-               "\",\"rules\":[");
+               "\",\"semanticVersion\":\"" GGUFLINT_VERSION "\",\"rules\":[");
     for (size_t i = 0; i < gguflint_rule_count(); i++) {
         const gguflint_rule_info *ri = gguflint_rule(i);
         rep_put(r, i ? ",{\"id\":" : "{\"id\":");
@@ -71,9 +59,9 @@ void sarif_begin(gguflint_report *r)
         rep_jstr(r, ri->summary);
         rep_put(r, "},\"fullDescription\":{\"text\":");
         rep_jstr(r, ri->what && *ri->what ? ri->what : ri->summary);
-        rep_put(r, "},\"helpUri\":");
-        put_anchor(r, ri);
-        rep_put(r, ",\"help\":{\"text\":");
+        /* no helpUri: the documentation is `gguflint explain ID` and rules/RULES.md
+         * in the sources, wherever they are hosted */
+        rep_put(r, "},\"help\":{\"text\":");
         rep_jstr(r, ri->fix && *ri->fix ? ri->fix : ri->summary);
         rep_put(r, "},\"defaultConfiguration\":{\"level\":\"");
         rep_put(r, level_name(ri->default_severity));
@@ -116,7 +104,7 @@ void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, i
         char text[1024];
         snprintf(text, sizeof text, "%s: %s: %s", path, gguflint_strerror(status),
                  ctx ? gguflint_error_detail(ctx) : "");
-        json_string_sb(&r->notes, text, strlen(text));
+        json_quote_sb(&r->notes, text, strlen(text));
         sb_puts(&r->notes, "}}");
         return;
     }
@@ -138,7 +126,7 @@ void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, i
             sb_puts(&m, ": ");
         }
         sb_puts(&m, f->message);
-        json_string(r->w, r->u, m.data ? m.data : "", m.len);
+        json_quote(r->w, r->u, m.data ? m.data : "", m.len);
         sb_free(&m);
         rep_put(r, "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
         put_uri(r, path);
