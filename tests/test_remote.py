@@ -126,6 +126,10 @@ class Matrix(unittest.TestCase):
     def test_deep_same_as_local(self):
         f = self.assert_same_as_local("small.gguf", "--deep")
         self.assertGreaterEqual(f["requests"], 1)
+        # threads of one --deep scan read ranges of one remote file at once
+        f = self.assert_same_as_local("small.gguf", "--deep", "-j", "4", "--fetch-first-range",
+                                      "64")
+        self.assertGreater(f["requests"], 4)
         self.assert_same_as_local("hostile.gguf", "--deep", "--fetch-first-range", "64")
 
     def test_sparse_2gib_budget(self):
