@@ -11,7 +11,7 @@
 
 /* Rule indexes, expanded from rules/rules.def. */
 enum {
-#define RULE(name, id, slug, fam, sev, summary) R_##name,
+#define RULE(name, ...) R_##name,
 #include "../../rules/rules.def"
 #undef RULE
     R__COUNT
