@@ -5,11 +5,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    opt.deep = true;
-    opt.deep_jobs = size ? 1u + data[size - 1] % 3u : 1u;
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_options *opt = gguflint_options_new();
+    if (!opt)
+        return 0;
+    gguflint_options_set_deep(opt, true);
+    gguflint_options_set_deep_jobs(opt, size ? 1u + data[size - 1] % 3u : 1u);
+    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_options_free(opt);
     if (!ctx)
         return 0;
     fuzz_check_status(gguflint_set_buffer(ctx, data, size));

@@ -7,32 +7,34 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    gguflint_options opt;
-    gguflint_options_default(&opt);
+    gguflint_options *opt = gguflint_options_new();
+    if (!opt)
+        return 0;
     size_t body = size;
     if (size >= 4) {
         const uint8_t *t = data + size - 4;
         body = size - 4;
         if (t[0] & 1)
-            opt.limits.max_string_len = 1u + t[1];
+            gguflint_options_set_limit(opt, GGUFLINT_LIMIT_STRING_LEN, 1u + t[1]);
         if (t[0] & 2)
-            opt.limits.max_array_count = t[2];
+            gguflint_options_set_limit(opt, GGUFLINT_LIMIT_ARRAY_COUNT, t[2]);
         if (t[0] & 4)
-            opt.limits.max_depth = 1u + (t[3] & 7u);
+            gguflint_options_set_limit(opt, GGUFLINT_LIMIT_DEPTH, 1u + (t[3] & 7u));
         if (t[0] & 8)
-            opt.limits.max_findings_per_rule = 1u + (t[1] & 3u);
+            gguflint_options_set_limit(opt, GGUFLINT_LIMIT_FINDINGS_PER_RULE, 1u + (t[1] & 3u));
         if (t[0] & 16)
-            opt.limits.max_kv_count = t[2];
+            gguflint_options_set_limit(opt, GGUFLINT_LIMIT_KV_COUNT, t[2]);
         if (t[0] & 32)
-            opt.deep = true;
+            gguflint_options_set_deep(opt, true);
         if (t[0] & 64) {
             static const char *const sel[] = {"GG1", "tensor", "data,GG0", "GG106,GG2"};
-            gguflint_options_select(&opt, sel[t[3] & 3u], false, NULL, 0);
+            gguflint_options_select(opt, sel[t[3] & 3u], false, NULL, 0);
         }
         if (t[0] & 128)
-            gguflint_options_set_severity(&opt, "ALL", (gguflint_severity)(t[3] >> 6));
+            gguflint_options_set_severity(opt, "ALL", (gguflint_severity)(t[3] >> 6));
     }
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_options_free(opt);
     if (!ctx)
         return 0;
     fuzz_check_status(gguflint_set_buffer(ctx, data, body));

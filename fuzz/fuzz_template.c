@@ -39,9 +39,9 @@ static uint8_t *header(uint8_t *p, uint32_t type)
 
 /* Lint a buffer; fills `rules` with the template rules reported (a bitmap
  * over rule indexes) and checks the per-finding invariants. */
-static void lint(const uint8_t *buf, size_t len, uint8_t rules[GGUFLINT_MAX_RULES])
+static void lint(const uint8_t *buf, size_t len, uint8_t *rules)
 {
-    memset(rules, 0, GGUFLINT_MAX_RULES);
+    memset(rules, 0, gguflint_rule_count());
     gguflint_ctx *ctx = gguflint_new(NULL);
     if (!ctx)
         return;
@@ -71,13 +71,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* as a string */
     size_t len = 24 + 8 + KEY_LEN + 4 + 8 + size;
     uint8_t *buf = malloc(len);
-    if (!buf)
+    /* one byte per rule index: the rule count is not a compile-time constant */
+    uint8_t *as_string = calloc(gguflint_rule_count(), 1);
+    uint8_t *as_array = calloc(gguflint_rule_count(), 1);
+    if (!buf || !as_string || !as_array) {
+        free(buf);
+        free(as_string);
+        free(as_array);
         return 0;
+    }
     uint8_t *p = header(buf, 8);
     p = put_u64(p, size);
     if (size)
         memcpy(p, data, size);
-    uint8_t as_string[GGUFLINT_MAX_RULES], as_array[GGUFLINT_MAX_RULES];
     lint(buf, len, as_string);
     free(buf);
 
@@ -85,8 +91,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t chunk = 1 + size % 16, count = (size + chunk - 1) / chunk;
     len = 24 + 8 + KEY_LEN + 4 + 4 + 8 + count * 8 + size;
     buf = malloc(len);
-    if (!buf)
+    if (!buf) {
+        free(as_string);
+        free(as_array);
         return 0;
+    }
     p = header(buf, 9);
     p = put_u32(p, 8);
     p = put_u64(p, count);
@@ -99,6 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT((size_t)(p - buf) == len);
     lint(buf, len, as_array);
     free(buf);
-    FUZZ_ASSERT(memcmp(as_string, as_array, sizeof as_string) == 0);
+    FUZZ_ASSERT(memcmp(as_string, as_array, gguflint_rule_count()) == 0);
+    free(as_string);
+    free(as_array);
     return 0;
 }

@@ -2,9 +2,11 @@
  * linter for GGUF model files.
  *
  * Usage:
- *   gguflint_options opt;            gguflint_options_default(&opt);
- *   gguflint_ctx *ctx = gguflint_new(&opt);
- *   int st = gguflint_open_file(ctx, "model.gguf");   (or _set_buffer / _read_stream)
+ *   gguflint_options *opt = gguflint_options_new();      (NULL: out of memory)
+ *   gguflint_options_profile(opt, "security");           (optional settings)
+ *   gguflint_ctx *ctx = gguflint_new(opt);               (copies opt)
+ *   gguflint_options_free(opt);
+ *   int st = gguflint_open_file(ctx, "model.gguf");      (or _set_buffer / _read_stream)
  *   if (st == GGUFLINT_OK) st = gguflint_run(ctx);
  *   for (size_t i = 0; i < gguflint_finding_count(ctx); i++) ... gguflint_finding_get(ctx, i)
  *   gguflint_free(ctx);
@@ -15,7 +17,29 @@
  * status. There is no global mutable state; contexts on different threads are
  * independent. Every string in a finding (message, path) is already escaped:
  * bytes from the file that are control characters, bidi controls or invalid
- * UTF-8 appear as \xNN or \u{NNNN} escapes, never raw. */
+ * UTF-8 appear as \xNN or \u{NNNN} escapes, never raw.
+ *
+ * Pointer lifetimes. Nothing returned by the library is owned by the caller
+ * unless a _free function exists for it. In particular:
+ *   - rule information (gguflint_rule, gguflint_rule_info strings), profile,
+ *     severity, status and type names, gguflint_version: static, valid for
+ *     the life of the program;
+ *   - gguflint_finding pointers and their path/message strings: valid until
+ *     the next call that changes the findings of that context
+ *     (gguflint_suppress on it, gguflint_check_set with it among the
+ *     contexts) or gguflint_free; fetch them again after such a call;
+ *   - gguflint_header, gguflint_kv and gguflint_tensor pointers: valid until
+ *     gguflint_free of their context;
+ *   - gguflint_view pointers (keys, names, string values): point into the
+ *     input, so valid while the context lives AND, for gguflint_set_buffer,
+ *     while the caller's buffer does;
+ *   - gguflint_error_detail: valid until the next call on that context;
+ *   - options: gguflint_new copies them, so they may be changed or freed
+ *     right after; one options object may serve any number of contexts.
+ *
+ * Symbols: every exported name starts with gguflint_ (functions, types) or
+ * GGUFLINT_ (macros, enum constants); nothing else is exported by the shared
+ * library. */
 #ifndef GGUFLINT_H
 #define GGUFLINT_H
 
@@ -28,7 +52,33 @@
 extern "C" {
 #endif
 
-#define GGUFLINT_VERSION "0.1.0"
+/* Every function of the API is marked GGUFLINT_API: the library is built
+ * with hidden visibility, so only these are exported from the shared
+ * library (a test checks that nothing else is). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define GGUFLINT_API __attribute__((visibility("default")))
+#else
+#define GGUFLINT_API
+#endif
+
+/* ---- version ----
+ * The one home of the version number (CMake reads it from here). The
+ * numeric form orders versions: MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define GGUFLINT_VERSION_MAJOR 0
+#define GGUFLINT_VERSION_MINOR 1
+#define GGUFLINT_VERSION_PATCH 0
+#define GGUFLINT_VERSION_NUMBER                                                            \
+    (GGUFLINT_VERSION_MAJOR * 10000 + GGUFLINT_VERSION_MINOR * 100 + GGUFLINT_VERSION_PATCH)
+#define GGUFLINT_STRINGIFY_(x) #x
+#define GGUFLINT_STRINGIFY(x) GGUFLINT_STRINGIFY_(x)
+#define GGUFLINT_VERSION                                                                   \
+    GGUFLINT_STRINGIFY(GGUFLINT_VERSION_MAJOR)                                             \
+    "." GGUFLINT_STRINGIFY(GGUFLINT_VERSION_MINOR) "." GGUFLINT_STRINGIFY(GGUFLINT_VERSION_PATCH)
+
+/* The version of the library actually linked ("0.1.0" and 100 for 0.1.0),
+ * to compare with the header's GGUFLINT_VERSION / GGUFLINT_VERSION_NUMBER. */
+GGUFLINT_API const char *gguflint_version(void);
+GGUFLINT_API unsigned gguflint_version_number(void);
 
 /* ---- statuses ---- */
 typedef enum gguflint_status {
@@ -41,7 +91,7 @@ typedef enum gguflint_status {
     GGUFLINT_E_INTERNAL = 6     /* a state believed unreachable; fuzzers abort on it */
 } gguflint_status;
 
-const char *gguflint_strerror(int status);
+GGUFLINT_API const char *gguflint_strerror(int status);
 
 /* ---- rules ---- */
 typedef enum gguflint_severity {
@@ -51,9 +101,9 @@ typedef enum gguflint_severity {
     GGUFLINT_ERROR = 3
 } gguflint_severity;
 
-const char *gguflint_severity_name(gguflint_severity s); /* "note" ... */
+GGUFLINT_API const char *gguflint_severity_name(gguflint_severity s); /* "note" ... */
 /* Parses "error", "warning", "note", "off"; returns -1 when unknown. */
-int gguflint_severity_parse(const char *s);
+GGUFLINT_API int gguflint_severity_parse(const char *s);
 
 typedef struct gguflint_rule_info {
     const char *id;      /* "GG106" */
@@ -67,67 +117,95 @@ typedef struct gguflint_rule_info {
     const char *fix;     /* how to fix the writer */
 } gguflint_rule_info;
 
-size_t gguflint_rule_count(void);
+GGUFLINT_API size_t gguflint_rule_count(void);
 /* NULL when index >= gguflint_rule_count(). */
-const gguflint_rule_info *gguflint_rule(size_t index);
+GGUFLINT_API const gguflint_rule_info *gguflint_rule(size_t index);
 /* Index of the rule with this id ("GG106", case-insensitive) or slug; -1 if none. */
-int gguflint_rule_find(const char *id_or_slug);
+GGUFLINT_API int gguflint_rule_find(const char *id_or_slug);
 
-/* ---- options ---- */
-typedef struct gguflint_limits {
-    uint64_t max_string_len;     /* any string: longer is GG113 (default 1 GiB, as ggml) */
-    uint64_t max_array_count;    /* elements of one array: more is GG120 (default 2^30) */
-    uint64_t max_kv_count;       /* declared KVs above this: GG011 (default 100000) */
-    uint64_t max_tensor_count;   /* declared tensors above this: GG012 (default 10000000) */
-    uint32_t max_depth;          /* array nesting levels walked (default 4) */
-    uint32_t max_findings_per_rule; /* findings kept per rule and file, rest counted (default 100) */
-} gguflint_limits;
+/* ---- options ----
+ * Options are opaque and changed only through the functions below (as in
+ * libspng): the layout is private, so new rules, limits and settings never
+ * change the ABI, and the number of rules can grow freely. gguflint_new
+ * copies the options it is given. Setters return GGUFLINT_OK, or
+ * GGUFLINT_E_ARG for a NULL options pointer or a value out of range. */
+typedef struct gguflint_options gguflint_options;
 
-#define GGUFLINT_MAX_RULES 256
+/* New options with every default (profile ggml, each rule at its default
+ * severity, the default limits, no data scan); NULL when memory is exhausted.
+ * Free with gguflint_options_free. */
+GGUFLINT_API gguflint_options *gguflint_options_new(void);
+/* An independent copy (NULL when opt is NULL or memory is exhausted). */
+GGUFLINT_API gguflint_options *gguflint_options_copy(const gguflint_options *opt);
+GGUFLINT_API void gguflint_options_free(gguflint_options *opt);
+/* Put every option back to its default. */
+GGUFLINT_API void gguflint_options_default(gguflint_options *opt);
 
-typedef struct gguflint_options {
-    gguflint_limits limits;
-    /* Effective severity per rule index (GGUFLINT_OFF disables the rule).
-     * gguflint_options_default fills it from each rule's default. */
-    uint8_t severity[GGUFLINT_MAX_RULES];
-    bool deep; /* read the data section: tensor values, block scales, padding */
-    uint32_t deep_jobs; /* threads for the deep scan of one file (0 or 1: none) */
-    uint8_t profile;    /* the profile applied (index for gguflint_profile_name);
-                           selecting a rule back on restores its severity there */
-    bool header_only;   /* the input may be the start of a larger file (a partial
-                           download): checks that need the data section's bytes
-                           are reported once as not checked (GG304), not as errors */
-} gguflint_options;
+/* Limits. Values may only be appended to this enum, never renumbered. */
+typedef enum gguflint_limit {
+    GGUFLINT_LIMIT_STRING_LEN = 0,  /* any string: longer is GG113 (default 1 GiB, as ggml) */
+    GGUFLINT_LIMIT_ARRAY_COUNT = 1, /* elements of one array: more is GG120 (default 2^30) */
+    GGUFLINT_LIMIT_KV_COUNT = 2,    /* declared KVs above this: GG011 (default 100000) */
+    GGUFLINT_LIMIT_TENSOR_COUNT = 3, /* declared tensors above this: GG012 (default 10000000) */
+    GGUFLINT_LIMIT_DEPTH = 4,       /* array nesting levels walked (default 4; at most 2^32-1,
+                                       0 counts as 1, walking stops at 64 whatever the value) */
+    GGUFLINT_LIMIT_FINDINGS_PER_RULE = 5, /* findings kept per rule and file, the rest
+                                             counted (default 100; at most 2^32-1, 0 counts
+                                             as 1) */
+    GGUFLINT_LIMIT__COUNT
+} gguflint_limit;
 
-void gguflint_limits_default(gguflint_limits *limits);
-void gguflint_options_default(gguflint_options *opt);
+GGUFLINT_API int gguflint_options_set_limit(gguflint_options *opt, gguflint_limit limit, uint64_t value);
+/* A limit's value (0 for NULL options or an unknown limit). */
+GGUFLINT_API uint64_t gguflint_options_get_limit(const gguflint_options *opt, gguflint_limit limit);
+/* A limit's default (0 for an unknown limit). */
+GGUFLINT_API uint64_t gguflint_limit_default(gguflint_limit limit);
 
-/* Enable (`on`) or disable the rules named by a comma-separated list of ids,
- * id prefixes ("GG1"), slugs, families ("kv") or "ALL". Enabling restores the
- * rule's severity in the applied profile (opt->profile). Returns GGUFLINT_E_ARG
- * for an unknown item, with the item copied into `bad` (if non-NULL). */
-int gguflint_options_select(gguflint_options *opt, const char *list, bool on,
-                            char *bad, size_t bad_size);
+/* Read the data section too: tensor values, block scales, padding (--deep). */
+GGUFLINT_API int gguflint_options_set_deep(gguflint_options *opt, bool deep);
+GGUFLINT_API bool gguflint_options_get_deep(const gguflint_options *opt);
+/* Threads for the data scan of one file (0 or 1: the calling thread only). */
+GGUFLINT_API int gguflint_options_set_deep_jobs(gguflint_options *opt, uint32_t jobs);
+GGUFLINT_API uint32_t gguflint_options_get_deep_jobs(const gguflint_options *opt);
+/* The input may be the start of a larger file (a partial download): checks
+ * that need the data section's bytes are reported once as not checked
+ * (GG304), not as errors. */
+GGUFLINT_API int gguflint_options_set_header_only(gguflint_options *opt, bool header_only);
+GGUFLINT_API bool gguflint_options_get_header_only(const gguflint_options *opt);
+
 /* Apply a profile: every rule back to its default, then the profile's
  * overrides. Profiles: "ggml" (the default: what llama.cpp's reader accepts),
  * "spec" (what docs/gguf.md allows), "strict" (the canonical output of a good
  * writer), "security" (untrusted downloads). GGUFLINT_E_ARG if unknown. */
-int gguflint_options_profile(gguflint_options *opt, const char *name);
+GGUFLINT_API int gguflint_options_profile(gguflint_options *opt, const char *name);
+/* The name of the profile applied last ("ggml" by default). */
+GGUFLINT_API const char *gguflint_options_get_profile(const gguflint_options *opt);
 /* Profile names by index (NULL past the last) and a rule's severity in one. */
-const char *gguflint_profile_name(size_t index);
-gguflint_severity gguflint_rule_profile_severity(size_t rule, size_t profile);
+GGUFLINT_API const char *gguflint_profile_name(size_t index);
+GGUFLINT_API gguflint_severity gguflint_rule_profile_severity(size_t rule, size_t profile);
+
+/* Enable (`on`) or disable the rules named by a comma-separated list of ids,
+ * id prefixes ("GG1"), slugs, families ("kv") or "ALL". Enabling restores the
+ * rule's severity in the applied profile. Returns GGUFLINT_E_ARG for an
+ * unknown item, with the item copied into `bad` (if non-NULL). */
+GGUFLINT_API int gguflint_options_select(gguflint_options *opt, const char *list, bool on,
+                            char *bad, size_t bad_size);
 /* Disable every rule (the start of an exclusive --select). */
-void gguflint_options_clear(gguflint_options *opt);
+GGUFLINT_API void gguflint_options_clear(gguflint_options *opt);
 /* Set the severity of the rules named by `name` (same forms as select). */
-int gguflint_options_set_severity(gguflint_options *opt, const char *name,
+GGUFLINT_API int gguflint_options_set_severity(gguflint_options *opt, const char *name,
                                   gguflint_severity sev);
+/* The effective severity of rule index `rule` (GGUFLINT_OFF: disabled, or
+ * no such rule). */
+GGUFLINT_API gguflint_severity gguflint_options_get_severity(const gguflint_options *opt, size_t rule);
 
 /* ---- context and input ---- */
 typedef struct gguflint_ctx gguflint_ctx;
 
-/* NULL only when memory is exhausted. `opt` may be NULL for defaults; it is copied. */
-gguflint_ctx *gguflint_new(const gguflint_options *opt);
-void gguflint_free(gguflint_ctx *ctx);
+/* NULL only when memory is exhausted. `opt` may be NULL for defaults; it is
+ * copied (later changes to it do not affect this context). */
+GGUFLINT_API gguflint_ctx *gguflint_new(const gguflint_options *opt);
+GGUFLINT_API void gguflint_free(gguflint_ctx *ctx);
 
 /* Map a regular file read-only (64-bit sizes; only touched pages are read).
  * gguflint_run fails with GGUFLINT_E_IO if the file has shrunk since it was
@@ -135,12 +213,13 @@ void gguflint_free(gguflint_ctx *ctx);
  * its mapping raise SIGBUS, as with any mapping: a program that lints files
  * others may be rewriting should guard SIGBUS (the gguflint CLI does) or read
  * the file into a buffer and use gguflint_set_buffer. */
-int gguflint_open_file(gguflint_ctx *ctx, const char *path);
-/* Borrow a caller's buffer; it is never written and must outlive the ctx. */
-int gguflint_set_buffer(gguflint_ctx *ctx, const void *data, size_t size);
+GGUFLINT_API int gguflint_open_file(gguflint_ctx *ctx, const char *path);
+/* Borrow a caller's buffer; it is never written and must outlive the ctx
+ * (views into it are handed out until gguflint_free). */
+GGUFLINT_API int gguflint_set_buffer(gguflint_ctx *ctx, const void *data, size_t size);
 /* Read a stream (e.g. stdin) into memory, at most `max_bytes`; a longer stream
  * is read only up to that bound and reported as truncated input. */
-int gguflint_read_stream(gguflint_ctx *ctx, FILE *stream, uint64_t max_bytes);
+GGUFLINT_API int gguflint_read_stream(gguflint_ctx *ctx, FILE *stream, uint64_t max_bytes);
 /* A caller's random-access input: a remote file, an archive member, a file
  * of a store that is not mapped. The library reads the metadata into memory
  * through read_at - a first read of first_read bytes, then geometrically
@@ -167,28 +246,29 @@ typedef struct gguflint_reader {
  * metadata larger than max_prefix is this call's status. The context owns
  * `user` from this call on, whatever it returns: close(user) is called once,
  * by gguflint_free, or before this call returns when the input was refused. */
-int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *reader);
+GGUFLINT_API int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *reader);
 /* Bytes of the input at `offset`, whatever the input is (a mapped file, a
  * buffer, a stream, a reader: ranges of a remote file). GGUFLINT_E_IO past
  * its end or when the read fails (reason in gguflint_error_detail); the
  * status is not sticky. For `gguflint hash` and other data readers. */
-int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len);
+GGUFLINT_API int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len);
 /* The file's name for checks that read it (the quantisation tag in
  * "model-Q4_K_M.gguf", split shard numbers). gguflint_open_file sets it from
  * the path unless it was set before. Copied. */
-int gguflint_set_name(gguflint_ctx *ctx, const char *name);
+GGUFLINT_API int gguflint_set_name(gguflint_ctx *ctx, const char *name);
 /* The detail of the last I/O failure ("No such file or directory"). */
-const char *gguflint_error_detail(const gguflint_ctx *ctx);
+GGUFLINT_API const char *gguflint_error_detail(const gguflint_ctx *ctx);
 
 /* Parse and run every enabled check. Idempotent: a second call does nothing. */
-int gguflint_run(gguflint_ctx *ctx);
+GGUFLINT_API int gguflint_run(gguflint_ctx *ctx);
 
 /* Validate a split set: the shards of one model (`-00001-of-0000N.gguf`), each
  * already run. Findings (missing or extra shards, a tensor in two shards, a
  * tensor total that differs from split.tensors.count, model metadata outside
  * the first shard) are added to the context of the shard holding the field.
- * ctxs may be in any order. */
-int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
+ * ctxs may be in any order. Invalidates finding pointers fetched before from
+ * any of the contexts. */
+GGUFLINT_API int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
 
 /* ---- URL inputs: http://, https:// and hf://ORG/REPO[@REV][/PATH] ---- */
 /* Remote files are linted without downloading them: the metadata is read
@@ -206,11 +286,11 @@ int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
 
 /* False when this build has no URL support (libcurl's headers or libjansson
  * were missing); URL calls then fail with GGUFLINT_E_ARG. */
-bool gguflint_url_supported(void);
+GGUFLINT_API bool gguflint_url_supported(void);
 /* 0: not a URL (a path); 1: the URL of one file (http://, https://, or
  * hf://... ending in .gguf); 2: an hf:// repository or folder to list.
  * Syntax only: no request is made. */
-int gguflint_url_kind(const char *name);
+GGUFLINT_API int gguflint_url_kind(const char *name);
 
 typedef struct gguflint_fetch_options gguflint_fetch_options;
 /* Defaults: a first range of 2 MiB, a cap of 256 MiB of metadata, 3 retries
@@ -218,8 +298,8 @@ typedef struct gguflint_fetch_options gguflint_fetch_options;
  * the Hub at $HF_ENDPOINT (else https://huggingface.co) and the token
  * $HF_TOKEN (sent as "Authorization: Bearer" to the Hub's origin only).
  * NULL only when memory is exhausted. */
-gguflint_fetch_options *gguflint_fetch_options_new(void);
-void gguflint_fetch_options_free(gguflint_fetch_options *fo);
+GGUFLINT_API gguflint_fetch_options *gguflint_fetch_options_new(void);
+GGUFLINT_API void gguflint_fetch_options_free(gguflint_fetch_options *fo);
 typedef enum gguflint_fetch_setting {
     GGUFLINT_FETCH_FIRST_RANGE = 0,   /* bytes of the first request (>= 64) */
     GGUFLINT_FETCH_MAX_BYTES = 1,     /* cap on the metadata held (and on one API page) */
@@ -230,39 +310,39 @@ typedef enum gguflint_fetch_setting {
     GGUFLINT_FETCH_MAX_REDIRECTS = 6
 } gguflint_fetch_setting;
 /* GGUFLINT_E_ARG for an unknown setting or a value out of range. */
-int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, uint64_t value);
+GGUFLINT_API int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, uint64_t value);
 /* Add a request header "Name: value" (printable ASCII, at most 32 headers),
  * sent to the origin of each URL opened with these options only. */
-int gguflint_fetch_add_header(gguflint_fetch_options *fo, const char *line);
+GGUFLINT_API int gguflint_fetch_add_header(gguflint_fetch_options *fo, const char *line);
 /* The Hub's endpoint (an http(s) URL) and token; NULL keeps the current
  * value, "" removes the token. */
-int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *endpoint, const char *token);
+GGUFLINT_API int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *endpoint, const char *token);
 
 /* Open the file at `url` (kind 1). fo may be NULL for the defaults. The
  * metadata is fetched now; the context's name (for name-based checks) is the
  * URL without its query, unless set before. */
-int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_options *fo);
+GGUFLINT_API int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_options *fo);
 /* For a URL input: the URL fetched (hf:// resolved), body bytes received and
  * HTTP requests made so far (redirects and retries included). False (and
  * nothing written) for other inputs. */
-bool gguflint_fetch_stats(const gguflint_ctx *ctx, const char **url, uint64_t *bytes_fetched,
+GGUFLINT_API bool gguflint_fetch_stats(const gguflint_ctx *ctx, const char **url, uint64_t *bytes_fetched,
                           uint64_t *requests);
 /* For a URL input: false when the server ignored Range requests and sent the
  * whole file, which was then read from its start up to the fetch cap (the
  * metadata is complete, or the open failed); true otherwise. */
-bool gguflint_fetch_ranges(const gguflint_ctx *ctx);
+GGUFLINT_API bool gguflint_fetch_ranges(const gguflint_ctx *ctx);
 
 /* The .gguf files named by an hf:// reference of kind 2 (or the one file of
  * kind 1), sorted by path, as hf://ORG/REPO@REV/PATH URLs. */
 typedef struct gguflint_url_list gguflint_url_list;
-int gguflint_url_list_new(const char *ref, const gguflint_fetch_options *fo,
+GGUFLINT_API int gguflint_url_list_new(const char *ref, const gguflint_fetch_options *fo,
                           gguflint_url_list **out, char *err, size_t err_size);
-size_t gguflint_url_list_count(const gguflint_url_list *l);
-const char *gguflint_url_list_get(const gguflint_url_list *l, size_t i); /* NULL past the end */
-uint64_t gguflint_url_list_size(const gguflint_url_list *l, size_t i);  /* as listed */
+GGUFLINT_API size_t gguflint_url_list_count(const gguflint_url_list *l);
+GGUFLINT_API const char *gguflint_url_list_get(const gguflint_url_list *l, size_t i); /* NULL past the end */
+GGUFLINT_API uint64_t gguflint_url_list_size(const gguflint_url_list *l, size_t i);  /* as listed */
 /* Bytes received and requests made to list. */
-void gguflint_url_list_stats(const gguflint_url_list *l, uint64_t *bytes, uint64_t *requests);
-void gguflint_url_list_free(gguflint_url_list *l);
+GGUFLINT_API void gguflint_url_list_stats(const gguflint_url_list *l, uint64_t *bytes, uint64_t *requests);
+GGUFLINT_API void gguflint_url_list_free(gguflint_url_list *l);
 
 /* ---- findings ---- */
 typedef struct gguflint_finding {
@@ -275,14 +355,15 @@ typedef struct gguflint_finding {
 } gguflint_finding;
 
 /* Remove the published findings of one rule (per-path ignores of a config
- * file); returns how many were removed. */
-size_t gguflint_suppress(gguflint_ctx *ctx, size_t rule);
-size_t gguflint_finding_count(const gguflint_ctx *ctx);
-const gguflint_finding *gguflint_finding_get(const gguflint_ctx *ctx, size_t i);
+ * file); returns how many were removed. Invalidates finding pointers of ctx
+ * fetched before (see "Pointer lifetimes" above). */
+GGUFLINT_API size_t gguflint_suppress(gguflint_ctx *ctx, size_t rule);
+GGUFLINT_API size_t gguflint_finding_count(const gguflint_ctx *ctx);
+GGUFLINT_API const gguflint_finding *gguflint_finding_get(const gguflint_ctx *ctx, size_t i);
 /* Findings of a rule past max_findings_per_rule, counted but not kept. */
-uint64_t gguflint_findings_dropped(const gguflint_ctx *ctx);
+GGUFLINT_API uint64_t gguflint_findings_dropped(const gguflint_ctx *ctx);
 /* Highest severity among the kept findings (GGUFLINT_OFF when none). */
-gguflint_severity gguflint_max_severity(const gguflint_ctx *ctx);
+GGUFLINT_API gguflint_severity gguflint_max_severity(const gguflint_ctx *ctx);
 
 /* ---- the parsed model (valid after gguflint_run) ---- */
 typedef struct gguflint_view {
@@ -331,16 +412,16 @@ typedef struct gguflint_tensor {
     bool size_ok;           /* type known, dims sane, no overflow */
 } gguflint_tensor;
 
-const gguflint_header *gguflint_get_header(const gguflint_ctx *ctx);
-size_t gguflint_kv_count(const gguflint_ctx *ctx);
-const gguflint_kv *gguflint_kv_get(const gguflint_ctx *ctx, size_t i);
+GGUFLINT_API const gguflint_header *gguflint_get_header(const gguflint_ctx *ctx);
+GGUFLINT_API size_t gguflint_kv_count(const gguflint_ctx *ctx);
+GGUFLINT_API const gguflint_kv *gguflint_kv_get(const gguflint_ctx *ctx, size_t i);
 /* Index of the first KV with this exact key, or -1. */
-long gguflint_kv_find(const gguflint_ctx *ctx, const char *key);
-size_t gguflint_tensor_count(const gguflint_ctx *ctx);
-const gguflint_tensor *gguflint_tensor_get(const gguflint_ctx *ctx, size_t i);
+GGUFLINT_API long gguflint_kv_find(const gguflint_ctx *ctx, const char *key);
+GGUFLINT_API size_t gguflint_tensor_count(const gguflint_ctx *ctx);
+GGUFLINT_API const gguflint_tensor *gguflint_tensor_get(const gguflint_ctx *ctx, size_t i);
 /* Name of a value type ("u32") or of a ggml type ("q4_K"); NULL when unknown. */
-const char *gguflint_value_type_name(uint32_t type);
-const char *gguflint_ggml_type_name(uint32_t type);
+GGUFLINT_API const char *gguflint_value_type_name(uint32_t type);
+GGUFLINT_API const char *gguflint_ggml_type_name(uint32_t type);
 
 /* ---- output ---- */
 /* Everything is written through a callback, so output can go to a FILE*, a
@@ -350,7 +431,7 @@ typedef void (*gguflint_write_fn)(void *user, const char *data, size_t len);
 /* Escape untrusted bytes for a terminal: printable ASCII and valid non-control
  * UTF-8 are kept; control characters, ESC, DEL, bidi and zero-width controls and
  * invalid UTF-8 become \xNN / \u{NNNN}; backslash becomes \\. */
-void gguflint_escape(gguflint_write_fn w, void *user, const void *data, size_t len);
+GGUFLINT_API void gguflint_escape(gguflint_write_fn w, void *user, const void *data, size_t len);
 
 typedef enum gguflint_format {
     GGUFLINT_FORMAT_TEXT = 0,
@@ -363,29 +444,29 @@ typedef enum gguflint_format {
  * could not be read (status != OK) is recorded in JSON with its error; in text
  * the caller prints such errors itself (to stderr). */
 typedef struct gguflint_report gguflint_report;
-gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, void *user);
+GGUFLINT_API gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, void *user);
 /* display_path: the name shown (as given). ctx may carry a failing status. */
-void gguflint_report_file(gguflint_report *r, const char *display_path,
+GGUFLINT_API void gguflint_report_file(gguflint_report *r, const char *display_path,
                           const gguflint_ctx *ctx, int status);
 /* An input that could not even be opened as a context (an hf:// listing that
  * failed): recorded like a file whose status is `status`, with `detail`. */
-void gguflint_report_failure(gguflint_report *r, const char *display_path, int status,
+GGUFLINT_API void gguflint_report_failure(gguflint_report *r, const char *display_path, int status,
                              const char *detail);
 /* Closes the JSON document; in text prints the summary line when `summary`. */
-void gguflint_report_end(gguflint_report *r, bool summary);
-void gguflint_report_free(gguflint_report *r);
+GGUFLINT_API void gguflint_report_end(gguflint_report *r, bool summary);
+GGUFLINT_API void gguflint_report_free(gguflint_report *r);
 
 /* The dump command: header, every KV with its type and value (arrays with count
  * and first elements), the tensor table. */
-void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w,
+GGUFLINT_API void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w,
                    void *user);
 
 /* Rule documentation as Markdown (the RULES.md file) and as one rule's text. */
-void gguflint_rules_markdown(gguflint_write_fn w, void *user);
-void gguflint_rule_explain(size_t index, gguflint_write_fn w, void *user);
+GGUFLINT_API void gguflint_rules_markdown(gguflint_write_fn w, void *user);
+GGUFLINT_API void gguflint_rule_explain(size_t index, gguflint_write_fn w, void *user);
 
 /* A write callback for FILE* (user is the FILE*). */
-void gguflint_write_file(void *user, const char *data, size_t len);
+GGUFLINT_API void gguflint_write_file(void *user, const char *data, size_t len);
 
 #ifdef __cplusplus
 }

@@ -1217,10 +1217,10 @@ static void test_profiles(void **state)
     s.omit_key = "llama.context_length";
     s.kv_hook = ctx_u64_hook;
     model m = build_model(&s);
-    gguflint_options o;
-    gguflint_options_default(&o);
-    assert_int_equal(gguflint_options_profile(&o, "spec"), GGUFLINT_OK);
-    gguflint_ctx *ctx = lint(m.buf, m.len, &o);
+    gguflint_options *o = gguflint_options_new();
+    assert_non_null(o);
+    assert_int_equal(gguflint_options_profile(o, "spec"), GGUFLINT_OK);
+    gguflint_ctx *ctx = lint(m.buf, m.len, o);
     bool seen = false;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
@@ -1232,18 +1232,18 @@ static void test_profiles(void **state)
     assert_true(seen);
     gguflint_free(ctx);
     /* an ignored rule is not reported */
-    gguflint_options_default(&o);
-    assert_int_equal(gguflint_options_select(&o, "GG542", false, NULL, 0), GGUFLINT_OK);
-    assert_int_equal(count_of_opt(m.buf, m.len, &o, "GG542"), 0);
+    gguflint_options_default(o);
+    assert_int_equal(gguflint_options_select(o, "GG542", false, NULL, 0), GGUFLINT_OK);
+    assert_int_equal(count_of_opt(m.buf, m.len, o, "GG542"), 0);
     /* strict: an unknown architecture is a warning */
     free(m.buf);
     s = llama_spec();
     s.arch = "llama-custom";
     m = build_model(&s);
-    gguflint_options_default(&o);
-    assert_int_equal(gguflint_options_profile(&o, "strict"), GGUFLINT_OK);
-    assert_int_equal(count_of_opt(m.buf, m.len, &o, "GG540"), 1);
-    ctx = lint(m.buf, m.len, &o);
+    gguflint_options_default(o);
+    assert_int_equal(gguflint_options_profile(o, "strict"), GGUFLINT_OK);
+    assert_int_equal(count_of_opt(m.buf, m.len, o, "GG540"), 1);
+    ctx = lint(m.buf, m.len, o);
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         if (strcmp(rule_id(f), "GG540") == 0)
@@ -1251,6 +1251,7 @@ static void test_profiles(void **state)
     }
     gguflint_free(ctx);
     free(m.buf);
+    gguflint_options_free(o);
 }
 
 int main(void)

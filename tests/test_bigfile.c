@@ -74,11 +74,11 @@ static void test_sparse_200g(void **state)
     }
     long before = max_rss_kb();
     /* the format checks: one tensor is not a complete llama model */
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    gguflint_options_clear(&opt);
-    gguflint_options_select(&opt, "container,kv,tensor,data", true, NULL, 0);
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    gguflint_options_clear(opt);
+    gguflint_options_select(opt, "container,kv,tensor,data", true, NULL, 0);
+    gguflint_ctx *ctx = gguflint_new(opt);
     assert_non_null(ctx);
     assert_int_equal(gguflint_open_file(ctx, path), GGUFLINT_OK);
     assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
@@ -91,6 +91,7 @@ static void test_sparse_200g(void **state)
     printf("200 GiB sparse file: peak RSS grew by %ld KiB\n", grown);
     assert_true(grown < 16 * 1024);
     unlink(path);
+    gguflint_options_free(opt);
 }
 
 static void test_shrinks_before_run(void **state)

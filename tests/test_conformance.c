@@ -259,10 +259,10 @@ static void test_manifest_matches_folder(void **state)
 static bool lint_accepts(const char *file, const uint8_t *buf, size_t len, const char *profile,
                          bool show)
 {
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    assert_int_equal(gguflint_options_profile(&opt, profile), GGUFLINT_OK);
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    assert_int_equal(gguflint_options_profile(opt, profile), GGUFLINT_OK);
+    gguflint_ctx *ctx = gguflint_new(opt);
     assert_non_null(ctx);
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", SUITE, file);
@@ -280,6 +280,7 @@ static bool lint_accepts(const char *file, const uint8_t *buf, size_t len, const
                           gguflint_rule((size_t)f->rule)->id, f->path, f->message);
     }
     gguflint_free(ctx);
+    gguflint_options_free(opt);
     return accept;
 }
 

@@ -114,11 +114,12 @@ static void print_findings(const char *file, const gguflint_ctx *ctx)
  * models. NULL (after printing why) on a failing status. */
 static gguflint_ctx *lint_file(const char *path)
 {
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    gguflint_options_clear(&opt);
-    gguflint_options_select(&opt, "container,kv,tensor,data,security", true, NULL, 0);
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    gguflint_options_clear(opt);
+    gguflint_options_select(opt, "container,kv,tensor,data,security", true, NULL, 0);
+    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_options_free(opt);
     assert_non_null(ctx);
     int st = gguflint_open_file(ctx, path);
     if (st == GGUFLINT_OK)

@@ -128,14 +128,14 @@ static void collect(gguflint_ctx *ctx, seen *s)
 
 static void lint(const uint8_t *buf, size_t len, const char *file, uint32_t jobs, seen *s)
 {
-    gguflint_options opt;
-    gguflint_options_default(&opt);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
     /* the data checks on files that are not complete models */
-    gguflint_options_clear(&opt);
-    gguflint_options_select(&opt, "container,kv,tensor,data", true, NULL, 0);
-    opt.deep = true;
-    opt.deep_jobs = jobs;
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_options_clear(opt);
+    gguflint_options_select(opt, "container,kv,tensor,data", true, NULL, 0);
+    gguflint_options_set_deep(opt, true);
+    gguflint_options_set_deep_jobs(opt, jobs);
+    gguflint_ctx *ctx = gguflint_new(opt);
     assert_non_null(ctx);
     if (file)
         assert_int_equal(gguflint_open_file(ctx, file), GGUFLINT_OK);
@@ -144,6 +144,7 @@ static void lint(const uint8_t *buf, size_t len, const char *file, uint32_t jobs
     assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     collect(ctx, s);
     gguflint_free(ctx);
+    gguflint_options_free(opt);
 }
 
 static bool has(const seen *s, const char *id, uint64_t off, const char *needle)
@@ -201,16 +202,17 @@ static void test_deep_off_by_default(void **state)
     size_t len;
     uint64_t d;
     uint8_t *buf = build(model, 6, &len, &d);
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    gguflint_options_clear(&opt);
-    gguflint_options_select(&opt, "container,kv,tensor,data", true, NULL, 0);
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    gguflint_options_clear(opt);
+    gguflint_options_select(opt, "container,kv,tensor,data", true, NULL, 0);
+    gguflint_ctx *ctx = gguflint_new(opt);
     assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
     assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     assert_int_equal(gguflint_finding_count(ctx), 0);
     gguflint_free(ctx);
     free(buf);
+    gguflint_options_free(opt);
 }
 
 static void test_deep_clean_model(void **state)

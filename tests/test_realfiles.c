@@ -131,10 +131,10 @@ static gguflint_ctx *lint_rel(const char *rel)
 {
     char path[4096];
     full_path(path, sizeof path, rel);
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    assert_int_equal(gguflint_options_profile(&opt, profile), GGUFLINT_OK);
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    assert_int_equal(gguflint_options_profile(opt, profile), GGUFLINT_OK);
+    gguflint_ctx *ctx = gguflint_new(opt);
     assert_non_null(ctx);
     own(ctx, K_CTX);
     int st = gguflint_open_file(ctx, path);
@@ -143,6 +143,7 @@ static gguflint_ctx *lint_rel(const char *rel)
     assert_int_equal(st, GGUFLINT_OK);
     st = gguflint_run(ctx);
     assert_int_equal(st, GGUFLINT_OK);
+    gguflint_options_free(opt);
     return ctx;
 }
 

@@ -288,13 +288,13 @@ static void test_random_mutations(void **state)
     assert_non_null(model);
     uint8_t *work = malloc(len);
     assert_non_null(work);
-    gguflint_options deep;
-    gguflint_options_default(&deep);
-    deep.deep = true;
-    deep.limits.max_depth = 1;
-    deep.limits.max_findings_per_rule = 2;
-    deep.limits.max_string_len = 16;
-    deep.limits.max_array_count = 3;
+    gguflint_options *deep = gguflint_options_new();
+    assert_non_null(deep);
+    gguflint_options_set_deep(deep, true);
+    gguflint_options_set_limit(deep, GGUFLINT_LIMIT_DEPTH, 1);
+    gguflint_options_set_limit(deep, GGUFLINT_LIMIT_FINDINGS_PER_RULE, 2);
+    gguflint_options_set_limit(deep, GGUFLINT_LIMIT_STRING_LEN, 16);
+    gguflint_options_set_limit(deep, GGUFLINT_LIMIT_ARRAY_COUNT, 3);
     uint64_t seed = 0x9E3779B97F4A7C15u;
     static const uint8_t interesting[] = {0x00, 0x01, 0x7f, 0x80, 0xff, 0x20, 0x09, 0x40};
     for (int iter = 0; iter < 4000; iter++) {
@@ -307,13 +307,14 @@ static void test_random_mutations(void **state)
         }
         size_t n = (xorshift(&seed) % 4 == 0) ? (size_t)(xorshift(&seed) % (len + 1)) : len;
         uint8_t *copy;
-        gguflint_ctx *ctx = lint_copy(work, n, (iter & 1) ? &deep : NULL, &copy);
+        gguflint_ctx *ctx = lint_copy(work, n, (iter & 1) ? deep : NULL, &copy);
         if (iter % 16 == 0)
             exercise_output(ctx);
         done(ctx, copy);
     }
     free(work);
     free(model);
+    gguflint_options_free(deep);
 }
 
 /* ============================================================ huge numbers */
@@ -537,13 +538,13 @@ static void test_huge_counts(void **state)
 static void test_huge_counts_with_unlimited_limits(void **state)
 {
     (void)state;
-    gguflint_options o;
-    gguflint_options_default(&o);
-    o.limits.max_string_len = UINT64_MAX;
-    o.limits.max_array_count = UINT64_MAX;
-    o.limits.max_kv_count = UINT64_MAX;
-    o.limits.max_tensor_count = UINT64_MAX;
-    o.limits.max_depth = UINT32_MAX;
+    gguflint_options *o = gguflint_options_new();
+    assert_non_null(o);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, UINT64_MAX);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_ARRAY_COUNT, UINT64_MAX);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_KV_COUNT, UINT64_MAX);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_TENSOR_COUNT, UINT64_MAX);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, UINT32_MAX);
     for (size_t i = 0; i < NHUGE; i++) {
         gb *b = gb_new(3);
         gb_kv_arr(b, "general.a", GB_VT_U8, huge[i], "\1\2", 2);
@@ -555,11 +556,12 @@ static void test_huge_counts_with_unlimited_limits(void **state)
         gb_free(b);
         assert_non_null(buf);
         uint8_t *copy;
-        gguflint_ctx *ctx = lint_copy(buf, len, &o, &copy);
+        gguflint_ctx *ctx = lint_copy(buf, len, o, &copy);
         assert_true(has_error(ctx));
         done(ctx, copy);
         free(buf);
     }
+    gguflint_options_free(o);
 }
 
 /* Deeply nested arrays (each level 12 bytes) must not recurse without bound. */
@@ -575,17 +577,18 @@ static void test_deep_nesting(void **state)
     uint8_t *buf = gb_finish(b, &len);
     gb_free(b);
     assert_non_null(buf);
-    gguflint_options o;
-    gguflint_options_default(&o);
-    o.limits.max_depth = UINT32_MAX;
+    gguflint_options *o = gguflint_options_new();
+    assert_non_null(o);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, UINT32_MAX);
     uint8_t *copy;
-    gguflint_ctx *ctx = lint_copy(buf, len, &o, &copy);
+    gguflint_ctx *ctx = lint_copy(buf, len, o, &copy);
     assert_true(has_error(ctx));
     done(ctx, copy);
     ctx = lint_copy(buf, len, NULL, &copy);
     assert_true(has_error(ctx));
     done(ctx, copy);
     free(buf);
+    gguflint_options_free(o);
 }
 
 /* Many findings: max_findings_per_rule caps what is kept, the rest is counted. */

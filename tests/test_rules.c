@@ -37,12 +37,12 @@ static void print_findings(const gguflint_ctx *ctx)
 /* The structural rules this file tests: the semantic families (model,
  * tokenizer, split, security) have their own test files, and the small files
  * built here are not meant to be complete models. */
-static gguflint_options structural(void)
+static gguflint_options *structural(void)
 {
-    gguflint_options o;
-    gguflint_options_default(&o);
-    gguflint_options_clear(&o);
-    gguflint_options_select(&o, "container,kv,tensor,data", true, NULL, 0);
+    gguflint_options *o = gguflint_options_new();
+    assert_non_null(o);
+    gguflint_options_clear(o);
+    gguflint_options_select(o, "container,kv,tensor,data", true, NULL, 0);
     return o;
 }
 
@@ -51,8 +51,9 @@ static gguflint_options structural(void)
 static gguflint_ctx *lint(const uint8_t *buf, size_t len, const gguflint_options *opt)
 {
     static const uint8_t empty[1];
-    gguflint_options dflt = structural();
-    gguflint_ctx *ctx = gguflint_new(opt ? opt : &dflt);
+    gguflint_options *dflt = opt ? NULL : structural();
+    gguflint_ctx *ctx = gguflint_new(opt ? opt : dflt);
+    gguflint_options_free(dflt);
     assert_non_null(ctx);
     int st = gguflint_set_buffer(ctx, buf ? (const void *)buf : (const void *)empty, len);
     if (st != GGUFLINT_OK) {
@@ -185,7 +186,7 @@ static uint8_t *finish(gb *b, size_t *len)
     return p;
 }
 
-static gguflint_options defaults(void)
+static gguflint_options *defaults(void)
 {
     return structural();
 }
@@ -377,13 +378,13 @@ static void test_small_model_clean(void **state)
     size_t len;
     uint8_t *buf = gb_small_model(&len);
     assert_non_null(buf);
-    gguflint_options o = defaults();
-    assert_clean(buf, len, &o);
+    gguflint_options *o = defaults();
+    assert_clean(buf, len, o);
     assert_clean(buf, len, NULL);
-    o.deep = true;
+    gguflint_options_set_deep(o, true);
     /* the builder's tensors hold zeros: GG312 (test_deep.c) would fire */
-    gguflint_options_select(&o, "GG312", false, NULL, 0);
-    assert_clean(buf, len, &o);
+    gguflint_options_select(o, "GG312", false, NULL, 0);
+    assert_clean(buf, len, o);
 
     /* The model as parsed matches what the builder wrote. */
     gguflint_ctx *ctx = lint(buf, len, NULL);
@@ -411,6 +412,7 @@ static void test_small_model_clean(void **state)
     assert_int_equal(gguflint_kv_get(ctx, (size_t)ai)->u, 32);
     gguflint_free(ctx);
     free(buf);
+    gguflint_options_free(o);
 }
 
 static void test_header_only_clean(void **state)
@@ -666,12 +668,13 @@ static void test_GG011_kv_count_over_limit(void **state)
     (void)state;
     size_t len;
     uint8_t *buf = gb_small_model(&len);
-    gguflint_options o = defaults();
-    o.limits.max_kv_count = 2;
-    assert_finding(buf, len, &o, "GG011", 16);
-    o.limits.max_kv_count = 12;
-    assert_no_rule(buf, len, &o, "GG011");
+    gguflint_options *o = defaults();
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_KV_COUNT, 2);
+    assert_finding(buf, len, o, "GG011", 16);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_KV_COUNT, 12);
+    assert_no_rule(buf, len, o, "GG011");
     free(buf);
+    gguflint_options_free(o);
 }
 
 static void test_GG012_tensor_count_over_limit(void **state)
@@ -679,12 +682,13 @@ static void test_GG012_tensor_count_over_limit(void **state)
     (void)state;
     size_t len;
     uint8_t *buf = gb_small_model(&len);
-    gguflint_options o = defaults();
-    o.limits.max_tensor_count = 1;
-    assert_finding(buf, len, &o, "GG012", 8);
-    o.limits.max_tensor_count = 3;
-    assert_no_rule(buf, len, &o, "GG012");
+    gguflint_options *o = defaults();
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_TENSOR_COUNT, 1);
+    assert_finding(buf, len, o, "GG012", 8);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_TENSOR_COUNT, 3);
+    assert_no_rule(buf, len, o, "GG012");
     free(buf);
+    gguflint_options_free(o);
 }
 
 /* ================================================================= kv GG1xx */
@@ -882,18 +886,19 @@ static void test_GG110_array_too_deep(void **state)
 {
     (void)state;
     size_t len, et[4];
-    gguflint_options o = defaults();
+    gguflint_options *o = defaults();
     uint8_t *buf = nested_array_file(2, et, &len);
-    o.limits.max_depth = 1;
-    assert_finding(buf, len, &o, "GG110", et[1]);
-    assert_finding(buf, len, &o, "GG109", et[0]);
-    o.limits.max_depth = 2;
-    assert_no_rule(buf, len, &o, "GG110");
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, 1);
+    assert_finding(buf, len, o, "GG110", et[1]);
+    assert_finding(buf, len, o, "GG109", et[0]);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, 2);
+    assert_no_rule(buf, len, o, "GG110");
     free(buf);
     buf = nested_array_file(3, et, &len);
-    o.limits.max_depth = 2;
-    assert_finding(buf, len, &o, "GG110", et[2]);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, 2);
+    assert_finding(buf, len, o, "GG110", et[2]);
     free(buf);
+    gguflint_options_free(o);
 }
 
 static void test_GG111_array_count_impossible(void **state)
@@ -951,19 +956,20 @@ static void test_GG113_string_over_limit(void **state)
     gb_kv_str(b, "n", "hello"); /* the key, a string too, stays under the limit */
     size_t at = gb_last(b)->value;
     uint8_t *buf = finish(b, &len);
-    gguflint_options o = defaults();
-    o.limits.max_string_len = 4;
-    assert_finding(buf, len, &o, "GG113", at);
-    o.limits.max_string_len = 5;
-    assert_no_rule(buf, len, &o, "GG113");
+    gguflint_options *o = defaults();
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, 4);
+    assert_finding(buf, len, o, "GG113", at);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, 5);
+    assert_no_rule(buf, len, o, "GG113");
     free(buf);
     /* Keys are strings too. */
     b = gb_new(3);
     at = gb_kv_u8(b, "general.name", 1);
     buf = finish(b, &len);
-    o.limits.max_string_len = 11;
-    assert_finding(buf, len, &o, "GG113", at);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, 11);
+    assert_finding(buf, len, o, "GG113", at);
     free(buf);
+    gguflint_options_free(o);
 }
 
 static void test_GG114_bool_not_0_1(void **state)
@@ -1093,13 +1099,14 @@ static void test_GG120_array_count_over_limit(void **state)
     gb_kv_arr(b, "general.a", GB_VT_U8, 4, "\1\2\3\4", 4);
     size_t at = gb_last(b)->arr_count;
     uint8_t *buf = finish(b, &len);
-    gguflint_options o = defaults();
-    o.limits.max_array_count = 3;
-    assert_finding(buf, len, &o, "GG120", at);
-    assert_no_rule(buf, len, &o, "GG111");
-    o.limits.max_array_count = 4;
-    assert_no_rule(buf, len, &o, "GG120");
+    gguflint_options *o = defaults();
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_ARRAY_COUNT, 3);
+    assert_finding(buf, len, o, "GG120", at);
+    assert_no_rule(buf, len, o, "GG111");
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_ARRAY_COUNT, 4);
+    assert_no_rule(buf, len, o, "GG120");
     free(buf);
+    gguflint_options_free(o);
 }
 
 static void test_GG121_string_invalid_utf8(void **state)
@@ -1436,16 +1443,16 @@ static void test_GG301_nonzero_padding(void **state)
 static void test_GG301_nonzero_padding_deep(void **state)
 {
     (void)state;
-    gguflint_options deep = defaults();
-    deep.deep = true;
-    gguflint_options_select(&deep, "GG312", false, NULL, 0); /* zero data is fine here */
+    gguflint_options *deep = defaults();
+    gguflint_options_set_deep(deep, true);
+    gguflint_options_select(deep, "GG312", false, NULL, 0); /* zero data is fine here */
     /* Between tensors: a is 16 bytes padded to 32, b follows at 32. */
     layout l = {.nt = 2, .t = {T1("a", 1, GB_F32, 4), T1("b", 1, GB_F32, 8)}};
     built r = build(&l);
-    assert_clean(r.buf, r.len, &deep);
+    assert_clean(r.buf, r.len, deep);
     size_t at = r.data_start + 20;
     r.buf[at] = 0x01;
-    assert_finding(r.buf, r.len, &deep, "GG301", at);
+    assert_finding(r.buf, r.len, deep, "GG301", at);
     assert_no_rule(r.buf, r.len, NULL, "GG301");
     free(r.buf);
     /* After the last tensor. */
@@ -1454,9 +1461,10 @@ static void test_GG301_nonzero_padding_deep(void **state)
     assert_non_null(buf);
     buf[len - 3] = 0xEE;
     buf[len - 1] = 0xEE;
-    assert_finding(buf, len, &deep, "GG301", len - 3);
+    assert_finding(buf, len, deep, "GG301", len - 3);
     assert_no_rule(buf, len, NULL, "GG301");
     free(buf);
+    gguflint_options_free(deep);
 }
 
 static void test_GG302_trailing_bytes(void **state)
@@ -1497,24 +1505,25 @@ static void test_GG304_data_not_checked(void **state)
     size_t len;
     uint8_t *buf = gb_small_model(&len);
     assert_non_null(buf);
-    gguflint_options o = defaults();
-    o.header_only = true;
+    gguflint_options *o = defaults();
+    gguflint_options_set_header_only(o, true);
     gguflint_ctx *ctx = lint(buf, len, NULL);
     uint64_t metadata_end = gguflint_get_header(ctx)->metadata_end;
     gguflint_free(ctx);
     /* cut inside the data section: only the note */
-    assert_finding(buf, 800, &o, "GG304", metadata_end);
-    assert_only_rules(buf, 800, &o, "GG304");
+    assert_finding(buf, 800, o, "GG304", metadata_end);
+    assert_only_rules(buf, 800, o, "GG304");
     /* cut right after the metadata, inside the padding */
-    assert_only_rules(buf, (size_t)metadata_end + 3, &o, "GG304");
+    assert_only_rules(buf, (size_t)metadata_end + 3, o, "GG304");
     /* the whole file: still only the note (nothing is wrong with it) */
-    assert_only_rules(buf, len, &o, "GG304");
+    assert_only_rules(buf, len, o, "GG304");
     /* without --header-only the prefix is an error, the whole file clean */
     assert_finding(buf, 800, NULL, "GG216", 0x2e3);
     assert_no_rule(buf, len, NULL, "GG304");
     /* a hostile offset is still caught in a prefix */
-    o.header_only = true;
+    gguflint_options_set_header_only(o, true);
     free(buf);
+    gguflint_options_free(o);
 }
 
 static void test_GG303_missing_final_padding(void **state)

@@ -686,10 +686,10 @@ static void test_GG727_content_trigger(void **state)
     assert_non_null(f);
     assert_int_equal(f->severity, GGUFLINT_NOTE);
     gguflint_free(ctx);
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    assert_int_equal(gguflint_options_profile(&opt, "security"), GGUFLINT_OK);
-    ctx = lint_opt(buf, len, &opt);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
+    ctx = lint_opt(buf, len, opt);
     f = find_rule(ctx, "GG727");
     assert_non_null(f);
     assert_int_equal(f->severity, GGUFLINT_WARNING);
@@ -698,6 +698,7 @@ static void test_GG727_content_trigger(void **state)
     CLEAN(deepseek, "GG727"); /* '</think>' in content */
     CLEAN(qwen, "GG727");     /* content.startswith('<tool_response>') */
     CLEAN(qwen2vl, "GG727");  /* 'image' in content, content['type'] == 'image' */
+    gguflint_options_free(opt);
 }
 
 /* ----------------------------------------------------------- GG728 */
@@ -1044,20 +1045,21 @@ static void test_profiles(void **state)
     (void)state;
     size_t len;
     uint8_t *buf = tpl_file("{{ x|attr(y) }} https://a.example", &len, NULL);
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    assert_int_equal(gguflint_options_profile(&opt, "security"), GGUFLINT_OK);
-    gguflint_ctx *ctx = lint_opt(buf, len, &opt);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
+    gguflint_ctx *ctx = lint_opt(buf, len, opt);
     const gguflint_finding *f = find_rule(ctx, "GG722");
     assert_non_null(f);
     assert_int_equal(f->severity, GGUFLINT_ERROR);
     gguflint_free(ctx);
-    assert_int_equal(gguflint_options_profile(&opt, "spec"), GGUFLINT_OK);
-    ctx = lint_opt(buf, len, &opt);
+    assert_int_equal(gguflint_options_profile(opt, "spec"), GGUFLINT_OK);
+    ctx = lint_opt(buf, len, opt);
     assert_null(find_rule(ctx, "GG725"));
     assert_non_null(find_rule(ctx, "GG722"));
     gguflint_free(ctx);
     free(buf);
+    gguflint_options_free(opt);
 }
 
 /* ----------------------------------------------------- robustness, cost */

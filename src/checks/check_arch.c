@@ -14,6 +14,7 @@
 #include "checks/checks.h"
 
 #include "common/ckd.h"
+#include "format/wire.h"
 #include "model/model.h"
 
 #include <stdio.h>
@@ -139,8 +140,7 @@ typedef struct arch_ctx {
  * (it counts the drop) and nothing is formatted. */
 static bool live(const gguflint_ctx *ctx, int rule)
 {
-    return ctx->opt.severity[rule] != GGUFLINT_OFF &&
-           ctx->per_rule[rule] < ctx->opt.limits.max_findings_per_rule;
+    return rule_wanted(ctx, rule);
 }
 
 static void drop(gguflint_ctx *ctx, int rule)
@@ -193,7 +193,7 @@ static bool layer0_of(const gguflint_ctx *ctx, const gguflint_kv *kv, uint64_t *
 
 static uint64_t elem_offset(const arch_ctx *a, const gguflint_kv *kv, uint64_t i)
 {
-    return kv->value_offset + 4 + a->w + 4 * i;
+    return wire_array_elem_off(a->w, kv, 4, i);
 }
 
 /* ------------------------------------------------------------ hyper-params */
@@ -234,7 +234,7 @@ static void check_key_type(arch_ctx *a, const key_spec *ks, const gguflint_kv *k
             if (live(ctx, R_HPARAM_ARRAY_UINT32)) {
                 char path[192];
                 kv_path(path, sizeof path, kv);
-                emit(ctx, R_HPARAM_ARRAY_UINT32, kv->offset, a->w + kv->key.len + 4, path,
+                emit(ctx, R_HPARAM_ARRAY_UINT32, kv->offset, wire_kv_head_size(a->w, kv), path,
                      "array of u32: the llama.cpp loader of Feb 2025 accepts only i32 arrays "
                      "here (newer versions also accept u32)");
             } else {
@@ -246,7 +246,7 @@ static void check_key_type(arch_ctx *a, const key_spec *ks, const gguflint_kv *k
     if (live(ctx, R_HPARAM_WRONG_TYPE)) {
         char path[192], got[64];
         kv_path(path, sizeof path, kv);
-        emit(ctx, R_HPARAM_WRONG_TYPE, kv->offset, a->w + kv->key.len + 4, path,
+        emit(ctx, R_HPARAM_WRONG_TYPE, kv->offset, wire_kv_head_size(a->w, kv), path,
              "value is %s; llama.cpp reads this key as %s and rejects any other type",
              type_text(kv, got, sizeof got), want_text);
     } else {
@@ -610,11 +610,11 @@ static void check_shape(arch_ctx *a, const gguflint_tensor *t, const tensor_spec
     uint64_t field, len;
     size_t ti = tensor_index_of(ctx, t);
     if ((uint32_t)bad < t->n_dims) {
-        field = t->info_offset + a->w + t->name.len + 4 + (uint64_t)a->w * (uint64_t)bad;
+        field = wire_ti_ne_off(a->w, t, (uint64_t)bad);
         len = a->w;
         snprintf(path, sizeof path, "tensor[%zu].ne[%d]", ti, bad);
     } else {
-        field = t->info_offset + a->w + t->name.len;
+        field = wire_ti_ndims_off(a->w, t);
         len = 4;
         snprintf(path, sizeof path, "tensor[%zu].n_dims", ti);
     }
@@ -634,7 +634,7 @@ static void unexpected(arch_ctx *a, const gguflint_tensor *t, int rule, const ch
     char name[160], path[64];
     esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 100);
     tensor_path(path, sizeof path, ctx, t);
-    emit(ctx, rule, t->info_offset, a->w + t->name.len, path, "tensor '%s' %s%s", name, fmt_tail,
+    emit(ctx, rule, t->info_offset, wire_string_size(a->w, t->name.len), path, "tensor '%s' %s%s", name, fmt_tail,
          detail ? detail : "");
 }
 
@@ -773,7 +773,7 @@ void check_arch(gguflint_ctx *ctx)
     a.ctx = ctx;
     a.arch_kv = akv;
     a.id = -1;
-    a.w = ctx->hdr.version == 1 ? 4 : 8;
+    a.w = wire_width(ctx->hdr.version);
     kv_path(a.arch_path, sizeof a.arch_path, akv);
 
     if (!is_known(akv->str)) {

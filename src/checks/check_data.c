@@ -14,16 +14,13 @@
 #include "core/internal.h"
 
 #include "checks/checks.h"
+#include "input/source.h"
 #include "format/types.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define CHUNK (1u << 20)
-/* reader inputs (remote files): one request per piece, so larger pieces */
-#define READER_CHUNK (16u << 20)
 
 enum scan_kind { SCAN_NONE, SCAN_F32, SCAN_F16, SCAN_BF16, SCAN_F64, SCAN_BLOCKS };
 
@@ -308,7 +305,7 @@ void check_data(gguflint_ctx *ctx)
         return;
     }
     scan_state st = {ctx, res, 0, PTHREAD_MUTEX_INITIALIZER,
-                     ctx->reader.read_at ? READER_CHUNK : CHUNK, GGUFLINT_OK, ""};
+                     ctx->reader.read_at ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES, GGUFLINT_OK, ""};
     unsigned n = ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1;
     if (n > 64)
         n = 64;

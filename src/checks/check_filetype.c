@@ -19,7 +19,6 @@
 #include <string.h>
 
 /* Names longer than this are not classified (ggml allows 63 bytes). */
-#define MAX_CLASSIFIED_NAME 256
 
 /* Per-tensor classification, one byte each. */
 #define CLS_WEIGHT 0x80u /* quantizable by llama-quantize's rules */
@@ -76,7 +75,7 @@ static uint8_t classify(gguflint_ctx *ctx, const gguflint_tensor *t, bool has_ou
             char shown[160], path[48];
             esc_fixed(shown, sizeof shown, t->name.ptr, t->name.len, 100);
             snprintf(path, sizeof path, "tensor[%zu].type", tensor_index_of(ctx, t));
-            emit(ctx, R_UNEXPECTED_QUANTIZED, tensor_offset_field(ctx, t) - 4, 4, path,
+            emit(ctx, R_UNEXPECTED_QUANTIZED, wire_ti_type_off(model_width(ctx), t), 4, path,
                  "tensor '%s' is %s but stored as %s: converters and llama-quantize keep 1-D "
                  "tensors, norms and biases in F32",
                  shown, dims < 2 ? "1-D" : norm ? "a norm" : "a bias", gt_info(t->type)->name);

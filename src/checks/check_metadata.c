@@ -140,7 +140,7 @@ static bool later_shard(const gguflint_ctx *ctx)
 /* Where a missing key is reported: the header's kv_count field. */
 static uint64_t kv_count_field(const gguflint_ctx *ctx)
 {
-    return ctx->hdr.version == 1 ? 12 : 16;
+    return wire_kv_count_off(model_width(ctx));
 }
 
 static void check_architecture(gguflint_ctx *ctx)
@@ -151,7 +151,7 @@ static void check_architecture(gguflint_ctx *ctx)
         const gguflint_kv *type = kv_by_key(ctx, "general.type");
         if (!kvs_complete(ctx) || later_shard(ctx) || kv_str_eq(type, "imatrix"))
             return;
-        emit(ctx, R_ARCH_MISSING, kv_count_field(ctx), ctx->hdr.version == 1 ? 4 : 8,
+        emit(ctx, R_ARCH_MISSING, kv_count_field(ctx), model_width(ctx),
              "kv[\"general.architecture\"]",
              "general.architecture is missing: llama.cpp fails with \"unknown model "
              "architecture\" and readers cannot find the <arch>.* hyper-parameters");
@@ -176,14 +176,14 @@ static void check_architecture(gguflint_ctx *ctx)
             break;
         }
     }
-    uint64_t w = ctx->hdr.version == 1 ? 4 : 8;
+    unsigned w = model_width(ctx);
     if (s.len == 0) {
         emit(ctx, R_ARCH_CHARSET, kv->value_offset, w, path,
              "general.architecture is empty; it must name an architecture ([a-z0-9_-]+)");
     } else if (bad < s.len) {
         char shown[160];
         esc_fixed(shown, sizeof shown, s.ptr, s.len, 64);
-        emit(ctx, R_ARCH_CHARSET, kv->value_offset, w + s.len, path,
+        emit(ctx, R_ARCH_CHARSET, kv->value_offset, wire_string_size(w, s.len), path,
              "general.architecture '%s' has a character outside [a-z0-9_-] at index %llu: no "
              "reader knows it, and it becomes the prefix of every <arch>.* key",
              shown, (unsigned long long)bad);
@@ -254,7 +254,7 @@ static void check_quantization_version(gguflint_ctx *ctx)
         return;
     char shown[160];
     esc_fixed(shown, sizeof shown, first->name.ptr, first->name.len, 100);
-    emit(ctx, R_QUANT_VERSION_MISSING, kv_count_field(ctx), ctx->hdr.version == 1 ? 4 : 8,
+    emit(ctx, R_QUANT_VERSION_MISSING, kv_count_field(ctx), model_width(ctx),
          "kv[\"general.quantization_version\"]",
          "general.quantization_version is missing but %zu tensor(s) are quantized (first: "
          "tensor[%zu] '%s', %s); the spec requires it whenever a tensor is quantized",

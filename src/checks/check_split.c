@@ -18,11 +18,6 @@
 
 #define SUFFIX_LEN 20 /* "-NNNNN-of-MMMMM.gguf" */
 
-static unsigned len_width(const gguflint_ctx *ctx)
-{
-    return ctx->hdr.version == 1 ? 4u : 8u;
-}
-
 /* Parse the file name: true when its base name ends in -NNNNN-of-MMMMM.gguf
  * (exactly five digits each). *prefix_len is the length of the whole name
  * before the suffix (directory included), *no and *count the two numbers. */
@@ -160,7 +155,7 @@ void check_split(gguflint_ctx *ctx)
     char path[192];
     kv_path(path, sizeof path, present);
     for (size_t i = 0; i < n_missing; i++)
-        emit(ctx, R_SPLIT_KEY_MISSING, present->offset, len_width(ctx) + present->key.len, path,
+        emit(ctx, R_SPLIT_KEY_MISSING, present->offset, wire_string_size(model_width(ctx), present->key.len), path,
              "the file has split.* keys but no %s (gguf-split writes all three into every "
              "shard)",
              missing[i]);
@@ -390,7 +385,7 @@ static int set_tensors(member *g, size_t n)
             esc_fixed(shown, sizeof shown, v.ptr, v.len, 100);
             const member *o = &g[hit->member1 - 1];
             emit(ctx, R_SPLIT_TENSOR_DUPLICATE, ctx->tensors[t].info_offset,
-                 len_width(ctx) + v.len, path,
+                 wire_string_size(model_width(ctx), v.len), path,
                  "tensor '%s' is also tensor[%lu] of shard %ld (llama.cpp: \"tensor is "
                  "duplicated\")",
                  shown, (unsigned long)hit->tensor, o->no + 1);
@@ -442,7 +437,7 @@ static void set_metadata(member *g, size_t n)
                 continue;
             char path[192];
             kv_path(path, sizeof path, kv);
-            emit(ctx, R_SPLIT_METADATA_NOT_FIRST, kv->offset, len_width(ctx) + kv->key.len, path,
+            emit(ctx, R_SPLIT_METADATA_NOT_FIRST, kv->offset, wire_string_size(model_width(ctx), kv->key.len), path,
                  "model metadata in shard %ld: llama.cpp and gguf-split read metadata from the "
                  "first shard only, so this key is ignored",
                  g[i].no + 1);

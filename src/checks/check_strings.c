@@ -348,7 +348,7 @@ static void check_vocab_array(gguflint_ctx *ctx, const gguflint_kv *kv, lazy_pat
     arr_iter it;
     if (!esc || !arr_iter_init(ctx, kv, &it))
         return;
-    uint64_t w = ctx->hdr.version == 1 ? 4 : 8;
+    unsigned w = model_width(ctx);
     gguflint_view el;
     uint64_t el_off;
     while (ctx->status == GGUFLINT_OK && arr_next(&it, &el, &el_off)) {
@@ -367,7 +367,7 @@ static void check_vocab_array(gguflint_ctx *ctx, const gguflint_kv *kv, lazy_pat
         if (scan_any(&r)) {
             char what[48];
             snprintf(what, sizeof what, "element %llu", (unsigned long long)(it.index - 1));
-            where at = {what, path, el_off, w + el.len};
+            where at = {what, path, el_off, wire_string_size(w, el.len)};
             report_scan(ctx, &at, el.ptr, el.len, &r);
         }
         esc = find_sequence(el_end, end);
@@ -381,18 +381,18 @@ static void check_kv(gguflint_ctx *ctx, const gguflint_kv *kv, bool hygiene, boo
     lazy_path lp; /* not zeroed: only the fields below are read before it is built */
     lp.built = false, lp.ctx = ctx, lp.kv = kv, lp.t = NULL;
     lazy_path *path = &lp;
-    uint64_t w = ctx->hdr.version == 1 ? 4 : 8;
+    unsigned w = model_width(ctx);
     scan r;
     if (hygiene) {
         scan_string(kv->key.ptr, kv->key.len, M_KEY, &r);
         if (scan_any(&r)) {
-            where at = {"key", path, kv->offset, w + kv->key.len};
+            where at = {"key", path, kv->offset, wire_string_size(w, kv->key.len)};
             report_scan(ctx, &at, kv->key.ptr, kv->key.len, &r);
         }
     }
     scan_mode mode = vocab_key(kv->key) ? M_VOCAB : M_VALUE;
     if (kv->type == VT_STRING) {
-        where at = {"value", path, kv->value_offset, w + kv->str.len};
+        where at = {"value", path, kv->value_offset, wire_string_size(w, kv->str.len)};
         if (hygiene) {
             scan_string(kv->str.ptr, kv->str.len, mode, &r);
             drop_template_hits(kv, &r);
@@ -422,7 +422,7 @@ static void check_kv(gguflint_ctx *ctx, const gguflint_kv *kv, bool hygiene, boo
             continue;
         char what[48];
         snprintf(what, sizeof what, "element %llu", (unsigned long long)(it.index - 1));
-        where at = {what, path, el_off, w + el.len};
+        where at = {what, path, el_off, wire_string_size(w, el.len)};
         report_scan(ctx, &at, el.ptr, el.len, &r);
     }
 }
@@ -432,8 +432,8 @@ static void check_tensor_name(gguflint_ctx *ctx, const gguflint_tensor *t, bool 
 {
     lazy_path lp;
     lp.built = false, lp.ctx = ctx, lp.kv = NULL, lp.t = t;
-    uint64_t w = ctx->hdr.version == 1 ? 4 : 8;
-    where at = {"tensor name", &lp, t->info_offset, w + t->name.len};
+    unsigned w = model_width(ctx);
+    where at = {"tensor name", &lp, t->info_offset, wire_string_size(w, t->name.len)};
     gguflint_view n = t->name;
     if (hygiene) {
         scan r;
@@ -502,7 +502,7 @@ static void check_claims(gguflint_ctx *ctx)
     if (tokens && tokens->type == VT_ARRAY && tokens->count > (1u << 21)) {
         char path[192];
         kv_path(path, sizeof path, tokens);
-        emit(ctx, R_VOCAB_SIZE_HUGE, tokens->value_offset + 4, ctx->hdr.version == 1 ? 4 : 8,
+        emit(ctx, R_VOCAB_SIZE_HUGE, wire_array_count_off(tokens), model_width(ctx),
              path,
              "tokenizer.ggml.tokens has %llu entries (over 2^21 = 2097152; the largest real "
              "vocabularies have about 262144): consumers allocate logits and token tables of "

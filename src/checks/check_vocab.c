@@ -25,10 +25,6 @@
 /* Longer tokens than these are an error / a warning (CVE-2025-49847). */
 #define TOKEN_MAX_ERROR (64u * 1024u)
 #define TOKEN_MAX_WARN 1024u
-/* Vocabularies larger than this are not checked for duplicate tokens: the
- * index costs 16-28 bytes per token, too much for a file that is hostile
- * anyway (real vocabularies stay below 300k). */
-#define DUP_MAX_TOKENS (1u << 24)
 
 enum { NO_TYPE = 0xFFu };
 
@@ -101,10 +97,6 @@ static const tok_model models[] = {
     {"no_vocab", true, false, false, {-1, -1, -1, -1, -1, -1}},
 };
 
-static unsigned len_width(const gguflint_ctx *ctx)
-{
-    return ctx->hdr.version == 1 ? 4u : 8u;
-}
 
 static const char *type_name(uint32_t t)
 {
@@ -240,7 +232,7 @@ COLD static void report_type(gguflint_ctx *ctx, const gguflint_kv *types, uint64
 {
     char path[96];
     elem_path(path, sizeof path, TK "token_type", i);
-    emit(ctx, R_TOK_TYPE_UNKNOWN, types->value_offset + 4 + len_width(ctx) + 4 * i, 4, path,
+    emit(ctx, R_TOK_TYPE_UNKNOWN, wire_array_elem_off(model_width(ctx), types, 4, i), 4, path,
          "token_type %lld of token %llu is not a llama.cpp token type (0 undefined, 1 normal, "
          "2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte)",
          (long long)t, (unsigned long long)i);
@@ -252,7 +244,7 @@ COLD static void report_byte(gguflint_ctx *ctx, uint64_t i, const uint8_t *s, ui
     char path[96], shown[96];
     elem_path(path, sizeof path, TK "tokens", i);
     esc_fixed(shown, sizeof shown, s, len, 40);
-    emit(ctx, R_TOK_BYTE_MALFORMED, off, len_width(ctx) + len, path,
+    emit(ctx, R_TOK_BYTE_MALFORMED, off, model_width(ctx) + len, path,
          "token %llu has token_type 6 (BYTE) but its text '%s' is not <0xNN> with two "
          "uppercase hex digits (PLaMo-2 indexed a byte table with \"<0x-1>\", llama.cpp "
          "#25969)",
@@ -263,7 +255,7 @@ COLD static void report_byte(gguflint_ctx *ctx, uint64_t i, const uint8_t *s, ui
 COLD static void check_token_slow(gguflint_ctx *ctx, uint64_t i, const uint8_t *s,
                                   uint64_t len, uint64_t off)
 {
-    unsigned w = len_width(ctx);
+    unsigned w = model_width(ctx);
     char path[96], shown[96];
     elem_path(path, sizeof path, TK "tokens", i);
     if (len == 0) {
@@ -290,7 +282,7 @@ COLD static void report_duplicate(gguflint_ctx *ctx, uint64_t i, const uint8_t *
     char path[96], shown[96];
     elem_path(path, sizeof path, TK "tokens", i);
     esc_fixed(shown, sizeof shown, s, len, 40);
-    emit(ctx, R_TOK_DUPLICATE, off, len_width(ctx) + len, path,
+    emit(ctx, R_TOK_DUPLICATE, off, model_width(ctx) + len, path,
          "token %llu '%s' repeats token %lu (llama.cpp refuses or aborts on duplicate tokens)",
          (unsigned long long)i, shown, (unsigned long)prev);
 }
@@ -339,7 +331,7 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
         if (le64)
             memcpy(&len, p, 8);
         else
-            len = cur_load(c, p, w);
+            len = cur_read_unchecked(c, p, w);
         const uint8_t *const s = p + w, *const el = p;
         if (len > (uint64_t)(vend - s))
             return false;
@@ -351,7 +343,7 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
                 memcpy(&t32, tybase + 4 * i, 4);
                 type = t32;
             } else {
-                type = (int32_t)(uint32_t)cur_load(c, tybase + 4 * i, 4);
+                type = (int32_t)(uint32_t)cur_read_unchecked(c, tybase + 4 * i, 4);
             }
             if ((uint64_t)type > 5) {
                 if (type != 6)
@@ -378,7 +370,7 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
             if (slots[k].tag != tag)
                 continue;
             const uint8_t *q = base + offs[slots[k].idx];
-            if (cur_load(c, q, w) == len && memcmp(q + w, s, (size_t)len) == 0) {
+            if (cur_read_unchecked(c, q, w) == len && memcmp(q + w, s, (size_t)len) == 0) {
                 report_duplicate(ctx, i, s, len, sc->file_base + rel, slots[k].idx);
                 if (ctx->status != GGUFLINT_OK)
                     return false;
@@ -404,7 +396,7 @@ __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const ggufl
     scan sc = {
         .ctx = ctx, .types = types, .c = &it.c, .w = it.w, .file_base = it.base,
         .base = it.c.base, .vend = it.c.base + it.c.len,
-        .tybase = types ? ctx->data + types->value_offset + 4 + it.w : NULL,
+        .tybase = types ? ctx->data + wire_array_elems_off(it.w, types) : NULL,
         .p = it.c.base + it.c.off, .shift = 64,
     };
     if (n >= 2 && n <= DUP_MAX_TOKENS && tokens->value_size <= UINT32_MAX &&
@@ -435,7 +427,7 @@ __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const ggufl
             scan_range(&sc, n_typed, n, false, false);
     }
     for (uint64_t i = n_typed; types && i < types->count && ctx->status == GGUFLINT_OK; i++) {
-        int64_t type = (int32_t)(uint32_t)cur_load(&it.c, sc.tybase + 4 * i, 4);
+        int64_t type = (int32_t)(uint32_t)cur_read_unchecked(&it.c, sc.tybase + 4 * i, 4);
         if ((uint64_t)type > 6)
             report_type(ctx, types, i, type);
     }
@@ -450,7 +442,7 @@ static void check_length(gguflint_ctx *ctx, const gguflint_kv *kv, uint64_t n_to
         return;
     char path[192];
     kv_path(path, sizeof path, kv);
-    emit(ctx, R_TOK_LENGTH_MISMATCH, kv->value_offset + 4, len_width(ctx), path,
+    emit(ctx, R_TOK_LENGTH_MISMATCH, wire_array_count_off(kv), model_width(ctx), path,
          "%.*s has %llu elements but there are %llu tokens (%s; llama.cpp #20735/#20737)",
          (int)kv->key.len, (const char *)kv->key.ptr, (unsigned long long)kv->count,
          (unsigned long long)n_tokens,
@@ -463,10 +455,10 @@ static void check_tensor_rows(gguflint_ctx *ctx, const char *name, uint64_t n_to
     const gguflint_tensor *t = tensor_by_name(ctx, name);
     if (!t || t->n_dims < 2 || t->ne[1] == n_tokens)
         return;
-    unsigned w = len_width(ctx);
+    unsigned w = model_width(ctx);
     char path[64];
     snprintf(path, sizeof path, "tensor[%zu].ne[1]", tensor_index_of(ctx, t));
-    emit(ctx, R_TOK_TENSOR_ROWS, t->info_offset + w + t->name.len + 4 + w, w, path,
+    emit(ctx, R_TOK_TENSOR_ROWS, wire_ti_ne_off(w, t, 1), w, path,
          "%s has %llu rows (ne[1]) but the vocabulary has %llu tokens; llama.cpp refuses the "
          "shape, other readers index past the table",
          name, (unsigned long long)t->ne[1], (unsigned long long)n_tokens);
@@ -531,7 +523,7 @@ static void check_defaults(gguflint_ctx *ctx, const tok_model *m, const gguflint
         return;
     char path[192];
     kv_path(path, sizeof path, tokens);
-    emit(ctx, R_TOK_DEFAULT_ID_RANGE, tokens->value_offset + 4, len_width(ctx), path,
+    emit(ctx, R_TOK_DEFAULT_ID_RANGE, wire_array_count_off(tokens), model_width(ctx), path,
          "the '%s' tokenizer assumes %s when the keys are absent, but there are only %llu "
          "tokens (out-of-bounds read in llama.cpp before the GHSA-g4cc-763q-h9h6 fixes)",
          m->name, list, (unsigned long long)tokens->count);
@@ -539,17 +531,17 @@ static void check_defaults(gguflint_ctx *ctx, const tok_model *m, const gguflint
 
 static void check_charsmap(gguflint_ctx *ctx, const gguflint_kv *kv)
 {
-    unsigned w = len_width(ctx);
+    unsigned w = model_width(ctx);
     char path[192];
     kv_path(path, sizeof path, kv);
     if (kv->count < 4) {
-        emit(ctx, R_TOK_CHARSMAP, kv->value_offset + 4, w, path,
+        emit(ctx, R_TOK_CHARSMAP, wire_array_count_off(kv), w, path,
              "precompiled_charsmap has %llu bytes, fewer than its 4-byte size prefix (llama.cpp "
              "reads the prefix out of bounds)",
              (unsigned long long)kv->count);
         return;
     }
-    uint64_t at = kv->value_offset + 4 + w;
+    uint64_t at = wire_array_elems_off(w, kv);
     const uint8_t *p = ctx->data + at;
     uint64_t size = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
                     (uint64_t)p[3] << 24;
@@ -571,7 +563,7 @@ static const tok_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
         if (!model && tokens) {
             char path[192];
             kv_path(path, sizeof path, tokens);
-            emit(ctx, R_TOK_INCOMPLETE, tokens->offset, len_width(ctx) + tokens->key.len, path,
+            emit(ctx, R_TOK_INCOMPLETE, tokens->offset, model_width(ctx) + tokens->key.len, path,
                  "tokenizer.ggml.tokens is present but tokenizer.ggml.model is not (llama.cpp "
                  "requires the model key)");
         }
@@ -579,7 +571,7 @@ static const tok_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
     }
     char path[192];
     kv_path(path, sizeof path, model);
-    uint64_t len = len_width(ctx) + model->str.len;
+    uint64_t len = model_width(ctx) + model->str.len;
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
         if (!view_eq(model->str, models[i].name))
             continue;

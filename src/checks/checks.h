@@ -6,6 +6,9 @@
 
 #include "core/internal.h"
 
+/* Build the model's indexes and run every check below but check_data. */
+void checks_run(gguflint_ctx *ctx);
+
 void check_metadata(gguflint_ctx *ctx); /* general.*: presence, types, values */
 void check_filetype(gguflint_ctx *ctx); /* general.file_type vs tensors and file name */
 void check_arch(gguflint_ctx *ctx);     /* architecture hyper-parameters and tensor set */

@@ -7,6 +7,8 @@
 #include "config.h"
 #include "files.h"
 
+#include "core/limits.h"
+
 #include <fnmatch.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -58,8 +60,6 @@ static const struct option long_opts[] = {
 
 /* ---- settings: defaults, then the config file, then the command line ---- */
 
-enum { MAX_RULE_OPTS = 128 };
-
 typedef struct rule_opt {
     int kind;   /* OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY */
     char *arg;  /* RULES, or RULE=LEVEL for severities */
@@ -67,24 +67,31 @@ typedef struct rule_opt {
 } rule_opt;
 
 typedef struct settings {
-    gguflint_options opt;
+    gguflint_options *opt;
     gguflint_format fmt;
     gguflint_severity fail_on;
     bool exit_zero, quiet, recursive;
     uint64_t stdin_max;
     unsigned jobs;
     const char *profile;
-    rule_opt rules[MAX_RULE_OPTS];
+    gguflint_options *probe; /* scratch: checking and applying ignore lists */
+    rule_opt rules[CLI_MAX_RULE_OPTS];
     int n_rules;
     char sev_buf[CONFIG_MAX_ITEMS][160]; /* RULE=LEVEL strings built from [severity] */
 } settings;
 
 static int add_rule_opt(settings *s, int kind, char *arg, bool from_config)
 {
-    if (s->n_rules == MAX_RULE_OPTS)
-        return usage_error("too many rule options (at most %s)", "128");
+    if (s->n_rules == CLI_MAX_RULE_OPTS)
+        return usage_error("too many rule options (at most %s)",
+                           GGUFLINT_STRINGIFY(CLI_MAX_RULE_OPTS));
     s->rules[s->n_rules++] = (rule_opt){kind, arg, from_config};
     return EXIT_CLEAN;
+}
+
+static bool set(settings *s, gguflint_limit limit, uint64_t v)
+{
+    return gguflint_options_set_limit(s->opt, limit, v) == GGUFLINT_OK;
 }
 
 /* Apply one limit option by name; returns false when the value is bad. */
@@ -93,19 +100,18 @@ static bool set_limit(settings *s, int which, const char *value)
     uint64_t v;
     if (!parse_u64(value, &v))
         return false;
-    if ((which == OPT_MAX_DEPTH || which == OPT_MAX_FINDINGS) && (v == 0 || v > UINT32_MAX))
+    if ((which == OPT_MAX_DEPTH || which == OPT_MAX_FINDINGS) && v == 0)
         return false;
     switch (which) {
-    case OPT_MAX_STRING: s->opt.limits.max_string_len = v; break;
-    case OPT_MAX_ARRAY: s->opt.limits.max_array_count = v; break;
-    case OPT_MAX_KV: s->opt.limits.max_kv_count = v; break;
-    case OPT_MAX_TENSOR: s->opt.limits.max_tensor_count = v; break;
-    case OPT_MAX_DEPTH: s->opt.limits.max_depth = (uint32_t)v; break;
-    case OPT_MAX_FINDINGS: s->opt.limits.max_findings_per_rule = (uint32_t)v; break;
-    case OPT_STDIN_MAX: s->stdin_max = v; break;
+    case OPT_MAX_STRING: return set(s, GGUFLINT_LIMIT_STRING_LEN, v);
+    case OPT_MAX_ARRAY: return set(s, GGUFLINT_LIMIT_ARRAY_COUNT, v);
+    case OPT_MAX_KV: return set(s, GGUFLINT_LIMIT_KV_COUNT, v);
+    case OPT_MAX_TENSOR: return set(s, GGUFLINT_LIMIT_TENSOR_COUNT, v);
+    case OPT_MAX_DEPTH: return set(s, GGUFLINT_LIMIT_DEPTH, v);
+    case OPT_MAX_FINDINGS: return set(s, GGUFLINT_LIMIT_FINDINGS_PER_RULE, v);
+    case OPT_STDIN_MAX: s->stdin_max = v; return true;
     default: return false;
     }
-    return true;
 }
 
 static int opt_by_name(const char *name)
@@ -159,7 +165,7 @@ static int apply_config(settings *s, config *cfg)
         } else if (strcmp(k, "deep") == 0) {
             if (!parse_bool(v, &b))
                 return config_error(cfg, msg);
-            s->opt.deep = b;
+            gguflint_options_set_deep(s->opt, b);
         } else if (strcmp(k, "quiet") == 0) {
             if (!parse_bool(v, &b))
                 return config_error(cfg, msg);
@@ -189,10 +195,8 @@ static int apply_config(settings *s, config *cfg)
         }
     }
     for (size_t i = 0; i < cfg->n_ignores; i++) {
-        gguflint_options probe;
-        gguflint_options_default(&probe);
         char bad[128];
-        if (gguflint_options_select(&probe, cfg->ignores[i].rules, false, bad, sizeof bad) !=
+        if (gguflint_options_select(s->probe, cfg->ignores[i].rules, false, bad, sizeof bad) !=
             GGUFLINT_OK) {
             char msg[256];
             snprintf(msg, sizeof msg, "line %d: unknown rule '%s'", cfg->ignores[i].line, bad);
@@ -206,7 +210,7 @@ static int apply_config(settings *s, config *cfg)
  * command line replaces the config file's select. */
 static int apply_rule_opts(settings *s)
 {
-    if (gguflint_options_profile(&s->opt, s->profile) != GGUFLINT_OK)
+    if (gguflint_options_profile(s->opt, s->profile) != GGUFLINT_OK)
         return usage_error("unknown profile '%s' (ggml, spec, strict, security)", s->profile);
     bool cli_select = false;
     for (int k = 0; k < s->n_rules; k++)
@@ -230,16 +234,16 @@ static int apply_rule_opts(settings *s)
                 int sev = gguflint_severity_parse(eq + 1);
                 if (sev < 0)
                     return usage_error("unknown severity '%s'", eq + 1);
-                if (gguflint_options_set_severity(&s->opt, buf, (gguflint_severity)sev) !=
+                if (gguflint_options_set_severity(s->opt, buf, (gguflint_severity)sev) !=
                     GGUFLINT_OK)
                     return usage_error("unknown rule '%s'", buf);
                 continue;
             }
             if (r->kind == OPT_SELECT && !cleared) {
-                gguflint_options_clear(&s->opt);
+                gguflint_options_clear(s->opt);
                 cleared = true;
             }
-            if (gguflint_options_select(&s->opt, r->arg, r->kind != OPT_IGNORE, bad, sizeof bad) !=
+            if (gguflint_options_select(s->opt, r->arg, r->kind != OPT_IGNORE, bad, sizeof bad) !=
                 GGUFLINT_OK)
                 return usage_error("unknown rule, prefix or family '%s'", bad);
         }
@@ -270,7 +274,7 @@ static void run_job(runner *rn, job *j)
 {
     if (j->list_error)
         return;
-    j->ctx = gguflint_new(&rn->s->opt);
+    j->ctx = gguflint_new(rn->s->opt);
     j->status = j->ctx ? guarded_run(j->ctx, j->path, rn->s->stdin_max, NULL, NULL)
                        : GGUFLINT_E_NOMEM;
 }
@@ -422,19 +426,20 @@ static bool path_matches(const char *pattern, const char *path)
     return fnmatch(pattern, path, 0) == 0 || (base && fnmatch(pattern, base + 1, 0) == 0);
 }
 
-static void apply_ignores(config *cfg, gguflint_ctx *ctx, const char *path)
+/* `sel` is scratch options (any state): each ignore's rules are selected
+ * into it from scratch. */
+static void apply_ignores(config *cfg, gguflint_options *sel, gguflint_ctx *ctx, const char *path)
 {
     for (size_t i = 0; i < cfg->n_ignores; i++) {
         config_ignore *ig = &cfg->ignores[i];
         if (!path_matches(ig->pattern, path))
             continue;
-        gguflint_options sel;
-        gguflint_options_default(&sel); /* every field set, profile included */
-        gguflint_options_clear(&sel);
-        if (gguflint_options_select(&sel, ig->rules, true, NULL, 0) != GGUFLINT_OK)
+        gguflint_options_default(sel); /* every field set, profile included */
+        gguflint_options_clear(sel);
+        if (gguflint_options_select(sel, ig->rules, true, NULL, 0) != GGUFLINT_OK)
             continue;
         for (size_t r = 0; r < gguflint_rule_count(); r++)
-            if (sel.severity[r] != GGUFLINT_OFF)
+            if (gguflint_options_get_severity(sel, r) != GGUFLINT_OFF)
                 ig->used += gguflint_suppress(ctx, r);
     }
 }
@@ -444,10 +449,18 @@ int cmd_lint(int argc, char **argv)
     settings *s = calloc(1, sizeof *s);
     if (!s)
         return EXIT_USAGE;
-    gguflint_options_default(&s->opt);
+    s->opt = gguflint_options_new();
+    s->probe = gguflint_options_new();
+    if (!s->opt || !s->probe) {
+        gguflint_options_free(s->opt);
+        gguflint_options_free(s->probe);
+        free(s);
+        fprintf(stderr, "gguflint: out of memory\n");
+        return EXIT_USAGE;
+    }
     s->fmt = GGUFLINT_FORMAT_TEXT;
     s->fail_on = GGUFLINT_ERROR;
-    s->stdin_max = 1ull << 30;
+    s->stdin_max = LIMIT_DEFAULT_STDIN_BYTES;
     s->jobs = 1;
     s->profile = "ggml";
     config cfg;
@@ -522,14 +535,16 @@ int cmd_lint(int argc, char **argv)
         case OPT_EXIT_ZERO: s->exit_zero = true; break;
         case 'q':
         case OPT_QUIET: s->quiet = true; break;
-        case OPT_DEEP: s->opt.deep = true; break;
-        case OPT_HEADER_ONLY: s->opt.header_only = true; break;
+        case OPT_DEEP: gguflint_options_set_deep(s->opt, true); break;
+        case OPT_HEADER_ONLY: gguflint_options_set_header_only(s->opt, true); break;
         case 'r':
         case OPT_RECURSIVE: s->recursive = true; break;
         case 'j':
         case OPT_JOBS:
-            if (!parse_u64(optarg, &v) || v == 0 || v > 256) {
-                rc = usage_error("-j takes a number from 1 to 256, got '%s'", optarg);
+            if (!parse_u64(optarg, &v) || v == 0 || v > CLI_MAX_JOBS) {
+                rc = usage_error(
+                    "-j takes a number from 1 to " GGUFLINT_STRINGIFY(CLI_MAX_JOBS) ", got '%s'",
+                    optarg);
                 goto done;
             }
             s->jobs = (unsigned)v;
@@ -556,7 +571,7 @@ int cmd_lint(int argc, char **argv)
             goto done;
         }
     }
-    s->opt.deep_jobs = s->jobs;
+    gguflint_options_set_deep_jobs(s->opt, s->jobs);
     rc = apply_rule_opts(s);
     if (rc != EXIT_CLEAN)
         goto done;
@@ -600,7 +615,7 @@ int cmd_lint(int argc, char **argv)
             }
     }
     find_sets(jobs, files.n);
-    runner rn = {jobs, files.n, 0, 0, 64, s, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    runner rn = {jobs, files.n, 0, 0, CLI_JOB_WINDOW, s, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
     unsigned n_threads = s->jobs > 1 ? s->jobs : 0;
     pthread_t *threads = n_threads ? calloc(n_threads, sizeof *threads) : NULL;
     unsigned started = 0;
@@ -648,7 +663,7 @@ int cmd_lint(int argc, char **argv)
                     (unsigned long long)fetched);
         }
         if (st == GGUFLINT_OK) {
-            apply_ignores(&cfg, j->ctx, j->path);
+            apply_ignores(&cfg, s->probe, j->ctx, j->path);
             if (gguflint_max_severity(j->ctx) >= s->fail_on)
                 rc = EXIT_FINDINGS;
         } else {
@@ -693,6 +708,8 @@ done:
     files_free(&files);
     config_free(&cfg);
     free(found);
+    gguflint_options_free(s->opt);
+    gguflint_options_free(s->probe);
     free(s);
     return rc;
 }

@@ -12,6 +12,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
+#include "core/limits.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +53,18 @@ const char usage_text[] =
     "                            all-zero tensors, padding between tensors)\n"
     "  --header-only             the file may be a prefix (a partial download): check\n"
     "                            everything up to the data section, not its bounds\n"
-    "  --max-string-len N        longest string accepted (default 1073741824)\n"
-    "  --max-array-count N       most elements in one array (default 1073741824)\n"
-    "  --max-kv-count N          most KVs declared (default 100000)\n"
-    "  --max-tensor-count N      most tensors declared (default 10000000)\n"
-    "  --max-depth N             deepest array nesting walked (default 4)\n"
-    "  --max-findings-per-rule N findings kept per rule and file (default 100)\n"
+    "  --max-string-len N        longest string accepted (default "
+    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_STRING_LEN) ")\n"
+    "  --max-array-count N       most elements in one array (default "
+    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_ARRAY_COUNT) ")\n"
+    "  --max-kv-count N          most KVs declared (default "
+    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_KV_COUNT) ")\n"
+    "  --max-tensor-count N      most tensors declared (default "
+    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_TENSOR_COUNT) ")\n"
+    "  --max-depth N             deepest array nesting walked (default "
+    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_DEPTH) ")\n"
+    "  --max-findings-per-rule N findings kept per rule and file (default "
+    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FINDINGS_PER_RULE) ")\n"
     "  --stdin-max N             most bytes read from standard input (default 1 GiB)\n"
     "URLs (metadata read with HTTP range requests; $HF_ENDPOINT, $HF_TOKEN):\n"
     "  --max-fetch N             most metadata bytes fetched per file (default 256 MiB)\n"

@@ -1,10 +1,10 @@
-/* escape.c - making untrusted bytes safe to show: terminal escaping, JSON
- * string escaping and UTF-8 validation. Every byte that came from a file goes
- * through one of these before it reaches any output. */
-#include "core/internal.h"
+/* escape.c - making untrusted bytes safe to show: terminal escaping and JSON
+ * string escaping (see escape.h). */
+#include "common/escape.h"
+
+#include "common/utf8.h"
 
 #include <string.h>
-
 
 /* Code points that must never reach a terminal raw: C0/C1 controls, DEL,
  * bidi embeddings/overrides/isolates/marks, zero-width characters, line and
@@ -94,11 +94,6 @@ void safe_text(gguflint_write_fn w, void *user, const char *s, size_t len)
     escape_impl(w, user, s, len, false);
 }
 
-static void sb_write(void *user, const char *data, size_t len)
-{
-    sb_put(user, data, len);
-}
-
 void sb_escape(sbuf *b, const void *data, size_t len)
 {
     gguflint_escape(sb_write, b, data, len);
@@ -141,23 +136,6 @@ void esc_fixed(char *buf, size_t cap, const uint8_t *s, uint64_t n, size_t max_i
         o.len = at + 3;
     }
     buf[o.len] = '\0';
-}
-
-void path_kv(char *buf, size_t cap, const uint8_t *key, uint64_t key_len)
-{
-    char k[192];
-    esc_fixed(k, sizeof k, key, key_len, 120);
-    size_t kl = strlen(k);
-    if (cap < 8)
-        return;
-    size_t n = 0;
-    memcpy(buf, "kv[\"", 4);
-    n = 4;
-    if (kl > cap - n - 3)
-        kl = cap - n - 3;
-    memcpy(buf + n, k, kl);
-    n += kl;
-    memcpy(buf + n, "\"]", 3);
 }
 
 void json_quote(gguflint_write_fn w, void *user, const char *s, size_t len)

@@ -1,103 +1,12 @@
 /* findings.c - the one sink for findings: applies the effective severity
  * (OFF drops the finding), caps findings per rule, and stores message and
- * path text in one arena. Also the small growable-buffer helpers. */
+ * path text in one arena; then sorts and publishes them (the finding views of
+ * the public API) and removes suppressed ones. */
 #include "core/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return true;
-    size_t nc = *cap ? *cap * 2 : 16;
-    if (nc > SIZE_MAX / elem)
-        return false;
-    void *p = realloc(*arr, nc * elem);
-    if (!p)
-        return false;
-    *arr = p;
-    *cap = nc;
-    return true;
-}
-
-void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (n + 1 > b->cap - b->len || b->cap == 0) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc - b->len < n + 1) {
-            if (nc > SIZE_MAX / 2) {
-                b->failed = true;
-                return;
-            }
-            nc *= 2;
-        }
-        char *p = realloc(b->data, nc);
-        if (!p) {
-            b->failed = true;
-            return;
-        }
-        b->data = p;
-        b->cap = nc;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-/* End the current string: keep its NUL and start the next one after it. */
-void sb_term(sbuf *b)
-{
-    sb_put(b, "", 0);
-    if (!b->failed)
-        b->len++;
-}
-
-void sb_puts(sbuf *b, const char *s)
-{
-    sb_put(b, s, strlen(s));
-}
-
-void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
-{
-    char tmp[512];
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap2);
-    va_end(ap2);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof tmp) {
-        sb_put(b, tmp, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->failed = true;
-        return;
-    }
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    sb_put(b, big, (size_t)n);
-    free(big);
-}
-
-void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vprintf(b, fmt, ap);
-    va_end(ap);
-}
-
-void sb_free(sbuf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
 
 bool emit(gguflint_ctx *ctx, int rule, uint64_t offset, uint64_t length, const char *path,
           const char *fmt, ...)
@@ -141,3 +50,108 @@ bool emit(gguflint_ctx *ctx, int rule, uint64_t offset, uint64_t length, const c
     ctx->per_rule[rule]++;
     return true;
 }
+
+bool rule_wanted(const gguflint_ctx *ctx, int rule)
+{
+    return rule >= 0 && rule < R__COUNT && ctx->opt.severity[rule] != GGUFLINT_OFF &&
+           ctx->per_rule[rule] < ctx->opt.limits.max_findings_per_rule;
+}
+
+/* Findings in offset order (stable for equal offsets), so output reads like
+ * the file. */
+static int rec_cmp(const void *a, const void *b)
+{
+    const finding_rec *x = a, *y = b;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    return x->msg_off < y->msg_off ? -1 : x->msg_off > y->msg_off;
+}
+
+int findings_finalize(gguflint_ctx *ctx)
+{
+    if (ctx->status != GGUFLINT_OK)
+        return ctx->status;
+    if (ctx->n_recs > 1)
+        qsort(ctx->recs, ctx->n_recs, sizeof *ctx->recs, rec_cmp);
+    free(ctx->pub);
+    ctx->pub = NULL;
+    ctx->n_pub = 0;
+    if (ctx->n_recs) {
+        ctx->pub = malloc(ctx->n_recs * sizeof *ctx->pub);
+        if (!ctx->pub) {
+            ctx->status = GGUFLINT_E_NOMEM;
+            return ctx->status;
+        }
+        for (size_t i = 0; i < ctx->n_recs; i++) {
+            const finding_rec *r = &ctx->recs[i];
+            ctx->pub[i] = (gguflint_finding){r->rule, r->severity, r->offset, r->length,
+                                             ctx->text.data + r->path_off,
+                                             ctx->text.data + r->msg_off};
+        }
+        ctx->n_pub = ctx->n_recs;
+    }
+    return GGUFLINT_OK;
+}
+
+size_t gguflint_suppress(gguflint_ctx *ctx, size_t rule)
+{
+    if (!ctx || ctx->status != GGUFLINT_OK)
+        return 0;
+    size_t kept = 0, removed = 0;
+    for (size_t i = 0; i < ctx->n_recs; i++) {
+        if ((size_t)ctx->recs[i].rule == rule) {
+            removed++;
+            continue;
+        }
+        ctx->recs[kept++] = ctx->recs[i];
+    }
+    if (removed && rule < R__COUNT)
+        ctx->per_rule[rule] = 0;
+    ctx->n_recs = kept;
+    if (removed)
+        findings_finalize(ctx);
+    return removed;
+}
+
+size_t gguflint_finding_count(const gguflint_ctx *ctx)
+{
+    return ctx ? ctx->n_pub : 0;
+}
+
+const gguflint_finding *gguflint_finding_get(const gguflint_ctx *ctx, size_t i)
+{
+    return ctx && i < ctx->n_pub ? &ctx->pub[i] : NULL;
+}
+
+uint64_t gguflint_findings_dropped(const gguflint_ctx *ctx)
+{
+    return ctx ? ctx->dropped : 0;
+}
+
+gguflint_severity gguflint_max_severity(const gguflint_ctx *ctx)
+{
+    gguflint_severity m = GGUFLINT_OFF;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
+        if (ctx->pub[i].severity > m)
+            m = ctx->pub[i].severity;
+    return m;
+}
+
+
+void path_kv(char *buf, size_t cap, const uint8_t *key, uint64_t key_len)
+{
+    char k[192];
+    esc_fixed(k, sizeof k, key, key_len, 120);
+    size_t kl = strlen(k);
+    if (cap < 8)
+        return;
+    size_t n = 0;
+    memcpy(buf, "kv[\"", 4);
+    n = 4;
+    if (kl > cap - n - 3)
+        kl = cap - n - 3;
+    memcpy(buf + n, k, kl);
+    n += kl;
+    memcpy(buf + n, "\"]", 3);
+}
+

@@ -53,22 +53,6 @@ static const uint8_t profile_sev[R__COUNT][PROF__COUNT] = {
 #undef STRICT
 #undef SECURITY
 
-int gguflint_options_profile(gguflint_options *opt, const char *name)
-{
-    if (!opt || !name)
-        return GGUFLINT_E_ARG;
-    int p = -1;
-    for (int i = 0; i < PROF__COUNT; i++)
-        if (strcmp(name, profile_names[i]) == 0)
-            p = i;
-    if (p < 0)
-        return GGUFLINT_E_ARG;
-    for (size_t i = 0; i < R__COUNT; i++)
-        opt->severity[i] = (uint8_t)gguflint_rule_profile_severity(i, (size_t)p);
-    opt->profile = (uint8_t)p;
-    return GGUFLINT_OK;
-}
-
 const char *gguflint_profile_name(size_t i)
 {
     return i < PROF__COUNT ? profile_names[i] : NULL;
@@ -125,101 +109,6 @@ int gguflint_severity_parse(const char *s)
     if (strcmp(s, "off") == 0 || strcmp(s, "none") == 0)
         return GGUFLINT_OFF;
     return -1;
-}
-
-void gguflint_limits_default(gguflint_limits *l)
-{
-    l->max_string_len = 1ull << 30;
-    l->max_array_count = 1ull << 30;
-    l->max_kv_count = 100000;
-    l->max_tensor_count = 10000000;
-    l->max_depth = 4;
-    l->max_findings_per_rule = 100;
-}
-
-void gguflint_options_default(gguflint_options *opt)
-{
-    memset(opt, 0, sizeof *opt);
-    gguflint_limits_default(&opt->limits);
-    for (size_t i = 0; i < R__COUNT; i++)
-        opt->severity[i] = (uint8_t)rules[i].default_severity;
-}
-
-void gguflint_options_clear(gguflint_options *opt)
-{
-    for (size_t i = 0; i < R__COUNT; i++)
-        opt->severity[i] = GGUFLINT_OFF;
-}
-
-/* Does `item` name rule i: ALL, the id, an id prefix (GG1, GG10), the slug or the family? */
-static bool names_rule(const char *item, size_t n, size_t i)
-{
-    if (n == 3 && strncasecmp(item, "ALL", 3) == 0)
-        return true;
-    const gguflint_rule_info *r = &rules[i];
-    if (n >= 2 && n <= strlen(r->id) && strncasecmp(item, r->id, n) == 0 &&
-        (n == strlen(r->id) || (n > 2 && isdigit((unsigned char)item[n - 1]))))
-        return true;
-    if (strlen(r->slug) == n && strncmp(item, r->slug, n) == 0)
-        return true;
-    if (strlen(r->family) == n && strncmp(item, r->family, n) == 0)
-        return true;
-    return false;
-}
-
-/* Apply fn to every rule named by each item of a comma-separated list. */
-static int for_each_named(gguflint_options *opt, const char *list, int mode, int sev, char *bad,
-                          size_t bad_size)
-{
-    if (!opt || !list)
-        return GGUFLINT_E_ARG;
-    const char *p = list;
-    while (*p) {
-        while (*p == ',' || *p == ' ')
-            p++;
-        if (!*p)
-            break;
-        const char *e = p;
-        while (*e && *e != ',' && *e != ' ')
-            e++;
-        size_t n = (size_t)(e - p);
-        bool any = false;
-        for (size_t i = 0; i < R__COUNT; i++) {
-            if (!names_rule(p, n, i))
-                continue;
-            any = true;
-            if (mode == 0)
-                opt->severity[i] = GGUFLINT_OFF;
-            else if (mode == 1) /* an unknown profile index falls back to ggml */
-                opt->severity[i] = (uint8_t)gguflint_rule_profile_severity(
-                    i, opt->profile < PROF__COUNT ? opt->profile : PROF_ggml);
-            else
-                opt->severity[i] = (uint8_t)sev;
-        }
-        if (!any) {
-            if (bad && bad_size) {
-                size_t k = n < bad_size - 1 ? n : bad_size - 1;
-                memcpy(bad, p, k);
-                bad[k] = '\0';
-            }
-            return GGUFLINT_E_ARG;
-        }
-        p = e;
-    }
-    return GGUFLINT_OK;
-}
-
-int gguflint_options_select(gguflint_options *opt, const char *list, bool on, char *bad,
-                            size_t bad_size)
-{
-    return for_each_named(opt, list, on ? 1 : 0, 0, bad, bad_size);
-}
-
-int gguflint_options_set_severity(gguflint_options *opt, const char *name, gguflint_severity sev)
-{
-    if (sev > GGUFLINT_ERROR)
-        return GGUFLINT_E_ARG;
-    return for_each_named(opt, name, 2, (int)sev, NULL, 0);
 }
 
 static void put(gguflint_write_fn w, void *u, const char *s)

@@ -3,6 +3,8 @@
  * size in elements, bytes per block, and whether the id is still valid. */
 #include "format/types.h"
 
+#include "gguflint.h"
+
 #include <stddef.h>
 
 static const struct {
@@ -52,4 +54,15 @@ static const ggml_type_info unknown_type = {NULL, 0, 0, GT_UNKNOWN};
 const ggml_type_info *gt_info(uint32_t id)
 {
     return id < GGML_TYPE_TABLE_COUNT ? &ggml_types[id] : &unknown_type;
+}
+
+const char *gguflint_value_type_name(uint32_t t)
+{
+    return vt_name(t);
+}
+
+const char *gguflint_ggml_type_name(uint32_t t)
+{
+    const ggml_type_info *ti = gt_info(t);
+    return ti->status == GT_VALID ? ti->name : NULL;
 }

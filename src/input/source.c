@@ -4,7 +4,7 @@
  * as a path is a status, not a finding. source_read is the one way checks
  * reach bytes that may not be in memory. */
 #define _POSIX_C_SOURCE 200809L
-#include "core/internal.h"
+#include "input/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +35,30 @@ static int ready(gguflint_ctx *ctx)
 int source_ready(gguflint_ctx *ctx)
 {
     return ready(ctx);
+}
+
+int gguflint_set_name(gguflint_ctx *ctx, const char *name)
+{
+    if (!ctx || !name)
+        return GGUFLINT_E_ARG;
+    if (ctx->status != GGUFLINT_OK)
+        return ctx->status;
+    size_t n = strlen(name) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, name, n);
+    if (!copy) {
+        ctx->status = GGUFLINT_E_NOMEM;
+        return ctx->status;
+    }
+    free(ctx->name);
+    ctx->name = copy;
+    return GGUFLINT_OK;
+}
+
+const char *gguflint_error_detail(const gguflint_ctx *ctx)
+{
+    return ctx ? ctx->error_detail : "";
 }
 
 int gguflint_open_file(gguflint_ctx *ctx, const char *path)
@@ -294,6 +318,7 @@ void source_release(gguflint_ctx *ctx)
         ctx->reader.close(ctx->reader.user);
     ctx->reader.close = NULL;
     ctx->reader.read_at = NULL;
-    url_source_free(ctx->url);
+    if (ctx->url && ctx->url_free)
+        ctx->url_free(ctx->url);
     ctx->url = NULL;
 }

@@ -3,7 +3,7 @@
  * support (no libcurl headers or libjansson: GGUFLINT_URL=OFF), the URL calls
  * as stubs that say so. With URL support they are in src/net/url_input.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "core/internal.h"
+#include "input/source.h"
 
 #include <string.h>
 #include <strings.h>
@@ -138,11 +138,6 @@ void gguflint_url_list_stats(const gguflint_url_list *l, uint64_t *bytes, uint64
 void gguflint_url_list_free(gguflint_url_list *l)
 {
     (void)l;
-}
-
-void url_source_free(struct url_source *u)
-{
-    (void)u;
 }
 
 #endif

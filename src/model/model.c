@@ -5,88 +5,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_bytes(const uint8_t *s, uint64_t n)
+static gguflint_view key_of(const void *ctx, size_t i)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
+    return ((const gguflint_ctx *)ctx)->kvs[i].key;
 }
 
-/* Open-addressing index of views: slots hold index + 1 (first occurrence). */
-static uint32_t *build_index(size_t n, size_t *cap_out, gguflint_view (*get)(const gguflint_ctx *, size_t),
-                             const gguflint_ctx *ctx)
+static gguflint_view name_of(const void *ctx, size_t i)
 {
-    size_t cap = 16;
-    while (cap < n * 2 + 2)
-        cap *= 2;
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        gguflint_view v = get(ctx, i);
-        size_t h = (size_t)hash_bytes(v.ptr, v.len) & (cap - 1);
-        bool dup = false;
-        while (slots[h]) {
-            gguflint_view e = get(ctx, slots[h] - 1);
-            if (e.len == v.len && memcmp(e.ptr, v.ptr, (size_t)v.len) == 0) {
-                dup = true;
-                break;
-            }
-            h = (h + 1) & (cap - 1);
-        }
-        if (!dup)
-            slots[h] = (uint32_t)(i + 1);
-    }
-    *cap_out = cap;
-    return slots;
+    return ((const gguflint_ctx *)ctx)->tensors[i].name;
 }
 
-static gguflint_view key_of(const gguflint_ctx *ctx, size_t i)
+/* Index entries 0..n-1; a repeated key or name keeps its first occurrence. */
+static bool build_index(viewset *set, size_t n, viewset_get get, const gguflint_ctx *ctx)
 {
-    return ctx->kvs[i].key;
-}
-
-static gguflint_view name_of(const gguflint_ctx *ctx, size_t i)
-{
-    return ctx->tensors[i].name;
+    if (!viewset_reserve(set, n, get, ctx))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (viewset_insert(set, get, ctx, get(ctx, i), i) == -2)
+            return false;
+    return true;
 }
 
 bool model_index(gguflint_ctx *ctx)
 {
     model_index_free(ctx);
-    ctx->kv_slots = build_index(ctx->n_kvs, &ctx->kv_slots_cap, key_of, ctx);
-    ctx->tensor_slots = build_index(ctx->n_tensors, &ctx->tensor_slots_cap, name_of, ctx);
-    return ctx->kv_slots && ctx->tensor_slots;
+    return build_index(&ctx->kv_index, ctx->n_kvs, key_of, ctx) &&
+           build_index(&ctx->tensor_index, ctx->n_tensors, name_of, ctx);
 }
 
 void model_index_free(gguflint_ctx *ctx)
 {
-    free(ctx->kv_slots);
-    free(ctx->tensor_slots);
-    ctx->kv_slots = ctx->tensor_slots = NULL;
-}
-
-static long find(const uint32_t *slots, size_t cap, const char *s, size_t n,
-                 gguflint_view (*get)(const gguflint_ctx *, size_t), const gguflint_ctx *ctx)
-{
-    if (!slots)
-        return -1;
-    size_t h = (size_t)hash_bytes((const uint8_t *)s, n) & (cap - 1);
-    while (slots[h]) {
-        gguflint_view e = get(ctx, slots[h] - 1);
-        if (e.len == n && memcmp(e.ptr, s, n) == 0)
-            return (long)slots[h] - 1;
-        h = (h + 1) & (cap - 1);
-    }
-    return -1;
+    viewset_free(&ctx->kv_index);
+    viewset_free(&ctx->tensor_index);
 }
 
 const gguflint_kv *kv_by_key(const gguflint_ctx *ctx, const char *key)
 {
-    long i = find(ctx->kv_slots, ctx->kv_slots_cap, key, strlen(key), key_of, ctx);
+    long i = viewset_find(&ctx->kv_index, key_of, ctx, (const uint8_t *)key, strlen(key));
     return i < 0 ? NULL : &ctx->kvs[i];
 }
 
@@ -104,7 +59,7 @@ const gguflint_kv *kv_by_keyf(const gguflint_ctx *ctx, const char *fmt, ...)
 
 const gguflint_tensor *tensor_by_name(const gguflint_ctx *ctx, const char *name)
 {
-    long i = find(ctx->tensor_slots, ctx->tensor_slots_cap, name, strlen(name), name_of, ctx);
+    long i = viewset_find(&ctx->tensor_index, name_of, ctx, (const uint8_t *)name, strlen(name));
     return i < 0 ? NULL : &ctx->tensors[i];
 }
 
@@ -178,11 +133,11 @@ bool arr_iter_init(const gguflint_ctx *ctx, const gguflint_kv *kv, arr_iter *it)
     memset(it, 0, sizeof *it);
     if (kv->type != VT_ARRAY)
         return false;
-    it->w = ctx->hdr.version == 1 ? 4 : 8;
+    it->w = model_width(ctx);
     cur_init(&it->c, ctx->data + kv->value_offset, kv->value_size);
     it->c.big_endian = ctx->hdr.big_endian;
     it->base = kv->value_offset;
-    if (!cur_skip(&it->c, 4u + it->w))
+    if (!cur_skip(&it->c, WIRE_TYPE_SIZE + it->w))
         return false;
     it->et = kv->elem_type;
     it->left = kv->count;
@@ -218,7 +173,7 @@ bool arr_next(arr_iter *it, gguflint_view *el, uint64_t *el_off)
 
 int64_t el_int(const arr_iter *it, gguflint_view el)
 {
-    uint64_t v = cur_load(&it->c, el.ptr, (unsigned)el.len);
+    uint64_t v = cur_read_unchecked(&it->c, el.ptr, (unsigned)el.len);
     switch (it->et) {
     case VT_INT8: return (int8_t)(uint8_t)v;
     case VT_INT16: return (int16_t)(uint16_t)v;
@@ -229,7 +184,7 @@ int64_t el_int(const arr_iter *it, gguflint_view el)
 
 double el_num(const arr_iter *it, gguflint_view el)
 {
-    uint64_t v = cur_load(&it->c, el.ptr, (unsigned)el.len);
+    uint64_t v = cur_read_unchecked(&it->c, el.ptr, (unsigned)el.len);
     if (it->et == VT_FLOAT32) {
         uint32_t b = (uint32_t)v;
         float f;

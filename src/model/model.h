@@ -10,6 +10,13 @@
 
 #include "common/cursor.h"
 #include "format/types.h"
+#include "format/wire.h"
+
+/* Width of counts and lengths in this file (see format/wire.h). */
+static inline unsigned model_width(const gguflint_ctx *ctx)
+{
+    return wire_width(ctx->hdr.version);
+}
 
 /* Build the key and tensor-name indexes (called by checks_run). False on NOMEM. */
 bool model_index(gguflint_ctx *ctx);

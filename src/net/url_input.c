@@ -4,7 +4,7 @@
  * to the Hub endpoint's origin and extra headers only to the origin of the
  * URL opened; fetch.c keeps both from redirect targets elsewhere. */
 #define _POSIX_C_SOURCE 200809L
-#include "core/internal.h"
+#include "input/source.h"
 #include "hf.h"
 #include "http.h"
 
@@ -210,7 +210,7 @@ static size_t origin_lines(const gguflint_fetch_options *fo, const char *origin_
     return n;
 }
 
-void url_source_free(struct url_source *u)
+static void url_source_free(struct url_source *u)
 {
     if (!u)
         return;
@@ -272,6 +272,7 @@ int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_o
         return fail(ctx, GGUFLINT_E_NOMEM, "out of memory");
     }
     ctx->url = u; /* released by gguflint_free whatever happens next */
+    ctx->url_free = url_source_free;
     if (gguflint_url_kind(url) != 1) {
         gguflint_fetch_options_free(own);
         return fail(ctx, GGUFLINT_E_ARG, "not the URL of one file (http://, https:// or hf://...gguf)");

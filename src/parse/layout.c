@@ -4,9 +4,11 @@
  * in the padding before the data section and after the last tensor, unless
  * options.deep asks for the padding between tensors too (which would touch
  * every tensor's last page of a multi-GB file). */
-#include "core/internal.h"
+#include "parse/parse.h"
 
 #include "common/ckd.h"
+#include "input/source.h"
+#include "format/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +129,7 @@ void layout_check(gguflint_ctx *ctx)
     size_t n_spans = 0;
     for (size_t i = 0; i < ctx->n_tensors; i++) {
         const gguflint_tensor *t = &ctx->tensors[i];
-        uint64_t field = tensor_offset_field(ctx, t);
+        uint64_t field = wire_ti_offset_off(wire_width(ctx->hdr.version), t);
         tensor_path(path, sizeof path, i, ".offset");
         if (t->offset % align != 0)
             emit(ctx, R_OFFSET_MISALIGNED, field, 8, path,
@@ -172,7 +174,7 @@ void layout_check(gguflint_ctx *ctx)
         if (k > 0 && s->start < max_end) {
             const gguflint_tensor *t = &ctx->tensors[s->index];
             tensor_path(path, sizeof path, s->index, ".offset");
-            emit(ctx, R_TENSORS_OVERLAP, tensor_offset_field(ctx, t), 8, path,
+            emit(ctx, R_TENSORS_OVERLAP, wire_ti_offset_off(wire_width(ctx->hdr.version), t), 8, path,
                  "data [0x%llx, 0x%llx) overlaps tensor[%zu] ending at 0x%llx",
                  (unsigned long long)s->start, (unsigned long long)s->end, max_i,
                  (unsigned long long)max_end);

@@ -9,29 +9,23 @@
  * problem after which the layout is still known, and stops (metadata
  * incomplete) at the first one that makes the rest unreadable. Nested arrays
  * are walked with an explicit stack. */
-#include "core/internal.h"
+#include "parse/parse.h"
 
 #include "common/ckd.h"
 #include "common/cursor.h"
+#include "common/viewset.h"
 #include "format/types.h"
+#include "format/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define HARD_MAX_DEPTH 64u
-
-typedef struct nameset {
-    uint32_t *slots; /* index + 1 into the owner array; 0 = empty */
-    size_t cap;      /* power of two */
-    size_t used;
-} nameset;
 
 typedef struct parser {
     gguflint_ctx *ctx;
     cursor c;
     unsigned w;     /* width of counts and lengths: 4 in v1, 8 after */
     bool stop;      /* the layout is lost; nothing more can be read */
-    nameset keys, names;
+    viewset keys, names; /* duplicate keys and tensor names */
     /* The logical path of the field being read, built only when a finding
      * needs it (path_of): formatting it for every KV and tensor would cost
      * more than parsing them. */
@@ -45,8 +39,6 @@ typedef struct parser {
     uint8_t *batch;
 } parser;
 
-#define BATCH_SIZE (64u << 10)
-
 static const char *const magic_names[][2] = {
     {"lmgg", "the legacy GGML format (magic 'ggml', unversioned, before GGUF)"},
     {"fmgg", "the legacy GGMF format (magic 'ggmf', before GGUF)"},
@@ -58,67 +50,19 @@ static const char *const magic_names[][2] = {
 
 /* ---- small helpers ---- */
 
-static uint64_t fnv1a(const uint8_t *s, uint64_t n)
+static gguflint_view kv_key_of(const void *ctx, size_t i)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-/* Look `s` up in the set whose entries are views returned by `get`; insert it
- * as `index` when absent. Returns the earlier index when present, -1 when
- * inserted, -2 when memory ran out. */
-typedef gguflint_view (*view_of)(const gguflint_ctx *ctx, size_t i);
-
-static gguflint_view kv_key_of(const gguflint_ctx *ctx, size_t i)
-{
-    return ctx->kvs[i].key;
+    return ((const gguflint_ctx *)ctx)->kvs[i].key;
 }
 
 /* A tensor name as C readers see it: up to its first NUL. */
-static gguflint_view tensor_name_of(const gguflint_ctx *ctx, size_t i)
+static gguflint_view tensor_name_of(const void *ctx, size_t i)
 {
-    gguflint_view n = ctx->tensors[i].name;
+    gguflint_view n = ((const gguflint_ctx *)ctx)->tensors[i].name;
     const uint8_t *nul = memchr(n.ptr, 0, (size_t)n.len);
     if (nul)
         n.len = (uint64_t)(nul - n.ptr);
     return n;
-}
-
-static long nameset_insert(parser *p, nameset *set, view_of get, gguflint_view s, size_t index)
-{
-    if ((set->used + 1) * 2 > set->cap) {
-        size_t nc = set->cap ? set->cap * 2 : 64;
-        uint32_t *ns = calloc(nc, sizeof *ns);
-        if (!ns)
-            return -2;
-        for (size_t i = 0; i < set->cap; i++) {
-            uint32_t v = set->slots[i];
-            if (!v)
-                continue;
-            gguflint_view e = get(p->ctx, v - 1);
-            size_t h = (size_t)fnv1a(e.ptr, e.len) & (nc - 1);
-            while (ns[h])
-                h = (h + 1) & (nc - 1);
-            ns[h] = v;
-        }
-        free(set->slots);
-        set->slots = ns;
-        set->cap = nc;
-    }
-    size_t h = (size_t)fnv1a(s.ptr, s.len) & (set->cap - 1);
-    while (set->slots[h]) {
-        gguflint_view e = get(p->ctx, set->slots[h] - 1);
-        if (e.len == s.len && memcmp(e.ptr, s.ptr, (size_t)s.len) == 0)
-            return (long)(set->slots[h] - 1);
-        h = (h + 1) & (set->cap - 1);
-    }
-    set->slots[h] = (uint32_t)(index + 1);
-    set->used++;
-    return -1;
 }
 
 static void set_kv_path(parser *p, uint64_t i)
@@ -241,7 +185,7 @@ static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const ch
              (unsigned long long)p->ctx->opt.limits.max_string_len);
     s->ptr = cur_ptr(&p->c);
     s->len = n;
-    p->c.off += n;
+    cur_skip_unchecked(&p->c, n); /* cur_has(n) above */
     return true;
 }
 
@@ -299,9 +243,9 @@ static bool parse_header(parser *p)
              "the file ends inside the version field (%llu bytes)", (unsigned long long)size);
         return false;
     }
-    p->c.off = 4;
+    cur_seek(&p->c, WIRE_VERSION_OFF);
     uint32_t v = 0;
-    cur_u32(&p->c, &v);
+    cur_u32(&p->c, &v); /* size >= 8 above */
     if (v != 0 && (v & 0xFFFFu) == 0) {
         p->c.big_endian = true;
         v = __builtin_bswap32(v);
@@ -324,10 +268,10 @@ static bool parse_header(parser *p)
     else if (v == 2)
         emit(ctx, R_VERSION_2, 4, 4, "header.version", "GGUF v2: readers accept it, writers emit v3");
     (void)fugg;
-    p->w = v == 1 ? 4 : 8;
+    p->w = wire_width(v);
     uint64_t tc, kc;
     if (!cur_uint(&p->c, p->w, &tc)) {
-        emit(ctx, R_TRUNCATED_HEADER, 8, p->w, "header.tensor_count",
+        emit(ctx, R_TRUNCATED_HEADER, WIRE_TENSOR_COUNT_OFF, p->w, "header.tensor_count",
              "the file ends inside tensor_count (%llu bytes)", (unsigned long long)size);
         return false;
     }
@@ -342,8 +286,7 @@ static bool parse_header(parser *p)
     h->kv_count = kc;
 
     uint64_t rem = file_remaining(p);
-    uint64_t kv_min = p->w + 4 + 1;          /* key length, empty key, type, 1-byte value */
-    uint64_t ti_min = p->w + 4 + 4 + 8;      /* name length, n_dims, type, offset */
+    uint64_t kv_min = wire_kv_min(p->w), ti_min = wire_tensor_info_min(p->w);
     if (kc > rem / kv_min)
         emit(ctx, R_KV_COUNT_IMPOSSIBLE, kc_off, p->w, "header.kv_count",
              "metadata_kv_count %llu cannot fit: %llu bytes follow and a KV takes at least "
@@ -354,12 +297,12 @@ static bool parse_header(parser *p)
              "metadata_kv_count %llu is over the limit of %llu", (unsigned long long)kc,
              (unsigned long long)ctx->opt.limits.max_kv_count);
     if (tc > rem / ti_min)
-        emit(ctx, R_TENSOR_COUNT_IMPOSSIBLE, 8, p->w, "header.tensor_count",
+        emit(ctx, R_TENSOR_COUNT_IMPOSSIBLE, WIRE_TENSOR_COUNT_OFF, p->w, "header.tensor_count",
              "tensor_count %llu cannot fit: %llu bytes follow and a tensor info takes at least "
              "%llu",
              (unsigned long long)tc, (unsigned long long)rem, (unsigned long long)ti_min);
     else if (tc > ctx->opt.limits.max_tensor_count)
-        emit(ctx, R_TENSOR_COUNT_LIMIT, 8, p->w, "header.tensor_count",
+        emit(ctx, R_TENSOR_COUNT_LIMIT, WIRE_TENSOR_COUNT_OFF, p->w, "header.tensor_count",
              "tensor_count %llu is over the limit of %llu", (unsigned long long)tc,
              (unsigned long long)ctx->opt.limits.max_tensor_count);
     return true;
@@ -370,7 +313,7 @@ static bool parse_header(parser *p)
 static void check_key(parser *p, uint64_t kv_off, gguflint_view k)
 {
     gguflint_ctx *ctx = p->ctx;
-    uint64_t len = p->w + k.len;
+    uint64_t len = wire_string_size(p->w, k.len);
     if (k.len == 0) {
         emit(ctx, R_EMPTY_KEY, kv_off, len, path_of(p),
              "key is empty (llama.cpp asserted on it before July 2026, #24884)");
@@ -447,10 +390,10 @@ static void check_string_utf8(parser *p, gguflint_view s, uint64_t len_off, uint
     if (utf8_valid(s.ptr, s.len))
         return;
     if (in_array)
-        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, p->w + s.len, path_of(p),
+        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, wire_string_size(p->w, s.len), path_of(p),
              "array element %llu is not valid UTF-8", (unsigned long long)index);
     else
-        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, p->w + s.len, path_of(p),
+        emit(p->ctx, R_STRING_INVALID_UTF8, len_off, wire_string_size(p->w, s.len), path_of(p),
              "string value is not valid UTF-8");
 }
 
@@ -458,7 +401,7 @@ static void check_string_utf8(parser *p, gguflint_view s, uint64_t len_off, uint
 /* GG121 for array element `index` whose length field is at `at`. */
 static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t index)
 {
-    emit(p->ctx, R_STRING_INVALID_UTF8, (uint64_t)(at - p->c.base), 8 + n, path_of(p),
+    emit(p->ctx, R_STRING_INVALID_UTF8, (uint64_t)(at - p->c.base), wire_string_size(8, n), path_of(p),
          "array element %llu is not valid UTF-8", (unsigned long long)index);
 }
 
@@ -482,10 +425,10 @@ static void flush_batch(parser *p, batch *b, const uint8_t *stop)
         const uint8_t *q = b->first;
         for (uint64_t index = b->first_index; q < stop; index++) {
             uint64_t n;
-            memcpy(&n, q, 8); /* re-reading strings the loop has already bounded */
+            n = cur_le64_unchecked(q); /* re-reading strings the loop has already bounded */
             const uint8_t *sp = q + 8;
             /* strings too long for a batch were checked on their own */
-            if (n < BATCH_SIZE && !utf8_valid(sp, n))
+            if (n < UTF8_BATCH_BYTES && !utf8_valid(sp, n))
                 report_invalid(p, q, n, index);
             q = sp + n;
         }
@@ -519,7 +462,7 @@ static bool array_header(parser *p, uint32_t *et, uint64_t *count, uint64_t *et_
         p->stop = true;
         return false;
     }
-    uint64_t min = *et == VT_STRING ? p->w : *et == VT_ARRAY ? 4u + p->w : vt_size(*et);
+    uint64_t min = wire_elem_min(p->w, *et);
     uint64_t rem = file_remaining(p);
     if (*count > rem / min) {
         emit(ctx, R_ARRAY_COUNT_IMPOSSIBLE, cnt_off, p->w, path_of(p),
@@ -565,7 +508,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
             continue;
         }
         if (f->et == VT_STRING && !p->batch)
-            p->batch = malloc(BATCH_SIZE + 32); /* NULL: strings checked one by one */
+            p->batch = malloc(UTF8_BATCH_BYTES + 32); /* NULL: strings checked one by one */
         if (f->et == VT_STRING) {
             /* hot loop: vocabularies hold hundreds of thousands of strings */
             const uint64_t max_len = ctx->opt.limits.max_string_len;
@@ -580,14 +523,14 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     uint64_t n;
                     if (end - q < 8)
                         break; /* the generic loop below reports it */
-                    memcpy(&n, q, 8);
+                    n = cur_le64_unchecked(q); /* end - q >= 8 */
                     if (n > (uint64_t)(end - q - 8) || n > max_len)
                         break; /* likewise */
                     const uint8_t *sp = q + 8;
                     q = sp + n;
                     if (!utf8_is_ascii(sp, n)) {
-                        if (b.buf && n < BATCH_SIZE) {
-                            if (b.len + n + 1 > BATCH_SIZE)
+                        if (b.buf && n < UTF8_BATCH_BYTES) {
+                            if (b.len + n + 1 > UTF8_BATCH_BYTES)
                                 flush_batch(p, &b, sp - 8);
                             if (b.len == 0) {
                                 b.first = sp - 8;
@@ -604,7 +547,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     index++;
                 }
                 flush_batch(p, &b, q);
-                p->c.off = (uint64_t)(q - p->c.base);
+                cur_seek_ptr_unchecked(&p->c, q); /* q only moved over bounded strings */
             }
 #endif
             while (left > 0) {
@@ -625,14 +568,14 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     return false;
                 }
                 const uint8_t *sp = cur_ptr(&p->c);
-                p->c.off += n;
+                cur_skip_unchecked(&p->c, n); /* cur_has(n) above */
                 if (n > max_len)
                     emit(ctx, R_STRING_OVER_LIMIT, len_off, p->w, path_of(p),
                          "array element %llu: length %llu is over the limit of %llu bytes",
                          (unsigned long long)index, (unsigned long long)n,
                          (unsigned long long)max_len);
                 if (!utf8_valid(sp, n))
-                    emit(ctx, R_STRING_INVALID_UTF8, len_off, p->w + n, path_of(p),
+                    emit(ctx, R_STRING_INVALID_UTF8, len_off, wire_string_size(p->w, n), path_of(p),
                          "array element %llu is not valid UTF-8", (unsigned long long)index);
                 left--;
                 index++;
@@ -667,7 +610,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
         }
         if (f->et == VT_BOOL)
             check_bools(p, cur_ptr(&p->c), total, p->c.off);
-        p->c.off += total;
+        cur_skip_unchecked(&p->c, total); /* cur_has(total) above */
         f->left = 0;
     }
     return !p->stop;
@@ -763,13 +706,13 @@ static void parse_kvs(parser *p)
             nomem(p);
             return;
         }
-        long prev = nameset_insert(p, &p->keys, kv_key_of, kv.key, ctx->n_kvs);
+        long prev = viewset_insert(&p->keys, kv_key_of, ctx, kv.key, ctx->n_kvs);
         if (prev == -2) {
             nomem(p);
             return;
         }
         if (prev >= 0)
-            emit(ctx, R_DUPLICATE_KEY, kv.offset, p->w + kv.key.len, path_of(p),
+            emit(ctx, R_DUPLICATE_KEY, kv.offset, wire_string_size(p->w, kv.key.len), path_of(p),
                  "key repeats kv[%ld] at 0x%llx (ggml rejects duplicate keys)", prev,
                  (unsigned long long)ctx->kvs[prev].offset);
         if (kv.type >= VT_COUNT) {
@@ -804,7 +747,7 @@ static void parse_kvs(parser *p)
 static void check_tensor_name(parser *p, uint64_t at, gguflint_view n)
 {
     gguflint_ctx *ctx = p->ctx;
-    uint64_t len = p->w + n.len;
+    uint64_t len = wire_string_size(p->w, n.len);
     if (n.len == 0) {
         emit(ctx, R_TENSOR_NAME_EMPTY, at, len, path_of(p), "tensor name is empty");
         return;
@@ -922,7 +865,7 @@ static void parse_tensors(parser *p)
         /* C readers copy the name up to its first NUL: compare what they see */
         const uint8_t *nul = memchr(t.name.ptr, 0, (size_t)t.name.len);
         gguflint_view seen = {t.name.ptr, nul ? (uint64_t)(nul - t.name.ptr) : t.name.len};
-        long prev = nameset_insert(p, &p->names, tensor_name_of, seen, ctx->n_tensors);
+        long prev = viewset_insert(&p->names, tensor_name_of, ctx, seen, ctx->n_tensors);
         if (prev == -2) {
             nomem(p);
             return;
@@ -930,7 +873,8 @@ static void parse_tensors(parser *p)
         if (prev >= 0) {
             char shown[160];
             esc_fixed(shown, sizeof shown, t.name.ptr, t.name.len, 100);
-            emit(ctx, R_DUPLICATE_TENSOR, t.info_offset, p->w + t.name.len, path_of(p),
+            emit(ctx, R_DUPLICATE_TENSOR, t.info_offset, wire_string_size(p->w, t.name.len),
+                 path_of(p),
                  "tensor name '%s' repeats tensor[%ld] at 0x%llx%s", shown, prev,
                  (unsigned long long)ctx->tensors[prev].info_offset,
                  nul || memchr(ctx->tensors[prev].name.ptr, 0, (size_t)ctx->tensors[prev].name.len)
@@ -999,13 +943,6 @@ static void parse_tensors(parser *p)
     }
 }
 
-/* Offset of the tensor's offset field, recomputed from its info layout. */
-uint64_t tensor_offset_field(const gguflint_ctx *ctx, const gguflint_tensor *t)
-{
-    unsigned w = ctx->hdr.version == 1 ? 4 : 8;
-    return t->info_offset + w + t->name.len + 4 + (uint64_t)t->n_dims * w + 4;
-}
-
 int parse_run(gguflint_ctx *ctx)
 {
     parser p;
@@ -1024,8 +961,8 @@ int parse_run(gguflint_ctx *ctx)
         if (ctx->hdr.alignment == 0)
             ctx->hdr.alignment = 32;
     }
-    free(p.keys.slots);
-    free(p.names.slots);
+    viewset_free(&p.keys);
+    viewset_free(&p.names);
     free(p.batch);
     return ctx->status;
 }

@@ -6,56 +6,40 @@
 #include "core/internal.h"
 
 #include "common/cursor.h"
+#include "core/limits.h"
+#include "report/out.h"
 #include "format/types.h"
+#include "format/wire.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
-#define DUMP_ELEMS 8
-#define TEXT_STR_MAX 160
-#define JSON_STR_MAX (1u << 20)
-
-typedef struct out {
-    gguflint_write_fn w;
-    void *u;
+typedef struct dump_out {
+    out o;
     bool json;
-} out;
+} dump_out;
 
-static void put(out *o, const char *s)
-{
-    o->w(o->u, s, strlen(s));
-}
-
-static void putf(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(out *o, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        o->w(o->u, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
+#define put(d, s) out_put(&(d)->o, s)
+#define putf(d, ...) out_putf(&(d)->o, __VA_ARGS__)
 
 /* A string from the file: quoted and escaped (text) or a JSON string. */
-static void put_bytes(out *o, const uint8_t *s, uint64_t n)
+static void put_bytes(dump_out *o, const uint8_t *s, uint64_t n)
 {
-    uint64_t max = o->json ? JSON_STR_MAX : TEXT_STR_MAX;
+    uint64_t max = o->json ? DUMP_JSON_STR_MAX : DUMP_TEXT_STR_MAX;
     size_t take = (size_t)(n > max ? max : n);
     if (o->json) {
-        json_quote(o->w, o->u, (const char *)s, take);
+        json_quote(o->o.w, o->o.u, (const char *)s, take);
         return;
     }
     put(o, "\"");
-    gguflint_escape(o->w, o->u, s, take);
+    gguflint_escape(o->o.w, o->o.u, s, take);
     put(o, "\"");
     if (n > max)
         putf(o, "...(%" PRIu64 " bytes)", n);
 }
 
-static void put_float(out *o, double v, bool f32)
+static void put_float(dump_out *o, double v, bool f32)
 {
     if (isnan(v) || isinf(v)) {
         const char *s = isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
@@ -69,7 +53,7 @@ static void put_float(out *o, double v, bool f32)
 }
 
 /* Print one scalar of type t read from the cursor; false when it cannot. */
-static bool put_scalar(out *o, cursor *c, uint32_t t)
+static bool put_scalar(dump_out *o, cursor *c, uint32_t t)
 {
     uint64_t raw;
     unsigned n = vt_size(t);
@@ -99,13 +83,13 @@ static bool put_scalar(out *o, cursor *c, uint32_t t)
     return true;
 }
 
-static void put_array(out *o, const gguflint_ctx *ctx, const gguflint_kv *kv)
+static void put_array(dump_out *o, const gguflint_ctx *ctx, const gguflint_kv *kv)
 {
-    unsigned w = ctx->hdr.version == 1 ? 4 : 8;
+    unsigned w = wire_width(ctx->hdr.version);
     cursor c;
     cur_init(&c, ctx->data + kv->value_offset, kv->value_size);
     c.big_endian = ctx->hdr.big_endian;
-    cur_skip(&c, 4 + w);
+    cur_skip(&c, WIRE_TYPE_SIZE + w); /* inside the parsed value */
     uint64_t shown = kv->count < DUMP_ELEMS ? kv->count : DUMP_ELEMS;
     put(o, "[");
     for (uint64_t i = 0; i < shown; i++) {
@@ -129,7 +113,7 @@ static void put_array(out *o, const gguflint_ctx *ctx, const gguflint_kv *kv)
     put(o, "]");
 }
 
-static void dump_text(out *o, const gguflint_ctx *ctx)
+static void dump_text(dump_out *o, const gguflint_ctx *ctx)
 {
     const gguflint_header *h = &ctx->hdr;
     if (!h->is_gguf) {
@@ -148,7 +132,7 @@ static void dump_text(out *o, const gguflint_ctx *ctx)
     for (size_t i = 0; i < ctx->n_kvs; i++) {
         const gguflint_kv *kv = &ctx->kvs[i];
         putf(o, "  %4zu 0x%08" PRIx64 " ", i, kv->offset);
-        gguflint_escape(o->w, o->u, kv->key.ptr, (size_t)kv->key.len);
+        gguflint_escape(o->o.w, o->o.u, kv->key.ptr, (size_t)kv->key.len);
         if (kv->type == VT_ARRAY) {
             putf(o, " arr[%s,%" PRIu64 "] = ", vt_name(kv->elem_type), kv->count);
             put_array(o, ctx, kv);
@@ -186,7 +170,7 @@ static void dump_text(out *o, const gguflint_ctx *ctx)
     }
 }
 
-static void dump_json(out *o, const gguflint_ctx *ctx)
+static void dump_json(dump_out *o, const gguflint_ctx *ctx)
 {
     const gguflint_header *h = &ctx->hdr;
     putf(o, "{\"schema_version\":1,\"file_size\":%" PRIu64 ",\"gguf\":%s", h->file_size,
@@ -252,7 +236,7 @@ void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_
 {
     if (!ctx || !w)
         return;
-    out o = {w, user, fmt == GGUFLINT_FORMAT_JSON};
+    dump_out o = {{w, user}, fmt == GGUFLINT_FORMAT_JSON};
     if (o.json)
         dump_json(&o, ctx);
     else

@@ -1,28 +1,43 @@
-/* report.h - the state shared by the report writers (report.c: text and
- * JSON and the dispatch; report_sarif.c; report_github.c). */
-#ifndef GGUFLINT_REPORT_H
-#define GGUFLINT_REPORT_H
+/* report.h - the lint report and its writers. report.c holds the public
+ * gguflint_report_* functions, counts the findings of every file and
+ * dispatches to the writer of the format through a table; each writer
+ * (report_text.c, report_json.c, report_sarif.c, report_github.c) knows
+ * only its own format, reads findings through the public API, and writes
+ * through the shared helpers of out.h. A writer never calls another one. */
+#ifndef GGUFLINT_REPORT_REPORT_H
+#define GGUFLINT_REPORT_REPORT_H
 
-#include "core/internal.h"
+#include "gguflint.h"
+
+#include "common/sbuf.h"
+#include "report/out.h"
 
 struct gguflint_report {
     gguflint_format fmt;
-    gguflint_write_fn w;
-    void *u;
-    uint64_t files, counts[4], dropped;
-    bool first_file;
-    bool first_result;
-    sbuf notes; /* SARIF: toolExecutionNotifications for unreadable files */
+    out o;
+    uint64_t files, counts[4], dropped; /* totals over the files so far */
+    bool first_file;   /* JSON: no comma before the first file */
+    bool first_result; /* SARIF: no comma before the first result */
+    sbuf notes;        /* SARIF: toolExecutionNotifications for unreadable files */
     bool any_io_error;
+    const char *detail; /* gguflint_report_failure: the failure's detail, else NULL */
 };
 
-void rep_put(gguflint_report *r, const char *s);
-void rep_putf(gguflint_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rep_jstr(gguflint_report *r, const char *s);
+/* The detail of a file's failure: the report's (gguflint_report_failure) or
+ * the context's. */
+static inline const char *report_detail(const gguflint_report *r, const gguflint_ctx *ctx)
+{
+    return r->detail ? r->detail : ctx ? gguflint_error_detail(ctx) : "";
+}
 
-void sarif_begin(gguflint_report *r);
-void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status);
-void sarif_end(gguflint_report *r);
-void github_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status);
+/* One format. begin runs in gguflint_report_new, file once per file (after
+ * the totals include it), end in gguflint_report_end; NULL members do nothing. */
+typedef struct report_writer {
+    void (*begin)(gguflint_report *r);
+    void (*file)(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status);
+    void (*end)(gguflint_report *r, bool summary);
+} report_writer;
+
+extern const report_writer report_text, report_json, report_sarif, report_github;
 
 #endif

@@ -5,6 +5,8 @@
  * file content can inject another command. */
 #include "report/report.h"
 
+#include "common/escape.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -21,47 +23,49 @@ static void put_escaped(gguflint_report *r, const char *s, bool property)
         default: break;
         }
         if (e)
-            rep_put(r, e);
+            out_put(&r->o, e);
         else
-            r->w(r->u, p, 1);
+            out_putn(&r->o, p, 1);
     }
 }
 
-void github_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
+static void github_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
 {
     sbuf safe_path = {0};
     sb_escape(&safe_path, path, strlen(path));
     const char *sp = safe_path.data ? safe_path.data : "";
     if (status != GGUFLINT_OK) {
-        rep_put(r, "::error file=");
+        out_put(&r->o, "::error file=");
         put_escaped(r, sp, true);
-        rep_put(r, ",title=gguflint::");
+        out_put(&r->o, ",title=gguflint::");
         put_escaped(r, gguflint_strerror(status), false);
-        rep_put(r, "\n");
+        out_put(&r->o, "\n");
         sb_free(&safe_path);
         return;
     }
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
-        rep_put(r, f->severity == GGUFLINT_ERROR     ? "::error file="
+        out_put(&r->o, f->severity == GGUFLINT_ERROR     ? "::error file="
                    : f->severity == GGUFLINT_WARNING ? "::warning file="
                                                      : "::notice file=");
         put_escaped(r, sp, true);
-        rep_put(r, ",line=1,title=");
+        out_put(&r->o, ",line=1,title=");
         char title[96];
         snprintf(title, sizeof title, "%s %s", ri->id, ri->slug);
         put_escaped(r, title, true);
-        rep_put(r, "::");
+        out_put(&r->o, "::");
         char at[40];
         snprintf(at, sizeof at, "0x%" PRIx64 ": ", f->offset);
-        rep_put(r, at);
+        out_put(&r->o, at);
         if (f->path[0]) {
             put_escaped(r, f->path, false);
-            rep_put(r, ": ");
+            out_put(&r->o, ": ");
         }
         put_escaped(r, f->message, false);
-        rep_put(r, "\n");
+        out_put(&r->o, "\n");
     }
     sb_free(&safe_path);
 }
+
+const report_writer report_github = {NULL, github_file, NULL};

@@ -7,6 +7,8 @@
  * Files that could not be read become toolExecutionNotifications. */
 #include "report/report.h"
 
+#include "common/escape.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -28,54 +30,54 @@ static void put_uri(gguflint_report *r, const char *path)
 {
     static const char hex[] = "0123456789ABCDEF";
     const bool url = gguflint_url_kind(path) != 0;
-    rep_put(r, "\"");
+    out_put(&r->o, "\"");
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         unsigned char c = *p;
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
             c == '-' || c == '.' || c == '_' || c == '~' || c == '/' ||
             (url && c && strchr(":?#[]@!$&'()*+,;=%", c))) {
-            r->w(r->u, (const char *)p, 1);
+            out_putn(&r->o, (const char *)p, 1);
         } else {
             char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-            r->w(r->u, e, 3);
+            out_putn(&r->o, e, 3);
         }
     }
-    rep_put(r, "\"");
+    out_put(&r->o, "\"");
 }
 
-void sarif_begin(gguflint_report *r)
+static void sarif_begin(gguflint_report *r)
 {
-    rep_put(r, "{\"$schema\":\"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/"
+    out_put(&r->o, "{\"$schema\":\"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/"
                "schemas/sarif-schema-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\"tool\":{"
                "\"driver\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
                "\",\"semanticVersion\":\"" GGUFLINT_VERSION "\",\"rules\":[");
     for (size_t i = 0; i < gguflint_rule_count(); i++) {
         const gguflint_rule_info *ri = gguflint_rule(i);
-        rep_put(r, i ? ",{\"id\":" : "{\"id\":");
-        rep_jstr(r, ri->id);
-        rep_put(r, ",\"name\":");
-        rep_jstr(r, ri->slug);
-        rep_put(r, ",\"shortDescription\":{\"text\":");
-        rep_jstr(r, ri->summary);
-        rep_put(r, "},\"fullDescription\":{\"text\":");
-        rep_jstr(r, ri->what && *ri->what ? ri->what : ri->summary);
+        out_put(&r->o, i ? ",{\"id\":" : "{\"id\":");
+        out_jstr(&r->o, ri->id);
+        out_put(&r->o, ",\"name\":");
+        out_jstr(&r->o, ri->slug);
+        out_put(&r->o, ",\"shortDescription\":{\"text\":");
+        out_jstr(&r->o, ri->summary);
+        out_put(&r->o, "},\"fullDescription\":{\"text\":");
+        out_jstr(&r->o, ri->what && *ri->what ? ri->what : ri->summary);
         /* no helpUri: the documentation is `gguflint explain ID` and rules/RULES.md
          * in the sources, wherever they are hosted */
-        rep_put(r, "},\"help\":{\"text\":");
-        rep_jstr(r, ri->fix && *ri->fix ? ri->fix : ri->summary);
-        rep_put(r, "},\"defaultConfiguration\":{\"level\":\"");
-        rep_put(r, level_name(ri->default_severity));
-        rep_put(r, "\"},\"properties\":{\"tags\":[");
-        rep_jstr(r, ri->family); /* the security family's tag is already "security" */
-        rep_put(r, ",\"gguf\"]");
+        out_put(&r->o, "},\"help\":{\"text\":");
+        out_jstr(&r->o, ri->fix && *ri->fix ? ri->fix : ri->summary);
+        out_put(&r->o, "},\"defaultConfiguration\":{\"level\":\"");
+        out_put(&r->o, level_name(ri->default_severity));
+        out_put(&r->o, "\"},\"properties\":{\"tags\":[");
+        out_jstr(&r->o, ri->family); /* the security family's tag is already "security" */
+        out_put(&r->o, ",\"gguf\"]");
         if (is_security(ri))
-            rep_putf(r, ",\"security-severity\":\"%s\"",
+            out_putf(&r->o, ",\"security-severity\":\"%s\"",
                      ri->default_severity == GGUFLINT_ERROR     ? "8.0"
                      : ri->default_severity == GGUFLINT_WARNING ? "5.0"
                                                                 : "2.0");
-        rep_put(r, "}}");
+        out_put(&r->o, "}}");
     }
-    rep_put(r, "]}},\"results\":[");
+    out_put(&r->o, "]}},\"results\":[");
 }
 
 /* FNV-1a over the parts that identify a finding across runs. */
@@ -94,7 +96,7 @@ static uint64_t fingerprint(const char *rule, const char *path, const char *logi
     return h;
 }
 
-void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
+static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
 {
     if (status != GGUFLINT_OK) {
         r->any_io_error = true;
@@ -103,7 +105,7 @@ void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, i
         sb_puts(&r->notes, "{\"level\":\"error\",\"message\":{\"text\":");
         char text[1024];
         snprintf(text, sizeof text, "%s: %s: %s", path, gguflint_strerror(status),
-                 ctx ? gguflint_error_detail(ctx) : "");
+                 report_detail(r, ctx));
         json_quote_sb(&r->notes, text, strlen(text));
         sb_puts(&r->notes, "}}");
         return;
@@ -112,10 +114,10 @@ void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, i
     for (size_t i = 0; i < count; i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
-        rep_put(r, r->first_result ? "{\"ruleId\":" : ",{\"ruleId\":");
+        out_put(&r->o, r->first_result ? "{\"ruleId\":" : ",{\"ruleId\":");
         r->first_result = false;
-        rep_jstr(r, ri->id);
-        rep_putf(r, ",\"ruleIndex\":%d,\"level\":\"%s\",\"message\":{\"text\":", f->rule,
+        out_jstr(&r->o, ri->id);
+        out_putf(&r->o, ",\"ruleIndex\":%d,\"level\":\"%s\",\"message\":{\"text\":", f->rule,
                  level_name(f->severity));
         char head[96];
         snprintf(head, sizeof head, "%s 0x%" PRIx64 ": ", ri->slug, f->offset);
@@ -126,29 +128,32 @@ void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, i
             sb_puts(&m, ": ");
         }
         sb_puts(&m, f->message);
-        json_quote(r->w, r->u, m.data ? m.data : "", m.len);
+        json_quote(r->o.w, r->o.u, m.data ? m.data : "", m.len);
         sb_free(&m);
-        rep_put(r, "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
+        out_put(&r->o, "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
         put_uri(r, path);
-        rep_putf(r, "},\"region\":{\"startLine\":1,\"byteOffset\":%" PRIu64 ",\"byteLength\":%" PRIu64
+        out_putf(&r->o, "},\"region\":{\"startLine\":1,\"byteOffset\":%" PRIu64 ",\"byteLength\":%" PRIu64
                     "}}",
                  f->offset, f->length);
         if (f->path[0]) {
-            rep_put(r, ",\"logicalLocations\":[{\"fullyQualifiedName\":");
-            rep_jstr(r, f->path);
-            rep_put(r, ",\"kind\":\"member\"}]");
+            out_put(&r->o, ",\"logicalLocations\":[{\"fullyQualifiedName\":");
+            out_jstr(&r->o, f->path);
+            out_put(&r->o, ",\"kind\":\"member\"}]");
         }
-        rep_putf(r, "}],\"partialFingerprints\":{\"ggufFinding/v1\":\"%016" PRIx64 "\"}}",
+        out_putf(&r->o, "}],\"partialFingerprints\":{\"ggufFinding/v1\":\"%016" PRIx64 "\"}}",
                  fingerprint(ri->id, path, f->path));
     }
 }
 
-void sarif_end(gguflint_report *r)
+static void sarif_end(gguflint_report *r, bool summary)
 {
-    rep_putf(r, "],\"invocations\":[{\"executionSuccessful\":%s,"
+    (void)summary; /* the invocation record is the summary */
+    out_putf(&r->o, "],\"invocations\":[{\"executionSuccessful\":%s,"
                 "\"toolExecutionNotifications\":[",
              r->any_io_error ? "false" : "true");
     if (r->notes.data)
-        r->w(r->u, r->notes.data, r->notes.len);
-    rep_put(r, "]}]}]}\n");
+        out_putn(&r->o, r->notes.data, r->notes.len);
+    out_put(&r->o, "]}]}]}\n");
 }
+
+const report_writer report_sarif = {sarif_begin, sarif_file, sarif_end};

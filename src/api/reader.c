@@ -1,5 +1,7 @@
 /* reader.c - the range-reader input: a caller's read_at(offset, len) over a
- * file of known size (a remote file read by HTTP ranges, src/net/). Only the
+ * file of known size (a remote file read by HTTP ranges, src/net/). It sits
+ * in api/, above parse/, because it probes with the parser how much of the
+ * file the metadata needs. Only the
  * metadata is brought into memory: a first read, then reads that at least
  * double the prefix (or reach the least length the parser asked for) while a
  * parse of the prefix runs out of bytes before the metadata ends, up to the
@@ -9,7 +11,8 @@
  * as the bytes in memory, so layout checks (data bounds, trailing bytes,
  * split totals) give what a local file gives, and any other byte is read
  * through the reader (source_read). */
-#include "core/internal.h"
+#include "input/source.h"
+#include "parse/parse.h"
 
 #include "common/ckd.h"
 

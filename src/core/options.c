@@ -1,0 +1,244 @@
+/* options.c - the opaque options (gguflint_options): defaults, limits, the
+ * rule selection and severities, the profile, the data-scan settings. The
+ * struct's layout is private (core/internal.h), so adding a rule, a limit or
+ * a setting never changes the ABI. */
+#include "core/internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+gguflint_options *gguflint_options_new(void)
+{
+    gguflint_options *opt = malloc(sizeof *opt);
+    if (opt)
+        gguflint_options_default(opt);
+    return opt;
+}
+
+gguflint_options *gguflint_options_copy(const gguflint_options *opt)
+{
+    if (!opt)
+        return NULL;
+    gguflint_options *c = malloc(sizeof *c);
+    if (c)
+        *c = *opt;
+    return c;
+}
+
+void gguflint_options_free(gguflint_options *opt)
+{
+    free(opt);
+}
+
+static const uint64_t limit_defaults[GGUFLINT_LIMIT__COUNT] = {
+    [GGUFLINT_LIMIT_STRING_LEN] = LIMIT_DEFAULT_STRING_LEN,
+    [GGUFLINT_LIMIT_ARRAY_COUNT] = LIMIT_DEFAULT_ARRAY_COUNT,
+    [GGUFLINT_LIMIT_KV_COUNT] = LIMIT_DEFAULT_KV_COUNT,
+    [GGUFLINT_LIMIT_TENSOR_COUNT] = LIMIT_DEFAULT_TENSOR_COUNT,
+    [GGUFLINT_LIMIT_DEPTH] = LIMIT_DEFAULT_DEPTH,
+    [GGUFLINT_LIMIT_FINDINGS_PER_RULE] = LIMIT_DEFAULT_FINDINGS_PER_RULE,
+};
+
+uint64_t gguflint_limit_default(gguflint_limit limit)
+{
+    return (unsigned)limit < GGUFLINT_LIMIT__COUNT ? limit_defaults[limit] : 0;
+}
+
+void gguflint_options_default(gguflint_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    for (int l = 0; l < GGUFLINT_LIMIT__COUNT; l++)
+        gguflint_options_set_limit(opt, (gguflint_limit)l, limit_defaults[l]);
+    for (size_t i = 0; i < R__COUNT; i++)
+        opt->severity[i] = (uint8_t)gguflint_rule(i)->default_severity;
+}
+
+int gguflint_options_set_limit(gguflint_options *opt, gguflint_limit limit, uint64_t value)
+{
+    if (!opt)
+        return GGUFLINT_E_ARG;
+    lint_limits *l = &opt->limits;
+    switch (limit) {
+    case GGUFLINT_LIMIT_STRING_LEN: l->max_string_len = value; break;
+    case GGUFLINT_LIMIT_ARRAY_COUNT: l->max_array_count = value; break;
+    case GGUFLINT_LIMIT_KV_COUNT: l->max_kv_count = value; break;
+    case GGUFLINT_LIMIT_TENSOR_COUNT: l->max_tensor_count = value; break;
+    case GGUFLINT_LIMIT_DEPTH:
+        if (value > UINT32_MAX)
+            return GGUFLINT_E_ARG;
+        l->max_depth = (uint32_t)value;
+        break;
+    case GGUFLINT_LIMIT_FINDINGS_PER_RULE:
+        if (value > UINT32_MAX)
+            return GGUFLINT_E_ARG;
+        l->max_findings_per_rule = (uint32_t)value;
+        break;
+    default: return GGUFLINT_E_ARG;
+    }
+    return GGUFLINT_OK;
+}
+
+uint64_t gguflint_options_get_limit(const gguflint_options *opt, gguflint_limit limit)
+{
+    if (!opt)
+        return 0;
+    const lint_limits *l = &opt->limits;
+    switch (limit) {
+    case GGUFLINT_LIMIT_STRING_LEN: return l->max_string_len;
+    case GGUFLINT_LIMIT_ARRAY_COUNT: return l->max_array_count;
+    case GGUFLINT_LIMIT_KV_COUNT: return l->max_kv_count;
+    case GGUFLINT_LIMIT_TENSOR_COUNT: return l->max_tensor_count;
+    case GGUFLINT_LIMIT_DEPTH: return l->max_depth;
+    case GGUFLINT_LIMIT_FINDINGS_PER_RULE: return l->max_findings_per_rule;
+    default: return 0;
+    }
+}
+
+int gguflint_options_set_deep(gguflint_options *opt, bool deep)
+{
+    if (!opt)
+        return GGUFLINT_E_ARG;
+    opt->deep = deep;
+    return GGUFLINT_OK;
+}
+
+bool gguflint_options_get_deep(const gguflint_options *opt)
+{
+    return opt && opt->deep;
+}
+
+int gguflint_options_set_deep_jobs(gguflint_options *opt, uint32_t jobs)
+{
+    if (!opt)
+        return GGUFLINT_E_ARG;
+    opt->deep_jobs = jobs;
+    return GGUFLINT_OK;
+}
+
+uint32_t gguflint_options_get_deep_jobs(const gguflint_options *opt)
+{
+    return opt ? opt->deep_jobs : 0;
+}
+
+int gguflint_options_set_header_only(gguflint_options *opt, bool header_only)
+{
+    if (!opt)
+        return GGUFLINT_E_ARG;
+    opt->header_only = header_only;
+    return GGUFLINT_OK;
+}
+
+bool gguflint_options_get_header_only(const gguflint_options *opt)
+{
+    return opt && opt->header_only;
+}
+
+int gguflint_options_profile(gguflint_options *opt, const char *name)
+{
+    if (!opt || !name)
+        return GGUFLINT_E_ARG;
+    size_t p = 0;
+    const char *pn;
+    while ((pn = gguflint_profile_name(p)) != NULL && strcmp(name, pn) != 0)
+        p++;
+    if (!pn)
+        return GGUFLINT_E_ARG;
+    for (size_t i = 0; i < R__COUNT; i++)
+        opt->severity[i] = (uint8_t)gguflint_rule_profile_severity(i, p);
+    opt->profile = (uint8_t)p;
+    return GGUFLINT_OK;
+}
+
+const char *gguflint_options_get_profile(const gguflint_options *opt)
+{
+    return opt ? gguflint_profile_name(opt->profile) : NULL;
+}
+
+void gguflint_options_clear(gguflint_options *opt)
+{
+    if (!opt)
+        return;
+    for (size_t i = 0; i < R__COUNT; i++)
+        opt->severity[i] = GGUFLINT_OFF;
+}
+
+gguflint_severity gguflint_options_get_severity(const gguflint_options *opt, size_t rule)
+{
+    return opt && rule < R__COUNT ? (gguflint_severity)opt->severity[rule] : GGUFLINT_OFF;
+}
+
+/* Does `item` name rule i: ALL, the id, an id prefix (GG1, GG10), the slug or the family? */
+static bool names_rule(const char *item, size_t n, size_t i)
+{
+    if (n == 3 && strncasecmp(item, "ALL", 3) == 0)
+        return true;
+    const gguflint_rule_info *r = gguflint_rule(i);
+    if (n >= 2 && n <= strlen(r->id) && strncasecmp(item, r->id, n) == 0 &&
+        (n == strlen(r->id) || (n > 2 && isdigit((unsigned char)item[n - 1]))))
+        return true;
+    if (strlen(r->slug) == n && strncmp(item, r->slug, n) == 0)
+        return true;
+    if (strlen(r->family) == n && strncmp(item, r->family, n) == 0)
+        return true;
+    return false;
+}
+
+/* Apply `mode` to every rule named by each item of a comma-separated list:
+ * 0 disables, 1 restores the applied profile's severity, 2 sets `sev`. */
+static int for_each_named(gguflint_options *opt, const char *list, int mode, int sev, char *bad,
+                          size_t bad_size)
+{
+    if (!opt || !list)
+        return GGUFLINT_E_ARG;
+    const char *p = list;
+    while (*p) {
+        while (*p == ',' || *p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *e = p;
+        while (*e && *e != ',' && *e != ' ')
+            e++;
+        size_t n = (size_t)(e - p);
+        bool any = false;
+        for (size_t i = 0; i < R__COUNT; i++) {
+            if (!names_rule(p, n, i))
+                continue;
+            any = true;
+            if (mode == 0)
+                opt->severity[i] = GGUFLINT_OFF;
+            else if (mode == 1)
+                opt->severity[i] = (uint8_t)gguflint_rule_profile_severity(i, opt->profile);
+            else
+                opt->severity[i] = (uint8_t)sev;
+        }
+        if (!any) {
+            if (bad && bad_size) {
+                size_t k = n < bad_size - 1 ? n : bad_size - 1;
+                memcpy(bad, p, k);
+                bad[k] = '\0';
+            }
+            return GGUFLINT_E_ARG;
+        }
+        p = e;
+    }
+    return GGUFLINT_OK;
+}
+
+int gguflint_options_select(gguflint_options *opt, const char *list, bool on, char *bad,
+                            size_t bad_size)
+{
+    return for_each_named(opt, list, on ? 1 : 0, 0, bad, bad_size);
+}
+
+int gguflint_options_set_severity(gguflint_options *opt, const char *name, gguflint_severity sev)
+{
+    if (sev > GGUFLINT_ERROR)
+        return GGUFLINT_E_ARG;
+    return for_each_named(opt, name, 2, (int)sev, NULL, 0);
+}
+

@@ -1,0 +1,40 @@
+/* source.h - the input stage's internal entry points (the public ones,
+ * gguflint_open_file / _set_buffer / _read_stream / _open_reader / _set_name,
+ * are in gguflint.h): setting an input, reading any range of it, releasing
+ * it. A URL input (src/net/) sits on top of a reader input and hands the
+ * context a destructor for its state (ctx->url_free), so nothing here calls
+ * up into the network layer. */
+#ifndef GGUFLINT_INPUT_SOURCE_H
+#define GGUFLINT_INPUT_SOURCE_H
+
+#include "core/internal.h"
+
+/* GGUFLINT_OK when an input may be set now; else the (sticky) status. */
+int source_ready(gguflint_ctx *ctx);
+/* Bytes [off, off + len) of the input, wherever they are: a pointer into the
+ * input when they are in memory, else read into `scratch` (len bytes) from
+ * the mapped file or the reader. NULL when they cannot be read (past the
+ * end, an I/O failure: ctx->status becomes GGUFLINT_E_IO with the reason).
+ * Thread-safe for reader inputs whose read_at is (the --deep workers). */
+const uint8_t *source_read(gguflint_ctx *ctx, uint64_t off, size_t len, uint8_t *scratch);
+/* The same without touching the context: on failure *status and err get the
+ * reason (for threads that report after joining). */
+const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len,
+                             uint8_t *scratch, int *status, char *err, size_t err_size);
+/* The first non-zero byte of [from, to) (read through source_read in pieces
+ * when it is not in memory): true with its offset and value. False when all
+ * are zero, or on an I/O failure (ctx->status set). */
+bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_t *at,
+                          uint8_t *byte);
+/* Release the input mapping or buffer. */
+void source_release(gguflint_ctx *ctx);
+/* GGUFLINT_E_IO (and the sticky status) when a mapped file has shrunk since it
+ * was opened: reading its mapping past the new end would raise SIGBUS. The
+ * check narrows the window; a caller that must survive a file truncated in
+ * the middle of a run (the CLI does) also guards SIGBUS. */
+int source_check_unchanged(gguflint_ctx *ctx);
+/* Close the mapped file's descriptor once a run no longer needs it, so many
+ * contexts alive at once (-j, split sets) do not exhaust descriptors. */
+void source_close_fd(gguflint_ctx *ctx);
+
+#endif

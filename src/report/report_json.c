@@ -1,0 +1,88 @@
+/* report_json.c - the JSON report, schema_version 1 (documented in the
+ * README): one object per file with its header numbers, findings, dropped
+ * count and summary, then the totals. Fields are only ever added within a
+ * schema version. */
+#include "report/report.h"
+
+#include <inttypes.h>
+
+static void json_begin(gguflint_report *r)
+{
+    out_put(&r->o, "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":");
+    out_jstr(&r->o, GGUFLINT_VERSION);
+    out_put(&r->o, "},\"files\":[");
+}
+
+static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
+{
+    const out *o = &r->o;
+    if (!r->first_file)
+        out_put(o, ",");
+    r->first_file = false;
+    out_put(o, "{\"path\":");
+    out_jstr(o, path);
+    if (status != GGUFLINT_OK) {
+        out_put(o, ",\"error\":");
+        out_jstr(o, gguflint_strerror(status));
+        out_put(o, ",\"detail\":");
+        out_jstr(o, report_detail(r, ctx));
+        out_put(o, "}");
+        return;
+    }
+    const gguflint_header *h = gguflint_get_header(ctx);
+    out_putf(o, ",\"size\":%" PRIu64 ",\"gguf\":%s", h->file_size, h->is_gguf ? "true" : "false");
+    const char *url;
+    uint64_t fetched, requests;
+    if (gguflint_fetch_stats(ctx, &url, &fetched, &requests)) {
+        out_put(o, ",\"url\":");
+        out_jstr(o, url);
+        out_putf(o, ",\"bytes_fetched\":%" PRIu64 ",\"requests\":%" PRIu64
+                    ",\"range_requests\":%s",
+                 fetched, requests, gguflint_fetch_ranges(ctx) ? "true" : "false");
+    }
+    if (h->is_gguf)
+        out_putf(o,
+                 ",\"version\":%u,\"big_endian\":%s,\"tensor_count\":%" PRIu64
+                 ",\"kv_count\":%" PRIu64 ",\"alignment\":%" PRIu64,
+                 h->version, h->big_endian ? "true" : "false", h->tensor_count, h->kv_count,
+                 h->alignment);
+    out_put(o, ",\"findings\":[");
+    uint64_t c[4] = {0, 0, 0, 0};
+    size_t n = gguflint_finding_count(ctx);
+    for (size_t i = 0; i < n; i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
+        c[f->severity]++;
+        out_put(o, i ? ",{\"rule\":" : "{\"rule\":");
+        out_jstr(o, ri->id);
+        out_put(o, ",\"slug\":");
+        out_jstr(o, ri->slug);
+        out_put(o, ",\"family\":");
+        out_jstr(o, ri->family);
+        out_put(o, ",\"severity\":");
+        out_jstr(o, gguflint_severity_name(f->severity));
+        out_putf(o, ",\"offset\":%" PRIu64 ",\"length\":%" PRIu64 ",\"path\":", f->offset,
+                 f->length);
+        out_jstr(o, f->path);
+        out_put(o, ",\"message\":");
+        out_jstr(o, f->message);
+        out_put(o, "}");
+    }
+    out_putf(o,
+             "],\"dropped\":%" PRIu64 ",\"summary\":{\"error\":%" PRIu64 ",\"warning\":%" PRIu64
+             ",\"note\":%" PRIu64 "}}",
+             gguflint_findings_dropped(ctx), c[GGUFLINT_ERROR], c[GGUFLINT_WARNING],
+             c[GGUFLINT_NOTE]);
+}
+
+static void json_end(gguflint_report *r, bool summary)
+{
+    (void)summary; /* the totals are part of the document */
+    out_putf(&r->o,
+             "],\"summary\":{\"files\":%" PRIu64 ",\"error\":%" PRIu64 ",\"warning\":%" PRIu64
+             ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64 "}}\n",
+             r->files, r->counts[GGUFLINT_ERROR], r->counts[GGUFLINT_WARNING],
+             r->counts[GGUFLINT_NOTE], r->dropped);
+}
+
+const report_writer report_json = {json_begin, json_file, json_end};

@@ -1,0 +1,54 @@
+/* report_text.c - the text report: one gcc-style line per finding
+ * (PATH:0xOFFSET: SEVERITY ID slug: LOGICAL-PATH: message) and a summary.
+ * Messages and paths are already escaped by the library; they are escaped
+ * again for the terminal (safe_text), and the display path given by the
+ * caller is escaped here. A file that could not be read is printed by the
+ * caller (to stderr), not here. */
+#include "report/report.h"
+
+#include "common/escape.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
+{
+    if (status != GGUFLINT_OK || !ctx)
+        return;
+    const out *o = &r->o;
+    size_t n = gguflint_finding_count(ctx);
+    for (size_t i = 0; i < n; i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
+        out_escape(o, path, strlen(path));
+        out_putf(o, ":0x%" PRIx64 ": %s %s %s: ", f->offset, gguflint_severity_name(f->severity),
+                 ri->id, ri->slug);
+        if (f->path[0]) {
+            safe_text(o->w, o->u, f->path, strlen(f->path));
+            out_put(o, ": ");
+        }
+        safe_text(o->w, o->u, f->message, strlen(f->message));
+        out_put(o, "\n");
+    }
+    uint64_t d = gguflint_findings_dropped(ctx);
+    if (d) {
+        out_escape(o, path, strlen(path));
+        out_putf(o, ": note: %" PRIu64 " more findings not shown (per-rule limit)\n", d);
+    }
+}
+
+static void text_end(gguflint_report *r, bool summary)
+{
+    if (!summary)
+        return;
+    const uint64_t *c = r->counts;
+    out_putf(&r->o,
+             "%" PRIu64 " file%s checked: %" PRIu64 " error%s, %" PRIu64 " warning%s, %" PRIu64
+             " note%s\n",
+             r->files, r->files == 1 ? "" : "s", c[GGUFLINT_ERROR],
+             c[GGUFLINT_ERROR] == 1 ? "" : "s", c[GGUFLINT_WARNING],
+             c[GGUFLINT_WARNING] == 1 ? "" : "s", c[GGUFLINT_NOTE],
+             c[GGUFLINT_NOTE] == 1 ? "" : "s");
+}
+
+const report_writer report_text = {NULL, text_file, text_end};

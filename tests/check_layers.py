@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""check_layers.py - the library's folders must form layers: no cycle of
+#includes or of calls between the folders of src/ (docs/ARCHITECTURE.md).
+
+  check_layers.py SRC_DIR OBJ_DIR [NM]
+
+Includes are read from every .c/.h under SRC_DIR (src/cli/ is the program,
+not the library, and is skipped; gguflint.h at the top is the base every
+layer may include). Calls come from the object files under OBJ_DIR (the
+CMake object library's directory): nm gives each object's defined and
+undefined symbols, and an undefined symbol defined in another folder's
+object is an edge. Prints the folder graph, and fails (exit 1) naming the
+files that make each cycle. Uses only the standard library."""
+import os
+import re
+import subprocess
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def folder_of(rel):
+    parts = rel.split('/')
+    return parts[0] if len(parts) > 1 else None
+
+
+def include_edges(src):
+    edges = {}
+    for root, _, files in os.walk(src):
+        for f in files:
+            if not f.endswith(('.c', '.h')):
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, src)
+            a = folder_of(rel)
+            if a is None or a == 'cli':
+                continue
+            with open(path, encoding='utf-8', errors='replace') as fh:
+                text = fh.read()
+            for inc in INCLUDE.findall(text):
+                b = folder_of(os.path.normpath(inc)) if '/' in inc else a
+                if b and b != a and os.path.exists(os.path.join(src, inc)):
+                    edges.setdefault((a, b), []).append(f'{rel} includes {inc}')
+    return edges
+
+
+def call_edges(objdir, nm):
+    defined, undefined = {}, []
+    for root, _, files in os.walk(objdir):
+        for f in files:
+            if not f.endswith('.o'):
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, objdir)
+            folder = folder_of(rel)
+            if folder is None or folder == 'cli':
+                continue
+            out = subprocess.run([nm, path], capture_output=True, text=True, check=True).stdout
+            for line in out.splitlines():
+                parts = line.split()
+                if len(parts) == 2 and parts[0] == 'U':
+                    undefined.append((folder, rel, parts[1]))
+                elif len(parts) == 3 and parts[1] in 'TDRBVW':
+                    defined[parts[2]] = (folder, rel)
+    edges = {}
+    for folder, rel, sym in undefined:
+        if sym in defined and defined[sym][0] != folder:
+            b, brel = defined[sym]
+            edges.setdefault((folder, b), []).append(f'{rel} uses {sym} of {brel}')
+    return edges
+
+
+def cycles(nodes, edges):
+    """Strongly connected components of more than one node (Tarjan)."""
+    graph = {n: sorted({b for (a, b) in edges if a == n}) for n in nodes}
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for n in sorted(nodes):
+        if n not in index:
+            visit(n)
+    return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    src, objdir = sys.argv[1], sys.argv[2]
+    nm = sys.argv[3] if len(sys.argv) > 3 else 'nm'
+    edges = include_edges(src)
+    for k, v in call_edges(objdir, nm).items():
+        edges.setdefault(k, []).extend(v)
+    nodes = {a for a, _ in edges} | {b for _, b in edges}
+    for n in sorted(nodes):
+        print(f'{n} -> {" ".join(sorted({b for (a, b) in edges if a == n})) or "(nothing)"}')
+    bad = cycles(nodes, edges)
+    for comp in bad:
+        print(f'\nCYCLE between folders: {" ".join(comp)}')
+        for (a, b), why in sorted(edges.items()):
+            if a in comp and b in comp:
+                for w in why[:5]:
+                    print(f'  {a} -> {b}: {w}')
+    print(f'\n{len(nodes)} folders, {len(bad)} cycle(s)')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
