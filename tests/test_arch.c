@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -22,22 +23,7 @@
 
 static gguflint_ctx *lint(const uint8_t *buf, size_t len, const gguflint_options *opt)
 {
-    gguflint_ctx *ctx = gguflint_new(opt);
-    assert_non_null(ctx);
-    int st = gguflint_set_buffer(ctx, buf, len);
-    if (st == GGUFLINT_OK)
-        st = gguflint_run(ctx);
-    if (st != GGUFLINT_OK) {
-        gguflint_free(ctx);
-        fail_msg("lint: %s", gguflint_strerror(st));
-    }
-    return ctx;
-}
-
-static const char *rule_id(const gguflint_finding *f)
-{
-    const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-    return r ? r->id : "";
+    return ex_lint_opt(buf, len, opt, NULL);
 }
 
 /* A rule of this suite: GG540 .. GG569. */
@@ -46,30 +32,16 @@ static bool arch_rule(const char *id)
     return strncmp(id, "GG5", 3) == 0 && strlen(id) == 5 && id[3] >= '4' && id[3] <= '6';
 }
 
-static void print_findings(const gguflint_ctx *ctx)
-{
-    size_t n = gguflint_finding_count(ctx);
-    print_message("  %zu finding(s):\n", n);
-    for (size_t i = 0; i < n; i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %-26s %-7s off=%llu len=%llu %s: %s\n", r ? r->id : "?",
-                      r ? r->slug : "?", gguflint_severity_name(f->severity),
-                      (unsigned long long)f->offset, (unsigned long long)f->length,
-                      f->path ? f->path : "", f->message ? f->message : "");
-    }
-}
-
 /* No finding of GG540..GG569. */
 static void assert_arch_clean_at(const uint8_t *buf, size_t len, const char *where)
 {
     gguflint_ctx *ctx = lint(buf, len, NULL);
     bool bad = false;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        bad |= arch_rule(rule_id(gguflint_finding_get(ctx, i)));
+        bad |= arch_rule(ex_id(gguflint_finding_get(ctx, i)));
     if (bad) {
         print_message("%s: expected no GG54x-GG56x finding\n", where);
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         fail_msg("%s: arch findings on a clean model", where);
     }
@@ -87,7 +59,7 @@ static void assert_arch_only_at(const uint8_t *buf, size_t len, const gguflint_o
     bool other = false;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const char *got = rule_id(f);
+        const char *got = ex_id(f);
         if (strcmp(got, id) == 0)
             at += f->offset == offset;
         else if (arch_rule(got))
@@ -96,7 +68,7 @@ static void assert_arch_only_at(const uint8_t *buf, size_t len, const gguflint_o
     if (at == 0 || other) {
         print_message("%s: expected %s at offset %llu%s\n", where, id,
                       (unsigned long long)offset, other ? " and no other arch rule" : "");
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         fail_msg("%s: %s", where, at == 0 ? "missing finding" : "unexpected arch finding");
     }
@@ -110,9 +82,7 @@ static size_t count_of_opt(const uint8_t *buf, size_t len, const gguflint_option
                            const char *id)
 {
     gguflint_ctx *ctx = lint(buf, len, opt);
-    size_t n = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        n += strcmp(rule_id(gguflint_finding_get(ctx, i)), id) == 0;
+    size_t n = ex_count(ctx, id);
     gguflint_free(ctx);
     return n;
 }
@@ -128,13 +98,13 @@ static void assert_severity(const uint8_t *buf, size_t len, const char *id, gguf
     gguflint_ctx *ctx = lint(buf, len, NULL);
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(rule_id(f), id) == 0) {
+        if (strcmp(ex_id(f), id) == 0) {
             assert_int_equal(f->severity, s);
             gguflint_free(ctx);
             return;
         }
     }
-    print_findings(ctx);
+    ex_print_findings(NULL, ctx);
     gguflint_free(ctx);
     fail_msg("no %s finding", id);
 }
@@ -1224,7 +1194,7 @@ static void test_profiles(void **state)
     bool seen = false;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(rule_id(f), "GG542") == 0) {
+        if (strcmp(ex_id(f), "GG542") == 0) {
             assert_int_equal(f->severity, GGUFLINT_WARNING);
             seen = true;
         }
@@ -1246,7 +1216,7 @@ static void test_profiles(void **state)
     ctx = lint(m.buf, m.len, o);
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(rule_id(f), "GG540") == 0)
+        if (strcmp(ex_id(f), "GG540") == 0)
             assert_int_equal(f->severity, GGUFLINT_WARNING);
     }
     gguflint_free(ctx);

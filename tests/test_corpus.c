@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "expect.h"
 #include "gguflint.h"
 
 #define CORPUS GGUFLINT_SOURCE_DIR "/corpus"
@@ -90,54 +91,20 @@ static bool contains(const names *l, const char *s)
     return bsearch(&s, l->v, l->n, sizeof *l->v, cmp_str) != NULL;
 }
 
-static const char *rule_id(const gguflint_finding *f)
-{
-    const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-    return r ? r->id : "?";
-}
-
-static void print_findings(const char *file, const gguflint_ctx *ctx)
-{
-    size_t n = gguflint_finding_count(ctx);
-    print_message("  %s: %zu finding(s)\n", file, n);
-    for (size_t i = 0; i < n; i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %-8s 0x%llx %s: %s\n", rule_id(f), gguflint_severity_name(f->severity),
-                      (unsigned long long)f->offset, f->path ? f->path : "",
-                      f->message ? f->message : (r ? r->summary : ""));
-    }
-}
-
 /* Lint a file with the format (structural) rules: the corpus exercises the
  * container, KV, tensor and data layers, and its files are not complete
  * models. NULL (after printing why) on a failing status. */
 static gguflint_ctx *lint_file(const char *path)
 {
-    gguflint_options *opt = gguflint_options_new();
-    assert_non_null(opt);
-    gguflint_options_clear(opt);
-    gguflint_options_select(opt, "container,kv,tensor,data,security", true, NULL, 0);
-    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_options *opt = ex_options("container,kv,tensor,data,security");
+    gguflint_ctx *ctx = ex_lint_path(path, opt);
     gguflint_options_free(opt);
-    assert_non_null(ctx);
-    int st = gguflint_open_file(ctx, path);
-    if (st == GGUFLINT_OK)
-        st = gguflint_run(ctx);
-    if (st != GGUFLINT_OK) {
-        print_message("  %s: status %s\n", path, gguflint_strerror(st));
-        gguflint_free(ctx);
-        return NULL;
-    }
     return ctx;
 }
 
 static bool reported(const gguflint_ctx *ctx, const char *id)
 {
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        if (strcmp(rule_id(gguflint_finding_get(ctx, i)), id) == 0)
-            return true;
-    return false;
+    return ex_count(ctx, id) > 0;
 }
 
 /* The ids of an .expect file: one per line, '#' lines and blank lines skipped,
@@ -228,7 +195,7 @@ static void test_regressions_report_expected(void **state)
             }
         }
         if (!ok) {
-            print_findings(path, ctx);
+            ex_print_findings(path, ctx);
             bad++;
         }
         gguflint_free(ctx);
@@ -268,7 +235,7 @@ static void test_seeds_have_no_errors(void **state)
         bool ok = true;
         for (size_t k = 0; k < gguflint_finding_count(ctx); k++) {
             const gguflint_finding *f = gguflint_finding_get(ctx, k);
-            if (f->severity == GGUFLINT_ERROR && !(allowed && strcmp(rule_id(f), allowed) == 0))
+            if (f->severity == GGUFLINT_ERROR && !(allowed && strcmp(ex_id(f), allowed) == 0))
                 ok = false;
         }
         if (allowed && !reported(ctx, allowed)) {
@@ -279,7 +246,7 @@ static void test_seeds_have_no_errors(void **state)
             ok = false;
         if (!ok) {
             print_message("  seed/%s.gguf is not clean:\n", s.v[i]);
-            print_findings(path, ctx);
+            ex_print_findings(path, ctx);
             bad++;
         }
         gguflint_free(ctx);

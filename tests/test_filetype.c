@@ -15,62 +15,26 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
 #include "format/filetypes.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
 /* ------------------------------------------------------------ helpers */
 
-static void print_findings(const gguflint_ctx *ctx)
-{
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %s off=%llu %s: %s\n", r ? r->id : "?",
-                      gguflint_severity_name(f->severity), (unsigned long long)f->offset,
-                      f->path, f->message);
-    }
-}
-
-static gguflint_ctx *lint(const uint8_t *buf, size_t len, const char *name)
-{
-    assert_non_null(buf);
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_non_null(ctx);
-    if (name)
-        assert_int_equal(gguflint_set_name(ctx, name), GGUFLINT_OK);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
-    return ctx;
-}
-
-static const gguflint_finding *find(const gguflint_ctx *ctx, const char *id, size_t *n)
-{
-    const gguflint_finding *first = NULL;
-    *n = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(gguflint_rule((size_t)f->rule)->id, id) == 0) {
-            if (!first)
-                first = f;
-            (*n)++;
-        }
-    }
-    return first;
-}
-
 /* Exactly one finding of `id`, at `offset`, whose message contains `text`
  * (if non-NULL). Frees buf. */
 static void expect_at(uint8_t *buf, size_t len, const char *name, const char *id,
                       uint64_t offset, const char *text, const char *where)
 {
-    gguflint_ctx *ctx = lint(buf, len, name);
-    size_t n;
-    const gguflint_finding *f = find(ctx, id, &n);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
+    size_t n = ex_count(ctx, id);
+    const gguflint_finding *f = ex_find(ctx, id);
     if (n != 1 || f->offset != offset || (text && !strstr(f->message, text))) {
         print_message("%s: expected one %s at %llu%s%s, got %zu\n", where, id,
                       (unsigned long long)offset, text ? " saying " : "", text ? text : "", n);
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         free(buf);
         fail_msg("%s: %s", where, id);
@@ -84,13 +48,12 @@ static void expect_at(uint8_t *buf, size_t len, const char *name, const char *id
 static void expect_none_of(uint8_t *buf, size_t len, const char *name, const char *const *ids,
                            const char *where)
 {
-    gguflint_ctx *ctx = lint(buf, len, name);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
     for (size_t k = 0; ids[k]; k++) {
-        size_t n;
-        find(ctx, ids[k], &n);
-        if (n) {
+        if (ex_count(ctx, ids[k])) {
             print_message("%s: %s must not be reported\n", where, ids[k]);
-            print_findings(ctx);
+            ex_print_findings(NULL, ctx);
             gguflint_free(ctx);
             free(buf);
             fail_msg("%s: unexpected %s", where, ids[k]);

@@ -30,7 +30,7 @@ static void expect_none(uint8_t *buf, size_t len, const char *id, const char *wh
     gguflint_ctx *ctx = ex_lint(buf, len);
     if (ex_count_id(ctx, id, 0, NULL) != 0) {
         print_message("%s: %s must not be reported\n", where, id);
-        ex_print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         free(buf);
         fail_msg("%s: unexpected %s", where, id);

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
 #include "gguflint.h"
 
 #ifndef GGUFLINT_REALFILES_DIR
@@ -109,19 +110,6 @@ static void full_path(char *buf, size_t cap, const char *rel)
     assert_true(n > 0 && (size_t)n < cap);
 }
 
-static void print_findings(const char *name, const gguflint_ctx *ctx)
-{
-    size_t n = gguflint_finding_count(ctx);
-    print_message("%s: %zu finding(s):\n", name, n);
-    for (size_t i = 0; i < n; i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("  0x%llx %s %s %s %s: %s\n", (unsigned long long)f->offset,
-                      gguflint_severity_name(f->severity), r ? r->id : "?", r ? r->slug : "?",
-                      f->path, f->message);
-    }
-}
-
 /* The profile the files are linted under (every test runs the default;
  * test_profiles_clean re-runs the clean ones under each profile). */
 static const char *profile = "ggml";
@@ -147,26 +135,11 @@ static gguflint_ctx *lint_rel(const char *rel)
     return ctx;
 }
 
-static size_t count_severity(const gguflint_ctx *ctx, gguflint_severity sev)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        if (gguflint_finding_get(ctx, i)->severity == sev)
-            k++;
-    return k;
-}
-
-/* The first finding of rule `id`, or NULL. */
+/* The first finding of rule `id` (which must exist), or NULL. */
 static const gguflint_finding *find_rule(const gguflint_ctx *ctx, const char *id)
 {
-    int r = gguflint_rule_find(id);
-    assert_true(r >= 0);
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (f->rule == r)
-            return f;
-    }
-    return NULL;
+    assert_true(gguflint_rule_find(id) >= 0);
+    return ex_find(ctx, id);
 }
 
 static const gguflint_finding *expect_rule(const char *name, const gguflint_ctx *ctx,
@@ -175,7 +148,7 @@ static const gguflint_finding *expect_rule(const char *name, const gguflint_ctx 
     const gguflint_finding *f = find_rule(ctx, id);
     if (!f) {
         print_message("%s: expected a %s finding\n", name, id);
-        print_findings(name, ctx);
+        ex_print_findings(name, ctx);
     }
     assert_non_null(f);
     return f;
@@ -194,7 +167,7 @@ static void check_finding_invariants(const char *name, const gguflint_ctx *ctx)
         if (f->offset < prev || f->offset > h->file_size) {
             print_message("%s: finding %zu offset 0x%llx out of order or past EOF\n", name, i,
                           (unsigned long long)f->offset);
-            print_findings(name, ctx);
+            ex_print_findings(name, ctx);
             fail();
         }
         prev = f->offset;
@@ -208,9 +181,9 @@ static void check_clean_vocab(const char *rel)
     gguflint_ctx *ctx = lint_rel(rel);
     const gguflint_header *h = gguflint_get_header(ctx);
     check_finding_invariants(rel, ctx);
-    size_t errors = count_severity(ctx, GGUFLINT_ERROR);
+    size_t errors = ex_count_severity(ctx, GGUFLINT_ERROR);
     if (errors)
-        print_findings(rel, ctx);
+        ex_print_findings(rel, ctx);
     assert_int_equal(errors, 0);
     assert_true(gguflint_max_severity(ctx) < GGUFLINT_ERROR);
     assert_true(h->is_gguf);
@@ -308,7 +281,7 @@ static void test_v1_file(void **state)
     assert_int_equal(h->version, 1);
     assert_false(h->big_endian);
     if (!h->metadata_complete || h->kv_parsed != h->kv_count)
-        print_findings(V1_FILE, ctx);
+        ex_print_findings(V1_FILE, ctx);
     assert_true(h->metadata_complete);
     assert_true(h->kv_count > 0);
     assert_true(h->kv_count == h->kv_parsed);
@@ -346,14 +319,14 @@ static void test_fugg_file(void **state)
     assert_string_equal(gguflint_rule((size_t)f->rule)->slug, "not-gguf");
     assert_int_equal(f->offset, 0);
     if (!strstr(f->message, "FUGG"))
-        print_findings(FUGG_FILE, ctx);
+        ex_print_findings(FUGG_FILE, ctx);
     assert_non_null(strstr(f->message, "FUGG"));
     f = expect_rule(FUGG_FILE, ctx, "GG005");
     assert_int_equal(f->offset, 4);
     assert_true(h->is_gguf);
     assert_int_equal(h->version, 1);
     if (!h->metadata_complete)
-        print_findings(FUGG_FILE, ctx);
+        ex_print_findings(FUGG_FILE, ctx);
     assert_true(h->metadata_complete);
     assert_true(h->kv_count > 0);
     assert_true(h->kv_count == h->kv_parsed);
@@ -373,7 +346,7 @@ static void test_lfs_pointer(void **state)
     assert_int_equal(f->offset, 0);
     assert_int_equal(f->severity, GGUFLINT_ERROR);
     if (!strstr(f->message, "Git LFS"))
-        print_findings(LFS_FILE, ctx);
+        ex_print_findings(LFS_FILE, ctx);
     assert_non_null(strstr(f->message, "Git LFS"));
     assert_false(h->is_gguf);
     assert_int_equal(h->file_size, 131);
@@ -393,7 +366,7 @@ static void test_writer_value_type_13(void **state)
     assert_string_equal(gguflint_rule((size_t)f->rule)->slug, "unknown-value-type");
     assert_int_equal(f->severity, GGUFLINT_ERROR);
     if (!strstr(f->message, "13"))
-        print_findings(WRITER_FILE, ctx);
+        ex_print_findings(WRITER_FILE, ctx);
     assert_non_null(strstr(f->message, "13"));
     assert_non_null(strstr(f->path, "dict1"));
     assert_true(h->is_gguf);

@@ -20,23 +20,11 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
 /* ------------------------------------------------------------------ helpers */
-
-static void print_findings(const gguflint_ctx *ctx)
-{
-    size_t n = gguflint_finding_count(ctx);
-    print_message("  %zu finding(s):\n", n);
-    for (size_t i = 0; i < n; i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %-24s off=%llu %s: %s\n", r ? r->id : "?", r ? r->slug : "?",
-                      (unsigned long long)f->offset, f->path ? f->path : "",
-                      f->message ? f->message : "");
-    }
-}
 
 /* A write callback that only counts bytes (exercises the output code). */
 static void count_writer(void *user, const char *data, size_t len)
@@ -83,12 +71,12 @@ static gguflint_ctx *lint_copy(const uint8_t *buf, size_t len, const gguflint_op
         assert_non_null(gguflint_rule((size_t)f->rule));
         assert_non_null(f->message);
         if (f->offset > len) {
-            print_findings(ctx);
+            ex_print_findings(NULL, ctx);
             fail_msg("finding %zu at offset %llu past the end of a %zu-byte file", i,
                      (unsigned long long)f->offset, len);
         }
         if (is_raw_control(f->message) || (f->path && is_raw_control(f->path))) {
-            print_findings(ctx);
+            ex_print_findings(NULL, ctx);
             fail_msg("finding %zu carries raw control bytes", i);
         }
     }
@@ -105,18 +93,15 @@ static void done(gguflint_ctx *ctx, uint8_t *copy)
 
 static bool has_rule_at(const gguflint_ctx *ctx, const char *id, uint64_t offset)
 {
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(gguflint_rule((size_t)f->rule)->id, id) == 0 && f->offset == offset)
-            return true;
-    }
-    return false;
+    size_t at;
+    ex_count_id(ctx, id, offset, &at);
+    return at > 0;
 }
 
 static bool has_any_rule(const gguflint_ctx *ctx, const char *const *ids)
 {
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const char *got = gguflint_rule((size_t)gguflint_finding_get(ctx, i)->rule)->id;
+        const char *got = ex_id(gguflint_finding_get(ctx, i));
         for (size_t j = 0; ids[j]; j++)
             if (strcmp(got, ids[j]) == 0)
                 return true;
@@ -126,10 +111,7 @@ static bool has_any_rule(const gguflint_ctx *ctx, const char *const *ids)
 
 static bool has_error(const gguflint_ctx *ctx)
 {
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        if (gguflint_finding_get(ctx, i)->severity == GGUFLINT_ERROR)
-            return true;
-    return false;
+    return ex_count_severity(ctx, GGUFLINT_ERROR) > 0;
 }
 
 /* Exercise dump and report on a linted context (must not crash). */
@@ -173,7 +155,7 @@ static size_t check_prefixes(const uint8_t *model, size_t len, size_t data_end,
             print_message("%s: prefix of %zu/%zu bytes: expected %s\n", what, n, len,
                           n >= data_end ? "GG303 at the end"
                                         : "an error and a truncation finding");
-            print_findings(ctx);
+            ex_print_findings(NULL, ctx);
         }
         done(ctx, copy);
     }
@@ -340,7 +322,7 @@ static void run_hostile(hostile *h, const char *what, uint64_t value)
         if (rep == 0 && !has_rule_at(ctx, h->id, h->offset)) {
             print_message("%s = %llu: expected %s at %llu\n", what, (unsigned long long)value,
                           h->id, (unsigned long long)h->offset);
-            print_findings(ctx);
+            ex_print_findings(NULL, ctx);
             ok = false;
         }
         done(ctx, copy);

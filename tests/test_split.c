@@ -16,55 +16,11 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
 /* ------------------------------------------------------------------ helpers */
-
-static void print_findings(const char *name, const gguflint_ctx *ctx)
-{
-    size_t n = gguflint_finding_count(ctx);
-    print_message("  %s: %zu finding(s):\n", name ? name : "(buffer)", n);
-    for (size_t i = 0; i < n; i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %-28s %-8s off=%llu len=%llu %s: %s\n", r ? r->id : "?",
-                      r ? r->slug : "?", gguflint_severity_name(f->severity),
-                      (unsigned long long)f->offset, (unsigned long long)f->length,
-                      f->path ? f->path : "", f->message ? f->message : "");
-    }
-}
-
-static const char *rule_id(const gguflint_finding *f)
-{
-    const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-    return r ? r->id : "";
-}
-
-static size_t count_rule(const gguflint_ctx *ctx, const char *id, uint64_t offset, size_t *at)
-{
-    size_t n = 0, a = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(rule_id(f), id) == 0) {
-            n++;
-            a += f->offset == offset;
-        }
-    }
-    if (at)
-        *at = a;
-    return n;
-}
-
-static size_t count_family(const gguflint_ctx *ctx, const char *family)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_rule_info *r = gguflint_rule((size_t)gguflint_finding_get(ctx, i)->rule);
-        n += r && strcmp(r->family, family) == 0;
-    }
-    return n;
-}
 
 /* A shard as written: its bytes and the offsets of its fields. */
 typedef struct shard {
@@ -131,13 +87,7 @@ static shard make_shard(long no, long count, long total, const char *const *tens
 
 static gguflint_ctx *lint_named(const shard *s, const char *name)
 {
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_non_null(ctx);
-    if (name)
-        assert_int_equal(gguflint_set_name(ctx, name), GGUFLINT_OK);
-    assert_int_equal(gguflint_set_buffer(ctx, s->buf, s->len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
-    return ctx;
+    return ex_lint_opt(s->buf, s->len, NULL, name);
 }
 
 /* One shard linted under `name`: rule `id` exactly `times` times, one at
@@ -146,10 +96,10 @@ static void shard_expect_at(shard s, const char *name, const char *id, uint64_t 
                             size_t times, const char *where)
 {
     gguflint_ctx *ctx = lint_named(&s, name);
-    size_t at, n = count_rule(ctx, id, offset, &at);
+    size_t at, n = ex_count_id(ctx, id, offset, &at);
     bool ok = times ? at > 0 && n == times : n == 0;
     if (!ok)
-        print_findings(name, ctx);
+        ex_print_findings(name, ctx);
     gguflint_free(ctx);
     shard_free(&s);
     if (!ok)
@@ -162,9 +112,9 @@ static void shard_expect_at(shard s, const char *name, const char *id, uint64_t 
 static void shard_clean_at(shard s, const char *name, const char *where)
 {
     gguflint_ctx *ctx = lint_named(&s, name);
-    size_t n = count_family(ctx, "split");
+    size_t n = ex_count_family(ctx, "split");
     if (n)
-        print_findings(name, ctx);
+        ex_print_findings(name, ctx);
     gguflint_free(ctx);
     shard_free(&s);
     if (n)
@@ -305,13 +255,13 @@ static void check(set *st)
 static void set_expect_at(set *st, size_t k, const char *id, uint64_t offset, size_t times,
                           const char *where)
 {
-    size_t at, n = count_rule(st->ctx[k], id, offset, &at);
+    size_t at, n = ex_count_id(st->ctx[k], id, offset, &at);
     size_t total = 0;
     for (size_t i = 0; i < st->n; i++)
-        total += count_rule(st->ctx[i], id, 0, NULL);
+        total += ex_count_id(st->ctx[i], id, 0, NULL);
     if (at == 0 || n != times || total != times) {
         for (size_t i = 0; i < st->n; i++)
-            print_findings(st->s[i].name, st->ctx[i]);
+            ex_print_findings(st->s[i].name, st->ctx[i]);
         fail_msg("%s: expected %zu x %s on shard %zu at offset %llu; got %zu there (%zu at the "
                  "offset), %zu in the set",
                  where, times, id, k, (unsigned long long)offset, n, at, total);
@@ -322,9 +272,9 @@ static void set_expect_at(set *st, size_t k, const char *id, uint64_t offset, si
 static void set_clean_at(set *st, const char *where)
 {
     for (size_t i = 0; i < st->n; i++) {
-        if (count_family(st->ctx[i], "split")) {
+        if (ex_count_family(st->ctx[i], "split")) {
             for (size_t j = 0; j < st->n; j++)
-                print_findings(st->s[j].name, st->ctx[j]);
+                ex_print_findings(st->s[j].name, st->ctx[j]);
             fail_msg("%s: split findings on a clean set", where);
         }
     }
@@ -403,7 +353,7 @@ static void test_GG410_split_shard_missing(void **state)
     set_add(&st, make_shard(2, 3, 3, t_c, 1, false, K0), NULL);
     check(&st);
     set_expect(&st, 0, "GG410", st.s[0].count.value);
-    assert_int_equal(count_rule(st.ctx[0], "GG415", 0, NULL), 0); /* not with a gap */
+    assert_int_equal(ex_count_id(st.ctx[0], "GG415", 0, NULL), 0); /* not with a gap */
     set_free(&st);
     /* shard 1 missing: reported on the lowest shard present */
     memset(&st, 0, sizeof st);
@@ -436,7 +386,7 @@ static void test_GG412_split_shard_duplicate(void **state)
     set_expect(&st, 3, "GG412", st.s[3].no.value);
     /* the copy takes no part in the tensor checks */
     for (size_t i = 0; i < st.n; i++)
-        assert_int_equal(count_rule(st.ctx[i], "GG414", 0, NULL), 0);
+        assert_int_equal(ex_count_id(st.ctx[i], "GG414", 0, NULL), 0);
     set_free(&st);
 }
 

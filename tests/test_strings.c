@@ -36,7 +36,7 @@ static void expect_clean(uint8_t *buf, size_t len, const char *where)
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         if (strncmp(gguflint_rule((size_t)f->rule)->id, "GG70", 4) == 0) {
             print_message("%s: unexpected finding\n", where);
-            ex_print_findings(ctx);
+            ex_print_findings(NULL, ctx);
             gguflint_free(ctx);
             free(buf);
             fail_msg("%s: not clean", where);

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -32,57 +33,20 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static const char *rule_id(const gguflint_finding *f)
-{
-    const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-    return r ? r->id : "";
-}
-
 static bool is_template_rule(const gguflint_finding *f)
 {
-    const char *id = rule_id(f);
+    const char *id = ex_id(f);
     return strncmp(id, "GG72", 4) == 0 || strncmp(id, "GG73", 4) == 0;
-}
-
-static void print_findings(const gguflint_ctx *ctx)
-{
-    size_t n = gguflint_finding_count(ctx);
-    print_message("  %zu finding(s):\n", n);
-    for (size_t i = 0; i < n; i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        print_message("    %s %-8s off=%llu len=%llu %s: %s\n", rule_id(f),
-                      gguflint_severity_name(f->severity), (unsigned long long)f->offset,
-                      (unsigned long long)f->length, f->path, f->message);
-    }
 }
 
 static gguflint_ctx *lint_opt(const uint8_t *buf, size_t len, const gguflint_options *opt)
 {
-    gguflint_ctx *ctx = gguflint_new(opt);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    int st = gguflint_run(ctx);
-    if (st != GGUFLINT_OK) {
-        gguflint_free(ctx);
-        fail_msg("gguflint_run: %s", gguflint_strerror(st));
-    }
-    return ctx;
+    return ex_lint_opt(buf, len, opt, NULL);
 }
 
 static gguflint_ctx *lint(const uint8_t *buf, size_t len)
 {
     return lint_opt(buf, len, NULL);
-}
-
-/* The finding of rule `id` (the first), or NULL. */
-static const gguflint_finding *find_rule(const gguflint_ctx *ctx, const char *id)
-{
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(rule_id(f), id) == 0)
-            return f;
-    }
-    return NULL;
 }
 
 /* A file holding one string KV; *value gets the offset of its value. */
@@ -114,7 +78,7 @@ static void expect_at(const uint8_t *buf, size_t len, const gguflint_options *op
     const gguflint_finding *f = NULL;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *g = gguflint_finding_get(ctx, i);
-        if (strcmp(rule_id(g), id) == 0 && g->offset == offset)
+        if (strcmp(ex_id(g), id) == 0 && g->offset == offset)
             f = g;
     }
     bool ok = f != NULL;
@@ -125,7 +89,7 @@ static void expect_at(const uint8_t *buf, size_t len, const gguflint_options *op
         }
     if (!ok) {
         print_message("%s: expected %s at offset %llu\n", where, id, (unsigned long long)offset);
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         fail_msg("%s: missing %s", where, id);
     }
@@ -140,9 +104,9 @@ static void expect_at(const uint8_t *buf, size_t len, const gguflint_options *op
 static void expect_none(const uint8_t *buf, size_t len, const char *id, const char *where)
 {
     gguflint_ctx *ctx = lint(buf, len);
-    if (find_rule(ctx, id)) {
+    if (ex_find(ctx, id)) {
         print_message("%s: %s must not be reported\n", where, id);
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         fail_msg("%s: unexpected %s", where, id);
     }
@@ -159,7 +123,7 @@ static void expect_silent(const uint8_t *buf, size_t len, const char *where)
         bad |= is_template_rule(gguflint_finding_get(ctx, i));
     if (bad) {
         print_message("%s: template findings on a benign template\n", where);
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         fail_msg("%s: not silent", where);
     }
@@ -524,7 +488,7 @@ static void test_phi3_real_template_silent(void **state)
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
         bad |= is_template_rule(gguflint_finding_get(ctx, i));
     if (bad)
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
     gguflint_free(ctx);
     free(buf);
     assert_false(bad);
@@ -682,7 +646,7 @@ static void test_GG727_content_trigger(void **state)
     size_t len, value;
     uint8_t *buf = tpl_file("{% if 'password' in message.content %}x{% endif %}", &len, &value);
     gguflint_ctx *ctx = lint(buf, len);
-    const gguflint_finding *f = find_rule(ctx, "GG727");
+    const gguflint_finding *f = ex_find(ctx, "GG727");
     assert_non_null(f);
     assert_int_equal(f->severity, GGUFLINT_NOTE);
     gguflint_free(ctx);
@@ -690,7 +654,7 @@ static void test_GG727_content_trigger(void **state)
     assert_non_null(opt);
     assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
     ctx = lint_opt(buf, len, opt);
-    f = find_rule(ctx, "GG727");
+    f = ex_find(ctx, "GG727");
     assert_non_null(f);
     assert_int_equal(f->severity, GGUFLINT_WARNING);
     gguflint_free(ctx);
@@ -971,7 +935,7 @@ static void test_named_template(void **state)
     EXPECT(buf, len, "GG720", value, "__init__");
     EXPECT(buf, len, "GG721", value, "__import__");
     gguflint_ctx *ctx = lint(buf, len);
-    const gguflint_finding *f = find_rule(ctx, "GG720");
+    const gguflint_finding *f = ex_find(ctx, "GG720");
     assert_non_null(f);
     assert_non_null(strstr(f->path, "tokenizer.chat_template.tool_use"));
     gguflint_free(ctx);
@@ -1049,14 +1013,14 @@ static void test_profiles(void **state)
     assert_non_null(opt);
     assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
     gguflint_ctx *ctx = lint_opt(buf, len, opt);
-    const gguflint_finding *f = find_rule(ctx, "GG722");
+    const gguflint_finding *f = ex_find(ctx, "GG722");
     assert_non_null(f);
     assert_int_equal(f->severity, GGUFLINT_ERROR);
     gguflint_free(ctx);
     assert_int_equal(gguflint_options_profile(opt, "spec"), GGUFLINT_OK);
     ctx = lint_opt(buf, len, opt);
-    assert_null(find_rule(ctx, "GG725"));
-    assert_non_null(find_rule(ctx, "GG722"));
+    assert_null(ex_find(ctx, "GG725"));
+    assert_non_null(ex_find(ctx, "GG722"));
     gguflint_free(ctx);
     free(buf);
     gguflint_options_free(opt);
@@ -1139,7 +1103,7 @@ static void test_malformed_and_hostile(void **state)
     gguflint_ctx *ctx = lint(buf, len);
     double dt = now() - t0;
     print_message("  %zu-byte hostile template: %.3f s\n", n, dt);
-    assert_non_null(find_rule(ctx, "GG724"));
+    assert_non_null(ex_find(ctx, "GG724"));
     gguflint_free(ctx);
     free(buf);
     free(h);

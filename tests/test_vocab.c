@@ -14,26 +14,13 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
 #define TK "tokenizer.ggml."
 
 /* ------------------------------------------------------------------ helpers */
-
-static void print_findings(const gguflint_ctx *ctx)
-{
-    size_t n = gguflint_finding_count(ctx);
-    print_message("  %zu finding(s):\n", n);
-    for (size_t i = 0; i < n; i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %-32s %-8s off=%llu len=%llu %s: %s\n", r ? r->id : "?",
-                      r ? r->slug : "?", gguflint_severity_name(f->severity),
-                      (unsigned long long)f->offset, (unsigned long long)f->length,
-                      f->path ? f->path : "", f->message ? f->message : "");
-    }
-}
 
 typedef struct built {
     uint8_t *buf;
@@ -52,17 +39,7 @@ static built finish(gb *b)
 
 static gguflint_ctx *lint(built f)
 {
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, f.buf, f.len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
-    return ctx;
-}
-
-static const char *rule_id(const gguflint_finding *f)
-{
-    const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-    return r ? r->id : "";
+    return ex_lint(f.buf, f.len);
 }
 
 static bool is_tokenizer_rule(const gguflint_finding *f)
@@ -71,31 +48,15 @@ static bool is_tokenizer_rule(const gguflint_finding *f)
     return r && strcmp(r->family, "tokenizer") == 0;
 }
 
-/* Findings of rule `id`: all of them, and those at `offset`. */
-static size_t count_rule(const gguflint_ctx *ctx, const char *id, uint64_t offset, size_t *at)
-{
-    size_t n = 0, a = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(rule_id(f), id) == 0) {
-            n++;
-            a += f->offset == offset;
-        }
-    }
-    if (at)
-        *at = a;
-    return n;
-}
-
 /* Assert exactly `times` findings of `id` in the file, one at `offset`. */
 static void expect_at(built f, const char *id, uint64_t offset, size_t times, const char *where)
 {
     gguflint_ctx *ctx = lint(f);
-    size_t at, n = count_rule(ctx, id, offset, &at);
+    size_t at, n = ex_count_id(ctx, id, offset, &at);
     if (at == 0 || n != times) {
         print_message("%s: expected %zu x %s, one at offset %llu; got %zu (%zu there)\n", where,
                       times, id, (unsigned long long)offset, n, at);
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         free(f.buf);
         fail_msg("%s: %s not reported as expected", where, id);
@@ -110,9 +71,9 @@ static void expect_at(built f, const char *id, uint64_t offset, size_t times, co
 static void absent_at(built f, const char *id, const char *where)
 {
     gguflint_ctx *ctx = lint(f);
-    if (count_rule(ctx, id, 0, NULL) != 0) {
+    if (ex_count_id(ctx, id, 0, NULL) != 0) {
         print_message("%s: %s must not be reported\n", where, id);
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         free(f.buf);
         fail_msg("%s: unexpected %s", where, id);
@@ -129,7 +90,7 @@ static void clean_at(built f, const char *where)
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         if (is_tokenizer_rule(gguflint_finding_get(ctx, i))) {
             print_message("%s: expected no tokenizer findings\n", where);
-            print_findings(ctx);
+            ex_print_findings(NULL, ctx);
             gguflint_free(ctx);
             free(f.buf);
             fail_msg("%s: the file is not clean", where);
@@ -645,7 +606,7 @@ static void test_GG585_bpe_pre_missing(void **state)
     gguflint_ctx *ctx = lint(v.f);
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(rule_id(f), "GG585") == 0)
+        if (strcmp(ex_id(f), "GG585") == 0)
             assert_int_equal(f->severity, GGUFLINT_NOTE); /* the real gpt-neox file */
     }
     gguflint_free(ctx);

@@ -13,25 +13,78 @@
 
 #include "expect.h"
 
-void ex_print_findings(const gguflint_ctx *ctx)
+gguflint_options *ex_options(const char *select)
 {
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        print_message("    %s %s off=%llu %s: %s\n", r ? r->id : "?",
-                      gguflint_severity_name(f->severity), (unsigned long long)f->offset,
-                      f->path, f->message);
+    gguflint_options *o = gguflint_options_new();
+    assert_non_null(o);
+    if (select) {
+        gguflint_options_clear(o);
+        assert_int_equal(gguflint_options_select(o, select, true, NULL, 0), GGUFLINT_OK);
     }
+    return o;
+}
+
+gguflint_ctx *ex_lint_opt(const void *buf, size_t len, const gguflint_options *opt,
+                          const char *name)
+{
+    static const uint8_t empty[1];
+    gguflint_ctx *ctx = gguflint_new(opt);
+    assert_non_null(ctx);
+    int st = name ? gguflint_set_name(ctx, name) : GGUFLINT_OK;
+    if (st == GGUFLINT_OK)
+        st = gguflint_set_buffer(ctx, buf ? buf : (const void *)empty, len);
+    if (st == GGUFLINT_OK)
+        st = gguflint_run(ctx);
+    if (st != GGUFLINT_OK) {
+        gguflint_free(ctx);
+        fail_msg("lint: %s", gguflint_strerror(st));
+    }
+    return ctx;
 }
 
 gguflint_ctx *ex_lint(const uint8_t *buf, size_t len)
 {
     assert_non_null(buf);
-    gguflint_ctx *ctx = gguflint_new(NULL);
+    return ex_lint_opt(buf, len, NULL, NULL);
+}
+
+gguflint_ctx *ex_lint_path(const char *path, const gguflint_options *opt)
+{
+    gguflint_ctx *ctx = gguflint_new(opt);
     assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
+    int st = gguflint_open_file(ctx, path);
+    if (st == GGUFLINT_OK)
+        st = gguflint_run(ctx);
+    if (st != GGUFLINT_OK) {
+        print_message("  %s: status %s (%s)\n", path, gguflint_strerror(st),
+                      gguflint_error_detail(ctx));
+        gguflint_free(ctx);
+        return NULL;
+    }
     return ctx;
+}
+
+const char *ex_id(const gguflint_finding *f)
+{
+    const gguflint_rule_info *r = f ? gguflint_rule((size_t)f->rule) : NULL;
+    return r ? r->id : "";
+}
+
+void ex_print_findings(const char *label, const gguflint_ctx *ctx)
+{
+    size_t n = gguflint_finding_count(ctx);
+    print_message("  %s%s%zu finding(s):\n", label ? label : "", label ? ": " : "", n);
+    for (size_t i = 0; i < n; i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
+        print_message("    %s %-26s %-7s off=%llu len=%llu %s: %s\n", r ? r->id : "?",
+                      r ? r->slug : "?", gguflint_severity_name(f->severity),
+                      (unsigned long long)f->offset, (unsigned long long)f->length,
+                      f->path ? f->path : "", f->message ? f->message : "");
+    }
+    uint64_t d = gguflint_findings_dropped(ctx);
+    if (d)
+        print_message("    (%llu more dropped by the per-rule limit)\n", (unsigned long long)d);
 }
 
 size_t ex_count_id(const gguflint_ctx *ctx, const char *id, uint64_t offset, size_t *at)
@@ -39,7 +92,7 @@ size_t ex_count_id(const gguflint_ctx *ctx, const char *id, uint64_t offset, siz
     size_t n = 0, k = 0;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(gguflint_rule((size_t)f->rule)->id, id) == 0) {
+        if (strcmp(ex_id(f), id) == 0) {
             n++;
             k += f->offset == offset;
         }
@@ -47,6 +100,110 @@ size_t ex_count_id(const gguflint_ctx *ctx, const char *id, uint64_t offset, siz
     if (at)
         *at = k;
     return n;
+}
+
+size_t ex_count(const gguflint_ctx *ctx, const char *id)
+{
+    return ex_count_id(ctx, id, 0, NULL);
+}
+
+const gguflint_finding *ex_find(const gguflint_ctx *ctx, const char *id)
+{
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        if (strcmp(ex_id(f), id) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+size_t ex_count_family(const gguflint_ctx *ctx, const char *family)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const gguflint_rule_info *r = gguflint_rule((size_t)gguflint_finding_get(ctx, i)->rule);
+        n += r && strcmp(r->family, family) == 0;
+    }
+    return n;
+}
+
+size_t ex_count_severity(const gguflint_ctx *ctx, gguflint_severity sev)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
+        n += gguflint_finding_get(ctx, i)->severity == sev;
+    return n;
+}
+
+void ex_assert_finding_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                          const char *id, uint64_t offset, const char *where)
+{
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
+    size_t at, n = ex_count_id(ctx, id, offset, &at);
+    if (at == 0) {
+        print_message("%s: expected %s at offset %llu (file of %zu bytes); %s reported %zu "
+                      "time(s) elsewhere\n",
+                      where, id, (unsigned long long)offset, len, id, n);
+        ex_print_findings(NULL, ctx);
+        gguflint_free(ctx);
+        fail_msg("%s: missing %s at offset %llu", where, id, (unsigned long long)offset);
+    }
+    gguflint_free(ctx);
+}
+
+void ex_assert_no_rule_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                          const char *id, const char *where)
+{
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
+    if (ex_count(ctx, id) != 0) {
+        print_message("%s: %s must not be reported\n", where, id);
+        ex_print_findings(NULL, ctx);
+        gguflint_free(ctx);
+        fail_msg("%s: unexpected %s", where, id);
+    }
+    gguflint_free(ctx);
+}
+
+void ex_assert_only_rules_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                             const char *const *ids, const char *where)
+{
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
+    bool bad = false;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const char *got = ex_id(gguflint_finding_get(ctx, i));
+        bool listed = false;
+        for (size_t j = 0; ids[j]; j++)
+            listed |= strcmp(ids[j], got) == 0;
+        if (!listed) {
+            print_message("%s: unexpected %s\n", where, got);
+            bad = true;
+        }
+    }
+    for (size_t j = 0; ids[j]; j++) {
+        if (ex_count(ctx, ids[j]) == 0) {
+            print_message("%s: expected %s\n", where, ids[j]);
+            bad = true;
+        }
+    }
+    if (bad) {
+        ex_print_findings(NULL, ctx);
+        gguflint_free(ctx);
+        fail_msg("%s: findings differ from the expected set", where);
+    }
+    gguflint_free(ctx);
+}
+
+void ex_assert_clean_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                        const char *where)
+{
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
+    if (gguflint_finding_count(ctx) != 0) {
+        print_message("%s: expected no findings\n", where);
+        ex_print_findings(NULL, ctx);
+        gguflint_free(ctx);
+        fail_msg("%s: file is not clean", where);
+    }
+    gguflint_free(ctx);
 }
 
 /* Exactly one finding of `id`, at `offset`. Frees buf. */
@@ -57,7 +214,7 @@ void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, con
     if (n != 1 || at != 1) {
         print_message("%s: expected one %s at %llu, got %zu (%zu there)\n", where, id,
                       (unsigned long long)offset, n, at);
-        ex_print_findings(ctx);
+        ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         free(buf);
         fail_msg("%s: %s", where, id);
@@ -80,16 +237,14 @@ void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
             continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        gguflint_ctx *ctx = gguflint_new(NULL);
-        assert_non_null(ctx);
-        if (gguflint_open_file(ctx, path) != GGUFLINT_OK || gguflint_run(ctx) != GGUFLINT_OK) {
-            gguflint_free(ctx);
+        gguflint_ctx *ctx = ex_lint_path(path, NULL);
+        if (!ctx) {
             closedir(d);
             fail_msg("real file %s cannot be linted", path);
         }
         for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
             const gguflint_finding *f = gguflint_finding_get(ctx, i);
-            const char *id = gguflint_rule((size_t)f->rule)->id;
+            const char *id = ex_id(f);
             if (strncmp(id, id_prefix, pl) == 0 && f->severity >= min) {
                 print_message("%s: %s %s\n", path, id, f->message);
                 gguflint_free(ctx);

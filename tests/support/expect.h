@@ -1,23 +1,83 @@
-/* expect.h - assertions over a linted buffer shared by the test files of the
- * semantic checks: lint with every rule at its default, count a rule's
- * findings at an offset, require exactly one at an offset (printing every
- * finding when it is not there). For cmocka tests: include after cmocka.h. */
+/* expect.h - the one home of the tests' lint, print and count helpers:
+ * lint a buffer or a file (failing the test on a failing status), look
+ * findings up by rule id, family or severity, print every finding when an
+ * expectation fails, and the assertions of the rule tests (a finding of a
+ * rule at an exact offset, none of a rule, exactly a set of rules, no
+ * finding at all). Every helper that lints takes options (NULL: every rule
+ * at its default severity) and, for the assertions, the name of the calling
+ * test (the macros pass __func__). For cmocka tests: include after cmocka.h. */
 #ifndef GGUFLINT_TEST_EXPECT_H
 #define GGUFLINT_TEST_EXPECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "gguflint.h"
 
-/* Every finding of ctx, one line each, through cmocka's print_message. */
-void ex_print_findings(const gguflint_ctx *ctx);
-/* Set the buffer and run with default options; the caller frees the ctx. */
+/* ---- options ---- */
+
+/* New options (free with gguflint_options_free): every default, then, when
+ * `select` is non-NULL, only the rules it names (ids, prefixes, slugs,
+ * families, comma-separated). */
+gguflint_options *ex_options(const char *select);
+
+/* ---- linting ---- */
+
+/* Set the buffer (and the file name, when non-NULL), run; the caller frees
+ * the context. A failing status fails the test. */
+gguflint_ctx *ex_lint_opt(const void *buf, size_t len, const gguflint_options *opt,
+                          const char *name);
+/* ex_lint_opt with default options and no name. */
 gguflint_ctx *ex_lint(const uint8_t *buf, size_t len);
+/* Open and run a file; NULL (after printing why) on a failing status. */
+gguflint_ctx *ex_lint_path(const char *path, const gguflint_options *opt);
+
+/* ---- looking at findings ---- */
+
+/* The rule id of a finding ("GG106"; "" when the index is unknown). */
+const char *ex_id(const gguflint_finding *f);
+/* Every finding of ctx, one line each (id, slug, severity, offset, length,
+ * path, message), through cmocka's print_message, under `label` if non-NULL. */
+void ex_print_findings(const char *label, const gguflint_ctx *ctx);
 /* Findings of rule `id`; *at (if non-NULL) gets how many are at `offset`. */
 size_t ex_count_id(const gguflint_ctx *ctx, const char *id, uint64_t offset, size_t *at);
-/* Exactly one finding of `id`, at `offset`, else the test fails (naming
- * `where`). Frees buf. */
+/* Findings of rule `id` at any offset. */
+size_t ex_count(const gguflint_ctx *ctx, const char *id);
+/* The first finding of rule `id`, or NULL. */
+const gguflint_finding *ex_find(const gguflint_ctx *ctx, const char *id);
+/* Findings whose rule is in `family` ("kv", "split", ...). */
+size_t ex_count_family(const gguflint_ctx *ctx, const char *family);
+/* Findings of exactly this severity. */
+size_t ex_count_severity(const gguflint_ctx *ctx, gguflint_severity sev);
+
+/* ---- assertions over a buffer (linted with `opt`; the buffer is not freed) ---- */
+
+/* At least one finding of `id` at exactly `offset`. */
+void ex_assert_finding_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                          const char *id, uint64_t offset, const char *where);
+/* No finding of `id`. */
+void ex_assert_no_rule_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                          const char *id, const char *where);
+/* The findings are exactly the rules of the NULL-terminated list `ids` (each
+ * at least once, nothing else). */
+void ex_assert_only_rules_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                             const char *const *ids, const char *where);
+/* No finding at all. */
+void ex_assert_clean_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                        const char *where);
+#define ex_assert_finding(buf, len, opt, id, offset) \
+    ex_assert_finding_at(buf, len, opt, id, offset, __func__)
+#define ex_assert_no_rule(buf, len, opt, id) ex_assert_no_rule_at(buf, len, opt, id, __func__)
+#define ex_assert_only_rules(buf, len, opt, ...)                                           \
+    do {                                                                                  \
+        static const char *const ex_ids_[] = {__VA_ARGS__, NULL};                         \
+        ex_assert_only_rules_at(buf, len, opt, ex_ids_, __func__);                        \
+    } while (0)
+#define ex_assert_clean(buf, len, opt) ex_assert_clean_at(buf, len, opt, __func__)
+
+/* Exactly one finding of `id`, at `offset`, with default options, else the
+ * test fails (naming `where`). Frees buf. */
 void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where);
 /* Lint every file of `dir` whose name ends in `suffix` (none when the
  * directory is absent: the real files are optional); fail on a finding of a

@@ -1,0 +1,455 @@
+/* test_kv.c - the key/value table rules (GG1xx, rules/kv.def): for each rule
+ * files that trigger it with the finding at the exact offset of the
+ * offending field (key, value type, count, value), and clean variants. */
+
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "expect.h"
+#include "gguf_builder.h"
+#include "gguflint.h"
+#include "rulekit.h"
+
+/* The structural rules only (see rulekit.h). */
+#define ST rk_structural()
+
+
+static void w_empty_key(gb *b) { gb_kv_u32(b, "", 7); }
+
+static void w_good_key(gb *b) { gb_kv_u32(b, "general.file_type", 7); }
+
+/* An array of `levels` nested arrays whose innermost holds two u8. Returns
+ * the offsets of each level's element-type field in et[]. */
+static uint8_t *nested_array_file(int levels, size_t *et, size_t *len)
+{
+    gb *b = gb_new(3);
+    gb_kv_begin(b, "general.nested", GB_VT_ARR);
+    for (int i = 0; i < levels; i++) {
+        et[i] = gb_arr_header(b, i + 1 < levels ? GB_VT_ARR : GB_VT_U8, i + 1 < levels ? 1 : 2);
+    }
+    gb_u8(b, 1);
+    gb_u8(b, 2);
+    return rk_finish(b, len);
+}
+
+static void test_GG101_empty_key(void **state)
+{
+    (void)state;
+    gb_marks m;
+    size_t len;
+    uint8_t *buf = rk_one_kv_file(w_empty_key, &m, &len);
+    assert_int_equal(m.start, 24);
+    ex_assert_finding(buf, len, ST, "GG101", 24);
+    free(buf);
+    buf = rk_one_kv_file(w_good_key, &m, &len);
+    ex_assert_clean(buf, len, ST);
+    free(buf);
+}
+
+static void test_GG102_key_too_long(void **state)
+{
+    (void)state;
+    size_t len;
+    char *key = malloc(65537);
+    assert_non_null(key);
+    memset(key, 'a', 65536);
+    key[65536] = 0;
+    gb *b = gb_new(3);
+    gb_kv_u8(b, "general.x", 1);
+    size_t at = gb_kv_u8(b, key, 1);
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG102", at);
+    free(buf);
+    key[65535] = 0; /* 65535 bytes: the limit itself is fine */
+    b = gb_new(3);
+    gb_kv_u8(b, key, 1);
+    buf = rk_finish(b, &len);
+    ex_assert_no_rule(buf, len, ST, "GG102");
+    free(buf);
+    free(key);
+}
+
+/* Key cases: a file of a clean KV (when `after_clean`) and a u8 KV with this
+ * key; the rule must be reported at the key's KV (or, with id NULL, the
+ * rules `not` must not). Keys with a NUL give their length. */
+typedef struct key_case {
+    const char *id;  /* expected at the KV; NULL: a clean key */
+    const char *key;
+    size_t keylen;   /* 0: strlen(key) */
+    bool after_clean;
+    const char *not; /* a rule that must not be reported (or NULL) */
+} key_case;
+
+static const key_case key_cases[] = {
+    {"GG103", "general.\xff\xfe", 0, true, NULL},
+    {"GG103", "a\xc0\xaf", 0, false, NULL}, /* overlong encoding of '/' */
+    {"GG104", "general\x01name", 0, false, NULL},
+    {"GG104", "general.b\0x", 11, true, NULL}, /* an embedded NUL */
+    {"GG104", "general.\x1b[31m", 0, false, NULL}, /* ESC */
+    {"GG105", "General.Name", 0, true, NULL},
+    {"GG105", "general name", 0, false, NULL},
+    {NULL, "llama.attention.head_count_kv", 0, true, "GG105"},
+    {NULL, "general.ok_key", 0, false, "GG105"},
+};
+
+static void test_key_cases(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof key_cases / sizeof key_cases[0]; i++) {
+        const key_case *c = &key_cases[i];
+        char where[64];
+        snprintf(where, sizeof where, "key case %zu (%s)", i, c->id ? c->id : "clean");
+        gb *b = gb_new(3);
+        if (c->after_clean)
+            gb_kv_u8(b, "general.x", 1);
+        size_t at = gb_kv_beginn(b, c->key, c->keylen ? c->keylen : strlen(c->key), GB_VT_U8);
+        gb_u8(b, 1);
+        size_t len;
+        uint8_t *buf = rk_finish(b, &len);
+        if (c->id)
+            ex_assert_finding_at(buf, len, ST, c->id, at, where);
+        if (c->not)
+            ex_assert_no_rule_at(buf, len, ST, c->not, where);
+        free(buf);
+    }
+}
+
+static void test_GG106_duplicate_key(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_u32(b, "general.a", 1);
+    gb_kv_u32(b, "general.b", 1);
+    size_t at = gb_kv_str(b, "general.a", "again");
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG106", at);
+    /* The first occurrence is not the duplicate. */
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, ST, NULL);
+    size_t at24;
+    assert_int_equal(ex_count_id(ctx, "GG106", 24, &at24), 1);
+    assert_int_equal(at24, 0);
+    gguflint_free(ctx);
+    free(buf);
+}
+
+static void test_GG107_unknown_value_type(void **state)
+{
+    (void)state;
+    uint32_t bad[] = {13, 0xffffffffu, 0x80000000u};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t len;
+        gb *b = gb_new(3);
+        gb_kv_u8(b, "general.a", 1);
+        gb_kv_begin(b, "general.b", bad[i]);
+        size_t at = gb_last(b)->vtype;
+        gb_u32(b, 0);
+        uint8_t *buf = rk_finish(b, &len);
+        ex_assert_finding(buf, len, ST, "GG107", at);
+        free(buf);
+    }
+}
+
+static void test_GG108_unknown_array_type(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_arr(b, "general.a", 13, 0, NULL, 0);
+    size_t at = gb_last(b)->value;
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG108", at);
+    free(buf);
+    b = gb_new(3);
+    gb_kv_u8(b, "general.x", 1);
+    gb_kv_arr(b, "general.a", 0xffffffffu, 2, "\0\0", 2);
+    at = gb_last(b)->value;
+    buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG108", at);
+    free(buf);
+}
+
+static void test_GG109_nested_array(void **state)
+{
+    (void)state;
+    size_t len, et[4];
+    uint8_t *buf = nested_array_file(2, et, &len);
+    ex_assert_finding(buf, len, ST, "GG109", et[0]);
+    /* Within the default depth limit: only the nesting is reported. */
+    ex_assert_only_rules(buf, len, ST, "GG109");
+    free(buf);
+    buf = nested_array_file(1, et, &len);
+    ex_assert_clean(buf, len, ST);
+    free(buf);
+}
+
+static void test_GG110_array_too_deep(void **state)
+{
+    (void)state;
+    size_t len, et[4];
+    gguflint_options *o = rk_options();
+    uint8_t *buf = nested_array_file(2, et, &len);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, 1);
+    ex_assert_finding(buf, len, o, "GG110", et[1]);
+    ex_assert_finding(buf, len, o, "GG109", et[0]);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, 2);
+    ex_assert_no_rule(buf, len, o, "GG110");
+    free(buf);
+    buf = nested_array_file(3, et, &len);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, 2);
+    ex_assert_finding(buf, len, o, "GG110", et[2]);
+    free(buf);
+    gguflint_options_free(o);
+}
+
+static void test_GG111_array_count_impossible(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_arr(b, "general.a", GB_VT_U32, UINT64_C(1) << 40, NULL, 0);
+    size_t at = gb_last(b)->arr_count;
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG111", at);
+    free(buf);
+    /* Strings: each element needs at least its 8-byte length. */
+    b = gb_new(3);
+    gb_kv_arr(b, "general.a", GB_VT_STR, 3, "\0\0\0\0\0\0\0\0", 8);
+    at = gb_last(b)->arr_count;
+    buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG111", at);
+    free(buf);
+}
+
+static void test_GG112_string_past_eof(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_begin(b, "general.name", GB_VT_STR);
+    size_t at = gb_str_decl(b, 100, "abc", 3);
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG112", at);
+    free(buf);
+    /* A key whose length runs past the end. */
+    b = gb_new(3);
+    at = gb_str_decl(b, 1000, "general.name", 12);
+    gb_override_counts(b, 0, 1);
+    buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG112", at);
+    free(buf);
+    /* A string-array element. */
+    b = gb_new(3);
+    gb_kv_begin(b, "general.tags", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, 2);
+    gb_str(b, "x", 1);
+    at = gb_str_decl(b, 50, "yz", 2);
+    buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG112", at);
+    free(buf);
+}
+
+static void test_GG113_string_over_limit(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_str(b, "n", "hello"); /* the key, a string too, stays under the limit */
+    size_t at = gb_last(b)->value;
+    uint8_t *buf = rk_finish(b, &len);
+    gguflint_options *o = rk_options();
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, 4);
+    ex_assert_finding(buf, len, o, "GG113", at);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, 5);
+    ex_assert_no_rule(buf, len, o, "GG113");
+    free(buf);
+    /* Keys are strings too. */
+    b = gb_new(3);
+    at = gb_kv_u8(b, "general.name", 1);
+    buf = rk_finish(b, &len);
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, 11);
+    ex_assert_finding(buf, len, o, "GG113", at);
+    free(buf);
+    gguflint_options_free(o);
+}
+
+static void test_GG114_bool_not_0_1(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_bool(b, "general.flag", 2);
+    size_t at = gb_last(b)->value;
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG114", at);
+    free(buf);
+    /* A bool array element. */
+    b = gb_new(3);
+    gb_kv_arr(b, "general.flags", GB_VT_BOOL, 3, "\x01\x00\xff", 3);
+    at = gb_last(b)->arr_elems + 2;
+    buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG114", at);
+    free(buf);
+    /* 0 and 1 are fine. */
+    b = gb_new(3);
+    gb_kv_bool(b, "general.a", 1);
+    gb_kv_bool(b, "general.b", 0);
+    gb_kv_arr(b, "general.c", GB_VT_BOOL, 2, "\x01\x00", 2);
+    buf = rk_finish(b, &len);
+    ex_assert_clean(buf, len, ST);
+    free(buf);
+}
+
+static void test_GG115_alignment_wrong_type(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_u64(b, "general.alignment", 32);
+    size_t at = gb_last(b)->vtype;
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG115", at);
+    free(buf);
+    b = gb_new(3);
+    uint32_t a[1] = {32};
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_arr(b, "general.alignment", GB_VT_U32, 1, a, sizeof a);
+    at = gb_last(b)->vtype;
+    buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG115", at);
+    free(buf);
+    b = gb_new(3);
+    gb_kv_i32(b, "general.alignment", 32);
+    at = gb_last(b)->vtype;
+    buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG115", at);
+    free(buf);
+}
+
+/* general.alignment values: a file with general.architecture and the
+ * alignment (and, when `tensor`, one f32 tensor: GG119 is only about files
+ * whose data is padded); the rule is reported at the value, or not at all. */
+typedef struct align_case {
+    uint32_t value;
+    bool tensor;
+    const char *id;
+    bool reported;
+} align_case;
+
+static const align_case align_cases[] = {
+    {0, false, "GG116", true},
+    {32, false, "GG116", false},
+    {48, false, "GG117", true},
+    {24, false, "GG117", true},
+    {64, false, "GG117", false},
+    {4, false, "GG118", true},
+    {1, false, "GG118", true},
+    {8, false, "GG118", false},
+    {32, false, "GG118", false},
+    {1u << 21, true, "GG119", true},
+    {1u << 31, true, "GG119", true},
+    {1u << 20, true, "GG119", false},
+    {1u << 21, false, "GG119", false}, /* no tensors: harmless */
+};
+
+static void test_alignment_cases(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof align_cases / sizeof align_cases[0]; i++) {
+        const align_case *c = &align_cases[i];
+        char where[64];
+        snprintf(where, sizeof where, "alignment %u (%s)", c->value, c->id);
+        gb *b = gb_new(3);
+        gb_kv_str(b, "general.architecture", "llama");
+        gb_kv_u32(b, "general.alignment", c->value);
+        size_t at = gb_last(b)->value;
+        if (c->tensor) {
+            uint64_t ne[1] = {8};
+            gb_tensor(b, "t", 1, ne, GB_F32, 0);
+        }
+        size_t len;
+        uint8_t *buf = rk_finish(b, &len);
+        if (c->reported)
+            ex_assert_finding_at(buf, len, ST, c->id, at, where);
+        else
+            ex_assert_no_rule_at(buf, len, ST, c->id, where);
+        free(buf);
+    }
+}
+
+static void test_GG120_array_count_over_limit(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_arr(b, "general.a", GB_VT_U8, 4, "\1\2\3\4", 4);
+    size_t at = gb_last(b)->arr_count;
+    uint8_t *buf = rk_finish(b, &len);
+    gguflint_options *o = rk_options();
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_ARRAY_COUNT, 3);
+    ex_assert_finding(buf, len, o, "GG120", at);
+    ex_assert_no_rule(buf, len, o, "GG111");
+    gguflint_options_set_limit(o, GGUFLINT_LIMIT_ARRAY_COUNT, 4);
+    ex_assert_no_rule(buf, len, o, "GG120");
+    free(buf);
+    gguflint_options_free(o);
+}
+
+static void test_GG121_string_invalid_utf8(void **state)
+{
+    (void)state;
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_strn(b, "general.name", "ab\xc3\x28", 4);
+    size_t at = gb_last(b)->value;
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG121", at);
+    free(buf);
+    /* A string-array element (the second). */
+    b = gb_new(3);
+    gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, 3);
+    gb_str(b, "ok", 2);
+    at = gb_str(b, "\xed\xa0\x80", 3); /* a UTF-16 surrogate */
+    gb_str(b, "fine", 4);
+    buf = rk_finish(b, &len);
+    ex_assert_finding(buf, len, ST, "GG121", at);
+    free(buf);
+    /* Valid multi-byte UTF-8 is fine. */
+    b = gb_new(3);
+    gb_kv_str(b, "general.name", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    buf = rk_finish(b, &len);
+    ex_assert_clean(buf, len, ST);
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_GG101_empty_key),
+        cmocka_unit_test(test_GG102_key_too_long),
+        cmocka_unit_test(test_key_cases),
+        cmocka_unit_test(test_GG106_duplicate_key),
+        cmocka_unit_test(test_GG107_unknown_value_type),
+        cmocka_unit_test(test_GG108_unknown_array_type),
+        cmocka_unit_test(test_GG109_nested_array),
+        cmocka_unit_test(test_GG110_array_too_deep),
+        cmocka_unit_test(test_GG111_array_count_impossible),
+        cmocka_unit_test(test_GG112_string_past_eof),
+        cmocka_unit_test(test_GG113_string_over_limit),
+        cmocka_unit_test(test_GG114_bool_not_0_1),
+        cmocka_unit_test(test_GG115_alignment_wrong_type),
+        cmocka_unit_test(test_alignment_cases),
+        cmocka_unit_test(test_GG120_array_count_over_limit),
+        cmocka_unit_test(test_GG121_string_invalid_utf8),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
