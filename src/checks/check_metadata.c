@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-/* Expected types of the known general.* keys (docs/GGUF-REFERENCE.md 6.1,
+/* Expected types of the known general.* keys (docs/FORMAT.md section 6.1,
  * gguf-py GGUFWriter.add_*). */
 typedef enum { EXP_STR, EXP_U32, EXP_STR_ARR } expect;
 

@@ -1,5 +1,5 @@
 /* filetypes.c - the llama_ftype table and the quantizer's tensor rules, see
- * filetypes.h. Sources: docs/GGUF-REFERENCE.md section 4 (values, statuses,
+ * filetypes.h. Sources: docs/FORMAT.md section 4 (values, statuses,
  * default types, display names; 38-41 from newer headers) and 4.1, and
  * llama.cpp src/llama-quant.cpp (2026): llama_tensor_get_type_impl gives the
  * per-role types below, taken as the union over every branch (GQA >= 4,

@@ -3,7 +3,7 @@
  * the types llama-quantize's mixture gives each tensor role; the file-name
  * quantisation tags; and the tensor classification the mixture rules use
  * (which tensors are quantized at all, and their role). Facts from
- * docs/GGUF-REFERENCE.md sections 3, 4 and 4.1 and llama.cpp's
+ * docs/FORMAT.md sections 3, 4 and 4.1 and llama.cpp's
  * src/llama-quant.cpp (llama_tensor_get_type_impl, tensor_allows_quantization,
  * tensor_type_fallback, llama_ftype_get_default_type). */
 #ifndef GGUFLINT_FILETYPES_H

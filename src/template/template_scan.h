@@ -4,7 +4,7 @@
  * concatenated); the analyser lexes {{ }}, {% %} and {# #}, resolves string
  * literals with their escapes, folds constant expressions (~, +, join,
  * format, replace, case filters, {% set %}) and reports the indicators of
- * docs/SECURITY-PATTERNS.md section 3.4 as "hits", one kept per kind with a
+ * docs/SECURITY.md section 3 as "hits", one kept per kind with a
  * count of the others. Time is linear in the bytes fed to one analyser and
  * memory is bounded whatever the input (see the caps in template_impl.h). */
 #ifndef GGUFLINT_TEMPLATE_SCAN_H
