@@ -124,33 +124,39 @@ static gguflint_ctx *gguflintpy_new(const char *profile, const char *select, con
                                     bool deep, bool header_only, int *status,
                                     char *bad, size_t bad_size)
 {
-    gguflint_options opt;
-    gguflint_options_default(&opt);
+    gguflint_ctx *ctx = NULL;
+    gguflint_options *opt = gguflint_options_new();
     *status = GGUFLINT_OK;
     if (bad_size)
         bad[0] = '\0';
-    if (gguflint_options_profile(&opt, profile) != GGUFLINT_OK) {
+    if (!opt) {
+        *status = GGUFLINT_E_NOMEM;
+        return NULL;
+    }
+    if (gguflint_options_profile(opt, profile) != GGUFLINT_OK) {
         *status = GGUFLINT_E_ARG;
         if (bad_size) { strncpy(bad, profile, bad_size - 1); bad[bad_size - 1] = '\0'; }
-        return NULL;
+        goto done;
     }
     if (select) {
-        gguflint_options_clear(&opt);
-        if (gguflint_options_select(&opt, select, true, bad, bad_size) != GGUFLINT_OK) {
+        gguflint_options_clear(opt);
+        if (gguflint_options_select(opt, select, true, bad, bad_size) != GGUFLINT_OK) {
             *status = GGUFLINT_E_ARG;
-            return NULL;
+            goto done;
         }
     }
-    if (ignore && gguflint_options_select(&opt, ignore, false, bad, bad_size) != GGUFLINT_OK) {
+    if (ignore && gguflint_options_select(opt, ignore, false, bad, bad_size) != GGUFLINT_OK) {
         *status = GGUFLINT_E_ARG;
-        return NULL;
+        goto done;
     }
-    opt.deep = deep;
-    opt.deep_jobs = 1; /* one thread per lint: callers parallelise across files */
-    opt.header_only = header_only;
-    gguflint_ctx *ctx = gguflint_new(&opt);
+    gguflint_options_set_deep(opt, deep);
+    gguflint_options_set_deep_jobs(opt, 1); /* one thread per lint: callers parallelise across files */
+    gguflint_options_set_header_only(opt, header_only);
+    ctx = gguflint_new(opt);
     if (!ctx)
         *status = GGUFLINT_E_NOMEM;
+done:
+    gguflint_options_free(opt);
     return ctx;
 }
 

@@ -22,11 +22,16 @@ import gguflint_build  # noqa: E402  (beside this file; not part of the package)
 
 
 def version() -> str:
+    """MAJOR.MINOR.PATCH from the GGUFLINT_VERSION_* macros of gguflint.h."""
     with open(os.path.join(gguflint_build.source_dir(), "src", "gguflint.h"), encoding="utf-8") as f:
-        m = re.search(r'^#define GGUFLINT_VERSION "([^"]+)"', f.read(), re.M)
-    if not m:
-        raise RuntimeError("GGUFLINT_VERSION not found in src/gguflint.h")
-    return m.group(1)
+        text = f.read()
+    parts = []
+    for part in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(r"^#define GGUFLINT_VERSION_%s ([0-9]+)$" % part, text, re.M)
+        if not m:
+            raise RuntimeError(f"GGUFLINT_VERSION_{part} not found in src/gguflint.h")
+        parts.append(m.group(1))
+    return ".".join(parts)
 
 
 class build_ext(_build_ext):

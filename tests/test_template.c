@@ -847,12 +847,12 @@ static void test_budget_per_file(void **state)
     bool spent = false, gadget = false;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        spent |= strcmp(rule_id(f), "GG733") == 0 && strstr(f->message, "budget is spent");
-        gadget |= strcmp(rule_id(f), "GG720") == 0 && f->offset == last &&
+        spent |= strcmp(ex_id(f), "GG733") == 0 && strstr(f->message, "budget is spent");
+        gadget |= strcmp(ex_id(f), "GG720") == 0 && f->offset == last &&
                   strstr(f->message, "__globals__");
     }
     if (!spent || !gadget)
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
     gguflint_free(ctx);
     free(buf);
     assert_true(spent);
@@ -909,10 +909,10 @@ static void test_detect_as_emitted(void **state)
     size_t len, value;
     uint8_t *buf = tpl_file(once, &len, &value);
     gguflint_ctx *ctx = lint(buf, len);
-    const gguflint_finding *f = find_rule(ctx, "GG726");
+    const gguflint_finding *f = ex_find(ctx, "GG726");
     assert_non_null(f);
     if (strstr(f->message, "2 more") || !strstr(f->message, "(and 1 more)"))
-        print_findings(ctx);
+        ex_print_findings(NULL, ctx);
     assert_non_null(strstr(f->message, "(and 1 more)"));
     gguflint_free(ctx);
     free(buf);
