@@ -475,7 +475,7 @@ run_lint() {
         expr=$(printf '%s' "$value" | sed -nE 's/^\$\{\{ *([a-zA-Z0-9_.-]+) *\}\}$/\1/p')
         case "$expr" in
             inputs.*) envs+=("$name=${inp[${expr#inputs.}]-}") ;;
-            steps.build.outputs.bin) envs+=("$name=$BIN") ;;
+            steps.build.outputs.bin) envs+=("$name=${LINT_BIN:-$BIN}") ;;
             *)
                 echo "unsupported env value in the lint step: $name: $value" >&2
                 lint_rc=99
@@ -553,6 +553,18 @@ corpus/examples/hostile.gguf" recursive=false "extra-args=--exit-zero --quiet"
         profile= fail-on= paths=corpus/examples/valid.gguf
     expect_lint "extra-args cannot change the annotation format" 0 0 yes \
         "extra-args=--format json" paths=corpus/examples/valid.gguf
+    # the step lints once: annotations and SARIF come from one gguflint run
+    printf '#!/usr/bin/env bash\necho run >>"%s"\nexec "%s" "$@"\n' \
+        "$TMP/invocations" "$BIN" >"$TMP/counting-gguflint"
+    chmod +x "$TMP/counting-gguflint"
+    rm -f "$TMP/invocations"
+    LINT_BIN=$TMP/counting-gguflint run_lint
+    runs=$(cat "$TMP/invocations" 2>/dev/null | wc -l)
+    if [ "$lint_rc" -eq 1 ] && [ "$runs" = 1 ] && [ -s "$TMP/ws/gguflint.sarif" ]; then
+        ok "action lint step: one gguflint run writes the annotations and the SARIF file"
+    else
+        bad "action lint step: $runs gguflint run(s), exit $lint_rc (expected 1 run, exit 1)"
+    fi
     run_lint recursive=false
     if [ "$lint_rc" -eq 2 ] && [ "$(output exit-code)" = 2 ]; then
         ok "action lint step: a directory without recursive is exit 2"

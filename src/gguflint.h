@@ -452,6 +452,16 @@ GGUFLINT_API void gguflint_report_file(gguflint_report *r, const char *display_p
  * failed): recorded like a file whose status is `status`, with `detail`. */
 GGUFLINT_API void gguflint_report_failure(gguflint_report *r, const char *display_path, int status,
                              const char *detail);
+/* Report settings (set after gguflint_report_new, before the first file).
+ * Values may only be appended to this enum. */
+typedef enum gguflint_report_setting {
+    GGUFLINT_REPORT_COLOR = 0,     /* text: ANSI colours for severities (default 0: none) */
+    GGUFLINT_REPORT_STATISTICS = 1 /* text and JSON: findings counted per rule (default 0) */
+} gguflint_report_setting;
+/* GGUFLINT_OK, or GGUFLINT_E_ARG for an unknown setting or a NULL report;
+ * formats a setting does not apply to ignore it. */
+GGUFLINT_API int gguflint_report_set(gguflint_report *r, gguflint_report_setting setting,
+                                     int value);
 /* Closes the JSON document; in text prints the summary line when `summary`. */
 GGUFLINT_API void gguflint_report_end(gguflint_report *r, bool summary);
 GGUFLINT_API void gguflint_report_free(gguflint_report *r);
@@ -463,6 +473,10 @@ GGUFLINT_API void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gg
 
 /* Rule documentation as Markdown (the RULES.md file) and as one rule's text. */
 GGUFLINT_API void gguflint_rules_markdown(gguflint_write_fn w, void *user);
+/* The rule table as JSON: {"schema_version":1,"profiles":[...],"rules":[{"id",
+ * "slug","family","default_severity","severity":{profile: level},"summary",
+ * "what","why","example","fix"}]}. */
+GGUFLINT_API void gguflint_rules_json(gguflint_write_fn w, void *user);
 GGUFLINT_API void gguflint_rule_explain(size_t index, gguflint_write_fn w, void *user);
 
 /* A write callback for FILE* (user is the FILE*). */

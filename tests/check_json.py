@@ -275,12 +275,24 @@ def lint(cli, paths, what, extra=(), ok_codes=(0, 1), max_per_rule=None):
 
 
 def dump(cli, path, what):
-    out = run(cli, ["dump", "--format", "json", path], what, {0})
-    if out is None:
+    """dump exits 0 for a GGUF file whose metadata was read to the end, 1 for
+    anything else (not GGUF, truncated, unreadable layout)."""
+    try:
+        p = subprocess.run([cli, "dump", "--format", "json", path], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        fail(what, f"timed out after {TIMEOUT}s")
         return None
-    doc = parse_strict(out, what)
+    if p.returncode not in (0, 1):
+        fail(what, f"exit {p.returncode} (expected 0 or 1); stderr {p.stderr[:300]!r}")
+        return None
+    doc = parse_strict(p.stdout, what)
     if doc is not None:
         check_dump_doc(doc, what)
+        complete = doc.get("gguf") is True and doc.get("metadata_complete") is True
+        if p.returncode != (0 if complete else 1):
+            fail(what, f"exit {p.returncode} for gguf={doc.get('gguf')} "
+                       f"metadata_complete={doc.get('metadata_complete')}")
     checked["dump"] += 1
     return doc
 

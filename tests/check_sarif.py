@@ -4,8 +4,10 @@ given files (plus a missing path, to exercise toolExecutionNotifications) and
 validates the output against the official SARIF 2.1.0 JSON schema with a real
 validator (python3-jsonschema). Also checks what GitHub code scanning needs:
 ruleId, level, a message with the hex offset, startLine 1 with byteOffset and
-byteLength, and partialFingerprints. Exits 77 (skipped) when the schema or
-jsonschema is not available."""
+byteLength, and partialFingerprints: each result its own (distinct findings
+never share one, or code scanning merges their alerts) and the same from one
+run to the next. Exits 77 (skipped) when the schema or jsonschema is not
+available."""
 import json
 import os
 import subprocess
@@ -53,6 +55,25 @@ def main():
             if not ok:
                 print("bad result:", json.dumps(res)[:300])
                 failures += 1
+        prints = {}
+        for res in run["results"]:
+            fp = res.get("partialFingerprints", {}).get("ggufFinding/v2")
+            if not fp:
+                print("result without a ggufFinding/v2 fingerprint:", json.dumps(res)[:200])
+                failures += 1
+            elif fp in prints:
+                print("two results share fingerprint", fp + ":", prints[fp][:120], "|",
+                      res["message"]["text"][:120])
+                failures += 1
+            else:
+                prints[fp] = res["message"]["text"]
+        again = subprocess.run([cli, "--format", "sarif"] + args, capture_output=True)
+        again_prints = [r["partialFingerprints"]["ggufFinding/v2"]
+                        for r in json.loads(again.stdout.decode("utf-8"))["runs"][0]["results"]]
+        if again_prints != [r["partialFingerprints"].get("ggufFinding/v2")
+                            for r in run["results"]]:
+            print("fingerprints differ between two runs over the same files")
+            failures += 1
         for rule in run["tool"]["driver"]["rules"]:
             if "security" in rule["properties"]["tags"] and \
                     "security-severity" not in rule["properties"]:

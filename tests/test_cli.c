@@ -741,6 +741,9 @@ static void test_limits(void **state)
     expect_exit(&r, 1, "dup4 limited");
     expect_contains(&r, &r.out, "1 file checked: 1 error,", "dup4 limited");
     expect_contains(&r, &r.out, "2 more findings not shown", "dup4 limited");
+    expect_contains(&r, &r.out, "1 file checked: 1 error, 0 warnings, 0 notes, 2 more not shown "
+                                "(over the per-rule limit)\n",
+                    "dup4 limited summary");
     result_free(&r);
 
     RUN(&r, "--format", "json", "--max-findings-per-rule", "1", "@dup4.gguf");
@@ -909,8 +912,9 @@ static void test_dump_json_huge_counts(void **state)
                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     write_bytes("huge_counts.gguf", hdr, sizeof hdr);
     result r;
+    /* the metadata cannot be read: the dump is partial, exit 1 */
     RUN(&r, "dump", "--format", "json", "@huge_counts.gguf");
-    expect_exit(&r, 0, "dump json huge counts");
+    expect_exit(&r, 1, "dump json huge counts");
     expect_contains(&r, &r.out,
                     "\"tensor_count\":18446744073709551615,\"kv_count\":18446744073709551615,"
                     "\"alignment\":32,\"metadata_complete\":false,\"kvs\":[],\"tensors\":[]}\n",
@@ -926,7 +930,7 @@ static void test_dump_json_huge_counts(void **state)
     result_free(&r);
 
     RUN(&r, "dump", "@huge_counts.gguf");
-    expect_exit(&r, 0, "dump text huge counts");
+    expect_exit(&r, 1, "dump text huge counts");
     expect_contains(&r, &r.out,
                     "tensor_count 18446744073709551615, kv_count 18446744073709551615, alignment 32",
                     "dump text huge counts");
@@ -977,6 +981,157 @@ static void test_escaping_path(void **state)
     result_free(&r);
 }
 
+/* ------------------------------------------------------------ outputs */
+
+/* The bytes of a file in the temp dir, NUL-terminated, into b. */
+static void read_tmp(const char *name, buf *b)
+{
+    char p[1024];
+    tpath(p, sizeof p, name);
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_put(b, chunk, n);
+    fclose(f);
+    buf_put(b, "", 0);
+}
+
+/* One lint pass, several reports: text on standard output, SARIF and JSON
+ * in files; the last --format without a file owns standard output. */
+static void test_several_outputs(void **state)
+{
+    (void)state;
+    result r;
+    RUN(&r, "--format", "text", "--format", "sarif", "--output-file", "@out.sarif", "--format",
+        "json", "--output-file", "@out.json", "@dup.gguf");
+    expect_exit(&r, 1, "text + sarif + json");
+    expect_contains(&r, &r.out, "error GG106 duplicate-key", "text + sarif + json");
+    expect_contains(&r, &r.out, "1 file checked: 1 error", "text + sarif + json");
+    expect_lacks(&r, &r.out, "\"$schema\"", "text + sarif + json");
+    buf sarif = {0}, json = {0};
+    read_tmp("out.sarif", &sarif);
+    read_tmp("out.json", &json);
+    expect_contains(&r, &sarif, "\"ruleId\":\"GG106\"", "sarif file");
+    expect_contains(&r, &json, "\"rule\":\"GG106\"", "json file");
+    buf_release(&sarif);
+    buf_release(&json);
+    result_free(&r);
+
+    /* --output-file before any --format: the default text report */
+    RUN(&r, "--output-file", "@out.txt", "@dup.gguf");
+    expect_exit(&r, 1, "text to a file");
+    expect_lacks(&r, &r.out, "GG106", "text to a file");
+    buf text = {0};
+    read_tmp("out.txt", &text);
+    expect_contains(&r, &text, "error GG106 duplicate-key", "text file");
+    buf_release(&text);
+    result_free(&r);
+
+    /* formats without a file: the last one wins standard output (as before) */
+    RUN(&r, "--format", "json", "--format", "github", "@dup.gguf");
+    expect_exit(&r, 1, "last stdout format");
+    expect_contains(&r, &r.out, "::error file=", "last stdout format");
+    expect_lacks(&r, &r.out, "schema_version", "last stdout format");
+    result_free(&r);
+
+    RUN(&r, "--format", "sarif", "--output-file", "@a", "--output-file", "@b", "@dup.gguf");
+    expect_exit(&r, 2, "two files for one format");
+    result_free(&r);
+    RUN(&r, "--format", "text", "--output-file", "@no-such-dir/x.txt", "@dup.gguf");
+    expect_exit(&r, 2, "unwritable output file");
+    expect_contains(&r, &r.err, "cannot write", "unwritable output file");
+    result_free(&r);
+}
+
+static void test_color(void **state)
+{
+    (void)state;
+    result r;
+    /* standard output is a pipe here: auto means no colour */
+    RUN(&r, "@dup.gguf");
+    expect_lacks(&r, &r.out, "\x1b[", "auto on a pipe");
+    result_free(&r);
+    RUN(&r, "--color=always", "@dup.gguf", "@bool.gguf", "@note.gguf");
+    expect_contains(&r, &r.out, ": \x1b[1;31merror\x1b[0m GG106 duplicate-key", "always");
+    expect_contains(&r, &r.out, ": \x1b[1;33mwarning\x1b[0m GG114", "always");
+    expect_contains(&r, &r.out, ": \x1b[1;36mnote\x1b[0m GG105", "always");
+    result_free(&r);
+    /* NO_COLOR turns auto off; an explicit --color=always still wins */
+    setenv("NO_COLOR", "1", 1);
+    RUN(&r, "--color=always", "@dup.gguf");
+    expect_contains(&r, &r.out, "\x1b[1;31merror", "always over NO_COLOR");
+    result_free(&r);
+    RUN(&r, "--color", "auto", "@dup.gguf");
+    expect_lacks(&r, &r.out, "\x1b[", "auto with NO_COLOR");
+    result_free(&r);
+    unsetenv("NO_COLOR");
+    RUN(&r, "--color=never", "@dup.gguf");
+    expect_lacks(&r, &r.out, "\x1b[", "never");
+    result_free(&r);
+    /* colour never reaches other formats, nor bytes from the file */
+    RUN(&r, "--color=always", "--format", "json", "@dup.gguf");
+    expect_lacks(&r, &r.out, "\x1b[", "always, json");
+    result_free(&r);
+    RUN(&r, "--color=sometimes", "@dup.gguf");
+    expect_exit(&r, 2, "bad --color");
+    result_free(&r);
+}
+
+static void test_statistics(void **state)
+{
+    (void)state;
+    result r;
+    RUN(&r, "--statistics", "@dup4.gguf", "@dup.gguf");
+    expect_exit(&r, 1, "statistics");
+    expect_contains(&r, &r.out, "\n       4  GG106 duplicate-key\n2 files checked: 4 errors",
+                    "statistics");
+    result_free(&r);
+    RUN(&r, "--statistics", "--format", "json", "@dup4.gguf", "@dup.gguf");
+    expect_contains(&r, &r.out, "\"statistics\":{\"GG106\":4}}}", "statistics json");
+    result_free(&r);
+    RUN(&r, "--format", "json", "@dup.gguf");
+    expect_lacks(&r, &r.out, "\"statistics\"", "no statistics by default");
+    result_free(&r);
+}
+
+/* dump exits 1 when what it shows is not the whole metadata of a GGUF file. */
+static void test_dump_exit(void **state)
+{
+    (void)state;
+    static const char text[] = "not a model\n";
+    write_bytes("text.gguf", text, sizeof text - 1);
+    assert_int_equal(code_of(ARGV("dump", "@valid.gguf")), 0);
+    assert_int_equal(code_of(ARGV("dump", "@dup.gguf")), 0); /* complete, findings or not */
+    assert_int_equal(code_of(ARGV("dump", "@text.gguf")), 1);
+    assert_int_equal(code_of(ARGV("dump", "--format", "json", "@text.gguf")), 1);
+    assert_int_equal(code_of(ARGV("dump", "@does-not-exist.gguf")), 2);
+}
+
+static void test_rules_json(void **state)
+{
+    (void)state;
+    result r;
+    RUN(&r, "rules", "--format", "json");
+    expect_exit(&r, 0, "rules json");
+    expect_contains(&r, &r.out, "{\"schema_version\":1,", "rules json");
+    expect_contains(&r, &r.out, "\"profiles\":[\"ggml\",\"spec\",\"strict\",\"security\"]",
+                    "rules json");
+    expect_contains(&r, &r.out,
+                    "{\"id\":\"GG105\",\"slug\":\"key-not-snake-case\",\"family\":\"kv\","
+                    "\"default_severity\":\"note\",\"severity\":{\"ggml\":\"note\",\"spec\":"
+                    "\"error\",\"strict\":\"error\",\"security\":",
+                    "rules json");
+    result_free(&r);
+    RUN(&r, "rules", "--format=markdown");
+    expect_contains(&r, &r.out, "# gguflint rules", "rules markdown");
+    result_free(&r);
+    RUN(&r, "rules", "--format", "yaml");
+    expect_exit(&r, 2, "rules yaml");
+    result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -996,6 +1151,11 @@ int main(void)
         cmocka_unit_test_teardown(test_escaping_dump_json, free_blocks),
         cmocka_unit_test_teardown(test_dump_json_huge_counts, free_blocks),
         cmocka_unit_test_teardown(test_escaping_path, free_blocks),
+        cmocka_unit_test_teardown(test_several_outputs, free_blocks),
+        cmocka_unit_test_teardown(test_color, free_blocks),
+        cmocka_unit_test_teardown(test_statistics, free_blocks),
+        cmocka_unit_test_teardown(test_dump_exit, free_blocks),
+        cmocka_unit_test_teardown(test_rules_json, free_blocks),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -9,23 +9,28 @@
 
 #include "core/limits.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
     OPT_FORMAT = 256, OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY, OPT_FAIL_ON,
     OPT_EXIT_ZERO, OPT_QUIET, OPT_DEEP, OPT_MAX_STRING, OPT_MAX_ARRAY, OPT_MAX_KV,
     OPT_MAX_TENSOR, OPT_MAX_DEPTH, OPT_MAX_FINDINGS, OPT_STDIN_MAX, OPT_VERSION, OPT_HELP,
     OPT_PROFILE, OPT_CONFIG, OPT_ISOLATED, OPT_RECURSIVE, OPT_JOBS, OPT_HEADER_ONLY,
-    OPT_FETCH
+    OPT_FETCH, OPT_OUTPUT_FILE, OPT_COLOR, OPT_STATISTICS
 };
 
 static const struct option long_opts[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"output-file", required_argument, NULL, OPT_OUTPUT_FILE},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"statistics", no_argument, NULL, OPT_STATISTICS},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"select", required_argument, NULL, OPT_SELECT},
     {"extend-select", required_argument, NULL, OPT_EXTEND},
@@ -66,9 +71,25 @@ typedef struct rule_opt {
     bool from_config;
 } rule_opt;
 
+/* One report of the run: a format and where it goes (NULL: standard output).
+ * One lint pass feeds every output, so text on the terminal and SARIF in a
+ * file cost one run. */
+typedef struct output {
+    gguflint_format fmt;
+    const char *file;
+    FILE *fp;
+    gguflint_report *rep;
+} output;
+
+enum { COLOR_AUTO = -1, COLOR_NEVER = 0, COLOR_ALWAYS = 1 };
+
 typedef struct settings {
     gguflint_options *opt;
-    gguflint_format fmt;
+    gguflint_format fmt; /* the config file's format: the default output's */
+    output out[CLI_MAX_OUTPUTS];
+    int n_out;
+    int color;
+    bool statistics;
     gguflint_severity fail_on;
     bool exit_zero, quiet, recursive;
     uint64_t stdin_max;
@@ -444,6 +465,77 @@ static void apply_ignores(config *cfg, gguflint_options *sel, gguflint_ctx *ctx,
     }
 }
 
+/* Colour for a text report: --color, else on a terminal unless NO_COLOR is
+ * set to anything non-empty (no-color.org). */
+static bool want_color(const settings *s, const output *o)
+{
+    if (s->color != COLOR_AUTO)
+        return s->color == COLOR_ALWAYS;
+    const char *no = getenv("NO_COLOR");
+    return !o->file && !(no && *no) && isatty(STDOUT_FILENO);
+}
+
+/* The reports: the default one when no --format was given, each to its
+ * file or to standard output. Of the formats given without an
+ * --output-file only the last writes to standard output (as a single
+ * --format always did: the last one wins); the earlier ones are dropped. */
+static int open_outputs(settings *s)
+{
+    if (s->n_out == 0)
+        s->out[s->n_out++] = (output){s->fmt, NULL, NULL, NULL};
+    int last_stdout = -1, kept = 0;
+    for (int k = 0; k < s->n_out; k++)
+        if (!s->out[k].file)
+            last_stdout = k;
+    for (int k = 0; k < s->n_out; k++)
+        if (s->out[k].file || k == last_stdout)
+            s->out[kept++] = s->out[k];
+    s->n_out = kept;
+    for (int k = 0; k < s->n_out; k++) {
+        output *o = &s->out[k];
+        o->fp = o->file ? fopen(o->file, "w") : stdout;
+        if (!o->fp) {
+            fprintf(stderr, "gguflint: ");
+            err_text(o->file);
+            fprintf(stderr, ": cannot write: %s\n", strerror(errno));
+            return EXIT_USAGE;
+        }
+        o->rep = gguflint_report_new(o->fmt, gguflint_write_file, o->fp);
+        if (!o->rep || (s->statistics &&
+                        gguflint_report_set(o->rep, GGUFLINT_REPORT_STATISTICS, 1) != GGUFLINT_OK)) {
+            fprintf(stderr, "gguflint: out of memory\n");
+            return EXIT_USAGE;
+        }
+        gguflint_report_set(o->rep, GGUFLINT_REPORT_COLOR, want_color(s, o));
+    }
+    return EXIT_CLEAN;
+}
+
+/* Free the reports and close the files; false when a write failed. Safe to
+ * call twice. */
+static bool close_outputs(settings *s)
+{
+    bool ok = true;
+    for (int k = 0; k < s->n_out; k++) {
+        output *o = &s->out[k];
+        gguflint_report_free(o->rep);
+        o->rep = NULL;
+        if (!o->fp)
+            continue;
+        bool failed = fflush(o->fp) != 0 || ferror(o->fp);
+        if (o->fp != stdout && fclose(o->fp) != 0)
+            failed = true;
+        if (failed) {
+            fprintf(stderr, "gguflint: ");
+            err_text(o->file ? o->file : "standard output");
+            fprintf(stderr, ": write error\n");
+            ok = false;
+        }
+        o->fp = NULL;
+    }
+    return ok;
+}
+
 int cmd_lint(int argc, char **argv)
 {
     settings *s = calloc(1, sizeof *s);
@@ -459,6 +551,7 @@ int cmd_lint(int argc, char **argv)
         return EXIT_USAGE;
     }
     s->fmt = GGUFLINT_FORMAT_TEXT;
+    s->color = COLOR_AUTO;
     s->fail_on = GGUFLINT_ERROR;
     s->stdin_max = LIMIT_DEFAULT_STDIN_BYTES;
     s->jobs = 1;
@@ -508,12 +601,45 @@ int cmd_lint(int argc, char **argv)
             if (rc != EXIT_CLEAN)
                 goto done;
             break;
-        case OPT_FORMAT:
-            if (!parse_format(optarg, &s->fmt)) {
+        case OPT_FORMAT: {
+            gguflint_format f;
+            if (!parse_format(optarg, &f)) {
                 rc = usage_error("unknown format '%s' (text, json, sarif, github)", optarg);
                 goto done;
             }
+            if (s->n_out == CLI_MAX_OUTPUTS) {
+                rc = usage_error("at most %s --format options",
+                                 GGUFLINT_STRINGIFY(CLI_MAX_OUTPUTS));
+                goto done;
+            }
+            s->out[s->n_out++] = (output){f, NULL, NULL, NULL};
             break;
+        }
+        case OPT_OUTPUT_FILE:
+            /* the file of the --format before it (or of the default format) */
+            if (s->n_out == 0)
+                s->out[s->n_out++] = (output){s->fmt, NULL, NULL, NULL};
+            if (s->out[s->n_out - 1].file) {
+                rc = usage_error("--output-file '%s' follows another --output-file: give a "
+                                 "--format before each",
+                                 optarg);
+                goto done;
+            }
+            s->out[s->n_out - 1].file = optarg;
+            break;
+        case OPT_COLOR:
+            if (strcmp(optarg, "auto") == 0)
+                s->color = COLOR_AUTO;
+            else if (strcmp(optarg, "never") == 0)
+                s->color = COLOR_NEVER;
+            else if (strcmp(optarg, "always") == 0)
+                s->color = COLOR_ALWAYS;
+            else {
+                rc = usage_error("--color takes never, always or auto, got '%s'", optarg);
+                goto done;
+            }
+            break;
+        case OPT_STATISTICS: s->statistics = true; break;
         case OPT_SELECT:
         case OPT_EXTEND:
         case OPT_IGNORE:
@@ -596,12 +722,12 @@ int cmd_lint(int argc, char **argv)
     }
     rc = EXIT_CLEAN;
 
-    gguflint_report *rep = gguflint_report_new(s->fmt, gguflint_write_file, stdout);
+    rc = open_outputs(s);
+    if (rc != EXIT_CLEAN)
+        goto done;
     job *jobs = calloc(files.n ? files.n : 1, sizeof *jobs);
-    if (!rep || !jobs) {
+    if (!jobs) {
         fprintf(stderr, "gguflint: out of memory\n");
-        gguflint_report_free(rep);
-        free(jobs);
         rc = EXIT_USAGE;
         goto done;
     }
@@ -636,7 +762,8 @@ int cmd_lint(int argc, char **argv)
             fprintf(stderr, ": %s: ", gguflint_strerror(st));
             err_text(j->list_error);
             fprintf(stderr, "\n");
-            gguflint_report_failure(rep, j->path, st, j->list_error);
+            for (int k = 0; k < s->n_out; k++)
+                gguflint_report_failure(s->out[k].rep, j->path, st, j->list_error);
             io_error = true;
             pthread_mutex_lock(&rn.mu);
             rn.reported = i + 1;
@@ -669,7 +796,8 @@ int cmd_lint(int argc, char **argv)
         } else {
             io_error = true;
         }
-        gguflint_report_file(rep, j->path, j->ctx, st);
+        for (int k = 0; k < s->n_out; k++)
+            gguflint_report_file(s->out[k].rep, j->path, j->ctx, st);
         gguflint_free(j->ctx);
         j->ctx = NULL;
         pthread_mutex_lock(&rn.mu);
@@ -681,9 +809,10 @@ int cmd_lint(int argc, char **argv)
         pthread_join(threads[t], NULL);
     free(threads);
     free(jobs);
-    gguflint_report_end(rep, !s->quiet);
-    gguflint_report_free(rep);
-    fflush(stdout);
+    for (int k = 0; k < s->n_out; k++)
+        gguflint_report_end(s->out[k].rep, !s->quiet);
+    if (!close_outputs(s))
+        io_error = true;
     for (size_t i = 0; i < cfg.n_ignores; i++)
         if (cfg.ignores[i].used == 0) {
             fprintf(stderr, "gguflint: ");
@@ -699,6 +828,7 @@ int cmd_lint(int argc, char **argv)
     else if (s->exit_zero)
         rc = EXIT_CLEAN;
 done:
+    close_outputs(s);
     for (int i = 0; list_errors && i < argc; i++)
         free(list_errors[i]);
     free(list_errors);

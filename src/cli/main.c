@@ -4,11 +4,12 @@
  *
  *   gguflint [options] PATH...     lint files ('-' reads standard input)
  *   gguflint dump [--format F] PATH
- *   gguflint rules [--markdown]
+ *   gguflint rules [--format text|json|markdown]
  *   gguflint explain ID
  *
  * Exit status: 0 when nothing is at or above the fail level, 1 when something
- * is, 2 for usage, I/O or internal errors. */
+ * is (dump: when the file is not GGUF or its metadata cannot be read to the
+ * end), 2 for usage, I/O or internal errors. */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
@@ -22,13 +23,20 @@ const char usage_text[] =
     "usage: gguflint [options] PATH...      lint GGUF files ('-' = standard input)\n"
     "       gguflint [options] URL...       http://, https://, hf://ORG/REPO[@REV][/PATH]\n"
     "       gguflint dump [--format text|json] PATH\n"
-    "       gguflint rules [--markdown]\n"
+    "       gguflint rules [--format text|json|markdown]\n"
     "       gguflint explain ID|SLUG\n"
     "       gguflint hash [-o MANIFEST] PATH...      SHA-256 of each tensor's data\n"
     "       gguflint hash --verify-manifest MANIFEST PATH...\n"
     "\n"
     "options:\n"
-    "  --format FORMAT           text (default), json, sarif or github\n"
+    "  --format FORMAT           text (default), json, sarif or github; may be given\n"
+    "                            several times to write several reports in one pass\n"
+    "  --output-file FILE        write the report of the --format before it to FILE\n"
+    "                            (default: standard output, where the last --format\n"
+    "                            given without a file wins)\n"
+    "  --color WHEN              colour text output: auto (on a terminal, unless\n"
+    "                            NO_COLOR is set; the default), always or never\n"
+    "  --statistics              count the findings of each rule (text and json)\n"
     "  --profile NAME            ggml (default: what llama.cpp accepts), spec (what\n"
     "                            docs/gguf.md allows), strict (canonical writer\n"
     "                            output), security (untrusted downloads)\n"
@@ -78,12 +86,27 @@ const char usage_text[] =
 
 static int cmd_rules(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--markdown") == 0) {
+    const char *fmt = "text";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--markdown") == 0)
+            fmt = "markdown";
+        else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+            fmt = argv[++i];
+        else if (strncmp(argv[i], "--format=", 9) == 0)
+            fmt = argv[i] + 9;
+        else
+            return usage_error("rules: unknown argument '%s'", argv[i]);
+    }
+    if (strcmp(fmt, "markdown") == 0) {
         gguflint_rules_markdown(gguflint_write_file, stdout);
         return EXIT_CLEAN;
     }
-    if (argc > 1)
-        return usage_error("rules: unknown argument '%s'", argv[1]);
+    if (strcmp(fmt, "json") == 0) {
+        gguflint_rules_json(gguflint_write_file, stdout);
+        return EXIT_CLEAN;
+    }
+    if (strcmp(fmt, "text") != 0)
+        return usage_error("rules: unknown format '%s' (text, json, markdown)", fmt);
     for (size_t i = 0; i < gguflint_rule_count(); i++) {
         const gguflint_rule_info *r = gguflint_rule(i);
         printf("%-6s %-28s %-10s %-8s %s\n", r->id, r->slug, r->family,
@@ -149,8 +172,13 @@ static int cmd_dump(int argc, char **argv)
         gguflint_free(ctx);
         return EXIT_USAGE;
     }
+    /* What was dumped is all there is only when the file is GGUF and its
+     * metadata was read to the end; otherwise the dump is partial: exit 1,
+     * as lint does for a malformed file. */
+    const gguflint_header *h = gguflint_get_header(ctx);
+    int rc = h->is_gguf && h->metadata_complete ? EXIT_CLEAN : EXIT_FINDINGS;
     gguflint_free(ctx);
-    return EXIT_CLEAN;
+    return rc;
 }
 
 int main(int argc, char **argv)

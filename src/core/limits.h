@@ -73,5 +73,7 @@
 #define CLI_JOB_WINDOW 64
 /* --select/--ignore/--severity options (command line and config file). */
 #define CLI_MAX_RULE_OPTS 128
+/* --format options of one run (each a report, to a file or standard output). */
+#define CLI_MAX_OUTPUTS 8
 
 #endif

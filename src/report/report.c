@@ -1,8 +1,10 @@
 /* report.c - lint reports over several files: the public gguflint_report_*
- * functions, the totals, and the table of format writers. Knows nothing of
- * GGUF or of any one format. */
+ * functions, the totals (per severity, dropped, and per rule for
+ * --statistics), the statistics blocks the text and JSON writers share, and
+ * the table of format writers. Knows nothing of GGUF or of any one format. */
 #include "report/report.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 
 static const report_writer *const writers[] = {
@@ -40,8 +42,12 @@ void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_c
         return;
     r->files++;
     if (status == GGUFLINT_OK && ctx) {
-        for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-            r->counts[gguflint_finding_get(ctx, i)->severity]++;
+        for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+            const gguflint_finding *f = gguflint_finding_get(ctx, i);
+            r->counts[f->severity]++;
+            if (r->per_rule && (size_t)f->rule < gguflint_rule_count())
+                r->per_rule[f->rule]++;
+        }
         r->dropped += gguflint_findings_dropped(ctx);
     }
     const report_writer *wr = writer_of(r);
@@ -61,6 +67,26 @@ void gguflint_report_failure(gguflint_report *r, const char *path, int status,
     r->detail = NULL;
 }
 
+int gguflint_report_set(gguflint_report *r, gguflint_report_setting setting, int value)
+{
+    if (!r)
+        return GGUFLINT_E_ARG;
+    switch (setting) {
+    case GGUFLINT_REPORT_COLOR: r->color = value != 0; return GGUFLINT_OK;
+    case GGUFLINT_REPORT_STATISTICS:
+        if (!value) {
+            free(r->per_rule);
+            r->per_rule = NULL;
+        } else if (!r->per_rule) {
+            r->per_rule = calloc(gguflint_rule_count(), sizeof *r->per_rule);
+            if (!r->per_rule)
+                return GGUFLINT_E_NOMEM;
+        }
+        return GGUFLINT_OK;
+    default: return GGUFLINT_E_ARG;
+    }
+}
+
 void gguflint_report_end(gguflint_report *r, bool summary)
 {
     if (!r)
@@ -72,7 +98,40 @@ void gguflint_report_end(gguflint_report *r, bool summary)
 
 void gguflint_report_free(gguflint_report *r)
 {
-    if (r)
+    if (r) {
         sb_free(&r->notes);
+        free(r->per_rule);
+    }
     free(r);
+}
+
+/* One line per rule found ("COUNT  ID slug"), in rule-table order: stable
+ * between runs and grouped by family. */
+void report_statistics_text(gguflint_report *r)
+{
+    if (!r->per_rule)
+        return;
+    for (size_t i = 0; i < gguflint_rule_count(); i++) {
+        if (!r->per_rule[i])
+            continue;
+        const gguflint_rule_info *ri = gguflint_rule(i);
+        out_putf(&r->o, "%8" PRIu64 "  %s %s\n", r->per_rule[i], ri->id, ri->slug);
+    }
+}
+
+void report_statistics_json(gguflint_report *r)
+{
+    if (!r->per_rule)
+        return;
+    out_put(&r->o, ",\"statistics\":{");
+    bool first = true;
+    for (size_t i = 0; i < gguflint_rule_count(); i++) {
+        if (!r->per_rule[i])
+            continue;
+        out_put(&r->o, first ? "" : ",");
+        first = false;
+        out_jstr(&r->o, gguflint_rule(i)->id);
+        out_putf(&r->o, ":%" PRIu64, r->per_rule[i]);
+    }
+    out_put(&r->o, "}");
 }

@@ -21,6 +21,9 @@ struct gguflint_report {
     sbuf notes;        /* SARIF: toolExecutionNotifications for unreadable files */
     bool any_io_error;
     const char *detail; /* gguflint_report_failure: the failure's detail, else NULL */
+    bool color;        /* GGUFLINT_REPORT_COLOR (text) */
+    uint64_t *per_rule; /* GGUFLINT_REPORT_STATISTICS: findings per rule index, or NULL */
+    bool nomem;        /* an allocation failed: statistics are missing */
 };
 
 /* The detail of a file's failure: the report's (gguflint_report_failure) or
@@ -37,6 +40,10 @@ typedef struct report_writer {
     void (*file)(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status);
     void (*end)(gguflint_report *r, bool summary);
 } report_writer;
+
+/* Write the per-rule statistics of a text or JSON report (only rules seen). */
+void report_statistics_text(gguflint_report *r);
+void report_statistics_json(gguflint_report *r);
 
 extern const report_writer report_text, report_json, report_sarif, report_github;
 

@@ -80,9 +80,11 @@ static void json_end(gguflint_report *r, bool summary)
     (void)summary; /* the totals are part of the document */
     out_putf(&r->o,
              "],\"summary\":{\"files\":%" PRIu64 ",\"error\":%" PRIu64 ",\"warning\":%" PRIu64
-             ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64 "}}\n",
+             ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64,
              r->files, r->counts[GGUFLINT_ERROR], r->counts[GGUFLINT_WARNING],
              r->counts[GGUFLINT_NOTE], r->dropped);
+    report_statistics_json(r); /* "statistics":{"GG106":2,...} with --statistics */
+    out_put(&r->o, "}}\n");
 }
 
 const report_writer report_json = {json_begin, json_file, json_end};

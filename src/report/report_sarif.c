@@ -80,20 +80,48 @@ static void sarif_begin(gguflint_report *r)
     out_put(&r->o, "]}},\"results\":[");
 }
 
-/* FNV-1a over the parts that identify a finding across runs. */
-static uint64_t fingerprint(const char *rule, const char *path, const char *logical)
+/* The stable identity of a finding across runs: FNV-1a over the rule id,
+ * the artifact path, the logical path and the offset, then the finding's
+ * occurrence among earlier findings of the same file with those same four
+ * (a rule can report several problems at one field: six missing keys at
+ * general.architecture). So distinct findings never share a fingerprint and
+ * the same finding keeps its own from run to run. */
+static uint64_t fnv(uint64_t h, const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    const char *parts[3] = {rule, path, logical};
-    for (int k = 0; k < 3; k++) {
-        for (const unsigned char *p = (const unsigned char *)parts[k]; *p; p++) {
-            h ^= *p;
-            h *= 1099511628211ull;
-        }
-        h ^= 0xFF;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        h ^= *p;
         h *= 1099511628211ull;
     }
-    return h;
+    h ^= 0xFF; /* a separator no part contains */
+    return h * 1099511628211ull;
+}
+
+static uint64_t fingerprint(const char *rule, const char *path, const gguflint_finding *f,
+                            unsigned occurrence)
+{
+    char num[48];
+    snprintf(num, sizeof num, "%" PRIu64 "#%u", f->offset, occurrence);
+    uint64_t h = 1469598103934665603ull;
+    h = fnv(h, rule);
+    h = fnv(h, path);
+    h = fnv(h, f->path);
+    return fnv(h, num);
+}
+
+/* How many earlier findings of ctx have f's rule, logical path and offset.
+ * Findings are in offset order, so only the run of equal offsets before i
+ * is looked at. */
+static unsigned occurrence_of(const gguflint_ctx *ctx, size_t i)
+{
+    const gguflint_finding *f = gguflint_finding_get(ctx, i);
+    unsigned n = 0;
+    for (size_t j = i; j-- > 0;) {
+        const gguflint_finding *g = gguflint_finding_get(ctx, j);
+        if (g->offset != f->offset)
+            break;
+        n += g->rule == f->rule && strcmp(g->path, f->path) == 0;
+    }
+    return n;
 }
 
 static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
@@ -140,8 +168,8 @@ static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx 
             out_jstr(&r->o, f->path);
             out_put(&r->o, ",\"kind\":\"member\"}]");
         }
-        out_putf(&r->o, "}],\"partialFingerprints\":{\"ggufFinding/v1\":\"%016" PRIx64 "\"}}",
-                 fingerprint(ri->id, path, f->path));
+        out_putf(&r->o, "}],\"partialFingerprints\":{\"ggufFinding/v2\":\"%016" PRIx64 "\"}}",
+                 fingerprint(ri->id, path, f, occurrence_of(ctx, i)));
     }
 }
 

@@ -1,5 +1,8 @@
 /* report_text.c - the text report: one gcc-style line per finding
- * (PATH:0xOFFSET: SEVERITY ID slug: LOGICAL-PATH: message) and a summary.
+ * (PATH:0xOFFSET: SEVERITY ID slug: LOGICAL-PATH: message), optionally the
+ * counts per rule, and a summary that includes the findings dropped by the
+ * per-rule limit. With GGUFLINT_REPORT_COLOR the severity is coloured (ANSI
+ * SGR); the colour codes are the library's own bytes, never the file's.
  * Messages and paths are already escaped by the library; they are escaped
  * again for the terminal (safe_text), and the display path given by the
  * caller is escaped here. A file that could not be read is printed by the
@@ -11,6 +14,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+#define SGR_RESET "\x1b[0m"
+/* by severity: off (unused), note cyan, warning yellow, error red; bold */
+static const char *const sgr[4] = {"", "\x1b[1;36m", "\x1b[1;33m", "\x1b[1;31m"};
+
 static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
 {
     if (status != GGUFLINT_OK || !ctx)
@@ -21,8 +28,13 @@ static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         out_escape(o, path, strlen(path));
-        out_putf(o, ":0x%" PRIx64 ": %s %s %s: ", f->offset, gguflint_severity_name(f->severity),
-                 ri->id, ri->slug);
+        out_putf(o, ":0x%" PRIx64 ": ", f->offset);
+        if (r->color)
+            out_put(o, sgr[f->severity & 3]);
+        out_put(o, gguflint_severity_name(f->severity));
+        if (r->color)
+            out_put(o, SGR_RESET);
+        out_putf(o, " %s %s: ", ri->id, ri->slug);
         if (f->path[0]) {
             safe_text(o->w, o->u, f->path, strlen(f->path));
             out_put(o, ": ");
@@ -39,16 +51,20 @@ static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *
 
 static void text_end(gguflint_report *r, bool summary)
 {
+    report_statistics_text(r);
     if (!summary)
         return;
     const uint64_t *c = r->counts;
     out_putf(&r->o,
              "%" PRIu64 " file%s checked: %" PRIu64 " error%s, %" PRIu64 " warning%s, %" PRIu64
-             " note%s\n",
+             " note%s",
              r->files, r->files == 1 ? "" : "s", c[GGUFLINT_ERROR],
              c[GGUFLINT_ERROR] == 1 ? "" : "s", c[GGUFLINT_WARNING],
              c[GGUFLINT_WARNING] == 1 ? "" : "s", c[GGUFLINT_NOTE],
              c[GGUFLINT_NOTE] == 1 ? "" : "s");
+    if (r->dropped)
+        out_putf(&r->o, ", %" PRIu64 " more not shown (over the per-rule limit)", r->dropped);
+    out_put(&r->o, "\n");
 }
 
 const report_writer report_text = {NULL, text_file, text_end};
