@@ -340,14 +340,6 @@ static void test_profiles(void **state)
     assert_string_equal(gguflint_rule((size_t)r)->family, "model");
 }
 
-/* ------------------------------------------------------------ real files */
-
-static void test_real_files(void **state)
-{
-    (void)state;
-    ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG50", GGUFLINT_WARNING);
-    ex_dir_clean(GGUFLINT_REALFILES_DIR "/historical", "v3.gguf", "GG50", GGUFLINT_WARNING);
-}
 
 int main(void)
 {
@@ -361,7 +353,6 @@ int main(void)
         cmocka_unit_test(test_quant_version_value),
         cmocka_unit_test(test_file_type_values),
         cmocka_unit_test(test_profiles),
-        cmocka_unit_test(test_real_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

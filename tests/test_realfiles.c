@@ -538,9 +538,46 @@ static void test_report_all(void **state)
     release(text.p, K_MEM);
 }
 
+/* The semantic families stay quiet on every real file: no general.* finding
+ * (GG50x) at warning or above, no string-hygiene finding (GG70x) at all. */
+static void test_semantic_families_quiet(void **state)
+{
+    (void)state;
+    SKIP_IF_ABSENT();
+    ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG50", GGUFLINT_WARNING);
+    ex_dir_clean(GGUFLINT_REALFILES_DIR "/historical", "v3.gguf", "GG50", GGUFLINT_WARNING);
+    ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG70", GGUFLINT_NOTE);
+    ex_dir_clean(GGUFLINT_REALFILES_DIR "/historical", "v3.gguf", "GG70", GGUFLINT_NOTE);
+}
+
+/* phi-3's real chat template is benign: no template rule (GG72x, GG73x). */
+static void test_phi3_real_template_silent(void **state)
+{
+    (void)state;
+    SKIP_IF_ABSENT();
+    gguflint_ctx *ctx = lint_rel("ggml-vocab-phi-3.gguf");
+    assert_true(gguflint_kv_find(ctx, "tokenizer.chat_template") >= 0);
+    bool bad = false;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const char *id = ex_id(gguflint_finding_get(ctx, i));
+        bad |= strncmp(id, "GG72", 4) == 0 || strncmp(id, "GG73", 4) == 0;
+    }
+    if (bad)
+        ex_print_findings("ggml-vocab-phi-3.gguf", ctx);
+    assert_false(bad);
+}
+
+/* Without the real files every test here would skip: the whole suite then
+ * exits 77, which ctest reports as skipped (SKIP_RETURN_CODE), not passed. */
 int main(void)
 {
+    if (!realfiles_present()) {
+        printf("real files not found at %s: skipped\n", GGUFLINT_REALFILES_DIR);
+        return 77;
+    }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_semantic_families_quiet, release_all),
+        cmocka_unit_test_teardown(test_phi3_real_template_silent, release_all),
         cmocka_unit_test_teardown(test_top_level_clean, release_all),
         cmocka_unit_test_teardown(test_profiles_clean, release_all),
         cmocka_unit_test_teardown(test_historical_v3_clean, release_all),

@@ -448,14 +448,6 @@ static void test_security_profile(void **state)
     assert_int_equal(gguflint_rule((size_t)r)->default_severity, GGUFLINT_ERROR);
 }
 
-/* ------------------------------------------------------------ real files */
-
-static void test_real_files(void **state)
-{
-    (void)state;
-    ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG70", GGUFLINT_NOTE);
-    ex_dir_clean(GGUFLINT_REALFILES_DIR "/historical", "v3.gguf", "GG70", GGUFLINT_NOTE);
-}
 
 int main(void)
 {
@@ -471,7 +463,6 @@ int main(void)
         cmocka_unit_test(test_large_vocab_is_linear),
         cmocka_unit_test(test_findings_capped),
         cmocka_unit_test(test_security_profile),
-        cmocka_unit_test(test_real_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

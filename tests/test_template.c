@@ -466,33 +466,6 @@ static void test_benign_templates_silent(void **state)
     }
 }
 
-static void test_phi3_real_template_silent(void **state)
-{
-    (void)state;
-    struct stat sb;
-    const char *path = GGUFLINT_REALFILES_DIR "/ggml-vocab-phi-3.gguf";
-    if (stat(path, &sb) != 0) {
-        print_message("%s not found: skipped\n", path);
-        skip();
-    }
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    uint8_t *buf = malloc((size_t)sb.st_size);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)sb.st_size, f), (size_t)sb.st_size);
-    fclose(f);
-    gguflint_ctx *ctx = lint(buf, (size_t)sb.st_size);
-    /* the file does carry the template the rules look at */
-    assert_true(gguflint_kv_find(ctx, KEY) >= 0);
-    bool bad = false;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        bad |= is_template_rule(gguflint_finding_get(ctx, i));
-    if (bad)
-        ex_print_findings(NULL, ctx);
-    gguflint_free(ctx);
-    free(buf);
-    assert_false(bad);
-}
 
 /* ----------------------------------------------------- GG720 / GG721 */
 
@@ -1140,7 +1113,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_benign_templates_silent),
-        cmocka_unit_test(test_phi3_real_template_silent),
         cmocka_unit_test(test_GG720_cve_2024_34359_payload),
         cmocka_unit_test(test_GG721_code_exec),
         cmocka_unit_test(test_GG722_obfuscation),
