@@ -5,6 +5,7 @@
 #include "core/internal.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -57,45 +58,48 @@ void gguflint_options_default(gguflint_options *opt)
         opt->severity[i] = (uint8_t)gguflint_rule(i)->default_severity;
 }
 
+/* Where each limit lives in lint_limits, and whether it is 32 bits wide. */
+static const struct {
+    size_t off;
+    bool u32;
+} limit_fields[GGUFLINT_LIMIT__COUNT] = {
+    [GGUFLINT_LIMIT_STRING_LEN] = {offsetof(lint_limits, max_string_len), false},
+    [GGUFLINT_LIMIT_ARRAY_COUNT] = {offsetof(lint_limits, max_array_count), false},
+    [GGUFLINT_LIMIT_KV_COUNT] = {offsetof(lint_limits, max_kv_count), false},
+    [GGUFLINT_LIMIT_TENSOR_COUNT] = {offsetof(lint_limits, max_tensor_count), false},
+    [GGUFLINT_LIMIT_DEPTH] = {offsetof(lint_limits, max_depth), true},
+    [GGUFLINT_LIMIT_FINDINGS_PER_RULE] = {offsetof(lint_limits, max_findings_per_rule), true},
+};
+
 int gguflint_options_set_limit(gguflint_options *opt, gguflint_limit limit, uint64_t value)
 {
-    if (!opt)
+    if (!opt || (unsigned)limit >= GGUFLINT_LIMIT__COUNT)
         return GGUFLINT_E_ARG;
-    lint_limits *l = &opt->limits;
-    switch (limit) {
-    case GGUFLINT_LIMIT_STRING_LEN: l->max_string_len = value; break;
-    case GGUFLINT_LIMIT_ARRAY_COUNT: l->max_array_count = value; break;
-    case GGUFLINT_LIMIT_KV_COUNT: l->max_kv_count = value; break;
-    case GGUFLINT_LIMIT_TENSOR_COUNT: l->max_tensor_count = value; break;
-    case GGUFLINT_LIMIT_DEPTH:
+    char *field = (char *)&opt->limits + limit_fields[limit].off;
+    if (limit_fields[limit].u32) {
         if (value > UINT32_MAX)
             return GGUFLINT_E_ARG;
-        l->max_depth = (uint32_t)value;
-        break;
-    case GGUFLINT_LIMIT_FINDINGS_PER_RULE:
-        if (value > UINT32_MAX)
-            return GGUFLINT_E_ARG;
-        l->max_findings_per_rule = (uint32_t)value;
-        break;
-    default: return GGUFLINT_E_ARG;
+        uint32_t v = (uint32_t)value;
+        memcpy(field, &v, sizeof v);
+    } else {
+        memcpy(field, &value, sizeof value);
     }
     return GGUFLINT_OK;
 }
 
 uint64_t gguflint_options_get_limit(const gguflint_options *opt, gguflint_limit limit)
 {
-    if (!opt)
+    if (!opt || (unsigned)limit >= GGUFLINT_LIMIT__COUNT)
         return 0;
-    const lint_limits *l = &opt->limits;
-    switch (limit) {
-    case GGUFLINT_LIMIT_STRING_LEN: return l->max_string_len;
-    case GGUFLINT_LIMIT_ARRAY_COUNT: return l->max_array_count;
-    case GGUFLINT_LIMIT_KV_COUNT: return l->max_kv_count;
-    case GGUFLINT_LIMIT_TENSOR_COUNT: return l->max_tensor_count;
-    case GGUFLINT_LIMIT_DEPTH: return l->max_depth;
-    case GGUFLINT_LIMIT_FINDINGS_PER_RULE: return l->max_findings_per_rule;
-    default: return 0;
+    const char *field = (const char *)&opt->limits + limit_fields[limit].off;
+    if (limit_fields[limit].u32) {
+        uint32_t v;
+        memcpy(&v, field, sizeof v);
+        return v;
     }
+    uint64_t v;
+    memcpy(&v, field, sizeof v);
+    return v;
 }
 
 int gguflint_options_set_deep(gguflint_options *opt, bool deep)

@@ -160,16 +160,16 @@ void gguflint_rule_explain(size_t i, gguflint_write_fn w, void *u)
     const gguflint_rule_info *r = gguflint_rule(i);
     if (!r)
         return;
-    put(w, u, "## ");
-    put(w, u, r->id);
-    put(w, u, " ");
-    put(w, u, r->slug);
-    put(w, u, "\n\n");
-    put(w, u, r->summary);
-    put(w, u, ".\n\n- family: ");
-    put(w, u, r->family);
-    put(w, u, "\n- default severity: ");
-    put(w, u, gguflint_severity_name(r->default_severity));
+    /* the page: a heading, the summary, the family and severities, then the
+     * four documentation paragraphs, each text after its label */
+    const char *const head[][2] = {
+        {"## ", r->id}, {" ", r->slug}, {"\n\n", r->summary}, {".\n\n- family: ", r->family},
+        {"\n- default severity: ", gguflint_severity_name(r->default_severity)},
+    };
+    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++) {
+        put(w, u, head[k][0]);
+        put(w, u, head[k][1]);
+    }
     put(w, u, "\n- by profile:");
     for (size_t p = 0; p < PROF__COUNT; p++) {
         put(w, u, p ? ", " : " ");
@@ -177,13 +177,15 @@ void gguflint_rule_explain(size_t i, gguflint_write_fn w, void *u)
         put(w, u, " ");
         put(w, u, gguflint_severity_name(gguflint_rule_profile_severity(i, p)));
     }
-    put(w, u, "\n\n**What.** ");
-    put(w, u, r->what);
-    put(w, u, "\n\n**Why.** ");
-    put(w, u, r->why);
-    put(w, u, "\n\n**Example.** ");
-    put(w, u, r->example);
-    put(w, u, "\n\n**Fix.** ");
-    put(w, u, r->fix);
+    const char *const doc[][2] = {
+        {"\n\n**What.** ", r->what},
+        {"\n\n**Why.** ", r->why},
+        {"\n\n**Example.** ", r->example},
+        {"\n\n**Fix.** ", r->fix},
+    };
+    for (size_t k = 0; k < sizeof doc / sizeof doc[0]; k++) {
+        put(w, u, doc[k][0]);
+        put(w, u, doc[k][1]);
+    }
     put(w, u, "\n");
 }

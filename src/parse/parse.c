@@ -191,6 +191,34 @@ static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const ch
 
 /* ---- header ---- */
 
+/* A header count: the rule when it cannot fit in the bytes that follow, the
+ * rule when it is over its limit, where it is and what it counts. */
+typedef struct count_rules {
+    int impossible, limit;
+    const char *path, *name, *unit;
+} count_rules;
+
+static const count_rules kv_count_rules = {R_KV_COUNT_IMPOSSIBLE, R_KV_COUNT_LIMIT,
+                                           "header.kv_count", "metadata_kv_count", "a KV"};
+static const count_rules tensor_count_rules = {R_TENSOR_COUNT_IMPOSSIBLE, R_TENSOR_COUNT_LIMIT,
+                                               "header.tensor_count", "tensor_count",
+                                               "a tensor info"};
+
+/* Report a declared count (its field at `at`) that cannot fit in `rem`
+ * bytes when each entry takes at least `min`, or else is over `limit`. */
+static void header_count(parser *p, uint64_t count, uint64_t at, uint64_t rem, uint64_t min,
+                         uint64_t limit, const count_rules *c)
+{
+    if (count > rem / min)
+        emit(p->ctx, c->impossible, at, p->w, c->path,
+             "%s %llu cannot fit: %llu bytes follow and %s takes at least %llu", c->name,
+             (unsigned long long)count, (unsigned long long)rem, c->unit,
+             (unsigned long long)min);
+    else if (count > limit)
+        emit(p->ctx, c->limit, at, p->w, c->path, "%s %llu is over the limit of %llu", c->name,
+             (unsigned long long)count, (unsigned long long)limit);
+}
+
 static bool parse_header(parser *p)
 {
     gguflint_ctx *ctx = p->ctx;
@@ -286,25 +314,10 @@ static bool parse_header(parser *p)
     h->kv_count = kc;
 
     uint64_t rem = file_remaining(p);
-    uint64_t kv_min = wire_kv_min(p->w), ti_min = wire_tensor_info_min(p->w);
-    if (kc > rem / kv_min)
-        emit(ctx, R_KV_COUNT_IMPOSSIBLE, kc_off, p->w, "header.kv_count",
-             "metadata_kv_count %llu cannot fit: %llu bytes follow and a KV takes at least "
-             "%llu",
-             (unsigned long long)kc, (unsigned long long)rem, (unsigned long long)kv_min);
-    else if (kc > ctx->opt.limits.max_kv_count)
-        emit(ctx, R_KV_COUNT_LIMIT, kc_off, p->w, "header.kv_count",
-             "metadata_kv_count %llu is over the limit of %llu", (unsigned long long)kc,
-             (unsigned long long)ctx->opt.limits.max_kv_count);
-    if (tc > rem / ti_min)
-        emit(ctx, R_TENSOR_COUNT_IMPOSSIBLE, WIRE_TENSOR_COUNT_OFF, p->w, "header.tensor_count",
-             "tensor_count %llu cannot fit: %llu bytes follow and a tensor info takes at least "
-             "%llu",
-             (unsigned long long)tc, (unsigned long long)rem, (unsigned long long)ti_min);
-    else if (tc > ctx->opt.limits.max_tensor_count)
-        emit(ctx, R_TENSOR_COUNT_LIMIT, WIRE_TENSOR_COUNT_OFF, p->w, "header.tensor_count",
-             "tensor_count %llu is over the limit of %llu", (unsigned long long)tc,
-             (unsigned long long)ctx->opt.limits.max_tensor_count);
+    header_count(p, kc, kc_off, rem, wire_kv_min(p->w), ctx->opt.limits.max_kv_count,
+                 &kv_count_rules);
+    header_count(p, tc, WIRE_TENSOR_COUNT_OFF, rem, wire_tensor_info_min(p->w),
+                 ctx->opt.limits.max_tensor_count, &tensor_count_rules);
     return true;
 }
 
