@@ -35,6 +35,15 @@ uint8_t *rk_finish(gb *b, size_t *len)
     return p;
 }
 
+void rk_expect_at(gb *b, const gguflint_options *opt, const char *id, uint64_t at,
+                  const char *where)
+{
+    size_t len;
+    uint8_t *buf = rk_finish(b, &len);
+    ex_assert_finding_at(buf, len, opt, id, at, where);
+    free(buf);
+}
+
 uint8_t *rk_one_kv_file(rk_kv_writer fn, gb_marks *m, size_t *len)
 {
     gb *b = gb_new(3);

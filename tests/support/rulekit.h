@@ -27,6 +27,12 @@ uint8_t *rk_finish(gb *b, size_t *len);
 typedef void (*rk_kv_writer)(gb *b);
 uint8_t *rk_one_kv_file(rk_kv_writer fn, gb_marks *m, size_t *len);
 
+/* Finish the builder and require a finding of `id` at `at` under `opt`
+ * (the buffer is freed); RK_EXPECT names the calling test. */
+void rk_expect_at(gb *b, const gguflint_options *opt, const char *id, uint64_t at,
+                  const char *where);
+#define RK_EXPECT(b, opt, id, at) rk_expect_at(b, opt, id, at, __func__)
+
 #define RK_AUTO UINT64_MAX /* a tensor offset: the running sum of padded sizes */
 #define RK_MAXT 4
 
