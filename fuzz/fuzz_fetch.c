@@ -20,7 +20,7 @@ static const char origin[] = "http://127.0.0.1:1/";
 static void options(net_options *o, uint8_t sel)
 {
     net_options_default(o);
-    o->first_range = 1 + (uint64_t)(sel & 7) * 97;     /* 1 .. 680 bytes */
+    o->first_range = 1 + (uint64_t)(sel & 7) * 97; /* 1 .. 680 bytes */
     o->max_fetch = 64 + (uint64_t)((sel >> 3) & 7) * 512;
     o->backoff_ms = 0;
     o->max_retry_after_s = 0;
@@ -102,12 +102,12 @@ static void fuzz_list(const uint8_t *script, size_t len, uint8_t sel)
     o.max_fetch = 1u << 16;
     hf_ref r;
     char err[256];
-    FUZZ_ASSERT(hf_parse((sel & 0x40) ? "hf://org/repo@v1/sub" : "hf://org/repo", &r, err,
-                         sizeof err));
+    FUZZ_ASSERT(
+        hf_parse((sel & 0x40) ? "hf://org/repo@v1/sub" : "hf://org/repo", &r, err, sizeof err));
     hf_list l;
     uint64_t bytes = 0, reqs = 0;
-    net_status st = hf_list_repo("http://127.0.0.1:1", &r, &o, &s.t, &l, &bytes, &reqs, err,
-                                 sizeof err);
+    net_status st =
+        hf_list_repo("http://127.0.0.1:1", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err);
     FUZZ_ASSERT(st == NET_OK || st == NET_E_IO || st == NET_E_NOMEM);
     if (st == NET_OK) {
         for (size_t i = 0; i < l.n; i++) {

@@ -324,8 +324,8 @@ static bool read_manifest(const char *doc, size_t len, digests *want, char *err,
         if (c == '{' || c == '[') {
             if (depth == MAXD)
                 goto bad;
-            bool tens = (key_b && (size_t)(key_e - key_b) == 7 && memcmp(key_b, "tensors", 7) == 0 &&
-                         c == '[') ||
+            bool tens = (key_b && (size_t)(key_e - key_b) == 7 &&
+                         memcmp(key_b, "tensors", 7) == 0 && c == '[') ||
                         (depth > 0 && kind[depth - 1] == '[' && in_tensors[depth - 1] && c == '{');
             kind[depth] = c;
             in_tensors[depth] = tens;
@@ -344,7 +344,8 @@ static bool read_manifest(const char *doc, size_t len, digests *want, char *err,
                 goto bad;
             if (c == '}' && in_tensors[depth - 1]) {
                 if (!name_b || !sha_b || sha_e - sha_b != 64) {
-                    snprintf(err, errcap, "not a gguflint manifest: a tensor entry without a name and a sha256");
+                    snprintf(err, errcap,
+                             "not a gguflint manifest: a tensor entry without a name and a sha256");
                     return false;
                 }
                 char sha[65];
@@ -456,8 +457,7 @@ static int verify(const char *manifest, digests *have)
     for (size_t k = 0; k < have->n; k++)
         if (!have->d[k].matched) {
             printf("extra: tensor \"%s\" in ", have->d[k].name_json);
-            gguflint_escape(gguflint_write_file, stdout, have->d[k].file,
-                            strlen(have->d[k].file));
+            gguflint_escape(gguflint_write_file, stdout, have->d[k].file, strlen(have->d[k].file));
             printf(" is not in the manifest\n");
             bad++;
         }
@@ -491,8 +491,9 @@ int cmd_hash(int argc, char **argv)
         return EXIT_USAGE;
     text out = {0};
     digests have = {0};
-    t_puts(&out, "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
-                 "\"},\"algorithm\":\"sha256\",\"files\":[");
+    t_puts(&out,
+           "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
+           "\"},\"algorithm\":\"sha256\",\"files\":[");
     int rc = EXIT_CLEAN;
     for (int i = first_path; i < argc && rc == EXIT_CLEAN; i++)
         rc = hash_file(argv[i], &out, &have, buf, i == first_path);

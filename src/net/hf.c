@@ -30,8 +30,8 @@ static void say(char *err, size_t n, const char *msg)
 
 static bool name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
 }
 
 static bool hex(char c)
@@ -106,16 +106,18 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
     const char *p = s + 5;
     const char *slash = strchr(p, '/');
     if (!slash || !valid_name(p, (size_t)(slash - p))) {
-        say(err, errn, "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
-                       "letters, digits, '-', '_' and '.'");
+        say(err, errn,
+            "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
+            "letters, digits, '-', '_' and '.'");
         return false;
     }
     memcpy(r->org, p, (size_t)(slash - p));
     p = slash + 1;
     size_t rn = strcspn(p, "@/");
     if (!valid_name(p, rn)) {
-        say(err, errn, "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
-                       "letters, digits, '-', '_' and '.'");
+        say(err, errn,
+            "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
+            "letters, digits, '-', '_' and '.'");
         return false;
     }
     memcpy(r->repo, p, rn);
@@ -124,8 +126,9 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
         p++;
         size_t vn = strcspn(p, "/");
         if (!valid_rev(p, vn)) {
-            say(err, errn, "a revision after '@' is a branch, tag or commit ('/' written as "
-                           "%2F)");
+            say(err, errn,
+                "a revision after '@' is a branch, tag or commit ('/' written as "
+                "%2F)");
             return false;
         }
         memcpy(r->rev, p, vn);
@@ -140,8 +143,9 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
         pn--; /* "hf://org/repo/" and "hf://org/repo/folder/" name folders */
     if (pn > 0) {
         if (!hf_valid_path(p, pn)) {
-            say(err, errn, "the path inside the repository has an empty, '.' or '..' part, "
-                           "or a control character");
+            say(err, errn,
+                "the path inside the repository has an empty, '.' or '..' part, "
+                "or a control character");
             return false;
         }
         r->path = strndup(p, pn);
@@ -300,7 +304,8 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
     net_status st = NET_OK;
     size_t i;
     json_t *e;
-    json_array_foreach(root, i, e) {
+    json_array_foreach(root, i, e)
+    {
         json_t *type = json_object_get(e, "type"), *path = json_object_get(e, "path"),
                *size = json_object_get(e, "size");
         if (!json_is_string(type) || strcmp(json_string_value(type), "file") != 0)
@@ -315,8 +320,9 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
         if (!ends_gguf(p, pn))
             continue;
         if (pn != strlen(p) || !hf_valid_path(p, pn)) {
-            say(err, errn, "the Hub's tree listing has a path with an empty, '.' or '..' "
-                           "part or a control character");
+            say(err, errn,
+                "the Hub's tree listing has a path with an empty, '.' or '..' "
+                "part or a control character");
             st = NET_E_IO;
             break;
         }
@@ -347,8 +353,8 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
 }
 
 net_status hf_list_repo(const char *endpoint, const hf_ref *r, const net_options *o,
-                        const net_transport *t, hf_list *out, uint64_t *bytes,
-                        uint64_t *requests, char *err, size_t errn)
+                        const net_transport *t, hf_list *out, uint64_t *bytes, uint64_t *requests,
+                        char *err, size_t errn)
 {
     memset(out, 0, sizeof *out);
     char *url = tree_url(endpoint, r);
@@ -382,8 +388,9 @@ net_status hf_list_repo(const char *endpoint, const hf_ref *r, const net_options
             char rerr[96];
             next = net_url_resolve(url, resp->next_link, rerr, sizeof rerr);
             if (!next || !net_same_origin(next, endpoint)) {
-                say(err, errn, "the Hub's next-page link points to another host or is not "
-                               "a valid URL");
+                say(err, errn,
+                    "the Hub's next-page link points to another host or is not "
+                    "a valid URL");
                 st = NET_E_IO;
                 free(next);
                 next = NULL;

@@ -32,8 +32,8 @@ char *hf_file_url(const char *endpoint, const hf_ref *r, const char *path);
 char *hf_display(const hf_ref *r, const char *path);
 
 typedef struct hf_entry {
-    char *path;     /* inside the repository */
-    uint64_t size;  /* as the listing says */
+    char *path;    /* inside the repository */
+    uint64_t size; /* as the listing says */
 } hf_entry;
 
 typedef struct hf_list {
@@ -44,8 +44,8 @@ typedef struct hf_list {
 /* The .gguf files under r->path (or the whole repository), sorted by path,
  * each once. Origin headers in `o` go to the endpoint's origin only. */
 net_status hf_list_repo(const char *endpoint, const hf_ref *r, const net_options *o,
-                        const net_transport *t, hf_list *out, uint64_t *bytes,
-                        uint64_t *requests, char *err, size_t err_size);
+                        const net_transport *t, hf_list *out, uint64_t *bytes, uint64_t *requests,
+                        char *err, size_t err_size);
 void hf_list_free(hf_list *l);
 
 #endif

@@ -30,8 +30,8 @@ typedef struct call {
     const net_sink *sink;
     bool aborted, stalled;
     uint32_t stall_ms;
-    curl_off_t last_now;      /* bytes seen at the last progress */
-    struct timespec last_at;  /* when they changed */
+    curl_off_t last_now;     /* bytes seen at the last progress */
+    struct timespec last_at; /* when they changed */
 } call;
 
 static size_t on_header(char *p, size_t size, size_t n, void *user)
@@ -193,8 +193,7 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
         api->slist_free_all(hl);
         return NET_T_NOMEM;
     }
-    call c = {sink, false, false, rq->stall_timeout_ms ? rq->stall_timeout_ms : 30000u, -1,
-              {0, 0}};
+    call c = {sink, false, false, rq->stall_timeout_ms ? rq->stall_timeout_ms : 30000u, -1, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &c.last_at);
     char errbuf[CURL_ERROR_SIZE] = "";
     net_tstatus st;

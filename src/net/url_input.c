@@ -275,7 +275,8 @@ int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_o
     ctx->url_free = url_source_free;
     if (gguflint_url_kind(url) != 1) {
         gguflint_fetch_options_free(own);
-        return fail(ctx, GGUFLINT_E_ARG, "not the URL of one file (http://, https:// or hf://...gguf)");
+        return fail(ctx, GGUFLINT_E_ARG,
+                    "not the URL of one file (http://, https:// or hf://...gguf)");
     }
     u->url = resolve(fo, url, err, sizeof err);
     if (!u->url) {
@@ -294,15 +295,17 @@ int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_o
     o.n_origin_headers = n;
     o.origin_url = u->url;
     u->curl = net_curl_new(err, sizeof err);
-    net_status ns = u->curl ? net_open(u->url, &o, net_curl_transport(u->curl), &u->file, err,
-                                       sizeof err)
-                            : NET_E_IO;
+    net_status ns =
+        u->curl ? net_open(u->url, &o, net_curl_transport(u->curl), &u->file, err, sizeof err)
+                : NET_E_IO;
     free(auth);
     uint64_t first = fo->net.first_range, cap = fo->net.max_fetch;
     gguflint_fetch_options_free(own);
     if (ns != NET_OK)
-        return fail(ctx, ns == NET_E_NOMEM ? GGUFLINT_E_NOMEM : ns == NET_E_ARG ? GGUFLINT_E_ARG
-                                                                                  : GGUFLINT_E_IO,
+        return fail(ctx,
+                    ns == NET_E_NOMEM ? GGUFLINT_E_NOMEM
+                    : ns == NET_E_ARG ? GGUFLINT_E_ARG
+                                      : GGUFLINT_E_IO,
                     err[0] ? err : "the request failed");
     if (!ctx->name) {
         /* the name checks read: the URL as given, without query or fragment */

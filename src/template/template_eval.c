@@ -93,15 +93,18 @@ static void block_end(tpl *t, const tok *k)
         return;
     }
     if (t->n_blocks == 0) {
-        hit(t, TH_SYNTAX, k->pos, k->index, "'%s' without an open '%s' (Jinja rejects the "
-            "template)", word_text(k->word), word_text(open));
+        hit(t, TH_SYNTAX, k->pos, k->index,
+            "'%s' without an open '%s' (Jinja rejects the "
+            "template)",
+            word_text(k->word), word_text(open));
         return;
     }
     block *b = &t->blocks[t->n_blocks - 1];
     if (b->kind != open)
-        hit(t, TH_SYNTAX, k->pos, k->index, "'%s' closes the '%s' opened at template byte %llu "
-            "(Jinja rejects the template)", word_text(k->word), word_text(b->kind),
-            (unsigned long long)b->index);
+        hit(t, TH_SYNTAX, k->pos, k->index,
+            "'%s' closes the '%s' opened at template byte %llu "
+            "(Jinja rejects the template)",
+            word_text(k->word), word_text(b->kind), (unsigned long long)b->index);
     t->n_blocks--;
 }
 
@@ -112,8 +115,10 @@ static void block_middle(tpl *t, const tok *k)
     unsigned top = t->n_blocks ? t->blocks[t->n_blocks - 1].kind : W_NONE;
     bool ok = k->word == W_ELIF ? top == W_IF : (top == W_IF || top == W_FOR);
     if (!ok)
-        hit(t, TH_SYNTAX, k->pos, k->index, "'%s' outside an 'if'%s block (Jinja rejects the "
-            "template)", word_text(k->word), k->word == W_ELSE ? " or 'for'" : "");
+        hit(t, TH_SYNTAX, k->pos, k->index,
+            "'%s' outside an 'if'%s block (Jinja rejects the "
+            "template)",
+            word_text(k->word), k->word == W_ELSE ? " or 'for'" : "");
 }
 
 /* ------------------------------------------------------- the indicators */
@@ -141,11 +146,13 @@ static uint16_t key_check(tpl *t, const aval *key, const aval *recv, int how)
     char e[120], d[96];
     if (key->kind != AV_STR) {
         if (how != K_SUB && key->kind != AV_INT)
-            hit(t, TH_OBFUSCATION, key->pos, key->index, "%s on '%s' with a name that is not a "
-                "constant: the attribute cannot be checked statically", hows[how],
-                tv_desc(t, recv, d, sizeof d));
+            hit(t, TH_OBFUSCATION, key->pos, key->index,
+                "%s on '%s' with a name that is not a "
+                "constant: the attribute cannot be checked statically",
+                hows[how], tv_desc(t, recv, d, sizeof d));
         if (how == K_SUB && key->kind != AV_INT && computed_key_suspect(recv, key)) {
-            hit(t, TH_OBFUSCATION, key->pos, key->index, "subscript on '%s' with a key computed "
+            hit(t, TH_OBFUSCATION, key->pos, key->index,
+                "subscript on '%s' with a key computed "
                 "at render time%s: Jinja's getitem falls back to getattr, so the key can name "
                 "any attribute (__init__, __globals__) and cannot be checked statically",
                 tv_desc(t, recv, d, sizeof d),
@@ -162,44 +169,60 @@ static uint16_t key_check(tpl *t, const aval *key, const aval *recv, int how)
     uint16_t c = word_class(w);
     bool tainted = (recv->flags & F_TAINT) != 0;
     if (how != K_SUB && (w == W_FORMAT || w == W_FORMAT_MAP)) {
-        hit(t, TH_EXEC, key->pos, key->index, "%s('%s') returns a bound str.%s, which reads "
+        hit(t, TH_EXEC, key->pos, key->index,
+            "%s('%s') returns a bound str.%s, which reads "
             "any attribute through its format fields: the sandbox escape of CVE-2025-27516",
             hows[how], word_text(w), word_text(w));
         return F_TAINT;
     }
-    if ((c & WC_KEYSINK) || (tainted && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK |
-                                              WC_ATTRSINK)))) {
-        hit(t, TH_EXEC, key->pos, key->index, "%s '%s' on '%s' reaches the Python "
-            "code-execution sink '%s'", hows[how], q(e, sizeof e, s, n, 40),
-            tv_desc(t, recv, d, sizeof d), q(e, sizeof e, s, n, 40));
+    if ((c & WC_KEYSINK) ||
+        (tainted && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK | WC_ATTRSINK)))) {
+        hit(t, TH_EXEC, key->pos, key->index,
+            "%s '%s' on '%s' reaches the Python "
+            "code-execution sink '%s'",
+            hows[how], q(e, sizeof e, s, n, 40), tv_desc(t, recv, d, sizeof d),
+            q(e, sizeof e, s, n, 40));
         return F_TAINT;
     }
     if ((key->flags & F_BUILT) && tv_is_ident(s, n) &&
         !(c & (WC_MODULE | WC_CALLSINK | WC_ATTRSINK | WC_CLASSHUNT)))
-        hit(t, TH_OBFUSCATION, key->pos, key->index, "%s name '%s' is built by constant "
-            "folding, which hides it from a plain-text search", hows[how],
-            q(e, sizeof e, s, n, 40));
+        hit(t, TH_OBFUSCATION, key->pos, key->index,
+            "%s name '%s' is built by constant "
+            "folding, which hides it from a plain-text search",
+            hows[how], q(e, sizeof e, s, n, 40));
     return recv->flags & F_TAINT;
 }
 
 static void trigger(tpl *t, const aval *lit, const char *how)
 {
     char e[120];
-    hit(t, TH_TRIGGER, lit->pos, lit->index, "message content is tested %s '%s': a template "
-        "that changes its output on a trigger word is a backdoor pattern", how,
-        q(e, sizeof e, vb(t, lit), lit->len, 60));
+    hit(t, TH_TRIGGER, lit->pos, lit->index,
+        "message content is tested %s '%s': a template "
+        "that changes its output on a trigger word is a backdoor pattern",
+        how, q(e, sizeof e, vb(t, lit), lit->len, 60));
 }
 
 static bool keeps_content(unsigned w)
 {
     switch (w) {
-    case W_LOWER: case W_UPPER: case W_STRIP: case W_LSTRIP: case W_RSTRIP: case W_TITLE:
-    case W_CAPITALIZE: case W_SWAPCASE: case W_REPLACE: case W_TRIM: case W_STRING:
-    case W_STARTSWITH: case W_ENDSWITH: case W_FIND: case W_RFIND: case W_COUNT:
-    case W_INDEX:
-        return true;
-    default:
-        return false;
+    case W_LOWER:
+    case W_UPPER:
+    case W_STRIP:
+    case W_LSTRIP:
+    case W_RSTRIP:
+    case W_TITLE:
+    case W_CAPITALIZE:
+    case W_SWAPCASE:
+    case W_REPLACE:
+    case W_TRIM:
+    case W_STRING:
+    case W_STARTSWITH:
+    case W_ENDSWITH:
+    case W_FIND:
+    case W_RFIND:
+    case W_COUNT:
+    case W_INDEX: return true;
+    default: return false;
     }
 }
 
@@ -207,11 +230,18 @@ static bool keeps_content(unsigned w)
 static bool makes_string(unsigned w)
 {
     switch (w) {
-    case W_JOIN: case W_FORMAT: case W_REPLACE: case W_LOWER: case W_UPPER: case W_CAPITALIZE:
-    case W_TITLE: case W_TRIM: case W_STRING: case W_CENTER: case W_INDENT:
-        return true;
-    default:
-        return false;
+    case W_JOIN:
+    case W_FORMAT:
+    case W_REPLACE:
+    case W_LOWER:
+    case W_UPPER:
+    case W_CAPITALIZE:
+    case W_TITLE:
+    case W_TRIM:
+    case W_STRING:
+    case W_CENTER:
+    case W_INDENT: return true;
+    default: return false;
     }
 }
 
@@ -230,26 +260,31 @@ static void attr_access(tpl *t, const tok *k)
     q(e, sizeof e, s, n, 40);
     if (tv_is_dunder(s, n) || tv_is_mangled(s, n) || w == W_MRO || w == W_MODULE_ATTR) {
         if (rname && (word_class(r->word) & WC_GADGET))
-            hit(t, TH_GADGET, k->pos, k->index, "'%s.%s': Python attribute %s reached from the "
-                "Jinja global '%s' (SSTI gadget)", d, e, e, d);
+            hit(t, TH_GADGET, k->pos, k->index,
+                "'%s.%s': Python attribute %s reached from the "
+                "Jinja global '%s' (SSTI gadget)",
+                d, e, e, d);
         else
-            hit(t, TH_GADGET, k->pos, k->index, "'%s.%s': access to the Python attribute %s "
-                "(SSTI gadget)", d, e, e);
+            hit(t, TH_GADGET, k->pos, k->index,
+                "'%s.%s': access to the Python attribute %s "
+                "(SSTI gadget)",
+                d, e, e);
         fl |= F_TAINT;
     }
     if (rname && (word_class(r->word) & WC_MODULE)) {
-        hit(t, TH_EXEC, k->pos, k->index, "'%s.%s': attribute of the Python module '%s'", d, e,
-            d);
+        hit(t, TH_EXEC, k->pos, k->index, "'%s.%s': attribute of the Python module '%s'", d, e, d);
         fl |= F_TAINT;
     } else if ((c & WC_ATTRSINK) ||
                ((r->flags & F_TAINT) && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK)))) {
-        hit(t, TH_EXEC, k->pos, k->index, "'%s.%s': %s is a command or code-execution sink",
-            d, e, e);
+        hit(t, TH_EXEC, k->pos, k->index, "'%s.%s': %s is a command or code-execution sink", d, e,
+            e);
         fl |= F_TAINT;
     }
     if (w == W_FORMAT_MAP)
-        hit(t, TH_EXEC, k->pos, k->index, "'%s.format_map': str.format_map reads attributes "
-            "through format fields (sandbox escape, CVE-2024-56326 class)", d);
+        hit(t, TH_EXEC, k->pos, k->index,
+            "'%s.format_map': str.format_map reads attributes "
+            "through format fields (sandbox escape, CVE-2024-56326 class)",
+            d);
     if (w == W_CONTENT || (w == W_TEXT && (r->flags & F_CONTENT)) ||
         ((r->flags & F_CONTENT) && keeps_content(w)))
         fl |= F_CONTENT;
@@ -276,9 +311,11 @@ static void settle_attr(tpl *t)
         return;
     if (a->word == W_FORMAT && (a->flags & F_RSTR)) {
         char e[96];
-        hit(t, TH_EXEC, a->pos, a->index, "'%s'.format is referenced without a call: a bound "
+        hit(t, TH_EXEC, a->pos, a->index,
+            "'%s'.format is referenced without a call: a bound "
             "str.format reads attributes through format fields (sandbox escape, "
-            "CVE-2024-56326)", q(e, sizeof e, vb(t, a), a->len, 30));
+            "CVE-2024-56326)",
+            q(e, sizeof e, vb(t, a), a->len, 30));
     }
     a->kind = AV_UNK;
     a->flags &= F_TAINT | F_CONTENT;
@@ -291,15 +328,15 @@ static aval method_call(tpl *t, const aval *c, const aval *args, uint32_t na)
     aval r = unk_at(c);
     r.flags = c->flags & F_TAINT;
     if ((c->flags & F_CONTENT) && na >= 1 && args[0].kind == AV_STR &&
-        (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND || m == W_RFIND ||
-         m == W_COUNT || m == W_INDEX) &&
+        (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND || m == W_RFIND || m == W_COUNT ||
+         m == W_INDEX) &&
         tv_wordlike(vb(t, &args[0]), args[0].len)) {
         char how[32];
         snprintf(how, sizeof how, "with .%s()", word_text(m));
         trigger(t, &args[0], how);
     }
-    if ((c->flags & F_CONTENT) && keeps_content(m) && m != W_FIND && m != W_COUNT &&
-        m != W_INDEX && m != W_RFIND && m != W_STARTSWITH && m != W_ENDSWITH)
+    if ((c->flags & F_CONTENT) && keeps_content(m) && m != W_FIND && m != W_COUNT && m != W_INDEX &&
+        m != W_RFIND && m != W_STARTSWITH && m != W_ENDSWITH)
         r.flags |= F_CONTENT;
     if (!(c->flags & F_RSTR))
         return r;
@@ -316,7 +353,7 @@ static aval method_call(tpl *t, const aval *c, const aval *args, uint32_t na)
     case W_REPLACE:
         if (na >= 2 && tv_to_cval(&args[0], &a[0]) && tv_to_cval(&args[1], &a[1]))
             return tv_fold_replace(t, &recv, &a[0], &a[1],
-                                na >= 3 && args[2].kind == AV_INT ? args[2].ival : -1);
+                                   na >= 3 && args[2].kind == AV_INT ? args[2].ival : -1);
         return r;
     case W_JOIN:
         if (na == 1 && (args[0].kind == AV_LIST || args[0].kind == AV_STR) &&
@@ -371,22 +408,24 @@ static aval global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
     unsigned w = c->word;
     aval r = unk_at(c);
     char e[96], d[96];
-    const char *a0 = na && args[0].kind == AV_STR ? q(e, sizeof e, vb(t, &args[0]),
-                                                      args[0].len, 40) : NULL;
+    const char *a0 =
+        na && args[0].kind == AV_STR ? q(e, sizeof e, vb(t, &args[0]), args[0].len, 40) : NULL;
     if (w == W_RANGE) {
         bool known;
         int64_t n = range_count(args, na, &known);
         if (known) {
             r.count = n;
             if (n > TPL_DOS_BIG)
-                hit(t, TH_DOS, c->pos, c->index, "range() of %lld%s items: rendering iterates "
+                hit(t, TH_DOS, c->pos, c->index,
+                    "range() of %lld%s items: rendering iterates "
                     "or allocates that many (Jinja's sandbox refuses ranges over 100000)",
                     (long long)n, n == INT64_MAX ? "+" : "");
         }
         return r;
     }
     if (w == W_CHR) {
-        hit(t, TH_OBFUSCATION, c->pos, c->index, "chr() builds characters from numbers "
+        hit(t, TH_OBFUSCATION, c->pos, c->index,
+            "chr() builds characters from numbers "
             "(not a Jinja global: an obfuscation helper)");
         if (na == 1 && args[0].kind == AV_INT && args[0].ival >= 0 && args[0].ival < 0x80) {
             bld b;
@@ -398,7 +437,8 @@ static aval global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         return r;
     }
     if (w == W_GETATTR) {
-        hit(t, TH_OBFUSCATION, c->pos, c->index, "getattr() call (not a Jinja global: an "
+        hit(t, TH_OBFUSCATION, c->pos, c->index,
+            "getattr() call (not a Jinja global: an "
             "attribute-access helper)");
         if (na >= 2)
             r.flags |= key_check(t, &args[1], &args[0], K_GETATTR);
@@ -406,11 +446,15 @@ static aval global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
     }
     if (word_class(w) & WC_CALLSINK) {
         if (a0)
-            hit(t, TH_EXEC, c->pos, c->index, "call %s('%s') to a Python builtin that runs "
-                "code, imports modules or opens files", tv_desc(t, c, d, sizeof d), a0);
+            hit(t, TH_EXEC, c->pos, c->index,
+                "call %s('%s') to a Python builtin that runs "
+                "code, imports modules or opens files",
+                tv_desc(t, c, d, sizeof d), a0);
         else
-            hit(t, TH_EXEC, c->pos, c->index, "call %s() to a Python builtin that runs code, "
-                "imports modules or opens files", tv_desc(t, c, d, sizeof d));
+            hit(t, TH_EXEC, c->pos, c->index,
+                "call %s() to a Python builtin that runs code, "
+                "imports modules or opens files",
+                tv_desc(t, c, d, sizeof d));
         r.flags |= F_TAINT;
         return r;
     }
@@ -449,13 +493,28 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
     case W_REPLACE:
         if (str && na >= 2 && tv_to_cval(&args[0], &a[0]) && tv_to_cval(&args[1], &a[1]))
             return tv_fold_replace(t, x, &a[0], &a[1],
-                                na >= 3 && args[2].kind == AV_INT ? args[2].ival : -1);
+                                   na >= 3 && args[2].kind == AV_INT ? args[2].ival : -1);
         break;
-    case W_LOWER: if (str) return tv_fold_case(t, x, CASE_LOWER); break;
-    case W_UPPER: if (str) return tv_fold_case(t, x, CASE_UPPER); break;
-    case W_CAPITALIZE: if (str) return tv_fold_case(t, x, CASE_CAP); break;
-    case W_TITLE: if (str) return tv_fold_case(t, x, CASE_TITLE); break;
-    case W_TRIM: if (str && na == 0) return tv_fold_case(t, x, CASE_TRIM); break;
+    case W_LOWER:
+        if (str)
+            return tv_fold_case(t, x, CASE_LOWER);
+        break;
+    case W_UPPER:
+        if (str)
+            return tv_fold_case(t, x, CASE_UPPER);
+        break;
+    case W_CAPITALIZE:
+        if (str)
+            return tv_fold_case(t, x, CASE_CAP);
+        break;
+    case W_TITLE:
+        if (str)
+            return tv_fold_case(t, x, CASE_TITLE);
+        break;
+    case W_TRIM:
+        if (str && na == 0)
+            return tv_fold_case(t, x, CASE_TRIM);
+        break;
     case W_STRING:
         if (str)
             return *x;
@@ -478,14 +537,16 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
             return *x;
         r.count = str ? x->len : x->count;
         return r;
-    case W_CENTER: case W_INDENT:
+    case W_CENTER:
+    case W_INDENT:
         if (na >= 1 && args[0].kind == AV_INT &&
             ((args[0].flags & F_HUGE) || args[0].ival > TPL_DOS_BIG))
-            hit(t, TH_DOS, at->pos, at->index, "|%s(%lld) pads to a width that builds a "
-                "huge string at render time", word_text(w), (long long)args[0].ival);
+            hit(t, TH_DOS, at->pos, at->index,
+                "|%s(%lld) pads to a width that builds a "
+                "huge string at render time",
+                word_text(w), (long long)args[0].ival);
         break;
-    default:
-        return r;
+    default: return r;
     }
     if (keeps_content(w))
         r.flags |= x->flags & F_CONTENT;
@@ -499,15 +560,24 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
 static uint8_t prec_of(uint8_t op)
 {
     switch (op) {
-    case OP_IF: case OP_ELSE: return 1;
+    case OP_IF:
+    case OP_ELSE: return 1;
     case OP_OR: return 2;
     case OP_AND: return 3;
     case OP_NOT: return 4;
-    case OP_IN: case OP_NOTIN: case OP_EQ: case OP_NE: case OP_CMP: return 5;
+    case OP_IN:
+    case OP_NOTIN:
+    case OP_EQ:
+    case OP_NE:
+    case OP_CMP: return 5;
     case OP_CONCAT: return 6;
-    case OP_ADD: case OP_SUB: return 7;
-    case OP_MUL: case OP_DIV: case OP_MOD: return 8;
-    case OP_NEG: case OP_POS: return 9;
+    case OP_ADD:
+    case OP_SUB: return 7;
+    case OP_MUL:
+    case OP_DIV:
+    case OP_MOD: return 8;
+    case OP_NEG:
+    case OP_POS: return 9;
     default: return 10; /* OP_POW */
     }
 }
@@ -518,15 +588,14 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
     (void)f;
     switch (op) {
-    case OP_CONCAT:
-        return tv_concat(t, a, b);
+    case OP_CONCAT: return tv_concat(t, a, b);
     case OP_ADD:
         if (a->kind == AV_STR && b->kind == AV_STR)
             return tv_concat(t, a, b);
         if (ia && ib) {
             r.kind = AV_INT;
-            if (__builtin_add_overflow(a->ival, b->ival, &r.ival) || ((a->flags | b->flags) &
-                                                                      F_HUGE))
+            if (__builtin_add_overflow(a->ival, b->ival, &r.ival) ||
+                ((a->flags | b->flags) & F_HUGE))
                 r.flags |= F_HUGE;
             return r;
         }
@@ -535,16 +604,16 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_SUB:
         if (ia && ib) {
             r.kind = AV_INT;
-            if (__builtin_sub_overflow(a->ival, b->ival, &r.ival) || ((a->flags | b->flags) &
-                                                                      F_HUGE))
+            if (__builtin_sub_overflow(a->ival, b->ival, &r.ival) ||
+                ((a->flags | b->flags) & F_HUGE))
                 r.flags |= F_HUGE;
         }
         return r;
     case OP_MUL:
         if (ia && ib) {
             r.kind = AV_INT;
-            if (__builtin_mul_overflow(a->ival, b->ival, &r.ival) || ((a->flags | b->flags) &
-                                                                      F_HUGE)) {
+            if (__builtin_mul_overflow(a->ival, b->ival, &r.ival) ||
+                ((a->flags | b->flags) & F_HUGE)) {
                 r.flags |= F_HUGE;
                 r.ival = INT64_MAX;
             }
@@ -555,8 +624,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
         if (ia)
             return tv_repeat(t, b, a, a);
         return r;
-    case OP_POW:
-        return tv_power(t, a, b);
+    case OP_POW: return tv_power(t, a, b);
     case OP_MOD:
         if (a->kind == AV_STR) {
             cval ca[MAX_CARGS];
@@ -573,20 +641,20 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
                 r.ival += b->ival;
         }
         return r;
-    case OP_DIV:
-        return r;
-    case OP_IN: case OP_NOTIN:
+    case OP_DIV: return r;
+    case OP_IN:
+    case OP_NOTIN:
         if (a->kind == AV_STR && (b->flags & F_CONTENT) && tv_wordlike(vb(t, a), a->len))
             trigger(t, a, op == OP_IN ? "with 'in' against" : "with 'not in' against");
         return r;
-    case OP_EQ: case OP_NE:
+    case OP_EQ:
+    case OP_NE:
         if (a->kind == AV_STR && (b->flags & F_CONTENT) && tv_wordlike(vb(t, a), a->len))
             trigger(t, a, "for equality with");
         else if (b->kind == AV_STR && (a->flags & F_CONTENT) && tv_wordlike(vb(t, b), b->len))
             trigger(t, b, "for equality with");
         return r;
-    default:
-        return r;
+    default: return r;
     }
 }
 
@@ -712,9 +780,7 @@ static void close_marker(tpl *t, const tok *k)
         }
         r = tv_make_list(t, items, n, &at);
         break;
-    case M_LIST:
-        r = tv_make_list(t, items, n, &at);
-        break;
+    case M_LIST: r = tv_make_list(t, items, n, &at); break;
     case M_CALL: {
         aval c = t->V[base - 1];
         if (c.kind == AV_ATTR)
@@ -763,9 +829,7 @@ static void close_marker(tpl *t, const tok *k)
         t->expect = false;
         return;
     case M_DICT:
-    default:
-        r = unk_at(&at);
-        break;
+    default: r = unk_at(&at); break;
     }
     t->nv = base;
     vpush(t, r);
@@ -800,11 +864,13 @@ static void name_tok(tpl *t, const tok *k)
         return;
     case W_IF: push_bin(t, OP_IF, k); return;
     case W_ELSE: push_bin(t, OP_ELSE, k); return;
-    case W_TRUE: case W_FALSE: case W_NONE_LIT: case W_TRUE_U: case W_FALSE_U: case W_NONE_U:
-        operand(t, val_tok(k, AV_UNK));
-        return;
-    default:
-        break;
+    case W_TRUE:
+    case W_FALSE:
+    case W_NONE_LIT:
+    case W_TRUE_U:
+    case W_FALSE_U:
+    case W_NONE_U: operand(t, val_tok(k, AV_UNK)); return;
+    default: break;
     }
     char e[96];
     if (tv_is_dunder(k->s, k->n))
@@ -890,9 +956,9 @@ static void op_tok(tpl *t, const tok *k)
             juxtapose(t);
         open_marker(t, M_DICT, k, 0);
         return;
-    case ')': case ']': case '}':
-        close_marker(t, k);
-        return;
+    case ')':
+    case ']':
+    case '}': close_marker(t, k); return;
     case ',': {
         int m = reduce_to_marker(t);
         if (m >= 0) {
@@ -927,12 +993,16 @@ static void op_tok(tpl *t, const tok *k)
     case '+': push_bin(t, OP_ADD, k); return;
     case '-': push_bin(t, OP_SUB, k); return;
     case '*': push_bin(t, OP_MUL, k); return;
-    case '/': case OPC_FDIV: push_bin(t, OP_DIV, k); return;
+    case '/':
+    case OPC_FDIV: push_bin(t, OP_DIV, k); return;
     case '%': push_bin(t, OP_MOD, k); return;
     case OPC_POW: push_bin(t, OP_POW, k); return;
     case OPC_EQ: push_bin(t, OP_EQ, k); return;
     case OPC_NE: push_bin(t, OP_NE, k); return;
-    case '<': case '>': case OPC_LE: case OPC_GE: push_bin(t, OP_CMP, k); return;
+    case '<':
+    case '>':
+    case OPC_LE:
+    case OPC_GE: push_bin(t, OP_CMP, k); return;
     default: return;
     }
 }
@@ -1008,8 +1078,7 @@ static void expr_tok(tpl *t, const tok *k)
             (k->kind == TK_NAME && !is_op_keyword(k->word)))
             return; /* the test's single argument */
         break;
-    default:
-        break;
+    default: break;
     }
     bool after_str = t->last_str;
     t->last_str = false;
@@ -1028,17 +1097,10 @@ static void expr_tok(tpl *t, const tok *k)
         operand(t, v);
         return;
     }
-    case TK_FLOAT:
-        operand(t, val_tok(k, AV_UNK));
-        return;
-    case TK_NAME:
-        name_tok(t, k);
-        return;
-    case TK_OP:
-        op_tok(t, k);
-        return;
-    default:
-        return;
+    case TK_FLOAT: operand(t, val_tok(k, AV_UNK)); return;
+    case TK_NAME: name_tok(t, k); return;
+    case TK_OP: op_tok(t, k); return;
+    default: return;
     }
 }
 
@@ -1081,9 +1143,10 @@ static void finish_for(tpl *t)
     int64_t outer = outer_product(t);
     int64_t prod = sat_mul(outer, b);
     if (prod > TPL_DOS_NEST && outer > 1 && b <= TPL_DOS_NEST)
-        hit(t, TH_DOS, t->tag_pos, t->tag_index, "nested loops with constant bounds run "
-            "%lld%s iterations (this loop %lld times, inside loops of %lld)", (long long)prod,
-            prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
+        hit(t, TH_DOS, t->tag_pos, t->tag_index,
+            "nested loops with constant bounds run "
+            "%lld%s iterations (this loop %lld times, inside loops of %lld)",
+            (long long)prod, prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
     block_push(t, W_FOR, b, t->tag_pos, t->tag_index);
     t->nv = t->no = 0;
     t->expect = true;
@@ -1094,14 +1157,16 @@ static void finish_for(tpl *t)
 static bool statement(tpl *t, const tok *k)
 {
     switch (k->word) {
-    case W_SET:
-        t->stmt = ST_SET_TARGET;
-        return true;
-    case W_FOR:
-        t->stmt = ST_FOR_TARGET;
-        return true;
-    case W_IF: case W_MACRO: case W_CALL: case W_FILTER: case W_WITH: case W_BLOCK:
-    case W_GENERATION: case W_AUTOESCAPE:
+    case W_SET: t->stmt = ST_SET_TARGET; return true;
+    case W_FOR: t->stmt = ST_FOR_TARGET; return true;
+    case W_IF:
+    case W_MACRO:
+    case W_CALL:
+    case W_FILTER:
+    case W_WITH:
+    case W_BLOCK:
+    case W_GENERATION:
+    case W_AUTOESCAPE:
         block_push(t, (uint8_t)k->word, 1, k->pos, k->index);
         t->stmt = ST_EXPR;
         return true;
@@ -1113,8 +1178,15 @@ static bool statement(tpl *t, const tok *k)
         block_middle(t, k);
         t->stmt = ST_IGNORE;
         return true;
-    case W_ENDFOR: case W_ENDIF: case W_ENDMACRO: case W_ENDCALL: case W_ENDFILTER:
-    case W_ENDWITH: case W_ENDBLOCK: case W_ENDSET: case W_ENDGENERATION:
+    case W_ENDFOR:
+    case W_ENDIF:
+    case W_ENDMACRO:
+    case W_ENDCALL:
+    case W_ENDFILTER:
+    case W_ENDWITH:
+    case W_ENDBLOCK:
+    case W_ENDSET:
+    case W_ENDGENERATION:
     case W_ENDAUTOESCAPE:
         block_end(t, k);
         t->stmt = ST_IGNORE;
@@ -1123,8 +1195,7 @@ static bool statement(tpl *t, const tok *k)
         t->raw_next = true;
         t->stmt = ST_IGNORE;
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -1152,16 +1223,14 @@ static void set_target(tpl *t, const tok *k)
         t->set_attr = true;
         t->last_dot = true;
         return;
-    case ',': case '(':
-        t->set_multi = true;
-        return;
+    case ',':
+    case '(': t->set_multi = true; return;
     case '=':
         t->set_eq = true;
         t->stmt = ST_SET_VALUE;
         t->expect = true;
         return;
-    default:
-        return;
+    default: return;
     }
 }
 
@@ -1191,11 +1260,15 @@ static void lexical(tpl *t, const tok *k)
     if (k->kind == TK_NAME) {
         char e[96];
         if (t->last_dot && (tv_is_dunder(k->s, k->n) || tv_is_mangled(k->s, k->n)))
-            hit(t, TH_GADGET, k->pos, k->index, "attribute '.%s': access to a Python "
-                "attribute (SSTI gadget)", q(e, sizeof e, k->s, k->n, 40));
+            hit(t, TH_GADGET, k->pos, k->index,
+                "attribute '.%s': access to a Python "
+                "attribute (SSTI gadget)",
+                q(e, sizeof e, k->s, k->n, 40));
         else if (t->last_dot && (word_class(k->word) & WC_ATTRSINK))
-            hit(t, TH_EXEC, k->pos, k->index, "attribute '.%s' is a command or code-execution "
-                "sink", q(e, sizeof e, k->s, k->n, 40));
+            hit(t, TH_EXEC, k->pos, k->index,
+                "attribute '.%s' is a command or code-execution "
+                "sink",
+                q(e, sizeof e, k->s, k->n, 40));
         else if (!t->last_dot && tv_is_dunder(k->s, k->n))
             hit(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
                 q(e, sizeof e, k->s, k->n, 40));
@@ -1251,24 +1324,18 @@ void ev_tok(tpl *t, const tok *k)
             return;
     }
     switch (t->stmt) {
-    case ST_IGNORE:
-        return;
-    case ST_SET_TARGET:
-        set_target(t, k);
-        return;
-    case ST_FOR_TARGET:
-        for_target(t, k);
-        return;
+    case ST_IGNORE: return;
+    case ST_SET_TARGET: set_target(t, k); return;
+    case ST_FOR_TARGET: for_target(t, k); return;
     case ST_FOR_ITER:
-        if (k->kind == TK_NAME && (k->word == W_IF || k->word == W_RECURSIVE) &&
-            !t->dead && !marker_open(t)) {
+        if (k->kind == TK_NAME && (k->word == W_IF || k->word == W_RECURSIVE) && !t->dead &&
+            !marker_open(t)) {
             finish_for(t);
             t->stmt = ST_EXPR;
             return;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     if (t->dead) {
         lexical(t, k);
@@ -1327,9 +1394,7 @@ void ev_end(tpl *t)
     case ST_FOR_TARGET: /* no 'in': keep the block structure */
         block_push(t, W_FOR, 1, t->tag_pos, t->tag_index);
         break;
-    case ST_FOR_ITER:
-        finish_for(t);
-        break;
+    case ST_FOR_ITER: finish_for(t); break;
     default:
         flush(t);
         if (t->tagkind == TAG_VAR)
@@ -1351,8 +1416,10 @@ void ev_template_end(tpl *t)
         return;
     for (uint32_t i = t->n_blocks; i-- > 0;) {
         const block *b = &t->blocks[i];
-        hit(t, TH_SYNTAX, b->pos, b->index, "'%s' is never closed by 'end%s' (Jinja rejects the "
-            "template)", word_text(b->kind), word_text(b->kind));
+        hit(t, TH_SYNTAX, b->pos, b->index,
+            "'%s' is never closed by 'end%s' (Jinja rejects the "
+            "template)",
+            word_text(b->kind), word_text(b->kind));
     }
     t->n_blocks = 0;
 }

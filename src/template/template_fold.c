@@ -14,8 +14,10 @@
 
 void tv_limit(tpl *t, tpl_pos pos, uint64_t index, const char *what)
 {
-    hit(t, TH_LIMIT, pos, index, "static analysis limit reached: %s; names are still checked "
-        "one by one, folded constants may be missed", what);
+    hit(t, TH_LIMIT, pos, index,
+        "static analysis limit reached: %s; names are still checked "
+        "one by one, folded constants may be missed",
+        what);
 }
 
 void tv_go_dead(tpl *t, tpl_pos pos, uint64_t index, const char *what)
@@ -140,15 +142,9 @@ const char *tv_desc(const tpl *t, const aval *v, char *buf, size_t cap)
             return q(buf, cap, vb(t, v), v->len, 40);
         snprintf(buf, cap, "%s", v->word ? word_text(v->word) : "(...)");
         return buf;
-    case AV_STR:
-        snprintf(buf, cap, "'%s'", q(e, sizeof e, vb(t, v), v->len, 30));
-        return buf;
-    case AV_INT:
-        snprintf(buf, cap, "%lld", (long long)v->ival);
-        return buf;
-    default:
-        snprintf(buf, cap, "(...)");
-        return buf;
+    case AV_STR: snprintf(buf, cap, "'%s'", q(e, sizeof e, vb(t, v), v->len, 30)); return buf;
+    case AV_INT: snprintf(buf, cap, "%lld", (long long)v->ival); return buf;
+    default: snprintf(buf, cap, "(...)"); return buf;
     }
 }
 
@@ -290,8 +286,8 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
         hit(t, TH_GADGET, pos, index, "%s '%s' is a Python dunder attribute name (SSTI gadget)",
             what, q(e, sizeof e, s, n, 60));
         if (built)
-            hit(t, TH_OBFUSCATION, pos, index, "%s '%s' assembles a dunder name from pieces",
-                what, q(e, sizeof e, s, n, 60));
+            hit(t, TH_OBFUSCATION, pos, index, "%s '%s' assembles a dunder name from pieces", what,
+                q(e, sizeof e, s, n, 60));
         return;
     }
     size_t at, len;
@@ -305,7 +301,8 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
     unsigned w = word_lookup(t, s, n, name_hash(s, n));
     uint16_t c = word_class(w);
     if (c & WC_CLASSHUNT)
-        hit(t, TH_GADGET, pos, index, "%s '%s' names a class or attribute that SSTI payloads "
+        hit(t, TH_GADGET, pos, index,
+            "%s '%s' names a class or attribute that SSTI payloads "
             "hunt for among __subclasses__() (as catch_warnings in CVE-2024-34359)",
             what, q(e, sizeof e, s, n, 40));
     if (built && ((c & (WC_MODULE | WC_CALLSINK | WC_ATTRSINK | WC_KEYSINK | WC_CLASSHUNT)) ||
@@ -322,8 +319,8 @@ void tv_literal_check(tpl *t, const tok *k)
     if (k->lflags & LF_ESC_IDENT)
         hit(t, TH_OBFUSCATION, k->pos, k->index,
             "string literal '%s' spells identifier characters with escapes such as '%s'",
-            q(e, sizeof e, k->s, n, 60), q(e2, sizeof e2, (const uint8_t *)k->esc,
-                                          strlen(k->esc), 16));
+            q(e, sizeof e, k->s, n, 60),
+            q(e2, sizeof e2, (const uint8_t *)k->esc, strlen(k->esc), 16));
     if (k->lflags & LF_TRUNC)
         tv_limit(t, k->pos, k->index,
                  "a string literal over 64 KiB is folded from its prefix only");
@@ -346,8 +343,7 @@ var *tv_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
     return NULL;
 }
 
-var *tv_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                    uint64_t index)
+var *tv_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index)
 {
     var *x = tv_var_find(t, s, n, h);
     if (x)
@@ -434,8 +430,7 @@ store:
     x->v = nv;
 }
 
-void tv_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                        uint64_t index)
+void tv_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index)
 {
     var *x = tv_var_get(t, s, n, h, pos, index);
     if (x) {
@@ -493,7 +488,7 @@ static bool list_items(const tpl *t, const aval *l, cval *out, uint32_t cap, uin
 /* Arguments of a format operation; with `expand`, one tuple/list argument
  * stands for its items (the right operand of %). */
 bool tv_gather_args(const tpl *t, const aval *args, uint32_t na, bool expand, cval *out,
-                        uint32_t *n)
+                    uint32_t *n)
 {
     *n = 0;
     if (expand && na == 1 && args[0].kind == AV_LIST)
@@ -604,8 +599,7 @@ aval tv_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
     return tv_b_done(t, &b);
 }
 
-aval tv_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_,
-                         int64_t count)
+aval tv_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count)
 {
     bld b;
     tv_b_begin(t, &b, s);
@@ -651,16 +645,26 @@ aval tv_fold_case(tpl *t, const aval *s, int how)
         uint8_t c = how == CASE_REVERSE ? p[to - 1 - (i - from)] : p[i];
         bool up = c >= 'A' && c <= 'Z', lo = c >= 'a' && c <= 'z';
         switch (how) {
-        case CASE_LOWER: if (up) c = (uint8_t)(c + 32); break;
-        case CASE_UPPER: if (lo) c = (uint8_t)(c - 32); break;
+        case CASE_LOWER:
+            if (up)
+                c = (uint8_t)(c + 32);
+            break;
+        case CASE_UPPER:
+            if (lo)
+                c = (uint8_t)(c - 32);
+            break;
         case CASE_SWAP: c = up ? (uint8_t)(c + 32) : lo ? (uint8_t)(c - 32) : c; break;
         case CASE_CAP:
-            if (i == from && lo) c = (uint8_t)(c - 32);
-            else if (i != from && up) c = (uint8_t)(c + 32);
+            if (i == from && lo)
+                c = (uint8_t)(c - 32);
+            else if (i != from && up)
+                c = (uint8_t)(c + 32);
             break;
         case CASE_TITLE:
-            if (word_start && lo) c = (uint8_t)(c - 32);
-            else if (!word_start && up) c = (uint8_t)(c + 32);
+            if (word_start && lo)
+                c = (uint8_t)(c - 32);
+            else if (!word_start && up)
+                c = (uint8_t)(c + 32);
             break;
         default: break;
         }
@@ -860,9 +864,11 @@ aval tv_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
         int64_t total = sat_mul(s->len, cnt < 0 ? 0 : cnt);
         if (total > TPL_DOS_BIG) {
             char e[96];
-            hit(t, TH_DOS, at->pos, at->index, "string repetition '%s' * %lld builds %lld%s "
-                "bytes at render time", q(e, sizeof e, vb(t, s), s->len, 30), (long long)cnt,
-                (long long)total, total == INT64_MAX ? "+" : "");
+            hit(t, TH_DOS, at->pos, at->index,
+                "string repetition '%s' * %lld builds %lld%s "
+                "bytes at render time",
+                q(e, sizeof e, vb(t, s), s->len, 30), (long long)cnt, (long long)total,
+                total == INT64_MAX ? "+" : "");
             r.count = total;
             return r;
         }
@@ -877,8 +883,10 @@ aval tv_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
         return tv_b_done(t, &b);
     }
     if (cnt > TPL_DOS_BIG)
-        hit(t, TH_DOS, at->pos, at->index, "repetition by %lld%s: a string or list repeated "
-            "that many times at render time", (long long)cnt, cnt == INT64_MAX ? "+" : "");
+        hit(t, TH_DOS, at->pos, at->index,
+            "repetition by %lld%s: a string or list repeated "
+            "that many times at render time",
+            (long long)cnt, cnt == INT64_MAX ? "+" : "");
     r.count = cnt > 0 && s && s->count >= 0 ? sat_mul(s->count, cnt) : -1;
     return r;
 }
@@ -902,9 +910,10 @@ aval tv_power(tpl *t, const aval *a, const aval *b)
     }
     int64_t total = huge ? INT64_MAX : sat_mul(bits ? bits - 1 : 0, y);
     if (total > (int64_t)TPL_POW_BITS) {
-        hit(t, TH_DOS, a->pos, a->index, "'%lld ** %lld' is an integer of about %lld%s bits: "
-            "a Python renderer computes it and hangs", (long long)x, (long long)y,
-            (long long)total, total == INT64_MAX ? "+" : "");
+        hit(t, TH_DOS, a->pos, a->index,
+            "'%lld ** %lld' is an integer of about %lld%s bits: "
+            "a Python renderer computes it and hangs",
+            (long long)x, (long long)y, (long long)total, total == INT64_MAX ? "+" : "");
         return r;
     }
     r.kind = AV_INT;

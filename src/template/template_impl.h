@@ -29,9 +29,9 @@
 #define TPL_WORD_SLOTS 512u
 #define TPL_OVERSIZE (256u * 1024u)
 #define TPL_BLOB_MIN 64u
-#define TPL_DOS_BIG 1000000          /* one range / repetition */
-#define TPL_DOS_NEST 10000000        /* product of nested loop bounds */
-#define TPL_POW_BITS (1u << 24)      /* bits of a ** result */
+#define TPL_DOS_BIG 1000000     /* one range / repetition */
+#define TPL_DOS_NEST 10000000   /* product of nested loop bounds */
+#define TPL_POW_BITS (1u << 24) /* bits of a ** result */
 /* Folding copies, per analyser (one analyser per file): TPL_BUDGET_BASE,
  * plus TPL_BUDGET_PER_BYTE for every template byte fed, up to TPL_BUDGET_MAX
  * in all, so the work of a file is linear in its size however many
@@ -44,46 +44,158 @@
 enum {
     W_NONE,
     /* expression keywords */
-    W_AND, W_OR, W_NOT, W_IN, W_IS, W_IF, W_ELSE, W_TRUE, W_FALSE, W_NONE_LIT,
-    W_TRUE_U, W_FALSE_U, W_NONE_U, W_RECURSIVE,
+    W_AND,
+    W_OR,
+    W_NOT,
+    W_IN,
+    W_IS,
+    W_IF,
+    W_ELSE,
+    W_TRUE,
+    W_FALSE,
+    W_NONE_LIT,
+    W_TRUE_U,
+    W_FALSE_U,
+    W_NONE_U,
+    W_RECURSIVE,
     /* statements */
-    W_SET, W_ENDSET, W_FOR, W_ENDFOR, W_ELIF, W_ENDIF, W_MACRO, W_ENDMACRO, W_CALL,
-    W_ENDCALL, W_FILTER, W_ENDFILTER, W_WITH, W_ENDWITH, W_BLOCK, W_ENDBLOCK, W_RAW,
-    W_ENDRAW, W_GENERATION, W_ENDGENERATION, W_AUTOESCAPE, W_ENDAUTOESCAPE, W_TRANS,
+    W_SET,
+    W_ENDSET,
+    W_FOR,
+    W_ENDFOR,
+    W_ELIF,
+    W_ENDIF,
+    W_MACRO,
+    W_ENDMACRO,
+    W_CALL,
+    W_ENDCALL,
+    W_FILTER,
+    W_ENDFILTER,
+    W_WITH,
+    W_ENDWITH,
+    W_BLOCK,
+    W_ENDBLOCK,
+    W_RAW,
+    W_ENDRAW,
+    W_GENERATION,
+    W_ENDGENERATION,
+    W_AUTOESCAPE,
+    W_ENDAUTOESCAPE,
+    W_TRANS,
     W_ENDTRANS,
     /* Jinja globals that reach __globals__ */
-    W_LIPSUM, W_CYCLER, W_JOINER, W_NAMESPACE, W_SELF, W_RANGE, W_DICT, W_LOOP, W_CALLER,
-    W_VARARGS, W_KWARGS, W_REQUEST, W_CONFIG, W_URL_FOR, W_GET_FLASHED, W_G,
+    W_LIPSUM,
+    W_CYCLER,
+    W_JOINER,
+    W_NAMESPACE,
+    W_SELF,
+    W_RANGE,
+    W_DICT,
+    W_LOOP,
+    W_CALLER,
+    W_VARARGS,
+    W_KWARGS,
+    W_REQUEST,
+    W_CONFIG,
+    W_URL_FOR,
+    W_GET_FLASHED,
+    W_G,
     /* Python modules */
-    W_OS, W_SYS, W_SUBPROCESS, W_IMPORTLIB, W_BUILTINS, W_POSIX, W_NT, W_PTY, W_SOCKET,
-    W_SHUTIL, W_URLLIB, W_REQUESTS,
+    W_OS,
+    W_SYS,
+    W_SUBPROCESS,
+    W_IMPORTLIB,
+    W_BUILTINS,
+    W_POSIX,
+    W_NT,
+    W_PTY,
+    W_SOCKET,
+    W_SHUTIL,
+    W_URLLIB,
+    W_REQUESTS,
     /* Python builtins */
-    W_EVAL, W_EXEC, W_COMPILE, W_OPEN, W_INPUT, W_BREAKPOINT, W_GLOBALS, W_LOCALS, W_VARS,
-    W_SETATTR, W_DELATTR, W_GETATTR, W_CHR, W_IMPORT_DUNDER,
+    W_EVAL,
+    W_EXEC,
+    W_COMPILE,
+    W_OPEN,
+    W_INPUT,
+    W_BREAKPOINT,
+    W_GLOBALS,
+    W_LOCALS,
+    W_VARS,
+    W_SETATTR,
+    W_DELATTR,
+    W_GETATTR,
+    W_CHR,
+    W_IMPORT_DUNDER,
     /* attributes that run commands or expose the process */
-    W_POPEN, W_SYSTEM, W_CHECK_OUTPUT, W_CHECK_CALL, W_GETOUTPUT, W_GETSTATUSOUTPUT,
-    W_POPEN_CLS, W_SPAWNL, W_SPAWNV, W_EXECV, W_EXECVE, W_ENVIRON, W_IMPORT_MODULE,
-    W_LOAD_MODULE, W_MODULES, W_READ, W_RUN, W_WRITE,
+    W_POPEN,
+    W_SYSTEM,
+    W_CHECK_OUTPUT,
+    W_CHECK_CALL,
+    W_GETOUTPUT,
+    W_GETSTATUSOUTPUT,
+    W_POPEN_CLS,
+    W_SPAWNL,
+    W_SPAWNV,
+    W_EXECV,
+    W_EXECVE,
+    W_ENVIRON,
+    W_IMPORT_MODULE,
+    W_LOAD_MODULE,
+    W_MODULES,
+    W_READ,
+    W_RUN,
+    W_WRITE,
     /* class hunting */
-    W_CATCH_WARNINGS, W_WRAP_CLOSE, W_FILELOADER, W_BUILTINIMPORTER, W_MODULE_ATTR, W_MRO,
+    W_CATCH_WARNINGS,
+    W_WRAP_CLOSE,
+    W_FILELOADER,
+    W_BUILTINIMPORTER,
+    W_MODULE_ATTR,
+    W_MRO,
     /* methods and filters that fold */
-    W_FORMAT, W_FORMAT_MAP, W_REPLACE, W_JOIN, W_LOWER, W_UPPER, W_STRIP, W_LSTRIP,
-    W_RSTRIP, W_TITLE, W_CAPITALIZE, W_SWAPCASE, W_STARTSWITH, W_ENDSWITH, W_FIND,
-    W_RFIND, W_COUNT, W_INDEX, W_ATTR, W_TRIM, W_STRING, W_REVERSE, W_FIRST, W_LAST,
-    W_LIST, W_CENTER, W_INDENT,
+    W_FORMAT,
+    W_FORMAT_MAP,
+    W_REPLACE,
+    W_JOIN,
+    W_LOWER,
+    W_UPPER,
+    W_STRIP,
+    W_LSTRIP,
+    W_RSTRIP,
+    W_TITLE,
+    W_CAPITALIZE,
+    W_SWAPCASE,
+    W_STARTSWITH,
+    W_ENDSWITH,
+    W_FIND,
+    W_RFIND,
+    W_COUNT,
+    W_INDEX,
+    W_ATTR,
+    W_TRIM,
+    W_STRING,
+    W_REVERSE,
+    W_FIRST,
+    W_LAST,
+    W_LIST,
+    W_CENTER,
+    W_INDENT,
     /* message fields */
-    W_CONTENT, W_TEXT,
+    W_CONTENT,
+    W_TEXT,
     W__COUNT
 };
 
 /* word classes */
-#define WC_GADGET 0x01u     /* Jinja global exposing __globals__ */
-#define WC_MODULE 0x02u     /* a Python module name */
-#define WC_CALLSINK 0x04u   /* a builtin that runs code or opens files when called */
-#define WC_ATTRSINK 0x08u   /* an attribute that runs commands, on any object */
-#define WC_KEYSINK 0x10u    /* a subscript / attr name that reaches a sink on any object */
-#define WC_TAINTSINK 0x20u  /* a sink once an object-model chain is reached */
-#define WC_CLASSHUNT 0x40u  /* a class or attribute named in class-hunting payloads */
+#define WC_GADGET 0x01u    /* Jinja global exposing __globals__ */
+#define WC_MODULE 0x02u    /* a Python module name */
+#define WC_CALLSINK 0x04u  /* a builtin that runs code or opens files when called */
+#define WC_ATTRSINK 0x08u  /* an attribute that runs commands, on any object */
+#define WC_KEYSINK 0x10u   /* a subscript / attr name that reaches a sink on any object */
+#define WC_TAINTSINK 0x20u /* a sink once an object-model chain is reached */
+#define WC_CLASSHUNT 0x40u /* a class or attribute named in class-hunting payloads */
 
 uint16_t word_class(unsigned id);
 const char *word_text(unsigned id);
@@ -100,18 +212,18 @@ enum { OPC_POW = 1, OPC_FDIV, OPC_EQ, OPC_NE, OPC_LE, OPC_GE };
 
 typedef struct tok {
     uint8_t kind;
-    uint8_t op;         /* TK_OP: the character or an OPC_ code */
-    uint8_t lflags;     /* TK_STR */
-    uint16_t word;      /* TK_NAME */
-    uint32_t hash;      /* TK_NAME */
-    const uint8_t *s;   /* TK_NAME text, TK_STR resolved bytes */
+    uint8_t op;       /* TK_OP: the character or an OPC_ code */
+    uint8_t lflags;   /* TK_STR */
+    uint16_t word;    /* TK_NAME */
+    uint32_t hash;    /* TK_NAME */
+    const uint8_t *s; /* TK_NAME text, TK_STR resolved bytes */
     uint32_t n;
-    uint64_t full;      /* TK_STR: resolved length before truncation */
-    int64_t ival;       /* TK_INT (saturated) */
-    bool huge;          /* TK_INT past int64 */
-    char esc[16];       /* TK_STR with LF_ESC_IDENT: the first such escape */
+    uint64_t full; /* TK_STR: resolved length before truncation */
+    int64_t ival;  /* TK_INT (saturated) */
+    bool huge;     /* TK_INT past int64 */
+    char esc[16];  /* TK_STR with LF_ESC_IDENT: the first such escape */
     tpl_pos pos;
-    uint64_t index;     /* template byte index of the token's first byte */
+    uint64_t index; /* template byte index of the token's first byte */
 } tok;
 
 /* ---- abstract values of the evaluator ---- */
@@ -131,35 +243,52 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
 typedef struct aval {
     uint8_t kind;
     uint16_t flags;
-    uint16_t word;      /* AV_NAME: the name's word; AV_ATTR: the attribute's */
-    uint32_t off, len;  /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
-    int64_t ival;       /* AV_INT value, AV_LIST item count */
-    int64_t count;      /* items when iterated (-1 unknown) */
-    uint16_t rword;     /* AV_ATTR: the receiver's word when it was a name */
+    uint16_t word;     /* AV_NAME: the name's word; AV_ATTR: the attribute's */
+    uint32_t off, len; /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
+    int64_t ival;      /* AV_INT value, AV_LIST item count */
+    int64_t count;     /* items when iterated (-1 unknown) */
+    uint16_t rword;    /* AV_ATTR: the receiver's word when it was a name */
     tpl_pos pos;
     uint64_t index;
 } aval;
 
 enum { O_BIN, O_UNARY, M_GROUP, M_CALL, M_SUB, M_LIST, M_DICT, M_FILTER, M_TEST };
 enum {
-    OP_OR = 1, OP_AND, OP_NOT, OP_IN, OP_NOTIN, OP_EQ, OP_NE, OP_CMP, OP_CONCAT, OP_ADD,
-    OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_POW, OP_NEG, OP_POS, OP_IF, OP_ELSE
+    OP_OR = 1,
+    OP_AND,
+    OP_NOT,
+    OP_IN,
+    OP_NOTIN,
+    OP_EQ,
+    OP_NE,
+    OP_CMP,
+    OP_CONCAT,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_MOD,
+    OP_POW,
+    OP_NEG,
+    OP_POS,
+    OP_IF,
+    OP_ELSE
 };
 
 typedef struct oframe {
     uint8_t kind, op, prec;
-    uint8_t colons;     /* M_SUB: slice separators seen */
-    uint8_t commas;     /* commas seen inside the bracket */
-    uint16_t word;      /* M_FILTER: the filter */
-    uint32_t vh;        /* value height when pushed */
+    uint8_t colons; /* M_SUB: slice separators seen */
+    uint8_t commas; /* commas seen inside the bracket */
+    uint16_t word;  /* M_FILTER: the filter */
+    uint32_t vh;    /* value height when pushed */
     tpl_pos pos;
     uint64_t index;
 } oframe;
 
 typedef struct block {
-    uint8_t kind;       /* W_FOR, W_IF, ... the opening statement */
-    int64_t bound;      /* for: this loop's constant bound (1 if unknown) */
-    int64_t product;    /* for: product of the enclosing constant bounds */
+    uint8_t kind;    /* W_FOR, W_IF, ... the opening statement */
+    int64_t bound;   /* for: this loop's constant bound (1 if unknown) */
+    int64_t product; /* for: product of the enclosing constant bounds */
     tpl_pos pos;
     uint64_t index;
 } block;
@@ -167,8 +296,8 @@ typedef struct block {
 typedef struct var {
     uint8_t name[TPL_NAME_CAP];
     uint32_t name_len, hash;
-    uint32_t slot;      /* its entry in vslots */
-    aval v;             /* bytes (if any) at v.off in the store, F_VAR set */
+    uint32_t slot;             /* its entry in vslots */
+    aval v;                    /* bytes (if any) at v.off in the store, F_VAR set */
     uint32_t cap_off, cap_len; /* the store region owned by this variable */
 } var;
 
@@ -194,12 +323,12 @@ typedef struct var {
 /* One text stream (template_stream.c): the phrase automaton's state, the
  * last TS_RING symbols, and the runs (blob, IPv4 / e-mail word, URL). */
 typedef struct tscan {
-    const char *what;  /* "text" or "string literal" */
-    uint32_t seg;      /* current segment number */
-    uint16_t seg_fl;   /* SG_* of the current segment */
+    const char *what; /* "text" or "string literal" */
+    uint32_t seg;     /* current segment number */
+    uint16_t seg_fl;  /* SG_* of the current segment */
     uint16_t ac_state;
-    bool ac_space;     /* the last symbol fed was a space */
-    uint8_t u_need;    /* UTF-8: continuation bytes still expected */
+    bool ac_space;  /* the last symbol fed was a space */
+    uint8_t u_need; /* UTF-8: continuation bytes still expected */
     uint32_t u_cp;
     uint64_t u_index;
     uint32_t ring_n;              /* symbols fed */
@@ -226,10 +355,10 @@ typedef struct tscan {
 struct tpl {
     bool nomem;
     tpl_hit hits[TH__COUNT];
-    uint32_t hit_mask;          /* kinds with have == true */
-    uint64_t total, index;      /* template length, bytes fed so far */
-    tpl_pos cur;                /* position of the chunk being fed */
-    tpl_pos first_pos;          /* position of the first chunk */
+    uint32_t hit_mask;     /* kinds with have == true */
+    uint64_t total, index; /* template length, bytes fed so far */
+    tpl_pos cur;           /* position of the chunk being fed */
+    tpl_pos first_pos;     /* position of the first chunk */
     int64_t first_tag;
 
     /* word table: open addressing over word ids */
@@ -247,14 +376,14 @@ struct tpl {
     uint16_t *ac_out;             /* pattern index + 1 ending at a state, 0 none */
     uint16_t *ac_link;            /* dictionary suffix link */
     uint16_t ac_states;
-    uint8_t sym[256];             /* byte -> folded symbol */
-    uint8_t symf[256];            /* byte -> run classes */
-    uint8_t bcls[256];            /* byte -> blob class */
-    tpl_pos hist_pos[8];          /* the last chunks fed, to map an index to its chunk */
+    uint8_t sym[256];    /* byte -> folded symbol */
+    uint8_t symf[256];   /* byte -> run classes */
+    uint8_t bcls[256];   /* byte -> blob class */
+    tpl_pos hist_pos[8]; /* the last chunks fed, to map an index to its chunk */
     uint64_t hist_index[8];
     uint32_t hist_n;
-    tscan out;                    /* the text as Jinja emits it */
-    tscan lits;                   /* the current string literal */
+    tscan out;  /* the text as Jinja emits it */
+    tscan lits; /* the current string literal */
 
     /* lexer */
     uint8_t mode, tagkind, sub;
@@ -316,8 +445,8 @@ struct tpl {
 void words_init(tpl *t);
 unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash);
 uint32_t name_hash(const uint8_t *s, size_t n);
-void raw_byte(tpl *t, uint8_t c);                  /* every byte of the template */
-void raw_run(tpl *t, const uint8_t *p, size_t n);  /* raw_byte over n bytes */
+void raw_byte(tpl *t, uint8_t c);                 /* every byte of the template */
+void raw_run(tpl *t, const uint8_t *p, size_t n); /* raw_byte over n bytes */
 void raw_end(tpl *t);
 bool cp_invisible(uint32_t cp, const char **name);
 void hit(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
@@ -327,13 +456,13 @@ const char *q(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in);
 
 /* template_stream.c: the text streams */
 bool ac_init(tpl *t);
-tpl_pos pos_at(const tpl *t, uint64_t index);      /* the chunk holding a recent byte */
-void ts_reset(tscan *s, const char *what);         /* a new stream */
-void ts_segment(tscan *s, uint16_t fl);            /* what the next bytes are (SG_*) */
+tpl_pos pos_at(const tpl *t, uint64_t index); /* the chunk holding a recent byte */
+void ts_reset(tscan *s, const char *what);    /* a new stream */
+void ts_segment(tscan *s, uint16_t fl);       /* what the next bytes are (SG_*) */
 /* n bytes; byte i is at template index `index` + i, or at `index` for all
  * of them when same_index (a value built by folding). */
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index);
-void ts_end(tpl *t, tscan *s);                     /* flush the runs, reset the automaton */
+void ts_end(tpl *t, tscan *s); /* flush the runs, reset the automaton */
 const char *ts_where(const tscan *s, unsigned how, char *buf, size_t cap);
 
 /* ---- template_fold.c: constants, folding, the {% set %} store ----
@@ -348,8 +477,7 @@ static inline const uint8_t *vb(const tpl *t, const aval *v)
 /* [A-Za-z0-9_] */
 static inline bool identc(uint8_t c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 /* a * b for a, b >= 0, saturating at INT64_MAX; -1 when either is negative */
@@ -385,13 +513,12 @@ static inline aval val_tok(const tok *k, uint8_t kind)
     return v;
 }
 
-
 /* A constant under construction at the end of the arena. */
 typedef struct bld {
     uint32_t start;
     uint32_t checked; /* leading bytes already checked (the left operand of a concat) */
     bool fail;
-    const aval *at;   /* position for the result and for limit notes */
+    const aval *at; /* position for the result and for limit notes */
 } bld;
 
 /* A constant argument: bytes (in the arena or the store) or an integer. */
@@ -450,11 +577,9 @@ aval tv_make_list(tpl *t, const aval *items, uint32_t n, const aval *at);
 /* The {% set %} store: lookup, lookup-or-create (NULL past TPL_VARS_MAX),
  * assignment (copies constant bytes into the store), forgetting a value. */
 var *tv_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h);
-var *tv_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                uint64_t index);
+var *tv_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
 void tv_var_assign(tpl *t, var *x, const aval *v);
-void tv_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                    uint64_t index);
+void tv_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
 
 /* template_eval.c */
 void ev_template_begin(tpl *t);

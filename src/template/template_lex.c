@@ -240,10 +240,15 @@ static uint32_t named_cp(const uint8_t *s, size_t n)
         const char *name;
         uint32_t cp;
     } names[] = {
-        {"LOW LINE", '_'}, {"FULL STOP", '.'}, {"ZERO WIDTH SPACE", 0x200B},
-        {"ZERO WIDTH NON-JOINER", 0x200C}, {"ZERO WIDTH JOINER", 0x200D},
-        {"WORD JOINER", 0x2060}, {"ZERO WIDTH NO-BREAK SPACE", 0xFEFF},
-        {"LEFT-TO-RIGHT OVERRIDE", 0x202D}, {"RIGHT-TO-LEFT OVERRIDE", 0x202E},
+        {"LOW LINE", '_'},
+        {"FULL STOP", '.'},
+        {"ZERO WIDTH SPACE", 0x200B},
+        {"ZERO WIDTH NON-JOINER", 0x200C},
+        {"ZERO WIDTH JOINER", 0x200D},
+        {"WORD JOINER", 0x2060},
+        {"ZERO WIDTH NO-BREAK SPACE", 0xFEFF},
+        {"LEFT-TO-RIGHT OVERRIDE", 0x202D},
+        {"RIGHT-TO-LEFT OVERRIDE", 0x202E},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
@@ -299,7 +304,9 @@ again:
         t->esc = E_NONE;
         switch (c) {
         case '\n': return; /* line continuation */
-        case '\\': case '\'': case '"': lit_put(t, c); return;
+        case '\\':
+        case '\'':
+        case '"': lit_put(t, c); return;
         case 'a': lit_put(t, 7); return;
         case 'b': lit_put(t, 8); return;
         case 'f': lit_put(t, 12); return;
@@ -307,9 +314,18 @@ again:
         case 'r': lit_put(t, 13); return;
         case 't': lit_put(t, 9); return;
         case 'v': lit_put(t, 11); return;
-        case 'x': t->esc = E_HEX; t->esc_need = 2; break;
-        case 'u': t->esc = E_HEX; t->esc_need = 4; break;
-        case 'U': t->esc = E_HEX; t->esc_need = 8; break;
+        case 'x':
+            t->esc = E_HEX;
+            t->esc_need = 2;
+            break;
+        case 'u':
+            t->esc = E_HEX;
+            t->esc_need = 4;
+            break;
+        case 'U':
+            t->esc = E_HEX;
+            t->esc_need = 8;
+            break;
         case 'N': t->esc = E_NBRACE; return;
         default:
             if (c >= '0' && c <= '7') {
@@ -375,9 +391,7 @@ again:
         t->esc = E_NONE; /* too long or unterminated: not a name escape */
         lit_put_cp(t, 0xFFFD);
         goto again;
-    default:
-        t->esc = E_NONE;
-        goto again;
+    default: t->esc = E_NONE; goto again;
     }
 }
 
@@ -435,8 +449,8 @@ static bool num_byte(tpl *t, uint8_t c)
             t->pend_c = c;
             return true;
         }
-        if (t->num == 0 && t->num_digits == 1 && (c == 'x' || c == 'X' || c == 'o' ||
-                                                  c == 'O' || c == 'b' || c == 'B')) {
+        if (t->num == 0 && t->num_digits == 1 &&
+            (c == 'x' || c == 'X' || c == 'o' || c == 'O' || c == 'b' || c == 'B')) {
             t->num_base = (c == 'x' || c == 'X') ? 16 : (c == 'o' || c == 'O') ? 8 : 2;
             return true;
         }
@@ -458,9 +472,7 @@ static void tag_byte(tpl *t, uint8_t c)
     }
 again:
     switch (t->sub) {
-    case S_STR:
-        str_byte(t, c);
-        return;
+    case S_STR: str_byte(t, c); return;
     case S_NAME:
         if (name_char(c)) {
             if (t->name_len < TPL_NAME_CAP)
@@ -498,20 +510,50 @@ again:
         emit_num(t, true);
         break;
     }
-    default:
-        break;
+    default: break;
     }
     if (t->pend) {
         t->pend = false;
         uint8_t p = t->pend_c;
         switch (p) {
-        case '*': if (c == '*') { emit_op(t, OPC_POW); return; } break;
-        case '/': if (c == '/') { emit_op(t, OPC_FDIV); return; } break;
-        case '=': if (c == '=') { emit_op(t, OPC_EQ); return; } break;
-        case '!': if (c == '=') { emit_op(t, OPC_NE); return; } break;
-        case '<': if (c == '=') { emit_op(t, OPC_LE); return; } break;
-        case '>': if (c == '=') { emit_op(t, OPC_GE); return; } break;
-        case '%': case '}':
+        case '*':
+            if (c == '*') {
+                emit_op(t, OPC_POW);
+                return;
+            }
+            break;
+        case '/':
+            if (c == '/') {
+                emit_op(t, OPC_FDIV);
+                return;
+            }
+            break;
+        case '=':
+            if (c == '=') {
+                emit_op(t, OPC_EQ);
+                return;
+            }
+            break;
+        case '!':
+            if (c == '=') {
+                emit_op(t, OPC_NE);
+                return;
+            }
+            break;
+        case '<':
+            if (c == '=') {
+                emit_op(t, OPC_LE);
+                return;
+            }
+            break;
+        case '>':
+            if (c == '=') {
+                emit_op(t, OPC_GE);
+                return;
+            }
+            break;
+        case '%':
+        case '}':
             if (c == '}') {
                 tag_end(t);
                 return;
@@ -542,7 +584,8 @@ again:
         return;
     }
     switch (c) {
-    case '\'': case '"':
+    case '\'':
+    case '"':
         t->sub = S_STR;
         t->quote = c;
         t->lit_len = 0;
@@ -552,7 +595,12 @@ again:
         t->esc = E_NONE;
         ts_reset(&t->lits, "string literal");
         return;
-    case '*': case '/': case '=': case '!': case '<': case '>':
+    case '*':
+    case '/':
+    case '=':
+    case '!':
+    case '<':
+    case '>':
         t->pend = true;
         t->pend_c = c;
         return;
@@ -576,22 +624,27 @@ again:
         }
         emit_op(t, c);
         return;
-    case ')': case ']':
+    case ')':
+    case ']':
         if (t->depth > 0)
             t->depth--;
         emit_op(t, c);
         return;
-    case '(': case '[': case '{':
+    case '(':
+    case '[':
+    case '{':
         if (t->depth < UINT32_MAX)
             t->depth++;
         emit_op(t, c);
         return;
-    case '.': case '|': case ',': case ':': case '~': case '+': case '-':
-        emit_op(t, c);
-        return;
-    default:
-        emit_other(t);
-        return;
+    case '.':
+    case '|':
+    case ',':
+    case ':':
+    case '~':
+    case '+':
+    case '-': emit_op(t, c); return;
+    default: emit_other(t); return;
     }
 }
 
@@ -688,12 +741,8 @@ static void lex_byte(tpl *t, uint8_t c)
             t->pend_c = c;
         }
         return;
-    case M_RAW:
-        raw_mode_byte(t, c);
-        return;
-    default:
-        tag_byte(t, c);
-        return;
+    case M_RAW: raw_mode_byte(t, c); return;
+    default: tag_byte(t, c); return;
     }
 }
 
@@ -710,7 +759,8 @@ void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos)
         /* runs of plain text (and comment / raw bodies) up to the next
          * byte that can change the lexer's state */
         uint8_t stop = t->mode == M_TEXT || (t->mode == M_RAW && !t->raw_collect) ? '{'
-                       : t->mode == M_COMMENT ? '#' : 0;
+                       : t->mode == M_COMMENT                                     ? '#'
+                                                                                  : 0;
         if (stop && !t->pend) {
             const uint8_t *b = memchr(p + i, stop, (size_t)(n - i));
             size_t run = b ? (size_t)(b - (p + i)) : (size_t)(n - i);
@@ -755,8 +805,10 @@ void tpl_end(tpl *t)
             lit_scan_prefix(t);
             ts_end(t, &t->lits);
         } else {
-            hit(t, TH_SYNTAX, t->tag_pos, t->tag_index, "the template ends inside a %s tag "
-                "(Jinja rejects it)", t->tagkind == TAG_VAR ? "{{ }}" : "{% %}");
+            hit(t, TH_SYNTAX, t->tag_pos, t->tag_index,
+                "the template ends inside a %s tag "
+                "(Jinja rejects it)",
+                t->tagkind == TAG_VAR ? "{{ }}" : "{% %}");
             if (t->sub == S_NAME)
                 emit_name(t);
             else if (t->sub == S_NUM || t->sub == S_NUMDOT)

@@ -33,16 +33,37 @@ tpl_pos pos_at(const tpl *t, uint64_t index)
 
 /* ------------------------------------------------------ folded alphabet */
 
-#define SYM_BLOB 0x20u     /* base64 / hex alphabet */
-#define SYM_WORD 0x40u     /* IPv4 / e-mail word */
+#define SYM_BLOB 0x20u /* base64 / hex alphabet */
+#define SYM_WORD 0x40u /* IPv4 / e-mail word */
 #define SYM_DIGITDOT 0x80u
 
 /* Symbols: 0 other, 1-26 letters (any case), 27 whitespace, then the
  * punctuation phrases and commands need. */
 enum {
-    Y_OTHER = 0, Y_SPACE = 27, Y_COLON, Y_SLASH, Y_QUOTE, Y_DOT, Y_BAR, Y_DASH, Y_LPAREN,
-    Y_RPAREN, Y_LBRACK, Y_RBRACK, Y_LT, Y_GT, Y_BANG, Y_DIGIT, Y_DOLLAR, Y_AT, Y_QMARK,
-    Y_EQ, Y_AMP, Y_DQUOTE, Y_HASH, Y__COUNT
+    Y_OTHER = 0,
+    Y_SPACE = 27,
+    Y_COLON,
+    Y_SLASH,
+    Y_QUOTE,
+    Y_DOT,
+    Y_BAR,
+    Y_DASH,
+    Y_LPAREN,
+    Y_RPAREN,
+    Y_LBRACK,
+    Y_RBRACK,
+    Y_LT,
+    Y_GT,
+    Y_BANG,
+    Y_DIGIT,
+    Y_DOLLAR,
+    Y_AT,
+    Y_QMARK,
+    Y_EQ,
+    Y_AMP,
+    Y_DQUOTE,
+    Y_HASH,
+    Y__COUNT
 };
 _Static_assert(Y__COUNT <= AC_SYMS, "the alphabet fits the automaton");
 
@@ -55,7 +76,12 @@ static unsigned ac_sym(uint8_t c)
     if (c >= '0' && c <= '9')
         return Y_DIGIT;
     switch (c) {
-    case ' ': case '\t': case '\n': case '\r': case '\f': case '\v': return Y_SPACE;
+    case ' ':
+    case '\t':
+    case '\n':
+    case '\r':
+    case '\f':
+    case '\v': return Y_SPACE;
     case ':': return Y_COLON;
     case '/': return Y_SLASH;
     case '\'': return Y_QUOTE;
@@ -161,24 +187,46 @@ typedef struct pattern {
 } pattern;
 
 static const pattern patterns[] = {
-    {"http://", TH_URL}, {"https://", TH_URL}, {"ftp://", TH_URL}, {"ftps://", TH_URL},
-    {"sftp://", TH_URL}, {"file://", TH_URL}, {"ws://", TH_URL}, {"wss://", TH_URL},
-    {"gopher://", TH_URL}, {"www.", TH_URL},
-    {"ignore previous", TH_INSTRUCTION}, {"ignore all previous", TH_INSTRUCTION},
-    {"ignore prior", TH_INSTRUCTION}, {"ignore all prior", TH_INSTRUCTION},
-    {"ignore the above", TH_INSTRUCTION}, {"ignore your instructions", TH_INSTRUCTION},
-    {"ignore the instructions", TH_INSTRUCTION}, {"ignore the system prompt", TH_INSTRUCTION},
-    {"disregard previous", TH_INSTRUCTION}, {"disregard all previous", TH_INSTRUCTION},
-    {"disregard the above", TH_INSTRUCTION}, {"disregard your instructions", TH_INSTRUCTION},
-    {"forget previous instructions", TH_INSTRUCTION}, {"forget all previous", TH_INSTRUCTION},
-    {"forget your instructions", TH_INSTRUCTION}, {"you are now", TH_INSTRUCTION},
-    {"do not tell the user", TH_INSTRUCTION}, {"don't tell the user", TH_INSTRUCTION},
-    {"never tell the user", TH_INSTRUCTION}, {"do not inform the user", TH_INSTRUCTION},
-    {"without telling the user", TH_INSTRUCTION}, {"without informing the user", TH_INSTRUCTION},
-    {"do not reveal", TH_INSTRUCTION}, {"never reveal", TH_INSTRUCTION},
-    {"do not disclose", TH_INSTRUCTION}, {"never disclose", TH_INSTRUCTION},
-    {"new instructions:", TH_INSTRUCTION}, {"secret instructions", TH_INSTRUCTION},
-    {"hidden instructions", TH_INSTRUCTION}, {"developer mode", TH_INSTRUCTION},
+    {"http://", TH_URL},
+    {"https://", TH_URL},
+    {"ftp://", TH_URL},
+    {"ftps://", TH_URL},
+    {"sftp://", TH_URL},
+    {"file://", TH_URL},
+    {"ws://", TH_URL},
+    {"wss://", TH_URL},
+    {"gopher://", TH_URL},
+    {"www.", TH_URL},
+    {"ignore previous", TH_INSTRUCTION},
+    {"ignore all previous", TH_INSTRUCTION},
+    {"ignore prior", TH_INSTRUCTION},
+    {"ignore all prior", TH_INSTRUCTION},
+    {"ignore the above", TH_INSTRUCTION},
+    {"ignore your instructions", TH_INSTRUCTION},
+    {"ignore the instructions", TH_INSTRUCTION},
+    {"ignore the system prompt", TH_INSTRUCTION},
+    {"disregard previous", TH_INSTRUCTION},
+    {"disregard all previous", TH_INSTRUCTION},
+    {"disregard the above", TH_INSTRUCTION},
+    {"disregard your instructions", TH_INSTRUCTION},
+    {"forget previous instructions", TH_INSTRUCTION},
+    {"forget all previous", TH_INSTRUCTION},
+    {"forget your instructions", TH_INSTRUCTION},
+    {"you are now", TH_INSTRUCTION},
+    {"do not tell the user", TH_INSTRUCTION},
+    {"don't tell the user", TH_INSTRUCTION},
+    {"never tell the user", TH_INSTRUCTION},
+    {"do not inform the user", TH_INSTRUCTION},
+    {"without telling the user", TH_INSTRUCTION},
+    {"without informing the user", TH_INSTRUCTION},
+    {"do not reveal", TH_INSTRUCTION},
+    {"never reveal", TH_INSTRUCTION},
+    {"do not disclose", TH_INSTRUCTION},
+    {"never disclose", TH_INSTRUCTION},
+    {"new instructions:", TH_INSTRUCTION},
+    {"secret instructions", TH_INSTRUCTION},
+    {"hidden instructions", TH_INSTRUCTION},
+    {"developer mode", TH_INSTRUCTION},
 };
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(N_PATTERNS < 65535, "pattern index fits");
@@ -220,7 +268,7 @@ bool ac_init(tpl *t)
     t->ac_link = calloc(AC_MAX_STATES, sizeof *t->ac_link);
     if (!t->ac_next || !t->ac_out || !t->ac_link)
         return false;
-    uint16_t (*next)[AC_SYMS] = t->ac_next;
+    uint16_t(*next)[AC_SYMS] = t->ac_next;
     uint16_t n = 1;
     for (size_t p = 0; p < N_PATTERNS; p++) {
         uint16_t s = 0;
@@ -368,8 +416,8 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
         if (how & HOW_DUP)
             return;
         char w[200];
-        hit(t, TH_INSTRUCTION, pos_at(t, index), index, "instruction-like phrase '%s' in %s",
-            p->s, ts_where(s, how, w, sizeof w));
+        hit(t, TH_INSTRUCTION, pos_at(t, index), index, "instruction-like phrase '%s' in %s", p->s,
+            ts_where(s, how, w, sizeof w));
         return;
     }
     if (t->hits[TH_URL].have && !(how & HOW_DUP)) {
@@ -541,12 +589,12 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
     const uint16_t *out = t->ac_out;
     uint64_t *ring = s->ring_index;
     const uint64_t step = same_index ? 0 : 1;
-#define SYNC()                                                                            \
-    (s->ac_state = (uint16_t)st, s->ring_n = rn, s->blob_len = blen, s->blob_cls = bcls,  \
+#define SYNC()                                                                                     \
+    (s->ac_state = (uint16_t)st, s->ring_n = rn, s->blob_len = blen, s->blob_cls = bcls,           \
      s->word_len = wlen, s->word_kind = wk, s->ac_space = space)
-#define LOAD()                                                                            \
-    (st = s->ac_state, rn = s->ring_n, blen = s->blob_len, bcls = s->blob_cls,            \
-     wlen = s->word_len, wk = s->word_kind, space = s->ac_space)
+#define LOAD()                                                                                     \
+    (st = s->ac_state, rn = s->ring_n, blen = s->blob_len, bcls = s->blob_cls, wlen = s->word_len, \
+     wk = s->word_kind, space = s->ac_space)
     for (size_t i = 0; i < n; i++) {
         const uint8_t c = p[i];
         const uint64_t idx = index + i * step;

@@ -21,43 +21,85 @@ typedef struct wdef {
 
 #define TAINT WC_TAINTSINK
 static const wdef words[W__COUNT] = {
-    [W_AND] = {"and", 0}, [W_OR] = {"or", 0}, [W_NOT] = {"not", 0}, [W_IN] = {"in", 0},
-    [W_IS] = {"is", 0}, [W_IF] = {"if", 0}, [W_ELSE] = {"else", 0}, [W_TRUE] = {"true", 0},
-    [W_FALSE] = {"false", 0}, [W_NONE_LIT] = {"none", 0}, [W_TRUE_U] = {"True", 0},
-    [W_FALSE_U] = {"False", 0}, [W_NONE_U] = {"None", 0}, [W_RECURSIVE] = {"recursive", 0},
-    [W_SET] = {"set", 0}, [W_ENDSET] = {"endset", 0}, [W_FOR] = {"for", 0},
-    [W_ENDFOR] = {"endfor", 0}, [W_ELIF] = {"elif", 0}, [W_ENDIF] = {"endif", 0},
-    [W_MACRO] = {"macro", 0}, [W_ENDMACRO] = {"endmacro", 0}, [W_CALL] = {"call", TAINT},
-    [W_ENDCALL] = {"endcall", 0}, [W_FILTER] = {"filter", 0}, [W_ENDFILTER] = {"endfilter", 0},
-    [W_WITH] = {"with", 0}, [W_ENDWITH] = {"endwith", 0}, [W_BLOCK] = {"block", 0},
-    [W_ENDBLOCK] = {"endblock", 0}, [W_RAW] = {"raw", 0}, [W_ENDRAW] = {"endraw", 0},
-    [W_GENERATION] = {"generation", 0}, [W_ENDGENERATION] = {"endgeneration", 0},
-    [W_AUTOESCAPE] = {"autoescape", 0}, [W_ENDAUTOESCAPE] = {"endautoescape", 0},
-    [W_TRANS] = {"trans", 0}, [W_ENDTRANS] = {"endtrans", 0},
-    [W_LIPSUM] = {"lipsum", WC_GADGET}, [W_CYCLER] = {"cycler", WC_GADGET},
-    [W_JOINER] = {"joiner", WC_GADGET}, [W_NAMESPACE] = {"namespace", WC_GADGET},
-    [W_SELF] = {"self", WC_GADGET}, [W_RANGE] = {"range", WC_GADGET},
-    [W_DICT] = {"dict", WC_GADGET}, [W_LOOP] = {"loop", WC_GADGET},
-    [W_CALLER] = {"caller", WC_GADGET}, [W_VARARGS] = {"varargs", WC_GADGET},
-    [W_KWARGS] = {"kwargs", WC_GADGET}, [W_REQUEST] = {"request", WC_GADGET},
-    [W_CONFIG] = {"config", WC_GADGET}, [W_URL_FOR] = {"url_for", WC_GADGET},
-    [W_GET_FLASHED] = {"get_flashed_messages", WC_GADGET}, [W_G] = {"g", WC_GADGET},
+    [W_AND] = {"and", 0},
+    [W_OR] = {"or", 0},
+    [W_NOT] = {"not", 0},
+    [W_IN] = {"in", 0},
+    [W_IS] = {"is", 0},
+    [W_IF] = {"if", 0},
+    [W_ELSE] = {"else", 0},
+    [W_TRUE] = {"true", 0},
+    [W_FALSE] = {"false", 0},
+    [W_NONE_LIT] = {"none", 0},
+    [W_TRUE_U] = {"True", 0},
+    [W_FALSE_U] = {"False", 0},
+    [W_NONE_U] = {"None", 0},
+    [W_RECURSIVE] = {"recursive", 0},
+    [W_SET] = {"set", 0},
+    [W_ENDSET] = {"endset", 0},
+    [W_FOR] = {"for", 0},
+    [W_ENDFOR] = {"endfor", 0},
+    [W_ELIF] = {"elif", 0},
+    [W_ENDIF] = {"endif", 0},
+    [W_MACRO] = {"macro", 0},
+    [W_ENDMACRO] = {"endmacro", 0},
+    [W_CALL] = {"call", TAINT},
+    [W_ENDCALL] = {"endcall", 0},
+    [W_FILTER] = {"filter", 0},
+    [W_ENDFILTER] = {"endfilter", 0},
+    [W_WITH] = {"with", 0},
+    [W_ENDWITH] = {"endwith", 0},
+    [W_BLOCK] = {"block", 0},
+    [W_ENDBLOCK] = {"endblock", 0},
+    [W_RAW] = {"raw", 0},
+    [W_ENDRAW] = {"endraw", 0},
+    [W_GENERATION] = {"generation", 0},
+    [W_ENDGENERATION] = {"endgeneration", 0},
+    [W_AUTOESCAPE] = {"autoescape", 0},
+    [W_ENDAUTOESCAPE] = {"endautoescape", 0},
+    [W_TRANS] = {"trans", 0},
+    [W_ENDTRANS] = {"endtrans", 0},
+    [W_LIPSUM] = {"lipsum", WC_GADGET},
+    [W_CYCLER] = {"cycler", WC_GADGET},
+    [W_JOINER] = {"joiner", WC_GADGET},
+    [W_NAMESPACE] = {"namespace", WC_GADGET},
+    [W_SELF] = {"self", WC_GADGET},
+    [W_RANGE] = {"range", WC_GADGET},
+    [W_DICT] = {"dict", WC_GADGET},
+    [W_LOOP] = {"loop", WC_GADGET},
+    [W_CALLER] = {"caller", WC_GADGET},
+    [W_VARARGS] = {"varargs", WC_GADGET},
+    [W_KWARGS] = {"kwargs", WC_GADGET},
+    [W_REQUEST] = {"request", WC_GADGET},
+    [W_CONFIG] = {"config", WC_GADGET},
+    [W_URL_FOR] = {"url_for", WC_GADGET},
+    [W_GET_FLASHED] = {"get_flashed_messages", WC_GADGET},
+    [W_G] = {"g", WC_GADGET},
     [W_OS] = {"os", WC_MODULE | WC_KEYSINK | TAINT},
     [W_SYS] = {"sys", WC_MODULE | TAINT},
     [W_SUBPROCESS] = {"subprocess", WC_MODULE | WC_KEYSINK | TAINT | WC_CLASSHUNT},
     [W_IMPORTLIB] = {"importlib", WC_MODULE | WC_KEYSINK | TAINT},
     [W_BUILTINS] = {"builtins", WC_MODULE | WC_KEYSINK | TAINT},
     [W_POSIX] = {"posix", WC_MODULE | WC_KEYSINK | TAINT},
-    [W_NT] = {"nt", WC_MODULE | TAINT}, [W_PTY] = {"pty", WC_MODULE | WC_KEYSINK | TAINT},
-    [W_SOCKET] = {"socket", WC_MODULE | TAINT}, [W_SHUTIL] = {"shutil", WC_MODULE | TAINT},
-    [W_URLLIB] = {"urllib", WC_MODULE | TAINT}, [W_REQUESTS] = {"requests", WC_MODULE | TAINT},
+    [W_NT] = {"nt", WC_MODULE | TAINT},
+    [W_PTY] = {"pty", WC_MODULE | WC_KEYSINK | TAINT},
+    [W_SOCKET] = {"socket", WC_MODULE | TAINT},
+    [W_SHUTIL] = {"shutil", WC_MODULE | TAINT},
+    [W_URLLIB] = {"urllib", WC_MODULE | TAINT},
+    [W_REQUESTS] = {"requests", WC_MODULE | TAINT},
     [W_EVAL] = {"eval", WC_CALLSINK | WC_KEYSINK | TAINT},
     [W_EXEC] = {"exec", WC_CALLSINK | WC_KEYSINK | TAINT},
-    [W_COMPILE] = {"compile", WC_CALLSINK | TAINT}, [W_OPEN] = {"open", WC_CALLSINK | TAINT},
-    [W_INPUT] = {"input", WC_CALLSINK}, [W_BREAKPOINT] = {"breakpoint", WC_CALLSINK},
-    [W_GLOBALS] = {"globals", WC_CALLSINK}, [W_LOCALS] = {"locals", WC_CALLSINK},
-    [W_VARS] = {"vars", WC_CALLSINK}, [W_SETATTR] = {"setattr", WC_CALLSINK},
-    [W_DELATTR] = {"delattr", WC_CALLSINK}, [W_GETATTR] = {"getattr", 0}, [W_CHR] = {"chr", 0},
+    [W_COMPILE] = {"compile", WC_CALLSINK | TAINT},
+    [W_OPEN] = {"open", WC_CALLSINK | TAINT},
+    [W_INPUT] = {"input", WC_CALLSINK},
+    [W_BREAKPOINT] = {"breakpoint", WC_CALLSINK},
+    [W_GLOBALS] = {"globals", WC_CALLSINK},
+    [W_LOCALS] = {"locals", WC_CALLSINK},
+    [W_VARS] = {"vars", WC_CALLSINK},
+    [W_SETATTR] = {"setattr", WC_CALLSINK},
+    [W_DELATTR] = {"delattr", WC_CALLSINK},
+    [W_GETATTR] = {"getattr", 0},
+    [W_CHR] = {"chr", 0},
     [W_IMPORT_DUNDER] = {"__import__", WC_CALLSINK | WC_KEYSINK | TAINT},
     [W_POPEN] = {"popen", WC_ATTRSINK | WC_KEYSINK | TAINT},
     [W_SYSTEM] = {"system", TAINT},
@@ -66,29 +108,52 @@ static const wdef words[W__COUNT] = {
     [W_GETOUTPUT] = {"getoutput", WC_ATTRSINK | WC_KEYSINK | TAINT},
     [W_GETSTATUSOUTPUT] = {"getstatusoutput", WC_ATTRSINK | WC_KEYSINK | TAINT},
     [W_POPEN_CLS] = {"Popen", WC_ATTRSINK | WC_KEYSINK | TAINT | WC_CLASSHUNT},
-    [W_SPAWNL] = {"spawnl", WC_ATTRSINK | TAINT}, [W_SPAWNV] = {"spawnv", WC_ATTRSINK | TAINT},
-    [W_EXECV] = {"execv", WC_ATTRSINK | TAINT}, [W_EXECVE] = {"execve", WC_ATTRSINK | TAINT},
+    [W_SPAWNL] = {"spawnl", WC_ATTRSINK | TAINT},
+    [W_SPAWNV] = {"spawnv", WC_ATTRSINK | TAINT},
+    [W_EXECV] = {"execv", WC_ATTRSINK | TAINT},
+    [W_EXECVE] = {"execve", WC_ATTRSINK | TAINT},
     [W_ENVIRON] = {"environ", WC_ATTRSINK | WC_KEYSINK | TAINT},
     [W_IMPORT_MODULE] = {"import_module", WC_ATTRSINK | WC_KEYSINK | TAINT},
     [W_LOAD_MODULE] = {"load_module", WC_ATTRSINK | TAINT},
-    [W_MODULES] = {"modules", TAINT}, [W_READ] = {"read", TAINT}, [W_RUN] = {"run", TAINT},
+    [W_MODULES] = {"modules", TAINT},
+    [W_READ] = {"read", TAINT},
+    [W_RUN] = {"run", TAINT},
     [W_WRITE] = {"write", TAINT},
     [W_CATCH_WARNINGS] = {"catch_warnings", WC_CLASSHUNT},
     [W_WRAP_CLOSE] = {"_wrap_close", WC_CLASSHUNT},
     [W_FILELOADER] = {"FileLoader", WC_CLASSHUNT},
     [W_BUILTINIMPORTER] = {"BuiltinImporter", WC_CLASSHUNT},
-    [W_MODULE_ATTR] = {"_module", WC_CLASSHUNT}, [W_MRO] = {"mro", 0},
-    [W_FORMAT] = {"format", 0}, [W_FORMAT_MAP] = {"format_map", 0},
-    [W_REPLACE] = {"replace", 0}, [W_JOIN] = {"join", 0}, [W_LOWER] = {"lower", 0},
-    [W_UPPER] = {"upper", 0}, [W_STRIP] = {"strip", 0}, [W_LSTRIP] = {"lstrip", 0},
-    [W_RSTRIP] = {"rstrip", 0}, [W_TITLE] = {"title", 0}, [W_CAPITALIZE] = {"capitalize", 0},
-    [W_SWAPCASE] = {"swapcase", 0}, [W_STARTSWITH] = {"startswith", 0},
-    [W_ENDSWITH] = {"endswith", 0}, [W_FIND] = {"find", 0}, [W_RFIND] = {"rfind", 0},
-    [W_COUNT] = {"count", 0}, [W_INDEX] = {"index", 0}, [W_ATTR] = {"attr", 0},
-    [W_TRIM] = {"trim", 0}, [W_STRING] = {"string", 0}, [W_REVERSE] = {"reverse", 0},
-    [W_FIRST] = {"first", 0}, [W_LAST] = {"last", 0}, [W_LIST] = {"list", 0},
-    [W_CENTER] = {"center", 0}, [W_INDENT] = {"indent", 0},
-    [W_CONTENT] = {"content", 0}, [W_TEXT] = {"text", 0},
+    [W_MODULE_ATTR] = {"_module", WC_CLASSHUNT},
+    [W_MRO] = {"mro", 0},
+    [W_FORMAT] = {"format", 0},
+    [W_FORMAT_MAP] = {"format_map", 0},
+    [W_REPLACE] = {"replace", 0},
+    [W_JOIN] = {"join", 0},
+    [W_LOWER] = {"lower", 0},
+    [W_UPPER] = {"upper", 0},
+    [W_STRIP] = {"strip", 0},
+    [W_LSTRIP] = {"lstrip", 0},
+    [W_RSTRIP] = {"rstrip", 0},
+    [W_TITLE] = {"title", 0},
+    [W_CAPITALIZE] = {"capitalize", 0},
+    [W_SWAPCASE] = {"swapcase", 0},
+    [W_STARTSWITH] = {"startswith", 0},
+    [W_ENDSWITH] = {"endswith", 0},
+    [W_FIND] = {"find", 0},
+    [W_RFIND] = {"rfind", 0},
+    [W_COUNT] = {"count", 0},
+    [W_INDEX] = {"index", 0},
+    [W_ATTR] = {"attr", 0},
+    [W_TRIM] = {"trim", 0},
+    [W_STRING] = {"string", 0},
+    [W_REVERSE] = {"reverse", 0},
+    [W_FIRST] = {"first", 0},
+    [W_LAST] = {"last", 0},
+    [W_LIST] = {"list", 0},
+    [W_CENTER] = {"center", 0},
+    [W_INDENT] = {"indent", 0},
+    [W_CONTENT] = {"content", 0},
+    [W_TEXT] = {"text", 0},
 };
 #undef TAINT
 
@@ -188,7 +253,10 @@ bool cp_invisible(uint32_t cp, const char **name)
     case 0x202D: s = "LEFT-TO-RIGHT OVERRIDE"; break;
     case 0x202E: s = "RIGHT-TO-LEFT OVERRIDE"; break;
     case 0x2060: s = "WORD JOINER"; break;
-    case 0x2061: case 0x2062: case 0x2063: case 0x2064: s = "INVISIBLE OPERATOR"; break;
+    case 0x2061:
+    case 0x2062:
+    case 0x2063:
+    case 0x2064: s = "INVISIBLE OPERATOR"; break;
     case 0x2066: s = "LEFT-TO-RIGHT ISOLATE"; break;
     case 0x2067: s = "RIGHT-TO-LEFT ISOLATE"; break;
     case 0x2068: s = "FIRST STRONG ISOLATE"; break;
@@ -206,8 +274,10 @@ bool cp_invisible(uint32_t cp, const char **name)
 
 static void u8_invalid(tpl *t, tpl_pos pos, uint64_t index, uint8_t c)
 {
-    hit(t, TH_UTF8, pos, index, "invalid UTF-8: byte 0x%02x does not start or continue a "
-        "valid sequence", c);
+    hit(t, TH_UTF8, pos, index,
+        "invalid UTF-8: byte 0x%02x does not start or continue a "
+        "valid sequence",
+        c);
 }
 
 void raw_byte(tpl *t, uint8_t c)
@@ -221,11 +291,17 @@ again:
         t->u8_bytes[0] = c;
         t->u8_len = 1;
         if (c >= 0xC2 && c <= 0xDF) {
-            t->u8_need = 1; t->u8_cp = c & 0x1Fu; t->u8_min = 0x80;
+            t->u8_need = 1;
+            t->u8_cp = c & 0x1Fu;
+            t->u8_min = 0x80;
         } else if (c >= 0xE0 && c <= 0xEF) {
-            t->u8_need = 2; t->u8_cp = c & 0x0Fu; t->u8_min = 0x800;
+            t->u8_need = 2;
+            t->u8_cp = c & 0x0Fu;
+            t->u8_min = 0x800;
         } else if (c >= 0xF0 && c <= 0xF4) {
-            t->u8_need = 3; t->u8_cp = c & 0x07u; t->u8_min = 0x10000;
+            t->u8_need = 3;
+            t->u8_cp = c & 0x07u;
+            t->u8_min = 0x10000;
         } else {
             u8_invalid(t, t->cur, t->index, c);
         }
