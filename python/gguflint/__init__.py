@@ -42,7 +42,7 @@ Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryIO]
 
 #: Profile names, in the library's order ("ggml" is the default).
 def _profiles() -> Tuple[str, ...]:
-    names = []
+    names: List[str] = []
     while lib.gguflint_profile_name(len(names)) != ffi.NULL:
         names.append(ffi.string(lib.gguflint_profile_name(len(names))).decode("ascii"))
     return tuple(names)
@@ -252,6 +252,7 @@ def _borrow(inp: _Input, data: Any) -> None:
     """Borrow a buffer without copying when it cannot change under the
     parser (bytes, read-only views); copy writable ones, since another thread
     could rewrite them during the lint."""
+    view: Union[bytes, memoryview]
     if isinstance(data, bytes):
         view = data
     else:
@@ -298,14 +299,7 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
             inp.keep.append(mv)
             _borrow(inp, mv)
         else:
-            try:
-                data = source.read()
-            except ValueError as e:  # e.g. "I/O operation on closed file"
-                raise ArgumentError(str(e), status=5) from e
-            if not isinstance(data, (bytes, bytearray, memoryview)):
-                raise TypeError("the file object must be opened in binary mode "
-                                f"(read() returned {type(data).__name__})")
-            _borrow(inp, data)
+            _borrow(inp, _read_stream(source, inp.display))
     else:
         raise TypeError("source must be a path, a bytes-like object or a binary file object, "
                         f"not {type(source).__name__}")
@@ -319,6 +313,38 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
     elif inp.path is None and inp.display != "<bytes>":
         inp.name = inp.display
     return inp
+
+
+#: The most a non-mappable file object (a pipe, a socket, a custom stream)
+#: is read: the CLI's default --stdin-max. A stream that goes on is an error
+#: rather than memory exhausted by an endless or hostile source.
+STREAM_MAX = 1 << 30
+
+
+def _read_stream(f: Any, display: str) -> bytes:
+    """Read a file object to its end in chunks, at most STREAM_MAX bytes."""
+    chunks: List[bytes] = []
+    total = 0
+    while True:
+        try:
+            chunk = f.read(min(1 << 24, STREAM_MAX + 1 - total))
+        except ValueError as e:  # e.g. "I/O operation on closed file"
+            raise ArgumentError(str(e), status=5) from e
+        if chunk is None:  # a non-blocking stream with nothing ready
+            raise ArgumentError("the file object is non-blocking and has no data ready",
+                                status=5)
+        if not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise TypeError("the file object must be opened in binary mode "
+                            f"(read() returned {type(chunk).__name__})")
+        if not chunk:
+            break
+        chunks.append(bytes(chunk))
+        total += len(chunks[-1])
+        if total > STREAM_MAX:
+            raise IOError(f"{display}: the stream is longer than {STREAM_MAX} bytes: pass a "
+                          "path, a bytes object or a regular file instead", status=1,
+                          detail="stream too long", source=display)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _map_file_object(f: Any) -> Optional[mmap.mmap]:

@@ -40,8 +40,8 @@ import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO,
-                    Tuple)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set,
+                    TextIO, Tuple)
 
 import gguflint
 
@@ -217,10 +217,10 @@ def expand(source: str) -> List[str]:
     return [f for f in list_repo(source) if f.endswith(".gguf")]
 
 
-def done_sources(path: str) -> set:
+def done_sources(path: str) -> Set[str]:
     """Inputs already in an output file. A last line cut by a killed run is
     dropped (the file is truncated back to its last complete line)."""
-    done = set()
+    done: Set[str] = set()
     if not os.path.exists(path):
         return done
     with open(path, "rb+") as f:
@@ -478,9 +478,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     sources: List[str] = []
     seen = set()
-    for e in entries:
+    for entry in entries:
         try:
-            expanded = expand(e)
+            expanded = expand(entry)
         except gguflint.Error as err:
             print(f"gguflint.scan: {err}", file=sys.stderr)
             return 2
