@@ -210,11 +210,7 @@ def expand(source: str) -> List[str]:
     anything else is itself."""
     if not is_hf_repo(source):
         return [source]
-    list_repo = getattr(gguflint, "list_repository", None)
-    if list_repo is None:
-        raise gguflint.UnsupportedSourceError(
-            f"{source}: listing repositories needs a libgguflint built with URL support")
-    return [f for f in list_repo(source) if f.endswith(".gguf")]
+    return [f for f in gguflint.list_repository(source) if f.endswith(".gguf")]
 
 
 def done_sources(path: str) -> Set[str]:

@@ -174,7 +174,7 @@ def test_a_worker_that_dies_on_an_input_does_not_stop_the_scan(tmp_path):
     crash = tmp_path / "CRASH.gguf"
     shutil.copyfile(files[0], crash)
     sources = files[:20] + [str(crash)] + files[20:]
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+    with dask.config.set({"distributed.scheduler.allowed-failures": 2}):
         client = scan.make_client(None, 2, 1)
         try:
             out = io.StringIO()
