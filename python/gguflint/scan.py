@@ -394,7 +394,7 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
         finally:
             fut.release()
         for rec in records:
-            out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.write(json.dumps(rec, separators=(",", ":")) + "\n")
             summary.add(rec, rules, errors)
         out.flush()
         if progress:
@@ -488,7 +488,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     client = make_client(a.scheduler, a.workers, a.threads)
     try:
-        with open(a.output, "a", encoding="utf-8", errors="surrogateescape") as out:
+        with open(a.output, "a", encoding="ascii") as out:  # json.dumps escapes the rest
             summary = scan(todo, out, client, options, batch_size=a.batch,
                            progress=Progress(len(todo), sys.stderr, a.progress))
     finally:
