@@ -194,15 +194,9 @@ static int gguflintpy_rules_markdown(char **out, size_t *len)
 }
 """
 
-# The library's API moved while this package was written (opaque options,
-# the version call, URL inputs); the glue matching the header is chosen at
-# build time, so the package builds from any tree that has these sources.
-GLUE_VERSION = {
-    True: "static const char *gguflintpy_version(void) { return gguflint_version(); }\n",
-    False: "static const char *gguflintpy_version(void) { return GGUFLINT_VERSION; }\n",
-}
+GLUE_VERSION = "static const char *gguflintpy_version(void) { return gguflint_version(); }\n"
 
-GLUE_OPTIONS_OPAQUE = r"""
+GLUE_OPTIONS = r"""
 /* Options the way the CLI applies them: profile, then select (exclusive),
  * then ignore. On an unknown name, *status is GGUFLINT_E_ARG and the name is
  * copied into bad. */
@@ -252,46 +246,11 @@ done:
 
 """
 
-GLUE_OPTIONS_STRUCT = r"""
-/* As GLUE_OPTIONS_OPAQUE, for a library whose options are a public struct. */
-static gguflint_ctx *gguflintpy_new(const char *profile, const char *select, const char *ignore,
-                                    bool deep, bool header_only, int *status,
-                                    char *bad, size_t bad_size)
-{
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    *status = GGUFLINT_OK;
-    if (bad_size)
-        bad[0] = '\0';
-    if (gguflint_options_profile(&opt, profile) != GGUFLINT_OK) {
-        *status = GGUFLINT_E_ARG;
-        if (bad_size) { strncpy(bad, profile, bad_size - 1); bad[bad_size - 1] = '\0'; }
-        return NULL;
-    }
-    if (select) {
-        gguflint_options_clear(&opt);
-        if (gguflint_options_select(&opt, select, true, bad, bad_size) != GGUFLINT_OK) {
-            *status = GGUFLINT_E_ARG;
-            return NULL;
-        }
-    }
-    if (ignore && gguflint_options_select(&opt, ignore, false, bad, bad_size) != GGUFLINT_OK) {
-        *status = GGUFLINT_E_ARG;
-        return NULL;
-    }
-    opt.deep = deep;
-    opt.deep_jobs = 1;
-    opt.header_only = header_only;
-    gguflint_ctx *ctx = gguflint_new(&opt);
-    if (!ctx)
-        *status = GGUFLINT_E_NOMEM;
-    return ctx;
-}
-"""
-
 GLUE_URL = r"""
 /* URL inputs: the library fetches the metadata with HTTP ranges (fetch
- * options from the environment: $HF_ENDPOINT, $HF_TOKEN), then runs. */
+ * options from the environment: $HF_ENDPOINT, $HF_TOKEN), then runs. In a
+ * library built without libcurl, gguflint_url_supported() is false and the
+ * package refuses URLs before calling these. */
 static bool gguflintpy_url_supported(void) { return gguflint_url_supported(); }
 
 static int gguflintpy_open_url_run(gguflint_ctx *ctx, const char *url)
@@ -325,25 +284,10 @@ static int gguflintpy_list(const char *ref, char **out, size_t *len, char *err, 
 }
 """
 
-GLUE_NO_URL = r"""
-/* This library has no URL inputs. */
-static bool gguflintpy_url_supported(void) { return false; }
-static int gguflintpy_open_url_run(gguflint_ctx *ctx, const char *url)
-{ (void)ctx; (void)url; return GGUFLINT_E_ARG; }
-static bool gguflintpy_fetch_stats(const gguflint_ctx *ctx, uint64_t *bytes, uint64_t *requests)
-{ (void)ctx; (void)bytes; (void)requests; return false; }
-static int gguflintpy_list(const char *ref, char **out, size_t *len, char *err, size_t err_size)
-{ (void)ref; *out = NULL; *len = 0; if (err_size) err[0] = '\0'; return GGUFLINT_E_ARG; }
-"""
-
-
-def glue_for(header_text: str) -> str:
-    """GLUE plus the variants this header's API needs."""
-    return (GLUE
-            + GLUE_VERSION["gguflint_version(" in header_text]
-            + (GLUE_OPTIONS_OPAQUE if "gguflint_options_new(" in header_text
-               else GLUE_OPTIONS_STRUCT)
-            + (GLUE_URL if "gguflint_open_url(" in header_text else GLUE_NO_URL))
+def glue() -> str:
+    """The C glue: buffers, the SIGBUS guard and the JSON writers (GLUE),
+    the version, options as the CLI applies them, URL inputs."""
+    return GLUE + GLUE_VERSION + GLUE_OPTIONS + GLUE_URL
 
 
 def link_flags(libdir: str):
@@ -372,10 +316,8 @@ def make_ffibuilder() -> FFI:
     ffi = FFI()
     ffi.cdef(header_cdef(header))
     ffi.cdef(GLUE_CDEF)
-    with open(header, encoding="utf-8") as f:
-        header_text = f.read()
     ffi.set_source(
-        "gguflint._native", glue_for(header_text),
+        "gguflint._native", glue(),
         include_dirs=[os.path.join(root, "src")],
         # The static archive, so the extension is one self-contained file.
         extra_objects=[archive],
