@@ -696,8 +696,10 @@ static void test_hf_listing(void **state)
                      "{\"type\":\"file\",\"path\":\"README.md\",\"size\":5},"
                      "{\"type\":\"file\",\"path\":\"q/m-00001-of-00002.gguf\",\"size\":20}]";
     const char *p2 = "[{\"type\":\"file\",\"path\":\"a.GGUF\",\"size\":30,\"lfs\":{\"size\":30}}]";
+    const char *sha = "{\"id\":\"o/r\",\"sha\":\"0123456789abcdef0123456789abcdef01234567\"}";
+    resp(&b, "HTTP/1.1 200 OK", sha, strlen(sha), 0);
     resp(&b,
-         "HTTP/1.1 200 OK\r\nLink: </api/models/o/r/tree/main?recursive=true&cursor=x>; "
+         "HTTP/1.1 200 OK\r\nLink: </api/models/o/r/tree/x?recursive=true&cursor=x>; "
          "rel=\"next\"",
          p1, strlen(p1), 0);
     resp(&b, "HTTP/1.1 200 OK", p2, strlen(p2), 0);
@@ -713,23 +715,43 @@ static void test_hf_listing(void **state)
     assert_int_equal(
         hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
         NET_OK);
+    /* pinned: the listing and every file are of that commit */
+    assert_string_equal(r.rev, "0123456789abcdef0123456789abcdef01234567");
     assert_int_equal(l.n, 3);
     assert_string_equal(l.v[0].path, "a.GGUF");
     assert_string_equal(l.v[1].path, "q/m-00001-of-00002.gguf");
     assert_int_equal(l.v[1].size, 20);
     assert_string_equal(l.v[2].path, "q/m-00002-of-00002.gguf");
-    assert_int_equal(reqs, 2);
-    assert_string_equal(s.requests[0].url,
-                        "http://127.0.0.1:7/api/models/o/r/tree/main?recursive=true");
-    assert_string_equal(s.requests[1].url,
-                        "http://127.0.0.1:7/api/models/o/r/tree/main?recursive=true&cursor=x");
+    assert_int_equal(reqs, 3);
+    assert_string_equal(s.requests[0].url, "http://127.0.0.1:7/api/models/o/r/revision/main");
+    assert_string_equal(s.requests[1].url, "http://127.0.0.1:7/api/models/o/r/tree/"
+                                           "0123456789abcdef0123456789abcdef01234567"
+                                           "?recursive=true");
+    assert_string_equal(s.requests[2].url,
+                        "http://127.0.0.1:7/api/models/o/r/tree/x?recursive=true&cursor=x");
     assert_true(sent(&s, 0, "Authorization: Bearer hf_x"));
-    assert_true(sent(&s, 0, "Accept: application/json"));
+    assert_true(sent(&s, 1, "Accept: application/json"));
     assert_false(s.leaked);
     hf_list_free(&l);
     free(b.p);
+    hf_ref_free(&r);
 
-    /* a next link to another host, a hostile path, not JSON */
+    /* a revision answer without a commit leaves the revision as given */
+    b = (buf){0};
+    resp(&b, "HTTP/1.1 200 OK", "{}", 2, 0);
+    resp(&b, "HTTP/1.1 200 OK", p2, strlen(p2), 0);
+    net_script_init(&s, b.p, b.len);
+    assert_true(hf_parse("hf://o/r@v1", &r, err, sizeof err));
+    assert_int_equal(
+        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
+        NET_OK);
+    assert_string_equal(r.rev, "v1");
+    assert_int_equal(l.n, 1);
+    hf_list_free(&l);
+    free(b.p);
+    hf_ref_free(&r);
+
+    /* a next link to another host, a hostile path, not JSON, no size, no access */
     const char *bad_first[] = {"HTTP/1.1 200 OK\r\nLink: <http://127.0.0.1:8/next>; rel=\"next\"",
                                "HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK",
                                "HTTP/1.1 401 Unauthorized"};
@@ -740,16 +762,19 @@ static void test_hf_listing(void **state)
                           "HTTP 401"};
     for (size_t i = 0; i < 5; i++) {
         b = (buf){0};
+        if (i < 4)
+            resp(&b, "HTTP/1.1 200 OK", sha, strlen(sha), 0);
         resp(&b, bad_first[i], bad_body[i], strlen(bad_body[i]), 0);
         net_script_init(&s, b.p, b.len);
+        assert_true(hf_parse("hf://o/r", &r, err, sizeof err));
         assert_int_equal(
             hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
             NET_E_IO);
         if (!strstr(err, want[i]))
             fail_msg("case %zu: '%s'", i, err);
         free(b.p);
+        hf_ref_free(&r);
     }
-    hf_ref_free(&r);
 }
 
 int main(void)

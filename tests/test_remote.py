@@ -89,6 +89,12 @@ def hub():
     return "http://127.0.0.1:%d" % SERVER.a
 
 
+def commit(ref):
+    """The commit id the test server gives ORG/REPO@REV."""
+    import hashlib
+    return hashlib.sha1(ref.encode()).hexdigest()
+
+
 def findings(file_entry):
     return [(f["rule"], f["severity"], f["offset"], f["length"], f["path"], f["message"])
             for f in file_entry["findings"]]
@@ -274,15 +280,17 @@ class Matrix(unittest.TestCase):
     def test_hf_repository(self):
         rc, out, err = lint_json("hf://org/repo")
         names = [f["path"] for f in out["files"]]
-        self.assertEqual(names, ["hf://org/repo@main/big/many.gguf",
-                                 "hf://org/repo@main/q/m-00001-of-00003.gguf",
-                                 "hf://org/repo@main/q/m-00002-of-00003.gguf",
-                                 "hf://org/repo@main/small.gguf"])
+        # listed at the commit "main" names now: every file of one commit
+        sha = commit("org/repo@main")
+        self.assertEqual(names, ["hf://org/repo@%s/big/many.gguf" % sha,
+                                 "hf://org/repo@%s/q/m-00001-of-00003.gguf" % sha,
+                                 "hf://org/repo@%s/q/m-00002-of-00003.gguf" % sha,
+                                 "hf://org/repo@%s/small.gguf" % sha])
         self.assertEqual(rc, 1, err)  # the set misses its third shard
         rules = [f["rule"] for f in out["files"][1]["findings"]]
         self.assertIn("GG410", rules)
         for f in out["files"]:
-            self.assertTrue(f["url"].startswith(hub() + "/org/repo/resolve/main/"), f["url"])
+            self.assertTrue(f["url"].startswith(hub() + "/org/repo/resolve/%s/" % sha), f["url"])
         # the listing went page by page (two entries a page)
         pages = [e for e in SERVER.log() if e["path"].startswith("/api/models/org/repo/tree")]
         self.assertGreater(len(pages), 2)
@@ -293,9 +301,10 @@ class Matrix(unittest.TestCase):
 
     def test_hf_folder_and_revision(self):
         rc, out, err = lint_json("hf://org/repo@v2/q")
+        sha = commit("org/repo@v2")
         self.assertEqual([f["path"] for f in out["files"]],
-                         ["hf://org/repo@v2/q/m-00001-of-00003.gguf",
-                          "hf://org/repo@v2/q/m-00002-of-00003.gguf"])
+                         ["hf://org/repo@%s/q/m-00001-of-00003.gguf" % sha,
+                          "hf://org/repo@%s/q/m-00002-of-00003.gguf" % sha])
         self.assertEqual(rc, 1)
 
     def test_hf_missing_repository(self):
@@ -319,6 +328,39 @@ class Matrix(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertTrue(all(e["authorization"] is None
                             for e in SERVER.log() if e["port"] == SERVER.b))
+
+    def hash_json(self, *args):
+        p = subprocess.run([GGUFLINT, "hash"] + list(args), capture_output=True, text=True,
+                           timeout=RUN_LIMIT, env=clean_env(HF_ENDPOINT=hub()))
+        return p.returncode, p.stdout, p.stderr
+
+    def test_hash_url(self):
+        for rel in ("small.gguf", "hostile.gguf"):
+            with self.subTest(rel=rel):
+                rc_l, out_l, err_l = self.hash_json(os.path.join(WORK, rel))
+                rc_r, out_r, err_r = self.hash_json(SERVER.url("ok", rel))
+                self.assertEqual(rc_r, rc_l, err_r)
+                if rc_l != 0:
+                    continue
+                fl, fr = json.loads(out_l)["files"][0], json.loads(out_r)["files"][0]
+                for key in ("size", "data_start", "data_sha256", "tensors"):
+                    self.assertEqual(fr[key], fl[key], key)
+        # verify a remote file against the local file's manifest
+        manifest = os.path.join(WORK, "small.manifest.json")
+        rc, out, err = self.hash_json("-o", manifest, os.path.join(WORK, "small.gguf"))
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.hash_json("--verify-manifest", manifest,
+                                      SERVER.url("redirect", "small.gguf"))
+        self.assertEqual(rc, 0, err + out)
+        # the data read in ranges must be one version of the file
+        rc, out, err = self.hash_json("--fetch-first-range", "4096",
+                                      SERVER.url("change", "small.gguf"))
+        self.assertEqual(rc, 2)
+        self.assertIn("changed between requests", err)
+        # a repository: each of its files
+        rc, out, err = self.hash_json("hf://org/repo")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(json.loads(out)["files"]), 4)
 
     def test_dump_url(self):
         p = subprocess.run([GGUFLINT, "dump", "--format", "json", SERVER.url("ok", "small.gguf")],

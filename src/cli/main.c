@@ -25,7 +25,7 @@ const char usage_text[] =
     "       gguflint dump [--format text|json] PATH\n"
     "       gguflint rules [--format text|json|markdown]\n"
     "       gguflint explain ID|SLUG\n"
-    "       gguflint hash [-o MANIFEST] PATH...      SHA-256 of each tensor's data\n"
+    "       gguflint hash [-o MANIFEST] PATH|URL...  SHA-256 of each tensor's data\n"
     "       gguflint hash --verify-manifest MANIFEST PATH...\n"
     "\n"
     "options:\n"
@@ -92,7 +92,8 @@ const char usage_text[] =
                                                                                                                                                       "  --max-findings-per-rule N findings kept per rule and file (default " GGUFLINT_STRINGIFY(
                                                                                                                                                           LIMIT_DEFAULT_FINDINGS_PER_RULE) ")\n"
                                                                                                                                                                                            "  --stdin-max N             most bytes read from standard input (default 1 GiB)\n"
-                                                                                                                                                                                           "URLs (metadata read with HTTP range requests; $HF_ENDPOINT, $HF_TOKEN):\n"
+                                                                                                                                                                                           "URLs (metadata read with HTTP range requests; $HF_ENDPOINT, $HF_TOKEN; these\n"
+                                                                                                                                                                                           "options apply to hash and its URLs too):\n"
                                                                                                                                                                                            "  --max-fetch N             most metadata bytes fetched per file (default 256 MiB)\n"
                                                                                                                                                                                            "  --fetch-first-range N     bytes of the first request (default 2097152)\n"
                                                                                                                                                                                            "  --header 'NAME: VALUE'    send this header to the URL's own host only\n"

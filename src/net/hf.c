@@ -4,7 +4,10 @@
  * ENDPOINT/ORG/REPO/resolve/REV/PATH. Without a PATH (or with a folder) the
  * reference names the repository's .gguf files, listed through
  * ENDPOINT/api/models/ORG/REPO/tree/REV[/PATH]?recursive=true, page by page
- * (Link rel="next", same origin only), parsed with libjansson. Names are
+ * (Link rel="next", same origin only), parsed with libjansson, at the commit
+ * ENDPOINT/api/models/ORG/REPO/revision/REV names (its "sha"), so the files
+ * listed - the shards of a set - are all of one commit even if a branch moves
+ * while they are read. Names are
  * checked against the Hub's character sets, and every path that comes back
  * from the API is checked again before it becomes part of a URL: no empty,
  * "." or ".." segment, no control byte; everything outside the unreserved
@@ -260,6 +263,58 @@ char *hf_display(const hf_ref *r, const char *path)
     return finish(&b);
 }
 
+static char *revision_url(const char *endpoint, const hf_ref *r)
+{
+    str b = {0};
+    put_endpoint(&b, endpoint);
+    puts_(&b, "/api/models/");
+    puts_(&b, r->org);
+    puts_(&b, "/");
+    puts_(&b, r->repo);
+    puts_(&b, "/revision/");
+    puts_(&b, r->rev);
+    return finish(&b);
+}
+
+static bool is_commit(const char *s, size_t n)
+{
+    if (n != 40)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* Replace r->rev by the commit it names now (left as is when the answer
+ * names none). */
+static net_status pin_revision(const char *endpoint, hf_ref *r, const net_options *o,
+                               const net_transport *t, uint64_t *bytes, uint64_t *requests,
+                               char *err, size_t errn)
+{
+    char *url = revision_url(endpoint, r);
+    if (!url)
+        return NET_E_NOMEM;
+    static const char *const accept[] = {"Accept: application/json", NULL};
+    uint8_t *body = NULL;
+    size_t len = 0;
+    net_response *resp = malloc(sizeof *resp);
+    net_status st = resp ? net_get(url, o, t, accept, &body, &len, resp, bytes, requests, err, errn)
+                         : NET_E_NOMEM;
+    free(resp);
+    free(url);
+    if (st != NET_OK)
+        return st;
+    json_error_t je;
+    json_t *root = json_loadb((const char *)body, len, 0, &je);
+    free(body);
+    json_t *sha = json_object_get(root, "sha");
+    if (json_is_string(sha) && is_commit(json_string_value(sha), json_string_length(sha)))
+        memcpy(r->rev, json_string_value(sha), 41);
+    json_decref(root);
+    return NET_OK;
+}
+
 static char *tree_url(const char *endpoint, const hf_ref *r)
 {
     str b = {0};
@@ -352,20 +407,22 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
     return st;
 }
 
-net_status hf_list_repo(const char *endpoint, const hf_ref *r, const net_options *o,
+net_status hf_list_repo(const char *endpoint, hf_ref *r, const net_options *o,
                         const net_transport *t, hf_list *out, uint64_t *bytes, uint64_t *requests,
                         char *err, size_t errn)
 {
     memset(out, 0, sizeof *out);
-    char *url = tree_url(endpoint, r);
-    if (!url)
-        return NET_E_NOMEM;
     net_options po = *o;
     if (po.max_fetch > HF_PAGE_MAX)
         po.max_fetch = HF_PAGE_MAX;
     po.origin_url = endpoint;
+    net_status st = pin_revision(endpoint, r, &po, t, bytes, requests, err, errn);
+    if (st != NET_OK)
+        return st;
+    char *url = tree_url(endpoint, r);
+    if (!url)
+        return NET_E_NOMEM;
     static const char *const accept[] = {"Accept: application/json", NULL};
-    net_status st = NET_OK;
     for (unsigned page = 0; url; page++) {
         if (page == HF_MAX_PAGES) {
             say(err, errn, "the Hub's tree listing has more than 1000 pages");

@@ -42,8 +42,10 @@ typedef struct hf_list {
 } hf_list;
 
 /* The .gguf files under r->path (or the whole repository), sorted by path,
- * each once. Origin headers in `o` go to the endpoint's origin only. */
-net_status hf_list_repo(const char *endpoint, const hf_ref *r, const net_options *o,
+ * each once, at one commit: r->rev is first replaced by the commit the Hub
+ * says it names (so hf_display/hf_file_url of the entries pin it). Origin
+ * headers in `o` go to the endpoint's origin only. */
+net_status hf_list_repo(const char *endpoint, hf_ref *r, const net_options *o,
                         const net_transport *t, hf_list *out, uint64_t *bytes, uint64_t *requests,
                         char *err, size_t err_size);
 void hf_list_free(hf_list *l);

@@ -12,6 +12,8 @@ it exits or closes the pipe). Standard library only.
                              the response; "ok" is plain correct behaviour:
                              single byte ranges (206 + Content-Range), a strong
                              ETag, Last-Modified, If-Range, 416 past the end.
+    GET /api/models/ORG/REPO/revision/REV
+                             {"sha": a commit id made from ORG/REPO@REV}
     GET /api/models/ORG/REPO/tree/REV[/DIR]?recursive=true[&cursor=N]
                              the Hugging Face tree API over ROOT/hf/ORG/REPO,
                              two entries a page, Link: <...>; rel="next"
@@ -38,6 +40,7 @@ shortrange (at most 64 KiB per response), auth (401 without the token),
 noetag (no ETag or Last-Modified), weak (a weak ETag), e404 (404).
 """
 import email.utils
+import hashlib
 import json
 import os
 import sys
@@ -120,6 +123,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.log.clear()
                 st.counts.clear()
             return self.send_simple(200, b"ok")
+        if len(parts) == 6 and parts[0] == "api" and parts[1] == "models" and parts[4] == "revision":
+            return self.revision(parts[2], parts[3], parts[5])
         if len(parts) >= 6 and parts[0] == "api" and parts[1] == "models" and parts[4] == "tree":
             return self.tree(parts[2], parts[3], parts[5], parts[6:], url.query)
         if len(parts) >= 5 and parts[2] == "resolve":
@@ -141,6 +146,16 @@ class Handler(BaseHTTPRequestHandler):
     def authorised(self, d):
         return not os.path.exists(os.path.join(d, ".private")) or \
             self.headers.get("Authorization") == TOKEN
+
+    def revision(self, org, repo, rev):
+        d = self.repo_dir(org, repo)
+        if d is None or rev == "missing":
+            return self.send_simple(404, b'{"error":"Revision not found"}')
+        if not self.authorised(d):
+            return self.send_simple(401, b'{"error":"Invalid credentials in Authorization header"}')
+        sha = hashlib.sha1(("%s/%s@%s" % (org, repo, rev)).encode()).hexdigest()
+        return self.send_simple(200, json.dumps({"id": "%s/%s" % (org, repo), "sha": sha}).encode(),
+                                [("Content-Type", "application/json")])
 
     def tree(self, org, repo, rev, sub, query):
         d = self.repo_dir(org, repo)
