@@ -36,9 +36,9 @@ def clean_env(**extra):
 
 
 class Server:
-    def __init__(self, root):
+    def __init__(self, root, tls=()):
         self.portfile = os.path.join(WORK, "ports")
-        self.proc = subprocess.Popen([sys.executable, HTTPD, root, self.portfile],
+        self.proc = subprocess.Popen([sys.executable, HTTPD, root, self.portfile] + list(tls),
                                      stdin=subprocess.PIPE, env=clean_env())
         deadline = time.time() + 30
         while not os.path.exists(self.portfile):
@@ -46,7 +46,9 @@ class Server:
                 raise RuntimeError("the test server did not start")
             time.sleep(0.05)
         with open(self.portfile) as f:
-            self.a, self.b = (int(x) for x in f.read().split())
+            ports = [int(x) for x in f.read().split()]
+        self.a, self.b = ports[:2]
+        self.tls = ports[2] if len(ports) > 2 else None
 
     def url(self, mode, path, port=None):
         return "http://127.0.0.1:%d/%s/%s" % (port or self.a, mode, path)
@@ -266,6 +268,17 @@ class Matrix(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("could not connect", err)
 
+    def test_tls_always_verified(self):
+        if SERVER.tls is None:
+            self.skipTest("no openssl command to make a test certificate")
+        # a self-signed certificate is refused: verification cannot be off
+        rc, out, err, _ = lint("https://127.0.0.1:%d/ok/small.gguf" % SERVER.tls)
+        self.assertEqual(rc, 2, err)
+        self.assertIn("TLS failure", err)
+        self.assertIn("certificate", err.lower())
+        # and no HTTP request was made over the unverified connection
+        self.assertEqual(SERVER.log(), [])
+
     def test_bad_usage(self):
         for args in (("--header", "no colon", "x.gguf"), ("--max-fetch", "x", "x.gguf"),
                      ("--timeout", "-1", "x.gguf"), ("--retries", "99", "x.gguf")):
@@ -385,7 +398,17 @@ def main():
         SPARSE_META = int(out.split(": ")[1].split()[0])
         for name in ("valid.gguf", "hostile.gguf"):
             shutil.copy(os.path.join(EXAMPLES, name), WORK)
-        SERVER = Server(WORK)
+        tls = ()
+        if shutil.which("openssl"):
+            cert, key = os.path.join(WORK, "cert.pem"), os.path.join(WORK, "key.pem")
+            made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                                   "-keyout", key, "-out", cert, "-days", "1",
+                                   "-subj", "/CN=127.0.0.1",
+                                   "-addext", "subjectAltName=IP:127.0.0.1"],
+                                  capture_output=True)
+            if made.returncode == 0:
+                tls = (cert, key)
+        SERVER = Server(WORK, tls)
         try:
             prog = unittest.main(argv=[sys.argv[0], "-v"], exit=False)
         finally:

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """httpd.py - a fault-injecting HTTP server for gguflint's URL tests.
 
-    httpd.py ROOT PORTFILE
+    httpd.py ROOT PORTFILE [CERT KEY]
 
 Starts two servers on 127.0.0.1 only (ephemeral ports "A" and "B", two
-origins, so a redirect from A to B goes to "another host"), writes "A B\\n" to
-PORTFILE, and serves until its standard input closes (the test that started
-it exits or closes the pipe). Standard library only.
+origins, so a redirect from A to B goes to "another host"), and with CERT and
+KEY a third one "C" speaking HTTPS with that (self-signed) certificate;
+writes "A B [C]\\n" to PORTFILE, and serves until its standard input closes
+(the test that started it exits or closes the pipe). Standard library only.
 
     GET /MODES/PATH          ROOT/PATH, with MODES (comma-separated) shaping
                              the response; "ok" is plain correct behaviour:
@@ -318,19 +319,25 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: httpd.py ROOT PORTFILE")
+    if len(sys.argv) not in (3, 5):
+        sys.exit("usage: httpd.py ROOT PORTFILE [CERT KEY]")
     state = State(sys.argv[1])
     servers = []
-    for i in range(2):
+    for i in range(2 if len(sys.argv) == 3 else 3):
         srv = Server(("127.0.0.1", 0), Handler)
         srv.state = state
-        state.ports[i] = srv.server_port
+        if i == 2:
+            import ssl
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+            srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        else:
+            state.ports[i] = srv.server_port
         servers.append(srv)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
     tmp = sys.argv[2] + ".tmp"
     with open(tmp, "w") as f:
-        f.write("%d %d\n" % tuple(state.ports))
+        f.write(" ".join(str(s.server_port) for s in servers) + "\n")
     os.replace(tmp, sys.argv[2])
     try:
         sys.stdin.read()  # until the test closes the pipe
