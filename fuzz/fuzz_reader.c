@@ -50,10 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* the last byte picks the first read and --deep */
     uint8_t sel = size ? data[size - 1] : 0;
-    gguflint_options opt;
-    gguflint_options_default(&opt);
-    opt.deep = (sel & 0x80) != 0;
-    gguflint_ctx *a = gguflint_new(&opt), *b = gguflint_new(&opt);
+    const bool deep = (sel & 0x80) != 0;
+    gguflint_options *opt = gguflint_options_new();
+    if (!opt)
+        return 0;
+    gguflint_options_set_deep(opt, deep);
+    gguflint_ctx *a = gguflint_new(opt), *b = gguflint_new(opt);
+    gguflint_options_free(opt);
     if (!a || !b) {
         gguflint_free(a);
         gguflint_free(b);
@@ -73,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         same(a, b);
     /* the metadata costs at most about twice the bytes of the file's prefix it
      * needs (a geometric series), and few reads */
-    if (!opt.deep)
+    if (!deep)
         FUZZ_ASSERT(f.reads <= 64);
     gguflint_free(a);
     gguflint_free(b);
