@@ -40,8 +40,8 @@ static void same(const gguflint_ctx *a, const gguflint_ctx *b)
     FUZZ_ASSERT(gguflint_findings_dropped(a) == gguflint_findings_dropped(b));
     for (size_t i = 0; i < gguflint_finding_count(a); i++) {
         const gguflint_finding *x = gguflint_finding_get(a, i), *y = gguflint_finding_get(b, i);
-        FUZZ_ASSERT(x->rule == y->rule && x->severity == y->severity &&
-                    x->offset == y->offset && x->length == y->length);
+        FUZZ_ASSERT(x->rule == y->rule && x->severity == y->severity && x->offset == y->offset &&
+                    x->length == y->length);
         FUZZ_ASSERT(strcmp(x->path, y->path) == 0 && strcmp(x->message, y->message) == 0);
     }
 }

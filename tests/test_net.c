@@ -751,6 +751,33 @@ static void test_hf_listing(void **state)
     free(b.p);
     hf_ref_free(&r);
 
+    /* a Hub (or mirror) without the revision call: listed as given */
+    b = (buf){0};
+    resp(&b, "HTTP/1.1 404 Not Found", "", 0, 0);
+    resp(&b, "HTTP/1.1 200 OK", p2, strlen(p2), 0);
+    net_script_init(&s, b.p, b.len);
+    assert_true(hf_parse("hf://o/r@v1", &r, err, sizeof err));
+    assert_int_equal(
+        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
+        NET_OK);
+    assert_string_equal(r.rev, "v1");
+    assert_int_equal(l.n, 1);
+    hf_list_free(&l);
+    free(b.p);
+    hf_ref_free(&r);
+    /* ... and a repository that does not exist still fails, at the listing */
+    b = (buf){0};
+    resp(&b, "HTTP/1.1 404 Not Found", "", 0, 0);
+    resp(&b, "HTTP/1.1 404 Not Found", "Repository not found", 20, 0);
+    net_script_init(&s, b.p, b.len);
+    assert_true(hf_parse("hf://o/r", &r, err, sizeof err));
+    assert_int_equal(
+        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
+        NET_E_IO);
+    assert_string_equal(err, "HTTP 404 Not Found: Repository not found");
+    free(b.p);
+    hf_ref_free(&r);
+
     /* a next link to another host, a hostile path, not JSON, no size, no access */
     const char *bad_first[] = {"HTTP/1.1 200 OK\r\nLink: <http://127.0.0.1:8/next>; rel=\"next\"",
                                "HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK",

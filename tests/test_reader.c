@@ -210,8 +210,15 @@ static void test_truncated_file_same_as_local(void **state)
     uint64_t ds;
     uint8_t *data = model(2000, &len, &ds);
     /* every prefix length around the cut points gives the local findings */
-    size_t cuts[] = {0, 1, 3, 4, 7, 8, 23, 24, 25, 100, 4095, 4096, 4097, (size_t)ds - 1,
-                     (size_t)ds, (size_t)ds + 5, len - 1};
+    size_t cuts[] = {0,          1,
+                     3,          4,
+                     7,          8,
+                     23,         24,
+                     25,         100,
+                     4095,       4096,
+                     4097,       (size_t)ds - 1,
+                     (size_t)ds, (size_t)ds + 5,
+                     len - 1};
     for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
         size_t n = cuts[k];
         file f = {data, n, 0, 0, 0, 0, 0};

@@ -109,8 +109,7 @@ typedef struct source {
 } source;
 
 /* SHA-256 of [off, off+n) of the source. */
-static bool sha256_range(const source *src, uint64_t off, uint64_t n, uint8_t *buf,
-                         char out[65])
+static bool sha256_range(const source *src, uint64_t off, uint64_t n, uint8_t *buf, char out[65])
 {
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
@@ -504,7 +503,7 @@ int cmd_hash(int argc, char **argv)
     const char *out_path = NULL, *manifest = NULL;
     int first_path = argc;
     static const char *const fetch_names[] = {"max-fetch", "fetch-first-range", "header",
-                                              "timeout", "connect-timeout", "retries"};
+                                              "timeout",   "connect-timeout",   "retries"};
     gguflint_fetch_options *fetch = NULL;
     for (int i = 1; i < argc; i++) {
         bool fetch_opt = false;
@@ -573,8 +572,7 @@ int cmd_hash(int argc, char **argv)
             break;
         }
         for (size_t k = 0; k < gguflint_url_list_count(lists[i]) && rc == EXIT_CLEAN; k++)
-            rc = hash_file(gguflint_url_list_get(lists[i], k), &out, &have, buf,
-                           n_files++ == 0);
+            rc = hash_file(gguflint_url_list_get(lists[i], k), &out, &have, buf, n_files++ == 0);
     }
     t_puts(&out, "]}\n");
     free(buf);

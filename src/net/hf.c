@@ -287,7 +287,7 @@ static bool is_commit(const char *s, size_t n)
 }
 
 /* Replace r->rev by the commit it names now (left as is when the answer
- * names none). */
+ * names none, or when the endpoint does not answer this call). */
 static net_status pin_revision(const char *endpoint, hf_ref *r, const net_options *o,
                                const net_transport *t, uint64_t *bytes, uint64_t *requests,
                                char *err, size_t errn)
@@ -299,10 +299,21 @@ static net_status pin_revision(const char *endpoint, hf_ref *r, const net_option
     uint8_t *body = NULL;
     size_t len = 0;
     net_response *resp = malloc(sizeof *resp);
+    if (resp)
+        net_response_init(resp);
     net_status st = resp ? net_get(url, o, t, accept, &body, &len, resp, bytes, requests, err, errn)
                          : NET_E_NOMEM;
+    /* A Hub (or mirror) without this call: list the revision as given. A
+     * repository or revision that does not exist fails the listing next. */
+    bool unsupported = st == NET_E_IO && resp &&
+                       (resp->status == 404 || resp->status == 405 || resp->status == 501);
     free(resp);
     free(url);
+    if (unsupported) {
+        if (err && errn)
+            err[0] = '\0';
+        return NET_OK;
+    }
     if (st != NET_OK)
         return st;
     json_error_t je;
