@@ -11,6 +11,7 @@
  * as the bytes in memory, so layout checks (data bounds, trailing bytes,
  * split totals) give what a local file gives, and any other byte is read
  * through the reader (source_read). */
+#include "core/limits.h"
 #include "input/source.h"
 #include "parse/parse.h"
 

@@ -138,9 +138,11 @@ int cli_fetch_option(gguflint_fetch_options **fo, const char *name, const char *
         st = gguflint_fetch_set(
             *fo, name[0] == 't' ? GGUFLINT_FETCH_TIMEOUT_MS : GGUFLINT_FETCH_CONNECT_TIMEOUT_MS, v);
     } else {
-        gguflint_fetch_setting what = strcmp(name, "max-fetch") == 0 ? GGUFLINT_FETCH_MAX_BYTES
-                                      : strcmp(name, "retries") == 0 ? GGUFLINT_FETCH_RETRIES
-                                                                     : GGUFLINT_FETCH_FIRST_RANGE;
+        gguflint_fetch_setting what = GGUFLINT_FETCH_FIRST_RANGE;
+        if (strcmp(name, "max-fetch") == 0)
+            what = GGUFLINT_FETCH_MAX_BYTES;
+        else if (strcmp(name, "retries") == 0)
+            what = GGUFLINT_FETCH_RETRIES;
         st = parse_u64(value, &v) ? gguflint_fetch_set(*fo, what, v) : GGUFLINT_E_ARG;
     }
     if (st != GGUFLINT_OK)

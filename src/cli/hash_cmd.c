@@ -16,6 +16,7 @@
  * is exactly how they were written, so no decoding ambiguity arises. */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
+#include "core/limits.h"
 
 #include <fcntl.h>
 #include <inttypes.h>

@@ -20,6 +20,7 @@
 #include <string.h>
 
 // clang-format off
+/* One line of help per line of source; the defaults come from core/limits.h. */
 const char usage_text[] =
     "usage: gguflint [options] PATH...      lint GGUF files ('-' = standard input)\n"
     "       gguflint [options] URL...       http://, https://, hf://ORG/REPO[@REV][/PATH]\n"
@@ -71,13 +72,13 @@ const char usage_text[] =
     "  --stdin-max N             most bytes read from standard input (default 1 GiB)\n"
     "URLs (metadata read with HTTP range requests; $HF_ENDPOINT, $HF_TOKEN; these\n"
     "options apply to hash and its URLs too):\n"
-    "  --max-fetch N             most metadata bytes fetched per file (default 256 MiB)\n"
-    "  --fetch-first-range N     bytes of the first request (default 2097152)\n"
+    "  --max-fetch N             most metadata bytes fetched per file (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_MAX_BYTES) ")\n"
+    "  --fetch-first-range N     bytes of the first request (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_FIRST_RANGE) ")\n"
     "  --header 'NAME: VALUE'    send this header to the URL's own host only\n"
     "  --timeout S               fail a request that receives nothing for S seconds\n"
-    "                            (default 30)\n"
-    "  --connect-timeout S       seconds to connect (default 10)\n"
-    "  --retries N               retries after 429 and 5xx answers (default 3)\n"
+    "                            (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_TIMEOUT_S) ")\n"
+    "  --connect-timeout S       seconds to connect (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S) ")\n"
+    "  --retries N               retries after 429 and 5xx answers (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_RETRIES) ")\n"
     "  --version, -h/--help\n";
 // clang-format on
 

@@ -16,6 +16,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "http.h"
 
+#include "core/limits.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,23 +25,20 @@
 #include <string.h>
 #include <time.h>
 
-/* A server may answer a range with less than asked (some cap their ranges):
- * the rest is asked again. Answers of at least MIN_PROGRESS bytes are
- * accepted without limit; MAX_TINY shorter ones end the read (a server
- * dribbling a byte per answer would cost a request per byte). */
-enum { MAX_ORIGIN_HEADERS = 32, ERRBODY_MAX = 160, MAX_TINY = 16, MIN_PROGRESS = 65536 };
+/* Short answers to a range are asked again (limits in core/limits.h). */
+enum { MAX_ORIGIN_HEADERS = URL_MAX_HEADERS, ERRBODY_MAX = 160 };
 
 void net_options_default(net_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->first_range = 2u << 20;
-    o->max_fetch = 256u << 20;
-    o->retries = 3;
-    o->backoff_ms = 500;
-    o->max_retry_after_s = 60;
-    o->max_redirects = 10;
-    o->connect_timeout_ms = 10000;
-    o->stall_timeout_ms = 30000;
+    o->first_range = LIMIT_DEFAULT_FETCH_FIRST_RANGE;
+    o->max_fetch = LIMIT_DEFAULT_FETCH_MAX_BYTES;
+    o->retries = LIMIT_DEFAULT_FETCH_RETRIES;
+    o->backoff_ms = LIMIT_DEFAULT_FETCH_BACKOFF_MS;
+    o->max_retry_after_s = URL_MAX_RETRY_AFTER_S;
+    o->max_redirects = LIMIT_DEFAULT_FETCH_MAX_REDIRECTS;
+    o->connect_timeout_ms = LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S * 1000u;
+    o->stall_timeout_ms = LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u;
 }
 
 struct net_file {
@@ -644,7 +643,7 @@ net_status net_read_at(net_file *f, uint64_t off, void *out, size_t len, char *e
         off += got;
         buf += got;
         len -= (size_t)got;
-        if (len > 0 && got < MIN_PROGRESS && ++tiny > MAX_TINY) {
+        if (len > 0 && got < URL_MIN_PROGRESS && ++tiny > URL_MAX_TINY_ANSWERS) {
             say(err, errn, "%s", "the server keeps answering with ranges far shorter than asked");
             return NET_E_IO;
         }

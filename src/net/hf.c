@@ -15,13 +15,20 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hf.h"
 
+#include "core/limits.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-enum { HF_MAX_PAGES = 1000, HF_MAX_FILES = 100000, HF_PAGE_MAX = 16u << 20, HF_PATH_MAX = 4096 };
+enum {
+    HF_MAX_PAGES = URL_API_MAX_PAGES,
+    HF_MAX_FILES = URL_API_MAX_FILES,
+    HF_PAGE_MAX = URL_API_PAGE_BYTES,
+    HF_PATH_MAX = URL_API_MAX_PATH
+};
 
 const char hf_default_endpoint[] = "https://huggingface.co";
 

@@ -1,19 +1,20 @@
 /* url_input.c - the public URL calls: fetch options, gguflint_open_url (a
- * remote file as a range-reader input, src/input/reader.c), its statistics,
+ * remote file as a range-reader input, src/api/reader.c), its statistics,
  * and the listing of hf:// repositories. Credentials: the Hub token goes only
  * to the Hub endpoint's origin and extra headers only to the origin of the
  * URL opened; fetch.c keeps both from redirect targets elsewhere. */
 #define _POSIX_C_SOURCE 200809L
-#include "input/source.h"
+#include "core/limits.h"
 #include "hf.h"
 #include "http.h"
+#include "input/source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-enum { MAX_HEADERS = 32, MAX_HEADER_LEN = 8192 };
+enum { MAX_HEADERS = URL_MAX_HEADERS, MAX_HEADER_LEN = URL_MAX_HEADER_BYTES };
 
 struct gguflint_fetch_options {
     net_options net;
@@ -81,12 +82,12 @@ int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, 
     net_options *o = &fo->net;
     switch (what) {
     case GGUFLINT_FETCH_FIRST_RANGE:
-        if (v < 64 || v > ((uint64_t)1 << 30))
+        if (v < URL_MIN_FIRST_READ || v > ((uint64_t)1 << 30))
             return GGUFLINT_E_ARG;
         o->first_range = v;
         return GGUFLINT_OK;
     case GGUFLINT_FETCH_MAX_BYTES:
-        if (v < 64 || v > SIZE_MAX / 2)
+        if (v < URL_MIN_FIRST_READ || v > SIZE_MAX / 2)
             return GGUFLINT_E_ARG;
         o->max_fetch = v;
         return GGUFLINT_OK;
