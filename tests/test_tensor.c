@@ -86,14 +86,30 @@ static const tensor_case tensor_cases[] = {
      AT_DIM1,
      NULL,
      true},
+    /* (2^32 + 1) * 2^32 wraps to 2^32 > 0: ggml's check runs and rejects */
     {"GG210",
+     {.nt = 2, .t = {A8, RK_T("b", 2, GB_F32, (UINT64_C(1) << 32) + 1, UINT64_C(1) << 32)}},
+     1,
+     AT_START,
+     "GG515",
+     false},
+    /* the count wraps to zero or below: ggml (2026-08) skips its check and
+     * accepts; GG515 (a warning under ggml), not GG210 */
+    {"GG515",
      {.nt = 2, .t = {A8, RK_T("b", 2, GB_F32, UINT64_C(1) << 32, UINT64_C(1) << 32)}},
      1,
      AT_START,
-     NULL,
+     "GG210",
      false},
-    /* four dims of 2^16: 2^64 elements */
-    {"GG210",
+    /* 3 * 2^62 wraps to a negative count */
+    {"GG515",
+     {.nt = 1, .t = {RK_T("c", 2, GB_F32, 3, UINT64_C(1) << 62)}},
+     0,
+     AT_START,
+     "GG210",
+     false},
+    /* four dims of 2^16: 2^64 elements, wraps to 0 */
+    {"GG515",
      {.nt = 1,
       .t = {RK_T("c", 4, GB_F32, UINT64_C(1) << 16, UINT64_C(1) << 16, UINT64_C(1) << 16,
                  UINT64_C(1) << 16)}},

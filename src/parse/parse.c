@@ -813,10 +813,24 @@ static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0
     if (zero)
         ne = 0;
     else if (overflow) {
-        emit(ctx, R_ELEMENT_COUNT_OVERFLOW, at, 0, path_of(p),
-             "element count %llu x %llu x %llu x %llu overflows int64",
-             (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
-             (unsigned long long)t->ne[2], (unsigned long long)t->ne[3]);
+        /* ggml (2026-08) computes the count with int64 wrap-around and
+         * runs its overflow check only when that count is positive: a count
+         * that wraps to zero or below is accepted (GG515), the rest rejected
+         * (GG210). */
+        uint64_t wrapped = t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+        if ((int64_t)wrapped <= 0)
+            emit(ctx, R_ELEMENT_COUNT_WRAPS, at, 0, path_of(p),
+                 "element count %llu x %llu x %llu x %llu overflows int64 and wraps to %lld: "
+                 "ggml skips its overflow check for a count <= 0 and accepts the tensor with a "
+                 "wrapped size",
+                 (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
+                 (unsigned long long)t->ne[2], (unsigned long long)t->ne[3],
+                 (long long)(int64_t)wrapped);
+        else
+            emit(ctx, R_ELEMENT_COUNT_OVERFLOW, at, 0, path_of(p),
+                 "element count %llu x %llu x %llu x %llu overflows int64",
+                 (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
+                 (unsigned long long)t->ne[2], (unsigned long long)t->ne[3]);
         return;
     }
     if (ti->status != GT_VALID)
