@@ -125,6 +125,7 @@ typedef struct tdef {
 typedef struct mspec mspec;
 struct mspec {
     const char *arch; /* general.architecture */
+    size_t arch_len;  /* 0: strlen(arch); else the value's bytes (NULs allowed) */
     int layout;       /* the tensors written */
     uint32_t version; /* 0: 3 */
     uint32_t E, L, H, Hkv, F, X, Xused, V;
@@ -297,7 +298,10 @@ static model build_model(const mspec *m)
 
     gb *b = gb_new(m->version ? m->version : 3);
     assert_non_null(b);
-    gb_kv_str(b, "general.architecture", m->arch);
+    if (m->arch_len)
+        gb_kv_strn(b, "general.architecture", m->arch, m->arch_len);
+    else
+        gb_kv_str(b, "general.architecture", m->arch);
     mark_kv(b, "general.architecture");
     gb_kv_str(b, "general.name", "gguflint arch test");
     if (!m->no_hparams) {
@@ -640,9 +644,11 @@ static void test_split_shard_clean(void **state)
 static void test_known_unmodelled_clean(void **state)
 {
     (void)state;
-    /* a known architecture whose tensors are not modelled: nothing reported */
+    /* a known architecture whose loader is not in the tables (name only:
+     * gptj has no load_tensors case in the llama.cpp source of the tables):
+     * nothing reported */
     mspec s = llama_spec();
-    s.arch = "gptneox";
+    s.arch = "gptj";
     extra(&s, "blk.0.attn_qkv.weight", 2, 32, 96, 1);
     model m = build_model(&s);
     assert_arch_clean(m.buf, m.len);
@@ -676,6 +682,86 @@ static void test_adapter_clean(void **state)
 }
 
 /* ============================================================ one rule each */
+
+static void adapter_type_hook(gb *b, const mspec *m)
+{
+    (void)m;
+    gb_kv_str(b, "general.type", "adapter");
+    mark_kv(b, "general.type");
+}
+
+/* issue 9: general.type = "adapter" on an ordinary model turned every tensor
+ * check off, yet llama.cpp's model loader never reads that key */
+static void test_GG513_general_type_not_adapter(void **state)
+{
+    (void)state;
+    mspec s = llama_spec();
+    s.kv_hook = adapter_type_hook;
+    model m = build_model(&s);
+    assert_arch_only(m.buf, m.len, "GG513", kvm("general.type")->value);
+    assert_int_equal(count_of(m.buf, m.len, "GG513"), 1);
+    free(m.buf);
+    /* the model is still checked as one: a wrong shape is found */
+    tdef_set(&s.reshape, "blk.1.attn_k.weight", 2, 32, 32, 1);
+    m = build_model(&s);
+    assert_int_equal(count_of(m.buf, m.len, "GG553"), 1);
+    assert_int_equal(count_of(m.buf, m.len, "GG513"), 1);
+    free(m.buf);
+    /* and a required tensor removed is still missing */
+    s = llama_spec();
+    s.kv_hook = adapter_type_hook;
+    s.omit_tensor = "blk.0.ffn_up.weight";
+    m = build_model(&s);
+    assert_int_equal(count_of(m.buf, m.len, "GG551"), 1);
+    free(m.buf);
+}
+
+/* issue 9: general.architecture = "llama\0" is llama to llama.cpp (a C
+ * string); gguflint checked nothing (unknown architecture) */
+static void test_GG514_c_string_nul(void **state)
+{
+    (void)state;
+    mspec s = llama_spec();
+    s.arch = "llama\0x";
+    s.arch_len = 7;
+    model m = build_model(&s);
+    assert_arch_only(m.buf, m.len, "GG514", arch_value() + 8 + 5);
+    assert_int_equal(count_of(m.buf, m.len, "GG514"), 1);
+    assert_int_equal(count_of(m.buf, m.len, "GG540"), 0);
+    free(m.buf);
+    /* checked as llama: a wrong shape is found, a missing key too */
+    tdef_set(&s.reshape, "blk.0.attn_q.weight", 2, 32, 16, 1);
+    m = build_model(&s);
+    assert_int_equal(count_of(m.buf, m.len, "GG553"), 1);
+    free(m.buf);
+    s = llama_spec();
+    s.arch = "llama\0";
+    s.arch_len = 6;
+    s.omit_key = "llama.attention.layer_norm_rms_epsilon";
+    m = build_model(&s);
+    assert_int_equal(count_of(m.buf, m.len, "GG541"), 1);
+    assert_int_equal(count_of(m.buf, m.len, "GG514"), 1);
+    free(m.buf);
+    /* an error under the security profile */
+    s = llama_spec();
+    s.arch = "llama\0";
+    s.arch_len = 6;
+    m = build_model(&s);
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
+    gguflint_ctx *ctx = lint(m.buf, m.len, opt);
+    bool err = false;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        if (strcmp(ex_id(f), "GG514") == 0)
+            err = f->severity == GGUFLINT_ERROR;
+    }
+    gguflint_free(ctx);
+    gguflint_options_free(opt);
+    assert_true(err);
+    free(m.buf);
+}
 
 static void test_GG540_unknown_architecture(void **state)
 {
@@ -1238,6 +1324,8 @@ int main(void)
         cmocka_unit_test(test_split_shard_clean),
         cmocka_unit_test(test_known_unmodelled_clean),
         cmocka_unit_test(test_adapter_clean),
+        cmocka_unit_test(test_GG513_general_type_not_adapter),
+        cmocka_unit_test(test_GG514_c_string_nul),
         cmocka_unit_test(test_GG540_unknown_architecture),
         cmocka_unit_test(test_GG541_hparam_missing),
         cmocka_unit_test(test_GG542_hparam_wrong_type),

@@ -1653,6 +1653,8 @@ static const regression regressions[] = {
      r_trailing_no_tensors},
 };
 
+#include "corpus_arch.inc"
+
 static void write_regression(const regression *r)
 {
     size_t len = 0;
@@ -1696,5 +1698,7 @@ int main(int argc, char **argv)
     seeds_layout();
     for (size_t i = 0; i < sizeof regressions / sizeof regressions[0]; i++)
         write_regression(&regressions[i]);
+    for (size_t i = 0; i < sizeof arch_regressions / sizeof arch_regressions[0]; i++)
+        write_regression(&arch_regressions[i]);
     return failures ? 1 : 0;
 }

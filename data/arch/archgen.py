@@ -1,0 +1,1359 @@
+#!/usr/bin/env python3
+"""archgen.py - generate gguflint's architecture tables from llama.cpp's sources.
+
+Reads a stored copy of llama.cpp's loader (src/llama-model.cpp: load_hparams
+and load_tensors; src/llama-arch.cpp: LLM_ARCH_NAMES, LLM_KV_NAMES,
+LLM_TENSOR_NAMES; src/llama-hparams.h: the hparams members and their
+defaults) and writes, next to this script:
+
+  gen_syms.def     the hyper-parameter symbols the shape formulas use
+  gen_archs.def    every LLM_ARCH_NAMES entry with its coverage level
+  gen_keys.def     the [arch].* keys each loader reads: type, required
+  gen_tensors.def  the tensors each loader creates: name, shape formula,
+                   required or not, and the condition under which it is made
+
+The C code interprets the formulas (src/arch_eval.c); see data/arch/README.md
+for the format. Usage:
+
+  /usr/bin/python3 data/arch/archgen.py LLAMA_SRC_DIR [OUT_DIR]
+
+LLAMA_SRC_DIR holds src/llama-model.cpp, src/llama-arch.cpp,
+src/llama-hparams.h and SOURCES.txt (the commit of each file). The output is
+deterministic, so a freshness test can regenerate it and compare.
+
+The parser understands the subset of C++ these two functions are written in:
+case labels, blocks, if/else, for loops over layers, try/catch, local
+declarations, and create_tensor / ml.get_key* calls. Anything else makes the
+tensors it guards "conditional" (never reported missing, never reported
+unexpected) or, for a statement it cannot place at all, lowers the
+architecture's coverage. Facts the sources do not state in a parseable form
+are in the HAND_* tables below, each with the reason.
+"""
+
+import os
+import re
+import sys
+
+# --------------------------------------------------------------------------
+# Hand-maintained facts (everything the generator cannot read from the files)
+
+# Members of the Oct 2025 llama_hparams that the stored (newer) header turned
+# into methods or dropped; their C types.
+HAND_MEMBERS = {
+    'n_embd_head_k': ('uint32_t', None), 'n_embd_head_v': ('uint32_t', None),
+    'n_rot': ('uint32_t', None), 'n_embd_head_k_mla': ('uint32_t', '0'),
+    'n_embd_head_v_mla': ('uint32_t', '0'), 'n_embd_features': ('uint32_t', '0'),
+    'n_swa_pattern': ('uint32_t', None),
+}
+
+# llm_arch_is_recurrent() (llama-arch.cpp, a function body not in the stored
+# excerpt): every layer of these is recurrent.
+HAND_RECURRENT = {'MAMBA', 'MAMBA2', 'RWKV6', 'RWKV6QWEN2', 'RWKV7', 'ARWKV7'}
+
+# Symbols computed by the C side (src/arch_eval.c), not read from one key.
+# name -> meaning (documentation only; the C code implements each).
+DERIVED = {
+    'n_vocab': 'number of tokenizer.ggml.tokens (else token_embd.weight ne[1])',
+    'n_token_types': 'tokenizer.ggml.token_type_count',
+    'n_cls_out': 'length of [arch].classifier.output_labels, else 1',
+    'n_head': 'attention.head_count (layer 0 of a per-layer array)',
+    'n_head_kv': 'attention.head_count_kv, default n_head (layer 0)',
+    'n_ff': 'feed_forward_length (layer 0)',
+    'n_embd_head_k': 'attention.key_length, default n_embd / n_head (0 without heads)',
+    'n_embd_head_v': 'attention.value_length, default n_embd / n_head (0 without heads)',
+    'n_rot': 'rope.dimension_count, default n_embd_head_k (0 without heads)',
+    'n_embd_k_gqa': 'n_embd_head_k * n_head_kv',
+    'n_embd_v_gqa': 'n_embd_head_v * n_head_kv',
+    'rope_longrope': 'rope.scaling.type == "longrope"',
+}
+# per-layer forms (hparams.f(i)) the C side evaluates at a layer
+PER_LAYER = ['n_head', 'n_head_kv', 'n_ff', 'n_embd_k_gqa', 'n_embd_v_gqa', 'is_recurrent']
+
+# --------------------------------------------------------------------------
+# Tokenizer
+
+TOKEN_RE = re.compile(r'''
+    (?P<ws>\s+)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<str>"(?:[^"\\]|\\.)*")
+  | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fFuUlL]*)
+  | (?P<id>[A-Za-z_]\w*)
+  | (?P<op>::|->|==|!=|<=|>=|&&|\|\||\|=|&=|\+=|-=|\*=|/=|\+\+|--|<<|>>|[{}()\[\];,.?:<>=+\-*/%!&|~^#])
+''', re.S | re.X)
+
+
+def tokenize(text):
+    out = []
+    pos = 0
+    while pos < len(text):
+        m = TOKEN_RE.match(text, pos)
+        if not m:
+            raise SyntaxError('cannot tokenize at %r' % text[pos:pos + 40])
+        pos = m.end()
+        kind = m.lastgroup
+        if kind in ('ws', 'comment'):
+            continue
+        out.append(m.group(kind))
+    return out
+
+
+# --------------------------------------------------------------------------
+# Statements
+
+class Parser:
+    def __init__(self, toks):
+        self.t = toks
+        self.p = 0
+
+    def peek(self, k=0):
+        i = self.p + k
+        return self.t[i] if i < len(self.t) else None
+
+    def next(self):
+        tok = self.t[self.p]
+        self.p += 1
+        return tok
+
+    def expect(self, tok):
+        got = self.next()
+        if got != tok:
+            raise SyntaxError('expected %r, got %r near %r' % (tok, got, self.t[self.p - 5:self.p + 5]))
+
+    def balanced(self, open_, close):
+        """Tokens between a balanced open_/close pair (the opener already consumed)."""
+        depth = 1
+        out = []
+        while True:
+            tok = self.next()
+            if tok == open_:
+                depth += 1
+            elif tok == close:
+                depth -= 1
+                if depth == 0:
+                    return out
+            out.append(tok)
+
+    def block(self):
+        self.expect('{')
+        stmts = []
+        while self.peek() != '}':
+            stmts.append(self.stmt())
+        self.next()
+        return ('block', stmts)
+
+    def stmt(self):
+        tok = self.peek()
+        if tok == '{':
+            return self.block()
+        if tok == 'case':
+            self.next()
+            name = []
+            while self.peek() != ':':
+                name.append(self.next())
+            self.next()
+            return ('case', ''.join(name))
+        if tok == 'default':
+            self.next()
+            self.expect(':')
+            return ('default',)
+        if tok == 'if':
+            self.next()
+            self.expect('(')
+            cond = self.balanced('(', ')')
+            then = self.stmt()
+            other = None
+            if self.peek() == 'else':
+                self.next()
+                other = self.stmt()
+            return ('if', cond, then, other)
+        if tok == 'for':
+            self.next()
+            self.expect('(')
+            head = self.balanced('(', ')')
+            body = self.stmt()
+            return ('for', head, body)
+        if tok == 'switch':
+            self.next()
+            self.expect('(')
+            head = self.balanced('(', ')')
+            body = self.block()
+            return ('switch', head, body)
+        if tok == 'try':
+            self.next()
+            body = self.block()
+            self.expect('catch')
+            self.expect('(')
+            self.balanced('(', ')')
+            handler = self.block()
+            return ('try', body, handler)
+        if tok == 'break':
+            self.next()
+            self.expect(';')
+            return ('break',)
+        # an expression or declaration statement up to ';' at depth 0
+        out = []
+        depth = 0
+        while True:
+            tok = self.next()
+            if tok in '([{':
+                depth += 1
+            elif tok in ')]}':
+                depth -= 1
+            elif tok == ';' and depth == 0:
+                return ('expr', out)
+            out.append(tok)
+
+
+def function_body(toks, qualified):
+    """The statement list of `... llama_model::NAME(...) { ... }`."""
+    parts = qualified.split('::')
+    for i in range(len(toks) - 3):
+        if toks[i] == parts[0] and toks[i + 1] == '::' and toks[i + 2] == parts[1] and toks[i + 3] == '(':
+            j = i + 4
+            depth = 1
+            while depth:
+                if toks[j] == '(':
+                    depth += 1
+                elif toks[j] == ')':
+                    depth -= 1
+                j += 1
+            while toks[j] != '{':
+                j += 1
+            p = Parser(toks)
+            p.p = j
+            return p.block()[1]
+    raise SyntaxError('function %s not found' % qualified)
+
+
+# --------------------------------------------------------------------------
+# Expressions (a Pratt parser for the C++ expression subset)
+
+BINARY = {
+    '||': 1, '&&': 2, '|': 3, '^': 4, '&': 5, '==': 6, '!=': 6,
+    '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8,
+    '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
+}
+TYPE_WORDS = {'int', 'int32_t', 'int64_t', 'uint32_t', 'uint64_t', 'size_t', 'float', 'double',
+              'bool', 'unsigned', 'long', 'char'}
+
+
+class Expr:
+    def __init__(self, toks):
+        self.t = toks
+        self.p = 0
+
+    def peek(self, k=0):
+        i = self.p + k
+        return self.t[i] if i < len(self.t) else None
+
+    def next(self):
+        tok = self.t[self.p]
+        self.p += 1
+        return tok
+
+    def parse(self):
+        e = self.expr(0)
+        if self.p != len(self.t):
+            raise SyntaxError('trailing tokens %r' % self.t[self.p:])
+        return e
+
+    def expr(self, minprec):
+        left = self.unary()
+        while True:
+            op = self.peek()
+            if op == '?' and minprec <= 0:
+                self.next()
+                a = self.expr(0)
+                if self.next() != ':':
+                    raise SyntaxError('bad ternary')
+                b = self.expr(0)
+                left = ('?', left, a, b)
+                continue
+            prec = BINARY.get(op)
+            if prec is None or prec < minprec or (op in ('<', '>') and self.is_template()):
+                return left
+            self.next()
+            right = self.expr(prec + 1)
+            left = ('bin', op, left, right)
+
+    def is_template(self):
+        return False
+
+    def unary(self):
+        tok = self.peek()
+        if tok in ('!', '-', '+', '~', '&', '*'):
+            self.next()
+            return ('un', tok, self.unary())
+        if tok == '(' and self.peek(1) in TYPE_WORDS and self.peek(2) == ')':
+            self.p += 3
+            return self.unary()
+        return self.postfix(self.primary())
+
+    def primary(self):
+        tok = self.next()
+        if tok == '(':
+            e = self.expr(0)
+            if self.next() != ')':
+                raise SyntaxError('missing )')
+            return e
+        if tok == '{':
+            items = []
+            while self.peek() != '}':
+                items.append(self.expr(0))
+                if self.peek() == ',':
+                    self.next()
+            self.next()
+            return ('init', items)
+        if tok.startswith('"'):
+            return ('str', tok[1:-1])
+        if re.match(r'\d|\.\d', tok):
+            s = tok.rstrip('fFuUlL')
+            try:
+                return ('num', int(s))
+            except ValueError:
+                return ('num', float(s))
+        if tok in ('static_cast', 'reinterpret_cast') and self.peek() == '<':
+            while self.next() != '>':
+                pass
+            if self.next() != '(':
+                raise SyntaxError('bad cast')
+            e = self.expr(0)
+            self.next()
+            return e
+        if tok in TYPE_WORDS and self.peek() == '(':
+            self.next()
+            e = self.expr(0)
+            self.next()
+            return e
+        if re.match(r'[A-Za-z_]', tok):
+            name = tok
+            while self.peek() == '::':
+                self.next()
+                name += '::' + self.next()
+            return ('id', name)
+        raise SyntaxError('unexpected token %r' % tok)
+
+    def postfix(self, e):
+        while True:
+            tok = self.peek()
+            if tok in ('.', '->'):
+                self.next()
+                e = ('mem', e, self.next())
+            elif tok == '(':
+                self.next()
+                args = []
+                while self.peek() != ')':
+                    args.append(self.expr(0))
+                    if self.peek() == ',':
+                        self.next()
+                self.next()
+                e = ('call', e, args)
+            elif tok == '[':
+                self.next()
+                idx = self.expr(0)
+                self.next()
+                e = ('idx', e, idx)
+            elif tok in ('++', '--'):
+                self.next()
+            else:
+                return e
+
+
+def parse_expr(toks):
+    return Expr(toks).parse()
+
+
+# --------------------------------------------------------------------------
+# Source tables
+
+def read(path):
+    with open(path, encoding='utf-8') as f:
+        return f.read()
+
+
+def map_entries(text, table):
+    """{ ENUM, "string" } pairs of a static std::map named `table`."""
+    m = re.search(r'\b' + table + r'\s*=\s*\{(.*?)\n\};', text, re.S)
+    if not m:
+        raise SyntaxError('table %s not found' % table)
+    return re.findall(r'\{\s*(\w+)\s*,\s*"([^"]*)"\s*\}', m.group(1))
+
+
+def hparams_members(text):
+    """member name -> (C type, default literal or None) of struct llama_hparams."""
+    out = {}
+    m = re.search(r'struct llama_hparams \{(.*?)\n\};', text, re.S)
+    for line in m.group(1).split('\n'):
+        line = line.split('//')[0].strip().rstrip(';')
+        if not line or '(' in line:
+            continue
+        dm = re.match(r'(?:enum\s+)?([\w:<>, ]+?)\s+(\w+)\s*(?:=\s*(.+))?$', line)
+        if dm:
+            out[dm.group(2)] = (dm.group(1).strip(), dm.group(3).strip() if dm.group(3) else None)
+    for k, v in HAND_MEMBERS.items():
+        out.setdefault(k, v)
+    return out
+
+
+def sources_commits(text):
+    out = {}
+    for m in re.finditer(r'^(src/[\w.-]+)\s+@\s+([0-9a-f]{40})', text, re.M):
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Key reads (load_hparams)
+
+def key_type(ctype, method):
+    if method == 'get_key_or_arr':
+        if 'float' in ctype:
+            return 'F32_LAYERS'
+        if 'int, 4' in ctype.replace(' ', ' '):
+            return 'SECTIONS'
+        return 'LAYERS'
+    if method == 'get_arr':
+        return 'ARR_STR'
+    if ctype in ('uint32_t', 'llama_pooling_type', 'enum llama_pooling_type'):
+        return 'U32'
+    if ctype == 'int32_t' or ctype == 'llama_token':
+        return 'I32'
+    if ctype == 'float':
+        return 'F32'
+    if ctype == 'bool':
+        return 'BOOL'
+    if ctype in ('std::string',):
+        return 'STR'
+    return None
+
+
+class KeyReads:
+    def __init__(self, kv_names, members):
+        self.kv = dict(kv_names)
+        self.members = members
+        self.locals = {}
+
+    def reads_in(self, toks):
+        """Every ml.get_key*(...) call in a token list: (kv_enum, target, method, required)."""
+        out = []
+        for i in range(len(toks) - 3):
+            if toks[i] == 'ml' and toks[i + 1] == '.' and toks[i + 2].startswith('get_') and toks[i + 3] == '(':
+                method = toks[i + 2]
+                p = Parser(toks)
+                p.p = i + 4
+                inner = p.balanced('(', ')')
+                args = split_args(inner)
+                if method == 'get_arr_n' or not args:
+                    continue
+                kv = args[0][0] if args[0] else None
+                target = ''.join(args[1]) if len(args) > 1 else ''
+                req = True
+                if method == 'get_key_or_arr':
+                    if len(args) > 3:
+                        req = ''.join(args[3]) not in ('false', '0')
+                    else:
+                        req = True
+                elif len(args) > 2:
+                    req = ''.join(args[2]) not in ('false', '0')
+                out.append((kv, target, method, req))
+        return out
+
+    def ctype_of(self, target):
+        if target.startswith('hparams.'):
+            name = target[len('hparams.'):]
+            if '.' in name:  # posnet.n_embd
+                return 'uint32_t'
+            return self.members.get(name, (None, None))[0]
+        return self.locals.get(target)
+
+
+def split_args(toks):
+    args, cur, depth = [], [], 0
+    for tok in toks:
+        if tok in '([{':
+            depth += 1
+        elif tok in ')]}':
+            depth -= 1
+        if tok == ',' and depth == 0:
+            args.append(cur)
+            cur = []
+        else:
+            cur.append(tok)
+    if cur:
+        args.append(cur)
+    return args
+
+
+def walk_reads(stmts, kr, cond, out, arch):
+    """Collect key reads with whether each is unconditional (for this arch)."""
+    for st in stmts:
+        kind = st[0]
+        if kind == 'block':
+            walk_reads(st[1], kr, cond, out, arch)
+        elif kind == 'if':
+            c = const_arch_cond(st[1], arch)
+            if c is True:
+                walk_reads([st[2]], kr, cond, out, arch)
+            elif c is False:
+                if st[3]:
+                    walk_reads([st[3]], kr, cond, out, arch)
+            else:
+                # a read inside `if (ml.get_key(...))` is itself unconditional
+                for r in kr.reads_in(st[1]):
+                    out.append((r, cond))
+                walk_reads([st[2]], kr, True, out, arch)
+                if st[3]:
+                    walk_reads([st[3]], kr, True, out, arch)
+        elif kind == 'for':
+            walk_reads([st[2]], kr, cond, out, arch)
+        elif kind == 'expr':
+            toks = st[1]
+            # local declarations give the target's type: `float ropescale = 0.0f;`
+            if len(toks) >= 2 and re.match(r'[A-Za-z_]', toks[0]):
+                decl = decl_of(toks)
+                if decl:
+                    kr.locals[decl[1]] = decl[0]
+            for r in kr.reads_in(toks):
+                out.append((r, cond))
+
+
+def decl_of(toks):
+    """(type, name) when a statement declares a local, else None."""
+    eq = None
+    depth = 0
+    for j, tok in enumerate(toks):
+        if tok in '([{':
+            depth += 1
+        elif tok in ')]}':
+            depth -= 1
+        elif tok == '=' and depth == 0:
+            eq = j
+            break
+    if eq is None and '(' in toks:
+        toks = toks[:toks.index('(')]
+    head = toks[:eq] if eq is not None else toks
+    head = [t for t in head if t not in ('const', 'static', '&', '*', 'auto')] or head
+    if len(head) >= 2 and re.match(r'[A-Za-z_]\w*$', head[-1]) and '.' not in head and '(' not in head:
+        return (' '.join(head[:-1]).replace(' :: ', '::').replace(' ::', '::').replace(':: ', '::'), head[-1])
+    return None
+
+
+def const_arch_cond(toks, arch):
+    """True/False when a condition only compares `arch` with LLM_ARCH_ names."""
+    s = ' '.join(toks)
+    if 'arch' not in s:
+        return None
+    try:
+        e = parse_expr(toks)
+    except SyntaxError:
+        return None
+
+    def ev(e):
+        if e[0] == 'bin' and e[1] in ('==', '!=') and e[2] == ('id', 'arch') and e[3][0] == 'id':
+            r = e[3][1] == 'LLM_ARCH_' + arch
+            return r if e[1] == '==' else not r
+        if e[0] == 'bin' and e[1] in ('&&', '||'):
+            a, b = ev(e[2]), ev(e[3])
+            if a is None or b is None:
+                return None
+            return (a and b) if e[1] == '&&' else (a or b)
+        if e[0] == 'un' and e[1] == '!':
+            a = ev(e[2])
+            return None if a is None else not a
+        return None
+    return ev(e)
+
+
+# --------------------------------------------------------------------------
+# Tensors (load_tensors)
+
+class Unknown(Exception):
+    pass
+
+
+FLAG_VALUES = {'TENSOR_NOT_REQUIRED': 1, 'TENSOR_DUPLICATED': 2, 'TENSOR_SKIP': 4,
+               'llama_model_loader::TENSOR_NOT_REQUIRED': 1,
+               'llama_model_loader::TENSOR_DUPLICATED': 2, 'llama_model_loader::TENSOR_SKIP': 4}
+
+
+class Gen:
+    def __init__(self, tensor_names, members, syms):
+        self.names = dict(tensor_names)
+        self.members = members
+        self.syms = syms          # symbol table builder
+        self.unsupported = []
+
+    # -- expression normalisation: C AST -> RPN token list (raises Unknown)
+    def rpn(self, e, env, arch, layer_var, present):
+        out = []
+        self._rpn(e, env, arch, layer_var, present, out, 0)
+        return out
+
+    def _rpn(self, e, env, arch, lv, present, out, depth):
+        if depth > 40:
+            raise Unknown('too deep')
+        k = e[0]
+        if k == 'num':
+            if isinstance(e[1], float):
+                if e[1] != int(e[1]):
+                    raise Unknown('float')
+                out.append(str(int(e[1])))
+            else:
+                out.append(str(e[1]))
+            return
+        if k == 'id':
+            name = e[1]
+            if name == lv:
+                out.append('i')
+                return
+            if name in ('true', 'false'):
+                out.append('1' if name == 'true' else '0')
+                return
+            if name in FLAG_VALUES:
+                out.append(str(FLAG_VALUES[name]))
+                return
+            if name in env:
+                self._rpn(env[name], env, arch, lv, present, out, depth + 1)
+                return
+            if name in present:          # a tensor variable tested for presence
+                out.append(present[name])
+                return
+            raise Unknown('identifier ' + name)
+        if k == 'mem':
+            if e[1] == ('id', 'hparams'):
+                out.append(self.syms.sym(e[2]))
+                return
+            if e[1][0] == 'mem' and e[1][1] == ('id', 'hparams'):  # hparams.posnet.n_embd
+                out.append(self.syms.sym(e[1][2] + '.' + e[2]))
+                return
+            key = flat(e)
+            if key in present:
+                out.append(present[key])
+                return
+            raise Unknown('member ' + key)
+        if k == 'idx':
+            if e[1] == ('mem', ('id', 'hparams'), 'n_ff_arr') and e[2] == ('num', 0):
+                out.append(self.syms.sym('n_ff'))
+                return
+            raise Unknown('index')
+        if k == 'call':
+            f = e[1]
+            if f[0] == 'mem' and f[1] == ('id', 'hparams'):
+                fn = f[2]
+                if fn in ('n_head', 'n_head_kv', 'n_ff', 'n_embd_k_gqa', 'n_embd_v_gqa', 'is_recurrent'):
+                    if not e[2] or e[2][0] == ('num', 0):
+                        if fn == 'is_recurrent':
+                            raise Unknown('is_recurrent(0)')
+                        out.append(self.syms.sym(fn))
+                        return
+                    if e[2][0] == ('id', lv):
+                        out.append(self.syms.layer_sym(fn))
+                        return
+                raise Unknown('hparams.' + fn + '()')
+            if f[0] == 'mem' and f[1] == ('id', 'vocab') and f[2] in ('n_tokens', 'n_token_types') and not e[2]:
+                out.append(self.syms.sym('n_vocab' if f[2] == 'n_tokens' else 'n_token_types'))
+                return
+            if f == ('id', 'std::max') and len(e[2]) == 2:
+                self._rpn(e[2][0], env, arch, lv, present, out, depth + 1)
+                self._rpn(e[2][1], env, arch, lv, present, out, depth + 1)
+                out.append('max')
+                return
+            raise Unknown('call ' + flat(f))
+        if k == 'un':
+            if e[1] == '!':
+                self._rpn(e[2], env, arch, lv, present, out, depth + 1)
+                out.append('!')
+                return
+            if e[1] == '-':
+                out.append('0')
+                self._rpn(e[2], env, arch, lv, present, out, depth + 1)
+                out.append('-')
+                return
+            raise Unknown('unary ' + e[1])
+        if k == 'bin':
+            op = e[1]
+            # arch comparisons resolve now
+            if op in ('==', '!=') and e[2] == ('id', 'arch') and e[3][0] == 'id':
+                r = e[3][1] == 'LLM_ARCH_' + arch
+                out.append('1' if r == (op == '==') else '0')
+                return
+            if op in ('==', '!=') and flat(e[2]) == 'hparams.rope_scaling_type_train':
+                if e[3] == ('id', 'LLAMA_ROPE_SCALING_TYPE_LONGROPE'):
+                    out.append(self.syms.sym('rope_longrope'))
+                    if op == '!=':
+                        out.append('!')
+                    return
+                raise Unknown('rope type')
+            # presence: X == NULL / nullptr
+            if op in ('==', '!=') and e[3] in (('id', 'NULL'), ('id', 'nullptr')):
+                key = flat(e[2])
+                if key in present:
+                    out.append(present[key])
+                    if op == '==':
+                        out.append('!')
+                    return
+                raise Unknown('null test ' + key)
+            if op not in ('+', '-', '*', '/', '%', '==', '!=', '<', '<=', '>', '>=', '&&', '||', '|'):
+                raise Unknown('op ' + op)
+            self._rpn(e[2], env, arch, lv, present, out, depth + 1)
+            self._rpn(e[3], env, arch, lv, present, out, depth + 1)
+            out.append(op)
+            return
+        if k == '?':
+            self._rpn(e[1], env, arch, lv, present, out, depth + 1)
+            self._rpn(e[2], env, arch, lv, present, out, depth + 1)
+            self._rpn(e[3], env, arch, lv, present, out, depth + 1)
+            out.append('?:')
+            return
+        raise Unknown('node ' + k)
+
+    # -- interpretation of one architecture's case body
+    def run_arch(self, arch, stmts, prelude):
+        self.entries = []
+        self.ok = True
+        env = dict(prelude)
+        self.walk(arch, stmts, env, [], None, {}, False)
+        return self.entries, self.ok
+
+    def walk(self, arch, stmts, env, conds, loop, present, in_try):
+        for st in stmts:
+            kind = st[0]
+            if kind == 'block':
+                self.walk(arch, st[1], dict(env), conds, loop, present, in_try)
+            elif kind == 'break' or kind == 'case' or kind == 'default':
+                continue
+            elif kind == 'if':
+                ctoks = st[1]
+                try:
+                    c = self.rpn(parse_expr(ctoks), env, arch, loop[0] if loop else None, present)
+                except (Unknown, SyntaxError):
+                    c = None
+                if c == ['0']:
+                    if st[3]:
+                        self.walk(arch, [st[3]], dict(env), conds, loop, present, in_try)
+                    continue
+                if c == ['1']:
+                    self.walk(arch, [st[2]], dict(env), conds, loop, present, in_try)
+                    continue
+                self.walk(arch, [st[2]], dict(env), conds + [c], loop, present, in_try)
+                if st[3]:
+                    neg = None if c is None else c + ['!']
+                    self.walk(arch, [st[3]], dict(env), conds + [neg], loop, present, in_try)
+            elif kind == 'for':
+                head = st[1]
+                parts = split_semis(head)
+                m = None
+                if len(parts) == 3 and len(parts[1]) >= 3 and parts[1][1] == '<':
+                    m = parts[1]
+                if not m or loop is not None:
+                    self.unsupported.append((arch, 'loop ' + ' '.join(head)))
+                    self.ok = False
+                    continue
+                var = m[0]
+                try:
+                    count = self.rpn(parse_expr(m[2:]), env, arch, None, present)
+                except (Unknown, SyntaxError) as ex:
+                    self.unsupported.append((arch, 'loop bound %s (%s)' % (' '.join(m[2:]), ex)))
+                    self.ok = False
+                    continue
+                self.walk(arch, [st[2]], dict(env), conds, (var, count), present, in_try)
+            elif kind == 'try':
+                self.walk(arch, st[1][1], dict(env), conds + [None], loop, present, True)
+                self.walk(arch, st[2][1], dict(env), conds + [None], loop, present, True)
+            elif kind == 'switch':
+                self.unsupported.append((arch, 'switch ' + ' '.join(st[1])))
+                self.ok = False
+            elif kind == 'expr':
+                self.expr_stmt(arch, st[1], env, conds, loop, present)
+
+    def expr_stmt(self, arch, toks, env, conds, loop, present):
+        if not toks:
+            return
+        if toks[0] in ('GGML_ASSERT', 'throw', 'LLAMA_LOG_WARN', 'LLAMA_LOG_INFO', 'GGML_ABORT'):
+            return
+        if 'create_tensor' not in toks:
+            # declarations and assignments of locals
+            eq = top_eq(toks)
+            if eq is None:
+                return
+            lhs = toks[:eq]
+            rhs = toks[eq + 1:]
+            if toks[eq] != '=':
+                return  # flags |= ..., compound assignments: flags are treated as 0
+            name = lhs[-1]
+            if lhs[:1] == ['auto'] or (len(lhs) >= 2 and lhs[-2] == '&'):
+                return  # auto & layer = layers[i];
+            if '.' in lhs:
+                return
+            try:
+                env[name] = parse_expr(rhs)
+            except SyntaxError:
+                env.pop(name, None)
+            return
+        eq = top_eq(toks)
+        target = flat_toks(toks[:eq]) if eq is not None else None
+        rhs = toks[eq + 1:] if eq is not None else toks
+        try:
+            call = parse_expr(rhs)
+        except SyntaxError as ex:
+            self.unsupported.append((arch, 'tensor statement: %s' % ex))
+            self.ok = False
+            return
+        if call[0] != 'call' or call[1] != ('id', 'create_tensor') or len(call[2]) != 3:
+            self.unsupported.append((arch, 'tensor call form'))
+            self.ok = False
+            return
+        tn, dims, flags = call[2]
+        if tn[0] != 'call' or tn[1] != ('id', 'tn'):
+            self.unsupported.append((arch, 'tensor name form'))
+            self.ok = False
+            return
+        args = tn[2]
+        enum = args[0][1]
+        suffix = None
+        rest = args[1:]
+        if rest and rest[0][0] == 'str':
+            suffix = rest[0][1]
+            rest = rest[1:]
+        base = self.names.get(enum)
+        if base is None:
+            self.unsupported.append((arch, 'no name for ' + enum))
+            self.ok = False
+            return
+        name = base + ('.' + suffix if suffix else '')
+        layered = '%d' in base
+        if layered and (loop is None or not rest or rest[0] != ('id', loop[0])):
+            self.unsupported.append((arch, 'layer index of ' + name))
+            self.ok = False
+            return
+        if name.count('%d') > 1:
+            self.unsupported.append((arch, 'per-expert name ' + name))
+            self.ok = False
+            return
+        lv = loop[0] if loop else None
+        # flags: required unless NOT_REQUIRED is always or conditionally set
+        try:
+            frpn = self.rpn(flags, env, arch, lv, {})
+        except (Unknown, SyntaxError):
+            frpn = None
+        fval = const_eval(frpn) if frpn is not None else None
+        if fval is not None and fval & 2:
+            return  # a duplicate reference to a tensor created elsewhere
+        required = fval is not None and not (fval & 1)
+        if fval is None and frpn is not None:
+            # e.g. TENSOR_NOT_REQUIRED | (i != 0 ? TENSOR_DUPLICATED : 0)
+            required = False
+        shape = []
+        if dims[0] != 'init':
+            self.unsupported.append((arch, 'shape form of ' + name))
+            self.ok = False
+            return
+        for d in dims[1]:
+            try:
+                shape.append(self.rpn(d, env, arch, lv, present))
+            except Unknown:
+                shape.append(None)
+        cond = []
+        known = True
+        for c in conds:
+            if c is None:
+                known = False
+                break
+            cond = cond + c + (['&&'] if cond else [])
+        if not known:
+            cond = None
+        entry = {
+            'name': name,
+            'layer': layered,
+            'count': loop[1] if (loop and layered) else None,
+            'shape': shape,
+            'required': required,
+            'cond': cond,
+        }
+        self.entries.append(entry)
+        if target:
+            present[target] = 'P%d' % (len(self.entries) - 1)
+
+
+def split_semis(toks):
+    parts, cur = [], []
+    for t in toks:
+        if t == ';':
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    parts.append(cur)
+    if parts and parts[0][:1] and parts[0][0] in ('int', 'uint32_t', 'int64_t', 'size_t'):
+        parts[0] = parts[0][1:]
+    return parts
+
+
+def top_eq(toks):
+    depth = 0
+    for j, tok in enumerate(toks):
+        if tok in '([{':
+            depth += 1
+        elif tok in ')]}':
+            depth -= 1
+        elif depth == 0 and tok in ('=', '|=', '+=', '-=', '&='):
+            return j
+    return None
+
+
+def flat(e):
+    if e[0] == 'id':
+        return e[1]
+    if e[0] == 'mem':
+        return flat(e[1]) + '.' + e[2]
+    return '?'
+
+
+def flat_toks(toks):
+    return ''.join(toks)
+
+
+def const_eval(rpn):
+    st = []
+    for tok in rpn:
+        if re.match(r'-?\d+$', tok):
+            st.append(int(tok))
+        elif tok in ('|', '+', '*', '-', '&&', '||', '==', '!=') and len(st) >= 2:
+            b, a = st.pop(), st.pop()
+            st.append({'|': a | b, '+': a + b, '*': a * b, '-': a - b,
+                       '&&': int(bool(a and b)), '||': int(bool(a or b)),
+                       '==': int(a == b), '!=': int(a != b)}[tok])
+        else:
+            return None
+    return st[0] if len(st) == 1 else None
+
+
+# --------------------------------------------------------------------------
+# Symbols
+
+class Syms:
+    def __init__(self, members):
+        self.members = members
+        self.order = []
+        self.index = {}
+        self.key_of = {}       # member -> key suffix (from load_hparams reads)
+        self.default = {}      # member -> default expr text (hparams.h or load_hparams)
+
+    def sym(self, name):
+        if name not in self.index:
+            self.index[name] = len(self.order)
+            self.order.append(name)
+        return '#%d' % self.index[name]
+
+    def layer_sym(self, name):
+        return '@' + self.sym(name)[1:]
+
+
+# --------------------------------------------------------------------------
+# Driver
+
+def arch_id(enum):
+    return enum[len('LLM_ARCH_'):]
+
+
+def case_groups(stmts):
+    """[(labels, body statements)] of a switch body."""
+    groups = []
+    labels = []
+    body = None
+    for st in stmts:
+        if st[0] == 'case' or st[0] == 'default':
+            if body is not None:
+                groups.append((labels, body))
+                labels, body = [], None
+            labels.append(st[1] if st[0] == 'case' else 'default')
+        else:
+            if body is None:
+                body = []
+            body.append(st)
+    if body is not None:
+        groups.append((labels, body))
+    return groups
+
+
+def find_switch(stmts):
+    for i, st in enumerate(stmts):
+        if st[0] == 'switch' and ''.join(st[1]) == 'arch':
+            return i, st
+        if st[0] == 'block':
+            r = find_switch(st[1])
+            if r:
+                return r
+    return None
+
+
+def prelude_env(stmts):
+    """Local declarations of load_tensors that precede the arch switch."""
+    env = {}
+
+    def visit(ss):
+        for st in ss:
+            if st[0] == 'switch':
+                return True
+            if st[0] == 'block':
+                if visit(st[1]):
+                    return True
+            if st[0] == 'expr':
+                eq = top_eq(st[1])
+                d = decl_of(st[1])
+                if eq is not None and d and st[1][eq] == '=':
+                    try:
+                        env[d[1]] = parse_expr(st[1][eq + 1:])
+                    except SyntaxError:
+                        pass
+        return False
+    visit(stmts)
+    return env
+
+
+def c_str(s):
+    return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
+
+
+def rpn_text(r):
+    if r is None:
+        return '"?"'
+    return c_str(' '.join(r))
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    src = sys.argv[1]
+    out_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.dirname(os.path.abspath(__file__))
+    model = read(os.path.join(src, 'src/llama-model.cpp'))
+    archtxt = read(os.path.join(src, 'src/llama-arch.cpp'))
+    hpt = read(os.path.join(src, 'src/llama-hparams.h'))
+    commits = sources_commits(read(os.path.join(src, 'SOURCES.txt')))
+
+    arch_names = [(arch_id(e), n) for e, n in map_entries(archtxt, 'LLM_ARCH_NAMES')
+                  if e != 'LLM_ARCH_UNKNOWN']
+    kv_names = map_entries(archtxt, 'LLM_KV_NAMES')
+    tensor_names = map_entries(archtxt, 'LLM_TENSOR_NAMES')
+    kvmap = dict(kv_names)
+    members = hparams_members(hpt)
+    toks = tokenize(model)
+
+    # ---- keys
+    hp_body = function_body(toks, 'llama_model::load_hparams')
+    sw = find_switch(hp_body)
+    common_stmts = hp_body[:sw[0]]
+    kr = KeyReads(kv_names, members)
+    syms = Syms(members)
+    keys_of = {}
+    rec_of = {}
+    defaults_of = {}
+    common = []
+    walk_reads(common_stmts, kr, False, common, 'LLAMA')
+    rope_is_head = set()
+    for st in common_stmts:
+        if st[0] == 'if' and 'n_head' in ''.join(st[1]):
+            for inner in st[2][1]:
+                if inner[0] == 'if':
+                    for a in re.findall(r'LLM_ARCH_(\w+)', ' '.join(inner[1])):
+                        rope_is_head.add(a)
+    hp_groups = case_groups(sw[1][2][1])
+    for labels, body in hp_groups:
+        for lab in labels:
+            if lab == 'default':
+                continue
+            a = arch_id(lab)
+            reads = []
+            walk_reads(body, kr, False, reads, a)
+            keys_of[a] = reads
+            rec_of[a], defaults_of[a] = recurrent_and_defaults(body, a)
+    # fallthrough: QWEN2VL's case falls through into QWEN2's (a label
+    # group whose body ends without break continues into the next group)
+    for gi, (labels, body) in enumerate(hp_groups):
+        ends = [st for st in body if st[0] != 'block' or st[1]]
+        falls = not any(st[0] == 'break' for st in body) and not any(
+            st[0] == 'block' and st[1] and st[1][-1][0] == 'break' for st in body)
+        if falls and gi + 1 < len(hp_groups):
+            nxt = hp_groups[gi + 1]
+            for lab in labels:
+                a = arch_id(lab)
+                more = []
+                walk_reads(nxt[1], kr, False, more, a)
+                keys_of[a] = keys_of.get(a, []) + more
+        del ends
+
+    def key_rows(reads, a):
+        rows = []
+        seen = set()
+        for (kv, target, method, req), cond in reads:
+            name = kvmap.get(kv)
+            if name is None or not name.startswith('%s.'):
+                continue
+            suffix = name[3:]
+            ctype = kr.ctype_of(target)
+            kt = key_type(ctype or '', method)
+            if kt is None:
+                continue
+            if target.startswith('hparams.'):
+                syms.key_of.setdefault(target[len('hparams.'):], suffix)
+            if suffix in seen:
+                continue
+            seen.add(suffix)
+            rows.append((suffix, kt, 'REQ' if (req and not cond) else 'OPT'))
+        return rows
+
+    common_rows = key_rows(common, None)
+
+    # ---- tensors
+    lt_body = function_body(toks, 'llama_model::load_tensors')
+    tsw = find_switch(lt_body)
+    prelude = prelude_env(lt_body)
+    gen = Gen(tensor_names, members, syms)
+    tensors_of = {}
+    ok_of = {}
+    for labels, body in case_groups(tsw[1][2][1]):
+        for lab in labels:
+            if lab == 'default':
+                continue
+            a = arch_id(lab)
+            ents, ok = gen.run_arch(a, body, prelude)
+            tensors_of[a] = ents
+            ok_of[a] = ok
+
+    # ---- symbols: member -> key, defaults
+    for name in list(syms.order):
+        pass
+
+    # ---- write
+    archs_rows = []
+    key_table = []
+    tensor_table = []
+    key_ranges = {}
+    tensor_ranges = {}
+    for a, name in arch_names:
+        rows = key_rows(keys_of.get(a, []), a) if a in keys_of else []
+        kt = tuple(rows)
+        if kt in key_ranges:
+            kr0 = key_ranges[kt]
+        else:
+            kr0 = (len(key_table), len(rows))
+            key_table.extend(rows)
+            key_ranges[kt] = kr0
+        ents = tensors_of.get(a, [])
+        # presence references are indexes into this arch's list: make them global
+        base = len(tensor_table)
+        tkey = tuple((e['name'], e['layer'], tuple(map(tup, e['shape'])), e['required'],
+                      tup(e['cond']), tup(e['count'])) for e in ents)
+        if tkey in tensor_ranges and ents:
+            tr0 = tensor_ranges[tkey]
+        else:
+            tr0 = (base, len(ents))
+            for e in ents:
+                tensor_table.append(relocate(e, base))
+            if ents:
+                tensor_ranges[tkey] = tr0
+        if ents and ok_of.get(a):
+            cov = 'FULL'
+        elif a in keys_of:
+            cov = 'KEYS'
+        else:
+            cov = 'NAME'
+        flags = []
+        if a in rope_is_head:
+            flags.append('ROPE_IS_HEAD')
+        if ents and ok_of.get(a):
+            flags += arch_flags(ents, syms, a in HAND_RECURRENT or rec_of.get(a) is not None)
+        rec = rec_of.get(a)
+        if a in HAND_RECURRENT:
+            rec = ['1']
+        archs_rows.append((name, cov, kr0, tr0, ' | '.join(flags) or '0',
+                           rec, defaults_of.get(a, {})))
+
+    # symbols referenced by recurrent formulas must exist before the sym table is written
+    for row in archs_rows:
+        pass
+
+    header = ('/* GENERATED by data/arch/archgen.py from llama.cpp sources: do not edit.\n'
+              ' *   src/llama-model.cpp  @ %s\n'
+              ' *   src/llama-arch.cpp   @ %s\n'
+              ' *   src/llama-hparams.h  @ %s\n'
+              ' * Format: data/arch/README.md. */\n'
+              % (commits.get('src/llama-model.cpp', '?'), commits.get('src/llama-arch.cpp', '?'),
+                 commits.get('src/llama-hparams.h', '?')))
+    os.makedirs(out_dir, exist_ok=True)
+
+    with open(os.path.join(out_dir, 'gen_archs.def'), 'w') as f:
+        f.write(header)
+        f.write('/* GEN_SOURCE(file, commit) */\n')
+        for k in ('src/llama-model.cpp', 'src/llama-arch.cpp', 'src/llama-hparams.h'):
+            f.write('GEN_SOURCE(%s, %s)\n' % (c_str(k), c_str(commits.get(k, '?'))))
+        f.write('/* GEN_COMMON_KEYS(first, count): keys every loader reads */\n')
+        f.write('GEN_COMMON_KEYS(%d, %d)\n' % (len(key_table), len(common_rows)))
+        f.write('/* GEN_ARCH(name, coverage, first key, keys, first tensor, tensors, flags,\n'
+                ' *          is_recurrent(i) formula) */\n')
+        for name, cov, kr0, tr0, flags, rec, _ in archs_rows:
+            f.write('GEN_ARCH(%-20s %-4s, %4d, %3d, %5d, %3d, %s, %s)\n' % (
+                c_str(name) + ',', cov, kr0[0], kr0[1], tr0[0], tr0[1], flags,
+                rpn_text(rec_rpn(rec, syms) if rec else None) if rec else '""'))
+    key_table.extend(common_rows)
+    with open(os.path.join(out_dir, 'gen_keys.def'), 'w') as f:
+        f.write(header)
+        f.write('/* GEN_KEY("suffix", TYPE, REQ|OPT): "<arch>.suffix" as the loader reads it */\n')
+        for suffix, kt, req in key_table:
+            f.write('GEN_KEY(%-45s %-10s %s)\n' % (c_str(suffix) + ',', kt + ',', req))
+    with open(os.path.join(out_dir, 'gen_tensors.def'), 'w') as f:
+        f.write(header)
+        f.write('/* GEN_TENSOR("name" (%d = layer), REQ|OPT, layers, condition, ne0, ne1, ne2, ne3)\n'
+                ' * formulas in RPN; "" = always / dimension absent; "?" = not expressible */\n')
+        for e in tensor_table:
+            shape = list(e['shape']) + [[]] * (4 - len(e['shape']))
+            shp = ', '.join(rpn_text(s) if s is not None else '"?"' for s in shape[:4])
+            f.write('GEN_TENSOR(%s, %s, %s, %s, %s)\n' % (
+                c_str(e['name']), 'REQ' if e['required'] else 'OPT',
+                rpn_text(e['count']) if e['count'] is not None else '""',
+                rpn_text(e['cond']) if e['cond'] is not None else '"?"', shp))
+    with open(os.path.join(out_dir, 'gen_syms.def'), 'w') as f:
+        f.write(header)
+        f.write('/* GEN_SYM("name", "key suffix" or "", has default, default) - #N in a\n'
+                ' * formula is the N-th line (from 0), @N the same symbol at the current\n'
+                ' * layer. Symbols without a key are derived in src/arch_eval.c. */\n')
+        for name in syms.order:
+            key = syms.key_of.get(name, '')
+            if name in DERIVED:
+                key = ''
+            ctype, dflt = members.get(name, ('uint32_t', None))
+            d = default_text(dflt)
+            if name in DERIVED or not re.match(r'-?\d+$', d):
+                d = ''
+            f.write('GEN_SYM(%-28s %-42s %d, %s)\n' % (
+                c_str(name) + ',', c_str(key) + ',', 1 if d else 0, d or '0'))
+
+    # coverage report on stderr for the developer
+    n = len(archs_rows)
+    full = sum(1 for r in archs_rows if r[1] == 'FULL')
+    keys = sum(1 for r in archs_rows if r[1] == 'KEYS')
+    sys.stderr.write('archgen: %d architectures: %d full, %d keys only, %d name only\n'
+                     % (n, full, keys, n - full - keys))
+    for a, why in gen.unsupported:
+        sys.stderr.write('archgen: %s: %s\n' % (a, why))
+    return 0
+
+
+HEAD_SYMS = ('n_head', 'n_head_kv', 'n_embd_head_k', 'n_embd_head_v', 'n_embd_k_gqa',
+             'n_embd_v_gqa', 'n_rot')
+
+
+def sym_names_in(rpn, syms):
+    out = set()
+    for t in rpn or []:
+        if t[:1] in '#@' and t[1:].isdigit():
+            out.add(syms.order[int(t[1:])])
+    return out
+
+
+def arch_flags(ents, syms, recurrent):
+    """HEADS: every layer is attention (head counts are divisors: 0 is an
+    error). Q_IS_E: attn_q is [n_embd, n_embd], so the graph's reshape into
+    n_head heads of n_embd_head_k needs n_head * n_embd_head_k == n_embd."""
+    flags = []
+    layer_conds = set()
+    uses_heads = False
+    for e in ents:
+        layer_conds |= sym_names_in(e['cond'], syms)
+        if e['required'] and e['cond'] == [] and e['layer']:
+            for d in e['shape']:
+                if sym_names_in(d, syms) & set(HEAD_SYMS):
+                    uses_heads = True
+    if uses_heads and not recurrent and not (layer_conds & {'n_head', 'n_head_kv'}):
+        flags.append('HEADS')
+    n_embd = syms.sym('n_embd')
+    for e in ents:
+        if (e['name'] == 'blk.%d.attn_q.weight' and e['required'] and e['cond'] == []
+                and e['shape'][1:2] == [[n_embd]]):
+            flags.append('Q_IS_E')
+            break
+    return flags
+
+
+def default_text(d):
+    if d is None:
+        return ''
+    d = d.rstrip('f')
+    if re.match(r'-?\d+$', d):
+        return d
+    if re.match(r'-?[\d.]+(e[-+]?\d+)?$', d):
+        return d
+    if d in ('true', 'false'):
+        return '1' if d == 'true' else '0'
+    return ''
+
+
+def tup(x):
+    if x is None:
+        return None
+    return tuple(x)
+
+
+def relocate(e, base):
+    def fix(r):
+        if r is None:
+            return None
+        return [('P%d' % (int(t[1:]) + base)) if re.match(r'P\d+$', t) else t for t in r]
+    e2 = dict(e)
+    e2['shape'] = [fix(s) for s in e['shape']]
+    e2['cond'] = fix(e['cond'])
+    e2['count'] = fix(e['count'])
+    return e2
+
+
+def recurrent_and_defaults(body, arch):
+    """The is_recurrent(i) formula an arch's load_hparams case sets, as a C AST
+    over hparams (or True for std::fill(..., true)), and member assignments."""
+    rec = None
+    defaults = {}
+
+    def visit(ss, loopvar):
+        nonlocal rec
+        for st in ss:
+            if st[0] == 'block':
+                visit(st[1], loopvar)
+            elif st[0] == 'for':
+                parts = split_semis(st[1])
+                var = parts[1][0] if len(parts) == 3 and parts[1] else None
+                visit([st[2]], var)
+            elif st[0] == 'expr':
+                t = st[1]
+                s = ''.join(t)
+                if s.startswith('std::fill(hparams.recurrent_layer_arr') and s.endswith(',true)'):
+                    rec = ('num', 1)
+                elif t[:5] == ['hparams', '.', 'recurrent_layer_arr', '[', loopvar] and loopvar:
+                    eq = top_eq(t)
+                    try:
+                        rec = (loopvar, parse_expr(t[eq + 1:]))
+                    except SyntaxError:
+                        rec = None
+                elif t[:2] == ['hparams', '.'] and top_eq(t) == 3 and t[3] == '=':
+                    try:
+                        defaults[t[2]] = parse_expr(t[4:])
+                    except SyntaxError:
+                        pass
+    visit(body, None)
+    return rec, defaults
+
+
+def rec_rpn(rec, syms):
+    if rec == ['1']:
+        return ['1']
+    if rec == ('num', 1):
+        return ['1']
+    var, e = rec
+    g = Gen({}, {}, syms)
+    try:
+        return g.rpn(e, {}, '', var, {})
+    except Unknown:
+        return None
+
+
+if __name__ == '__main__':
+    sys.exit(main())

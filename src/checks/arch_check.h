@@ -1,0 +1,36 @@
+/* arch_check.h - what check_arch.c hands to its helpers: the file's
+ * architecture as llama.cpp sees it and what kind of file it is.
+ * check_arch.c owns the keys and hyper-parameter values,
+ * check_arch_tensors.c the tensor set and shapes. */
+#ifndef GGUFLINT_ARCH_CHECK_H
+#define GGUFLINT_ARCH_CHECK_H
+
+#include "model/arch_eval.h"
+#include "checks/checks.h"
+
+typedef struct arch_file {
+    gguflint_ctx *ctx;
+    const gguflint_kv *arch_kv; /* general.architecture */
+    char arch[80];              /* its value up to the first NUL (llama.cpp's view) */
+    char arch_path[160];
+    const arch_info *info; /* NULL: not a table architecture */
+    unsigned w;            /* width of length fields: 4 in v1, else 8 */
+    bool complete;         /* the metadata was read to the end */
+    bool shard;            /* part of a split set (split.count > 1) */
+    uint64_t split_no;
+    bool model_meta; /* this file must carry the model's hyper-parameters */
+} arch_file;
+
+/* False when no finding of `rule` would be kept: then only arch_drop is
+ * called (it counts the drop) and nothing is formatted. */
+bool arch_live(const gguflint_ctx *ctx, int rule);
+void arch_drop(gguflint_ctx *ctx, int rule);
+
+/* A string llama.cpp reads as a C string: reports a NUL in it (GG514) and
+ * returns the length llama.cpp sees (up to the first NUL). */
+size_t arch_c_string(gguflint_ctx *ctx, const gguflint_kv *kv, const char *what);
+
+/* The tensor names and shapes of a FULL architecture. */
+void arch_check_tensors(const arch_file *f, const arch_env *env);
+
+#endif

@@ -1,0 +1,326 @@
+/* check_arch_tensors.c - the tensor set and shapes of an architecture, from
+ * the rows llama.cpp's load_tensors creates (data/arch/gen_tensors.def):
+ * every tensor of the file must be one the loader creates for these
+ * hyper-parameters ("wrong number of tensors" otherwise), have the shape it
+ * asks for ("tensor has wrong shape"), and every required one must be there
+ * ("missing tensor").
+ *
+ * Work is bounded: one pass over the file's tensors, each name matched
+ * against the architecture's rows (a few dozen); the missing-tensor walk
+ * visits at most 512 layers (LLAMA_MAX_LAYERS) per row with O(1) lookups.
+ * A row whose condition or dimension the file does not determine is never
+ * reported on: no false positive from what the generator could not express. */
+#include "checks/arch_check.h"
+
+#include "common/ckd.h"
+#include "format/wire.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Where a file tensor name matches a row: global exact, or prefix + decimal
+ * layer + suffix. */
+typedef struct match {
+    bool hit;
+    bool malformed; /* prefix matched but the layer number is not canonical */
+    bool big;       /* the layer number overflows */
+    uint64_t layer;
+} match;
+
+static match match_row(const arch_tensor *r, const uint8_t *p, size_t n)
+{
+    match m = {false, false, false, 0};
+    const char *pct = strstr(r->name, "%d");
+    if (!pct) {
+        m.hit = strlen(r->name) == n && memcmp(r->name, p, n) == 0;
+        return m;
+    }
+    size_t pre = (size_t)(pct - r->name), suf = strlen(pct + 2);
+    if (n < pre || memcmp(p, r->name, pre) != 0)
+        return m;
+    size_t d = pre;
+    uint64_t idx = 0;
+    while (d < n && p[d] >= '0' && p[d] <= '9') {
+        if (ckd_mul64(&idx, idx, 10) || ckd_add64(&idx, idx, (uint64_t)(p[d] - '0')))
+            m.big = true;
+        d++;
+    }
+    size_t digits = d - pre;
+    bool canonical = digits > 0 && !(digits > 1 && p[pre] == '0') && d < n && p[d] == '.';
+    if (!canonical) {
+        m.malformed = true;
+        return m;
+    }
+    if (n - d != suf || memcmp(p + d, pct + 2, suf) != 0)
+        return m;
+    m.hit = true;
+    m.layer = idx;
+    return m;
+}
+
+/* "[a, b, c]" of a shape, "?" for dims not compared. */
+static void shape_text(char *buf, size_t cap, const int64_t *ne, const bool *cmp, int n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < n && at < cap; j++) {
+        int k = cmp && !cmp[j]
+                    ? snprintf(buf + at, cap - at, "%s?", j ? ", " : "[")
+                    : snprintf(buf + at, cap - at, "%s%lld", j ? ", " : "[", (long long)ne[j]);
+        if (k < 0)
+            return;
+        at += (size_t)k;
+    }
+    if (at < cap)
+        snprintf(buf + at, cap - at, "]");
+}
+
+/* The first dimension of t that differs from row r's formula at `layer`, or
+ * -1 when the shape matches (dims that evaluate to unknown or <= 0 match
+ * anything: a 0 means a missing hyper-parameter, reported by its own rule). */
+static int shape_diff(const arch_env *env, const arch_tensor *r, const gguflint_tensor *t,
+                      uint32_t layer, int64_t *want, bool *cmp)
+{
+    int bad = -1;
+    int vocab = arch_sym_index("n_vocab");
+    char vtok[16];
+    snprintf(vtok, sizeof vtok, "#%d", vocab);
+    bool rows = strcmp(r->name, "token_embd.weight") == 0 || strcmp(r->name, "output.weight") == 0;
+    for (int j = 0; j < 4; j++) {
+        arch_val v = arch_eval(env, r->ne[j], layer, 1);
+        want[j] = v.v;
+        cmp[j] = v.known && v.v > 0;
+        /* token_embd / output rows against the tokens are the vocabulary
+         * rule GG574 (vocab-tensor-rows-mismatch): not reported twice */
+        if (rows && env->vocab_from_tokens && strcmp(r->ne[j], vtok) == 0)
+            cmp[j] = false;
+        if (cmp[j] && bad < 0 && t->ne[j] != (uint64_t)v.v)
+            bad = j;
+    }
+    return bad;
+}
+
+static void report_unexpected(const arch_file *f, const gguflint_tensor *t, int rule,
+                              const char *why)
+{
+    gguflint_ctx *ctx = f->ctx;
+    if (!arch_live(ctx, rule)) {
+        arch_drop(ctx, rule);
+        return;
+    }
+    char name[160], path[64];
+    esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 100);
+    tensor_path(path, sizeof path, ctx, t);
+    emit(ctx, rule, t->info_offset, wire_string_size(f->w, t->name.len), path, "tensor '%s' %s",
+         name, why);
+}
+
+static void report_shape(const arch_file *f, const gguflint_tensor *t, const arch_tensor *r,
+                         const int64_t *want, const bool *cmp, int bad)
+{
+    gguflint_ctx *ctx = f->ctx;
+    if (!arch_live(ctx, R_TENSOR_SHAPE_MISMATCH)) {
+        arch_drop(ctx, R_TENSOR_SHAPE_MISMATCH);
+        return;
+    }
+    int shown = 1;
+    for (int j = 0; j < 4; j++)
+        if ((cmp[j] && want[j] != 1) || (uint32_t)j < t->n_dims)
+            shown = j + 1;
+    char name[160], got[128], exp[128], formula[256], path[64];
+    int64_t have[4];
+    for (int j = 0; j < 4; j++)
+        have[j] = (int64_t)t->ne[j];
+    esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 100);
+    shape_text(got, sizeof got, have, NULL, t->n_dims ? (int)t->n_dims : 1);
+    shape_text(exp, sizeof exp, want, cmp, shown);
+    size_t at = 0;
+    formula[0] = '\0';
+    for (int j = 0; j < shown && at + 4 < sizeof formula; j++) {
+        char one[96];
+        arch_formula_text(r->ne[j], one, sizeof one);
+        int k = snprintf(formula + at, sizeof formula - at, "%s%s", j ? ", " : "[", one);
+        if (k < 0 || (size_t)k >= sizeof formula - at)
+            break;
+        at += (size_t)k;
+    }
+    if (at + 1 < sizeof formula)
+        snprintf(formula + at, sizeof formula - at, "]");
+    uint64_t field, len;
+    size_t ti = tensor_index_of(ctx, t);
+    if ((uint32_t)bad < t->n_dims) {
+        field = wire_ti_ne_off(f->w, t, (uint64_t)bad);
+        len = f->w;
+        snprintf(path, sizeof path, "tensor[%zu].ne[%d]", ti, bad);
+    } else {
+        field = wire_ti_ndims_off(f->w, t);
+        len = 4;
+        snprintf(path, sizeof path, "tensor[%zu].n_dims", ti);
+    }
+    emit(ctx, R_TENSOR_SHAPE_MISMATCH, field, len, path,
+         "tensor '%s' has shape %s; '%s' needs %s = %s (ne[%d] differs; llama.cpp: \"tensor "
+         "has wrong shape\")",
+         name, got, f->arch, formula, exp, bad);
+}
+
+/* Is the row's layer index within its layer count? Unknown counts pass. */
+static bool layer_in_range(const arch_env *env, const arch_tensor *r, const match *m,
+                           uint64_t *count)
+{
+    arch_val c = arch_eval(env, r->count, 0, 0);
+    *count = c.known && c.v > 0 ? (uint64_t)c.v : 0;
+    if (!c.known)
+        return !m->big;
+    return !m->big && m->layer < (uint64_t)c.v;
+}
+
+static void check_one(const arch_file *f, const arch_env *env, const gguflint_tensor *t)
+{
+    const arch_info *a = f->info;
+    const uint8_t *p = t->name.ptr;
+    size_t n = (size_t)t->name.len;
+    bool any = false, malformed = false, out_of_range = false, big = false;
+    uint64_t range_count = 0;
+    const arch_tensor *first_any = NULL;
+    bool shape_ok = false;
+    int64_t want[4] = {1, 1, 1, 1};
+    bool cmp[4] = {false, false, false, false};
+    int bad = -1;
+    const arch_tensor *bad_row = NULL;
+    bool bad_known = false;
+    for (uint16_t k = 0; k < a->tensor_count; k++) {
+        const arch_tensor *r = &arch_tensors[a->tensor_first + k];
+        match m = match_row(r, p, n);
+        if (m.malformed)
+            malformed = true;
+        if (!m.hit)
+            continue;
+        any = true;
+        uint32_t layer = 0;
+        if (strstr(r->name, "%d")) {
+            uint64_t count;
+            if (!layer_in_range(env, r, &m, &count)) {
+                out_of_range = true;
+                big = m.big;
+                range_count = count;
+                continue;
+            }
+            layer = (uint32_t)(m.layer < ARCH_MAX_LAYERS ? m.layer : ARCH_MAX_LAYERS);
+        }
+        arch_val c = arch_eval(env, r->cond, layer, 1);
+        if (c.known && !c.v) {
+            if (!first_any)
+                first_any = r;
+            continue;
+        }
+        int64_t w4[4];
+        bool c4[4];
+        int d = shape_diff(env, r, t, layer, w4, c4);
+        if (d < 0) {
+            shape_ok = true;
+            break;
+        }
+        if (!bad_row || (c.known && !bad_known)) {
+            bad_row = r;
+            bad_known = c.known;
+            bad = d;
+            memcpy(want, w4, sizeof want);
+            memcpy(cmp, c4, sizeof cmp);
+        }
+    }
+    if (shape_ok)
+        return;
+    if (bad_row) {
+        if (t->n_dims > 4)
+            return; /* reported by the parser; dims past 4 were not kept */
+        report_shape(f, t, bad_row, want, cmp, bad);
+        return;
+    }
+    char why[320];
+    if (out_of_range) {
+        if (range_count == 0 && !big)
+            snprintf(why, sizeof why,
+                     "has a layer number not below the layer count 0 (the "
+                     "model has no such layers)");
+        else
+            snprintf(why, sizeof why,
+                     "has a layer number not below the layer count %llu (llama.cpp creates "
+                     "layers 0..%llu only)",
+                     (unsigned long long)range_count,
+                     (unsigned long long)(range_count ? range_count - 1 : 0));
+        report_unexpected(f, t, R_BLOCK_INDEX_RANGE, why);
+        return;
+    }
+    if (!any && malformed) {
+        report_unexpected(f, t, R_BLOCK_INDEX_MALFORMED,
+                          "does not have a plain decimal layer number (llama.cpp looks layers up "
+                          "as blk.%d.)");
+        return;
+    }
+    if (any && first_any) {
+        char cond[120];
+        arch_formula_text(first_any->cond, cond, sizeof cond);
+        snprintf(why, sizeof why,
+                 "is not created by the '%s' loader for these hyper-parameters (only when %s); "
+                 "llama.cpp fails with \"wrong number of tensors\"",
+                 f->arch, cond);
+        report_unexpected(f, t, R_TENSOR_UNEXPECTED, why);
+        return;
+    }
+    snprintf(why, sizeof why,
+             "is not a tensor of this architecture ('%s' loader): llama.cpp fails with \"wrong "
+             "number of tensors\"",
+             f->arch);
+    report_unexpected(f, t, R_TENSOR_UNEXPECTED, why);
+}
+
+static void missing(const arch_file *f, const char *name)
+{
+    gguflint_ctx *ctx = f->ctx;
+    if (tensor_by_name(ctx, name))
+        return;
+    if (!arch_live(ctx, R_TENSOR_MISSING)) {
+        arch_drop(ctx, R_TENSOR_MISSING);
+        return;
+    }
+    emit(ctx, R_TENSOR_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size, f->arch_path,
+         "architecture '%s' requires the tensor '%s', which is absent (llama.cpp: \"missing "
+         "tensor\")",
+         f->arch, name);
+}
+
+static void check_missing(const arch_file *f, const arch_env *env)
+{
+    const arch_info *a = f->info;
+    gguflint_ctx *ctx = f->ctx;
+    for (uint16_t k = 0; k < a->tensor_count && ctx->status == GGUFLINT_OK; k++) {
+        const arch_tensor *r = &arch_tensors[a->tensor_first + k];
+        if (!r->required)
+            continue;
+        char name[160];
+        if (!strstr(r->name, "%d")) {
+            arch_val c = arch_eval(env, r->cond, 0, 1);
+            if (c.known && c.v && arch_tensor_name(r, 0, name, sizeof name))
+                missing(f, name);
+            continue;
+        }
+        arch_val cnt = arch_eval(env, r->count, 0, 0);
+        if (!cnt.known || cnt.v <= 0)
+            continue;
+        uint32_t layers = cnt.v < (int64_t)ARCH_MAX_LAYERS ? (uint32_t)cnt.v : ARCH_MAX_LAYERS;
+        for (uint32_t l = 0; l < layers && ctx->status == GGUFLINT_OK; l++) {
+            arch_val c = arch_eval(env, r->cond, l, 1);
+            if (c.known && c.v && arch_tensor_name(r, l, name, sizeof name))
+                missing(f, name);
+        }
+    }
+}
+
+void arch_check_tensors(const arch_file *f, const arch_env *env)
+{
+    gguflint_ctx *ctx = f->ctx;
+    for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
+        check_one(f, env, &ctx->tensors[i]);
+    if (f->complete && !f->shard && ctx->status == GGUFLINT_OK)
+        check_missing(f, env);
+}

@@ -1,0 +1,90 @@
+/* arch_tables.h - the architecture tables generated from llama.cpp's loader
+ * (data/arch/gen_*.def, written by data/arch/archgen.py) as C arrays, and the
+ * few facts kept by hand beside them (data/arch/hand_names.def). One row per
+ * architecture name; each row points at a range of key rows and a range of
+ * tensor rows. Formulas are RPN strings interpreted by arch_eval.c. */
+#ifndef GGUFLINT_ARCH_TABLES_H
+#define GGUFLINT_ARCH_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How much of an architecture the tables describe. */
+enum { COV_NAME, COV_KEYS, COV_FULL };
+
+/* Architecture flags (GEN_ARCH flags column). */
+enum {
+    AF_ROPE_IS_HEAD = 1, /* rope.dimension_count must equal the head size */
+    AF_HEADS = 2,        /* every layer has attention: head counts are divisors */
+    AF_Q_IS_E = 4,       /* attn_q is [E, E]: head_count * head size must be E */
+};
+
+/* The type a loader reads a key as (GEN_KEY TYPE column). */
+enum {
+    KT_U32,
+    KT_I32,
+    KT_F32,
+    KT_BOOL,
+    KT_STR,
+    KT_LAYERS,     /* u32, or an array (i32/u32) of block_count elements */
+    KT_F32_LAYERS, /* f32, or an array of f32 of block_count elements */
+    KT_SECTIONS,   /* i32, or an array of i32 of 4 elements */
+    KT_ARR_STR     /* an array of strings */
+};
+
+typedef struct arch_key {
+    const char *suffix; /* the key is "<arch>.<suffix>" */
+    unsigned char type; /* KT_* */
+    bool required;
+} arch_key;
+
+typedef struct arch_tensor {
+    const char *name;  /* with one "%d" for the layer index when per-layer */
+    bool required;     /* REQ: "missing tensor" when absent and cond holds */
+    const char *count; /* number of layers (per-layer rows), "" for globals */
+    const char *cond;  /* "" always, "?" unknown, else an RPN condition */
+    const char *ne[4]; /* RPN shape formulas; "" = 1 (dimension absent), "?" = any */
+} arch_tensor;
+
+typedef struct arch_info {
+    const char *name;
+    unsigned char coverage; /* COV_* */
+    unsigned flags;         /* AF_* */
+    uint16_t key_first, key_count;
+    uint16_t tensor_first, tensor_count;
+    const char *recurrent; /* RPN of is_recurrent(i), "" none */
+} arch_info;
+
+typedef struct arch_sym {
+    const char *name; /* the llama_hparams member or derived quantity */
+    const char *key;  /* "<arch>.<key>" gives it, or "" */
+    bool has_default;
+    int64_t dflt;
+} arch_sym;
+
+extern const arch_info arch_infos[];
+extern const size_t arch_info_count;
+extern const arch_key arch_keys[];
+extern const size_t arch_key_count;
+extern const arch_tensor arch_tensors[];
+extern const size_t arch_tensor_count;
+extern const arch_sym arch_syms[];
+extern const size_t arch_sym_count;
+/* The keys every loader reads (load_hparams before its switch). */
+extern const uint16_t arch_common_first, arch_common_count;
+/* llama.cpp source files and commits the tables were generated from. */
+extern const char *const arch_source_files[];
+extern const char *const arch_source_commits[];
+extern const size_t arch_source_count;
+/* Names accepted without a table (not a llama_model architecture, e.g.
+ * control vectors), kept by hand in data/arch/hand_names.def. */
+extern const char *const arch_hand_names[];
+extern const size_t arch_hand_name_count;
+
+/* The row of an architecture name (length-delimited, NUL-free), or NULL. */
+const arch_info *arch_find(const uint8_t *name, size_t len);
+/* Symbol index by name, or -1 (used by the evaluator for derived symbols). */
+int arch_sym_index(const char *name);
+
+#endif
