@@ -93,10 +93,13 @@ static bool contains(const names *l, const char *s)
 
 /* Lint a file with the format (structural) rules: the corpus exercises the
  * container, KV, tensor and data layers, and its files are not complete
- * models. NULL (after printing why) on a failing status. */
-static gguflint_ctx *lint_file(const char *path)
+ * models. The `n` rules in `extra` are selected too (a regression's expected
+ * model-level rules). NULL (after printing why) on a failing status. */
+static gguflint_ctx *lint_file(const char *path, char (*extra)[16], size_t n)
 {
     gguflint_options *opt = ex_options("container,kv,tensor,data,security");
+    for (size_t i = 0; i < n; i++)
+        gguflint_options_select(opt, extra[i], true, NULL, 0);
     gguflint_ctx *ctx = ex_lint_path(path, opt);
     gguflint_options_free(opt);
     return ctx;
@@ -183,7 +186,7 @@ static void test_regressions_report_expected(void **state)
             print_message("  %s lists no rule id\n", epath);
             ok = false;
         }
-        gguflint_ctx *ctx = lint_file(path);
+        gguflint_ctx *ctx = lint_file(path, ids, n);
         if (!ctx) {
             bad++;
             continue;
@@ -226,7 +229,7 @@ static void test_seeds_have_no_errors(void **state)
     for (size_t i = 0; i < s.n; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/seed/%s.gguf", CORPUS, s.v[i]);
-        gguflint_ctx *ctx = lint_file(path);
+        gguflint_ctx *ctx = lint_file(path, NULL, 0);
         if (!ctx) {
             bad++;
             continue;

@@ -511,7 +511,11 @@ void check_arch(gguflint_ctx *ctx)
     int_of(sc, &split_count);
     int_of(sn, &f.split_no);
     f.shard = split_count > 1;
-    bool says_adapter = gt && gt->type == VT_STRING && view_eq(gt->str, "adapter");
+    bool says_adapter = false;
+    if (gt && gt->type == VT_STRING) {
+        size_t gvis = arch_c_string(ctx, gt, "general.type");
+        says_adapter = gvis == 7 && memcmp(gt->str.ptr, "adapter", 7) == 0;
+    }
     bool is_adapter = says_adapter && adapter_evidence(ctx);
     if (says_adapter && !is_adapter) {
         char path[192];
