@@ -44,11 +44,71 @@ HAND_MEMBERS = {
     'n_rot': ('uint32_t', None), 'n_embd_head_k_mla': ('uint32_t', '0'),
     'n_embd_head_v_mla': ('uint32_t', '0'), 'n_embd_features': ('uint32_t', '0'),
     'n_swa_pattern': ('uint32_t', None),
+    # the per-model layout: block_count is n_layer_all, n_layer() excludes
+    # the n_layer_nextn MTP layers at the end
+    'n_layer_nextn': ('uint32_t', '0'),
 }
 
 # llm_arch_is_recurrent() (llama-arch.cpp, a function body not in the stored
 # excerpt): every layer of these is recurrent.
 HAND_RECURRENT = {'MAMBA', 'MAMBA2', 'RWKV6', 'RWKV6QWEN2', 'RWKV7', 'ARWKV7'}
+
+# The per-model layout (llama.cpp 2026: src/models/<name>.cpp, a class
+# llama_model_<arch> per architecture with load_arch_hparams() and
+# load_arch_tensors()) is read for the architectures the monolithic
+# llama-model.cpp copy has no case for. The class of LLM_ARCH_X is
+# llama_model_x (lower case), as llama_model_mapping() writes it. Three facts
+# of that layout live outside the per-model files; they are kept here.
+#
+# LLAMA_LOAD_LOCALS (src/llama-model.h): the locals every load_arch_tensors()
+# starts with (GGML_UNUSED parts dropped).
+HAND_LOAD_LOCALS = """
+    const int     n_layer        = hparams.n_layer();
+    const int     n_layer_all    = hparams.n_layer_all;
+    const int     n_layer_nextn  = hparams.n_layer_nextn;
+    const int64_t n_head         = hparams.n_head();
+    const int64_t n_head_kv      = hparams.n_head_kv();
+    const int64_t n_embd         = hparams.n_embd;
+    const int64_t n_embd_k_gqa   = hparams.n_embd_k_gqa();
+    const int64_t n_embd_v_gqa   = hparams.n_embd_v_gqa();
+    const int64_t n_embd_head_k  = hparams.n_embd_head_k();
+    const int64_t n_embd_head_v  = hparams.n_embd_head_v();
+    const int64_t n_ff           = hparams.n_ff();
+    const int64_t n_embd_gqa     = n_embd_v_gqa;
+    const int64_t n_vocab        = vocab.n_tokens();
+    const int64_t n_token_types  = vocab.n_token_types();
+    const int64_t n_rot          = hparams.n_rot();
+    const int64_t n_expert       = hparams.n_expert;
+    const int64_t n_expert_used  = hparams.n_expert_used;
+    const int64_t n_ctx_train    = hparams.n_ctx_train;
+"""
+# llama_model_base's tensor helpers (src/llama-model.cpp): name -> (parameters,
+# body). A call statement is replaced by the body with the arguments put in.
+HAND_HELPERS = {
+    'create_tensor_qkv': (
+        ['layer', 'bid', 'n_embd_', 'n_embd_q_', 'n_embd_k_', 'n_embd_v_', 'flags'], """
+    const int64_t n_embd_qkv = n_embd_q_ + n_embd_k_ + n_embd_v_;
+    layer.wqkv = create_tensor(tn(LLM_TENSOR_ATTN_QKV, "weight", bid), {n_embd_, n_embd_qkv}, TENSOR_NOT_REQUIRED | TENSOR_SKIP_IF_VIRTUAL);
+    if (layer.wqkv) {
+        layer.wqkv_b = create_tensor(tn(LLM_TENSOR_ATTN_QKV, "bias", bid), {n_embd_qkv}, TENSOR_NOT_REQUIRED | TENSOR_SKIP_IF_VIRTUAL);
+    } else {
+        layer.wq = create_tensor(tn(LLM_TENSOR_ATTN_Q, "weight", bid), {n_embd_, n_embd_q_}, flags);
+        layer.wk = create_tensor(tn(LLM_TENSOR_ATTN_K, "weight", bid), {n_embd_, n_embd_k_}, flags);
+        layer.wv = create_tensor(tn(LLM_TENSOR_ATTN_V, "weight", bid), {n_embd_, n_embd_v_}, flags);
+        layer.wq_b = create_tensor(tn(LLM_TENSOR_ATTN_Q, "bias", bid), {n_embd_q_}, TENSOR_NOT_REQUIRED);
+        layer.wk_b = create_tensor(tn(LLM_TENSOR_ATTN_K, "bias", bid), {n_embd_k_}, TENSOR_NOT_REQUIRED);
+        layer.wv_b = create_tensor(tn(LLM_TENSOR_ATTN_V, "bias", bid), {n_embd_v_}, TENSOR_NOT_REQUIRED);
+    }
+"""),
+    'create_tensor_gate_up_exps': (
+        ['layer', 'bid', 'n_embd_', 'n_ff_', 'n_expert_', 'flags'], """
+    layer.ffn_gate_up_exps = create_tensor(tn(LLM_TENSOR_FFN_GATE_UP_EXPS, "weight", bid), {n_embd_, n_ff_ * 2, n_expert_}, TENSOR_NOT_REQUIRED);
+    if (layer.ffn_gate_up_exps == nullptr) {
+        layer.ffn_gate_exps = create_tensor(tn(LLM_TENSOR_FFN_GATE_EXPS, "weight", bid), {n_embd_, n_ff_, n_expert_}, flags);
+        layer.ffn_up_exps   = create_tensor(tn(LLM_TENSOR_FFN_UP_EXPS,   "weight", bid), {n_embd_, n_ff_, n_expert_}, flags);
+    }
+"""),
+}
 
 # Symbols computed by the C side (src/arch_eval.c), not read from one key.
 # name -> meaning (documentation only; the C code implements each).
@@ -397,7 +457,7 @@ def hparams_members(text):
 
 def sources_commits(text):
     out = {}
-    for m in re.finditer(r'^(src/[\w.-]+)\s+@\s+([0-9a-f]{40})', text, re.M):
+    for m in re.finditer(r'^(src/[\w./-]+)\s+@\s+([0-9a-f]{40})', text, re.M):
         out[m.group(1)] = m.group(2)
     return out
 
@@ -572,6 +632,7 @@ class Unknown(Exception):
 
 
 FLAG_VALUES = {'TENSOR_NOT_REQUIRED': 1, 'TENSOR_DUPLICATED': 2, 'TENSOR_SKIP': 4,
+               'TENSOR_SKIP_IF_VIRTUAL': 8,
                'llama_model_loader::TENSOR_NOT_REQUIRED': 1,
                'llama_model_loader::TENSOR_DUPLICATED': 2, 'llama_model_loader::TENSOR_SKIP': 4}
 
@@ -582,6 +643,7 @@ class Gen:
         self.members = members
         self.syms = syms          # symbol table builder
         self.unsupported = []
+        self.bodies = {}          # arch -> (load_tensors statements, prelude env)
 
     # -- expression normalisation: C AST -> RPN token list (raises Unknown)
     def rpn(self, e, env, arch, layer_var, present):
@@ -621,6 +683,9 @@ class Gen:
             raise Unknown('identifier ' + name)
         if k == 'mem':
             if e[1] == ('id', 'hparams'):
+                if e[2] == 'n_layer_all':
+                    out.append(self.syms.sym('n_layer'))
+                    return
                 out.append(self.syms.sym(e[2]))
                 return
             if e[1][0] == 'mem' and e[1][1] == ('id', 'hparams'):  # hparams.posnet.n_embd
@@ -640,6 +705,12 @@ class Gen:
             f = e[1]
             if f[0] == 'mem' and f[1] == ('id', 'hparams'):
                 fn = f[2]
+                if fn == 'n_layer' and not e[2]:     # n_layer_all - n_layer_nextn
+                    out += [self.syms.sym('n_layer'), self.syms.sym('n_layer_nextn'), '-']
+                    return
+                if fn in ('n_embd_head_k', 'n_embd_head_v', 'n_rot') and not e[2]:
+                    out.append(self.syms.sym(fn))
+                    return
                 if fn in ('n_head', 'n_head_kv', 'n_ff', 'n_embd_k_gqa', 'n_embd_v_gqa', 'is_recurrent'):
                     if not e[2] or e[2][0] == ('num', 0):
                         if fn == 'is_recurrent':
@@ -710,6 +781,7 @@ class Gen:
     # -- interpretation of one architecture's case body
     def run_arch(self, arch, stmts, prelude):
         self.entries = []
+        self.lambdas = {}
         self.ok = True
         env = dict(prelude)
         self.walk(arch, stmts, env, [], None, {}, False)
@@ -750,13 +822,21 @@ class Gen:
                     self.ok = False
                     continue
                 var = m[0]
+                init = parts[0]
+                eqi = init.index('=') if '=' in init else -1
+                if eqi < 1 or init[eqi - 1] != var:
+                    self.unsupported.append((arch, 'loop start ' + ' '.join(init)))
+                    self.ok = False
+                    continue
                 try:
                     count = self.rpn(parse_expr(m[2:]), env, arch, None, present)
+                    start = self.rpn(parse_expr(init[eqi + 1:]), env, arch, None, present)
                 except (Unknown, SyntaxError) as ex:
                     self.unsupported.append((arch, 'loop bound %s (%s)' % (' '.join(m[2:]), ex)))
                     self.ok = False
                     continue
-                self.walk(arch, [st[2]], dict(env), conds, (var, count), present, in_try)
+                lconds = conds if start == ['0'] else conds + [['i'] + start + ['>=']]
+                self.walk(arch, [st[2]], dict(env), lconds, (var, count), present, in_try)
             elif kind == 'try':
                 self.walk(arch, st[1][1], dict(env), conds + [None], loop, present, True)
                 self.walk(arch, st[2][1], dict(env), conds + [None], loop, present, True)
@@ -766,10 +846,61 @@ class Gen:
             elif kind == 'expr':
                 self.expr_stmt(arch, st[1], env, conds, loop, present)
 
+    def expand(self, arch, toks, params, body, env, conds, loop, present):
+        """A call statement `f(args);` replaced by f's body with the arguments put in."""
+        p = Parser(toks)
+        p.p = 2
+        args = split_args(p.balanced('(', ')'))
+        if len(args) != len(params):
+            self.unsupported.append((arch, 'call ' + toks[0]))
+            self.ok = False
+            return
+        sub = dict(zip(params, args))
+        out = []
+        for tok in body:
+            if tok in sub:
+                a = sub[tok]
+                out += a if len(a) == 1 else ['('] + a + [')']
+            else:
+                out.append(tok)
+        stmts = Parser(['{'] + out + ['}']).block()[1]
+        self.walk(arch, stmts, dict(env), conds, loop, present, False)
+
     def expr_stmt(self, arch, toks, env, conds, loop, present):
         if not toks:
             return
         if toks[0] in ('GGML_ASSERT', 'throw', 'LLAMA_LOG_WARN', 'LLAMA_LOG_INFO', 'GGML_ABORT'):
+            return
+        if toks[0] == 'auto' and len(toks) > 4 and toks[2] == '=' and toks[3] == '[':
+            # a local lambda: auto f = [&](int il, int flags) { ... };
+            p = Parser(toks)
+            j = toks.index(']', 3) + 1
+            if toks[j] != '(':
+                return
+            p.p = j + 1
+            params = [a[-1] for a in split_args(p.balanced('(', ')')) if a]
+            body = []
+            if p.peek() == '{':
+                p.next()
+                body = p.balanced('{', '}')
+            self.lambdas[toks[1]] = (params, body)
+            return
+        if toks[0] in self.lambdas and len(toks) > 1 and toks[1] == '(':
+            params, body = self.lambdas[toks[0]]
+            self.expand(arch, toks, params, body, env, conds, loop, present)
+            return
+        if (toks[0].startswith('llama_model_') and toks[1:3] == ['::', 'load_arch_tensors']):
+            parent = toks[0][len('llama_model_'):].upper()
+            if parent not in self.bodies:
+                self.unsupported.append((arch, 'parent loader ' + toks[0]))
+                self.ok = False
+                return
+            pstmts, pprelude = self.bodies[parent]
+            self.walk(arch, pstmts, dict(pprelude), conds, loop, present, False)
+            return
+        if toks[0] in HAND_HELPERS and len(toks) > 1 and toks[1] == '(':
+            params, body = HAND_HELPERS[toks[0]]
+            self.expand(arch, toks, params, tokenize(body), env, conds, loop, present)
             return
         if 'create_tensor' not in toks:
             # declarations and assignments of locals
@@ -1117,15 +1248,57 @@ def main():
             if lab == 'default':
                 continue
             a = arch_id(lab)
+            gen.bodies[a] = (body, prelude)
             ents, ok = gen.run_arch(a, body, prelude)
             tensors_of[a] = ents
             ok_of[a] = ok
+
+    # ---- the per-model layout, for the architectures without a case above
+    source_of = {}
+    mdir = os.path.join(src, 'src/models')
+    if os.path.isdir(mdir):
+        lprelude = prelude_env(Parser(['{'] + tokenize(HAND_LOAD_LOCALS) + ['}']).block()[1])
+        for fn in sorted(os.listdir(mdir)):
+            if not fn.endswith('.cpp'):
+                continue
+            mtext = read(os.path.join(mdir, fn))
+            mt = tokenize(mtext)
+            for cls in sorted(set(re.findall(r'llama_model_(\w+)::load_arch_tensors', mtext))):
+                a = cls.upper()
+                if a in tensors_of or a in keys_of:
+                    continue  # the monolithic loader's case wins
+                body = function_body(mt, 'llama_model_%s::load_arch_tensors' % cls)
+                try:
+                    hp = function_body(mt, 'llama_model_%s::load_arch_hparams' % cls)
+                except SyntaxError:
+                    # no own load_arch_hparams: the parent class's (the one
+                    # whose load_arch_tensors this one calls)
+                    m = re.search(r'llama_model_(\w+)::load_arch_tensors\s*\(\s*ml', mtext)
+                    parent = m.group(1).upper() if m else None
+                    if parent is None or parent not in keys_of:
+                        continue
+                    hp = None
+                if hp is None:
+                    keys_of[a] = list(keys_of[parent])
+                    rec_of[a], defaults_of[a] = rec_of.get(parent), defaults_of.get(parent, {})
+                else:
+                    reads = []
+                    walk_reads(hp, kr, False, reads, a)
+                    keys_of[a] = reads
+                    rec_of[a], defaults_of[a] = recurrent_and_defaults(hp, a)
+                gen.bodies[a] = (body, lprelude)
+                ents, ok = gen.run_arch(a, body, lprelude)
+                tensors_of[a] = ents
+                ok_of[a] = ok
+                source_of[a] = 'src/models/' + fn
 
     # ---- symbols: member -> key, defaults
     for name in list(syms.order):
         pass
 
     # ---- write
+    sources = ['src/llama-model.cpp', 'src/llama-arch.cpp', 'src/llama-hparams.h']
+    sources += sorted(set(source_of.values()))
     archs_rows = []
     key_table = []
     tensor_table = []
@@ -1167,8 +1340,12 @@ def main():
         rec = rec_of.get(a)
         if a in HAND_RECURRENT:
             rec = ['1']
+        if a in source_of:
+            src_i = sources.index(source_of[a])
+        else:
+            src_i = 0 if cov != 'NAME' else -1
         archs_rows.append((name, cov, kr0, tr0, ' | '.join(flags) or '0',
-                           rec, defaults_of.get(a, {})))
+                           rec, defaults_of.get(a, {}), src_i))
 
     # symbols referenced by recurrent formulas must exist before the sym table is written
     for row in archs_rows:
@@ -1178,24 +1355,25 @@ def main():
               ' *   src/llama-model.cpp  @ %s\n'
               ' *   src/llama-arch.cpp   @ %s\n'
               ' *   src/llama-hparams.h  @ %s\n'
+              ' *   and %d per-model files of the newer layout (GEN_SOURCE in gen_archs.def)\n'
               ' * Format: data/arch/README.md. */\n'
               % (commits.get('src/llama-model.cpp', '?'), commits.get('src/llama-arch.cpp', '?'),
-                 commits.get('src/llama-hparams.h', '?')))
+                 commits.get('src/llama-hparams.h', '?'), len(sources) - 3))
     os.makedirs(out_dir, exist_ok=True)
 
     with open(os.path.join(out_dir, 'gen_archs.def'), 'w') as f:
         f.write(header)
         f.write('/* GEN_SOURCE(file, commit) */\n')
-        for k in ('src/llama-model.cpp', 'src/llama-arch.cpp', 'src/llama-hparams.h'):
+        for k in sources:
             f.write('GEN_SOURCE(%s, %s)\n' % (c_str(k), c_str(commits.get(k, '?'))))
         f.write('/* GEN_COMMON_KEYS(first, count): keys every loader reads */\n')
         f.write('GEN_COMMON_KEYS(%d, %d)\n' % (len(key_table), len(common_rows)))
         f.write('/* GEN_ARCH(name, coverage, first key, keys, first tensor, tensors, flags,\n'
-                ' *          is_recurrent(i) formula) */\n')
-        for name, cov, kr0, tr0, flags, rec, _ in archs_rows:
-            f.write('GEN_ARCH(%-20s %-4s, %4d, %3d, %5d, %3d, %s, %s)\n' % (
+                ' *          is_recurrent(i) formula, loader source (GEN_SOURCE index, -1 none)) */\n')
+        for name, cov, kr0, tr0, flags, rec, _, src_i in archs_rows:
+            f.write('GEN_ARCH(%-20s %-4s, %4d, %3d, %5d, %3d, %s, %s, %d)\n' % (
                 c_str(name) + ',', cov, kr0[0], kr0[1], tr0[0], tr0[1], flags,
-                rpn_text(rec_rpn(rec, syms) if rec else None) if rec else '""'))
+                rpn_text(rec_rpn(rec, syms) if rec else None) if rec else '""', src_i))
     key_table.extend(common_rows)
     with open(os.path.join(out_dir, 'gen_keys.def'), 'w') as f:
         f.write(header)

@@ -8,8 +8,8 @@
 
 #define GEN_SOURCE(file, commit)
 #define GEN_COMMON_KEYS(first, count)
-#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec)                                            \
-    {name, COV_##cov, (unsigned)(flags), kf, kc, tf, tc, rec},
+#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)                                       \
+    {name, COV_##cov, (unsigned)(flags), kf, kc, tf, tc, rec, src},
 #define HEADS AF_HEADS
 #define Q_IS_E AF_Q_IS_E
 #define ROPE_IS_HEAD AF_ROPE_IS_HEAD
@@ -22,7 +22,7 @@ const arch_info arch_infos[] = {
 #undef ROPE_IS_HEAD
 const size_t arch_info_count = sizeof arch_infos / sizeof arch_infos[0];
 
-#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec)
+#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)
 #undef GEN_COMMON_KEYS
 #define GEN_COMMON_KEYS(first, count)                                                              \
     const uint16_t arch_common_first = first, arch_common_count = count;

@@ -54,6 +54,7 @@ typedef struct arch_info {
     uint16_t key_first, key_count;
     uint16_t tensor_first, tensor_count;
     const char *recurrent; /* RPN of is_recurrent(i), "" none */
+    int source;            /* index in arch_source_files of the loader code, -1 none */
 } arch_info;
 
 typedef struct arch_sym {
