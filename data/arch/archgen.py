@@ -459,6 +459,9 @@ def sources_commits(text):
     out = {}
     for m in re.finditer(r'^(src/[\w./-]+)\s+@\s+([0-9a-f]{40})', text, re.M):
         out[m.group(1)] = m.group(2)
+    # files the search index returned by id, without a commit
+    for m in re.finditer(r'^(src/[\w./-]+)\s+index id (\d+)', text, re.M):
+        out[m.group(1)] = 'index id ' + m.group(2)
     return out
 
 
@@ -643,6 +646,7 @@ class Gen:
         self.members = members
         self.syms = syms          # symbol table builder
         self.unsupported = []
+        self.assigned = {}
         self.bodies = {}          # arch -> (load_tensors statements, prelude env)
 
     # -- expression normalisation: C AST -> RPN token list (raises Unknown)
@@ -685,6 +689,9 @@ class Gen:
             if e[1] == ('id', 'hparams'):
                 if e[2] == 'n_layer_all':
                     out.append(self.syms.sym('n_layer'))
+                    return
+                if e[2] in self.assigned:   # set by the arch's load_hparams
+                    self._rpn(self.assigned[e[2]], env, arch, lv, present, out, depth + 1)
                     return
                 out.append(self.syms.sym(e[2]))
                 return
@@ -779,7 +786,8 @@ class Gen:
         raise Unknown('node ' + k)
 
     # -- interpretation of one architecture's case body
-    def run_arch(self, arch, stmts, prelude):
+    def run_arch(self, arch, stmts, prelude, assigned=None):
+        self.assigned = assigned or {}
         self.entries = []
         self.lambdas = {}
         self.ok = True
@@ -1178,6 +1186,7 @@ def main():
     kr = KeyReads(kv_names, members)
     syms = Syms(members)
     keys_of = {}
+    assigned_of = {}
     rec_of = {}
     defaults_of = {}
     common = []
@@ -1199,6 +1208,7 @@ def main():
             walk_reads(body, kr, False, reads, a)
             keys_of[a] = reads
             rec_of[a], defaults_of[a] = recurrent_and_defaults(body, a)
+            assigned_of[a] = plain_assignments(body, reads)
     # fallthrough: QWEN2VL's case falls through into QWEN2's (a label
     # group whose body ends without break continues into the next group)
     for gi, (labels, body) in enumerate(hp_groups):
@@ -1249,7 +1259,7 @@ def main():
                 continue
             a = arch_id(lab)
             gen.bodies[a] = (body, prelude)
-            ents, ok = gen.run_arch(a, body, prelude)
+            ents, ok = gen.run_arch(a, body, prelude, assigned_of.get(a))
             tensors_of[a] = ents
             ok_of[a] = ok
 
@@ -1518,6 +1528,28 @@ def recurrent_and_defaults(body, arch):
                         pass
     visit(body, None)
     return rec, defaults
+
+
+def plain_assignments(body, reads):
+    """`hparams.X = expr;` statements of an arch's load_hparams case outside any
+    if / for / switch, for members the case reads from no key: such a member
+    has this value whatever the file holds (LFM2: n_layer_dense_lead = n_layer)."""
+    read = {t[len('hparams.'):] for (kv, t, m, req), c in reads if t.startswith('hparams.')}
+    out = {}
+
+    def visit(ss):
+        for st in ss:
+            if st[0] == 'block':
+                visit(st[1])
+            elif st[0] == 'expr':
+                t = st[1]
+                if t[:2] == ['hparams', '.'] and len(t) > 4 and t[3] == '=' and t[2] not in read:
+                    try:
+                        out[t[2]] = parse_expr(t[4:])
+                    except SyntaxError:
+                        pass
+    visit(body)
+    return out
 
 
 def rec_rpn(rec, syms):
