@@ -1,0 +1,30 @@
+# Fails when the committed data/arch/gen_*.def differ from what
+# data/arch/archgen.py generates from the stored llama.cpp copy. The copy is
+# not part of the project: its directory comes from the environment
+# (GGUFLINT_LLAMA_SRC) or is ../llama-src next to the source tree; without it
+# (or without python3) the test is skipped (it prints "SKIP:", which the
+# test's SKIP_REGULAR_EXPRESSION matches).
+# Regenerate with: python3 data/arch/archgen.py LLAMA_SRC data/arch
+set(src "$ENV{GGUFLINT_LLAMA_SRC}")
+if(src STREQUAL "")
+  get_filename_component(src "${SOURCE}/../llama-src" ABSOLUTE)
+endif()
+if(NOT EXISTS "${src}/src/llama-model.cpp" OR PYTHON STREQUAL "")
+  message("SKIP: no stored llama.cpp copy at ${src} (set GGUFLINT_LLAMA_SRC) or no python3")
+  return()
+endif()
+file(REMOVE_RECURSE "${OUT}")
+file(MAKE_DIRECTORY "${OUT}")
+execute_process(COMMAND ${PYTHON} ${SOURCE}/data/arch/archgen.py ${src} ${OUT}
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "archgen.py failed (${rc}): ${err}")
+endif()
+foreach(f gen_archs.def gen_keys.def gen_syms.def gen_tensors.def)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/${f} ${SOURCE}/data/arch/${f}
+                  RESULT_VARIABLE diff)
+  if(NOT diff EQUAL 0)
+    message(FATAL_ERROR "data/arch/${f} is stale: run `python3 data/arch/archgen.py ${src} data/arch`")
+  endif()
+endforeach()
+message("data/arch/gen_*.def match archgen.py's output from ${src}")
