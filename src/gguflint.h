@@ -486,6 +486,28 @@ GGUFLINT_API void gguflint_rules_markdown(gguflint_write_fn w, void *user);
 GGUFLINT_API void gguflint_rules_json(gguflint_write_fn w, void *user);
 GGUFLINT_API void gguflint_rule_explain(size_t index, gguflint_write_fn w, void *user);
 
+/* ---- architectures ----
+ * What gguflint knows of each llama.cpp architecture, from the tables
+ * generated out of llama.cpp's loader (data/arch/). */
+typedef struct gguflint_arch_info {
+    const char *name;          /* the general.architecture value */
+    const char *coverage;      /* "full" (keys, tensor set and shapes), "keys"
+                                  (hyper-parameter keys only) or "name" */
+    size_t key_count;          /* [arch].* keys its own loader code reads (the
+                                  keys every loader reads are not counted) */
+    size_t tensor_count;       /* tensor rows (create_tensor calls) */
+    const char *source;        /* llama.cpp file its tables came from, or NULL */
+    const char *source_commit; /* that file's commit ("index id N" when the
+                                  search index gave none), or NULL */
+} gguflint_arch_info;
+
+GGUFLINT_API size_t gguflint_arch_count(void);
+/* Fills *out for index < gguflint_arch_count() and returns 0; -1 otherwise. */
+GGUFLINT_API int gguflint_arch_get(size_t index, gguflint_arch_info *out);
+/* The llama.cpp file the architecture names came from and its commit. */
+GGUFLINT_API const char *gguflint_arch_names_source(void);
+GGUFLINT_API const char *gguflint_arch_names_commit(void);
+
 /* A write callback for FILE* (user is the FILE*). */
 GGUFLINT_API void gguflint_write_file(void *user, const char *data, size_t len);
 

@@ -5,6 +5,7 @@
  *   gguflint [options] PATH...     lint files ('-' reads standard input)
  *   gguflint dump [--format F] PATH
  *   gguflint rules [--format text|json|markdown]
+ *   gguflint archs [--format text|json]
  *   gguflint explain ID
  *
  * Exit status: 0 when nothing is at or above the fail level, 1 when something
@@ -26,6 +27,7 @@ const char usage_text[] =
     "       gguflint [options] URL...       http://, https://, hf://ORG/REPO[@REV][/PATH]\n"
     "       gguflint dump [--format text|json] PATH\n"
     "       gguflint rules [--format text|json|markdown]\n"
+    "       gguflint archs [--format text|json]   architectures and their coverage\n"
     "       gguflint explain ID|SLUG\n"
     "       gguflint hash [-o MANIFEST] PATH|URL...  SHA-256 of each tensor's data\n"
     "       gguflint hash --verify-manifest MANIFEST PATH...\n"
@@ -113,6 +115,65 @@ static int cmd_rules(int argc, char **argv)
     return EXIT_CLEAN;
 }
 
+/* Every architecture name with its coverage level and the llama.cpp file and
+ * commit its tables came from. Names and paths are plain ASCII from the
+ * generated tables, so the JSON needs no escaping beyond the quotes. */
+static int cmd_archs(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+            const char *f = argv[++i];
+            if (strcmp(f, "json") == 0)
+                json = true;
+            else if (strcmp(f, "text") != 0)
+                return usage_error("archs: --format is text or json, not '%s'", f);
+        } else {
+            return usage_error("archs: unknown argument '%s'", argv[i]);
+        }
+    }
+    size_t n = gguflint_arch_count(), full = 0, keys = 0;
+    gguflint_arch_info a;
+    for (size_t i = 0; i < n; i++) {
+        gguflint_arch_get(i, &a);
+        full += strcmp(a.coverage, "full") == 0;
+        keys += strcmp(a.coverage, "keys") == 0;
+    }
+    if (json) {
+        printf("{\"names_source\": {\"file\": \"%s\", \"commit\": \"%s\"},\n",
+               gguflint_arch_names_source(), gguflint_arch_names_commit());
+        printf(" \"summary\": {\"architectures\": %zu, \"full\": %zu, \"keys\": %zu, "
+               "\"name\": %zu},\n \"architectures\": [",
+               n, full, keys, n - full - keys);
+        for (size_t i = 0; i < n; i++) {
+            gguflint_arch_get(i, &a);
+            printf("%s\n  {\"name\": \"%s\", \"coverage\": \"%s\", \"keys\": %zu, "
+                   "\"tensors\": %zu, \"source\": ",
+                   i ? "," : "", a.name, a.coverage, a.key_count, a.tensor_count);
+            if (a.source)
+                printf("{\"file\": \"%s\", \"commit\": \"%s\"}}", a.source, a.source_commit);
+            else
+                printf("null}");
+        }
+        printf("\n]}\n");
+        return EXIT_CLEAN;
+    }
+    printf("%-20s %-5s %5s %7s  %s\n", "ARCHITECTURE", "LEVEL", "KEYS", "TENSORS",
+           "LLAMA.CPP SOURCE");
+    for (size_t i = 0; i < n; i++) {
+        gguflint_arch_get(i, &a);
+        printf("%-20s %-5s %5zu %7zu  ", a.name, a.coverage, a.key_count, a.tensor_count);
+        if (a.source)
+            printf("%s @ %s\n", a.source, a.source_commit);
+        else
+            printf("-\n");
+    }
+    printf("%zu architectures (names: %s @ %s): %zu full, %zu keys only, %zu name only\n", n,
+           gguflint_arch_names_source(), gguflint_arch_names_commit(), full, keys,
+           n - full - keys);
+    return EXIT_CLEAN;
+}
+
 static int cmd_explain(int argc, char **argv)
 {
     if (argc != 2)
@@ -188,6 +249,8 @@ int main(int argc, char **argv)
         return cmd_rules(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "hash") == 0)
         return cmd_hash(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "archs") == 0)
+        return cmd_archs(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "explain") == 0)
         return cmd_explain(argc - 1, argv + 1);
     return cmd_lint(argc, argv);
