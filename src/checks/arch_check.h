@@ -30,6 +30,9 @@ void arch_drop(gguflint_ctx *ctx, int rule);
  * returns the length llama.cpp sees (up to the first NUL). */
 size_t arch_c_string(gguflint_ctx *ctx, const gguflint_kv *kv, const char *what);
 
+/* Multimodal projector files (general.architecture = "clip"). */
+void arch_check_clip(const arch_file *f);
+
 /* The tensor names and shapes of a FULL architecture. */
 void arch_check_tensors(const arch_file *f, const arch_env *env);
 

@@ -499,6 +499,11 @@ void check_arch(gguflint_ctx *ctx)
         return;
     }
     snprintf(f.arch, sizeof f.arch, "%s", f.info->name);
+    if (strcmp(f.arch, "clip") == 0) {
+        f.complete = ctx->hdr.metadata_complete;
+        arch_check_clip(&f); /* a projector, not a llama_model */
+        return;
+    }
 
     /* What this file must hold. A file without tensors is a vocabulary-only
      * file unless it is the metadata-only first shard of a split; a shard
