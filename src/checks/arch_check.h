@@ -33,6 +33,16 @@ size_t arch_c_string(gguflint_ctx *ctx, const gguflint_kv *kv, const char *what)
 /* Multimodal projector files (general.architecture = "clip"). */
 void arch_check_clip(const arch_file *f);
 
+/* Adapters (LoRA), control vectors and imatrix files (check_adapter.c). */
+void arch_check_lora(const arch_file *f);
+void arch_check_cvec(const arch_file *f);
+void arch_check_imatrix(gguflint_ctx *ctx, const gguflint_kv *general_type);
+
+/* The first table row of f's architecture that names this tensor (a per-layer
+ * row only for a layer below its count), with the layer; NULL if none. */
+const arch_tensor *arch_row_of(const arch_file *f, const arch_env *env, const uint8_t *p,
+                               size_t n, uint32_t *layer);
+
 /* The tensor names and shapes of a FULL architecture. */
 void arch_check_tensors(const arch_file *f, const arch_env *env);
 

@@ -471,6 +471,21 @@ static bool adapter_evidence(gguflint_ctx *ctx)
 
 void check_arch(gguflint_ctx *ctx)
 {
+    /* general.type as llama.cpp reads it (a C string): imatrix files need no
+     * architecture, adapters are told apart below */
+    const gguflint_kv *gt = kv_by_key(ctx, "general.type");
+    size_t gvis = 0;
+    if (gt && gt->type == VT_STRING) {
+        gvis = arch_c_string(ctx, gt, "general.type");
+        if (ctx->status != GGUFLINT_OK)
+            return;
+        if (gvis == 7 && memcmp(gt->str.ptr, "imatrix", 7) == 0) {
+            arch_check_imatrix(ctx, gt);
+            return;
+        }
+    } else {
+        gt = NULL;
+    }
     const gguflint_kv *akv = kv_by_key(ctx, "general.architecture");
     if (!akv || akv->type != VT_STRING)
         return; /* general.* rules report it */
@@ -488,8 +503,14 @@ void check_arch(gguflint_ctx *ctx)
     if (!f.info) {
         for (size_t i = 0; i < arch_hand_name_count; i++)
             if (vis == strlen(arch_hand_names[i]) &&
-                memcmp(akv->str.ptr, arch_hand_names[i], vis) == 0)
-                return; /* not a llama_model architecture (control vectors) */
+                memcmp(akv->str.ptr, arch_hand_names[i], vis) == 0) {
+                /* not a llama_model architecture */
+                if (strcmp(arch_hand_names[i], "controlvector") == 0) {
+                    snprintf(f.arch, sizeof f.arch, "%s", arch_hand_names[i]);
+                    arch_check_cvec(&f);
+                }
+                return;
+            }
         char shown[160];
         esc_fixed(shown, sizeof shown, akv->str.ptr, vis, 100);
         emit(ctx, R_ARCH_UNKNOWN, akv->value_offset, akv->value_size, f.arch_path,
@@ -511,16 +532,11 @@ void check_arch(gguflint_ctx *ctx)
      * to the end is not checked for what is absent. general.type alone does
      * not make an adapter: llama.cpp's model loader never reads it. */
     const gguflint_kv *sc = kv_by_key(ctx, "split.count"), *sn = kv_by_key(ctx, "split.no");
-    const gguflint_kv *gt = kv_by_key(ctx, "general.type");
     uint64_t split_count = 0;
     int_of(sc, &split_count);
     int_of(sn, &f.split_no);
     f.shard = split_count > 1;
-    bool says_adapter = false;
-    if (gt && gt->type == VT_STRING) {
-        size_t gvis = arch_c_string(ctx, gt, "general.type");
-        says_adapter = gvis == 7 && memcmp(gt->str.ptr, "adapter", 7) == 0;
-    }
+    bool says_adapter = gt && gvis == 7 && memcmp(gt->str.ptr, "adapter", 7) == 0;
     bool is_adapter = says_adapter && adapter_evidence(ctx);
     if (says_adapter && !is_adapter) {
         char path[192];
@@ -530,8 +546,11 @@ void check_arch(gguflint_ctx *ctx)
              "tensors: llama.cpp loads it as a model (its model loader ignores general.type), "
              "so it is checked as one");
     }
-    if (is_adapter)
-        return; /* check_adapter */
+    if (is_adapter) {
+        f.complete = ctx->hdr.metadata_complete;
+        arch_check_lora(&f);
+        return;
+    }
     f.complete = ctx->hdr.metadata_complete;
     bool has_tensors = ctx->hdr.tensor_count > 0;
     f.model_meta = f.info->coverage >= COV_KEYS && f.complete && !(f.shard && f.split_no > 0) &&

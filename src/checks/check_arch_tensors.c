@@ -316,6 +316,24 @@ static void check_missing(const arch_file *f, const arch_env *env)
     }
 }
 
+const arch_tensor *arch_row_of(const arch_file *f, const arch_env *env, const uint8_t *p,
+                               size_t n, uint32_t *layer)
+{
+    const arch_info *a = f->info;
+    for (uint16_t k = 0; a && k < a->tensor_count; k++) {
+        const arch_tensor *r = &arch_tensors[a->tensor_first + k];
+        match m = match_row(r, p, n);
+        if (!m.hit)
+            continue;
+        uint64_t count;
+        if (strstr(r->name, "%d") && !layer_in_range(env, r, &m, &count))
+            continue;
+        *layer = (uint32_t)(m.layer < ARCH_MAX_LAYERS ? m.layer : ARCH_MAX_LAYERS);
+        return r;
+    }
+    return NULL;
+}
+
 void arch_check_tensors(const arch_file *f, const arch_env *env)
 {
     gguflint_ctx *ctx = f->ctx;
