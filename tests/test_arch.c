@@ -1305,6 +1305,16 @@ static void test_profiles(void **state)
     gguflint_options_free(o);
 }
 
+/* Real model files (optional: ../shared/gguf-realfiles) raise no architecture
+ * error: the generated tables must not reject what llama.cpp loads. */
+static void test_real_files_arch_clean(void **state)
+{
+    (void)state;
+    ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG54", GGUFLINT_ERROR);
+    ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG55", GGUFLINT_ERROR);
+    ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG56", GGUFLINT_ERROR);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1340,6 +1350,7 @@ int main(void)
         cmocka_unit_test(test_GG554_block_index_out_of_range),
         cmocka_unit_test(test_GG555_block_index_malformed),
         cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_real_files_arch_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
