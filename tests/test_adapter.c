@@ -73,7 +73,7 @@ typedef struct lspec {
     int alpha_kind;           /* 0 f32 16, 1 absent, 2 u32, 3 NaN */
     const tdesc *extra;       /* replaces the default tensors when set */
     size_t n_extra;
-    bool with_hparams;        /* the base model's E and heads */
+    bool with_hparams; /* the base model's E and heads */
 } lspec;
 
 static size_t mark_type, mark_alpha, mark_gtype;

@@ -46,15 +46,15 @@ typedef enum { BROKEN_NONE, BROKEN_OMIT, BROKEN_SHAPE, BROKEN_TYPE } broken;
 
 typedef struct build_opts {
     broken how;
-    size_t victim;          /* tensor index for OMIT / SHAPE */
+    size_t victim; /* tensor index for OMIT / SHAPE */
 } build_opts;
 
 typedef struct built {
     uint8_t *buf;
     size_t len;
-    size_t arch_value;       /* offset of general.architecture's value (length field) */
-    size_t ctx_kv;           /* offset of [arch].context_length's KV */
-    size_t victim_dim0;      /* offset of the victim tensor's ne[0] field */
+    size_t arch_value;  /* offset of general.architecture's value (length field) */
+    size_t ctx_kv;      /* offset of [arch].context_length's KV */
+    size_t victim_dim0; /* offset of the victim tensor's ne[0] field */
 } built;
 
 /* ------------------------------------------------------------ key values */
@@ -150,9 +150,13 @@ static bool needed_by_tensors(const arch_info *a, const char *suffix)
 /* Is key row `k` one the tiny model writes? */
 static bool writes_key(const arch_info *a, const arch_key *k, bool moe)
 {
-    static const char *const always[] = {
-        "block_count", "embedding_length", "context_length", "feed_forward_length",
-        "attention.head_count", "attention.head_count_kv", NULL};
+    static const char *const always[] = {"block_count",
+                                         "embedding_length",
+                                         "context_length",
+                                         "feed_forward_length",
+                                         "attention.head_count",
+                                         "attention.head_count_kv",
+                                         NULL};
     if (k->required || needed_by_tensors(a, k->suffix))
         return true;
     for (const char *const *s = always; *s; s++)
@@ -160,8 +164,8 @@ static bool writes_key(const arch_info *a, const arch_key *k, bool moe)
             return true;
     if (knob.rope_dim && strcmp(k->suffix, "rope.dimension_count") == 0)
         return true;
-    return moe && (strcmp(k->suffix, "expert_count") == 0 ||
-                   strcmp(k->suffix, "expert_used_count") == 0);
+    return moe &&
+           (strcmp(k->suffix, "expert_count") == 0 || strcmp(k->suffix, "expert_used_count") == 0);
 }
 
 static void write_key(gb *b, const char *arch, const arch_key *k, bool as_u64, built *out)
@@ -230,8 +234,8 @@ static void write_kvs(gb *b, const arch_info *a, bool ctx_u64, built *out)
     bool moe = knob.moe;
     for (size_t i = 0; i < n; i++)
         if (writes_key(a, rows[i], moe))
-            write_key(b, a->name, rows[i], ctx_u64 && strcmp(rows[i]->suffix, "context_length") == 0,
-                      out);
+            write_key(b, a->name, rows[i],
+                      ctx_u64 && strcmp(rows[i]->suffix, "context_length") == 0, out);
     for (uint32_t i = 0; i < V_TOKENS; i++) {
         snprintf(tok_text[i], sizeof tok_text[i], "t%u", i);
         toks[i] = i == 0 ? "<unk>" : i == 1 ? "<s>" : i == 2 ? "</s>" : tok_text[i];
@@ -293,7 +297,8 @@ static size_t plan_tensors(const arch_info *a, tensor_plan *plan, const char **w
                 static char text[512];
                 char f[160];
                 arch_formula_text(r->cond, f, sizeof f);
-                snprintf(text, sizeof text, "the condition of %s (%s) is not determined", r->name, f);
+                snprintf(text, sizeof text, "the condition of %s (%s) is not determined", r->name,
+                         f);
                 *why = text;
                 break;
             }
@@ -478,8 +483,9 @@ static void test_tiny_model_per_architecture(void **state)
         if (exactly(&e, "GG551", m.arch_value))
             ok++;
         else
-            print_errs(&e, a->name, "tensor left out"), print_message("  %s: leaving out %s gave %zu errors, not GG551 at 0x%zx\n", a->name,
-                          plan[victim].name, e.n, m.arch_value);
+            print_errs(&e, a->name, "tensor left out"),
+                print_message("  %s: leaving out %s gave %zu errors, not GG551 at 0x%zx\n", a->name,
+                              plan[victim].name, e.n, m.arch_value);
         free(m.buf);
 
         victim = pick(plan, n, false);
@@ -488,8 +494,9 @@ static void test_tiny_model_per_architecture(void **state)
         if (exactly(&e, "GG553", m.victim_dim0))
             ok++;
         else
-            print_errs(&e, a->name, "shape changed"), print_message("  %s: reshaping %s gave %zu errors, not GG553 at 0x%zx\n", a->name,
-                          plan[victim].name, e.n, m.victim_dim0);
+            print_errs(&e, a->name, "shape changed"),
+                print_message("  %s: reshaping %s gave %zu errors, not GG553 at 0x%zx\n", a->name,
+                              plan[victim].name, e.n, m.victim_dim0);
         free(m.buf);
 
         m = build(a, plan, n, (build_opts){BROKEN_TYPE, 0});
@@ -497,8 +504,9 @@ static void test_tiny_model_per_architecture(void **state)
         if (exactly(&e, "GG542", m.ctx_kv))
             ok++;
         else
-            print_errs(&e, a->name, "context_length u64"), print_message("  %s: context_length as u64 gave %zu errors, not GG542 at 0x%zx\n",
-                          a->name, e.n, m.ctx_kv);
+            print_errs(&e, a->name, "context_length u64"),
+                print_message("  %s: context_length as u64 gave %zu errors, not GG542 at 0x%zx\n",
+                              a->name, e.n, m.ctx_kv);
         free(m.buf);
         if (ok == 3)
             variants_ok++;

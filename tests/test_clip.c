@@ -19,13 +19,13 @@
  * `omit` leaves a key out. */
 typedef struct pspec {
     const char *ptype;
-    size_t ptype_len;    /* 0: strlen */
-    int64_t image, patch; /* -1: absent */
-    int64_t merge;       /* 0: absent */
-    int64_t chunk;       /* 0: absent (adds an audio encoder when set) */
+    size_t ptype_len;       /* 0: strlen */
+    int64_t image, patch;   /* -1: absent */
+    int64_t merge;          /* 0: absent */
+    int64_t chunk;          /* 0: absent (adds an audio encoder when set) */
     int64_t min_px, max_px; /* 0: absent */
     const char *omit;
-    const char *mark;    /* the key whose value offset is returned */
+    const char *mark; /* the key whose value offset is returned */
 } pspec;
 
 static size_t mark_at;
@@ -136,8 +136,8 @@ static void test_GG514_projector_type_nul(void **state)
     (void)state;
     /* "mlp\0x": the loader sees mlp; the NUL is reported at its byte */
     size_t len;
-    uint8_t *buf = projector(&(pspec){.ptype = "mlp\0x", .ptype_len = 5,
-                                      .mark = "clip.projector_type"}, &len);
+    uint8_t *buf =
+        projector(&(pspec){.ptype = "mlp\0x", .ptype_len = 5, .mark = "clip.projector_type"}, &len);
     ex_expect_at(buf, len, "GG514", mark_at + 8 + 3, "projector type NUL");
     buf = projector(&(pspec){.ptype = "mlp\0x", .ptype_len = 5}, &len);
     gguflint_ctx *ctx = ex_lint(buf, len);
@@ -149,14 +149,14 @@ static void test_GG514_projector_type_nul(void **state)
 static void test_GG557_hparam_missing(void **state)
 {
     (void)state;
-    expect_one(&(pspec){.omit = "clip.vision.block_count", .mark = "clip.projector_type"},
-               "GG557", "vision block_count absent");
+    expect_one(&(pspec){.omit = "clip.vision.block_count", .mark = "clip.projector_type"}, "GG557",
+               "vision block_count absent");
     /* phi4 reads the pixel limits as required */
-    expect_one(&(pspec){.ptype = "phi4", .min_px = 65536, .mark = "clip.projector_type"},
-               "GG557", "phi4 without image_max_pixels");
-    expect_one(&(pspec){.chunk = 200, .omit = "clip.audio.num_mel_bins",
-                        .mark = "clip.projector_type"},
-               "GG557", "audio num_mel_bins absent");
+    expect_one(&(pspec){.ptype = "phi4", .min_px = 65536, .mark = "clip.projector_type"}, "GG557",
+               "phi4 without image_max_pixels");
+    expect_one(
+        &(pspec){.chunk = 200, .omit = "clip.audio.num_mel_bins", .mark = "clip.projector_type"},
+        "GG557", "audio num_mel_bins absent");
 }
 
 static void test_GG558_patch_grid(void **state)
@@ -174,12 +174,13 @@ static void test_GG558_patch_grid(void **state)
     expect_one(&(pspec){.image = 14, .patch = 28, .mark = "clip.vision.patch_size"}, "GG558",
                "patch larger than image");
     /* MiniCPM-V: 2048 patches per side overflow bucket_coords[1024] (#27166) */
-    expect_one(&(pspec){.ptype = "resampler", .image = 2048, .patch = 1,
-                        .mark = "clip.vision.patch_size"},
-               "GG558", "minicpmv grid");
-    expect_one(&(pspec){.ptype = "minicpmv4_6", .image = 14336, .patch = 1,
-                        .mark = "clip.vision.patch_size"},
-               "GG558", "minicpmv4_6 grid");
+    expect_one(
+        &(pspec){.ptype = "resampler", .image = 2048, .patch = 1, .mark = "clip.vision.patch_size"},
+        "GG558", "minicpmv grid");
+    expect_one(
+        &(pspec){
+            .ptype = "minicpmv4_6", .image = 14336, .patch = 1, .mark = "clip.vision.patch_size"},
+        "GG558", "minicpmv4_6 grid");
 }
 
 static void test_GG558_zero_patch(void **state)
@@ -207,12 +208,12 @@ static void test_GG558_zero_patch(void **state)
 static void test_GG559_merge_size(void **state)
 {
     (void)state;
-    expect_one(&(pspec){.ptype = "qwen2vl_merger", .merge = 1,
-                        .mark = "clip.vision.spatial_merge_size"},
-               "GG559", "qwen2vl merge 1");
-    expect_one(&(pspec){.ptype = "qwen2.5vl_merger", .merge = 4,
-                        .mark = "clip.vision.spatial_merge_size"},
-               "GG559", "qwen2.5vl merge 4");
+    expect_one(
+        &(pspec){.ptype = "qwen2vl_merger", .merge = 1, .mark = "clip.vision.spatial_merge_size"},
+        "GG559", "qwen2vl merge 1");
+    expect_one(
+        &(pspec){.ptype = "qwen2.5vl_merger", .merge = 4, .mark = "clip.vision.spatial_merge_size"},
+        "GG559", "qwen2.5vl merge 4");
     /* other projectors read their own merge size: only 0 is wrong */
     size_t len;
     uint8_t *buf = projector(&(pspec){.ptype = "pixtral", .merge = 1}, &len);
@@ -227,8 +228,7 @@ static void test_GG559_merge_size(void **state)
 static void test_GG560_chunk_size(void **state)
 {
     (void)state;
-    expect_one(&(pspec){.ptype = "granite_speech", .chunk = 65537,
-                        .mark = "clip.audio.chunk_size"},
+    expect_one(&(pspec){.ptype = "granite_speech", .chunk = 65537, .mark = "clip.audio.chunk_size"},
                "GG560", "chunk 65537");
     expect_one(&(pspec){.ptype = "granite_speech", .chunk = -5, .mark = "clip.audio.chunk_size"},
                "GG560", "chunk negative");
@@ -238,10 +238,14 @@ static void test_GG560_chunk_size(void **state)
 static void test_GG561_pixels(void **state)
 {
     (void)state;
-    expect_one(&(pspec){.ptype = "phi4", .min_px = 1 << 20, .max_px = 1 << 16,
+    expect_one(&(pspec){.ptype = "phi4",
+                        .min_px = 1 << 20,
+                        .max_px = 1 << 16,
                         .mark = "clip.vision.image_min_pixels"},
                "GG561", "min above max");
-    expect_one(&(pspec){.ptype = "phi4", .min_px = 1 << 16, .max_px = 1 << 26,
+    expect_one(&(pspec){.ptype = "phi4",
+                        .min_px = 1 << 16,
+                        .max_px = 1 << 26,
                         .mark = "clip.vision.image_max_pixels"},
                "GG561", "max 2^26");
     expect_clean(&(pspec){.ptype = "phi4", .min_px = 1 << 16, .max_px = (1 << 26) - 1});

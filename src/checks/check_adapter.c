@@ -251,8 +251,8 @@ void arch_check_cvec(const arch_file *f)
         }
         if (t->type != TYPE_F32 || t->n_dims != 1) {
             at_tensor(ctx, R_CVEC_TENSOR_INVALID, t, f->w,
-                      "is not a 1-D f32 vector (type %u, %u dims): llama.cpp refuses it",
-                      t->type, t->n_dims);
+                      "is not a 1-D f32 vector (type %u, %u dims): llama.cpp refuses it", t->type,
+                      t->n_dims);
             continue;
         }
         if (!first) {

@@ -316,8 +316,8 @@ static void check_missing(const arch_file *f, const arch_env *env)
     }
 }
 
-const arch_tensor *arch_row_of(const arch_file *f, const arch_env *env, const uint8_t *p,
-                               size_t n, uint32_t *layer)
+const arch_tensor *arch_row_of(const arch_file *f, const arch_env *env, const uint8_t *p, size_t n,
+                               uint32_t *layer)
 {
     const arch_info *a = f->info;
     for (uint16_t k = 0; a && k < a->tensor_count; k++) {

@@ -32,8 +32,8 @@ typedef struct clip_file {
     gguflint_ctx *ctx;
     const gguflint_kv *anchor; /* where file-level findings point */
     char anchor_path[160];
-    unsigned flags;            /* union of the projector types' flags */
-    char type_name[64];        /* a projector type, for messages */
+    unsigned flags;     /* union of the projector types' flags */
+    char type_name[64]; /* a projector type, for messages */
 } clip_file;
 
 static bool value_of(const gguflint_kv *kv, int64_t *v)
@@ -61,8 +61,7 @@ static void report(const clip_file *f, int rule, const gguflint_kv *kv, const ch
         kv_path(path, sizeof path, kv);
         emit(ctx, rule, kv->value_offset, kv->value_size, path, "%s", msg);
     } else {
-        emit(ctx, rule, f->anchor->value_offset, f->anchor->value_size, f->anchor_path, "%s",
-             msg);
+        emit(ctx, rule, f->anchor->value_offset, f->anchor->value_size, f->anchor_path, "%s", msg);
     }
 }
 
@@ -132,14 +131,21 @@ static void require(const clip_file *f, const char *const *keys)
 
 static void required_keys(const clip_file *f)
 {
-    static const char *const vision[] = {
-        "clip.vision.image_size", "clip.vision.patch_size", "clip.vision.embedding_length",
-        "clip.vision.feed_forward_length", "clip.vision.block_count",
-        "clip.vision.attention.head_count", "clip.vision.attention.layer_norm_epsilon", NULL};
-    static const char *const audio[] = {
-        "clip.audio.embedding_length", "clip.audio.feed_forward_length", "clip.audio.block_count",
-        "clip.audio.attention.head_count", "clip.audio.attention.layer_norm_epsilon",
-        "clip.audio.num_mel_bins", NULL};
+    static const char *const vision[] = {"clip.vision.image_size",
+                                         "clip.vision.patch_size",
+                                         "clip.vision.embedding_length",
+                                         "clip.vision.feed_forward_length",
+                                         "clip.vision.block_count",
+                                         "clip.vision.attention.head_count",
+                                         "clip.vision.attention.layer_norm_epsilon",
+                                         NULL};
+    static const char *const audio[] = {"clip.audio.embedding_length",
+                                        "clip.audio.feed_forward_length",
+                                        "clip.audio.block_count",
+                                        "clip.audio.attention.head_count",
+                                        "clip.audio.attention.layer_norm_epsilon",
+                                        "clip.audio.num_mel_bins",
+                                        NULL};
     static const char *const pixels[] = {"clip.vision.image_min_pixels",
                                          "clip.vision.image_max_pixels", NULL};
     static const char *const scale[] = {"clip.vision.projector.scale_factor", NULL};

@@ -169,8 +169,7 @@ static int cmd_archs(int argc, char **argv)
             printf("-\n");
     }
     printf("%zu architectures (names: %s @ %s): %zu full, %zu keys only, %zu name only\n", n,
-           gguflint_arch_names_source(), gguflint_arch_names_commit(), full, keys,
-           n - full - keys);
+           gguflint_arch_names_source(), gguflint_arch_names_commit(), full, keys, n - full - keys);
     return EXIT_CLEAN;
 }
 
