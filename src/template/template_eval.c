@@ -13,6 +13,8 @@
  * is reset at every tag. */
 #include "template/template_impl.h"
 
+#include "common/utf8.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,7 +260,7 @@ static void attr_access(tpl *t, const tok *k)
     a.rword = rname ? r->word : 0;
     a.flags = fl;
     if (r->kind == AV_STR) {
-        a.flags |= (uint16_t)(F_RSTR | (r->flags & F_VAR));
+        a.flags |= (uint16_t)(F_RSTR | (r->flags & (F_VAR | F_INEXACT)));
         a.off = r->off;
         a.len = r->len;
     }
@@ -285,7 +287,10 @@ static void settle_attr(tpl *t)
     a->count = -1;
 }
 
-static aval method_call(tpl *t, const aval *c, const aval *args, uint32_t na)
+/* A method call on the value `c` (an AV_ATTR); folded when the receiver is
+ * a constant string and the arguments are constants. Keyword arguments
+ * (kws) are never folded. */
+static aval method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws)
 {
     unsigned m = c->word;
     aval r = unk_at(c);
@@ -301,11 +306,12 @@ static aval method_call(tpl *t, const aval *c, const aval *args, uint32_t na)
     if ((c->flags & F_CONTENT) && keeps_content(m) && m != W_FIND && m != W_COUNT &&
         m != W_INDEX && m != W_RFIND && m != W_STARTSWITH && m != W_ENDSWITH)
         r.flags |= F_CONTENT;
-    if (!(c->flags & F_RSTR))
+    if (!(c->flags & F_RSTR) || kws)
         return r;
+    r.flags |= F_STRTYPE;
     aval recv = *c;
     recv.kind = AV_STR;
-    recv.flags = c->flags & F_VAR;
+    recv.flags = c->flags & (F_VAR | F_INEXACT);
     cval a[MAX_CARGS], sep;
     uint32_t n = 0;
     switch (m) {
@@ -314,21 +320,32 @@ static aval method_call(tpl *t, const aval *c, const aval *args, uint32_t na)
             return tv_fold_format(t, &recv, a, n);
         return r;
     case W_REPLACE:
-        if (na >= 2 && tv_to_cval(&args[0], &a[0]) && tv_to_cval(&args[1], &a[1]))
-            return tv_fold_replace(t, &recv, &a[0], &a[1],
-                                na >= 3 && args[2].kind == AV_INT ? args[2].ival : -1);
+        if ((na == 2 || (na == 3 && args[2].kind == AV_INT && !(args[2].flags & F_HUGE))) &&
+            tv_to_cval(&args[0], &a[0]) && tv_to_cval(&args[1], &a[1]))
+            return tv_fold_replace(t, &recv, &a[0], &a[1], na == 3 ? args[2].ival : -1);
         return r;
     case W_JOIN:
         if (na == 1 && (args[0].kind == AV_LIST || args[0].kind == AV_STR) &&
             tv_to_cval(&recv, &sep))
-            return tv_fold_join(t, &args[0], &sep, c);
+            return tv_fold_join(t, &args[0], &sep, c, true);
         return r;
     case W_LOWER: return na ? r : tv_fold_case(t, &recv, CASE_LOWER);
     case W_UPPER: return na ? r : tv_fold_case(t, &recv, CASE_UPPER);
     case W_CAPITALIZE: return na ? r : tv_fold_case(t, &recv, CASE_CAP);
     case W_TITLE: return na ? r : tv_fold_case(t, &recv, CASE_TITLE);
     case W_SWAPCASE: return na ? r : tv_fold_case(t, &recv, CASE_SWAP);
-    case W_STRIP: return na ? r : tv_fold_case(t, &recv, CASE_TRIM);
+    case W_STRIP: case W_LSTRIP: case W_RSTRIP: {
+        int side = m == W_STRIP ? 0 : m == W_LSTRIP ? -1 : 1;
+        if (na == 0)
+            return tv_fold_strip(t, &recv, NULL, side);
+        if (na == 1 && tv_to_cval(&args[0], &a[0]))
+            return tv_fold_strip(t, &recv, &a[0], side);
+        return r;
+    }
+    case W_CENTER:
+        if (na == 1 && args[0].kind == AV_INT && !(args[0].flags & F_HUGE))
+            return tv_fold_center(t, &recv, args[0].ival);
+        return r;
     default: return r;
     }
 }
@@ -421,12 +438,12 @@ static aval global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
 /* ----------------------------------------------------------- filters */
 
 static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
-                         const aval *at)
+                         uint32_t kws, const aval *at)
 {
     aval r = unk_at(x);
     r.flags = x->flags & F_TAINT;
     cval a[3];
-    bool str = x->kind == AV_STR;
+    bool str = x->kind == AV_STR && !kws;
     switch (w) {
     case W_ATTR:
         if (na >= 1)
@@ -435,8 +452,8 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
     case W_JOIN: {
         cval sep;
         bool has_sep = na >= 1 && tv_to_cval(&args[0], &sep);
-        if ((x->kind == AV_LIST || str) && (na == 0 || has_sep))
-            return tv_fold_join(t, x, has_sep ? &sep : NULL, x);
+        if ((x->kind == AV_LIST || x->kind == AV_STR) && !kws && na <= 1 && (na == 0 || has_sep))
+            return tv_fold_join(t, x, has_sep ? &sep : NULL, x, false);
         break;
     }
     case W_FORMAT: {
@@ -447,35 +464,47 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
         break;
     }
     case W_REPLACE:
-        if (str && na >= 2 && tv_to_cval(&args[0], &a[0]) && tv_to_cval(&args[1], &a[1]))
-            return tv_fold_replace(t, x, &a[0], &a[1],
-                                na >= 3 && args[2].kind == AV_INT ? args[2].ival : -1);
+        if (str && (na == 2 || (na == 3 && args[2].kind == AV_INT && !(args[2].flags & F_HUGE))) &&
+            tv_to_cval(&args[0], &a[0]) && tv_to_cval(&args[1], &a[1]))
+            return tv_fold_replace(t, x, &a[0], &a[1], na == 3 ? args[2].ival : -1);
         break;
-    case W_LOWER: if (str) return tv_fold_case(t, x, CASE_LOWER); break;
-    case W_UPPER: if (str) return tv_fold_case(t, x, CASE_UPPER); break;
-    case W_CAPITALIZE: if (str) return tv_fold_case(t, x, CASE_CAP); break;
-    case W_TITLE: if (str) return tv_fold_case(t, x, CASE_TITLE); break;
-    case W_TRIM: if (str && na == 0) return tv_fold_case(t, x, CASE_TRIM); break;
+    case W_LOWER: if (str && !na) return tv_fold_case(t, x, CASE_LOWER); break;
+    case W_UPPER: if (str && !na) return tv_fold_case(t, x, CASE_UPPER); break;
+    case W_CAPITALIZE: if (str && !na) return tv_fold_case(t, x, CASE_CAP); break;
+    case W_TITLE: if (str && !na) return tv_fold_case(t, x, CASE_JTITLE); break;
+    case W_TRIM:
+        if (str && na == 0)
+            return tv_fold_strip(t, x, NULL, 0);
+        if (str && na == 1 && tv_to_cval(&args[0], &a[0]))
+            return tv_fold_strip(t, x, &a[0], 0);
+        break;
     case W_STRING:
-        if (str)
-            return *x;
-        if (x->kind == AV_INT && !(x->flags & F_HUGE)) {
+        if (str && !na) {
+            aval v = *x;
+            v.flags &= (uint16_t) ~F_LITERAL;
+            return v;
+        }
+        if (x->kind == AV_INT && !(x->flags & F_HUGE) && !na) {
             bld b;
             tv_b_begin(t, &b, x);
+            b.fl |= x->flags & F_INEXACT;
             tv_b_int(t, &b, x->ival);
             return tv_b_done(t, &b);
         }
         break;
     case W_REVERSE:
-        if (str)
-            return tv_fold_case(t, x, CASE_REVERSE);
+        if (str && !na)
+            return tv_fold_reverse(t, x);
         r.count = x->count;
         return r;
-    case W_FIRST: return tv_fold_index(t, x, 0);
-    case W_LAST: return tv_fold_index(t, x, -1);
+    case W_FIRST: if (!na && !kws) return tv_fold_index(t, x, 0); break;
+    case W_LAST: if (!na && !kws) return tv_fold_index(t, x, -1); break;
     case W_LIST:
-        if (x->kind == AV_LIST)
-            return *x;
+        if (x->kind == AV_LIST && !na) {
+            aval v = *x;
+            v.flags &= (uint16_t) ~F_TUPLE;
+            return v;
+        }
         r.count = str ? x->len : x->count;
         return r;
     case W_CENTER: case W_INDENT:
@@ -483,6 +512,9 @@ static aval apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, ui
             ((args[0].flags & F_HUGE) || args[0].ival > TPL_DOS_BIG))
             hit(t, TH_DOS, at->pos, at->index, "|%s(%lld) pads to a width that builds a "
                 "huge string at render time", word_text(w), (long long)args[0].ival);
+        else if (w == W_CENTER && str && na <= 1 &&
+                 (na == 0 || (args[0].kind == AV_INT && !(args[0].flags & F_HUGE))))
+            return tv_fold_center(t, x, na ? args[0].ival : 80);
         break;
     default:
         return r;
@@ -504,12 +536,48 @@ static uint8_t prec_of(uint8_t op)
     case OP_AND: return 3;
     case OP_NOT: return 4;
     case OP_IN: case OP_NOTIN: case OP_EQ: case OP_NE: case OP_CMP: return 5;
-    case OP_CONCAT: return 6;
-    case OP_ADD: case OP_SUB: return 7;
-    case OP_MUL: case OP_DIV: case OP_MOD: return 8;
-    case OP_NEG: case OP_POS: return 9;
-    default: return 10; /* OP_POW */
+    case OP_ADD: case OP_SUB: return 6;
+    case OP_CONCAT: return 7;
+    case OP_MUL: case OP_DIV: case OP_FDIV: case OP_MOD: return 8;
+    case OP_POW: return 9;
+    default: return 10; /* OP_NEG, OP_POS: bind tighter than ** in Jinja */
     }
+}
+
+/* Integer arithmetic as Python does it on int64; past int64 the result is
+ * F_HUGE (never printed). */
+static aval int_op(uint8_t op, const aval *a, const aval *b, aval r)
+{
+    int64_t x = a->ival, y = b->ival, v = 0;
+    bool huge = ((a->flags | b->flags) & F_HUGE) != 0;
+    r.kind = AV_INT;
+    r.flags = (a->flags | b->flags) & F_INEXACT;
+    switch (op) {
+    case OP_ADD: huge |= __builtin_add_overflow(x, y, &v); break;
+    case OP_SUB: huge |= __builtin_sub_overflow(x, y, &v); break;
+    case OP_MUL: huge |= __builtin_mul_overflow(x, y, &v); break;
+    case OP_MOD: case OP_FDIV:
+        if (huge || y == 0 || (x == INT64_MIN && y == -1))
+            return unk_at(a); /* ZeroDivisionError, or past int64 */
+        if (op == OP_MOD) {
+            v = x % y;
+            if (v != 0 && ((v < 0) != (y < 0)))
+                v += y; /* the sign of the divisor */
+        } else {
+            v = x / y;
+            if ((x % y != 0) && ((x < 0) != (y < 0)))
+                v--; /* towards minus infinity */
+        }
+        break;
+    default:
+        return unk_at(a);
+    }
+    if (huge) {
+        r.flags |= F_HUGE;
+        v = INT64_MAX;
+    }
+    r.ival = v;
+    return r;
 }
 
 static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f)
@@ -523,33 +591,15 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_ADD:
         if (a->kind == AV_STR && b->kind == AV_STR)
             return tv_concat(t, a, b);
-        if (ia && ib) {
-            r.kind = AV_INT;
-            if (__builtin_add_overflow(a->ival, b->ival, &r.ival) || ((a->flags | b->flags) &
-                                                                      F_HUGE))
-                r.flags |= F_HUGE;
-            return r;
-        }
+        if (ia && ib)
+            return int_op(op, a, b, r);
         r.flags = (a->flags | b->flags) & (F_TAINT | F_CONTENT);
         return r;
-    case OP_SUB:
-        if (ia && ib) {
-            r.kind = AV_INT;
-            if (__builtin_sub_overflow(a->ival, b->ival, &r.ival) || ((a->flags | b->flags) &
-                                                                      F_HUGE))
-                r.flags |= F_HUGE;
-        }
-        return r;
+    case OP_SUB: case OP_FDIV:
+        return ia && ib ? int_op(op, a, b, r) : r;
     case OP_MUL:
-        if (ia && ib) {
-            r.kind = AV_INT;
-            if (__builtin_mul_overflow(a->ival, b->ival, &r.ival) || ((a->flags | b->flags) &
-                                                                      F_HUGE)) {
-                r.flags |= F_HUGE;
-                r.ival = INT64_MAX;
-            }
-            return r;
-        }
+        if (ia && ib)
+            return int_op(op, a, b, r);
         if (ib)
             return tv_repeat(t, a, b, a);
         if (ia)
@@ -559,20 +609,16 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
         return tv_power(t, a, b);
     case OP_MOD:
         if (a->kind == AV_STR) {
+            /* a tuple gives the arguments, one string or number is one */
             cval ca[MAX_CARGS];
             uint32_t n = 0;
-            if (tv_gather_args(t, b, 1, true, ca, &n))
+            if (b->kind == AV_LIST ? tv_gather_args(t, b, 1, true, ca, &n)
+                                   : tv_gather_args(t, b, 1, false, ca, &n))
                 return tv_fold_percent(t, a, ca, n);
+            r.flags |= F_STRTYPE;
             return r;
         }
-        if (ia && ib && b->ival != 0 && !((a->flags | b->flags) & F_HUGE) &&
-            !(a->ival == INT64_MIN && b->ival == -1)) {
-            r.kind = AV_INT;
-            r.ival = a->ival % b->ival;
-            if (r.ival != 0 && ((r.ival < 0) != (b->ival < 0)))
-                r.ival += b->ival;
-        }
-        return r;
+        return ia && ib ? int_op(op, a, b, r) : r;
     case OP_DIV:
         return r;
     case OP_IN: case OP_NOTIN:
@@ -601,8 +647,11 @@ static void reduce_op(tpl *t)
                     v->flags |= F_HUGE;
                 else
                     v->ival = -v->ival;
-            } else if (f.op == OP_NOT) {
-                *v = unk_at(v);
+                v->flags &= (uint16_t) ~F_LITERAL;
+            } else if (f.op == OP_POS && v->kind == AV_INT) {
+                v->flags &= (uint16_t) ~F_LITERAL;
+            } else {
+                *v = unk_at(v); /* not, or -'a' (a TypeError) */
             }
         }
         return;
@@ -623,7 +672,8 @@ static int reduce_to_marker(tpl *t)
 
 static void push_unary(tpl *t, uint8_t op, const tok *k)
 {
-    oframe f = {O_UNARY, op, prec_of(op), 0, 0, 0, t->nv, k->pos, k->index};
+    oframe f = {.kind = O_UNARY, .op = op, .prec = prec_of(op), .vh = t->nv, .pos = k->pos,
+                .index = k->index};
     opush(t, f);
     t->expect = true;
 }
@@ -642,12 +692,13 @@ static void push_bin(tpl *t, uint8_t op, const tok *k)
         const oframe *top = &t->O[t->no - 1];
         if (top->kind > O_UNARY)
             break;
-        if (top->prec > p || (top->prec == p && op != OP_POW))
+        if (top->prec >= p) /* all left-associative in Jinja, ** too */
             reduce_op(t);
         else
             break;
     }
-    oframe f = {O_BIN, op, p, 0, 0, 0, t->nv, k->pos, k->index};
+    oframe f = {.kind = O_BIN, .op = op, .prec = p, .vh = t->nv, .pos = k->pos,
+                .index = k->index};
     opush(t, f);
     t->expect = true;
 }
@@ -669,7 +720,7 @@ static void operand(tpl *t, aval v)
 
 static void open_marker(tpl *t, uint8_t kind, const tok *k, uint16_t word)
 {
-    oframe f = {kind, 0, 0, 0, 0, word, t->nv, k->pos, k->index};
+    oframe f = {.kind = kind, .word = word, .vh = t->nv, .pos = k->pos, .index = k->index};
     opush(t, f);
     t->expect = true;
 }
@@ -682,7 +733,7 @@ static void apply_pending_filter(tpl *t)
     at.pos = t->pend_pos;
     at.index = t->pend_index;
     aval x = t->V[t->nv - 1];
-    t->V[t->nv - 1] = apply_filter(t, t->pend_word, &x, NULL, 0, &at);
+    t->V[t->nv - 1] = apply_filter(t, t->pend_word, &x, NULL, 0, 0, &at);
 }
 
 static void close_marker(tpl *t, const tok *k)
@@ -711,6 +762,8 @@ static void close_marker(tpl *t, const tok *k)
             return;
         }
         r = tv_make_list(t, items, n, &at);
+        if (r.kind == AV_LIST)
+            r.flags |= F_TUPLE;
         break;
     case M_LIST:
         r = tv_make_list(t, items, n, &at);
@@ -718,7 +771,7 @@ static void close_marker(tpl *t, const tok *k)
     case M_CALL: {
         aval c = t->V[base - 1];
         if (c.kind == AV_ATTR)
-            r = method_call(t, &c, items, n);
+            r = method_call(t, &c, items, n, f.kws);
         else if (c.kind == AV_NAME)
             r = global_call(t, &c, items, n);
         else {
@@ -754,7 +807,7 @@ static void close_marker(tpl *t, const tok *k)
     }
     case M_FILTER: {
         aval x = t->V[base - 1];
-        r = apply_filter(t, f.word, &x, items, n, &at);
+        r = apply_filter(t, f.word, &x, items, n, f.kws, &at);
         base--;
         break;
     }
@@ -847,6 +900,8 @@ static void str_tok(tpl *t, const tok *k, bool after_str)
         v.len = k->n;
         v.count = k->n;
         v.flags = F_LITERAL | F_SCANNED;
+        if ((k->lflags & LF_INEXACT) || !utf8_valid(k->s, k->n))
+            v.flags |= F_INEXACT;
         t->ar_len += k->n;
     }
     if (!t->expect && after_str && t->nv > 0 && t->V[t->nv - 1].kind == AV_STR &&
@@ -869,8 +924,13 @@ static void op_tok(tpl *t, const tok *k)
             t->pend_ev = PE_DOT;
         return;
     case '|':
-        if (!t->expect && t->nv > 0)
+        if (!t->expect && t->nv > 0) {
+            /* Jinja filters the whole unary expression: -2|string is '-2' */
+            while (t->no > 0 && t->O[t->no - 1].kind == O_UNARY &&
+                   t->O[t->no - 1].op != OP_NOT)
+                reduce_op(t);
             t->pend_ev = PE_PIPE;
+        }
         return;
     case '(':
         if (!t->expect && t->nv > 0)
@@ -918,6 +978,8 @@ static void op_tok(tpl *t, const tok *k)
     case '=': {
         int m = reduce_to_marker(t);
         uint32_t base = m >= 0 ? t->O[m].vh : 0;
+        if (m >= 0 && t->O[m].kws < 255)
+            t->O[m].kws++;
         if (t->nv > base)
             t->nv--; /* a keyword argument's name */
         t->expect = true;
@@ -927,7 +989,8 @@ static void op_tok(tpl *t, const tok *k)
     case '+': push_bin(t, OP_ADD, k); return;
     case '-': push_bin(t, OP_SUB, k); return;
     case '*': push_bin(t, OP_MUL, k); return;
-    case '/': case OPC_FDIV: push_bin(t, OP_DIV, k); return;
+    case '/': push_bin(t, OP_DIV, k); return;
+    case OPC_FDIV: push_bin(t, OP_FDIV, k); return;
     case '%': push_bin(t, OP_MOD, k); return;
     case OPC_POW: push_bin(t, OP_POW, k); return;
     case OPC_EQ: push_bin(t, OP_EQ, k); return;
@@ -1281,9 +1344,39 @@ void ev_tok(tpl *t, const tok *k)
 
 /* A {{ }} tag ends: its value, when known, is what Jinja emits here, so it
  * goes into the output stream (unknown values are transparent). */
+/* tpl_probe: remember the value of this {{ }} when it is exactly known. */
+static void probe_value(tpl *t, const aval *v)
+{
+    t->probe_known = false;
+    if (!v || (v->flags & (F_INEXACT | F_HUGE)))
+        return;
+    char d[24];
+    const uint8_t *b;
+    size_t n;
+    if (v->kind == AV_STR) {
+        b = vb(t, v);
+        n = v->len;
+    } else if (v->kind == AV_INT) {
+        int k = snprintf(d, sizeof d, "%lld", (long long)v->ival);
+        b = (const uint8_t *)d;
+        n = k > 0 ? (size_t)k : 0;
+    } else {
+        return;
+    }
+    if (n > t->probe_cap)
+        return;
+    if (n)
+        memcpy(t->probe_buf, b, n);
+    t->probe_len = n;
+    t->probe_known = true;
+}
+
 static void emit_value(tpl *t)
 {
-    if (t->dead || t->nv != 1 || t->tuple)
+    bool one = !t->dead && t->nv == 1 && !t->tuple;
+    if (t->probe_buf)
+        probe_value(t, one ? &t->V[0] : NULL);
+    if (!one)
         return;
     const aval *v = &t->V[0];
     uint16_t fl = (uint16_t)(SG_VALUE | ((v->flags & F_SCANNED) ? SG_SCANNED : 0) |

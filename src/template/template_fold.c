@@ -8,6 +8,8 @@
  * at most the bytes it copies or checks, charged to the budget. */
 #include "template/template_impl.h"
 
+#include "common/utf8.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +183,7 @@ void tv_b_begin(tpl *t, bld *b, const aval *at)
     b->start = t->ar_len;
     b->checked = 0;
     b->fail = false;
+    b->fl = 0;
     b->at = at;
 }
 
@@ -260,7 +263,7 @@ aval tv_b_done(tpl *t, bld *b)
     }
     t->budget -= fresh;
     v.kind = AV_STR;
-    v.flags = F_BUILT;
+    v.flags = (uint16_t)(F_BUILT | b->fl);
     v.off = b->start;
     v.len = len;
     v.count = len;
@@ -271,6 +274,7 @@ aval tv_b_done(tpl *t, bld *b)
 /* A constant's bytes or an integer's decimal text, for building. */
 static void b_val(tpl *t, bld *b, const aval *v)
 {
+    b->fl |= v->flags & F_INEXACT;
     if (v->kind == AV_INT && (v->flags & F_HUGE))
         b->fail = true; /* its decimal text is not known (saturated or wrapped) */
     else if (v->kind == AV_INT)
@@ -448,12 +452,20 @@ void tv_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos po
 
 /* ------------------------------------------------------ folding helpers */
 
+/* Folded values follow Python's and Jinja's semantics exactly where they
+ * are claimed (ci/template-oracle.py checks that against Jinja2): strings
+ * are sequences of code points, lists know which items are integers, and
+ * whatever is only approximated (non-ASCII case mapping, a U+FFFD put for
+ * an escape Python rejects) is marked F_INEXACT: still checked, never
+ * claimed as Jinja's value. */
+
 bool tv_to_cval(const aval *v, cval *c)
 {
     if ((v->kind != AV_STR && v->kind != AV_INT) || (v->kind == AV_INT && (v->flags & F_HUGE)))
         return false;
     c->kind = v->kind;
     c->var_space = (v->flags & F_VAR) != 0;
+    c->inexact = (v->flags & F_INEXACT) != 0;
     c->off = v->off;
     c->len = v->len;
     c->ival = v->ival;
@@ -462,10 +474,31 @@ bool tv_to_cval(const aval *v, cval *c)
 
 static void b_cval(tpl *t, bld *b, const cval *c)
 {
+    if (c->inexact)
+        b->fl |= F_INEXACT;
     if (c->kind == AV_INT)
         tv_b_int(t, b, c->ival);
     else
         b_from(t, b, c->var_space, c->off, c->len);
+}
+
+static const uint8_t *cbytes(const tpl *t, const cval *c)
+{
+    return (c->var_space ? t->vs : t->ar) + c->off;
+}
+
+/* A list item's length word: the item's byte length, LIST_INT when it is
+ * an integer kept as its decimal text. */
+#define LIST_INT 0x80000000u
+
+/* The integer a list keeps as its decimal text (written by tv_b_int). */
+static int64_t dec_value(const uint8_t *s, uint32_t n)
+{
+    bool neg = n && s[0] == '-';
+    uint64_t v = 0;
+    for (uint32_t i = neg; i < n; i++)
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    return neg ? (int64_t)(0 - v) : (int64_t)v;
 }
 
 /* The items of an AV_LIST as cvals (at most cap); false when there are more. */
@@ -474,15 +507,17 @@ static bool list_items(const tpl *t, const aval *l, cval *out, uint32_t cap, uin
     const uint8_t *p = vb(t, l);
     uint32_t pos = 0, k = 0;
     while (pos + 4 <= l->len) {
-        uint32_t len;
-        memcpy(&len, p + pos, 4);
+        uint32_t w, len;
+        memcpy(&w, p + pos, 4);
+        len = w & ~LIST_INT;
         if (k == cap)
             return false;
-        out[k].kind = AV_STR;
+        out[k].kind = (w & LIST_INT) ? AV_INT : AV_STR;
         out[k].var_space = (l->flags & F_VAR) != 0;
+        out[k].inexact = (l->flags & F_INEXACT) != 0;
         out[k].off = l->off + pos + 4;
         out[k].len = len;
-        out[k].ival = 0;
+        out[k].ival = (w & LIST_INT) ? dec_value(p + pos + 4, len) : 0;
         k++;
         pos += 4 + len;
     }
@@ -490,14 +525,17 @@ static bool list_items(const tpl *t, const aval *l, cval *out, uint32_t cap, uin
     return true;
 }
 
-/* Arguments of a format operation; with `expand`, one tuple/list argument
+/* Arguments of a format operation; with `expand`, one tuple argument
  * stands for its items (the right operand of %). */
 bool tv_gather_args(const tpl *t, const aval *args, uint32_t na, bool expand, cval *out,
-                        uint32_t *n)
+                    uint32_t *n)
 {
     *n = 0;
-    if (expand && na == 1 && args[0].kind == AV_LIST)
-        return list_items(t, &args[0], out, MAX_CARGS, n); /* stops after MAX_CARGS */
+    if (expand && na == 1 && args[0].kind == AV_LIST) {
+        if (!(args[0].flags & F_TUPLE))
+            return false; /* '%s' % [x] prints the list */
+        return list_items(t, &args[0], out, MAX_CARGS, n);
+    }
     if (na > MAX_CARGS)
         return false;
     for (uint32_t i = 0; i < na; i++)
@@ -507,27 +545,106 @@ bool tv_gather_args(const tpl *t, const aval *args, uint32_t na, bool expand, cv
     return true;
 }
 
-static const uint8_t *cbytes(const tpl *t, const cval *c)
+/* ------------------------------------------------------ code points */
+
+/* Bytes of the code point at s[i] (1 for a byte that starts no valid one). */
+static uint32_t cp_at(const uint8_t *s, uint32_t n, uint32_t i, uint32_t *cp)
 {
-    return (c->var_space ? t->vs : t->ar) + c->off;
+    if (s[i] < 0x80) {
+        *cp = s[i];
+        return 1;
+    }
+    unsigned k = utf8_decode(s + i, n - i, cp);
+    if (!k) {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    return k;
 }
 
-/* printf-style: '%s%s' % ('a', 'b'), |format. %s %d %i %c %%; else unknown. */
+/* Start of the code point that ends just before s[i] (i > 0). */
+static uint32_t cp_before(const uint8_t *s, uint32_t i)
+{
+    uint32_t j = i - 1, lim = i >= 4 ? i - 4 : 0;
+    while (j > lim && (s[j] & 0xC0) == 0x80)
+        j--;
+    uint32_t cp;
+    return cp_at(s, i, j, &cp) == i - j ? j : i - 1;
+}
+
+static uint32_t cp_count(const uint8_t *s, uint32_t n)
+{
+    uint32_t k = 0, cp;
+    for (uint32_t i = 0; i < n; k++)
+        i += cp_at(s, n, i, &cp);
+    return k;
+}
+
+static bool memchr_u32(const uint32_t *v, uint32_t n, uint32_t x)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+/* Python's str.isspace() */
+static bool py_space(uint32_t cp)
+{
+    return (cp >= 9 && cp <= 13) || (cp >= 0x1C && cp <= 0x20) || cp == 0x85 || cp == 0xA0 ||
+           cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
+           cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+/* Append code point cp as UTF-8. */
+static void b_cp(tpl *t, bld *b, uint32_t cp)
+{
+    uint8_t u[4];
+    size_t n;
+    if (cp < 0x80) {
+        u[0] = (uint8_t)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (uint8_t)(0xC0 | (cp >> 6));
+        u[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (uint8_t)(0xE0 | (cp >> 12));
+        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        u[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        u[0] = (uint8_t)(0xF0 | (cp >> 18));
+        u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+        u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        u[3] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    tv_b_raw(t, b, u, n);
+}
+
+/* ------------------------------------------------------ % and format */
+
+/* printf-style: fmt % args. Python's rules: a tuple must be consumed
+ * exactly, a single value is one argument; %s %d %i %c %% fold, any flag,
+ * width or other conversion is unknown. */
 aval tv_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
 {
     bld b;
     tv_b_begin(t, &b, fmt);
+    b.fl |= fmt->flags & F_INEXACT;
     uint32_t used = 0, i = 0, n = fmt->len;
+    bool var_space = (fmt->flags & F_VAR) != 0;
     while (i < n && !b.fail) {
         const uint8_t *f = vb(t, fmt);
         uint32_t j = i;
         while (j < n && f[j] != '%')
             j++;
-        b_from(t, &b, (fmt->flags & F_VAR) != 0, fmt->off + i, j - i);
+        b_from(t, &b, var_space, fmt->off + i, j - i);
         if (j >= n)
             break;
         if (j + 1 >= n)
-            return unk_at(fmt);
+            goto unknown; /* "incomplete format" */
         f = vb(t, fmt);
         uint8_t conv = f[j + 1];
         i = j + 2;
@@ -536,37 +653,42 @@ aval tv_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
             continue;
         }
         if (used >= na)
-            return unk_at(fmt);
+            goto unknown; /* "not enough arguments" */
         const cval *c = &a[used++];
         if (conv == 's') {
             b_cval(t, &b, c);
         } else if ((conv == 'd' || conv == 'i') && c->kind == AV_INT) {
             tv_b_int(t, &b, c->ival);
-        } else if (conv == 'c') {
-            if (c->kind == AV_INT && c->ival >= 0 && c->ival < 0x80) {
-                uint8_t ch = (uint8_t)c->ival;
-                tv_b_raw(t, &b, &ch, 1);
-            } else if (c->kind == AV_STR && c->len == 1) {
-                b_cval(t, &b, c);
-            } else {
-                return unk_at(fmt);
-            }
+        } else if (conv == 'c' && c->kind == AV_INT) {
+            if (c->ival < 0 || c->ival > 0x10FFFF || (c->ival >= 0xD800 && c->ival <= 0xDFFF))
+                goto unknown;
+            b_cp(t, &b, (uint32_t)c->ival);
+        } else if (conv == 'c' && c->kind == AV_STR) {
+            uint32_t cp;
+            if (c->len == 0 || cp_at(cbytes(t, c), c->len, 0, &cp) != c->len)
+                goto unknown; /* %c takes exactly one character */
+            b_cval(t, &b, c);
         } else {
-            return unk_at(fmt);
+            goto unknown;
         }
     }
-    if (b.fail)
-        t->ar_len = b.start;
+    if (used != na)
+        goto unknown; /* "not all arguments converted" */
     return tv_b_done(t, &b);
+unknown:
+    t->ar_len = b.start;
+    return unk_at(fmt);
 }
 
-/* str.format with {} and {N} fields only. */
+/* str.format with {} and {N} fields only (never both: Python refuses to
+ * switch between automatic and manual numbering). */
 aval tv_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
 {
     bld b;
     tv_b_begin(t, &b, fmt);
+    b.fl |= fmt->flags & F_INEXACT;
     uint32_t auto_i = 0, i = 0, n = fmt->len;
-    bool var_space = (fmt->flags & F_VAR) != 0;
+    bool var_space = (fmt->flags & F_VAR) != 0, manual = false;
     while (i < n && !b.fail) {
         const uint8_t *f = vb(t, fmt);
         uint8_t c = f[i];
@@ -576,7 +698,7 @@ aval tv_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
             continue;
         }
         if (c == '}')
-            return unk_at(fmt);
+            goto unknown; /* "single '}' encountered" */
         if (c != '{') {
             uint32_t j = i;
             while (j < n && f[j] != '{' && f[j] != '}')
@@ -593,25 +715,31 @@ aval tv_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
             j++;
         }
         if (j >= n || f[j] != '}')
-            return unk_at(fmt);
+            goto unknown;
+        if (digits ? auto_i > 0 : manual)
+            goto unknown; /* numbering switched */
+        manual |= digits;
         if (!digits)
             idx = auto_i++;
         if (idx >= na)
-            return unk_at(fmt);
+            goto unknown;
         b_cval(t, &b, &a[idx]);
         i = j + 1;
     }
     return tv_b_done(t, &b);
+unknown:
+    t->ar_len = b.start;
+    return unk_at(fmt);
 }
 
-aval tv_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_,
-                         int64_t count)
+aval tv_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count)
 {
     bld b;
     tv_b_begin(t, &b, s);
     if (old->kind != AV_STR || new_->kind != AV_STR || old->len == 0 || old->len > 256 ||
         !spend(t, s->len * old->len, s))
         return unk_at(s);
+    b.fl |= (uint16_t)((s->flags & F_INEXACT) | (old->inexact ? F_INEXACT : 0));
     uint32_t i = 0, n = s->len;
     bool var_space = (s->flags & F_VAR) != 0;
     while (i < n && !b.fail) {
@@ -624,63 +752,168 @@ aval tv_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_,
                 count--;
             continue;
         }
-        b_from(t, &b, var_space, s->off + i, 1);
-        i++;
+        uint32_t j = i + 1; /* copy up to the next possible match */
+        while (j < n && p[j] != o[0])
+            j++;
+        b_from(t, &b, var_space, s->off + i, j - i);
+        i = j;
     }
     return tv_b_done(t, &b);
 }
 
+/* ------------------------------------------------------ case and strip */
+
+static bool ascii_sep(uint8_t c) /* Jinja's |title word break: [-\s({[<] */
+{
+    return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || c == ' ' ||
+           (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F);
+}
+
+/* Case mappings are exact on ASCII; other letters are copied unchanged and
+ * the result is F_INEXACT (Python maps them, sometimes to ASCII). */
 aval tv_fold_case(tpl *t, const aval *s, int how)
 {
     bld b;
     tv_b_begin(t, &b, s);
-    uint32_t from = 0, to = s->len;
-    if (how == CASE_TRIM) {
-        const uint8_t *p = vb(t, s);
-        while (from < to && (p[from] == ' ' || (p[from] >= 9 && p[from] <= 13)))
-            from++;
-        while (to > from && (p[to - 1] == ' ' || (p[to - 1] >= 9 && p[to - 1] <= 13)))
-            to--;
-    }
-    if (!b_room(t, &b, to - from))
+    uint32_t n = s->len;
+    if (!b_room(t, &b, n))
         return tv_b_done(t, &b);
     const uint8_t *p = vb(t, s);
+    if (!utf8_is_ascii(p, n))
+        b.fl |= F_INEXACT;
+    b.fl |= s->flags & F_INEXACT;
     uint8_t *d = t->ar + t->ar_len;
-    bool word_start = true;
-    for (uint32_t i = from; i < to; i++) {
-        uint8_t c = how == CASE_REVERSE ? p[to - 1 - (i - from)] : p[i];
+    bool start = true;
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
         bool up = c >= 'A' && c <= 'Z', lo = c >= 'a' && c <= 'z';
         switch (how) {
         case CASE_LOWER: if (up) c = (uint8_t)(c + 32); break;
         case CASE_UPPER: if (lo) c = (uint8_t)(c - 32); break;
         case CASE_SWAP: c = up ? (uint8_t)(c + 32) : lo ? (uint8_t)(c - 32) : c; break;
-        case CASE_CAP:
-            if (i == from && lo) c = (uint8_t)(c - 32);
-            else if (i != from && up) c = (uint8_t)(c + 32);
+        case CASE_CAP: /* str.capitalize: the first character upper, the rest lower */
+            c = i == 0 ? (lo ? (uint8_t)(c - 32) : c) : (up ? (uint8_t)(c + 32) : c);
             break;
-        case CASE_TITLE:
-            if (word_start && lo) c = (uint8_t)(c - 32);
-            else if (!word_start && up) c = (uint8_t)(c + 32);
+        case CASE_TITLE: /* str.title: upper after an uncased character */
+            c = start ? (lo ? (uint8_t)(c - 32) : c) : (up ? (uint8_t)(c + 32) : c);
+            start = !(up || lo);
+            break;
+        case CASE_JTITLE: /* Jinja's |title: upper after [-\s({[<] only */
+            if (ascii_sep(c)) {
+                start = true;
+            } else {
+                c = start ? (lo ? (uint8_t)(c - 32) : c) : (up ? (uint8_t)(c + 32) : c);
+                start = false;
+            }
             break;
         default: break;
         }
-        word_start = !(up || lo || (c >= '0' && c <= '9'));
         *d++ = c;
     }
-    t->ar_len += to - from;
+    t->ar_len += n;
     return tv_b_done(t, &b);
 }
 
-/* join: items of a list (or the characters of a string) with a separator. */
-aval tv_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at)
+/* str.strip / lstrip / rstrip and |trim: whitespace as Python sees it, or
+ * the code points of `chars`. */
+aval tv_fold_strip(tpl *t, const aval *s, const cval *chars, int side)
+{
+    const uint8_t *p = vb(t, s);
+    uint32_t n = s->len, from = 0, to = n, cp;
+    uint32_t set[64], nset = 0;
+    if (chars) {
+        if (chars->kind != AV_STR || chars->len > 256)
+            return unk_at(s);
+        const uint8_t *c = cbytes(t, chars);
+        for (uint32_t i = 0; i < chars->len;) {
+            if (nset == 64)
+                return unk_at(s);
+            i += cp_at(c, chars->len, i, &set[nset++]);
+        }
+    }
+    if (!spend(t, n, s))
+        return unk_at(s);
+#define STRIPS(cp_)                                                                        \
+    (chars ? memchr_u32(set, nset, (cp_)) : py_space(cp_))
+    if (side <= 0)
+        while (from < to) {
+            uint32_t k = cp_at(p, to, from, &cp);
+            if (!STRIPS(cp))
+                break;
+            from += k;
+        }
+    if (side >= 0)
+        while (to > from) {
+            uint32_t j = cp_before(p, to);
+            cp_at(p, to, j, &cp);
+            if (!STRIPS(cp))
+                break;
+            to = j;
+        }
+#undef STRIPS
+    bld b;
+    tv_b_begin(t, &b, s);
+    b.fl |= (uint16_t)((s->flags & F_INEXACT) | (chars && chars->inexact ? F_INEXACT : 0));
+    b_from(t, &b, (s->flags & F_VAR) != 0, s->off + from, to - from);
+    return tv_b_done(t, &b);
+}
+
+/* str.center(width) (|center): padded with spaces, the extra one on the
+ * left when the margin and the width are both odd. */
+aval tv_fold_center(tpl *t, const aval *s, int64_t width)
+{
+    uint32_t len = cp_count(vb(t, s), s->len);
+    if (width <= (int64_t)len)
+        return *s;
+    if (width - len > TPL_CONST_CAP)
+        return unk_at(s);
+    uint32_t marg = (uint32_t)(width - len);
+    uint32_t left = marg / 2 + (marg & (uint32_t)width & 1u);
+    bld b;
+    tv_b_begin(t, &b, s);
+    b.fl |= s->flags & F_INEXACT;
+    for (uint32_t i = 0; i < left && !b.fail; i++)
+        tv_b_raw(t, &b, " ", 1);
+    b_from(t, &b, (s->flags & F_VAR) != 0, s->off, s->len);
+    for (uint32_t i = left; i < marg && !b.fail; i++)
+        tv_b_raw(t, &b, " ", 1);
+    return tv_b_done(t, &b);
+}
+
+/* ------------------------------------------------------ sequences */
+
+/* The code points of a string in reverse order (|reverse, [::-1]). */
+aval tv_fold_reverse(tpl *t, const aval *s)
+{
+    bld b;
+    tv_b_begin(t, &b, s);
+    b.fl |= s->flags & F_INEXACT;
+    bool var_space = (s->flags & F_VAR) != 0;
+    for (uint32_t i = s->len; i > 0 && !b.fail;) {
+        uint32_t j = cp_before(vb(t, s), i);
+        b_from(t, &b, var_space, s->off + j, i - j);
+        i = j;
+    }
+    return tv_b_done(t, &b);
+}
+
+/* join: the items of a list (or the code points of a string) with a
+ * separator. `strict` is str.join, which refuses integer items; |join
+ * prints them. */
+aval tv_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at, bool strict)
 {
     bld b;
     tv_b_begin(t, &b, at);
+    b.fl |= (uint16_t)((x->flags & F_INEXACT) | (sep && sep->inexact ? F_INEXACT : 0));
+    bool var_space = (x->flags & F_VAR) != 0;
     if (x->kind == AV_STR) {
-        for (uint32_t i = 0; i < x->len && !b.fail; i++) {
+        uint32_t cp;
+        for (uint32_t i = 0; i < x->len && !b.fail;) {
+            uint32_t k = cp_at(vb(t, x), x->len, i, &cp);
             if (i && sep)
                 b_cval(t, &b, sep);
-            b_from(t, &b, (x->flags & F_VAR) != 0, x->off + i, 1);
+            b_from(t, &b, var_space, x->off + i, k);
+            i += k;
         }
         return tv_b_done(t, &b);
     }
@@ -689,24 +922,30 @@ aval tv_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at)
     if (!spend(t, x->len, at))
         return unk_at(at);
     while (pos + 4 <= x->len && !b.fail) {
-        uint32_t len;
-        memcpy(&len, vb(t, x) + pos, 4);
+        uint32_t w;
+        memcpy(&w, vb(t, x) + pos, 4);
+        if (strict && (w & LIST_INT)) {
+            t->ar_len = b.start;
+            return unk_at(at);
+        }
         if (!first && sep)
             b_cval(t, &b, sep);
         first = false;
-        b_from(t, &b, (x->flags & F_VAR) != 0, x->off + pos + 4, len);
-        pos += 4 + len;
+        b_from(t, &b, var_space, x->off + pos + 4, w & ~LIST_INT);
+        pos += 4 + (w & ~LIST_INT);
     }
     return tv_b_done(t, &b);
 }
 
-/* Python slicing of a constant string (byte-wise). The bounds are clamped
- * into [-1, L] first and the loop runs over the number of items the slice
- * has, so no index is ever computed past the string: an extreme step
- * ('abc'[1::9223372036854775807]) cannot overflow `i += step`. */
+/* Python slicing of a constant string, by code points. The bounds are
+ * clamped into [-1, L] first and the loop runs over the number of items
+ * the slice has, so no index is ever computed past the string: an extreme
+ * step ('abc'[1::9223372036854775807]) cannot overflow. */
 aval tv_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
 {
-    int64_t L = s->len, v[3];
+    const uint8_t *p = vb(t, s);
+    bool ascii = utf8_is_ascii(p, s->len);
+    int64_t L = ascii ? s->len : cp_count(p, s->len), v[3];
     bool none[3];
     for (uint32_t i = 0; i < 3; i++) {
         none[i] = i >= np || parts[i].kind == AV_NONE;
@@ -735,13 +974,45 @@ aval tv_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
         if (start > stop)
             count = ((uint64_t)(start - stop) - 1) / mag + 1;
     }
-    /* count <= L, and every index below lies in [0, L) */
+    /* count <= L, and every index taken lies in [0, L) */
     bld b;
     tv_b_begin(t, &b, s);
+    b.fl |= s->flags & F_INEXACT;
     bool var_space = (s->flags & F_VAR) != 0;
-    for (uint64_t k = 0; k < count && !b.fail; k++) {
-        uint64_t i = step > 0 ? (uint64_t)start + k * mag : (uint64_t)start - k * mag;
-        b_from(t, &b, var_space, s->off + (uint32_t)i, 1);
+    if (ascii) {
+        for (uint64_t k = 0; k < count && !b.fail; k++) {
+            uint64_t i = step > 0 ? (uint64_t)start + k * mag : (uint64_t)start - k * mag;
+            b_from(t, &b, var_space, s->off + (uint32_t)i, 1);
+        }
+        return tv_b_done(t, &b);
+    }
+    if (count && !spend(t, s->len, s))
+        return unk_at(s);
+    /* walk the code points, taking indexes start, start +- mag, ... */
+    uint64_t taken = 0, want = (uint64_t)start;
+    uint32_t cp;
+    if (step > 0) {
+        for (uint32_t i = 0, k = 0; i < s->len && taken < count && !b.fail; k++) {
+            uint32_t len = cp_at(vb(t, s), s->len, i, &cp);
+            if (k == want) {
+                b_from(t, &b, var_space, s->off + i, len);
+                if (++taken < count)
+                    want += mag;
+            }
+            i += len;
+        }
+    } else {
+        uint64_t k = (uint64_t)L;
+        for (uint32_t i = s->len; i > 0 && taken < count && !b.fail;) {
+            uint32_t j = cp_before(vb(t, s), i);
+            k--;
+            if (k == want) {
+                b_from(t, &b, var_space, s->off + j, i - j);
+                if (++taken < count)
+                    want -= mag;
+            }
+            i = j;
+        }
     }
     return tv_b_done(t, &b);
 }
@@ -753,10 +1024,11 @@ aval tv_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
     bool all = true;
     uint16_t fl = 0;
     for (uint32_t i = 0; i < n; i++) {
-        all &= items[i].kind == AV_STR || items[i].kind == AV_INT;
-        fl |= items[i].flags & F_TAINT;
+        all &= items[i].kind == AV_STR || (items[i].kind == AV_INT &&
+                                           !(items[i].flags & F_HUGE));
+        fl |= items[i].flags & (F_TAINT | F_INEXACT);
     }
-    r.flags = fl;
+    r.flags = fl & F_TAINT;
     if (!all)
         return r;
     bld b;
@@ -767,8 +1039,8 @@ aval tv_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
         uint32_t s0 = t->ar_len;
         b_val(t, &b, &items[i]);
         if (!b.fail) {
-            uint32_t len = t->ar_len - s0;
-            memcpy(t->ar + mark, &len, 4);
+            uint32_t w = (t->ar_len - s0) | (items[i].kind == AV_INT ? LIST_INT : 0);
+            memcpy(t->ar + mark, &w, 4);
         }
     }
     if (b.fail) {
@@ -776,25 +1048,38 @@ aval tv_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
         return r;
     }
     r.kind = AV_LIST;
+    r.flags = fl;
     r.off = b.start;
     r.len = t->ar_len - b.start;
     r.ival = n;
     return r;
 }
 
-/* Item i (Python indexing) of a constant string or list as a string. */
+/* Item i (Python indexing) of a constant string (a code point) or list. */
 aval tv_fold_index(tpl *t, const aval *x, int64_t i)
 {
     aval r = unk_at(x);
     if (x->kind == AV_STR) {
-        int64_t L = x->len;
+        const uint8_t *p = vb(t, x);
+        bool ascii = utf8_is_ascii(p, x->len);
+        int64_t L = ascii ? x->len : cp_count(p, x->len);
         if (i < 0)
             i += L;
         if (i < 0 || i >= L)
             return r;
+        uint32_t off = (uint32_t)i, len = 1, cp;
+        if (!ascii) {
+            if (!spend(t, x->len, x))
+                return r;
+            off = 0;
+            for (int64_t k = 0; k < i; k++)
+                off += cp_at(p, x->len, off, &cp);
+            len = cp_at(p, x->len, off, &cp);
+        }
         bld b;
         tv_b_begin(t, &b, x);
-        b_from(t, &b, (x->flags & F_VAR) != 0, x->off + (uint32_t)i, 1);
+        b.fl |= x->flags & F_INEXACT;
+        b_from(t, &b, (x->flags & F_VAR) != 0, x->off + off, len);
         return tv_b_done(t, &b);
     }
     if (x->kind == AV_LIST) {
@@ -805,11 +1090,19 @@ aval tv_fold_index(tpl *t, const aval *x, int64_t i)
             return r;
         uint32_t pos = 0;
         for (int64_t k = 0; pos + 4 <= x->len; k++) {
-            uint32_t len;
-            memcpy(&len, vb(t, x) + pos, 4);
+            uint32_t w;
+            memcpy(&w, vb(t, x) + pos, 4);
+            uint32_t len = w & ~LIST_INT;
+            if (k == i && (w & LIST_INT)) {
+                r.kind = AV_INT;
+                r.ival = dec_value(vb(t, x) + pos + 4, len);
+                r.flags = x->flags & F_INEXACT;
+                return r;
+            }
             if (k == i) {
                 bld b;
                 tv_b_begin(t, &b, x);
+                b.fl |= x->flags & F_INEXACT;
                 b_from(t, &b, (x->flags & F_VAR) != 0, x->off + pos + 4, len);
                 return tv_b_done(t, &b);
             }
@@ -821,7 +1114,8 @@ aval tv_fold_index(tpl *t, const aval *x, int64_t i)
 
 aval tv_concat(tpl *t, const aval *a, const aval *b)
 {
-    bool ca = a->kind == AV_STR || a->kind == AV_INT, cb = b->kind == AV_STR || b->kind == AV_INT;
+    bool ca = (a->kind == AV_STR || a->kind == AV_INT) && !(a->flags & F_HUGE);
+    bool cb = (b->kind == AV_STR || b->kind == AV_INT) && !(b->flags & F_HUGE);
     if (!ca || !cb) {
         aval r = unk_at(a);
         r.flags = (uint16_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT | F_FRAG)) | F_STRTYPE);
@@ -832,16 +1126,13 @@ aval tv_concat(tpl *t, const aval *a, const aval *b)
     }
     /* two neighbours in the arena (the usual 'a' ~ 'b' ~ 'c'): no copy */
     if (a->kind == AV_STR && b->kind == AV_STR && !((a->flags | b->flags) & F_VAR) &&
-        a->off + a->len == b->off && (uint64_t)a->len + b->len <= TPL_CONST_CAP) {
+        a->off + a->len == b->off && b->off + b->len == t->ar_len &&
+        (uint64_t)a->len + b->len <= TPL_CONST_CAP) {
         bld bl;
         tv_b_begin(t, &bl, a);
         bl.start = a->off;
-        if (b->off + b->len != t->ar_len) { /* something after b: copy instead */
-            tv_b_begin(t, &bl, a);
-            b_val(t, &bl, a);
-            b_val(t, &bl, b);
-        }
-        bl.checked = a->kind == AV_STR ? a->len : 0;
+        bl.checked = a->len;
+        bl.fl = (a->flags | b->flags) & F_INEXACT;
         return tv_b_done(t, &bl);
     }
     bld bl;
@@ -866,14 +1157,16 @@ aval tv_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
             r.count = total;
             return r;
         }
-        if (total <= 0 || total > TPL_CONST_CAP) {
+        if (total > TPL_CONST_CAP) {
             r.count = total;
             return r;
         }
-        bld b;
+        bld b; /* n <= 0 gives '' */
         tv_b_begin(t, &b, at);
         for (int64_t i = 0; i < cnt && !b.fail; i++)
             b_val(t, &b, s);
+        if (cnt <= 0)
+            b.fl |= s->flags & F_INEXACT;
         return tv_b_done(t, &b);
     }
     if (cnt > TPL_DOS_BIG)

@@ -97,6 +97,7 @@ enum { OPC_POW = 1, OPC_FDIV, OPC_EQ, OPC_NE, OPC_LE, OPC_GE };
 #define LF_ESC_IDENT 0x01u /* a \x / \u / \U / octal / \N escape spelled [A-Za-z0-9_.] */
 #define LF_TRUNC 0x02u     /* longer than TPL_CONST_CAP: only a prefix kept */
 #define LF_SCANNED 0x04u   /* the kept prefix went to the LIT stream */
+#define LF_INEXACT 0x08u   /* an escape Python treats otherwise (or rejects) */
 
 typedef struct tok {
     uint8_t kind;
@@ -127,6 +128,7 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
 #define F_STRTYPE 0x100u /* unknown, but certainly a string (built by ~, |string ...) */
 #define F_FRAG 0x200u    /* unknown, built from a piece holding a dunder fragment ('__') */
 #define F_SCANNED 0x400u /* the bytes of one string literal (its text was scanned already) */
+#define F_TUPLE 0x800u   /* AV_LIST: a tuple (for % formatting) */
 
 typedef struct aval {
     uint8_t kind;
@@ -143,13 +145,14 @@ typedef struct aval {
 enum { O_BIN, O_UNARY, M_GROUP, M_CALL, M_SUB, M_LIST, M_DICT, M_FILTER, M_TEST };
 enum {
     OP_OR = 1, OP_AND, OP_NOT, OP_IN, OP_NOTIN, OP_EQ, OP_NE, OP_CMP, OP_CONCAT, OP_ADD,
-    OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_POW, OP_NEG, OP_POS, OP_IF, OP_ELSE
+    OP_SUB, OP_MUL, OP_DIV, OP_FDIV, OP_MOD, OP_POW, OP_NEG, OP_POS, OP_IF, OP_ELSE
 };
 
 typedef struct oframe {
     uint8_t kind, op, prec;
     uint8_t colons;     /* M_SUB: slice separators seen */
     uint8_t commas;     /* commas seen inside the bracket */
+    uint8_t kws;        /* keyword arguments seen inside the bracket */
     uint16_t word;      /* M_FILTER: the filter */
     uint32_t vh;        /* value height when pushed */
     tpl_pos pos;
@@ -271,6 +274,7 @@ struct tpl {
     char esc_text[16];
     uint8_t esc_len;
     uint8_t *lit;
+    bool lit_cr;          /* the last literal byte was a CR (CR LF is one LF) */
     uint32_t lit_len, lit_cap;
     uint64_t lit_full;
     uint8_t lit_flags;
@@ -310,6 +314,11 @@ struct tpl {
     uint32_t vs_len, vs_cap;
     block blocks[TPL_BLOCKS];
     uint32_t n_blocks, blocks_over;
+
+    /* tpl_probe: the value of the last {{ }} */
+    uint8_t *probe_buf;
+    size_t probe_cap, probe_len;
+    bool probe_known;
 };
 
 /* template_text.c */
@@ -391,6 +400,7 @@ typedef struct bld {
     uint32_t start;
     uint32_t checked; /* leading bytes already checked (the left operand of a concat) */
     bool fail;
+    uint16_t fl;      /* flags the result gets (F_INEXACT of its sources) */
     const aval *at;   /* position for the result and for limit notes */
 } bld;
 
@@ -398,13 +408,14 @@ typedef struct bld {
 typedef struct cval {
     uint8_t kind; /* AV_STR, AV_INT */
     bool var_space;
+    bool inexact;
     uint32_t off, len;
     int64_t ival;
 } cval;
 
 #define MAX_CARGS 32u
 
-enum { CASE_LOWER, CASE_UPPER, CASE_CAP, CASE_TITLE, CASE_SWAP, CASE_TRIM, CASE_REVERSE };
+enum { CASE_LOWER, CASE_UPPER, CASE_CAP, CASE_TITLE, CASE_JTITLE, CASE_SWAP };
 
 /* Reporting: a TH_LIMIT note; tv_go_dead also stops evaluating the tag. */
 void tv_limit(tpl *t, tpl_pos pos, uint64_t index, const char *what);
@@ -442,7 +453,10 @@ aval tv_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na);
 aval tv_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na);
 aval tv_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count);
 aval tv_fold_case(tpl *t, const aval *s, int how);
-aval tv_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at);
+aval tv_fold_strip(tpl *t, const aval *s, const cval *chars, int side); /* <0 left, >0 right */
+aval tv_fold_center(tpl *t, const aval *s, int64_t width);
+aval tv_fold_reverse(tpl *t, const aval *s);
+aval tv_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at, bool strict);
 aval tv_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np);
 aval tv_fold_index(tpl *t, const aval *x, int64_t i);
 aval tv_make_list(tpl *t, const aval *items, uint32_t n, const aval *at);

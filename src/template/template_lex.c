@@ -178,8 +178,10 @@ static void lit_put(tpl *t, uint8_t c)
 
 static void lit_put_cp(tpl *t, uint32_t cp)
 {
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        cp = 0xFFFD;
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        cp = 0xFFFD; /* Python keeps a lone surrogate, or rejects the escape */
+        t->lit_flags |= LF_INEXACT;
+    }
     if (cp < 0x80) {
         lit_put(t, (uint8_t)cp);
     } else if (cp < 0x800) {
@@ -233,18 +235,37 @@ static int hexval(uint8_t c)
     return -1;
 }
 
-/* \N{NAME}: the names an obfuscator needs; anything else is U+FFFD here. */
-static uint32_t named_cp(const uint8_t *s, size_t n)
+/* \N{NAME} (case-insensitive, as in Python): the printable ASCII characters
+ * and the invisible ones an obfuscator needs; any other name is U+FFFD and
+ * the literal inexact. */
+static uint32_t named_cp(const uint8_t *raw, size_t n, bool *known)
 {
     static const struct {
         const char *name;
         uint32_t cp;
     } names[] = {
-        {"LOW LINE", '_'}, {"FULL STOP", '.'}, {"ZERO WIDTH SPACE", 0x200B},
+        {"SPACE", ' '}, {"EXCLAMATION MARK", '!'}, {"QUOTATION MARK", '"'},
+        {"NUMBER SIGN", '#'}, {"DOLLAR SIGN", '$'}, {"PERCENT SIGN", '%'}, {"AMPERSAND", '&'},
+        {"APOSTROPHE", '\''}, {"LEFT PARENTHESIS", '('}, {"RIGHT PARENTHESIS", ')'},
+        {"ASTERISK", '*'}, {"PLUS SIGN", '+'}, {"COMMA", ','}, {"HYPHEN-MINUS", '-'},
+        {"FULL STOP", '.'}, {"SOLIDUS", '/'}, {"COLON", ':'}, {"SEMICOLON", ';'},
+        {"LESS-THAN SIGN", '<'}, {"EQUALS SIGN", '='}, {"GREATER-THAN SIGN", '>'},
+        {"QUESTION MARK", '?'}, {"COMMERCIAL AT", '@'}, {"LEFT SQUARE BRACKET", '['},
+        {"REVERSE SOLIDUS", '\\'}, {"RIGHT SQUARE BRACKET", ']'}, {"CIRCUMFLEX ACCENT", '^'},
+        {"LOW LINE", '_'}, {"GRAVE ACCENT", '`'}, {"LEFT CURLY BRACKET", '{'},
+        {"VERTICAL LINE", '|'}, {"RIGHT CURLY BRACKET", '}'}, {"TILDE", '~'},
+        {"NULL", 0}, {"CHARACTER TABULATION", 9}, {"LINE FEED", 10}, {"CARRIAGE RETURN", 13},
+        {"FULLWIDTH LOW LINE", 0xFF3F}, {"ZERO WIDTH SPACE", 0x200B},
         {"ZERO WIDTH NON-JOINER", 0x200C}, {"ZERO WIDTH JOINER", 0x200D},
         {"WORD JOINER", 0x2060}, {"ZERO WIDTH NO-BREAK SPACE", 0xFEFF},
         {"LEFT-TO-RIGHT OVERRIDE", 0x202D}, {"RIGHT-TO-LEFT OVERRIDE", 0x202E},
     };
+    uint8_t s[48];
+    *known = true;
+    if (n > sizeof s)
+        goto unknown;
+    for (size_t i = 0; i < n; i++)
+        s[i] = raw[i] >= 'a' && raw[i] <= 'z' ? (uint8_t)(raw[i] - 32) : raw[i];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
             return names[i].cp;
@@ -261,6 +282,8 @@ static uint32_t named_cp(const uint8_t *s, size_t n)
         for (uint32_t d = 0; d < 10; d++)
             if (strlen(digits[d]) == n - 6 && memcmp(s + 6, digits[d], n - 6) == 0)
                 return '0' + d;
+unknown:
+    *known = false;
     return 0xFFFD;
 }
 
@@ -290,15 +313,21 @@ again:
             t->esc = E_START;
             t->esc_len = 0;
             esc_text_add(t, c);
+        } else if (c == '\n' && t->lit_cr) {
+            /* the LF of a CR LF, already put as one LF */
         } else {
-            lit_put(t, c);
+            lit_put(t, c == '\r' ? '\n' : c); /* Jinja normalises newlines first */
         }
+        t->lit_cr = c == '\r';
         return;
     case E_START:
         esc_text_add(t, c);
         t->esc = E_NONE;
+        t->lit_cr = c == '\r';
+        if (c >= 0x80) /* Jinja escapes it to \xNN first: the backslash stays */
+            t->lit_flags |= LF_INEXACT;
         switch (c) {
-        case '\n': return; /* line continuation */
+        case '\n': case '\r': return; /* line continuation */
         case '\\': case '\'': case '"': lit_put(t, c); return;
         case 'a': lit_put(t, 7); return;
         case 'b': lit_put(t, 8); return;
@@ -329,6 +358,7 @@ again:
         int h = hexval(c);
         if (h < 0) { /* invalid: Python rejects it; keep the text and go on */
             t->esc = E_NONE;
+            t->lit_flags |= LF_INEXACT;
             for (uint8_t i = 0; i < t->esc_len; i++)
                 lit_put(t, (uint8_t)t->esc_text[i]);
             goto again;
@@ -357,14 +387,19 @@ again:
             t->raw_len = 0;
             return;
         }
-        t->esc = E_NONE;
+        t->esc = E_NONE; /* a malformed \N escape: Python rejects it */
+        t->lit_flags |= LF_INEXACT;
         lit_put(t, '\\');
         lit_put(t, 'N');
         goto again;
     case E_NNAME:
         if (c == '}') {
+            bool known;
             esc_text_add(t, c);
-            esc_done(t, named_cp(t->rawbuf, t->raw_len));
+            uint32_t cp = named_cp(t->rawbuf, t->raw_len, &known);
+            if (!known)
+                t->lit_flags |= LF_INEXACT;
+            esc_done(t, cp);
             return;
         }
         if (t->raw_len < sizeof t->rawbuf && c != t->quote) {
@@ -373,6 +408,7 @@ again:
             return;
         }
         t->esc = E_NONE; /* too long or unterminated: not a name escape */
+        t->lit_flags |= LF_INEXACT;
         lit_put_cp(t, 0xFFFD);
         goto again;
     default:
@@ -548,6 +584,7 @@ again:
         t->lit_len = 0;
         t->lit_full = 0;
         t->lit_flags = 0;
+        t->lit_cr = false;
         t->lit_esc[0] = '\0';
         t->esc = E_NONE;
         ts_reset(&t->lits, "string literal");
@@ -778,4 +815,20 @@ void tpl_end(tpl *t)
         hit(t, TH_OVERSIZE, t->first_pos, UINT64_MAX,
             "the template is %llu bytes, over the 256 KiB no real chat template needs",
             (unsigned long long)t->total);
+}
+
+int tpl_probe(tpl *t, const uint8_t *p, size_t n, uint8_t *buf, size_t cap, size_t *len)
+{
+    t->budget = t->budget_given = TPL_BUDGET_BASE;
+    t->probe_buf = buf;
+    t->probe_cap = cap;
+    t->probe_len = 0;
+    t->probe_known = false;
+    tpl_pos pos = {0, n, 0};
+    tpl_begin(t, n);
+    tpl_feed(t, p, n, pos);
+    tpl_end(t);
+    t->probe_buf = NULL;
+    *len = t->probe_known ? t->probe_len : 0;
+    return t->probe_known && !t->nomem;
 }

@@ -11,6 +11,7 @@
 #define GGUFLINT_TEMPLATE_SCAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Kinds of hits, one per template rule (GG720...). */
@@ -64,5 +65,11 @@ const tpl_hit *tpl_hit_get(const tpl *t, int kind);
 bool tpl_nomem(const tpl *t);
 /* Template byte index of the first "{{" or "{%" in the template, or -1. */
 int64_t tpl_first_tag(const tpl *t);
+/* Test hook of the differential oracle (tests/tools/tpl_fold.c): analyse
+ * one template on a fresh folding budget and tell what the folder knows of
+ * the value of its last {{ }} tag, as Jinja would print it. Returns 1 with
+ * the text in buf (*len bytes), 0 when the value is unknown, inexact or
+ * longer than cap. */
+int tpl_probe(tpl *t, const uint8_t *p, size_t n, uint8_t *buf, size_t cap, size_t *len);
 
 #endif
