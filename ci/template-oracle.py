@@ -268,8 +268,14 @@ def main():
     warnings.simplefilter("ignore")  # Python's SyntaxWarnings on compiled templates
     # 'ab' * 2**31 would allocate 4 GiB: cap this process's memory so Jinja2
     # raises MemoryError instead (the machine is shared)
+    # (the soft limit only: the tool gets its own back, ASan maps terabytes)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = 1 << 30
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    if soft == resource.RLIM_INFINITY or soft > cap:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+    def unlimited():
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     env = ImmutableSandboxedEnvironment()
     r = random.Random(args.seed)
     stats = collections.Counter()
@@ -281,7 +287,8 @@ def main():
         n = min(args.batch, args.cases - done)
         exprs = [gen(r) for _ in range(n)]
         data = "".join(e + "\n" for e in exprs).encode("utf-8")
-        res = subprocess.run([args.tool], input=data, stdout=subprocess.PIPE, check=True)
+        res = subprocess.run([args.tool], input=data, stdout=subprocess.PIPE, check=True,
+                             preexec_fn=unlimited)
         lines = res.stdout.decode("ascii").splitlines()
         if len(lines) != n:
             print("template-oracle: the tool answered %d lines for %d expressions"

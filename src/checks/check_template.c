@@ -2,7 +2,7 @@
  * tokenizer.chat_template or tokenizer.chat_template.* is analysed whatever
  * its listing in tokenizer.chat_templates: a string value, or an array of
  * strings whose elements are concatenated (as a scanner that skips arrays
- * would be bypassed). The analysis (template_*.c) lexes the Jinja text and
+ * would be bypassed). The analysis (src/template/) lexes the Jinja text and
  * folds constants without ever rendering it; each kind of indicator becomes
  * one finding per KV, at the value (for arrays: the element where the first
  * occurrence starts), naming the indicator and quoting the matched text.
@@ -11,7 +11,7 @@
 #include "checks/checks.h"
 
 #include "model/model.h"
-#include "template/template_scan.h"
+#include "template/template.h"
 #include "format/types.h"
 
 #include <stdio.h>

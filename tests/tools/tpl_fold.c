@@ -6,7 +6,7 @@
  * same expressions with Jinja2's sandbox and compares. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "template/template_scan.h"
+#include "template/template.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* template_stream.c - the text scanners of the template analyser: URLs,
+/* stream.c - the text scanners of the template analyser (prefix ts_, state
+ * t->ts): URLs,
  * IPv4 and e-mail addresses, instruction-like phrases and base64 / hex
  * blobs, on two streams of text:
  *  - OUT, the text the template outputs as Jinja would emit it: template
@@ -14,22 +15,11 @@
  * letters) fold to the ASCII letter they imitate, while zero-width and
  * combining characters are skipped. Each scanner keeps O(1) state per
  * stream and costs O(1) per byte. */
-#include "template/template_impl.h"
+#include "template/tpl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-tpl_pos pos_at(const tpl *t, uint64_t index)
-{
-    uint32_t n = t->hist_n < 8 ? t->hist_n : 8;
-    for (uint32_t k = 1; k <= n; k++) {
-        uint32_t slot = (t->hist_n - k) & 7;
-        if (t->hist_index[slot] <= index)
-            return t->hist_pos[slot];
-    }
-    return n ? t->hist_pos[(t->hist_n - n) & 7] : t->cur; /* older: the oldest known */
-}
 
 /* ------------------------------------------------------ folded alphabet */
 
@@ -203,24 +193,24 @@ static uint8_t blob_class(uint8_t c)
 
 /* Build the automaton: a trie, then breadth-first failure links folded into
  * a full transition table (so feeding is one lookup per symbol). */
-bool ac_init(tpl *t)
+bool ts_init(tpl *t)
 {
     for (unsigned c = 0; c < 256; c++) {
         bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
         bool blob = alnum || (c != 0 && strchr("+/=_-", (int)c));
         bool word = alnum || (c != 0 && strchr("._%+-@", (int)c));
         bool digitdot = (c >= '0' && c <= '9') || c == '.';
-        t->sym[c] = (uint8_t)ac_sym((uint8_t)c);
-        t->symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
+        t->ts.sym[c] = (uint8_t)ac_sym((uint8_t)c);
+        t->ts.symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
                                (digitdot ? SYM_DIGITDOT : 0));
-        t->bcls[c] = blob_class((uint8_t)c);
+        t->ts.bcls[c] = blob_class((uint8_t)c);
     }
-    t->ac_next = calloc(AC_MAX_STATES, sizeof *t->ac_next);
-    t->ac_out = calloc(AC_MAX_STATES, sizeof *t->ac_out);
-    t->ac_link = calloc(AC_MAX_STATES, sizeof *t->ac_link);
-    if (!t->ac_next || !t->ac_out || !t->ac_link)
+    t->ts.ac_next = calloc(AC_MAX_STATES, sizeof *t->ts.ac_next);
+    t->ts.ac_out = calloc(AC_MAX_STATES, sizeof *t->ts.ac_out);
+    t->ts.ac_link = calloc(AC_MAX_STATES, sizeof *t->ts.ac_link);
+    if (!t->ts.ac_next || !t->ts.ac_out || !t->ts.ac_link)
         return false;
-    uint16_t (*next)[AC_SYMS] = t->ac_next;
+    uint16_t (*next)[AC_SYMS] = t->ts.ac_next;
     uint16_t n = 1;
     for (size_t p = 0; p < N_PATTERNS; p++) {
         uint16_t s = 0;
@@ -233,34 +223,41 @@ bool ac_init(tpl *t)
             }
             s = next[s][y];
         }
-        t->ac_out[s] = (uint16_t)(p + 1);
+        t->ts.ac_out[s] = (uint16_t)(p + 1);
     }
-    t->ac_states = n;
+    t->ts.ac_states = n;
     uint16_t *queue = malloc(AC_MAX_STATES * sizeof *queue);
     if (!queue)
         return false;
     size_t qh = 0, qt = 0;
     for (unsigned y = 1; y < AC_SYMS; y++)
         if (next[0][y]) {
-            t->ac_link[next[0][y]] = 0;
+            t->ts.ac_link[next[0][y]] = 0;
             queue[qt++] = next[0][y];
         }
     while (qh < qt) {
         uint16_t s = queue[qh++];
-        if (!t->ac_out[s])
-            t->ac_out[s] = t->ac_out[t->ac_link[s]];
+        if (!t->ts.ac_out[s])
+            t->ts.ac_out[s] = t->ts.ac_out[t->ts.ac_link[s]];
         for (unsigned y = 1; y < AC_SYMS; y++) {
             uint16_t u = next[s][y];
             if (u) {
-                t->ac_link[u] = next[t->ac_link[s]][y];
+                t->ts.ac_link[u] = next[t->ts.ac_link[s]][y];
                 queue[qt++] = u;
             } else {
-                next[s][y] = next[t->ac_link[s]][y];
+                next[s][y] = next[t->ts.ac_link[s]][y];
             }
         }
     }
     free(queue);
     return true;
+}
+
+void ts_free(tpl *t)
+{
+    free(t->ts.ac_next);
+    free(t->ts.ac_out);
+    free(t->ts.ac_link);
 }
 
 /* ------------------------------------------------------------ segments */
@@ -354,8 +351,8 @@ static void url_finish(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[200], w[200];
-    hit(t, TH_URL, pos_at(t, s->url_index), s->url_index, "URL '%s' in %s",
-        q(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100), ts_where(s, how, w, sizeof w));
+    tpl_report(t, TH_URL, tpl_pos_at(t, s->url_index), s->url_index, "URL '%s' in %s",
+        tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100), ts_where(s, how, w, sizeof w));
 }
 
 static void ac_match(tpl *t, tscan *s, const pattern *p)
@@ -368,14 +365,12 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
         if (how & HOW_DUP)
             return;
         char w[200];
-        hit(t, TH_INSTRUCTION, pos_at(t, index), index, "instruction-like phrase '%s' in %s",
+        tpl_report(t, TH_INSTRUCTION, tpl_pos_at(t, index), index, "instruction-like phrase '%s' in %s",
             p->s, ts_where(s, how, w, sizeof w));
         return;
     }
-    if (t->hits[TH_URL].have && !(how & HOW_DUP)) {
-        t->hits[TH_URL].more++;
-        return;
-    }
+    if (!(how & HOW_DUP) && tpl_hit_count(t, TH_URL))
+        return; /* one URL is quoted; the others are counted */
     url_finish(t, s);
     s->url_cap = true;
     s->url_how = how;
@@ -416,8 +411,8 @@ static void word_finish(tpl *t, tscan *s)
         }
     }
     if (ip && groups == 3 && digits > 0) {
-        hit(t, TH_URL, pos_at(t, s->word_index), s->word_index, "IPv4 address '%s' in %s",
-            q(e, sizeof e, w, n, 40), ts_where(s, how, where, sizeof where));
+        tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index, "IPv4 address '%s' in %s",
+            tpl_quote(e, sizeof e, w, n, 40), ts_where(s, how, where, sizeof where));
         return;
     }
     /* e-mail: local@domain.tld, one '@', a dot in the domain, a 2+ letter tld */
@@ -438,8 +433,8 @@ static void word_finish(tpl *t, tscan *s)
     for (const uint8_t *p = dot + 1; p < end; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
-    hit(t, TH_URL, pos_at(t, s->word_index), s->word_index, "e-mail address '%s' in %s",
-        q(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
+    tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index, "e-mail address '%s' in %s",
+        tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
 }
 
 static void blob_hit(tpl *t, tscan *s)
@@ -454,9 +449,9 @@ static void blob_hit(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[120], w[200];
-    hit(t, TH_BLOB, pos_at(t, s->blob_index), s->blob_index,
+    tpl_report(t, TH_BLOB, tpl_pos_at(t, s->blob_index), s->blob_index,
         "%s-like run of %u+ characters in %s: '%s'", hex ? "hex" : "base64", TPL_BLOB_MIN,
-        ts_where(s, how, w, sizeof w), q(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
+        ts_where(s, how, w, sizeof w), tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
 }
 
 void ts_end(tpl *t, tscan *s)
@@ -487,8 +482,8 @@ static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
     s->ring_n++;
     if (folded)
         s->fold_n = s->ring_n;
-    s->ac_state = t->ac_next[s->ac_state][y];
-    uint16_t o = t->ac_out[s->ac_state];
+    s->ac_state = t->ts.ac_next[s->ac_state][y];
+    uint16_t o = t->ts.ac_out[s->ac_state];
     if (o)
         matched(t, s, o);
 }
@@ -536,9 +531,9 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
     uint32_t st = s->ac_state, rn = s->ring_n, blen = s->blob_len, wlen = s->word_len;
     uint8_t bcls = s->blob_cls, wk = s->word_kind;
     bool space = s->ac_space;
-    const uint8_t *sym = t->sym, *symf = t->symf, *bc = t->bcls;
-    uint16_t(*next)[AC_SYMS] = t->ac_next;
-    const uint16_t *out = t->ac_out;
+    const uint8_t *sym = t->ts.sym, *symf = t->ts.symf, *bc = t->ts.bcls;
+    uint16_t(*next)[AC_SYMS] = t->ts.ac_next;
+    const uint16_t *out = t->ts.ac_out;
     uint64_t *ring = s->ring_index;
     const uint64_t step = same_index ? 0 : 1;
 #define SYNC()                                                                            \

@@ -1,454 +1,17 @@
-/* template_fold.c - the constant layer of the template analyser: the per-tag
- * arena and the builders of folded constants (bounded by TPL_CONST_CAP, the
- * arena cap and a budget proportional to the template length), the checks
- * every constant gets (dunder names and attribute paths, class-hunting names,
- * names assembled by folding), the folding operations themselves (~ and +,
- * *, **, % and |format, str.format, replace, case filters, join, slicing,
- * indexing, lists) and the {% set %} variable store. Every operation costs
- * at most the bytes it copies or checks, charged to the budget. */
-#include "template/template_impl.h"
+/* strops.c - the folding operations of the template analyser (part of the
+ * folder, prefix fd_): % and |format, str.format, replace, the case filters
+ * and methods, strip/trim, center, reverse, join, slicing, indexing, lists,
+ * concatenation, repetition and powers, each as Python and Jinja compute it
+ * (ci/template-oracle.py holds them to Jinja2). Strings are sequences of
+ * code points. Every operation builds through the folder's builders, so it
+ * costs at most the bytes it copies, charged to the budget. */
+#include "template/tpl.h"
 
 #include "common/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void tv_limit(tpl *t, tpl_pos pos, uint64_t index, const char *what)
-{
-    hit(t, TH_LIMIT, pos, index, "static analysis limit reached: %s; names are still checked "
-        "one by one, folded constants may be missed", what);
-}
-
-void tv_go_dead(tpl *t, tpl_pos pos, uint64_t index, const char *what)
-{
-    t->dead = true;
-    tv_limit(t, pos, index, what);
-}
-
-bool tv_is_ident(const uint8_t *s, size_t n)
-{
-    if (n == 0 || n > 64 || (s[0] >= '0' && s[0] <= '9'))
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!identc(s[i]))
-            return false;
-    return true;
-}
-
-/* __name__ with at least one letter or digit inside */
-bool tv_is_dunder(const uint8_t *s, size_t n)
-{
-    if (n < 5 || n > 256 || s[0] != '_' || s[1] != '_' || s[n - 1] != '_' || s[n - 2] != '_')
-        return false;
-    bool inner = false;
-    for (size_t i = 0; i < n; i++) {
-        if (!identc(s[i]))
-            return false;
-        inner |= s[i] != '_';
-    }
-    return inner;
-}
-
-/* _Class__attr: a name-mangled private attribute (self._TemplateReference__context) */
-bool tv_is_mangled(const uint8_t *s, size_t n)
-{
-    if (n < 5 || n > 256 || s[0] != '_' ||
-        !((s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z')))
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!identc(s[i]))
-            return false;
-    for (size_t i = 2; i + 2 < n; i++)
-        if (s[i] == '_' && s[i + 1] == '_' && s[i - 1] != '_' && identc(s[i + 2]) &&
-            s[i + 2] != '_')
-            return true;
-    return false;
-}
-
-/* A dunder inside a longer constant, used as an attribute path:
- * "{0.__class__}", "x.__init__.__globals__", "[__builtins__]". The search
- * starts a little before `from` (bytes before it were searched already). */
-static bool find_dunder_path(const uint8_t *s, size_t n, size_t from, size_t *at, size_t *len)
-{
-    static const char before[] = ".[{'\"", after[] = ".[]}()'\"!:";
-    /* a new match needs a '_' among the new bytes; it may start up to 64
-     * identifier characters before that '_' */
-    if (from >= n)
-        return false;
-    const uint8_t *u = memchr(s + from, '_', n - from);
-    if (!u)
-        return false;
-    size_t first = (size_t)(u - s), i = first;
-    while (i > 0 && first - i < 64 && identc(s[i - 1]))
-        i--;
-    while (i + 1 < n) {
-        if (s[i] != '_' || s[i + 1] != '_' || (i > 0 && identc(s[i - 1]))) {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < n && identc(s[j]))
-            j++;
-        bool pre = i == 0 || memchr(before, s[i - 1], sizeof before - 1);
-        bool post = j == n || memchr(after, s[j], sizeof after - 1);
-        if (pre && post && (i > 0 || j < n) && tv_is_dunder(s + i, j - i)) {
-            *at = i;
-            *len = j - i;
-            return true;
-        }
-        i = j;
-    }
-    return false;
-}
-
-/* A piece of an attribute name being assembled: '__' next to an identifier
- * character ('__glo', 'bals__', 'x__y'), or the piece is exactly "__" / "_". */
-bool tv_has_frag(const uint8_t *s, size_t n)
-{
-    if ((n == 2 && s[0] == '_' && s[1] == '_') || (n == 1 && s[0] == '_'))
-        return true;
-    for (size_t i = 0; i + 1 < n; i++)
-        if (s[i] == '_' && s[i + 1] == '_' &&
-            ((i + 2 < n && identc(s[i + 2]) && s[i + 2] != '_') ||
-             (i > 0 && identc(s[i - 1]) && s[i - 1] != '_')))
-            return true;
-    return false;
-}
-
-/* A literal that reads like a trigger word, not markup or a special token. */
-bool tv_wordlike(const uint8_t *s, size_t n)
-{
-    unsigned letters = 0;
-    if (n > 256 || (n > 0 && s[0] == '/'))
-        return false; /* a trigger is a word or two; /think-style switches are conventions */
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        if (c == '<' || c == '>' || c == '[' || c == ']' || c == '{' || c == '}' || c == '|')
-            return false;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80)
-            letters++;
-    }
-    return letters >= 2;
-}
-
-/* Describe a value for a message: a name, a quoted constant or "(...)". */
-const char *tv_desc(const tpl *t, const aval *v, char *buf, size_t cap)
-{
-    char e[96];
-    switch (v->kind) {
-    case AV_NAME:
-        if (v->len)
-            return q(buf, cap, vb(t, v), v->len, 40);
-        snprintf(buf, cap, "%s", v->word ? word_text(v->word) : "(...)");
-        return buf;
-    case AV_STR:
-        snprintf(buf, cap, "'%s'", q(e, sizeof e, vb(t, v), v->len, 30));
-        return buf;
-    case AV_INT:
-        snprintf(buf, cap, "%lld", (long long)v->ival);
-        return buf;
-    default:
-        snprintf(buf, cap, "(...)");
-        return buf;
-    }
-}
-
-/* --------------------------------------------------------- the arena */
-
-bool tv_ar_reserve(tpl *t, uint32_t n)
-{
-    if (n > TPL_ARENA_CAP - t->ar_len)
-        return false;
-    uint32_t need = t->ar_len + n;
-    if (need <= t->ar_cap)
-        return true;
-    uint32_t nc = t->ar_cap ? t->ar_cap : 1024;
-    while (nc < need)
-        nc *= 2;
-    if (nc > TPL_ARENA_CAP)
-        nc = TPL_ARENA_CAP;
-    uint8_t *p = realloc(t->ar, nc);
-    if (!p) {
-        t->nomem = true;
-        return false;
-    }
-    t->ar = p;
-    t->ar_cap = nc;
-    return true;
-}
-
-void tv_b_begin(tpl *t, bld *b, const aval *at)
-{
-    b->start = t->ar_len;
-    b->checked = 0;
-    b->fail = false;
-    b->fl = 0;
-    b->at = at;
-}
-
-/* Room for n more bytes: the 64 KiB constant cap, the budget, the arena. */
-static bool b_room(tpl *t, bld *b, uint64_t n)
-{
-    if (b->fail)
-        return false;
-    if (t->ar_len - b->start + n > TPL_CONST_CAP) {
-        tv_limit(t, b->at->pos, b->at->index, "a folded string constant would exceed 64 KiB");
-    } else if (n > t->budget) {
-        tv_limit(t, b->at->pos, b->at->index, "the constant-folding budget is spent");
-    } else if (!tv_ar_reserve(t, (uint32_t)n)) {
-        if (!t->nomem)
-            tv_limit(t, b->at->pos, b->at->index, "the per-tag arena (256 KiB) is full");
-    } else {
-        t->budget -= n;
-        return true;
-    }
-    b->fail = true;
-    return false;
-}
-
-/* Charge work that walks a constant without copying it (a list lookup). */
-static bool spend(tpl *t, uint32_t n, const aval *at)
-{
-    if (n > t->budget) {
-        tv_limit(t, at->pos, at->index, "the constant-folding budget is spent");
-        return false;
-    }
-    t->budget -= n;
-    return true;
-}
-
-void tv_b_raw(tpl *t, bld *b, const void *s, size_t n)
-{
-    if (n == 0 || !b_room(t, b, n))
-        return;
-    memcpy(t->ar + t->ar_len, s, n);
-    t->ar_len += (uint32_t)n;
-}
-
-/* Copy n bytes from a value's storage (the arena may move in b_room). */
-static void b_from(tpl *t, bld *b, bool var_space, uint32_t off, uint32_t n)
-{
-    if (n == 0 || !b_room(t, b, n))
-        return;
-    const uint8_t *src = (var_space ? t->vs : t->ar) + off;
-    memcpy(t->ar + t->ar_len, src, n);
-    t->ar_len += n;
-}
-
-void tv_b_int(tpl *t, bld *b, int64_t x)
-{
-    char s[24];
-    int n = snprintf(s, sizeof s, "%lld", (long long)x);
-    tv_b_raw(t, b, s, n > 0 ? (size_t)n : 0);
-}
-
-static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
-                        tpl_pos pos, uint64_t index, const char *what);
-
-/* Finish a built constant: run the constant checks on the bytes not yet
- * checked (charged to the budget). */
-aval tv_b_done(tpl *t, bld *b)
-{
-    aval v = unk_at(b->at);
-    uint32_t len = t->ar_len - b->start;
-    uint32_t fresh = (len > b->checked ? len - b->checked : 0) + 64;
-    if (!b->fail && fresh > t->budget) {
-        tv_limit(t, b->at->pos, b->at->index, "the constant-folding budget is spent");
-        b->fail = true;
-    }
-    if (b->fail) {
-        t->ar_len = b->start;
-        return v;
-    }
-    t->budget -= fresh;
-    v.kind = AV_STR;
-    v.flags = (uint16_t)(F_BUILT | b->fl);
-    v.off = b->start;
-    v.len = len;
-    v.count = len;
-    const_check(t, t->ar + v.off, len, b->checked, F_BUILT, v.pos, v.index, "folded string");
-    return v;
-}
-
-/* A constant's bytes or an integer's decimal text, for building. */
-static void b_val(tpl *t, bld *b, const aval *v)
-{
-    b->fl |= v->flags & F_INEXACT;
-    if (v->kind == AV_INT && (v->flags & F_HUGE))
-        b->fail = true; /* its decimal text is not known (saturated or wrapped) */
-    else if (v->kind == AV_INT)
-        tv_b_int(t, b, v->ival);
-    else
-        b_from(t, b, (v->flags & F_VAR) != 0, v->off, v->len);
-}
-
-/* ------------------------------------------------------ constant checks */
-
-static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
-                        tpl_pos pos, uint64_t index, const char *what)
-{
-    char e[160], e2[96];
-    bool built = (flags & F_BUILT) != 0;
-    if (tv_is_dunder(s, n)) {
-        hit(t, TH_GADGET, pos, index, "%s '%s' is a Python dunder attribute name (SSTI gadget)",
-            what, q(e, sizeof e, s, n, 60));
-        if (built)
-            hit(t, TH_OBFUSCATION, pos, index, "%s '%s' assembles a dunder name from pieces",
-                what, q(e, sizeof e, s, n, 60));
-        return;
-    }
-    size_t at, len;
-    if (find_dunder_path(s, n, from, &at, &len))
-        hit(t, TH_GADGET, pos, index,
-            "%s '%s' holds the attribute path '%s' (reached through str.format fields or "
-            "attribute getters: SSTI gadget)",
-            what, q(e, sizeof e, s, n, 60), q(e2, sizeof e2, s + at, len, 40));
-    if (n > 24)
-        return;
-    unsigned w = word_lookup(t, s, n, name_hash(s, n));
-    uint16_t c = word_class(w);
-    if (c & WC_CLASSHUNT)
-        hit(t, TH_GADGET, pos, index, "%s '%s' names a class or attribute that SSTI payloads "
-            "hunt for among __subclasses__() (as catch_warnings in CVE-2024-34359)",
-            what, q(e, sizeof e, s, n, 40));
-    if (built && ((c & (WC_MODULE | WC_CALLSINK | WC_ATTRSINK | WC_KEYSINK | WC_CLASSHUNT)) ||
-                  w == W_SYSTEM))
-        hit(t, TH_OBFUSCATION, pos, index,
-            "%s '%s' assembles the name of a Python code-execution sink from pieces", what,
-            q(e, sizeof e, s, n, 40));
-}
-
-void tv_literal_check(tpl *t, const tok *k)
-{
-    char e[160], e2[40];
-    size_t n = k->n;
-    if (k->lflags & LF_ESC_IDENT)
-        hit(t, TH_OBFUSCATION, k->pos, k->index,
-            "string literal '%s' spells identifier characters with escapes such as '%s'",
-            q(e, sizeof e, k->s, n, 60), q(e2, sizeof e2, (const uint8_t *)k->esc,
-                                          strlen(k->esc), 16));
-    if (k->lflags & LF_TRUNC)
-        tv_limit(t, k->pos, k->index,
-                 "a string literal over 64 KiB is folded from its prefix only");
-    if (n)
-        const_check(t, k->s, n, 0, (uint8_t)((k->lflags & LF_ESC_IDENT) ? F_BUILT : 0), k->pos,
-                    k->index, "string literal");
-}
-
-/* ----------------------------------------------------------- variables */
-
-var *tv_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
-{
-    uint32_t i = h & (TPL_VAR_SLOTS - 1);
-    while (t->vslots[i]) {
-        var *x = &t->vars[t->vslots[i] - 1];
-        if (x->hash == h && x->name_len == n && memcmp(x->name, s, n) == 0)
-            return x;
-        i = (i + 1) & (TPL_VAR_SLOTS - 1);
-    }
-    return NULL;
-}
-
-var *tv_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                    uint64_t index)
-{
-    var *x = tv_var_find(t, s, n, h);
-    if (x)
-        return x;
-    if (t->n_vars >= TPL_VARS_MAX) {
-        tv_limit(t, pos, index, "more than 256 variables are set");
-        return NULL;
-    }
-    x = &t->vars[t->n_vars++];
-    memset(x, 0, sizeof *x);
-    memcpy(x->name, s, n);
-    x->name_len = n;
-    x->hash = h;
-    x->v.kind = AV_UNK;
-    x->v.count = -1;
-    uint32_t i = h & (TPL_VAR_SLOTS - 1);
-    while (t->vslots[i])
-        i = (i + 1) & (TPL_VAR_SLOTS - 1);
-    t->vslots[i] = (uint16_t)t->n_vars;
-    x->slot = i;
-    return x;
-}
-
-static bool vs_reserve(tpl *t, uint32_t n)
-{
-    if (n > TPL_VSTORE_CAP - t->vs_len)
-        return false;
-    uint32_t need = t->vs_len + n;
-    if (need <= t->vs_cap)
-        return true;
-    uint32_t nc = t->vs_cap ? t->vs_cap : 1024;
-    while (nc < need)
-        nc *= 2;
-    if (nc > TPL_VSTORE_CAP)
-        nc = TPL_VSTORE_CAP;
-    uint8_t *p = realloc(t->vs, nc);
-    if (!p) {
-        t->nomem = true;
-        return false;
-    }
-    t->vs = p;
-    t->vs_cap = nc;
-    return true;
-}
-
-void tv_var_assign(tpl *t, var *x, const aval *v)
-{
-    aval nv = *v;
-    nv.flags &= (uint16_t) ~(F_LITERAL | F_VAR | F_RSTR);
-    if (v->kind == AV_STR || v->kind == AV_LIST) {
-        uint32_t len = v->len;
-        if (len > t->budget) {
-            tv_limit(t, v->pos, v->index, "the constant-folding budget is spent");
-            nv = unk_at(v);
-        } else {
-            t->budget -= len;
-            if (len > x->cap_len) {
-                uint32_t cap = len < 32 ? 32 : len;
-                if (x->cap_len * 2 > cap)
-                    cap = x->cap_len * 2 < TPL_CONST_CAP ? x->cap_len * 2 : TPL_CONST_CAP;
-                if (!vs_reserve(t, cap)) {
-                    if (!t->nomem)
-                        tv_limit(t, v->pos, v->index, "the {% set %} store (1 MiB) is full");
-                    nv = unk_at(v);
-                    goto store;
-                }
-                x->cap_off = t->vs_len;
-                x->cap_len = cap;
-                t->vs_len += cap;
-            }
-            const uint8_t *src = vb(t, v);
-            if (len)
-                memmove(t->vs + x->cap_off, src, len);
-            nv.off = x->cap_off;
-            nv.len = len;
-            nv.flags |= F_VAR;
-        }
-    } else {
-        if (nv.kind == AV_ATTR)
-            nv.kind = AV_UNK;
-        nv.off = nv.len = 0;
-    }
-store:
-    x->v = nv;
-}
-
-void tv_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                        uint64_t index)
-{
-    var *x = tv_var_get(t, s, n, h, pos, index);
-    if (x) {
-        x->v.kind = AV_UNK;
-        x->v.flags = 0;
-        x->v.count = -1;
-        x->v.len = 0;
-    }
-}
 
 /* ------------------------------------------------------ folding helpers */
 
@@ -459,7 +22,7 @@ void tv_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos po
  * an escape Python rejects) is marked F_INEXACT: still checked, never
  * claimed as Jinja's value. */
 
-bool tv_to_cval(const aval *v, cval *c)
+bool fd_to_cval(const aval *v, cval *c)
 {
     if ((v->kind != AV_STR && v->kind != AV_INT) || (v->kind == AV_INT && (v->flags & F_HUGE)))
         return false;
@@ -477,21 +40,21 @@ static void b_cval(tpl *t, bld *b, const cval *c)
     if (c->inexact)
         b->fl |= F_INEXACT;
     if (c->kind == AV_INT)
-        tv_b_int(t, b, c->ival);
+        fd_b_int(t, b, c->ival);
     else
-        b_from(t, b, c->var_space, c->off, c->len);
+        fd_b_from(t, b, c->var_space, c->off, c->len);
 }
 
 static const uint8_t *cbytes(const tpl *t, const cval *c)
 {
-    return (c->var_space ? t->vs : t->ar) + c->off;
+    return (c->var_space ? t->fd.vs : t->fd.ar) + c->off;
 }
 
 /* A list item's length word: the item's byte length, LIST_INT when it is
  * an integer kept as its decimal text. */
 #define LIST_INT 0x80000000u
 
-/* The integer a list keeps as its decimal text (written by tv_b_int). */
+/* The integer a list keeps as its decimal text (written by fd_b_int). */
 static int64_t dec_value(const uint8_t *s, uint32_t n)
 {
     bool neg = n && s[0] == '-';
@@ -504,7 +67,7 @@ static int64_t dec_value(const uint8_t *s, uint32_t n)
 /* The items of an AV_LIST as cvals (at most cap); false when there are more. */
 static bool list_items(const tpl *t, const aval *l, cval *out, uint32_t cap, uint32_t *n)
 {
-    const uint8_t *p = vb(t, l);
+    const uint8_t *p = fd_bytes(t, l);
     uint32_t pos = 0, k = 0;
     while (pos + 4 <= l->len) {
         uint32_t w, len;
@@ -527,7 +90,7 @@ static bool list_items(const tpl *t, const aval *l, cval *out, uint32_t cap, uin
 
 /* Arguments of a format operation; with `expand`, one tuple argument
  * stands for its items (the right operand of %). */
-bool tv_gather_args(const tpl *t, const aval *args, uint32_t na, bool expand, cval *out,
+bool fd_gather_args(const tpl *t, const aval *args, uint32_t na, bool expand, cval *out,
                     uint32_t *n)
 {
     *n = 0;
@@ -539,7 +102,7 @@ bool tv_gather_args(const tpl *t, const aval *args, uint32_t na, bool expand, cv
     if (na > MAX_CARGS)
         return false;
     for (uint32_t i = 0; i < na; i++)
-        if (!tv_to_cval(&args[i], &out[i]))
+        if (!fd_to_cval(&args[i], &out[i]))
             return false;
     *n = na;
     return true;
@@ -620,7 +183,7 @@ static void b_cp(tpl *t, bld *b, uint32_t cp)
         u[3] = (uint8_t)(0x80 | (cp & 0x3F));
         n = 4;
     }
-    tv_b_raw(t, b, u, n);
+    fd_b_raw(t, b, u, n);
 }
 
 /* ------------------------------------------------------ % and format */
@@ -628,28 +191,28 @@ static void b_cp(tpl *t, bld *b, uint32_t cp)
 /* printf-style: fmt % args. Python's rules: a tuple must be consumed
  * exactly, a single value is one argument; %s %d %i %c %% fold, any flag,
  * width or other conversion is unknown. */
-aval tv_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
+aval fd_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
 {
     bld b;
-    tv_b_begin(t, &b, fmt);
+    fd_b_begin(t, &b, fmt);
     b.fl |= fmt->flags & F_INEXACT;
     uint32_t used = 0, i = 0, n = fmt->len;
     bool var_space = (fmt->flags & F_VAR) != 0;
     while (i < n && !b.fail) {
-        const uint8_t *f = vb(t, fmt);
+        const uint8_t *f = fd_bytes(t, fmt);
         uint32_t j = i;
         while (j < n && f[j] != '%')
             j++;
-        b_from(t, &b, var_space, fmt->off + i, j - i);
+        fd_b_from(t, &b, var_space, fmt->off + i, j - i);
         if (j >= n)
             break;
         if (j + 1 >= n)
             goto unknown; /* "incomplete format" */
-        f = vb(t, fmt);
+        f = fd_bytes(t, fmt);
         uint8_t conv = f[j + 1];
         i = j + 2;
         if (conv == '%') {
-            tv_b_raw(t, &b, "%", 1);
+            fd_b_raw(t, &b, "%", 1);
             continue;
         }
         if (used >= na)
@@ -658,7 +221,7 @@ aval tv_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
         if (conv == 's') {
             b_cval(t, &b, c);
         } else if ((conv == 'd' || conv == 'i') && c->kind == AV_INT) {
-            tv_b_int(t, &b, c->ival);
+            fd_b_int(t, &b, c->ival);
         } else if (conv == 'c' && c->kind == AV_INT) {
             if (c->ival < 0 || c->ival > 0x10FFFF || (c->ival >= 0xD800 && c->ival <= 0xDFFF))
                 goto unknown;
@@ -674,26 +237,26 @@ aval tv_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
     }
     if (used != na)
         goto unknown; /* "not all arguments converted" */
-    return tv_b_done(t, &b);
+    return fd_b_done(t, &b);
 unknown:
-    t->ar_len = b.start;
+    t->fd.ar_len = b.start;
     return unk_at(fmt);
 }
 
 /* str.format with {} and {N} fields only (never both: Python refuses to
  * switch between automatic and manual numbering). */
-aval tv_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
+aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
 {
     bld b;
-    tv_b_begin(t, &b, fmt);
+    fd_b_begin(t, &b, fmt);
     b.fl |= fmt->flags & F_INEXACT;
     uint32_t auto_i = 0, i = 0, n = fmt->len;
     bool var_space = (fmt->flags & F_VAR) != 0, manual = false;
     while (i < n && !b.fail) {
-        const uint8_t *f = vb(t, fmt);
+        const uint8_t *f = fd_bytes(t, fmt);
         uint8_t c = f[i];
         if ((c == '{' || c == '}') && i + 1 < n && f[i + 1] == c) {
-            tv_b_raw(t, &b, &c, 1);
+            fd_b_raw(t, &b, &c, 1);
             i += 2;
             continue;
         }
@@ -703,7 +266,7 @@ aval tv_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
             uint32_t j = i;
             while (j < n && f[j] != '{' && f[j] != '}')
                 j++;
-            b_from(t, &b, var_space, fmt->off + i, j - i);
+            fd_b_from(t, &b, var_space, fmt->off + i, j - i);
             i = j;
             continue;
         }
@@ -726,24 +289,24 @@ aval tv_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
         b_cval(t, &b, &a[idx]);
         i = j + 1;
     }
-    return tv_b_done(t, &b);
+    return fd_b_done(t, &b);
 unknown:
-    t->ar_len = b.start;
+    t->fd.ar_len = b.start;
     return unk_at(fmt);
 }
 
-aval tv_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count)
+aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count)
 {
     bld b;
-    tv_b_begin(t, &b, s);
+    fd_b_begin(t, &b, s);
     if (old->kind != AV_STR || new_->kind != AV_STR || old->len == 0 || old->len > 256 ||
-        !spend(t, s->len * old->len, s))
+        !fd_spend(t, s->len * old->len, s))
         return unk_at(s);
     b.fl |= (uint16_t)((s->flags & F_INEXACT) | (old->inexact ? F_INEXACT : 0));
     uint32_t i = 0, n = s->len;
     bool var_space = (s->flags & F_VAR) != 0;
     while (i < n && !b.fail) {
-        const uint8_t *p = vb(t, s);
+        const uint8_t *p = fd_bytes(t, s);
         const uint8_t *o = cbytes(t, old);
         if (count != 0 && n - i >= old->len && memcmp(p + i, o, old->len) == 0) {
             b_cval(t, &b, new_);
@@ -755,10 +318,10 @@ aval tv_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, i
         uint32_t j = i + 1; /* copy up to the next possible match */
         while (j < n && p[j] != o[0])
             j++;
-        b_from(t, &b, var_space, s->off + i, j - i);
+        fd_b_from(t, &b, var_space, s->off + i, j - i);
         i = j;
     }
-    return tv_b_done(t, &b);
+    return fd_b_done(t, &b);
 }
 
 /* ------------------------------------------------------ case and strip */
@@ -771,18 +334,18 @@ static bool ascii_sep(uint8_t c) /* Jinja's |title word break: [-\s({[<] */
 
 /* Case mappings are exact on ASCII; other letters are copied unchanged and
  * the result is F_INEXACT (Python maps them, sometimes to ASCII). */
-aval tv_fold_case(tpl *t, const aval *s, int how)
+aval fd_fold_case(tpl *t, const aval *s, int how)
 {
     bld b;
-    tv_b_begin(t, &b, s);
+    fd_b_begin(t, &b, s);
     uint32_t n = s->len;
-    if (!b_room(t, &b, n))
-        return tv_b_done(t, &b);
-    const uint8_t *p = vb(t, s);
+    if (!fd_b_room(t, &b, n))
+        return fd_b_done(t, &b);
+    const uint8_t *p = fd_bytes(t, s);
     if (!utf8_is_ascii(p, n))
         b.fl |= F_INEXACT;
     b.fl |= s->flags & F_INEXACT;
-    uint8_t *d = t->ar + t->ar_len;
+    uint8_t *d = t->fd.ar + t->fd.ar_len;
     bool start = true;
     for (uint32_t i = 0; i < n; i++) {
         uint8_t c = p[i];
@@ -810,15 +373,15 @@ aval tv_fold_case(tpl *t, const aval *s, int how)
         }
         *d++ = c;
     }
-    t->ar_len += n;
-    return tv_b_done(t, &b);
+    t->fd.ar_len += n;
+    return fd_b_done(t, &b);
 }
 
 /* str.strip / lstrip / rstrip and |trim: whitespace as Python sees it, or
  * the code points of `chars`. */
-aval tv_fold_strip(tpl *t, const aval *s, const cval *chars, int side)
+aval fd_fold_strip(tpl *t, const aval *s, const cval *chars, int side)
 {
-    const uint8_t *p = vb(t, s);
+    const uint8_t *p = fd_bytes(t, s);
     uint32_t n = s->len, from = 0, to = n, cp;
     uint32_t set[64], nset = 0;
     if (chars) {
@@ -831,7 +394,7 @@ aval tv_fold_strip(tpl *t, const aval *s, const cval *chars, int side)
             i += cp_at(c, chars->len, i, &set[nset++]);
         }
     }
-    if (!spend(t, n, s))
+    if (!fd_spend(t, n, s))
         return unk_at(s);
 #define STRIPS(cp_)                                                                        \
     (chars ? memchr_u32(set, nset, (cp_)) : py_space(cp_))
@@ -852,17 +415,17 @@ aval tv_fold_strip(tpl *t, const aval *s, const cval *chars, int side)
         }
 #undef STRIPS
     bld b;
-    tv_b_begin(t, &b, s);
+    fd_b_begin(t, &b, s);
     b.fl |= (uint16_t)((s->flags & F_INEXACT) | (chars && chars->inexact ? F_INEXACT : 0));
-    b_from(t, &b, (s->flags & F_VAR) != 0, s->off + from, to - from);
-    return tv_b_done(t, &b);
+    fd_b_from(t, &b, (s->flags & F_VAR) != 0, s->off + from, to - from);
+    return fd_b_done(t, &b);
 }
 
 /* str.center(width) (|center): padded with spaces, the extra one on the
  * left when the margin and the width are both odd. */
-aval tv_fold_center(tpl *t, const aval *s, int64_t width)
+aval fd_fold_center(tpl *t, const aval *s, int64_t width)
 {
-    uint32_t len = cp_count(vb(t, s), s->len);
+    uint32_t len = cp_count(fd_bytes(t, s), s->len);
     if (width <= (int64_t)len)
         return *s;
     if (width - len > TPL_CONST_CAP)
@@ -870,80 +433,80 @@ aval tv_fold_center(tpl *t, const aval *s, int64_t width)
     uint32_t marg = (uint32_t)(width - len);
     uint32_t left = marg / 2 + (marg & (uint32_t)width & 1u);
     bld b;
-    tv_b_begin(t, &b, s);
+    fd_b_begin(t, &b, s);
     b.fl |= s->flags & F_INEXACT;
     for (uint32_t i = 0; i < left && !b.fail; i++)
-        tv_b_raw(t, &b, " ", 1);
-    b_from(t, &b, (s->flags & F_VAR) != 0, s->off, s->len);
+        fd_b_raw(t, &b, " ", 1);
+    fd_b_from(t, &b, (s->flags & F_VAR) != 0, s->off, s->len);
     for (uint32_t i = left; i < marg && !b.fail; i++)
-        tv_b_raw(t, &b, " ", 1);
-    return tv_b_done(t, &b);
+        fd_b_raw(t, &b, " ", 1);
+    return fd_b_done(t, &b);
 }
 
 /* ------------------------------------------------------ sequences */
 
 /* The code points of a string in reverse order (|reverse, [::-1]). */
-aval tv_fold_reverse(tpl *t, const aval *s)
+aval fd_fold_reverse(tpl *t, const aval *s)
 {
     bld b;
-    tv_b_begin(t, &b, s);
+    fd_b_begin(t, &b, s);
     b.fl |= s->flags & F_INEXACT;
     bool var_space = (s->flags & F_VAR) != 0;
     for (uint32_t i = s->len; i > 0 && !b.fail;) {
-        uint32_t j = cp_before(vb(t, s), i);
-        b_from(t, &b, var_space, s->off + j, i - j);
+        uint32_t j = cp_before(fd_bytes(t, s), i);
+        fd_b_from(t, &b, var_space, s->off + j, i - j);
         i = j;
     }
-    return tv_b_done(t, &b);
+    return fd_b_done(t, &b);
 }
 
 /* join: the items of a list (or the code points of a string) with a
  * separator. `strict` is str.join, which refuses integer items; |join
  * prints them. */
-aval tv_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at, bool strict)
+aval fd_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at, bool strict)
 {
     bld b;
-    tv_b_begin(t, &b, at);
+    fd_b_begin(t, &b, at);
     b.fl |= (uint16_t)((x->flags & F_INEXACT) | (sep && sep->inexact ? F_INEXACT : 0));
     bool var_space = (x->flags & F_VAR) != 0;
     if (x->kind == AV_STR) {
         uint32_t cp;
         for (uint32_t i = 0; i < x->len && !b.fail;) {
-            uint32_t k = cp_at(vb(t, x), x->len, i, &cp);
+            uint32_t k = cp_at(fd_bytes(t, x), x->len, i, &cp);
             if (i && sep)
                 b_cval(t, &b, sep);
-            b_from(t, &b, var_space, x->off + i, k);
+            fd_b_from(t, &b, var_space, x->off + i, k);
             i += k;
         }
-        return tv_b_done(t, &b);
+        return fd_b_done(t, &b);
     }
     uint32_t pos = 0;
     bool first = true;
-    if (!spend(t, x->len, at))
+    if (!fd_spend(t, x->len, at))
         return unk_at(at);
     while (pos + 4 <= x->len && !b.fail) {
         uint32_t w;
-        memcpy(&w, vb(t, x) + pos, 4);
+        memcpy(&w, fd_bytes(t, x) + pos, 4);
         if (strict && (w & LIST_INT)) {
-            t->ar_len = b.start;
+            t->fd.ar_len = b.start;
             return unk_at(at);
         }
         if (!first && sep)
             b_cval(t, &b, sep);
         first = false;
-        b_from(t, &b, var_space, x->off + pos + 4, w & ~LIST_INT);
+        fd_b_from(t, &b, var_space, x->off + pos + 4, w & ~LIST_INT);
         pos += 4 + (w & ~LIST_INT);
     }
-    return tv_b_done(t, &b);
+    return fd_b_done(t, &b);
 }
 
 /* Python slicing of a constant string, by code points. The bounds are
  * clamped into [-1, L] first and the loop runs over the number of items
  * the slice has, so no index is ever computed past the string: an extreme
  * step ('abc'[1::9223372036854775807]) cannot overflow. */
-aval tv_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
+aval fd_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
 {
-    const uint8_t *p = vb(t, s);
+    const uint8_t *p = fd_bytes(t, s);
     bool ascii = utf8_is_ascii(p, s->len);
     int64_t L = ascii ? s->len : cp_count(p, s->len), v[3];
     bool none[3];
@@ -976,26 +539,26 @@ aval tv_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
     }
     /* count <= L, and every index taken lies in [0, L) */
     bld b;
-    tv_b_begin(t, &b, s);
+    fd_b_begin(t, &b, s);
     b.fl |= s->flags & F_INEXACT;
     bool var_space = (s->flags & F_VAR) != 0;
     if (ascii) {
         for (uint64_t k = 0; k < count && !b.fail; k++) {
             uint64_t i = step > 0 ? (uint64_t)start + k * mag : (uint64_t)start - k * mag;
-            b_from(t, &b, var_space, s->off + (uint32_t)i, 1);
+            fd_b_from(t, &b, var_space, s->off + (uint32_t)i, 1);
         }
-        return tv_b_done(t, &b);
+        return fd_b_done(t, &b);
     }
-    if (count && !spend(t, s->len, s))
+    if (count && !fd_spend(t, s->len, s))
         return unk_at(s);
     /* walk the code points, taking indexes start, start +- mag, ... */
     uint64_t taken = 0, want = (uint64_t)start;
     uint32_t cp;
     if (step > 0) {
         for (uint32_t i = 0, k = 0; i < s->len && taken < count && !b.fail; k++) {
-            uint32_t len = cp_at(vb(t, s), s->len, i, &cp);
+            uint32_t len = cp_at(fd_bytes(t, s), s->len, i, &cp);
             if (k == want) {
-                b_from(t, &b, var_space, s->off + i, len);
+                fd_b_from(t, &b, var_space, s->off + i, len);
                 if (++taken < count)
                     want += mag;
             }
@@ -1004,20 +567,20 @@ aval tv_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
     } else {
         uint64_t k = (uint64_t)L;
         for (uint32_t i = s->len; i > 0 && taken < count && !b.fail;) {
-            uint32_t j = cp_before(vb(t, s), i);
+            uint32_t j = cp_before(fd_bytes(t, s), i);
             k--;
             if (k == want) {
-                b_from(t, &b, var_space, s->off + j, i - j);
+                fd_b_from(t, &b, var_space, s->off + j, i - j);
                 if (++taken < count)
                     want -= mag;
             }
             i = j;
         }
     }
-    return tv_b_done(t, &b);
+    return fd_b_done(t, &b);
 }
 
-aval tv_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
+aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
 {
     aval r = unk_at(at);
     r.count = n;
@@ -1032,35 +595,35 @@ aval tv_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
     if (!all)
         return r;
     bld b;
-    tv_b_begin(t, &b, at);
+    fd_b_begin(t, &b, at);
     for (uint32_t i = 0; i < n && !b.fail; i++) {
-        uint32_t mark = t->ar_len;
-        tv_b_raw(t, &b, "\0\0\0\0", 4);
-        uint32_t s0 = t->ar_len;
-        b_val(t, &b, &items[i]);
+        uint32_t mark = t->fd.ar_len;
+        fd_b_raw(t, &b, "\0\0\0\0", 4);
+        uint32_t s0 = t->fd.ar_len;
+        fd_b_val(t, &b, &items[i]);
         if (!b.fail) {
-            uint32_t w = (t->ar_len - s0) | (items[i].kind == AV_INT ? LIST_INT : 0);
-            memcpy(t->ar + mark, &w, 4);
+            uint32_t w = (t->fd.ar_len - s0) | (items[i].kind == AV_INT ? LIST_INT : 0);
+            memcpy(t->fd.ar + mark, &w, 4);
         }
     }
     if (b.fail) {
-        t->ar_len = b.start;
+        t->fd.ar_len = b.start;
         return r;
     }
     r.kind = AV_LIST;
     r.flags = fl;
     r.off = b.start;
-    r.len = t->ar_len - b.start;
+    r.len = t->fd.ar_len - b.start;
     r.ival = n;
     return r;
 }
 
 /* Item i (Python indexing) of a constant string (a code point) or list. */
-aval tv_fold_index(tpl *t, const aval *x, int64_t i)
+aval fd_fold_index(tpl *t, const aval *x, int64_t i)
 {
     aval r = unk_at(x);
     if (x->kind == AV_STR) {
-        const uint8_t *p = vb(t, x);
+        const uint8_t *p = fd_bytes(t, x);
         bool ascii = utf8_is_ascii(p, x->len);
         int64_t L = ascii ? x->len : cp_count(p, x->len);
         if (i < 0)
@@ -1069,7 +632,7 @@ aval tv_fold_index(tpl *t, const aval *x, int64_t i)
             return r;
         uint32_t off = (uint32_t)i, len = 1, cp;
         if (!ascii) {
-            if (!spend(t, x->len, x))
+            if (!fd_spend(t, x->len, x))
                 return r;
             off = 0;
             for (int64_t k = 0; k < i; k++)
@@ -1077,34 +640,34 @@ aval tv_fold_index(tpl *t, const aval *x, int64_t i)
             len = cp_at(p, x->len, off, &cp);
         }
         bld b;
-        tv_b_begin(t, &b, x);
+        fd_b_begin(t, &b, x);
         b.fl |= x->flags & F_INEXACT;
-        b_from(t, &b, (x->flags & F_VAR) != 0, x->off + off, len);
-        return tv_b_done(t, &b);
+        fd_b_from(t, &b, (x->flags & F_VAR) != 0, x->off + off, len);
+        return fd_b_done(t, &b);
     }
     if (x->kind == AV_LIST) {
         int64_t L = x->ival;
         if (i < 0)
             i += L;
-        if (i < 0 || i >= L || !spend(t, x->len, x))
+        if (i < 0 || i >= L || !fd_spend(t, x->len, x))
             return r;
         uint32_t pos = 0;
         for (int64_t k = 0; pos + 4 <= x->len; k++) {
             uint32_t w;
-            memcpy(&w, vb(t, x) + pos, 4);
+            memcpy(&w, fd_bytes(t, x) + pos, 4);
             uint32_t len = w & ~LIST_INT;
             if (k == i && (w & LIST_INT)) {
                 r.kind = AV_INT;
-                r.ival = dec_value(vb(t, x) + pos + 4, len);
+                r.ival = dec_value(fd_bytes(t, x) + pos + 4, len);
                 r.flags = x->flags & F_INEXACT;
                 return r;
             }
             if (k == i) {
                 bld b;
-                tv_b_begin(t, &b, x);
+                fd_b_begin(t, &b, x);
                 b.fl |= x->flags & F_INEXACT;
-                b_from(t, &b, (x->flags & F_VAR) != 0, x->off + pos + 4, len);
-                return tv_b_done(t, &b);
+                fd_b_from(t, &b, (x->flags & F_VAR) != 0, x->off + pos + 4, len);
+                return fd_b_done(t, &b);
             }
             pos += 4 + len;
         }
@@ -1112,38 +675,38 @@ aval tv_fold_index(tpl *t, const aval *x, int64_t i)
     return r;
 }
 
-aval tv_concat(tpl *t, const aval *a, const aval *b)
+aval fd_concat(tpl *t, const aval *a, const aval *b)
 {
     bool ca = (a->kind == AV_STR || a->kind == AV_INT) && !(a->flags & F_HUGE);
     bool cb = (b->kind == AV_STR || b->kind == AV_INT) && !(b->flags & F_HUGE);
     if (!ca || !cb) {
         aval r = unk_at(a);
         r.flags = (uint16_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT | F_FRAG)) | F_STRTYPE);
-        if ((a->kind == AV_STR && tv_has_frag(vb(t, a), a->len)) ||
-            (b->kind == AV_STR && tv_has_frag(vb(t, b), b->len)))
+        if ((a->kind == AV_STR && fd_has_frag(fd_bytes(t, a), a->len)) ||
+            (b->kind == AV_STR && fd_has_frag(fd_bytes(t, b), b->len)))
             r.flags |= F_FRAG;
         return r;
     }
     /* two neighbours in the arena (the usual 'a' ~ 'b' ~ 'c'): no copy */
     if (a->kind == AV_STR && b->kind == AV_STR && !((a->flags | b->flags) & F_VAR) &&
-        a->off + a->len == b->off && b->off + b->len == t->ar_len &&
+        a->off + a->len == b->off && b->off + b->len == t->fd.ar_len &&
         (uint64_t)a->len + b->len <= TPL_CONST_CAP) {
         bld bl;
-        tv_b_begin(t, &bl, a);
+        fd_b_begin(t, &bl, a);
         bl.start = a->off;
         bl.checked = a->len;
         bl.fl = (a->flags | b->flags) & F_INEXACT;
-        return tv_b_done(t, &bl);
+        return fd_b_done(t, &bl);
     }
     bld bl;
-    tv_b_begin(t, &bl, a);
-    b_val(t, &bl, a);
+    fd_b_begin(t, &bl, a);
+    fd_b_val(t, &bl, a);
     bl.checked = a->kind == AV_STR && !bl.fail ? a->len : 0;
-    b_val(t, &bl, b);
-    return tv_b_done(t, &bl);
+    fd_b_val(t, &bl, b);
+    return fd_b_done(t, &bl);
 }
 
-aval tv_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
+aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
 {
     aval r = unk_at(at);
     int64_t cnt = (n->flags & F_HUGE) ? INT64_MAX : n->ival;
@@ -1151,8 +714,8 @@ aval tv_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
         int64_t total = sat_mul(s->len, cnt < 0 ? 0 : cnt);
         if (total > TPL_DOS_BIG) {
             char e[96];
-            hit(t, TH_DOS, at->pos, at->index, "string repetition '%s' * %lld builds %lld%s "
-                "bytes at render time", q(e, sizeof e, vb(t, s), s->len, 30), (long long)cnt,
+            tpl_report(t, TH_DOS, at->pos, at->index, "string repetition '%s' * %lld builds %lld%s "
+                "bytes at render time", tpl_quote(e, sizeof e, fd_bytes(t, s), s->len, 30), (long long)cnt,
                 (long long)total, total == INT64_MAX ? "+" : "");
             r.count = total;
             return r;
@@ -1162,21 +725,21 @@ aval tv_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
             return r;
         }
         bld b; /* n <= 0 gives '' */
-        tv_b_begin(t, &b, at);
+        fd_b_begin(t, &b, at);
         for (int64_t i = 0; i < cnt && !b.fail; i++)
-            b_val(t, &b, s);
+            fd_b_val(t, &b, s);
         if (cnt <= 0)
             b.fl |= s->flags & F_INEXACT;
-        return tv_b_done(t, &b);
+        return fd_b_done(t, &b);
     }
     if (cnt > TPL_DOS_BIG)
-        hit(t, TH_DOS, at->pos, at->index, "repetition by %lld%s: a string or list repeated "
+        tpl_report(t, TH_DOS, at->pos, at->index, "repetition by %lld%s: a string or list repeated "
             "that many times at render time", (long long)cnt, cnt == INT64_MAX ? "+" : "");
     r.count = cnt > 0 && s && s->count >= 0 ? sat_mul(s->count, cnt) : -1;
     return r;
 }
 
-aval tv_power(tpl *t, const aval *a, const aval *b)
+aval fd_power(tpl *t, const aval *a, const aval *b)
 {
     aval r = unk_at(a);
     if (a->kind != AV_INT || b->kind != AV_INT)
@@ -1195,7 +758,7 @@ aval tv_power(tpl *t, const aval *a, const aval *b)
     }
     int64_t total = huge ? INT64_MAX : sat_mul(bits ? bits - 1 : 0, y);
     if (total > (int64_t)TPL_POW_BITS) {
-        hit(t, TH_DOS, a->pos, a->index, "'%lld ** %lld' is an integer of about %lld%s bits: "
+        tpl_report(t, TH_DOS, a->pos, a->index, "'%lld ** %lld' is an integer of about %lld%s bits: "
             "a Python renderer computes it and hangs", (long long)x, (long long)y,
             (long long)total, total == INT64_MAX ? "+" : "");
         return r;

@@ -1,4 +1,4 @@
-/* template_scan.h - static analysis of Jinja chat templates, never rendering
+/* template.h - static analysis of Jinja chat templates, never rendering
  * them: the interface check_template.c uses. A template arrives as one or
  * more chunks (a string value, or the elements of a string array, which are
  * concatenated); the analyser lexes {{ }}, {% %} and {# #}, resolves string
@@ -6,9 +6,10 @@
  * format, replace, case filters, {% set %}) and reports the indicators of
  * docs/SECURITY.md section 3 as "hits", one kept per kind with a
  * count of the others. Time is linear in the bytes fed to one analyser and
- * memory is bounded whatever the input (see the caps in template_impl.h). */
-#ifndef GGUFLINT_TEMPLATE_SCAN_H
-#define GGUFLINT_TEMPLATE_SCAN_H
+ * memory is bounded whatever the input (see caps.h). The parts and their
+ * state are described in core.c. */
+#ifndef GGUFLINT_TEMPLATE_H
+#define GGUFLINT_TEMPLATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
