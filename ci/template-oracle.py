@@ -253,6 +253,24 @@ def classify(expr):
     return "literal"
 
 
+def fold_batch(tool, exprs, preexec, hangs, limit=60.0):
+    """The tool's answer per expression. A batch that takes longer than
+    `limit` seconds is split until the slow expressions are found: they are
+    recorded in `hangs` (the folder must be linear) and answered "U"."""
+    data = "".join(e + "\n" for e in exprs).encode("utf-8")
+    try:
+        res = subprocess.run([tool], input=data, stdout=subprocess.PIPE, check=True,
+                             preexec_fn=preexec, timeout=limit * max(1, len(exprs) // 1000))
+        return res.stdout.decode("ascii").splitlines()
+    except subprocess.TimeoutExpired:
+        if len(exprs) == 1:
+            hangs.append(exprs[0])
+            return ["U"]
+        half = len(exprs) // 2
+        return (fold_batch(tool, exprs[:half], preexec, hangs, limit) +
+                fold_batch(tool, exprs[half:], preexec, hangs, limit))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tool", required=True, help="tests/tools/tpl_fold binary")
@@ -280,16 +298,13 @@ def main():
     r = random.Random(args.seed)
     stats = collections.Counter()
     mismatches = collections.defaultdict(list)
-    unknowns, raises = [], []
+    unknowns, raises, hangs = [], [], []
     t0 = time.time()
     done = 0
     while done < args.cases:
         n = min(args.batch, args.cases - done)
         exprs = [gen(r) for _ in range(n)]
-        data = "".join(e + "\n" for e in exprs).encode("utf-8")
-        res = subprocess.run([args.tool], input=data, stdout=subprocess.PIPE, check=True,
-                             preexec_fn=unlimited)
-        lines = res.stdout.decode("ascii").splitlines()
+        lines = fold_batch(args.tool, exprs, unlimited, hangs)
         if len(lines) != n:
             print("template-oracle: the tool answered %d lines for %d expressions"
                   % (len(lines), n))
@@ -321,7 +336,11 @@ def main():
         print("  unknown: {{ %s }} -> %r" % (expr, val))
     for expr, val, mine in raises:
         print("  raises %s: {{ %s }} (folded to %r)" % (val, expr, mine))
-    if mismatches:
+    for expr in hangs:
+        print("  HANG (the folder took over a minute): {{ %s }}" % expr)
+    if hangs:
+        stats["HANG"] = len(hangs)
+    if mismatches or hangs:
         print("mismatch classes:")
         for cls, items in sorted(mismatches.items(), key=lambda kv: -len(kv[1])):
             print("  [%s] %d" % (cls, len(items)))

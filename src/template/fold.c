@@ -271,9 +271,18 @@ bool fd_spend(tpl *t, uint32_t n, const aval *at)
     return true;
 }
 
+/* An empty piece still costs one unit of budget, so no loop that builds a
+ * constant can run for free however many times it turns. */
+static bool b_empty(tpl *t, bld *b)
+{
+    if (!b->fail && !fd_spend(t, 1, b->at))
+        b->fail = true;
+    return true;
+}
+
 void fd_b_raw(tpl *t, bld *b, const void *s, size_t n)
 {
-    if (n == 0 || !fd_b_room(t, b, n))
+    if ((n == 0 && b_empty(t, b)) || !fd_b_room(t, b, n))
         return;
     memcpy(t->fd.ar + t->fd.ar_len, s, n);
     t->fd.ar_len += (uint32_t)n;
@@ -282,7 +291,7 @@ void fd_b_raw(tpl *t, bld *b, const void *s, size_t n)
 /* Copy n bytes from a value's storage (the arena may move in b_room). */
 void fd_b_from(tpl *t, bld *b, bool var_space, uint32_t off, uint32_t n)
 {
-    if (n == 0 || !fd_b_room(t, b, n))
+    if ((n == 0 && b_empty(t, b)) || !fd_b_room(t, b, n))
         return;
     const uint8_t *src = (var_space ? t->fd.vs : t->fd.ar) + off;
     memcpy(t->fd.ar + t->fd.ar_len, src, n);

@@ -726,7 +726,9 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
         }
         bld b; /* n <= 0 gives '' */
         fd_b_begin(t, &b, at);
-        for (int64_t i = 0; i < cnt && !b.fail; i++)
+        /* one copy per turn: an empty string gives '' at once, however
+         * large n is (''*2**31 must not loop 2**31 times) */
+        for (int64_t i = 0; i < cnt && s->len && !b.fail; i++)
             fd_b_val(t, &b, s);
         if (cnt <= 0)
             b.fl |= s->flags & F_INEXACT;
