@@ -14,6 +14,9 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     unsigned m = c->word;
     aval r = unk_at(c);
     r.flags = c->flags & F_TAINT;
+    if ((c->flags & F_CONTENT) && (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND ||
+                                   m == W_RFIND || m == W_COUNT || m == W_INDEX))
+        t->ev.cond |= GATE_CONTENT;
     if ((c->flags & F_CONTENT) && na >= 1 && args[0].kind == AV_STR &&
         (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND || m == W_RFIND ||
          m == W_COUNT || m == W_INDEX) &&
@@ -25,6 +28,20 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     if ((c->flags & F_CONTENT) && ev_keeps_content(m) && m != W_FIND && m != W_COUNT &&
         m != W_INDEX && m != W_RFIND && m != W_STARTSWITH && m != W_ENDSWITH)
         r.flags |= F_CONTENT;
+    /* .get('eval') / .pop / .setdefault on a builtins or globals dict */
+    if ((c->flags & F_TAINT) && (m == W_GET || m == W_POP || m == W_SETDEFAULT) && na >= 1 &&
+        args[0].kind == AV_STR) {
+        const uint8_t *s = fd_bytes(t, &args[0]);
+        unsigned w = args[0].len <= 24 ? word_lookup(t, s, args[0].len,
+                                                     word_hash(s, args[0].len)) : W_NONE;
+        if (word_class(w) & (WC_CALLSINK | WC_KEYSINK | WC_MODULE | WC_TAINTSINK)) {
+            char e[64];
+            tpl_report(t, TH_EXEC, args[0].pos, args[0].index, ".%s('%s') on a dictionary "
+                       "reached through the object model fetches the Python sink '%s'",
+                       word_text(m), tpl_quote(e, sizeof e, s, args[0].len, 30), e);
+            r.flags |= F_TAINT;
+        }
+    }
     if (!(c->flags & F_RSTR) || kws)
         return r;
     r.flags |= F_STRTYPE;
@@ -119,6 +136,10 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
                     "or allocates that many (Jinja's sandbox refuses ranges over 100000)",
                     (long long)n, n == INT64_MAX ? "+" : "");
         }
+        return r;
+    }
+    if (w == W_STRFTIME_NOW) {
+        r.flags |= F_DATE;
         return r;
     }
     if (w == W_CHR) {
@@ -225,6 +246,13 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
             return v;
         }
         r.count = str ? x->len : x->count;
+        return r;
+    case W_LENGTH: case W_COUNT:
+        if (x->kind == AV_NAME && x->len == 8 && memcmp(fd_bytes(t, x), "messages", 8) == 0)
+            r.flags |= F_TURNS;
+        return r;
+    case W_URLENCODE:
+        r.flags |= x->flags & F_CONTENT;
         return r;
     case W_CENTER: case W_INDENT:
         if (na >= 1 && args[0].kind == AV_INT &&

@@ -104,6 +104,21 @@ static aval int_op(uint8_t op, const aval *a, const aval *b, aval r)
     return r;
 }
 
+/* A comparison in the tag: what it makes the condition depend on (GG734).
+ * The turn count counts when compared with a number of 3 or more (not the
+ * first / last turn that real templates test). */
+static void cond_of(tpl *t, const aval *a, const aval *b)
+{
+    uint16_t f = a->flags | b->flags;
+    if (f & F_CONTENT)
+        t->ev.cond |= GATE_CONTENT;
+    if (f & F_DATE)
+        t->ev.cond |= GATE_DATE;
+    const aval *n = (a->flags & F_TURNS) ? b : (b->flags & F_TURNS) ? a : NULL;
+    if (n && n->kind == AV_INT && n->ival >= 3)
+        t->ev.cond |= GATE_TURNS;
+}
+
 static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f)
 {
     aval r = unk_at(a);
@@ -146,10 +161,14 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_DIV:
         return r;
     case OP_IN: case OP_NOTIN:
+        cond_of(t, a, b);
         if (a->kind == AV_STR && (b->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, a), a->len))
             ev_trigger(t, a, op == OP_IN ? "with 'in' against" : "with 'not in' against");
         return r;
-    case OP_EQ: case OP_NE:
+    case OP_EQ: case OP_NE: case OP_CMP:
+        cond_of(t, a, b);
+        if (op == OP_CMP)
+            return r;
         if (a->kind == AV_STR && (b->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, a), a->len))
             ev_trigger(t, a, "for equality with");
         else if (b->kind == AV_STR && (a->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, b), b->len))
@@ -387,6 +406,7 @@ static void name_tok(tpl *t, const tok *k)
     if (fd_is_dunder(k->s, k->n))
         tpl_report(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
             tpl_quote(e, sizeof e, k->s, k->n, 40));
+    fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "name");
     aval v;
     var *x = fd_var_find(t, k->s, k->n, k->hash);
     if (x) {
@@ -657,6 +677,9 @@ void ev_template_begin(tpl *t)
 void ev_begin(tpl *t, uint8_t tagkind, tpl_pos pos, uint64_t index)
 {
     t->ev.tagkind = tagkind;
+    t->ev.stmt_word = W_NONE;
+    t->ev.cond = 0;
+    t->ev.for_targets = 0;
     t->ev.tag_pos = pos;
     t->ev.tag_index = index;
     fd_tag_begin(t);
@@ -731,6 +754,24 @@ bool ev_probe_end(tpl *t, size_t *len)
     return t->ev.probe_known;
 }
 
+/* {{ c }} of a loop over a constant: its items, in order. */
+static void emit_items(tpl *t, const aval *v)
+{
+    const uint8_t *p = fd_bytes(t, v);
+    ts_segment(&t->ts.out, SG_VALUE | SG_ITEMS);
+    if (v->rword == AV_STR) {
+        ts_run(t, &t->ts.out, p, v->len, v->index, true);
+        return;
+    }
+    for (uint32_t pos = 0; pos + 4 <= v->len;) {
+        uint32_t w;
+        memcpy(&w, p + pos, 4);
+        w &= 0x7FFFFFFFu; /* the length, without the integer mark */
+        ts_run(t, &t->ts.out, p + pos + 4, w, v->index, true);
+        pos += 4 + w;
+    }
+}
+
 /* tpl_probe: remember the value of this {{ }} when it is exactly known. */
 static void probe_value(tpl *t, const aval *v)
 {
@@ -766,6 +807,12 @@ static void emit_value(tpl *t)
     if (!one)
         return;
     const aval *v = &t->ev.V[0];
+    if (v->kind != AV_STR && v->kind != AV_INT && (v->flags & F_CONTENT))
+        ts_content(t, &t->ts.out, v->index);
+    if (v->kind == AV_UNK && (v->flags & F_ITEMS)) {
+        emit_items(t, v);
+        return;
+    }
     uint16_t fl = (uint16_t)(SG_VALUE | ((v->flags & F_SCANNED) ? SG_SCANNED : 0) |
                              ((v->flags & F_BUILT) ? SG_BUILT : 0));
     if (v->kind == AV_STR && v->len) {
@@ -814,6 +861,11 @@ void ev_end(tpl *t)
         ev_flush(t);
         if (t->ev.tagkind == TAG_VAR)
             emit_value(t);
+        if ((t->ev.stmt_word == W_IF || t->ev.stmt_word == W_ELIF) && t->ev.cond &&
+            t->ev.n_blocks > 0 && !t->ev.blocks_over) {
+            t->ev.blocks[t->ev.n_blocks - 1].gate |= t->ev.cond;
+            ev_gate_update(t);
+        }
         break;
     }
     t->ev.nv = t->ev.no = 0;

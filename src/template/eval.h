@@ -32,6 +32,7 @@ typedef struct oframe {
 
 typedef struct block {
     uint8_t kind;       /* W_FOR, W_IF, ... the opening statement */
+    uint8_t gate;       /* GATE_* its conditions test */
     int64_t bound;      /* for: this loop's constant bound (1 if unknown) */
     int64_t product;    /* for: product of the enclosing constant bounds */
     tpl_pos pos;
@@ -53,6 +54,10 @@ typedef struct tpl_eval {
     uint8_t set_name[TPL_NAME_CAP];
     uint32_t set_len, set_hash;
     bool set_multi, set_attr, set_eq;
+    uint16_t stmt_word;         /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
+    uint8_t for_name[TPL_NAME_CAP]; /* {% for NAME in ... %}: the first target */
+    uint32_t for_len, for_hash, for_targets;
+    uint8_t cond;               /* GATE_* the tag's comparisons tested */
     /* per template */
     block blocks[TPL_BLOCKS];
     uint32_t n_blocks, blocks_over;
@@ -105,5 +110,6 @@ void ev_set_target(tpl *t, const tok *k);
 void ev_for_target(tpl *t, const tok *k);
 bool ev_marker_open(const tpl *t);
 void ev_lexical(tpl *t, const tok *k); /* name by name, when the evaluator gave up */
+void ev_gate_update(tpl *t);           /* the output stream's gate from the open blocks */
 
 #endif

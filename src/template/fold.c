@@ -381,8 +381,34 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
             tpl_quote(e, sizeof e, s, n, 40));
 }
 
+/* A literal (or name) that only becomes a dunder, a Jinja global or a sink
+ * once its look-alike letters are folded (GG722 and GG738). */
+void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_t index,
+                        const char *what)
+{
+    uint8_t f[256];
+    bool folded;
+    if (n > 256 || utf8_is_ascii(s, n))
+        return;
+    size_t m = ts_fold_text(s, n, f, sizeof f, &folded);
+    if (!folded)
+        return;
+    unsigned w = m <= 24 ? word_lookup(t, f, m, word_hash(f, m)) : W_NONE;
+    if (!fd_is_dunder(f, m) && !(word_class(w) & (WC_GADGET | WC_MODULE | WC_CALLSINK |
+                                                  WC_ATTRSINK | WC_KEYSINK | WC_INTERNAL)))
+        return;
+    char e[120], g[80];
+    tpl_quote(e, sizeof e, s, n, 40);
+    tpl_quote(g, sizeof g, f, m, 40);
+    tpl_report(t, TH_OBFUSCATION, pos, index, "%s '%s' reads as '%s' once its look-alike "
+               "letters are folded", what, e, g);
+    tpl_report(t, TH_HOMOGLYPH, pos, index, "%s '%s' is '%s' written with look-alike letters",
+               what, e, g);
+}
+
 void fd_literal_check(tpl *t, const tok *k)
 {
+    fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "string literal");
     char e[160], e2[40];
     size_t n = k->n;
     if (k->lflags & LF_ESC_IDENT)

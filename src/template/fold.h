@@ -28,6 +28,10 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
 #define F_FRAG 0x200u    /* unknown, built from a piece holding a dunder fragment ('__') */
 #define F_SCANNED 0x400u /* the bytes of one string literal (its text was scanned already) */
 #define F_TUPLE 0x800u   /* AV_LIST: a tuple (for % formatting) */
+#define F_TURNS 0x1000u  /* the turn count: messages|length, loop.index ... */
+#define F_DATE 0x2000u   /* the date: strftime_now(...) */
+#define F_ITEMS 0x4000u  /* AV_UNK: a loop variable over the constant at off/len
+                          * (its kind in rword): one item per iteration */
 
 typedef struct aval {
     uint8_t kind;
@@ -168,6 +172,9 @@ void fd_b_val(tpl *t, bld *b, const aval *v);
 bool fd_spend(tpl *t, uint32_t n, const aval *at);
 /* The checks of a string literal token (escapes, dunders, class names). */
 void fd_literal_check(tpl *t, const tok *k);
+/* A literal or name that folds (look-alike letters) to a dunder or sink. */
+void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_t index,
+                        const char *what);
 
 /* Folding. Each returns a constant when it can, else an unknown value. */
 bool fd_to_cval(const aval *v, cval *c);

@@ -54,6 +54,12 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
     unsigned w = n <= 24 ? word_lookup(t, s, n, word_hash(s, n)) : W_NONE;
     uint16_t c = word_class(w);
     bool tainted = (recv->flags & F_TAINT) != 0;
+    if (c & WC_INTERNAL) {
+        tpl_report(t, TH_GADGET, key->pos, key->index, "%s '%s' on '%s' reaches generator / "
+                   "frame internals (SSTI gadget)", hows[how], tpl_quote(e, sizeof e, s, n, 40),
+                   fd_desc(t, recv, d, sizeof d));
+        return F_TAINT;
+    }
     if (how != K_SUB && (w == W_FORMAT || w == W_FORMAT_MAP)) {
         tpl_report(t, TH_EXEC, key->pos, key->index, "%s('%s') returns a bound str.%s, which reads "
             "any attribute through its format fields: the sandbox escape of CVE-2025-27516",
@@ -67,7 +73,9 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
             fd_desc(t, recv, d, sizeof d), tpl_quote(e, sizeof e, s, n, 40));
         return F_TAINT;
     }
-    if ((key->flags & F_BUILT) && fd_is_ident(s, n) &&
+    /* a subscript name built from pieces ('rol' + 'e') is only suspicious
+     * when it names something (checked above): real templates build keys */
+    if (how != K_SUB && (key->flags & F_BUILT) && fd_is_ident(s, n) &&
         !(c & (WC_MODULE | WC_CALLSINK | WC_ATTRSINK | WC_CLASSHUNT)))
         tpl_report(t, TH_OBFUSCATION, key->pos, key->index, "%s name '%s' is built by constant "
             "folding, which hides it from a plain-text search", hows[how],
@@ -121,7 +129,9 @@ void ev_attr_access(tpl *t, const tok *k)
     bool rname = r->kind == AV_NAME;
     fd_desc(t, r, d, sizeof d);
     tpl_quote(e, sizeof e, s, n, 40);
-    if (fd_is_dunder(s, n) || fd_is_mangled(s, n) || w == W_MRO || w == W_MODULE_ATTR) {
+    bool internal = (c & WC_INTERNAL) || (n > 3 && memcmp(s, "co_", 3) == 0 && fd_is_ident(s, n));
+    if (fd_is_dunder(s, n) || fd_is_mangled(s, n) || w == W_MRO || w == W_MODULE_ATTR ||
+        internal) {
         if (rname && (word_class(r->word) & WC_GADGET))
             tpl_report(t, TH_GADGET, k->pos, k->index, "'%s.%s': Python attribute %s reached from the "
                 "Jinja global '%s' (SSTI gadget)", d, e, e, d);
@@ -143,6 +153,9 @@ void ev_attr_access(tpl *t, const tok *k)
     if (w == W_FORMAT_MAP)
         tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.format_map': str.format_map reads attributes "
             "through format fields (sandbox escape, CVE-2024-56326 class)", d);
+    if (rname && r->word == W_LOOP &&
+        (w == W_INDEX || w == W_INDEX0 || w == W_REVINDEX || w == W_REVINDEX0 || w == W_LENGTH))
+        fl |= F_TURNS;
     if (w == W_CONTENT || (w == W_TEXT && (r->flags & F_CONTENT)) ||
         ((r->flags & F_CONTENT) && ev_keeps_content(w)))
         fl |= F_CONTENT;
@@ -174,7 +187,7 @@ void ev_settle_attr(tpl *t)
             "CVE-2024-56326)", tpl_quote(e, sizeof e, fd_bytes(t, a), a->len, 30));
     }
     a->kind = AV_UNK;
-    a->flags &= F_TAINT | F_CONTENT;
+    a->flags &= F_TAINT | F_CONTENT | F_TURNS | F_DATE;
     a->count = -1;
 }
 

@@ -15,6 +15,16 @@ static int64_t outer_product(const tpl *t)
     return t->ev.n_blocks ? t->ev.blocks[t->ev.n_blocks - 1].product : 1;
 }
 
+/* The gate of the text that follows: what the conditions of every block
+ * open around it test. */
+void ev_gate_update(tpl *t)
+{
+    unsigned g = 0;
+    for (uint32_t i = 0; i < t->ev.n_blocks; i++)
+        g |= t->ev.blocks[i].gate;
+    ts_gate(&t->ts.out, g);
+}
+
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index)
 {
     if (t->ev.n_blocks >= TPL_BLOCKS) {
@@ -26,6 +36,7 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t in
     int64_t outer = outer_product(t);
     block *b = &t->ev.blocks[t->ev.n_blocks++];
     b->kind = kind;
+    b->gate = 0;
     b->bound = bound;
     b->product = kind == W_FOR ? sat_mul(outer, bound) : outer;
     b->pos = pos;
@@ -67,6 +78,7 @@ void ev_block_end(tpl *t, const tok *k)
             "(Jinja rejects the template)", word_text(k->word), word_text(b->kind),
             (unsigned long long)b->index);
     t->ev.n_blocks--;
+    ev_gate_update(t);
 }
 
 void ev_block_middle(tpl *t, const tok *k)
@@ -82,6 +94,25 @@ void ev_block_middle(tpl *t, const tok *k)
 
 /* ------------------------------------------------------------ statements */
 
+/* {% for c in CONSTANT %} with one target: c takes the items one per turn,
+ * so {{ c }} in the body outputs them in order (GG735 sees text emitted one
+ * character at a time). */
+static void loop_items(tpl *t, const aval *it)
+{
+    if (t->ev.for_targets != 1 || (it->kind != AV_LIST && it->kind != AV_STR))
+        return;
+    var *x = fd_var_get(t, t->ev.for_name, t->ev.for_len, t->ev.for_hash, t->ev.tag_pos,
+                        t->ev.tag_index);
+    if (!x)
+        return;
+    fd_var_assign(t, x, it);
+    if (x->v.kind != it->kind)
+        return; /* not stored */
+    x->v.rword = x->v.kind;
+    x->v.kind = AV_UNK;
+    x->v.flags = (uint16_t)((x->v.flags & (F_VAR | F_INEXACT)) | F_ITEMS);
+}
+
 void ev_finish_for(tpl *t)
 {
     ev_flush(t);
@@ -89,6 +120,7 @@ void ev_finish_for(tpl *t)
     if (t->ev.nv == 1) {
         const aval *v = &t->ev.V[0];
         b = v->kind == AV_LIST ? v->ival : v->kind == AV_STR ? (int64_t)v->len : v->count;
+        loop_items(t, v);
     }
     if (b < 1)
         b = 1;
@@ -117,10 +149,12 @@ bool ev_statement(tpl *t, const tok *k)
     case W_IF: case W_MACRO: case W_CALL: case W_FILTER: case W_WITH: case W_BLOCK:
     case W_GENERATION: case W_AUTOESCAPE:
         ev_block_push(t, (uint8_t)k->word, 1, k->pos, k->index);
+        t->ev.stmt_word = k->word;
         t->ev.stmt = ST_EXPR;
         return true;
     case W_ELIF:
         ev_block_middle(t, k);
+        t->ev.stmt_word = k->word;
         t->ev.stmt = ST_EXPR;
         return true;
     case W_ELSE:
@@ -136,6 +170,12 @@ bool ev_statement(tpl *t, const tok *k)
     case W_RAW:
         t->ev.raw_next = true;
         t->ev.stmt = ST_IGNORE;
+        return true;
+    case W_INCLUDE: case W_IMPORT: case W_EXTENDS: case W_FROM:
+        tpl_report(t, TH_EXEC, k->pos, k->index, "{%% %s %%} loads and renders another "
+                   "template by name (a file, with a file-system loader): no chat template "
+                   "needs it", word_text(k->word));
+        t->ev.stmt = ST_EXPR; /* its name expression is still checked */
         return true;
     default:
         return false;
@@ -189,6 +229,11 @@ void ev_for_target(tpl *t, const tok *k)
         return;
     }
     fd_var_unknown(t, k->s, k->n, k->hash, k->pos, k->index);
+    if (t->ev.for_targets++ == 0) {
+        memcpy(t->ev.for_name, k->s, k->n);
+        t->ev.for_len = k->n;
+        t->ev.for_hash = k->hash;
+    }
 }
 
 bool ev_marker_open(const tpl *t)

@@ -17,6 +17,8 @@
  * stream and costs O(1) per byte. */
 #include "template/tpl.h"
 
+#include "common/utf8.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,11 +145,47 @@ static uint8_t fold_cp(uint32_t cp, uint8_t *kind)
     return 0;
 }
 
+/* s[0..n) with its look-alike letters folded to ASCII (NFKC and homoglyph
+ * folding; invisible characters dropped) into out (cap bytes): the length,
+ * and *folded true when a letter was folded. Other non-ASCII stays as is. */
+size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *folded)
+{
+    size_t o = 0;
+    *folded = false;
+    for (size_t i = 0; i < n && o < cap;) {
+        if (s[i] < 0x80) {
+            out[o++] = s[i++];
+            continue;
+        }
+        uint32_t cp;
+        unsigned k = utf8_decode(s + i, n - i, &cp);
+        if (!k) {
+            out[o++] = s[i++];
+            continue;
+        }
+        uint8_t kind, a = fold_cp(cp, &kind);
+        if (a == FOLD_SKIP) {
+            *folded = true;
+        } else if (a) {
+            out[o++] = a;
+            *folded |= kind != FK_NONE;
+        } else {
+            for (unsigned j = 0; j < k && o < cap; j++)
+                out[o++] = s[i + j];
+        }
+        i += k;
+    }
+    return o;
+}
+
 /* ------------------------------------------------------------ patterns */
+
+/* Pattern kinds beyond the hit kinds: contexts of the output stream. */
+enum { PK_MDLINK = TH__COUNT, PK_COMMENT_OPEN, PK_COMMENT_CLOSE };
 
 typedef struct pattern {
     const char *s;
-    int kind; /* TH_URL or TH_INSTRUCTION */
+    int kind; /* TH_URL, TH_INSTRUCTION, TH_CONCEAL, TH_SHELL or a PK_ context */
 } pattern;
 
 static const pattern patterns[] = {
@@ -162,13 +200,26 @@ static const pattern patterns[] = {
     {"disregard the above", TH_INSTRUCTION}, {"disregard your instructions", TH_INSTRUCTION},
     {"forget previous instructions", TH_INSTRUCTION}, {"forget all previous", TH_INSTRUCTION},
     {"forget your instructions", TH_INSTRUCTION}, {"you are now", TH_INSTRUCTION},
-    {"do not tell the user", TH_INSTRUCTION}, {"don't tell the user", TH_INSTRUCTION},
-    {"never tell the user", TH_INSTRUCTION}, {"do not inform the user", TH_INSTRUCTION},
-    {"without telling the user", TH_INSTRUCTION}, {"without informing the user", TH_INSTRUCTION},
-    {"do not reveal", TH_INSTRUCTION}, {"never reveal", TH_INSTRUCTION},
-    {"do not disclose", TH_INSTRUCTION}, {"never disclose", TH_INSTRUCTION},
     {"new instructions:", TH_INSTRUCTION}, {"secret instructions", TH_INSTRUCTION},
     {"hidden instructions", TH_INSTRUCTION}, {"developer mode", TH_INSTRUCTION},
+    /* concealment: real tool-calling templates say "do not tell the user about
+     * function calls", so these are their own, milder rule (GG739) */
+    {"do not tell the user", TH_CONCEAL}, {"don't tell the user", TH_CONCEAL},
+    {"never tell the user", TH_CONCEAL}, {"do not inform the user", TH_CONCEAL},
+    {"without telling the user", TH_CONCEAL}, {"without informing the user", TH_CONCEAL},
+    {"do not reveal", TH_CONCEAL}, {"never reveal", TH_CONCEAL},
+    {"do not disclose", TH_CONCEAL}, {"never disclose", TH_CONCEAL},
+    {"do not mention this", TH_CONCEAL}, {"never mention this", TH_CONCEAL},
+    /* installer and shell commands */
+    {"| sh", TH_SHELL}, {"|sh", TH_SHELL}, {"| bash", TH_SHELL}, {"|bash", TH_SHELL},
+    {"curl http", TH_SHELL}, {"curl -", TH_SHELL}, {"wget http", TH_SHELL},
+    {"wget -", TH_SHELL}, {"pip install", TH_SHELL}, {"pip3 install", TH_SHELL},
+    {"npm install", TH_SHELL}, {"powershell -", TH_SHELL}, {"iex(", TH_SHELL},
+    {"iex (", TH_SHELL}, {"invoke-expression", TH_SHELL}, {"invoke-webrequest", TH_SHELL},
+    {"/dev/tcp/", TH_SHELL}, {"rm -rf", TH_SHELL}, {"chmod +x", TH_SHELL},
+    {"bash -c", TH_SHELL}, {"base64 -d", TH_SHELL}, {"certutil -urlcache", TH_SHELL},
+    /* output contexts for exfiltration */
+    {"](", PK_MDLINK}, {"<!--", PK_COMMENT_OPEN}, {"-->", PK_COMMENT_CLOSE},
 };
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(N_PATTERNS < 65535, "pattern index fits");
@@ -275,6 +326,12 @@ void ts_reset(tscan *s, const char *what)
     s->ring_n = 0;
     s->seg_start = 0;
     s->fold_n = s->skip_n = 0;
+    s->wl = 0;
+    s->wl_n = 0;
+    s->ctx = 0;
+    s->gate = 0;
+    s->nl_words = 0;
+    s->nl_done = false;
     s->blob_len = 0;
     s->word_len = 0;
     s->url_cap = false;
@@ -355,28 +412,81 @@ static void url_finish(tpl *t, tscan *s)
         tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100), ts_where(s, how, w, sizeof w));
 }
 
+static const char *const gate_why[] = {"message content", "the turn count", "the date"};
+
+/* The reason of a gate (GATE_* bits) for a message. */
+static const char *gate_text(unsigned gate)
+{
+    for (unsigned i = 0; i < 3; i++)
+        if (gate & (1u << i))
+            return gate_why[i];
+    return "a condition";
+}
+
 static void ac_match(tpl *t, tscan *s, const pattern *p)
 {
     uint32_t len = (uint32_t)strlen(p->s);
     uint32_t start = s->ring_n - len;
     uint64_t index = s->ring_index[start % TS_RING];
     unsigned how = match_how(s, len);
-    if (p->kind == TH_INSTRUCTION) {
+    char w[200];
+    switch (p->kind) {
+    case PK_MDLINK:
+        s->ctx |= CTX_MDLINK;
+        return;
+    case PK_COMMENT_OPEN:
+        s->ctx |= CTX_COMMENT;
+        return;
+    case PK_COMMENT_CLOSE:
+        s->ctx &= (uint8_t)~CTX_COMMENT;
+        return;
+    case TH_INSTRUCTION: case TH_CONCEAL: case TH_SHELL: {
         if (how & HOW_DUP)
             return;
-        char w[200];
-        tpl_report(t, TH_INSTRUCTION, tpl_pos_at(t, index), index, "instruction-like phrase '%s' in %s",
-            p->s, ts_where(s, how, w, sizeof w));
+        static const char *const what[] = {[TH_INSTRUCTION] = "instruction-like phrase",
+                                           [TH_CONCEAL] = "concealment phrase",
+                                           [TH_SHELL] = "shell or installer command"};
+        ts_where(s, how, w, sizeof w);
+        tpl_report(t, p->kind, tpl_pos_at(t, index), index, "%s '%s' in %s", what[p->kind],
+                   p->s, w);
+        if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
+            tpl_report(t, TH_ASSEMBLED, tpl_pos_at(t, index), index,
+                       "%s '%s' exists only as assembled output: %s", what[p->kind], p->s, w);
+        if (s->gate)
+            tpl_report(t, TH_GATED, tpl_pos_at(t, index), index,
+                       "%s '%s' is output only under a condition on %s", what[p->kind], p->s,
+                       gate_text(s->gate));
         return;
     }
-    if (!(how & HOW_DUP) && tpl_hit_count(t, TH_URL))
-        return; /* one URL is quoted; the others are counted */
-    url_finish(t, s);
+    default:
+        break;
+    }
+    url_finish(t, s); /* the first URL is quoted, the others counted */
     s->url_cap = true;
     s->url_how = how;
     s->url_index = index;
     s->url_len = len < sizeof s->url ? len : 0;
     memcpy(s->url, p->s, s->url_len);
+}
+
+/* An unknown {{ }} value that holds message content is output here. */
+void ts_content(tpl *t, tscan *s, uint64_t index)
+{
+    const char *ctx = s->url_cap                       ? "a URL"
+                      : (s->ctx & CTX_MDLINK)          ? "the target of a markdown image or link"
+                      : (s->ctx & CTX_COMMENT)         ? "an HTML comment"
+                                                       : NULL;
+    if (ctx)
+        tpl_report(t, TH_EXFIL, tpl_pos_at(t, index), index,
+                   "message content is output inside %s: an exfiltration sink", ctx);
+}
+
+void ts_gate(tscan *s, unsigned gate)
+{
+    if (gate != s->gate)
+        s->nl_done = false;
+    s->gate = (uint8_t)gate;
+    s->nl_words = 0;
 }
 
 /* The word run ([A-Za-z0-9._%+-@]) ended: an IPv4 address or an e-mail? */
@@ -464,6 +574,39 @@ void ts_end(tpl *t, tscan *s)
     s->u_need = 0;
 }
 
+/* --------------------------------------------------------------- words */
+
+/* A run of letters ended (at a symbol y): look-alike letters mixed into a
+ * Latin word, or a word of fullwidth or styled letters (GG738); and, under
+ * a gate, the count of natural-language words (GG734). */
+static void letters_end(tpl *t, tscan *s, unsigned y)
+{
+    uint8_t wl = s->wl;
+    s->wl = 0;
+    if (!(wl & WL_OTHER) && (((wl & WL_ASCII) && (wl & WL_CONFUSABLE)) ||
+                             ((wl & (WL_WIDE | WL_STYLED)) && s->wl_n >= 2))) {
+        char w[200];
+        tpl_report(t, TH_HOMOGLYPH, tpl_pos_at(t, s->wl_index), s->wl_index,
+                   "a word in %s is written with %s", ts_where(s, 0, w, sizeof w),
+                   (wl & WL_CONFUSABLE) ? "Cyrillic or Greek letters that look Latin"
+                   : (wl & WL_WIDE)     ? "fullwidth Latin letters"
+                                        : "styled (mathematical or circled) letters");
+    }
+    s->wl_n = 0;
+    if (!s->gate)
+        return;
+    if (wl)
+        s->nl_words++;
+    if (y == Y_LT || y == Y_GT || y == Y_LBRACK || y == Y_RBRACK || y == Y_BAR || y == Y_EQ)
+        s->nl_words = 0; /* markup, not prose */
+    if (s->nl_words >= 5 && !s->nl_done) {
+        s->nl_done = true;
+        tpl_report(t, TH_GATED, tpl_pos_at(t, s->wl_index), s->wl_index,
+                   "natural-language text is output only under a condition on %s",
+                   gate_text(s->gate));
+    }
+}
+
 /* --------------------------------------------------------------- feed */
 
 /* A match ends at the symbol just fed. */
@@ -473,7 +616,7 @@ static void matched(tpl *t, tscan *s, uint16_t o)
 }
 
 /* One folded symbol (the slow path: non-ASCII). */
-static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
+static void ac_feed(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
 {
     if (y == Y_SPACE && s->ac_space)
         return;
@@ -486,6 +629,19 @@ static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
     uint16_t o = t->ts.ac_out[s->ac_state];
     if (o)
         matched(t, s, o);
+}
+
+static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
+{
+    if (y >= 1 && y <= 26) {
+        if (!s->wl)
+            s->wl_index = idx;
+        s->wl |= (uint8_t)(folded ? 0 : WL_ASCII);
+        s->wl_n++;
+    } else if (s->wl || s->gate) {
+        letters_end(t, s, y);
+    }
+    ac_feed(t, s, y, idx, folded);
 }
 
 /* A byte >= 0x80: fold the code point when its sequence is complete.
@@ -512,7 +668,22 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
         s->skip_n = s->ring_n; /* after the symbol fed last */
         return;
     }
-    feed_sym(t, s, a ? ac_sym(a) : Y_OTHER, s->u_index, kind != FK_NONE);
+    unsigned y = a ? ac_sym(a) : Y_OTHER;
+    bool letter = y >= 1 && y <= 26;
+    if (letter) {
+        if (!s->wl)
+            s->wl_index = s->u_index;
+        s->wl |= (uint8_t)(kind == FK_WIDE ? WL_WIDE : kind == FK_STYLED ? WL_STYLED : WL_CONFUSABLE);
+    } else if (!a && !(s->u_cp >= 0x2000 && s->u_cp <= 0x2BFF) &&
+               !(s->u_cp >= 0x3000 && s->u_cp <= 0x303F)) {
+        /* a letter of another script: a word in it is text, not a disguise */
+        if (!s->wl)
+            s->wl_index = s->u_index;
+        s->wl |= WL_OTHER;
+        ac_feed(t, s, Y_OTHER, s->u_index, false);
+        return;
+    }
+    feed_sym(t, s, y, s->u_index, kind != FK_NONE);
 }
 
 static void url_byte(tpl *t, tscan *s, uint8_t c)
@@ -562,6 +733,16 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
             LOAD();
         } else {
             const unsigned y = sym[c];
+            if (y - 1u < 26u) { /* letters: words for GG738 and GG734 */
+                if (!s->wl)
+                    s->wl_index = idx;
+                s->wl |= WL_ASCII;
+                s->wl_n++;
+            } else if (s->wl || s->gate) {
+                letters_end(t, s, y);
+            }
+            if (s->ctx & CTX_MDLINK && (c == ')' || c == '\n'))
+                s->ctx &= (uint8_t)~CTX_MDLINK;
             if (y != Y_SPACE || !space) { /* whitespace runs fold to one symbol */
                 space = y == Y_SPACE;
                 ring[rn % TS_RING] = idx;

@@ -32,6 +32,20 @@
 
 /* One text stream: the phrase automaton's state, the
  * last TS_RING symbols, and the runs (blob, IPv4 / e-mail word, URL). */
+/* letters of the current word */
+#define WL_ASCII 0x01u
+#define WL_CONFUSABLE 0x02u /* Cyrillic / Greek letters that look Latin */
+#define WL_WIDE 0x04u       /* fullwidth Latin */
+#define WL_STYLED 0x08u     /* mathematical, circled */
+#define WL_OTHER 0x10u      /* letters of another script */
+/* output contexts (exfiltration) */
+#define CTX_MDLINK 0x01u    /* after "](" until ")" or a newline */
+#define CTX_COMMENT 0x02u   /* between "<!--" and "-->" */
+/* gates: what the enclosing conditions test (GG734) */
+#define GATE_CONTENT 0x01u
+#define GATE_TURNS 0x02u
+#define GATE_DATE 0x04u
+
 typedef struct tscan {
     const char *what;  /* "text" or "string literal" */
     uint32_t seg;      /* current segment number */
@@ -46,6 +60,13 @@ typedef struct tscan {
     uint32_t fold_n, skip_n;      /* ring_n after the last folded symbol / at the last
                                      skipped invisible character (0: none) */
     uint64_t ring_index[TS_RING]; /* template index of each symbol */
+    uint8_t wl;                   /* WL_* of the current word */
+    uint32_t wl_n;                /* its letters */
+    uint64_t wl_index;            /* where it started */
+    uint8_t ctx;                  /* CTX_* */
+    uint8_t gate;                 /* GATE_* of the blocks open around the text */
+    uint32_t nl_words;            /* words of prose in a row, under a gate */
+    bool nl_done;
     uint32_t blob_len, blob_seg;
     uint8_t blob_cls;
     uint8_t blob_head[48];
@@ -82,5 +103,11 @@ void ts_segment(tscan *s, uint16_t fl);    /* what the next bytes are (SG_*) */
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index);
 void ts_end(tpl *t, tscan *s);             /* flush the runs, reset the automaton */
 const char *ts_where(const tscan *s, unsigned how, char *buf, size_t cap);
+/* An unknown {{ }} value holding message content is output at `index`:
+ * inside a URL, a markdown link target or an HTML comment it is GG736. */
+void ts_content(tpl *t, tscan *s, uint64_t index);
+/* The text that follows is inside blocks whose conditions test GATE_* bits. */
+void ts_gate(tscan *s, unsigned gate);
+size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *folded);
 
 #endif

@@ -675,6 +675,20 @@ aval fd_fold_index(tpl *t, const aval *x, int64_t i)
     return r;
 }
 
+/* A constant that opens a URL, a markdown image or link target, or an HTML
+ * comment: content appended to it is sent or hidden. */
+static bool sink_text(const uint8_t *s, uint32_t n)
+{
+    static const char *const needles[] = {"://", "](", "<!--", "?q=", "&q="};
+    for (size_t i = 0; i < sizeof needles / sizeof needles[0]; i++) {
+        size_t k = strlen(needles[i]);
+        for (uint32_t j = 0; j + k <= n; j++)
+            if (memcmp(s + j, needles[i], k) == 0)
+                return true;
+    }
+    return false;
+}
+
 aval fd_concat(tpl *t, const aval *a, const aval *b)
 {
     bool ca = (a->kind == AV_STR || a->kind == AV_INT) && !(a->flags & F_HUGE);
@@ -685,6 +699,14 @@ aval fd_concat(tpl *t, const aval *a, const aval *b)
         if ((a->kind == AV_STR && fd_has_frag(fd_bytes(t, a), a->len)) ||
             (b->kind == AV_STR && fd_has_frag(fd_bytes(t, b), b->len)))
             r.flags |= F_FRAG;
+        const aval *k = a->kind == AV_STR ? a : b->kind == AV_STR ? b : NULL;
+        const aval *o = k == a ? b : a;
+        if (k && (o->flags & F_CONTENT) && sink_text(fd_bytes(t, k), k->len)) {
+            char e[120];
+            tpl_report(t, TH_EXFIL, a->pos, a->index, "message content is concatenated to "
+                       "'%s' (a URL, markdown link or HTML comment): an exfiltration sink",
+                       tpl_quote(e, sizeof e, fd_bytes(t, k), k->len, 60));
+        }
         return r;
     }
     /* two neighbours in the arena (the usual 'a' ~ 'b' ~ 'c'): no copy */

@@ -30,6 +30,12 @@ enum {
     TH_UTF8,        /* invalid UTF-8 */
     TH_SYNTAX,      /* unterminated constructs, unbalanced blocks */
     TH_LIMIT,       /* an analysis cap was hit */
+    TH_GATED,       /* instructions emitted only under a content / turn / date condition */
+    TH_ASSEMBLED,   /* instruction text no literal holds */
+    TH_EXFIL,       /* message content into a URL, markdown link or HTML comment */
+    TH_SHELL,       /* installer and shell commands */
+    TH_HOMOGLYPH,   /* look-alike letters in words and names */
+    TH_CONCEAL,     /* "do not tell the user" */
     TH__COUNT
 };
 

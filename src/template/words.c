@@ -82,6 +82,19 @@ static const wdef words[W__COUNT] = {
     [W_FIRST] = {"first", 0}, [W_LAST] = {"last", 0}, [W_LIST] = {"list", 0},
     [W_CENTER] = {"center", 0}, [W_INDENT] = {"indent", 0},
     [W_CONTENT] = {"content", 0}, [W_TEXT] = {"text", 0},
+    [W_LENGTH] = {"length", 0}, [W_INDEX0] = {"index0", 0}, [W_REVINDEX] = {"revindex", 0},
+    [W_REVINDEX0] = {"revindex0", 0}, [W_STRFTIME_NOW] = {"strftime_now", 0},
+    [W_URLENCODE] = {"urlencode", 0},
+    [W_GI_FRAME] = {"gi_frame", WC_INTERNAL}, [W_GI_CODE] = {"gi_code", WC_INTERNAL},
+    [W_CR_FRAME] = {"cr_frame", WC_INTERNAL}, [W_CR_CODE] = {"cr_code", WC_INTERNAL},
+    [W_AG_FRAME] = {"ag_frame", WC_INTERNAL}, [W_AG_CODE] = {"ag_code", WC_INTERNAL},
+    [W_TB_FRAME] = {"tb_frame", WC_INTERNAL}, [W_TB_NEXT] = {"tb_next", WC_INTERNAL},
+    [W_F_BUILTINS] = {"f_builtins", WC_INTERNAL | WC_KEYSINK},
+    [W_F_GLOBALS] = {"f_globals", WC_INTERNAL}, [W_F_LOCALS] = {"f_locals", WC_INTERNAL},
+    [W_F_BACK] = {"f_back", WC_INTERNAL}, [W_F_CODE] = {"f_code", WC_INTERNAL},
+    [W_GET] = {"get", 0}, [W_POP] = {"pop", 0}, [W_SETDEFAULT] = {"setdefault", 0},
+    [W_INCLUDE] = {"include", 0}, [W_IMPORT] = {"import", 0}, [W_EXTENDS] = {"extends", 0},
+    [W_FROM] = {"from", 0},
 };
 #undef TAINT
 

@@ -42,6 +42,13 @@ enum {
     W_LIST, W_CENTER, W_INDENT,
     /* message fields */
     W_CONTENT, W_TEXT,
+    /* turn counting and dates (GG734) */
+    W_LENGTH, W_INDEX0, W_REVINDEX, W_REVINDEX0, W_STRFTIME_NOW, W_URLENCODE,
+    /* generator, coroutine, frame, traceback and code internals */
+    W_GI_FRAME, W_GI_CODE, W_CR_FRAME, W_CR_CODE, W_AG_FRAME, W_AG_CODE, W_TB_FRAME, W_TB_NEXT,
+    W_F_BUILTINS, W_F_GLOBALS, W_F_LOCALS, W_F_BACK, W_F_CODE, W_GET, W_POP, W_SETDEFAULT,
+    /* statements that load other templates */
+    W_INCLUDE, W_IMPORT, W_EXTENDS, W_FROM,
     W__COUNT
 };
 
@@ -53,6 +60,7 @@ enum {
 #define WC_KEYSINK 0x10u    /* a subscript / attr name that reaches a sink on any object */
 #define WC_TAINTSINK 0x20u  /* a sink once an object-model chain is reached */
 #define WC_CLASSHUNT 0x40u  /* a class or attribute named in class-hunting payloads */
+#define WC_INTERNAL 0x80u   /* a generator / frame / code attribute: Python internals */
 
 
 /* open addressing over word ids, built by word_init */
