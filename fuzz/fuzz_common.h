@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_ASSERT(cond)                                                                  \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: fuzz assert failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                       \
-        }                                                                                  \
+#define FUZZ_ASSERT(cond)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: fuzz assert failed: %s\n", __FILE__, __LINE__, #cond);         \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -20,7 +20,7 @@ static const char origin[] = "http://127.0.0.1:1/";
 static void options(net_options *o, uint8_t sel)
 {
     net_options_default(o);
-    o->first_range = 1 + (uint64_t)(sel & 7) * 97;     /* 1 .. 680 bytes */
+    o->first_range = 1 + (uint64_t)(sel & 7) * 97; /* 1 .. 680 bytes */
     o->max_fetch = 64 + (uint64_t)((sel >> 3) & 7) * 512;
     o->backoff_ms = 0;
     o->max_retry_after_s = 0;
@@ -58,6 +58,31 @@ static void read_some(net_file *f, const uint8_t *head_copy, uint64_t head_len)
     FUZZ_ASSERT(net_read_at(f, size, &one, 1, err, sizeof err) != NET_OK);
 }
 
+static int net_read(void *user, uint64_t off, void *buf, size_t len, char *err, size_t errn)
+{
+    net_status st = net_read_at(user, off, buf, len, err, errn);
+    return st == NET_OK ? GGUFLINT_OK : st == NET_E_NOMEM ? GGUFLINT_E_NOMEM : GGUFLINT_E_IO;
+}
+
+/* Lint the remote file as gguflint_open_url does: a reader over its ranges. */
+static void lint_remote(net_file *f, uint8_t sel)
+{
+    gguflint_ctx *ctx = gguflint_new(NULL);
+    if (!ctx)
+        return;
+    gguflint_reader r = {net_size(f), net_read, NULL, f, 64 + (uint64_t)(sel & 7) * 100, 1u << 16};
+    int st = gguflint_open_reader(ctx, &r);
+    FUZZ_ASSERT(st == GGUFLINT_OK || st == GGUFLINT_E_IO || st == GGUFLINT_E_NOMEM);
+    if (st == GGUFLINT_OK) {
+        /* padding past the metadata is read through the reader: may fail */
+        st = gguflint_run(ctx);
+        FUZZ_ASSERT(st == GGUFLINT_OK || st == GGUFLINT_E_IO || st == GGUFLINT_E_NOMEM);
+    } else {
+        FUZZ_ASSERT(gguflint_error_detail(ctx)[0] != '\0');
+    }
+    gguflint_free(ctx);
+}
+
 static void fuzz_open(const uint8_t *script, size_t len, uint8_t sel)
 {
     net_script s;
@@ -80,6 +105,7 @@ static void fuzz_open(const uint8_t *script, size_t len, uint8_t sel)
         FUZZ_ASSERT(net_read_at(f, 0, copy, (size_t)head_len, e2, sizeof e2) == NET_OK);
         FUZZ_ASSERT(s.performed == before); /* cached bytes cost no request */
         read_some(f, copy, head_len);
+        lint_remote(f, sel);
         uint64_t bytes, reqs;
         net_stats(f, &bytes, &reqs);
         FUZZ_ASSERT(reqs == s.performed);
@@ -102,12 +128,12 @@ static void fuzz_list(const uint8_t *script, size_t len, uint8_t sel)
     o.max_fetch = 1u << 16;
     hf_ref r;
     char err[256];
-    FUZZ_ASSERT(hf_parse((sel & 0x40) ? "hf://org/repo@v1/sub" : "hf://org/repo", &r, err,
-                         sizeof err));
+    FUZZ_ASSERT(
+        hf_parse((sel & 0x40) ? "hf://org/repo@v1/sub" : "hf://org/repo", &r, err, sizeof err));
     hf_list l;
     uint64_t bytes = 0, reqs = 0;
-    net_status st = hf_list_repo("http://127.0.0.1:1", &r, &o, &s.t, &l, &bytes, &reqs, err,
-                                 sizeof err);
+    net_status st =
+        hf_list_repo("http://127.0.0.1:1", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err);
     FUZZ_ASSERT(st == NET_OK || st == NET_E_IO || st == NET_E_NOMEM);
     if (st == NET_OK) {
         for (size_t i = 0; i < l.n; i++) {

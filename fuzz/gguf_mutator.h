@@ -25,8 +25,18 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 #define GM_MAX_ITEMS 128
 
 enum gm_kind {
-    GM_COUNT_T, GM_COUNT_KV, GM_STRLEN, GM_VTYPE, GM_ETYPE, GM_ACOUNT, GM_NDIMS, GM_DIM,
-    GM_GTYPE, GM_OFFSET, GM_ALIGN, GM_KEYBYTE
+    GM_COUNT_T,
+    GM_COUNT_KV,
+    GM_STRLEN,
+    GM_VTYPE,
+    GM_ETYPE,
+    GM_ACOUNT,
+    GM_NDIMS,
+    GM_DIM,
+    GM_GTYPE,
+    GM_OFFSET,
+    GM_ALIGN,
+    GM_KEYBYTE
 };
 
 typedef struct gm_field {
@@ -106,8 +116,9 @@ static void gm_scan(gm_map *m, const uint8_t *d, size_t n)
     gm_add(m, p, m->w, GM_COUNT_KV);
     uint64_t kc = gm_get(m, d, p, m->w);
     p += w;
-#define NEED(k) \
-    if ((k) > n - p) return
+#define NEED(k)                                                                                    \
+    if ((k) > n - p)                                                                               \
+    return
     for (uint64_t i = 0; i < kc && i < 4096; i++) {
         size_t start = p;
         NEED(w);

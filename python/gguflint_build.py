@@ -62,6 +62,10 @@ def header_cdef(header: str) -> str:
 
 GLUE_CDEF = """
 const char *gguflintpy_version(void);
+bool gguflintpy_url_supported(void);
+int gguflintpy_open_url_run(gguflint_ctx *ctx, const char *url);
+bool gguflintpy_fetch_stats(const gguflint_ctx *ctx, uint64_t *bytes, uint64_t *requests);
+int gguflintpy_list(const char *ref, char **out, size_t *len, char *err, size_t err_size);
 gguflint_ctx *gguflintpy_new(const char *profile, const char *select, const char *ignore,
                              bool deep, bool header_only, int *status,
                              char *bad, size_t bad_size);
@@ -81,7 +85,6 @@ GLUE = r"""
 #include <string.h>
 #include <pthread.h>
 
-static const char *gguflintpy_version(void) { return GGUFLINT_VERSION; }
 
 static void gguflintpy_free(void *p) { free(p); }
 
@@ -115,49 +118,6 @@ static int gguflintpy_take(gguflintpy_buf *b, char **out, size_t *len)
     *out = b->p;
     *len = b->len;
     return GGUFLINT_OK;
-}
-
-/* Options the way the CLI applies them: profile, then select (exclusive),
- * then ignore. On an unknown name, *status is GGUFLINT_E_ARG and the name is
- * copied into bad. */
-static gguflint_ctx *gguflintpy_new(const char *profile, const char *select, const char *ignore,
-                                    bool deep, bool header_only, int *status,
-                                    char *bad, size_t bad_size)
-{
-    gguflint_ctx *ctx = NULL;
-    gguflint_options *opt = gguflint_options_new();
-    *status = GGUFLINT_OK;
-    if (bad_size)
-        bad[0] = '\0';
-    if (!opt) {
-        *status = GGUFLINT_E_NOMEM;
-        return NULL;
-    }
-    if (gguflint_options_profile(opt, profile) != GGUFLINT_OK) {
-        *status = GGUFLINT_E_ARG;
-        if (bad_size) { strncpy(bad, profile, bad_size - 1); bad[bad_size - 1] = '\0'; }
-        goto done;
-    }
-    if (select) {
-        gguflint_options_clear(opt);
-        if (gguflint_options_select(opt, select, true, bad, bad_size) != GGUFLINT_OK) {
-            *status = GGUFLINT_E_ARG;
-            goto done;
-        }
-    }
-    if (ignore && gguflint_options_select(opt, ignore, false, bad, bad_size) != GGUFLINT_OK) {
-        *status = GGUFLINT_E_ARG;
-        goto done;
-    }
-    gguflint_options_set_deep(opt, deep);
-    gguflint_options_set_deep_jobs(opt, 1); /* one thread per lint: callers parallelise across files */
-    gguflint_options_set_header_only(opt, header_only);
-    ctx = gguflint_new(opt);
-    if (!ctx)
-        *status = GGUFLINT_E_NOMEM;
-done:
-    gguflint_options_free(opt);
-    return ctx;
 }
 
 /* Files are mapped; a file truncated by another process during a run raises
@@ -234,6 +194,101 @@ static int gguflintpy_rules_markdown(char **out, size_t *len)
 }
 """
 
+GLUE_VERSION = "static const char *gguflintpy_version(void) { return gguflint_version(); }\n"
+
+GLUE_OPTIONS = r"""
+/* Options the way the CLI applies them: profile, then select (exclusive),
+ * then ignore. On an unknown name, *status is GGUFLINT_E_ARG and the name is
+ * copied into bad. */
+static gguflint_ctx *gguflintpy_new(const char *profile, const char *select, const char *ignore,
+                                    bool deep, bool header_only, int *status,
+                                    char *bad, size_t bad_size)
+{
+    *status = GGUFLINT_OK;
+    if (bad_size)
+        bad[0] = '\0';
+    gguflint_options *opt = gguflint_options_new();
+    if (!opt) {
+        *status = GGUFLINT_E_NOMEM;
+        return NULL;
+    }
+    gguflint_ctx *ctx = NULL;
+    if (gguflint_options_profile(opt, profile) != GGUFLINT_OK) {
+        *status = GGUFLINT_E_ARG;
+        if (bad_size) { strncpy(bad, profile, bad_size - 1); bad[bad_size - 1] = '\0'; }
+        goto done;
+    }
+    if (select) {
+        gguflint_options_clear(opt);
+        if (gguflint_options_select(opt, select, true, bad, bad_size) != GGUFLINT_OK) {
+            *status = GGUFLINT_E_ARG;
+            goto done;
+        }
+    }
+    if (ignore && gguflint_options_select(opt, ignore, false, bad, bad_size) != GGUFLINT_OK) {
+        *status = GGUFLINT_E_ARG;
+        goto done;
+    }
+    /* one thread per lint: callers parallelise across files */
+    if (gguflint_options_set_deep(opt, deep) != GGUFLINT_OK ||
+        gguflint_options_set_deep_jobs(opt, 1) != GGUFLINT_OK ||
+        gguflint_options_set_header_only(opt, header_only) != GGUFLINT_OK) {
+        *status = GGUFLINT_E_INTERNAL;
+        goto done;
+    }
+    ctx = gguflint_new(opt);
+    if (!ctx)
+        *status = GGUFLINT_E_NOMEM;
+done:
+    gguflint_options_free(opt);
+    return ctx;
+}
+
+"""
+
+GLUE_URL = r"""
+/* URL inputs: the library fetches the metadata with HTTP ranges (fetch
+ * options from the environment: $HF_ENDPOINT, $HF_TOKEN), then runs. In a
+ * library built without libcurl, gguflint_url_supported() is false and the
+ * package refuses URLs before calling these. */
+static bool gguflintpy_url_supported(void) { return gguflint_url_supported(); }
+
+static int gguflintpy_open_url_run(gguflint_ctx *ctx, const char *url)
+{
+    int st = gguflint_open_url(ctx, url, NULL);
+    if (st == GGUFLINT_OK)
+        st = gguflint_run(ctx);
+    return st;
+}
+
+static bool gguflintpy_fetch_stats(const gguflint_ctx *ctx, uint64_t *bytes, uint64_t *requests)
+{
+    const char *url = NULL;
+    return gguflint_fetch_stats(ctx, &url, bytes, requests);
+}
+
+/* The files of an hf:// repository, NUL-separated, in a buffer to free. */
+static int gguflintpy_list(const char *ref, char **out, size_t *len, char *err, size_t err_size)
+{
+    gguflint_url_list *l = NULL;
+    int st = gguflint_url_list_new(ref, NULL, &l, err, err_size);
+    if (st != GGUFLINT_OK)
+        return st;
+    gguflintpy_buf b = {0};
+    for (size_t i = 0; i < gguflint_url_list_count(l); i++) {
+        const char *u = gguflint_url_list_get(l, i);
+        gguflintpy_append(&b, u, strlen(u) + 1);
+    }
+    gguflint_url_list_free(l);
+    return gguflintpy_take(&b, out, len);
+}
+"""
+
+def glue() -> str:
+    """The C glue: buffers, the SIGBUS guard and the JSON writers (GLUE),
+    the version, options as the CLI applies them, URL inputs."""
+    return GLUE + GLUE_VERSION + GLUE_OPTIONS + GLUE_URL
+
 
 def link_flags(libdir: str):
     """System libraries to link after libgguflint.a: what gguflint.pc lists as
@@ -262,7 +317,7 @@ def make_ffibuilder() -> FFI:
     ffi.cdef(header_cdef(header))
     ffi.cdef(GLUE_CDEF)
     ffi.set_source(
-        "gguflint._native", GLUE,
+        "gguflint._native", glue(),
         include_dirs=[os.path.join(root, "src")],
         # The static archive, so the extension is one self-contained file.
         extra_objects=[archive],

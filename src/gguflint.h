@@ -67,12 +67,12 @@ extern "C" {
 #define GGUFLINT_VERSION_MAJOR 0
 #define GGUFLINT_VERSION_MINOR 1
 #define GGUFLINT_VERSION_PATCH 0
-#define GGUFLINT_VERSION_NUMBER                                                            \
+#define GGUFLINT_VERSION_NUMBER                                                                    \
     (GGUFLINT_VERSION_MAJOR * 10000 + GGUFLINT_VERSION_MINOR * 100 + GGUFLINT_VERSION_PATCH)
 #define GGUFLINT_STRINGIFY_(x) #x
 #define GGUFLINT_STRINGIFY(x) GGUFLINT_STRINGIFY_(x)
-#define GGUFLINT_VERSION                                                                   \
-    GGUFLINT_STRINGIFY(GGUFLINT_VERSION_MAJOR)                                             \
+#define GGUFLINT_VERSION                                                                           \
+    GGUFLINT_STRINGIFY(GGUFLINT_VERSION_MAJOR)                                                     \
     "." GGUFLINT_STRINGIFY(GGUFLINT_VERSION_MINOR) "." GGUFLINT_STRINGIFY(GGUFLINT_VERSION_PATCH)
 
 /* The version of the library actually linked ("0.1.0" and 100 for 0.1.0),
@@ -106,9 +106,9 @@ GGUFLINT_API const char *gguflint_severity_name(gguflint_severity s); /* "note" 
 GGUFLINT_API int gguflint_severity_parse(const char *s);
 
 typedef struct gguflint_rule_info {
-    const char *id;      /* "GG106" */
-    const char *slug;    /* "duplicate-key" */
-    const char *family;  /* "container", "kv", "tensor", "data" */
+    const char *id;     /* "GG106" */
+    const char *slug;   /* "duplicate-key" */
+    const char *family; /* "container", "kv", "tensor", "data" */
     gguflint_severity default_severity;
     const char *summary; /* one line */
     const char *what;    /* documentation: what the rule checks */
@@ -143,11 +143,11 @@ GGUFLINT_API void gguflint_options_default(gguflint_options *opt);
 
 /* Limits. Values may only be appended to this enum, never renumbered. */
 typedef enum gguflint_limit {
-    GGUFLINT_LIMIT_STRING_LEN = 0,  /* any string: longer is GG113 (default 1 GiB, as ggml) */
-    GGUFLINT_LIMIT_ARRAY_COUNT = 1, /* elements of one array: more is GG120 (default 2^30) */
-    GGUFLINT_LIMIT_KV_COUNT = 2,    /* declared KVs above this: GG011 (default 100000) */
+    GGUFLINT_LIMIT_STRING_LEN = 0,   /* any string: longer is GG113 (default 1 GiB, as ggml) */
+    GGUFLINT_LIMIT_ARRAY_COUNT = 1,  /* elements of one array: more is GG120 (default 2^30) */
+    GGUFLINT_LIMIT_KV_COUNT = 2,     /* declared KVs above this: GG011 (default 100000) */
     GGUFLINT_LIMIT_TENSOR_COUNT = 3, /* declared tensors above this: GG012 (default 10000000) */
-    GGUFLINT_LIMIT_DEPTH = 4,       /* array nesting levels walked (default 4; at most 2^32-1,
+    GGUFLINT_LIMIT_DEPTH = 4,        /* array nesting levels walked (default 4; at most 2^32-1,
                                        0 counts as 1, walking stops at 64 whatever the value) */
     GGUFLINT_LIMIT_FINDINGS_PER_RULE = 5, /* findings kept per rule and file, the rest
                                              counted (default 100; at most 2^32-1, 0 counts
@@ -155,7 +155,8 @@ typedef enum gguflint_limit {
     GGUFLINT_LIMIT__COUNT
 } gguflint_limit;
 
-GGUFLINT_API int gguflint_options_set_limit(gguflint_options *opt, gguflint_limit limit, uint64_t value);
+GGUFLINT_API int gguflint_options_set_limit(gguflint_options *opt, gguflint_limit limit,
+                                            uint64_t value);
 /* A limit's value (0 for NULL options or an unknown limit). */
 GGUFLINT_API uint64_t gguflint_options_get_limit(const gguflint_options *opt, gguflint_limit limit);
 /* A limit's default (0 for an unknown limit). */
@@ -189,15 +190,16 @@ GGUFLINT_API gguflint_severity gguflint_rule_profile_severity(size_t rule, size_
  * rule's severity in the applied profile. Returns GGUFLINT_E_ARG for an
  * unknown item, with the item copied into `bad` (if non-NULL). */
 GGUFLINT_API int gguflint_options_select(gguflint_options *opt, const char *list, bool on,
-                            char *bad, size_t bad_size);
+                                         char *bad, size_t bad_size);
 /* Disable every rule (the start of an exclusive --select). */
 GGUFLINT_API void gguflint_options_clear(gguflint_options *opt);
 /* Set the severity of the rules named by `name` (same forms as select). */
 GGUFLINT_API int gguflint_options_set_severity(gguflint_options *opt, const char *name,
-                                  gguflint_severity sev);
+                                               gguflint_severity sev);
 /* The effective severity of rule index `rule` (GGUFLINT_OFF: disabled, or
  * no such rule). */
-GGUFLINT_API gguflint_severity gguflint_options_get_severity(const gguflint_options *opt, size_t rule);
+GGUFLINT_API gguflint_severity gguflint_options_get_severity(const gguflint_options *opt,
+                                                             size_t rule);
 
 /* ---- context and input ---- */
 typedef struct gguflint_ctx gguflint_ctx;
@@ -232,8 +234,7 @@ typedef struct gguflint_reader {
     /* Fill buf with exactly len bytes at offset (offset + len <= size) and
      * return GGUFLINT_OK, or a failing status with a one-line reason in err.
      * Called from several threads at once by a --deep scan with deep_jobs. */
-    int (*read_at)(void *user, uint64_t offset, void *buf, size_t len, char *err,
-                   size_t err_size);
+    int (*read_at)(void *user, uint64_t offset, void *buf, size_t len, char *err, size_t err_size);
     void (*close)(void *user); /* may be NULL */
     void *user;
     uint64_t first_read; /* bytes of the first read; 0: 2 MiB */
@@ -301,32 +302,35 @@ typedef struct gguflint_fetch_options gguflint_fetch_options;
 GGUFLINT_API gguflint_fetch_options *gguflint_fetch_options_new(void);
 GGUFLINT_API void gguflint_fetch_options_free(gguflint_fetch_options *fo);
 typedef enum gguflint_fetch_setting {
-    GGUFLINT_FETCH_FIRST_RANGE = 0,   /* bytes of the first request (>= 64) */
-    GGUFLINT_FETCH_MAX_BYTES = 1,     /* cap on the metadata held (and on one API page) */
-    GGUFLINT_FETCH_RETRIES = 2,       /* extra attempts after 429 / 5xx (<= 20) */
-    GGUFLINT_FETCH_BACKOFF_MS = 3,    /* first retry delay, doubled each time */
+    GGUFLINT_FETCH_FIRST_RANGE = 0, /* bytes of the first request (>= 64) */
+    GGUFLINT_FETCH_MAX_BYTES = 1,   /* cap on the metadata held (and on one API page) */
+    GGUFLINT_FETCH_RETRIES = 2,     /* extra attempts after 429 / 5xx (<= 20) */
+    GGUFLINT_FETCH_BACKOFF_MS = 3,  /* first retry delay, doubled each time */
     GGUFLINT_FETCH_CONNECT_TIMEOUT_MS = 4,
-    GGUFLINT_FETCH_TIMEOUT_MS = 5,    /* a request that receives nothing this long fails */
+    GGUFLINT_FETCH_TIMEOUT_MS = 5, /* a request that receives nothing this long fails */
     GGUFLINT_FETCH_MAX_REDIRECTS = 6
 } gguflint_fetch_setting;
 /* GGUFLINT_E_ARG for an unknown setting or a value out of range. */
-GGUFLINT_API int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, uint64_t value);
+GGUFLINT_API int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what,
+                                    uint64_t value);
 /* Add a request header "Name: value" (printable ASCII, at most 32 headers),
  * sent to the origin of each URL opened with these options only. */
 GGUFLINT_API int gguflint_fetch_add_header(gguflint_fetch_options *fo, const char *line);
 /* The Hub's endpoint (an http(s) URL) and token; NULL keeps the current
  * value, "" removes the token. */
-GGUFLINT_API int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *endpoint, const char *token);
+GGUFLINT_API int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *endpoint,
+                                        const char *token);
 
 /* Open the file at `url` (kind 1). fo may be NULL for the defaults. The
  * metadata is fetched now; the context's name (for name-based checks) is the
  * URL without its query, unless set before. */
-GGUFLINT_API int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_options *fo);
+GGUFLINT_API int gguflint_open_url(gguflint_ctx *ctx, const char *url,
+                                   const gguflint_fetch_options *fo);
 /* For a URL input: the URL fetched (hf:// resolved), body bytes received and
  * HTTP requests made so far (redirects and retries included). False (and
  * nothing written) for other inputs. */
-GGUFLINT_API bool gguflint_fetch_stats(const gguflint_ctx *ctx, const char **url, uint64_t *bytes_fetched,
-                          uint64_t *requests);
+GGUFLINT_API bool gguflint_fetch_stats(const gguflint_ctx *ctx, const char **url,
+                                       uint64_t *bytes_fetched, uint64_t *requests);
 /* For a URL input: false when the server ignored Range requests and sent the
  * whole file, which was then read from its start up to the fetch cap (the
  * metadata is complete, or the open failed); true otherwise. */
@@ -336,12 +340,14 @@ GGUFLINT_API bool gguflint_fetch_ranges(const gguflint_ctx *ctx);
  * kind 1), sorted by path, as hf://ORG/REPO@REV/PATH URLs. */
 typedef struct gguflint_url_list gguflint_url_list;
 GGUFLINT_API int gguflint_url_list_new(const char *ref, const gguflint_fetch_options *fo,
-                          gguflint_url_list **out, char *err, size_t err_size);
+                                       gguflint_url_list **out, char *err, size_t err_size);
 GGUFLINT_API size_t gguflint_url_list_count(const gguflint_url_list *l);
-GGUFLINT_API const char *gguflint_url_list_get(const gguflint_url_list *l, size_t i); /* NULL past the end */
-GGUFLINT_API uint64_t gguflint_url_list_size(const gguflint_url_list *l, size_t i);  /* as listed */
+GGUFLINT_API const char *gguflint_url_list_get(const gguflint_url_list *l,
+                                               size_t i); /* NULL past the end */
+GGUFLINT_API uint64_t gguflint_url_list_size(const gguflint_url_list *l, size_t i); /* as listed */
 /* Bytes received and requests made to list. */
-GGUFLINT_API void gguflint_url_list_stats(const gguflint_url_list *l, uint64_t *bytes, uint64_t *requests);
+GGUFLINT_API void gguflint_url_list_stats(const gguflint_url_list *l, uint64_t *bytes,
+                                          uint64_t *requests);
 GGUFLINT_API void gguflint_url_list_free(gguflint_url_list *l);
 
 /* ---- findings ---- */
@@ -373,43 +379,43 @@ typedef struct gguflint_view {
 
 typedef struct gguflint_header {
     uint64_t file_size;
-    bool is_gguf;           /* the magic was recognised and a version read */
-    uint32_t version;       /* as interpreted (byte order applied) */
+    bool is_gguf;     /* the magic was recognised and a version read */
+    uint32_t version; /* as interpreted (byte order applied) */
     bool big_endian;
-    uint64_t tensor_count;  /* as declared */
-    uint64_t kv_count;      /* as declared */
-    uint64_t kv_parsed;     /* KVs read completely */
-    uint64_t tensors_parsed;/* tensor infos read completely */
-    uint64_t alignment;     /* effective alignment (32 when absent or unusable) */
-    bool metadata_complete; /* every KV and tensor info was read */
-    uint64_t metadata_end;  /* offset just past the last tensor info read */
-    uint64_t data_start;    /* start of the data section (valid if metadata_complete) */
+    uint64_t tensor_count;   /* as declared */
+    uint64_t kv_count;       /* as declared */
+    uint64_t kv_parsed;      /* KVs read completely */
+    uint64_t tensors_parsed; /* tensor infos read completely */
+    uint64_t alignment;      /* effective alignment (32 when absent or unusable) */
+    bool metadata_complete;  /* every KV and tensor info was read */
+    uint64_t metadata_end;   /* offset just past the last tensor info read */
+    uint64_t data_start;     /* start of the data section (valid if metadata_complete) */
 } gguflint_header;
 
 typedef struct gguflint_kv {
     gguflint_view key;
-    uint64_t offset;        /* of the key's length field */
-    uint32_t type;          /* value type 0..12 */
-    uint64_t value_offset;  /* first byte of the value */
-    uint64_t value_size;    /* bytes of the whole value */
-    uint32_t elem_type;     /* arrays: element type */
-    uint64_t count;         /* arrays: element count */
+    uint64_t offset;       /* of the key's length field */
+    uint32_t type;         /* value type 0..12 */
+    uint64_t value_offset; /* first byte of the value */
+    uint64_t value_size;   /* bytes of the whole value */
+    uint32_t elem_type;    /* arrays: element type */
+    uint64_t count;        /* arrays: element count */
     /* Scalars, decoded in the file's byte order: */
-    uint64_t u;             /* unsigned types and bool */
-    int64_t i;              /* signed types (sign-extended) */
-    double f;               /* f32 / f64 */
-    gguflint_view str;      /* strings */
+    uint64_t u;        /* unsigned types and bool */
+    int64_t i;         /* signed types (sign-extended) */
+    double f;          /* f32 / f64 */
+    gguflint_view str; /* strings */
 } gguflint_kv;
 
 typedef struct gguflint_tensor {
     gguflint_view name;
-    uint64_t info_offset;   /* of the name's length field */
-    uint32_t n_dims;        /* as declared */
-    uint64_t ne[4];         /* dims (1 beyond n_dims); raw u64 bit patterns */
-    uint32_t type;          /* ggml type id */
-    uint64_t offset;        /* relative to the data section */
-    uint64_t nbytes;        /* computed byte size (valid when size_ok) */
-    bool size_ok;           /* type known, dims sane, no overflow */
+    uint64_t info_offset; /* of the name's length field */
+    uint32_t n_dims;      /* as declared */
+    uint64_t ne[4];       /* dims (1 beyond n_dims); raw u64 bit patterns */
+    uint32_t type;        /* ggml type id */
+    uint64_t offset;      /* relative to the data section */
+    uint64_t nbytes;      /* computed byte size (valid when size_ok) */
+    bool size_ok;         /* type known, dims sane, no overflow */
 } gguflint_tensor;
 
 GGUFLINT_API const gguflint_header *gguflint_get_header(const gguflint_ctx *ctx);
@@ -436,22 +442,23 @@ GGUFLINT_API void gguflint_escape(gguflint_write_fn w, void *user, const void *d
 typedef enum gguflint_format {
     GGUFLINT_FORMAT_TEXT = 0,
     GGUFLINT_FORMAT_JSON = 1,
-    GGUFLINT_FORMAT_SARIF = 2,  /* SARIF 2.1.0, one run (lint reports only) */
-    GGUFLINT_FORMAT_GITHUB = 3  /* GitHub Actions workflow annotations (lint reports only) */
+    GGUFLINT_FORMAT_SARIF = 2, /* SARIF 2.1.0, one run (lint reports only) */
+    GGUFLINT_FORMAT_GITHUB = 3 /* GitHub Actions workflow annotations (lint reports only) */
 } gguflint_format;
 
 /* A report over several files: begin, one call per file, end. A file that
  * could not be read (status != OK) is recorded in JSON with its error; in text
  * the caller prints such errors itself (to stderr). */
 typedef struct gguflint_report gguflint_report;
-GGUFLINT_API gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, void *user);
+GGUFLINT_API gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w,
+                                                  void *user);
 /* display_path: the name shown (as given). ctx may carry a failing status. */
 GGUFLINT_API void gguflint_report_file(gguflint_report *r, const char *display_path,
-                          const gguflint_ctx *ctx, int status);
+                                       const gguflint_ctx *ctx, int status);
 /* An input that could not even be opened as a context (an hf:// listing that
  * failed): recorded like a file whose status is `status`, with `detail`. */
 GGUFLINT_API void gguflint_report_failure(gguflint_report *r, const char *display_path, int status,
-                             const char *detail);
+                                          const char *detail);
 /* Report settings (set after gguflint_report_new, before the first file).
  * Values may only be appended to this enum. */
 typedef enum gguflint_report_setting {
@@ -469,7 +476,7 @@ GGUFLINT_API void gguflint_report_free(gguflint_report *r);
 /* The dump command: header, every KV with its type and value (arrays with count
  * and first elements), the tensor table. */
 GGUFLINT_API void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w,
-                   void *user);
+                                void *user);
 
 /* Rule documentation as Markdown (the RULES.md file) and as one rule's text. */
 GGUFLINT_API void gguflint_rules_markdown(gguflint_write_fn w, void *user);

@@ -2,14 +2,16 @@
 """check_layers.py - the library's folders must form layers: no cycle of
 #includes or of calls between the folders of src/ (docs/ARCHITECTURE.md).
 
-  check_layers.py SRC_DIR OBJ_DIR [NM]
+  check_layers.py SRC_DIR OBJ_DIR NM [OBJECT...]
 
 Includes are read from every .c/.h under SRC_DIR (src/cli/ is the program,
 not the library, and is skipped; gguflint.h at the top is the base every
-layer may include). Calls come from the object files under OBJ_DIR (the
-CMake object library's directory): nm gives each object's defined and
-undefined symbols, and an undefined symbol defined in another folder's
-object is an edge. Prints the folder graph, and fails (exit 1) naming the
+layer may include). Calls come from the OBJECTs given (the CMake object
+library's current objects; without any, every .o under OBJ_DIR, which in an
+old build directory may include objects of moved or deleted sources): nm
+gives each object's defined and undefined symbols, and an undefined symbol
+defined in another folder's object is an edge. An object's folder is its
+path below OBJ_DIR. Prints the folder graph, and fails (exit 1) naming the
 files that make each cycle. Uses only the standard library."""
 import os
 import re
@@ -44,24 +46,30 @@ def include_edges(src):
     return edges
 
 
-def call_edges(objdir, nm):
+def object_files(objdir, given):
+    if given:
+        return [os.path.abspath(p) for p in given if p.endswith('.o')]
+    return [os.path.join(root, f) for root, _, files in os.walk(objdir)
+            for f in files if f.endswith('.o')]
+
+
+def call_edges(objdir, nm, given):
     defined, undefined = {}, []
-    for root, _, files in os.walk(objdir):
-        for f in files:
-            if not f.endswith('.o'):
-                continue
-            path = os.path.join(root, f)
-            rel = os.path.relpath(path, objdir)
-            folder = folder_of(rel)
-            if folder is None or folder == 'cli':
-                continue
-            out = subprocess.run([nm, path], capture_output=True, text=True, check=True).stdout
-            for line in out.splitlines():
-                parts = line.split()
-                if len(parts) == 2 and parts[0] == 'U':
-                    undefined.append((folder, rel, parts[1]))
-                elif len(parts) == 3 and parts[1] in 'TDRBVW':
-                    defined[parts[2]] = (folder, rel)
+    objdir = os.path.abspath(objdir)
+    for path in object_files(objdir, given):
+        rel = os.path.relpath(path, objdir)
+        if rel.startswith('..'):
+            continue
+        folder = folder_of(rel)
+        if folder is None or folder == 'cli':
+            continue
+        out = subprocess.run([nm, path], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == 'U':
+                undefined.append((folder, rel, parts[1]))
+            elif len(parts) == 3 and parts[1] in 'TDRBVW':
+                defined[parts[2]] = (folder, rel)
     edges = {}
     for folder, rel, sym in undefined:
         if sym in defined and defined[sym][0] != folder:
@@ -111,7 +119,7 @@ def main():
     src, objdir = sys.argv[1], sys.argv[2]
     nm = sys.argv[3] if len(sys.argv) > 3 else 'nm'
     edges = include_edges(src)
-    for k, v in call_edges(objdir, nm).items():
+    for k, v in call_edges(objdir, nm, sys.argv[4:]).items():
         edges.setdefault(k, []).extend(v)
     nodes = {a for a, _ in edges} | {b for _, b in edges}
     for n in sorted(nodes):

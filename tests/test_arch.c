@@ -66,15 +66,15 @@ static void assert_arch_only_at(const uint8_t *buf, size_t len, const gguflint_o
             other = true;
     }
     if (at == 0 || other) {
-        print_message("%s: expected %s at offset %llu%s\n", where, id,
-                      (unsigned long long)offset, other ? " and no other arch rule" : "");
+        print_message("%s: expected %s at offset %llu%s\n", where, id, (unsigned long long)offset,
+                      other ? " and no other arch rule" : "");
         ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         fail_msg("%s: %s", where, at == 0 ? "missing finding" : "unexpected arch finding");
     }
     gguflint_free(ctx);
 }
-#define assert_arch_only(buf, len, id, offset) \
+#define assert_arch_only(buf, len, id, offset)                                                     \
     assert_arch_only_at(buf, len, NULL, id, offset, __func__)
 
 /* Number of findings of `id`. */
@@ -124,23 +124,23 @@ typedef struct tdef {
 
 typedef struct mspec mspec;
 struct mspec {
-    const char *arch;      /* general.architecture */
-    int layout;            /* the tensors written */
-    uint32_t version;      /* 0: 3 */
+    const char *arch; /* general.architecture */
+    int layout;       /* the tensors written */
+    uint32_t version; /* 0: 3 */
     uint32_t E, L, H, Hkv, F, X, Xused, V;
-    uint32_t Dk;           /* 0: key_length/value_length not written (E / H) */
-    bool tied;             /* no output.weight */
-    bool no_hparams;       /* only general.architecture and the tokenizer */
-    bool no_tokens;        /* no tokenizer.* keys */
-    const char *omit_key;  /* a key not written */
+    uint32_t Dk;          /* 0: key_length/value_length not written (E / H) */
+    bool tied;            /* no output.weight */
+    bool no_hparams;      /* only general.architecture and the tokenizer */
+    bool no_tokens;       /* no tokenizer.* keys */
+    const char *omit_key; /* a key not written */
     const char *omit_tensor;
     void (*kv_hook)(gb *b, const mspec *m); /* more KVs, after the standard ones */
-    tdef extra[4];         /* more tensors, after the standard ones */
+    tdef extra[4];                          /* more tensors, after the standard ones */
     size_t n_extra;
-    tdef reshape;          /* replaces the shape of the tensor of that name */
-    bool keep_layer0_only; /* a split shard: only global and blk.0 tensors */
+    tdef reshape;                   /* replaces the shape of the tensor of that name */
+    bool keep_layer0_only;          /* a split shard: only global and blk.0 tensors */
     uint16_t split_no, split_count; /* split.* keys when split_count > 0 */
-    bool keep_none;        /* tensors: none at all */
+    bool keep_none;                 /* tensors: none at all */
 };
 
 typedef struct mark {
@@ -340,8 +340,7 @@ static model build_model(const mspec *m)
         gb_kv_str(b, "tokenizer.ggml.model", "llama");
         gb_kv_arr_str(b, "tokenizer.ggml.tokens", toks, m->V);
         gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, m->V, scores, m->V * sizeof scores[0]);
-        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, m->V, types,
-                  m->V * sizeof types[0]);
+        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, m->V, types, m->V * sizeof types[0]);
         gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
         gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 2);
     }

@@ -48,8 +48,7 @@ static const char *write_sparse(const char *name, uint64_t total, const uint8_t 
     int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return NULL;
-    bool ok = write(fd, head, head_len) == (ssize_t)head_len &&
-              ftruncate(fd, (off_t)total) == 0;
+    bool ok = write(fd, head, head_len) == (ssize_t)head_len && ftruncate(fd, (off_t)total) == 0;
     close(fd);
     if (!ok) {
         unlink(name);

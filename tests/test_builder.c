@@ -22,7 +22,6 @@
 /* The structural rules only (see rulekit.h). */
 #define ST rk_structural()
 
-
 /* The builder writes the bytes the tests' offsets are computed from: check it
  * against hand-written encodings. */
 static void test_builder_encoding(void **state)
@@ -57,9 +56,9 @@ static void test_builder_encoding(void **state)
     assert_int_equal(gb_kv_written(b), 2);
     assert_int_equal(gb_tensors_written(b), 1);
     uint8_t *buf = rk_finish(b, &len);
-    static const uint8_t head[] = {'G', 'G', 'U', 'F', 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-                                   2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-                                   'k', 2, 0, 0, 0, 0x34, 0x12};
+    static const uint8_t head[] = {'G', 'G', 'U', 'F', 3, 0, 0,   0, 1, 0, 0, 0,    0,
+                                   0,   0,   0,   2,   0, 0, 0,   0, 0, 0, 0, 1,    0,
+                                   0,   0,   0,   0,   0, 0, 'k', 2, 0, 0, 0, 0x34, 0x12};
     assert_memory_equal(buf, head, sizeof head);
     static const uint8_t arr[] = {4, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 4, 3, 2, 1};
     assert_memory_equal(buf + 39 + 13, arr, sizeof arr);
@@ -71,9 +70,9 @@ static void test_builder_encoding(void **state)
     gb_kv_f32(b, "f", 1.0f);
     gb_kv_arr(b, "a", GB_VT_U32, 2, el, sizeof el);
     buf = rk_finish(b, &len);
-    static const uint8_t be[] = {'G', 'G', 'U', 'F', 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0,
-                                 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1,
-                                 'f', 0, 0, 0, 6, 0x3f, 0x80, 0, 0};
+    static const uint8_t be[] = {'G', 'G', 'U', 'F', 0,   0, 0, 3, 0, 0,    0,    0, 0, 0,
+                                 0,   0,   0,   0,   0,   0, 0, 0, 0, 2,    0,    0, 0, 0,
+                                 0,   0,   0,   1,   'f', 0, 0, 0, 6, 0x3f, 0x80, 0, 0};
     assert_memory_equal(buf, be, sizeof be);
     static const uint8_t beel[] = {0, 0, 0, 1, 1, 2, 3, 4};
     assert_memory_equal(buf + len - 8, beel, 8);
@@ -85,8 +84,8 @@ static void test_builder_encoding(void **state)
     gb_kv_str(b, "s", "xy");
     gb_override_counts(b, 7, 9);
     buf = rk_finish(b, &len);
-    static const uint8_t v1[] = {'G', 'G', 'U', 'F', 1, 0, 0, 0, 7, 0, 0, 0, 9, 0, 0, 0,
-                                 1, 0, 0, 0, 's', 8, 0, 0, 0, 2, 0, 0, 0, 'x', 'y'};
+    static const uint8_t v1[] = {'G', 'G', 'U', 'F', 1,   0, 0, 0, 7, 0, 0, 0, 9, 0,   0,  0,
+                                 1,   0,   0,   0,   's', 8, 0, 0, 0, 2, 0, 0, 0, 'x', 'y'};
     assert_int_equal(len, sizeof v1);
     assert_memory_equal(buf, v1, sizeof v1);
     free(buf);
@@ -178,12 +177,12 @@ static void test_builder_layouts_clean(void **state)
 {
     (void)state;
     /* Every tensor type family, auto offsets: no findings. */
-    rk_layout l = {.nt = 4,
-                .t = {{.name = "a", .n_dims = 2, .ne = {256, 3}, .type = GB_Q4_K, .offset = RK_AUTO},
-                      {.name = "b", .n_dims = 1, .ne = {5}, .type = GB_F32, .offset = RK_AUTO},
-                      {.name = "c", .n_dims = 3, .ne = {32, 2, 2}, .type = GB_Q4_0, .offset = RK_AUTO},
-                      {.name = "d", .n_dims = 4, .ne = {3, 1, 1, 2}, .type = GB_BF16,
-                       .offset = RK_AUTO}}};
+    rk_layout l = {
+        .nt = 4,
+        .t = {{.name = "a", .n_dims = 2, .ne = {256, 3}, .type = GB_Q4_K, .offset = RK_AUTO},
+              {.name = "b", .n_dims = 1, .ne = {5}, .type = GB_F32, .offset = RK_AUTO},
+              {.name = "c", .n_dims = 3, .ne = {32, 2, 2}, .type = GB_Q4_0, .offset = RK_AUTO},
+              {.name = "d", .n_dims = 4, .ne = {3, 1, 1, 2}, .type = GB_BF16, .offset = RK_AUTO}}};
     rk_built r = rk_build(&l);
     ex_assert_clean(r.buf, r.len, ST);
     free(r.buf);

@@ -94,7 +94,12 @@ static void write_gb(const char *name, gb *b)
 /* Weird bytes used in names: ESC + CSI, RIGHT-TO-LEFT OVERRIDE (U+202E),
  * ZERO WIDTH SPACE (U+200B), then invalid UTF-8 (a stray 0xff, an overlong
  * 0xc0 0xaf, a truncated 0xe2 0x80 sequence). */
-static const char weird_key[] = "llama.a\x1b[31mb\xe2\x80\xae" "c\xe2\x80\x8b" "d\xff" "e\xc0\xaf" "f\xe2\x80" "g";
+static const char weird_key[] = "llama.a\x1b[31mb\xe2\x80\xae"
+                                "c\xe2\x80\x8b"
+                                "d\xff"
+                                "e\xc0\xaf"
+                                "f\xe2\x80"
+                                "g";
 static const char weird_name[] = "t\x1b]0;x\x07\xe2\x80\xaen\xe2\x80\x8bm\xff";
 
 static int group_setup(void **state)
@@ -392,8 +397,7 @@ static void check_terminal_safe(const result *r, const buf *b, const char *what)
         }
         bool bad = cp == 0xFFFFFFFFu || (cp < 0x20 && cp != '\n') || (cp >= 0x7F && cp <= 0x9F) ||
                    (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
-                   (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF || cp == 0x2028 ||
-                   cp == 0x2029;
+                   (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF || cp == 0x2028 || cp == 0x2029;
         if (bad) {
             print_message("%s: unsafe byte 0x%02x (cp U+%04X) at offset %zu\n", what, c,
                           (unsigned)cp, i);
@@ -578,7 +582,8 @@ static void test_json_format(void **state)
     RUN(&r, "--format", "json", "@valid.gguf");
     expect_exit(&r, 0, "json valid");
     expect_contains(&r, &r.out, "{\"schema_version\":1,", "json valid");
-    expect_contains(&r, &r.out, "\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION "\"}",
+    expect_contains(&r, &r.out,
+                    "\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION "\"}",
                     "json valid");
     expect_contains(&r, &r.out, "\"gguf\":true,\"version\":3,", "json valid");
     expect_contains(&r, &r.out, "\"kv_count\":23,", "json valid");
@@ -595,8 +600,9 @@ static void test_json_format(void **state)
     /* --quiet does not change JSON */
     RUN(&r, "--format", "json", "--quiet", "@dup.gguf");
     expect_exit(&r, 1, "json dup");
-    expect_contains(&r, &r.out, "\"rule\":\"GG106\",\"slug\":\"duplicate-key\",\"family\":\"kv\","
-                                "\"severity\":\"error\",\"offset\":",
+    expect_contains(&r, &r.out,
+                    "\"rule\":\"GG106\",\"slug\":\"duplicate-key\",\"family\":\"kv\","
+                    "\"severity\":\"error\",\"offset\":",
                     "json dup");
     expect_contains(&r, &r.out, "\"path\":\"kv[\\\"general.name\\\"]\"", "json dup");
     expect_contains(&r, &r.out, "\"message\":\"", "json dup");
@@ -672,11 +678,11 @@ static void test_selection(void **state)
     assert_int_equal(code_of(ARGV("--select", "duplicate-key", "@dup.gguf")), 1);
     assert_int_equal(code_of(ARGV("--select", "kv", "@dup.gguf")), 1);
     assert_int_equal(code_of(ARGV("--select", "ALL", "@dup.gguf")), 1);
-    assert_int_equal(code_of(ARGV("--select", "GG114", "--extend-select", "GG106", "@dup.gguf")), 1);
-    assert_int_equal(code_of(ARGV("--severity", "GG106=warning", "@dup.gguf")), 0);
-    assert_int_equal(code_of(ARGV("--severity", "GG106=warning", "--fail-on", "warning",
-                                  "@dup.gguf")),
+    assert_int_equal(code_of(ARGV("--select", "GG114", "--extend-select", "GG106", "@dup.gguf")),
                      1);
+    assert_int_equal(code_of(ARGV("--severity", "GG106=warning", "@dup.gguf")), 0);
+    assert_int_equal(
+        code_of(ARGV("--severity", "GG106=warning", "--fail-on", "warning", "@dup.gguf")), 1);
     assert_int_equal(code_of(ARGV("--severity", "GG106=off", "--fail-on", "note", "@dup.gguf")), 0);
 
     /* bool.gguf: one warning GG114 */
@@ -687,9 +693,8 @@ static void test_selection(void **state)
     assert_int_equal(code_of(ARGV("--severity", "GG114=error", "@bool.gguf")), 1);
     assert_int_equal(code_of(ARGV("--severity", "bool-not-0-1=error", "@bool.gguf")), 1);
     assert_int_equal(code_of(ARGV("--severity", "GG114=error", "--exit-zero", "@bool.gguf")), 0);
-    assert_int_equal(code_of(ARGV("--severity", "GG114=note", "--fail-on", "warning",
-                                  "@bool.gguf")),
-                     0);
+    assert_int_equal(
+        code_of(ARGV("--severity", "GG114=note", "--fail-on", "warning", "@bool.gguf")), 0);
     assert_int_equal(code_of(ARGV("--fail-on", "warning", "--ignore", "GG114", "@bool.gguf")), 0);
     assert_int_equal(code_of(ARGV("--fail-on", "warning", "--select", "GG114", "@bool.gguf")), 1);
     assert_int_equal(code_of(ARGV("--fail-on", "warning", "--select", "GG106", "@bool.gguf")), 0);
@@ -713,8 +718,9 @@ static void test_selection(void **state)
     expect_lacks(&r, &r.out, "GG114", "ignore output");
     result_free(&r);
     RUN(&r, "--format", "json", "--severity", "GG114=error", "@bool.gguf");
-    expect_contains(&r, &r.out, "\"rule\":\"GG114\",\"slug\":\"bool-not-0-1\",\"family\":\"kv\","
-                                "\"severity\":\"error\"",
+    expect_contains(&r, &r.out,
+                    "\"rule\":\"GG114\",\"slug\":\"bool-not-0-1\",\"family\":\"kv\","
+                    "\"severity\":\"error\"",
                     "severity json");
     result_free(&r);
 }
@@ -741,8 +747,9 @@ static void test_limits(void **state)
     expect_exit(&r, 1, "dup4 limited");
     expect_contains(&r, &r.out, "1 file checked: 1 error,", "dup4 limited");
     expect_contains(&r, &r.out, "2 more findings not shown", "dup4 limited");
-    expect_contains(&r, &r.out, "1 file checked: 1 error, 0 warnings, 0 notes, 2 more not shown "
-                                "(over the per-rule limit)\n",
+    expect_contains(&r, &r.out,
+                    "1 file checked: 1 error, 0 warnings, 0 notes, 2 more not shown "
+                    "(over the per-rule limit)\n",
                     "dup4 limited summary");
     result_free(&r);
 
@@ -757,10 +764,10 @@ static void test_limits(void **state)
     expect_exit(&r, 0, "max-kv-count");
     expect_contains(&r, &r.out, "warning GG011 kv-count-over-limit", "max-kv-count");
     result_free(&r);
-    assert_int_equal(code_of(ARGV("--max-kv-count", "3", "--fail-on", "warning", "@valid.gguf")), 1);
-    assert_int_equal(code_of(ARGV("--max-tensor-count", "1", "--fail-on", "warning",
-                                  "@valid.gguf")),
+    assert_int_equal(code_of(ARGV("--max-kv-count", "3", "--fail-on", "warning", "@valid.gguf")),
                      1);
+    assert_int_equal(
+        code_of(ARGV("--max-tensor-count", "1", "--fail-on", "warning", "@valid.gguf")), 1);
     assert_int_equal(code_of(ARGV("--max-string-len", "3", "@valid.gguf")), 1);
     assert_int_equal(code_of(ARGV("--max-array-count", "2", "@valid.gguf")), 1);
     assert_int_equal(code_of(ARGV("--deep", "@valid.gguf")), 0);
@@ -907,7 +914,7 @@ static void test_escaping_dump_json(void **state)
 static void test_dump_json_huge_counts(void **state)
 {
     (void)state;
-    static const uint8_t hdr[24] = {'G', 'G', 'U', 'F', 3, 0, 0, 0,
+    static const uint8_t hdr[24] = {'G',  'G',  'U',  'F',  3,    0,    0,    0,
                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     write_bytes("huge_counts.gguf", hdr, sizeof hdr);
@@ -931,9 +938,10 @@ static void test_dump_json_huge_counts(void **state)
 
     RUN(&r, "dump", "@huge_counts.gguf");
     expect_exit(&r, 1, "dump text huge counts");
-    expect_contains(&r, &r.out,
-                    "tensor_count 18446744073709551615, kv_count 18446744073709551615, alignment 32",
-                    "dump text huge counts");
+    expect_contains(
+        &r, &r.out,
+        "tensor_count 18446744073709551615, kv_count 18446744073709551615, alignment 32",
+        "dump text huge counts");
     result_free(&r);
 }
 

@@ -158,7 +158,8 @@ static void test_path_ignores(void **state)
     write_text("ign.ini", "[severity]\nGG114 = error\n"
                           "[ignore:bool.gguf]\nrules = GG114\nreason = kept for the tests\n"
                           "[ignore:nothing-*.gguf]\nrules = GG101\nreason = stale\n");
-    EXPECT("proj/sub", "--config ../../ign.ini bool.gguf", 0, "unused ignore [ignore:nothing-*.gguf]");
+    EXPECT("proj/sub", "--config ../../ign.ini bool.gguf", 0,
+           "unused ignore [ignore:nothing-*.gguf]");
     assert_null(strstr(out, "GG114"));
     assert_null(strstr(out, "unused ignore [ignore:bool.gguf]"));
 }

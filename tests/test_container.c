@@ -21,7 +21,6 @@
 /* The structural rules only (see rulekit.h). */
 #define ST rk_structural()
 
-
 static void header_with_version(uint32_t v, uint8_t **buf, size_t *len)
 {
     gb *b = gb_new(v);

@@ -124,7 +124,8 @@ static size_t read_expect(const char *path, char ids[][16], size_t cap, bool *ok
         while (*s == ' ' || *s == '\t')
             s++;
         size_t k = strlen(s);
-        while (k > 0 && (s[k - 1] == '\n' || s[k - 1] == '\r' || s[k - 1] == ' ' || s[k - 1] == '\t'))
+        while (k > 0 &&
+               (s[k - 1] == '\n' || s[k - 1] == '\r' || s[k - 1] == ' ' || s[k - 1] == '\t'))
             s[--k] = '\0';
         if (k == 0 || s[0] == '#')
             continue;
@@ -189,8 +190,7 @@ static void test_regressions_report_expected(void **state)
         }
         for (size_t k = 0; k < n; k++) {
             if (!reported(ctx, ids[k])) {
-                print_message("  regressions/%s.gguf: expected %s, not reported\n", g.v[i],
-                              ids[k]);
+                print_message("  regressions/%s.gguf: expected %s, not reported\n", g.v[i], ids[k]);
                 ok = false;
             }
         }
@@ -272,8 +272,8 @@ static void test_seeds_are_small(void **state)
         assert_int_equal(stat(path, &st), 0);
         total += (unsigned long long)st.st_size;
         if ((unsigned long long)st.st_size > MAX_SEED_FILE) {
-            print_message("  seed/%s.gguf is %lld bytes (limit %u)\n", s.v[i], (long long)st.st_size,
-                          MAX_SEED_FILE);
+            print_message("  seed/%s.gguf is %lld bytes (limit %u)\n", s.v[i],
+                          (long long)st.st_size, MAX_SEED_FILE);
             ok = false;
         }
     }

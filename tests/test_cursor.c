@@ -25,7 +25,8 @@
  * unreachable, although cur_has() rejects them. */
 __attribute__((noinline))
 #endif
-static uint8_t *exact_copy(const uint8_t *bytes, size_t n)
+static uint8_t *
+exact_copy(const uint8_t *bytes, size_t n)
 {
     uint8_t *p = malloc(n);
     if (!p && n == 0)
@@ -322,10 +323,24 @@ static void test_endianness(void **state)
     cursor c;
     cur_init(&c, buf, 8);
     uint64_t v;
-    static const uint64_t le[9] = {0, 0x01, 0x0201, 0x030201, 0x04030201, 0x0504030201,
-                                   0x060504030201, 0x07060504030201, 0x0807060504030201};
-    static const uint64_t be[9] = {0, 0x01, 0x0102, 0x010203, 0x01020304, 0x0102030405,
-                                   0x010203040506, 0x01020304050607, 0x0102030405060708};
+    static const uint64_t le[9] = {0,
+                                   0x01,
+                                   0x0201,
+                                   0x030201,
+                                   0x04030201,
+                                   0x0504030201,
+                                   0x060504030201,
+                                   0x07060504030201,
+                                   0x0807060504030201};
+    static const uint64_t be[9] = {0,
+                                   0x01,
+                                   0x0102,
+                                   0x010203,
+                                   0x01020304,
+                                   0x0102030405,
+                                   0x010203040506,
+                                   0x01020304050607,
+                                   0x0102030405060708};
     for (unsigned n = 0; n <= 8; n++) {
         c.off = 0;
         c.big_endian = false;
@@ -379,8 +394,8 @@ static void test_endianness(void **state)
 static void test_sequence_to_end(void **state)
 {
     (void)state;
-    static const uint8_t bytes[13] = {0xAB, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00,
-                                      0x00, 0x00, 0x00, 0x00, 0x00};
+    static const uint8_t bytes[13] = {0xAB, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00,
+                                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     uint8_t *buf = exact_copy(bytes, sizeof bytes);
     cursor c;
     cur_init(&c, buf, sizeof bytes);
@@ -613,20 +628,13 @@ static void test_is_pow2(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_empty_buffer),
-        cmocka_unit_test(test_has_edges),
-        cmocka_unit_test(test_skip_edges),
-        cmocka_unit_test(test_has_huge_len),
-        cmocka_unit_test(test_uint_at_end),
-        cmocka_unit_test(test_u8_edges),
-        cmocka_unit_test(test_u32_edges),
-        cmocka_unit_test(test_u64_edges),
-        cmocka_unit_test(test_endianness),
-        cmocka_unit_test(test_sequence_to_end),
-        cmocka_unit_test(test_ckd_add64),
-        cmocka_unit_test(test_ckd_mul64),
-        cmocka_unit_test(test_ckd_muls64),
-        cmocka_unit_test(test_ckd_align64),
+        cmocka_unit_test(test_empty_buffer), cmocka_unit_test(test_has_edges),
+        cmocka_unit_test(test_skip_edges),   cmocka_unit_test(test_has_huge_len),
+        cmocka_unit_test(test_uint_at_end),  cmocka_unit_test(test_u8_edges),
+        cmocka_unit_test(test_u32_edges),    cmocka_unit_test(test_u64_edges),
+        cmocka_unit_test(test_endianness),   cmocka_unit_test(test_sequence_to_end),
+        cmocka_unit_test(test_ckd_add64),    cmocka_unit_test(test_ckd_mul64),
+        cmocka_unit_test(test_ckd_muls64),   cmocka_unit_test(test_ckd_align64),
         cmocka_unit_test(test_is_pow2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

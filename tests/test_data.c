@@ -21,7 +21,6 @@
 /* The structural rules only (see rulekit.h). */
 #define ST rk_structural()
 
-
 static void test_GG301_nonzero_padding(void **state)
 {
     (void)state;

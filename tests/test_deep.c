@@ -51,7 +51,7 @@ static void fill_q8_0_bad_scale(uint8_t *d, size_t n)
 {
     fill_ones(d, n);
     for (size_t b = 0; b + 34 <= n; b += 34)
-        d[b] = 0x00, d[b + 1] = 0x3C; /* d = 1.0 */
+        d[b] = 0x00, d[b + 1] = 0x3C;       /* d = 1.0 */
     d[34 * 2] = 0x00, d[34 * 2 + 1] = 0x7C; /* block 2: +Inf scale */
 }
 
@@ -99,12 +99,12 @@ static uint8_t *build(const tdesc *ts, size_t nt, size_t *len, uint64_t *data_of
 }
 
 static const tdesc model[] = {
-    {"a.f16", 1, 32, 2, fill_f16_inf_nan},   /* GG310 */
-    {"b.f32", 0, 16, 1, fill_f32_nan},       /* GG310 */
+    {"a.f16", 1, 32, 2, fill_f16_inf_nan},     /* GG310 */
+    {"b.f32", 0, 16, 1, fill_f32_nan},         /* GG310 */
     {"c.q8_0", 8, 32, 4, fill_q8_0_bad_scale}, /* GG311 */
-    {"d.mxfp4", 39, 32, 5, fill_mxfp4_nan},  /* GG311 */
-    {"e.zero", 0, 8, 2, NULL},               /* GG312 */
-    {"f.ok", 0, 8, 2, fill_f32_ok},          /* clean */
+    {"d.mxfp4", 39, 32, 5, fill_mxfp4_nan},    /* GG311 */
+    {"e.zero", 0, 8, 2, NULL},                 /* GG312 */
+    {"f.ok", 0, 8, 2, fill_f32_ok},            /* clean */
 };
 
 typedef struct seen {
@@ -172,7 +172,8 @@ static void test_deep_findings(void **state)
     assert_true(has(&s, "GG310", d + 0, "1 NaN and 1 Inf values; the first at element 5"));
     assert_true(has(&s, "GG310", d + 128, "1 NaN and 0 Inf values; the first at element 7"));
     assert_true(has(&s, "GG311", d + 192, "0 NaN and 1 Inf block scales; the first at block 2"));
-    assert_true(has(&s, "GG311", d + 192 + 160, "1 NaN and 0 Inf block scales; the first at block 3"));
+    assert_true(
+        has(&s, "GG311", d + 192 + 160, "1 NaN and 0 Inf block scales; the first at block 3"));
     assert_true(has(&s, "GG312", d + 192 + 160 + 96, "entirely zero"));
     assert_int_equal(s.n, 5); /* the clean tensor adds nothing */
 

@@ -24,8 +24,8 @@
 
 /* Exactly one finding of `id`, at `offset`, whose message contains `text`
  * (if non-NULL). Frees buf. */
-static void expect_at(uint8_t *buf, size_t len, const char *name, const char *id,
-                      uint64_t offset, const char *text, const char *where)
+static void expect_at(uint8_t *buf, size_t len, const char *name, const char *id, uint64_t offset,
+                      const char *text, const char *where)
 {
     assert_non_null(buf);
     gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
@@ -62,10 +62,10 @@ static void expect_none_of(uint8_t *buf, size_t len, const char *name, const cha
     gguflint_free(ctx);
     free(buf);
 }
-#define EXPECT_NONE(buf, len, name, ...)                                    \
-    do {                                                                    \
-        static const char *const ids_[] = {__VA_ARGS__, NULL};              \
-        expect_none_of(buf, len, name, ids_, __func__);                     \
+#define EXPECT_NONE(buf, len, name, ...)                                                           \
+    do {                                                                                           \
+        static const char *const ids_[] = {__VA_ARGS__, NULL};                                     \
+        expect_none_of(buf, len, name, ids_, __func__);                                            \
     } while (0)
 
 /* ------------------------------------------------------------ models */
@@ -82,7 +82,7 @@ typedef struct model {
     size_t n;
     size_t type_off[128]; /* filled by build() */
     size_t info_off[128];
-    size_t ft_value;      /* general.file_type value offset (when written) */
+    size_t ft_value; /* general.file_type value offset (when written) */
 } model;
 
 static void add(model *m, const char *name, uint32_t nd, uint64_t ne0, uint64_t ne1, uint64_t ne2,
@@ -146,9 +146,9 @@ static void llama_mix(model *m, uint32_t base, uint32_t v_hi, uint32_t output)
     for (int i = 0; i < L; i++) {
         char n[48];
         uint32_t hi = more_bits(i, L) ? v_hi : base;
-#define T(suffix, nd, a, b, ty)                          \
-        snprintf(n, sizeof n, "blk.%d." suffix, i);       \
-        add(m, n, nd, a, b, 1, ty)
+#define T(suffix, nd, a, b, ty)                                                                    \
+    snprintf(n, sizeof n, "blk.%d." suffix, i);                                                    \
+    add(m, n, nd, a, b, 1, ty)
         T("attn_norm.weight", 1, 256, 1, GB_F32);
         T("attn_q.weight", 2, 256, 256, base);
         T("attn_k.weight", 2, 256, 64, base);

@@ -78,18 +78,22 @@ static void test_manifest_roundtrip(void **state)
     static const char *const names[] = {"a.weight", "b.weight", "c.weight"};
     write_model("m.gguf", "first", names, 3, 1, -1);
     assert_int_equal(run("hash -o m.json m.gguf", NULL), 0);
-    assert_int_equal(run("hash --verify-manifest m.json m.gguf", "3 tensors verified, 0 problems"), 0);
+    assert_int_equal(run("hash --verify-manifest m.json m.gguf", "3 tensors verified, 0 problems"),
+                     0);
     /* metadata edit: same tensors, other name -> still verifies */
     write_model("renamed.gguf", "a much longer name changes every offset", names, 3, 1, -1);
     assert_int_equal(run("hash --verify-manifest m.json renamed.gguf", "0 problems"), 0);
     /* one data byte changed */
     write_model("flipped.gguf", "first", names, 3, 1, 40);
-    assert_int_equal(run("hash --verify-manifest m.json flipped.gguf", "changed: tensor \"b.weight\""), 1);
+    assert_int_equal(
+        run("hash --verify-manifest m.json flipped.gguf", "changed: tensor \"b.weight\""), 1);
     /* a tensor missing, another extra */
     static const char *const other[] = {"a.weight", "b.weight", "d.weight"};
     write_model("other.gguf", "first", other, 3, 1, -1);
-    assert_int_equal(run("hash --verify-manifest m.json other.gguf", "missing: tensor \"c.weight\""), 1);
-    assert_int_equal(run("hash --verify-manifest m.json other.gguf", "extra: tensor \"d.weight\""), 1);
+    assert_int_equal(
+        run("hash --verify-manifest m.json other.gguf", "missing: tensor \"c.weight\""), 1);
+    assert_int_equal(run("hash --verify-manifest m.json other.gguf", "extra: tensor \"d.weight\""),
+                     1);
 }
 
 static void test_split_set(void **state)
@@ -99,9 +103,10 @@ static void test_split_set(void **state)
     write_model("s-00001-of-00002.gguf", "x", s1, 2, 5, -1);
     write_model("s-00002-of-00002.gguf", "x", s2, 1, 9, -1);
     assert_int_equal(run("hash -o set.json s-00001-of-00002.gguf s-00002-of-00002.gguf", NULL), 0);
-    assert_int_equal(run("hash --verify-manifest set.json s-00001-of-00002.gguf s-00002-of-00002.gguf",
-                         "3 tensors verified, 0 problems"),
-                     0);
+    assert_int_equal(
+        run("hash --verify-manifest set.json s-00001-of-00002.gguf s-00002-of-00002.gguf",
+            "3 tensors verified, 0 problems"),
+        0);
     assert_int_equal(run("hash --verify-manifest set.json s-00001-of-00002.gguf",
                          "missing: tensor \"c.weight\""),
                      1);

@@ -21,10 +21,15 @@
 /* The structural rules only (see rulekit.h). */
 #define ST rk_structural()
 
+static void w_empty_key(gb *b)
+{
+    gb_kv_u32(b, "", 7);
+}
 
-static void w_empty_key(gb *b) { gb_kv_u32(b, "", 7); }
-
-static void w_good_key(gb *b) { gb_kv_u32(b, "general.file_type", 7); }
+static void w_good_key(gb *b)
+{
+    gb_kv_u32(b, "general.file_type", 7);
+}
 
 /* An array of `levels` nested arrays whose innermost holds two u8. Returns
  * the offsets of each level's element-type field in et[]. */
@@ -79,18 +84,18 @@ static void test_GG102_key_too_long(void **state)
  * key; the rule must be reported at the key's KV (or, with id NULL, the
  * rules `not` must not). Keys with a NUL give their length. */
 typedef struct key_case {
-    const char *id;  /* expected at the KV; NULL: a clean key */
+    const char *id; /* expected at the KV; NULL: a clean key */
     const char *key;
-    size_t keylen;   /* 0: strlen(key) */
+    size_t keylen; /* 0: strlen(key) */
     bool after_clean;
-    const char *not; /* a rule that must not be reported (or NULL) */
+    const char * not ; /* a rule that must not be reported (or NULL) */
 } key_case;
 
 static const key_case key_cases[] = {
     {"GG103", "general.\xff\xfe", 0, true, NULL},
     {"GG103", "a\xc0\xaf", 0, false, NULL}, /* overlong encoding of '/' */
     {"GG104", "general\x01name", 0, false, NULL},
-    {"GG104", "general.b\0x", 11, true, NULL}, /* an embedded NUL */
+    {"GG104", "general.b\0x", 11, true, NULL},     /* an embedded NUL */
     {"GG104", "general.\x1b[31m", 0, false, NULL}, /* ESC */
     {"GG105", "General.Name", 0, true, NULL},
     {"GG105", "general name", 0, false, NULL},
@@ -114,7 +119,7 @@ static void test_key_cases(void **state)
         uint8_t *buf = rk_finish(b, &len);
         if (c->id)
             ex_assert_finding_at(buf, len, ST, c->id, at, where);
-        if (c->not)
+        if (c->not )
             ex_assert_no_rule_at(buf, len, ST, c->not, where);
         free(buf);
     }
@@ -312,18 +317,12 @@ typedef struct align_case {
 } align_case;
 
 static const align_case align_cases[] = {
-    {0, false, "GG116", true},
-    {32, false, "GG116", false},
-    {48, false, "GG117", true},
-    {24, false, "GG117", true},
-    {64, false, "GG117", false},
-    {4, false, "GG118", true},
-    {1, false, "GG118", true},
-    {8, false, "GG118", false},
-    {32, false, "GG118", false},
-    {1u << 21, true, "GG119", true},
-    {1u << 31, true, "GG119", true},
-    {1u << 20, true, "GG119", false},
+    {0, false, "GG116", true},         {32, false, "GG116", false},
+    {48, false, "GG117", true},        {24, false, "GG117", true},
+    {64, false, "GG117", false},       {4, false, "GG118", true},
+    {1, false, "GG118", true},         {8, false, "GG118", false},
+    {32, false, "GG118", false},       {1u << 21, true, "GG119", true},
+    {1u << 31, true, "GG119", true},   {1u << 20, true, "GG119", false},
     {1u << 21, false, "GG119", false}, /* no tensors: harmless */
 };
 

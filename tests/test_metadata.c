@@ -15,7 +15,6 @@
 
 #include <cmocka.h>
 
-
 #include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
@@ -161,8 +160,8 @@ static void test_arch_charset(void **state)
     memcpy(copy, buf, len);
     EXPECT_AT(buf, len, "GG502", at);
     EXPECT_AT(copy, len, "GG509", ft);
-    static const char *const good[] = {"llama", "command-r", "ernie4_5-moe", "nemotron_h",
-                                       "qwen2", "gpt-oss"};
+    static const char *const good[] = {"llama",      "command-r", "ernie4_5-moe",
+                                       "nemotron_h", "qwen2",     "gpt-oss"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         b = gb_new(3);
         gb_kv_str(b, "general.architecture", good[i]);
@@ -339,7 +338,6 @@ static void test_profiles(void **state)
     assert_true(r >= 0);
     assert_string_equal(gguflint_rule((size_t)r)->family, "model");
 }
-
 
 int main(void)
 {

@@ -92,8 +92,9 @@ static void test_content_range(void **state)
 {
     (void)state;
     net_range r;
-    static const char *good[] = {"bytes 0-0/1", "bytes 5-9/10", "bytes 0-99/*", "bytes */0",
-                                 "bytes 18446744073709551613-18446744073709551614/18446744073709551615"};
+    static const char *good[] = {
+        "bytes 0-0/1", "bytes 5-9/10", "bytes 0-99/*", "bytes */0",
+        "bytes 18446744073709551613-18446744073709551614/18446744073709551615"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
         assert_true(net_parse_content_range(good[i], strlen(good[i]), &r));
     assert_true(net_parse_content_range("bytes 5-9/10", 12, &r));
@@ -101,10 +102,21 @@ static void test_content_range(void **state)
     assert_int_equal(r.last, 9);
     assert_true(r.total_known);
     assert_int_equal(r.total, 10);
-    static const char *bad[] = {"bytes 9-5/10", "bytes 0-10/10", "bytes -1-5/10", "bytes 0-5",
-                                "bytes 0-5/", "bytes 0-5/x", "items 0-5/10", "bytes 0-18446744073709551616/*",
-                                "bytes +1-5/10", "bytes 1 -5/10", "bytes */*", "bytes 0-5/10 ",
-                                "", "bytes ", "bytes 1-1/1"};
+    static const char *bad[] = {"bytes 9-5/10",
+                                "bytes 0-10/10",
+                                "bytes -1-5/10",
+                                "bytes 0-5",
+                                "bytes 0-5/",
+                                "bytes 0-5/x",
+                                "items 0-5/10",
+                                "bytes 0-18446744073709551616/*",
+                                "bytes +1-5/10",
+                                "bytes 1 -5/10",
+                                "bytes */*",
+                                "bytes 0-5/10 ",
+                                "",
+                                "bytes ",
+                                "bytes 1-1/1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         assert_false(net_parse_content_range(bad[i], strlen(bad[i]), &r));
 }
@@ -125,10 +137,11 @@ static void test_headers(void **state)
     (void)state;
     net_response r;
     net_response_init(&r);
-    feed(&r, "HTTP/1.1 100 Continue\r\n\r\nHTTP/2 206\r\ncontent-RANGE: bytes 0-3/4\r\n"
-             "ETag:  W/\"x\" \r\nLast-Modified: Tue, 01 Jan 2030 00:00:00 GMT\r\n"
-             "Link: <https://h/a?cursor=1>; rel=\"prev\", <https://h/a?cursor=2>; rel=\"next last\"\r\n"
-             "Retry-After: 7\r\n\r\n");
+    feed(&r,
+         "HTTP/1.1 100 Continue\r\n\r\nHTTP/2 206\r\ncontent-RANGE: bytes 0-3/4\r\n"
+         "ETag:  W/\"x\" \r\nLast-Modified: Tue, 01 Jan 2030 00:00:00 GMT\r\n"
+         "Link: <https://h/a?cursor=1>; rel=\"prev\", <https://h/a?cursor=2>; rel=\"next last\"\r\n"
+         "Retry-After: 7\r\n\r\n");
     assert_int_equal(r.status, 206);
     assert_false(r.bad);
     assert_true(r.has_content_range);
@@ -343,7 +356,7 @@ static void test_bad_ranges(void **state)
         const char *second; /* headers of the second response */
         size_t body;        /* its body length (from file + 1000) */
         uint8_t ctl;
-        const char *want;   /* in the error */
+        const char *want; /* in the error */
     } cases[] = {
         {"HTTP/1.1 206 P\r\nContent-Range: bytes 1001-1500/3000", 500, 0, "asked for"},
         {"HTTP/1.1 206 P\r\nContent-Range: bytes 1000-1600/3000", 601, 0, "asked for"},
@@ -541,8 +554,7 @@ static void test_redirects_and_credentials(void **state)
         b = (buf){0};
         resp(&b, refused[i], "", 0, 0);
         net_script_init(&s, b.p, b.len);
-        assert_int_equal(net_open("https://127.0.0.1/m", &o, &s.t, &f, err, sizeof err),
-                         NET_E_IO);
+        assert_int_equal(net_open("https://127.0.0.1/m", &o, &s.t, &f, err, sizeof err), NET_E_IO);
         assert_non_null(strstr(err, why[i]));
         free(b.p);
     }
@@ -632,8 +644,8 @@ static void test_hf_parse(void **state)
     assert_null(r.path);
     assert_false(r.is_file);
     hf_ref_free(&r);
-    assert_true(hf_parse("hf://Org-1/Re.po_2@refs%2Fpr%2F3/sub dir/M-Q4_K_M.GGUF", &r, err,
-                         sizeof err));
+    assert_true(
+        hf_parse("hf://Org-1/Re.po_2@refs%2Fpr%2F3/sub dir/M-Q4_K_M.GGUF", &r, err, sizeof err));
     assert_string_equal(r.rev, "refs%2Fpr%2F3");
     assert_string_equal(r.path, "sub dir/M-Q4_K_M.GGUF");
     assert_true(r.is_file);
@@ -649,11 +661,22 @@ static void test_hf_parse(void **state)
     assert_string_equal(r.path, "folder");
     assert_false(r.is_file);
     hf_ref_free(&r);
-    static const char *bad[] = {"hf://", "hf://org", "hf://org/", "hf:///repo", "hf://o/r@",
-                                "hf://o/r@a/b@c/../x.gguf", "hf://o/r/../x.gguf",
-                                "hf://o/r/a//x.gguf", "hf://o/r/./x.gguf", "hf://o/r@v?x/m.gguf",
-                                "hf://o/r@%zz/m.gguf", "hf://o/r/a\x1b/m.gguf", "hf://../r",
-                                "hf://o/r/a\\b.gguf", "https://o/r", "hf://o p/r"};
+    static const char *bad[] = {"hf://",
+                                "hf://org",
+                                "hf://org/",
+                                "hf:///repo",
+                                "hf://o/r@",
+                                "hf://o/r@a/b@c/../x.gguf",
+                                "hf://o/r/../x.gguf",
+                                "hf://o/r/a//x.gguf",
+                                "hf://o/r/./x.gguf",
+                                "hf://o/r@v?x/m.gguf",
+                                "hf://o/r@%zz/m.gguf",
+                                "hf://o/r/a\x1b/m.gguf",
+                                "hf://../r",
+                                "hf://o/r/a\\b.gguf",
+                                "https://o/r",
+                                "hf://o p/r"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         if (hf_parse(bad[i], &r, err, sizeof err))
             fail_msg("'%s' accepted", bad[i]);
@@ -673,8 +696,12 @@ static void test_hf_listing(void **state)
                      "{\"type\":\"file\",\"path\":\"README.md\",\"size\":5},"
                      "{\"type\":\"file\",\"path\":\"q/m-00001-of-00002.gguf\",\"size\":20}]";
     const char *p2 = "[{\"type\":\"file\",\"path\":\"a.GGUF\",\"size\":30,\"lfs\":{\"size\":30}}]";
-    resp(&b, "HTTP/1.1 200 OK\r\nLink: </api/models/o/r/tree/main?recursive=true&cursor=x>; "
-             "rel=\"next\"", p1, strlen(p1), 0);
+    const char *sha = "{\"id\":\"o/r\",\"sha\":\"0123456789abcdef0123456789abcdef01234567\"}";
+    resp(&b, "HTTP/1.1 200 OK", sha, strlen(sha), 0);
+    resp(&b,
+         "HTTP/1.1 200 OK\r\nLink: </api/models/o/r/tree/x?recursive=true&cursor=x>; "
+         "rel=\"next\"",
+         p1, strlen(p1), 0);
     resp(&b, "HTTP/1.1 200 OK", p2, strlen(p2), 0);
     net_script s;
     net_script_init(&s, b.p, b.len);
@@ -685,28 +712,76 @@ static void test_hf_listing(void **state)
     assert_true(hf_parse("hf://o/r", &r, err, sizeof err));
     hf_list l;
     uint64_t bytes = 0, reqs = 0;
-    assert_int_equal(hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err,
-                                  sizeof err),
-                     NET_OK);
+    assert_int_equal(
+        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
+        NET_OK);
+    /* pinned: the listing and every file are of that commit */
+    assert_string_equal(r.rev, "0123456789abcdef0123456789abcdef01234567");
     assert_int_equal(l.n, 3);
     assert_string_equal(l.v[0].path, "a.GGUF");
     assert_string_equal(l.v[1].path, "q/m-00001-of-00002.gguf");
     assert_int_equal(l.v[1].size, 20);
     assert_string_equal(l.v[2].path, "q/m-00002-of-00002.gguf");
-    assert_int_equal(reqs, 2);
-    assert_string_equal(s.requests[0].url, "http://127.0.0.1:7/api/models/o/r/tree/main?recursive=true");
-    assert_string_equal(s.requests[1].url,
-                        "http://127.0.0.1:7/api/models/o/r/tree/main?recursive=true&cursor=x");
+    assert_int_equal(reqs, 3);
+    assert_string_equal(s.requests[0].url, "http://127.0.0.1:7/api/models/o/r/revision/main");
+    assert_string_equal(s.requests[1].url, "http://127.0.0.1:7/api/models/o/r/tree/"
+                                           "0123456789abcdef0123456789abcdef01234567"
+                                           "?recursive=true");
+    assert_string_equal(s.requests[2].url,
+                        "http://127.0.0.1:7/api/models/o/r/tree/x?recursive=true&cursor=x");
     assert_true(sent(&s, 0, "Authorization: Bearer hf_x"));
-    assert_true(sent(&s, 0, "Accept: application/json"));
+    assert_true(sent(&s, 1, "Accept: application/json"));
     assert_false(s.leaked);
     hf_list_free(&l);
     free(b.p);
+    hf_ref_free(&r);
 
-    /* a next link to another host, a hostile path, not JSON */
-    const char *bad_first[] = {
-        "HTTP/1.1 200 OK\r\nLink: <http://127.0.0.1:8/next>; rel=\"next\"",
-        "HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 401 Unauthorized"};
+    /* a revision answer without a commit leaves the revision as given */
+    b = (buf){0};
+    resp(&b, "HTTP/1.1 200 OK", "{}", 2, 0);
+    resp(&b, "HTTP/1.1 200 OK", p2, strlen(p2), 0);
+    net_script_init(&s, b.p, b.len);
+    assert_true(hf_parse("hf://o/r@v1", &r, err, sizeof err));
+    assert_int_equal(
+        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
+        NET_OK);
+    assert_string_equal(r.rev, "v1");
+    assert_int_equal(l.n, 1);
+    hf_list_free(&l);
+    free(b.p);
+    hf_ref_free(&r);
+
+    /* a Hub (or mirror) without the revision call: listed as given */
+    b = (buf){0};
+    resp(&b, "HTTP/1.1 404 Not Found", "", 0, 0);
+    resp(&b, "HTTP/1.1 200 OK", p2, strlen(p2), 0);
+    net_script_init(&s, b.p, b.len);
+    assert_true(hf_parse("hf://o/r@v1", &r, err, sizeof err));
+    assert_int_equal(
+        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
+        NET_OK);
+    assert_string_equal(r.rev, "v1");
+    assert_int_equal(l.n, 1);
+    hf_list_free(&l);
+    free(b.p);
+    hf_ref_free(&r);
+    /* ... and a repository that does not exist still fails, at the listing */
+    b = (buf){0};
+    resp(&b, "HTTP/1.1 404 Not Found", "", 0, 0);
+    resp(&b, "HTTP/1.1 404 Not Found", "Repository not found", 20, 0);
+    net_script_init(&s, b.p, b.len);
+    assert_true(hf_parse("hf://o/r", &r, err, sizeof err));
+    assert_int_equal(
+        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
+        NET_E_IO);
+    assert_string_equal(err, "HTTP 404 Not Found: Repository not found");
+    free(b.p);
+    hf_ref_free(&r);
+
+    /* a next link to another host, a hostile path, not JSON, no size, no access */
+    const char *bad_first[] = {"HTTP/1.1 200 OK\r\nLink: <http://127.0.0.1:8/next>; rel=\"next\"",
+                               "HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK",
+                               "HTTP/1.1 401 Unauthorized"};
     const char *bad_body[] = {"[]", "[{\"type\":\"file\",\"path\":\"../x.gguf\",\"size\":1}]",
                               "{\"error\":\"x\"}", "[{\"type\":\"file\",\"path\":\"x.gguf\"}]",
                               "{\"error\":\"Invalid credentials\"}"};
@@ -714,16 +789,19 @@ static void test_hf_listing(void **state)
                           "HTTP 401"};
     for (size_t i = 0; i < 5; i++) {
         b = (buf){0};
+        if (i < 4)
+            resp(&b, "HTTP/1.1 200 OK", sha, strlen(sha), 0);
         resp(&b, bad_first[i], bad_body[i], strlen(bad_body[i]), 0);
         net_script_init(&s, b.p, b.len);
-        assert_int_equal(hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs,
-                                      err, sizeof err),
-                         NET_E_IO);
+        assert_true(hf_parse("hf://o/r", &r, err, sizeof err));
+        assert_int_equal(
+            hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
+            NET_E_IO);
         if (!strstr(err, want[i]))
             fail_msg("case %zu: '%s'", i, err);
         free(b.p);
+        hf_ref_free(&r);
     }
-    hf_ref_free(&r);
 }
 
 int main(void)

@@ -32,8 +32,7 @@ static void test_defaults(void **state)
     assert_false(gguflint_options_get_header_only(o));
     assert_string_equal(gguflint_options_get_profile(o), "ggml");
     for (size_t i = 0; i < gguflint_rule_count(); i++)
-        assert_int_equal(gguflint_options_get_severity(o, i),
-                         gguflint_rule(i)->default_severity);
+        assert_int_equal(gguflint_options_get_severity(o, i), gguflint_rule(i)->default_severity);
     assert_int_equal(gguflint_options_get_severity(o, gguflint_rule_count()), GGUFLINT_OFF);
     gguflint_options_free(o);
 }
@@ -50,9 +49,8 @@ static void test_setters_and_ranges(void **state)
     assert_int_equal(gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, 1ull << 32),
                      GGUFLINT_E_ARG);
     assert_true(gguflint_options_get_limit(o, GGUFLINT_LIMIT_DEPTH) == UINT32_MAX);
-    assert_int_equal(
-        gguflint_options_set_limit(o, GGUFLINT_LIMIT_FINDINGS_PER_RULE, 1ull << 32),
-        GGUFLINT_E_ARG);
+    assert_int_equal(gguflint_options_set_limit(o, GGUFLINT_LIMIT_FINDINGS_PER_RULE, 1ull << 32),
+                     GGUFLINT_E_ARG);
     assert_int_equal(gguflint_options_set_limit(o, GGUFLINT_LIMIT__COUNT, 1), GGUFLINT_E_ARG);
     assert_int_equal(gguflint_options_set_limit(o, (gguflint_limit)-1, 1), GGUFLINT_E_ARG);
     assert_true(gguflint_options_get_limit(o, GGUFLINT_LIMIT__COUNT) == 0);

@@ -25,10 +25,10 @@
 #endif
 
 static const char *const top_level[] = {
-    "ggml-vocab-baichuan.gguf",   "ggml-vocab-bert-bge.gguf",  "ggml-vocab-deepseek-coder.gguf",
-    "ggml-vocab-deepseek-llm.gguf", "ggml-vocab-falcon.gguf",  "ggml-vocab-gpt-2.gguf",
-    "ggml-vocab-gpt-neox.gguf",   "ggml-vocab-llama-spm.gguf", "ggml-vocab-mpt.gguf",
-    "ggml-vocab-phi-3.gguf",      "ggml-vocab-refact.gguf",    "ggml-vocab-starcoder.gguf",
+    "ggml-vocab-baichuan.gguf",     "ggml-vocab-bert-bge.gguf",  "ggml-vocab-deepseek-coder.gguf",
+    "ggml-vocab-deepseek-llm.gguf", "ggml-vocab-falcon.gguf",    "ggml-vocab-gpt-2.gguf",
+    "ggml-vocab-gpt-neox.gguf",     "ggml-vocab-llama-spm.gguf", "ggml-vocab-mpt.gguf",
+    "ggml-vocab-phi-3.gguf",        "ggml-vocab-refact.gguf",    "ggml-vocab-starcoder.gguf",
 };
 #define N_TOP (sizeof top_level / sizeof top_level[0])
 
@@ -96,12 +96,12 @@ static bool realfiles_present(void)
     return stat(GGUFLINT_REALFILES_DIR, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-#define SKIP_IF_ABSENT()                                                                  \
-    do {                                                                                  \
-        if (!realfiles_present()) {                                                       \
-            print_message("real files not found at %s: skipped\n", GGUFLINT_REALFILES_DIR); \
-            skip();                                                                       \
-        }                                                                                 \
+#define SKIP_IF_ABSENT()                                                                           \
+    do {                                                                                           \
+        if (!realfiles_present()) {                                                                \
+            print_message("real files not found at %s: skipped\n", GGUFLINT_REALFILES_DIR);        \
+            skip();                                                                                \
+        }                                                                                          \
     } while (0)
 
 static void full_path(char *buf, size_t cap, const char *rel)

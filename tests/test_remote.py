@@ -36,9 +36,9 @@ def clean_env(**extra):
 
 
 class Server:
-    def __init__(self, root):
+    def __init__(self, root, tls=()):
         self.portfile = os.path.join(WORK, "ports")
-        self.proc = subprocess.Popen([sys.executable, HTTPD, root, self.portfile],
+        self.proc = subprocess.Popen([sys.executable, HTTPD, root, self.portfile] + list(tls),
                                      stdin=subprocess.PIPE, env=clean_env())
         deadline = time.time() + 30
         while not os.path.exists(self.portfile):
@@ -46,7 +46,9 @@ class Server:
                 raise RuntimeError("the test server did not start")
             time.sleep(0.05)
         with open(self.portfile) as f:
-            self.a, self.b = (int(x) for x in f.read().split())
+            ports = [int(x) for x in f.read().split()]
+        self.a, self.b = ports[:2]
+        self.tls = ports[2] if len(ports) > 2 else None
 
     def url(self, mode, path, port=None):
         return "http://127.0.0.1:%d/%s/%s" % (port or self.a, mode, path)
@@ -87,6 +89,12 @@ def lint_json(*args, **kw):
 
 def hub():
     return "http://127.0.0.1:%d" % SERVER.a
+
+
+def commit(ref):
+    """The commit id the test server gives ORG/REPO@REV."""
+    import hashlib
+    return hashlib.sha1(ref.encode()).hexdigest()
 
 
 def findings(file_entry):
@@ -260,6 +268,17 @@ class Matrix(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("could not connect", err)
 
+    def test_tls_always_verified(self):
+        if SERVER.tls is None:
+            self.skipTest("no openssl command to make a test certificate")
+        # a self-signed certificate is refused: verification cannot be off
+        rc, out, err, _ = lint("https://127.0.0.1:%d/ok/small.gguf" % SERVER.tls)
+        self.assertEqual(rc, 2, err)
+        self.assertIn("TLS failure", err)
+        self.assertIn("certificate", err.lower())
+        # and no HTTP request was made over the unverified connection
+        self.assertEqual(SERVER.log(), [])
+
     def test_bad_usage(self):
         for args in (("--header", "no colon", "x.gguf"), ("--max-fetch", "x", "x.gguf"),
                      ("--timeout", "-1", "x.gguf"), ("--retries", "99", "x.gguf")):
@@ -274,15 +293,17 @@ class Matrix(unittest.TestCase):
     def test_hf_repository(self):
         rc, out, err = lint_json("hf://org/repo")
         names = [f["path"] for f in out["files"]]
-        self.assertEqual(names, ["hf://org/repo@main/big/many.gguf",
-                                 "hf://org/repo@main/q/m-00001-of-00003.gguf",
-                                 "hf://org/repo@main/q/m-00002-of-00003.gguf",
-                                 "hf://org/repo@main/small.gguf"])
+        # listed at the commit "main" names now: every file of one commit
+        sha = commit("org/repo@main")
+        self.assertEqual(names, ["hf://org/repo@%s/big/many.gguf" % sha,
+                                 "hf://org/repo@%s/q/m-00001-of-00003.gguf" % sha,
+                                 "hf://org/repo@%s/q/m-00002-of-00003.gguf" % sha,
+                                 "hf://org/repo@%s/small.gguf" % sha])
         self.assertEqual(rc, 1, err)  # the set misses its third shard
         rules = [f["rule"] for f in out["files"][1]["findings"]]
         self.assertIn("GG410", rules)
         for f in out["files"]:
-            self.assertTrue(f["url"].startswith(hub() + "/org/repo/resolve/main/"), f["url"])
+            self.assertTrue(f["url"].startswith(hub() + "/org/repo/resolve/%s/" % sha), f["url"])
         # the listing went page by page (two entries a page)
         pages = [e for e in SERVER.log() if e["path"].startswith("/api/models/org/repo/tree")]
         self.assertGreater(len(pages), 2)
@@ -293,9 +314,10 @@ class Matrix(unittest.TestCase):
 
     def test_hf_folder_and_revision(self):
         rc, out, err = lint_json("hf://org/repo@v2/q")
+        sha = commit("org/repo@v2")
         self.assertEqual([f["path"] for f in out["files"]],
-                         ["hf://org/repo@v2/q/m-00001-of-00003.gguf",
-                          "hf://org/repo@v2/q/m-00002-of-00003.gguf"])
+                         ["hf://org/repo@%s/q/m-00001-of-00003.gguf" % sha,
+                          "hf://org/repo@%s/q/m-00002-of-00003.gguf" % sha])
         self.assertEqual(rc, 1)
 
     def test_hf_missing_repository(self):
@@ -320,6 +342,39 @@ class Matrix(unittest.TestCase):
         self.assertTrue(all(e["authorization"] is None
                             for e in SERVER.log() if e["port"] == SERVER.b))
 
+    def hash_json(self, *args):
+        p = subprocess.run([GGUFLINT, "hash"] + list(args), capture_output=True, text=True,
+                           timeout=RUN_LIMIT, env=clean_env(HF_ENDPOINT=hub()))
+        return p.returncode, p.stdout, p.stderr
+
+    def test_hash_url(self):
+        for rel in ("small.gguf", "hostile.gguf"):
+            with self.subTest(rel=rel):
+                rc_l, out_l, err_l = self.hash_json(os.path.join(WORK, rel))
+                rc_r, out_r, err_r = self.hash_json(SERVER.url("ok", rel))
+                self.assertEqual(rc_r, rc_l, err_r)
+                if rc_l != 0:
+                    continue
+                fl, fr = json.loads(out_l)["files"][0], json.loads(out_r)["files"][0]
+                for key in ("size", "data_start", "data_sha256", "tensors"):
+                    self.assertEqual(fr[key], fl[key], key)
+        # verify a remote file against the local file's manifest
+        manifest = os.path.join(WORK, "small.manifest.json")
+        rc, out, err = self.hash_json("-o", manifest, os.path.join(WORK, "small.gguf"))
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.hash_json("--verify-manifest", manifest,
+                                      SERVER.url("redirect", "small.gguf"))
+        self.assertEqual(rc, 0, err + out)
+        # the data read in ranges must be one version of the file
+        rc, out, err = self.hash_json("--fetch-first-range", "4096",
+                                      SERVER.url("change", "small.gguf"))
+        self.assertEqual(rc, 2)
+        self.assertIn("changed between requests", err)
+        # a repository: each of its files
+        rc, out, err = self.hash_json("hf://org/repo")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(json.loads(out)["files"]), 4)
+
     def test_dump_url(self):
         p = subprocess.run([GGUFLINT, "dump", "--format", "json", SERVER.url("ok", "small.gguf")],
                            capture_output=True, text=True, timeout=RUN_LIMIT, env=clean_env())
@@ -343,7 +398,17 @@ def main():
         SPARSE_META = int(out.split(": ")[1].split()[0])
         for name in ("valid.gguf", "hostile.gguf"):
             shutil.copy(os.path.join(EXAMPLES, name), WORK)
-        SERVER = Server(WORK)
+        tls = ()
+        if shutil.which("openssl"):
+            cert, key = os.path.join(WORK, "cert.pem"), os.path.join(WORK, "key.pem")
+            made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                                   "-keyout", key, "-out", cert, "-days", "1",
+                                   "-subj", "/CN=127.0.0.1",
+                                   "-addext", "subjectAltName=IP:127.0.0.1"],
+                                  capture_output=True)
+            if made.returncode == 0:
+                tls = (cert, key)
+        SERVER = Server(WORK, tls)
         try:
             prog = unittest.main(argv=[sys.argv[0], "-v"], exit=False)
         finally:

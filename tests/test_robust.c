@@ -142,8 +142,7 @@ static const char *const truncation_rules[] = {
  * when only the final padding is missing, as GG303 missing-final-padding at
  * the end of the file. Returns the number of prefixes that were not (details
  * printed for the first few). */
-static size_t check_prefixes(const uint8_t *model, size_t len, size_t data_end,
-                             const char *what)
+static size_t check_prefixes(const uint8_t *model, size_t len, size_t data_end, const char *what)
 {
     size_t failures = 0;
     for (size_t n = 0; n < len; n++) {
@@ -153,15 +152,14 @@ static size_t check_prefixes(const uint8_t *model, size_t len, size_t data_end,
                                 : has_error(ctx) && has_any_rule(ctx, truncation_rules);
         if (!ok && failures++ < 5) {
             print_message("%s: prefix of %zu/%zu bytes: expected %s\n", what, n, len,
-                          n >= data_end ? "GG303 at the end"
-                                        : "an error and a truncation finding");
+                          n >= data_end ? "GG303 at the end" : "an error and a truncation finding");
             ex_print_findings(NULL, ctx);
         }
         done(ctx, copy);
     }
     if (failures)
-        print_message("%s: %zu of %zu prefixes were not reported as truncated\n", what,
-                      failures, len);
+        print_message("%s: %zu of %zu prefixes were not reported as truncated\n", what, failures,
+                      len);
     return failures;
 }
 
@@ -308,8 +306,8 @@ static const uint64_t huge[] = {UINT64_C(1) << 32, UINT64_C(1) << 63, UINT64_MAX
 typedef struct hostile {
     uint8_t *buf;
     size_t len;
-    const char *id;   /* the rule that must be reported */
-    uint64_t offset;  /* at this offset */
+    const char *id;  /* the rule that must be reported */
+    uint64_t offset; /* at this offset */
 } hostile;
 
 static void run_hostile(hostile *h, const char *what, uint64_t value)

@@ -80,8 +80,8 @@ static uint8_t *one_tensor(const void *name, size_t n, size_t *at, size_t *len)
 #define TENSOR(lit, at, len) one_tensor(lit, sizeof(lit) - 1, at, len)
 
 /* A string array; *at = offset of element `want`. */
-static uint8_t *one_array(const char *key, const char *const *v, size_t n, size_t want,
-                          size_t *at, size_t *len)
+static uint8_t *one_array(const char *key, const char *const *v, size_t n, size_t want, size_t *at,
+                          size_t *len)
 {
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -102,9 +102,15 @@ static void test_terminal_escape(void **state)
     uint8_t *buf = VALUE("general.name", "Model \x1b[31mred\x1b[0m", &at, &len);
     EXPECT_AT(buf, len, "GG700", at);
     /* C1 CSI as UTF-8 (U+009B), and as a stray byte */
-    buf = VALUE("general.description", "a\xc2\x9b" "31m", &at, &len);
+    buf = VALUE("general.description",
+                "a\xc2\x9b"
+                "31m",
+                &at, &len);
     EXPECT_AT(buf, len, "GG700", at);
-    buf = VALUE("general.description", "a\x9b" "31m", &at, &len);
+    buf = VALUE("general.description",
+                "a\x9b"
+                "31m",
+                &at, &len);
     EXPECT_AT(buf, len, "GG700", at);
     /* OSC 52 in a chat template */
     buf = VALUE("tokenizer.chat_template", "{{ x }}\x1b]52;c;ZWNobw==\x07", &at, &len);
@@ -205,8 +211,8 @@ static void test_bidi_control(void **state)
     static const char *const toks[] = {"\xe2\x80\xac", "\xe2\x80\xad", "\xe2\x80\xae", "a"};
     buf = one_array("tokenizer.ggml.tokens", toks, 4, 0, &at, &len);
     EXPECT_CLEAN(buf, len);
-    buf = VALUE("general.description", "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d\xe2\x80\x8f abc", &at,
-                &len);
+    buf =
+        VALUE("general.description", "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d\xe2\x80\x8f abc", &at, &len);
     EXPECT_CLEAN(buf, len);
 }
 
@@ -216,7 +222,10 @@ static void test_invisible_char(void **state)
 {
     (void)state;
     size_t at, len;
-    uint8_t *buf = VALUE("general.name", "ev\xe2\x80\x8b" "al", &at, &len);
+    uint8_t *buf = VALUE("general.name",
+                         "ev\xe2\x80\x8b"
+                         "al",
+                         &at, &len);
     EXPECT_AT(buf, len, "GG703", at);
     buf = VALUE("general.description", "\xef\xbb\xbfText", &at, &len); /* BOM */
     EXPECT_AT(buf, len, "GG703", at);
@@ -243,8 +252,8 @@ static void test_invisible_char(void **state)
                 &at, &len);
     EXPECT_CLEAN(buf, len);
     /* in chat templates bidi and invisible characters are GG728's */
-    buf = VALUE("tokenizer.chat_template", "{{ x }}\xe2\x80\x8b\xe2\x80\xae\xf3\xa0\x81\x81",
-                &at, &len);
+    buf = VALUE("tokenizer.chat_template", "{{ x }}\xe2\x80\x8b\xe2\x80\xae\xf3\xa0\x81\x81", &at,
+                &len);
     gguflint_ctx *ctx = ex_lint(buf, len);
     assert_int_equal(ex_count_id(ctx, "GG702", 0, NULL), 0);
     assert_int_equal(ex_count_id(ctx, "GG703", 0, NULL), 0);
@@ -447,7 +456,6 @@ static void test_security_profile(void **state)
     assert_true(r >= 0);
     assert_int_equal(gguflint_rule((size_t)r)->default_severity, GGUFLINT_ERROR);
 }
-
 
 int main(void)
 {

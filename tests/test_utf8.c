@@ -57,19 +57,17 @@ static void test_fixed_cases(void **state)
         const char *s;
         bool ok;
     } cases[] = {
-        {"plain ascii text", true},
-        {"\xc4\xa0the", true},
-        {"\xc4\xa0the\xc4\x8a", true},
-        {"\xc0\xaf", false},          /* overlong '/' */
-        {"\xc1\xbf", false},          /* overlong */
-        {"\xe0\x80\xaf", false},      /* overlong 3-byte */
-        {"\xed\xa0\x80", false},      /* surrogate */
-        {"\xf4\x90\x80\x80", false},  /* > U+10FFFF */
-        {"\xf0\x9f\x98\x80", true},   /* U+1F600 */
-        {"abcdefg\xc4", false},       /* lead as the last byte of a word */
-        {"abcdefg\xc4\xa0", true},    /* pair across a word boundary */
-        {"abcdefgh\xa0", false},      /* stray continuation */
-        {"\xe2\x80\xae rtl", true},   /* valid (unsafe for terminals, but UTF-8) */
+        {"plain ascii text", true},    {"\xc4\xa0the", true},
+        {"\xc4\xa0the\xc4\x8a", true}, {"\xc0\xaf", false}, /* overlong '/' */
+        {"\xc1\xbf", false},                                /* overlong */
+        {"\xe0\x80\xaf", false},                            /* overlong 3-byte */
+        {"\xed\xa0\x80", false},                            /* surrogate */
+        {"\xf4\x90\x80\x80", false},                        /* > U+10FFFF */
+        {"\xf0\x9f\x98\x80", true},                         /* U+1F600 */
+        {"abcdefg\xc4", false},                             /* lead as the last byte of a word */
+        {"abcdefg\xc4\xa0", true},                          /* pair across a word boundary */
+        {"abcdefgh\xa0", false},                            /* stray continuation */
+        {"\xe2\x80\xae rtl", true}, /* valid (unsafe for terminals, but UTF-8) */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t n = strlen(cases[i].s);
@@ -82,9 +80,24 @@ static void test_random(void **state)
 {
     (void)state;
     static const char *const pieces[] = {
-        "a", "Z", " ", "\xc4\xa0", "\xc3\xa9", "\xdf\xbf", "\xc2\x80", "\xe2\x96\x81",
-        "\xf0\x9f\x98\x80", "\x80", "\xc0", "\xc1\x81", "\xff", "\xed\xa0\x80", "\xc4",
-        "\xe2\x96", "abcdefgh", "\xc2",
+        "a",
+        "Z",
+        " ",
+        "\xc4\xa0",
+        "\xc3\xa9",
+        "\xdf\xbf",
+        "\xc2\x80",
+        "\xe2\x96\x81",
+        "\xf0\x9f\x98\x80",
+        "\x80",
+        "\xc0",
+        "\xc1\x81",
+        "\xff",
+        "\xed\xa0\x80",
+        "\xc4",
+        "\xe2\x96",
+        "abcdefgh",
+        "\xc2",
     };
     uint32_t x = 12345;
     uint8_t buf[80];
@@ -113,8 +126,9 @@ static void test_random(void **state)
 static void test_block(void **state)
 {
     (void)state;
-    static const char *const pieces[] = {"a", "\xc4\xa0", "\xe2\x96\x81", "\xf0\x9f\x98\x80",
-                                         "\xc4", "\x80", "\xe2\x96", "\xed\xa0\x80", "xyz"};
+    static const char *const pieces[] = {"a",    "\xc4\xa0", "\xe2\x96\x81", "\xf0\x9f\x98\x80",
+                                         "\xc4", "\x80",     "\xe2\x96",     "\xed\xa0\x80",
+                                         "xyz"};
     uint32_t x = 777;
     uint8_t *buf = malloc(4096 + 32);
     assert_non_null(buf);

@@ -112,19 +112,19 @@ static uint64_t str_elem(const gb_marks *m, const char *const *strs, size_t i)
 
 /* ------------------------------------------------------- the base vocabulary */
 
-static const char *const base_tokens[] = {"<unk>", "<s>", "</s>", "<0x00>",
-                                          "<0x0A>", "a",  "b",    "ab"};
+static const char *const base_tokens[] = {"<unk>",  "<s>", "</s>", "<0x00>",
+                                          "<0x0A>", "a",   "b",    "ab"};
 #define N_BASE 8
 static const int32_t base_types[N_BASE] = {2, 3, 3, 6, 6, 1, 1, 1};
 static const float base_scores[N_BASE] = {0, 0, 0, 0, 0, -1, -2, -3};
 
 /* Parts of the base file a test replaces or drops. */
 typedef struct vopt {
-    const char *model;                 /* NULL: "llama"; "" : no model key */
-    const char *const *tokens;         /* NULL: base_tokens */
+    const char *model;         /* NULL: "llama"; "" : no model key */
+    const char *const *tokens; /* NULL: base_tokens */
     size_t n_tokens;
-    const int32_t *types;              /* NULL: base_types */
-    size_t n_types;                    /* 0: n_tokens */
+    const int32_t *types; /* NULL: base_types */
+    size_t n_types;       /* 0: n_tokens */
     bool no_tokens, no_scores, no_types, no_ids;
     void (*extra)(gb *b, gb_marks *m); /* more KVs, marks of interest into *m */
 } vopt;
@@ -253,7 +253,10 @@ static void w_tokens_str(gb *b, gb_marks *m)
 
 static void w_pad_i32(gb *b, gb_marks *m)
 {
-    gb_kv_i32(b, TK "pad" "ding_token_id", 0);
+    gb_kv_i32(b,
+              TK "pad"
+                 "ding_token_id",
+              0);
     *m = *gb_last(b);
 }
 
@@ -625,8 +628,8 @@ static void test_GG586_tokenizer_incomplete(void **state)
     v = vocab_file(&o);
     expect(v.f, "GG586", v.tokens.start);
     /* "none" needs no vocabulary */
-    o = (vopt){.model = "none", .no_tokens = true, .no_scores = true, .no_types = true,
-               .no_ids = true};
+    o = (vopt){
+        .model = "none", .no_tokens = true, .no_scores = true, .no_types = true, .no_ids = true};
     clean(vocab_file(&o).f);
 }
 
@@ -636,7 +639,7 @@ static void test_large_vocabulary(void **state)
 {
     (void)state;
     enum { N = 200000 };
-    char (*names)[16] = malloc((size_t)N * sizeof *names);
+    char(*names)[16] = malloc((size_t)N * sizeof *names);
     const char **toks = malloc((size_t)N * sizeof *toks);
     assert_non_null(names);
     assert_non_null(toks);

@@ -16,6 +16,10 @@ like real models' metadata). For each tree it measures, in one run:
 - http (when this build reads URLs): the same scan over the local HTTP server
   on 127.0.0.1: body bytes and requests the server counted per file.
 
+A third tree, "models", holds gen_bench's a.gguf (15.7 MB of metadata) and
+b.gguf (128 MiB of tensors) 20 times each (gen_bench from a build folder of
+this checkout): over HTTP only their metadata must be fetched.
+
 Numbers are wall-clock on a shared machine: compare rows of one run, do not
 read them as absolute. Not run by CI.
 """
@@ -67,6 +71,36 @@ def build_vocab(dest, copies=100):
                 os.link(s, d)
             except OSError:
                 shutil.copyfile(s, d)
+            files.append(d)
+    return files
+
+
+def find_gen_bench():
+    for d in ("build-release", "build-ci", "build-dev"):
+        p = os.path.join(ROOT, d, "tests", "gen_bench")
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def build_models(dest, copies=20):
+    """gen_bench's a.gguf (15.7 MB of metadata, a 256k vocabulary and 1 001
+    tensors) and b.gguf (128 MiB of F16 tensors behind little metadata),
+    hard-linked `copies` times each: whole models, where a remote lint must
+    fetch the metadata and nothing of the data."""
+    gen = find_gen_bench()
+    if not gen:
+        return []
+    import subprocess
+    os.makedirs(dest, exist_ok=True)
+    subprocess.run([gen, dest, "a", "b"], check=True, env=dict(os.environ, BENCH_B_MIB="128"),
+                   stdout=subprocess.DEVNULL)
+    files = []
+    for c in range(copies):
+        os.makedirs(os.path.join(dest, f"copy{c}"), exist_ok=True)
+        for name in ("a.gguf", "b.gguf"):
+            d = os.path.join(dest, f"copy{c}", name)
+            os.link(os.path.join(dest, name), d)
             files.append(d)
     return files
 
@@ -124,7 +158,8 @@ def bench_tree(name, files, root_dir, have_url):
                          "server_body_bytes_per_file": st["body_bytes"] / s.files,
                          "server_requests_per_file": st["requests"] / s.files,
                          "lint_cpu_ms_per_file": 1e3 * s.cpu_seconds / max(s.ok, 1),
-                         "metadata_bytes_per_file": s.metadata_bytes / s.files})
+                         "metadata_bytes_per_file": s.metadata_bytes / s.files,
+                         "file_bytes_per_file": total / len(files)})
     return rows
 
 
@@ -140,11 +175,16 @@ def main():
         vocab = build_vocab(os.path.join(tmp, "vocab"))
         if vocab:
             rows += bench_tree("vocab (real files)", vocab, os.path.join(tmp, "vocab"), have_url)
+        models = build_models(os.path.join(tmp, "models"))
+        if models:
+            rows += bench_tree("models (gen_bench)", models, os.path.join(tmp, "models"),
+                               have_url)
     print(f"{'tree':20} {'mode':40} {'files':>6} {'files/s':>9} {'meta B/file':>12} "
+          f"{'file B/file':>12} "
           f"{'fetched B/file':>15} {'req/file':>9} {'CPU ms/file':>11}")
     for r in rows:
         print(f"{r['tree']:20} {r['mode']:40} {r['files']:>6} {r['files_per_s']:>9.0f} "
-              f"{r.get('metadata_bytes_per_file', 0):>12.0f} "
+              f"{r.get('metadata_bytes_per_file', 0):>12.0f} {r.get('file_bytes_per_file', 0):>12.0f} "
               f"{r.get('server_body_bytes_per_file', r.get('bytes_fetched_per_file', 0)):>15.0f} "
               f"{r.get('server_requests_per_file', 0):>9.2f} "
               f"{r.get('lint_cpu_ms_per_file', 0):>11.3f}")

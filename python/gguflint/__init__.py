@@ -32,7 +32,8 @@ from ._native import ffi, lib
 __all__ = [
     "lint", "dump", "rules", "Report", "Finding", "Rule", "Source", "PROFILES",
     "Error", "IOError", "NotRegularFileError", "NoMemoryError", "StateError", "ArgumentError",
-    "InternalError", "UnsupportedSourceError", "__version__",
+    "InternalError", "UnsupportedSourceError", "__version__", "HAVE_URL", "list_repository",
+    "rules_markdown", "STREAM_MAX",
 ]
 
 __version__: str = ffi.string(lib.gguflintpy_version()).decode("ascii")
@@ -42,7 +43,7 @@ Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryIO]
 
 #: Profile names, in the library's order ("ggml" is the default).
 def _profiles() -> Tuple[str, ...]:
-    names = []
+    names: List[str] = []
     while lib.gguflint_profile_name(len(names)) != ffi.NULL:
         names.append(ffi.string(lib.gguflint_profile_name(len(names))).decode("ascii"))
     return tuple(names)
@@ -51,6 +52,9 @@ def _profiles() -> Tuple[str, ...]:
 PROFILES: Tuple[str, ...] = _profiles()
 
 _URL_PREFIXES = ("http://", "https://", "hf://")
+
+#: True when this build's library reads http(s):// and hf:// URLs.
+HAVE_URL: bool = bool(lib.gguflintpy_url_supported())
 _SEVERITIES = ("off", "note", "warning", "error")
 
 
@@ -103,13 +107,17 @@ class Report:
     metadata_end, data_start, ...: every field of the library's
     gguflint_header); dropped: findings past the per-rule limit, counted but
     not kept; counts: {"error": n, "warning": n, "note": n}; ok: True when
-    no finding is an error (the CLI's default --fail-on)."""
+    no finding is an error (the CLI's default --fail-on); fetch: for a URL,
+    {"bytes_fetched": n, "requests": n} (body bytes received and HTTP
+    requests made), else None."""
 
-    __slots__ = ("path", "findings", "header", "dropped", "counts", "_json")
+    __slots__ = ("path", "findings", "header", "dropped", "counts", "fetch", "_json")
 
     def __init__(self, path: str, findings: List[Finding], header: Dict[str, Any],
-                 dropped: int, counts: Dict[str, int], document: str):
+                 dropped: int, counts: Dict[str, int], document: str,
+                 fetch: Optional[Dict[str, int]] = None):
         self.path = path
+        self.fetch = fetch
         self.findings = findings
         self.header = header
         self.dropped = dropped
@@ -222,10 +230,11 @@ class _Input:
     """A source resolved for the library: a path to map, or a buffer to borrow
     (kept alive here for as long as the context may read it)."""
 
-    __slots__ = ("path", "buffer", "size", "name", "display", "keep")
+    __slots__ = ("path", "url", "buffer", "size", "name", "display", "keep")
 
     def __init__(self) -> None:
         self.path: Optional[bytes] = None
+        self.url: Optional[bytes] = None
         self.buffer: Any = ffi.NULL
         self.size = 0
         self.name: Optional[str] = None
@@ -252,6 +261,7 @@ def _borrow(inp: _Input, data: Any) -> None:
     """Borrow a buffer without copying when it cannot change under the
     parser (bytes, read-only views); copy writable ones, since another thread
     could rewrite them during the lint."""
+    view: Union[bytes, memoryview]
     if isinstance(data, bytes):
         view = data
     else:
@@ -273,13 +283,16 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
         path = os.fspath(source)
         if isinstance(path, bytes):
             path = os.fsdecode(path)
-        if path.startswith(_URL_PREFIXES):
-            raise UnsupportedSourceError(
-                f"{path}: URL inputs need a libgguflint built with URL support "
-                "(not available in this build)", source=path)
         if "\0" in path:
             raise ArgumentError("the path contains a NUL character", status=5)
-        inp.path = os.fsencode(path)
+        if path.startswith(_URL_PREFIXES):
+            if not HAVE_URL:
+                raise UnsupportedSourceError(
+                    f"{path}: URL inputs need a libgguflint built with URL support "
+                    "(libcurl and libjansson; not available in this build)", source=path)
+            inp.url = path.encode("utf-8")
+        else:
+            inp.path = os.fsencode(path)
         inp.display = path
     elif isinstance(source, (bytes, bytearray, memoryview)):
         _borrow(inp, source)
@@ -298,14 +311,7 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
             inp.keep.append(mv)
             _borrow(inp, mv)
         else:
-            try:
-                data = source.read()
-            except ValueError as e:  # e.g. "I/O operation on closed file"
-                raise ArgumentError(str(e), status=5) from e
-            if not isinstance(data, (bytes, bytearray, memoryview)):
-                raise TypeError("the file object must be opened in binary mode "
-                                f"(read() returned {type(data).__name__})")
-            _borrow(inp, data)
+            _borrow(inp, _read_stream(source, inp.display))
     else:
         raise TypeError("source must be a path, a bytes-like object or a binary file object, "
                         f"not {type(source).__name__}")
@@ -319,6 +325,38 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
     elif inp.path is None and inp.display != "<bytes>":
         inp.name = inp.display
     return inp
+
+
+#: The most a non-mappable file object (a pipe, a socket, a custom stream)
+#: is read: the CLI's default --stdin-max. A stream that goes on is an error
+#: rather than memory exhausted by an endless or hostile source.
+STREAM_MAX = 1 << 30
+
+
+def _read_stream(f: Any, display: str) -> bytes:
+    """Read a file object to its end in chunks, at most STREAM_MAX bytes."""
+    chunks: List[bytes] = []
+    total = 0
+    while True:
+        try:
+            chunk = f.read(min(1 << 24, STREAM_MAX + 1 - total))
+        except ValueError as e:  # e.g. "I/O operation on closed file"
+            raise ArgumentError(str(e), status=5) from e
+        if chunk is None:  # a non-blocking stream with nothing ready
+            raise ArgumentError("the file object is non-blocking and has no data ready",
+                                status=5)
+        if not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise TypeError("the file object must be opened in binary mode "
+                            f"(read() returned {type(chunk).__name__})")
+        if not chunk:
+            break
+        chunks.append(bytes(chunk))
+        total += len(chunks[-1])
+        if total > STREAM_MAX:
+            raise IOError(f"{display}: the stream is longer than {STREAM_MAX} bytes: pass a "
+                          "path, a bytes object or a regular file instead", status=1,
+                          detail="stream too long", source=display)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _map_file_object(f: Any) -> Optional[mmap.mmap]:
@@ -348,9 +386,12 @@ def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
         st = lib.gguflint_set_name(ctx, inp.name.encode("utf-8", "surrogateescape"))
         if st != 0:
             _raise(st, ctx, inp.display)
-    # One C call, without the GIL: open (or borrow) and run every check.
-    st = lib.gguflintpy_open_run(ctx, inp.path if inp.path is not None else ffi.NULL,
-                                 inp.buffer, inp.size)
+    # One C call, without the GIL: open, fetch or borrow, and run every check.
+    if inp.url is not None:
+        st = lib.gguflintpy_open_url_run(ctx, inp.url)
+    else:
+        st = lib.gguflintpy_open_run(ctx, inp.path if inp.path is not None else ffi.NULL,
+                                     inp.buffer, inp.size)
     return ctx, inp, st
 
 
@@ -360,6 +401,13 @@ def _report_json(ctx: Any, display: str, st: int) -> str:
     rst = lib.gguflintpy_report_json(ctx, display.encode("utf-8", "surrogateescape"),
                                      1 if st == -1 else st, out, length)
     return _take(out, length, rst)
+
+
+def _fetch_stats(ctx: Any) -> Optional[Dict[str, int]]:
+    got = ffi.new("uint64_t[2]")
+    if not lib.gguflintpy_fetch_stats(ctx, got, got + 1):
+        return None
+    return {"bytes_fetched": int(got[0]), "requests": int(got[1])}
 
 
 def _header(ctx: Any) -> Dict[str, Any]:
@@ -398,6 +446,7 @@ def lint(source: Source, *, profile: str = "ggml",
             _raise(st, ctx, inp.display, _report_json(ctx, inp.display, st))
         document = _report_json(ctx, inp.display, st)
         header = _header(ctx)
+        fetch = _fetch_stats(ctx) if inp.url is not None else None
     finally:
         ffi.release(ctx)
         inp.close()
@@ -405,7 +454,7 @@ def lint(source: Source, *, profile: str = "ggml",
     findings = [Finding(f["rule"], f["slug"], f["family"], f["severity"], f["offset"],
                         f["length"], f["path"], f["message"]) for f in entry["findings"]]
     return Report(inp.display, findings, header, entry["dropped"], dict(entry["summary"]),
-                  document)
+                  document, fetch)
 
 
 def dump(source: Source, *, name: Optional[str] = None) -> Dict[str, Any]:
@@ -446,3 +495,27 @@ def rules_markdown() -> str:
     out = ffi.new("char **")
     length = ffi.new("size_t *")
     return _take(out, length, lib.gguflintpy_rules_markdown(out, length))
+
+
+def list_repository(ref: str) -> List[str]:
+    """The .gguf files of a Hugging Face repository (or folder),
+    hf://ORG/REPO[@REV][/FOLDER], as hf://ORG/REPO@REV/PATH URLs sorted by
+    path (the Hub at $HF_ENDPOINT, token $HF_TOKEN). Needs URL support."""
+    if not isinstance(ref, str):
+        raise TypeError(f"ref must be a str, not {type(ref).__name__}")
+    if not HAVE_URL:
+        raise UnsupportedSourceError(f"{ref}: listing repositories needs a libgguflint built "
+                                     "with URL support", source=ref)
+    if "\0" in ref:
+        raise ArgumentError("the reference contains a NUL character", status=5)
+    out = ffi.new("char **")
+    length = ffi.new("size_t *")
+    err = ffi.new("char[]", 512)
+    st = lib.gguflintpy_list(ref.encode("utf-8"), out, length, err, 512)
+    if st != 0:
+        detail = ffi.string(err).decode("utf-8", "backslashreplace")
+        what = ffi.string(lib.gguflint_strerror(st)).decode("utf-8", "backslashreplace")
+        raise BY_STATUS.get(st, Error)(f"{ref}: {what}" + (f": {detail}" if detail else ""),
+                                       status=st, detail=detail, source=ref)
+    text = _take(out, length, 0)
+    return [u for u in text.split("\0") if u]

@@ -40,8 +40,8 @@ import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO,
-                    Tuple)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set,
+                    TextIO, Tuple)
 
 import gguflint
 
@@ -210,17 +210,13 @@ def expand(source: str) -> List[str]:
     anything else is itself."""
     if not is_hf_repo(source):
         return [source]
-    list_repo = getattr(gguflint, "list_repository", None)
-    if list_repo is None:
-        raise gguflint.UnsupportedSourceError(
-            f"{source}: listing repositories needs a libgguflint built with URL support")
-    return [f for f in list_repo(source) if f.endswith(".gguf")]
+    return [f for f in gguflint.list_repository(source) if f.endswith(".gguf")]
 
 
-def done_sources(path: str) -> set:
+def done_sources(path: str) -> Set[str]:
     """Inputs already in an output file. A last line cut by a killed run is
     dropped (the file is truncated back to its last complete line)."""
-    done = set()
+    done: Set[str] = set()
     if not os.path.exists(path):
         return done
     with open(path, "rb+") as f:
@@ -398,7 +394,7 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
         finally:
             fut.release()
         for rec in records:
-            out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.write(json.dumps(rec, separators=(",", ":")) + "\n")
             summary.add(rec, rules, errors)
         out.flush()
         if progress:
@@ -478,9 +474,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     sources: List[str] = []
     seen = set()
-    for e in entries:
+    for entry in entries:
         try:
-            expanded = expand(e)
+            expanded = expand(entry)
         except gguflint.Error as err:
             print(f"gguflint.scan: {err}", file=sys.stderr)
             return 2
@@ -492,7 +488,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     client = make_client(a.scheduler, a.workers, a.threads)
     try:
-        with open(a.output, "a", encoding="utf-8", errors="surrogateescape") as out:
+        with open(a.output, "a", encoding="ascii") as out:  # json.dumps escapes the rest
             summary = scan(todo, out, client, options, batch_size=a.batch,
                            progress=Progress(len(todo), sys.stderr, a.progress))
     finally:

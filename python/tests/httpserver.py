@@ -10,7 +10,7 @@ look-alike, fault injection, and counts of what it served.
 Served: GET and HEAD of FOLDER/PATH with one "Range: bytes=A-B" (or A-, or
 -N) per request (206, 416 past the end), ETag and Accept-Ranges; the Hub's
 paths for HF_ENDPOINT=server.url: /api/models/ORG/REPO/tree/REV[/DIR]
-(a JSON listing of FOLDER/ORG/REPO, one level) and
+(a JSON listing of FOLDER/ORG/REPO: one level, all with ?recursive=true) and
 /ORG/REPO/resolve/REV/PATH (the file FOLDER/ORG/REPO/PATH). It binds to
 127.0.0.1 only and never contacts anything.
 
@@ -25,7 +25,7 @@ import sys
 import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
@@ -66,25 +66,32 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(503, b"injected failure\n", {"Retry-After": "0"})
         m = re.match(r"^/api/models/([^/]+)/([^/]+)/tree/([^/]+)(/.*)?$", self.path_only)
         if m:
-            return self._tree(m.group(1), m.group(2), (m.group(4) or "").strip("/"))
+            query = parse_qs(urlsplit(self.path).query)
+            recursive = query.get("recursive", ["false"])[0].lower() in ("1", "true")
+            return self._tree(m.group(1), m.group(2), (m.group(4) or "").strip("/"), recursive)
         m = re.match(r"^/([^/]+)/([^/]+)/resolve/([^/]+)/(.+)$", self.path_only)
         if m:
             return self._file(f"{m.group(1)}/{m.group(2)}/{m.group(4)}")
         return self._file(self.path_only)
 
-    def _tree(self, org, repo, sub):
+    def _tree(self, org, repo, sub, recursive):
         folder = self._local(f"{org}/{repo}/{sub}")
         if not folder or not os.path.isdir(folder):
             return self._send(404, b'{"error":"Repository not found"}',
                               {"Content-Type": "application/json"})
         items = []
-        for name in sorted(os.listdir(folder)):
-            full = os.path.join(folder, name)
-            rel = f"{sub}/{name}" if sub else name
-            if os.path.isdir(full):
-                items.append({"type": "directory", "path": rel, "size": 0})
-            else:
-                items.append({"type": "file", "path": rel, "size": os.path.getsize(full)})
+        todo = [(folder, sub)]
+        while todo:
+            d, rel_d = todo.pop(0)
+            for name in sorted(os.listdir(d)):
+                full = os.path.join(d, name)
+                rel = f"{rel_d}/{name}" if rel_d else name
+                if os.path.isdir(full):
+                    items.append({"type": "directory", "path": rel, "size": 0})
+                    if recursive:
+                        todo.append((full, rel))
+                else:
+                    items.append({"type": "file", "path": rel, "size": os.path.getsize(full)})
         return self._send(200, json.dumps(items).encode(), {"Content-Type": "application/json"})
 
     def _file(self, rel):

@@ -142,3 +142,45 @@ def test_exceptions_are_one_hierarchy():
                 gguflint.StateError, gguflint.ArgumentError, gguflint.InternalError,
                 gguflint.UnsupportedSourceError):
         assert issubclass(cls, gguflint.Error)
+
+
+class Endless(io.RawIOBase):
+    """A stream that never ends (zeros after a GGUF header)."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        b[:] = bytes(len(b))
+        return len(b)
+
+
+def test_endless_stream_is_bounded(monkeypatch):
+    monkeypatch.setattr(gguflint, "STREAM_MAX", 1 << 20)
+    with pytest.raises(gguflint.IOError, match="longer than"):
+        gguflint.lint(Endless())
+
+
+def test_stream_without_fileno_is_read():
+    data = open(VALID, "rb").read()
+
+    class Chunky:
+        def __init__(self):
+            self.pos = 0
+
+        def read(self, n=-1):
+            n = 7 if n is None or n < 0 else min(n, 7)  # short reads
+            out = data[self.pos:self.pos + n]
+            self.pos += len(out)
+            return out
+
+    assert gguflint.lint(Chunky(), name=VALID).to_json() == gguflint.lint(VALID).to_json()
+
+
+def test_pipe_is_read(tmp_path):
+    data = open(VALID, "rb").read()
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        assert gguflint.lint(f, name=VALID).to_json() == gguflint.lint(VALID).to_json()

@@ -174,7 +174,7 @@ def test_a_worker_that_dies_on_an_input_does_not_stop_the_scan(tmp_path):
     crash = tmp_path / "CRASH.gguf"
     shutil.copyfile(files[0], crash)
     sources = files[:20] + [str(crash)] + files[20:]
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+    with dask.config.set({"distributed.scheduler.allowed-failures": 2}):
         client = scan.make_client(None, 2, 1)
         try:
             out = io.StringIO()
@@ -190,3 +190,24 @@ def test_a_worker_that_dies_on_an_input_does_not_stop_the_scan(tmp_path):
     assert by[str(crash)]["status"] == "crashed"
     assert all(by[f]["status"] == "ok" for f in files)
     assert s.crashed == 1 and s.failed == 1 and s.ok == len(files)
+
+
+def test_scan_on_a_scheduler_given_by_address(tree):
+    """--scheduler: the scan connects to a running cluster and leaves it running."""
+    import logging
+
+    from distributed import LocalCluster
+
+    base, files = tree
+    lst = base / "list-sched.txt"
+    lst.write_text("\n".join(files[:50]) + "\n")
+    out = base / "sched.jsonl"
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
+                      dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+        p = run_scan([str(lst), "-o", str(out), "--scheduler", cluster.scheduler_address],
+                     base)
+        assert p.returncode == 0, p.stderr
+        assert len(cluster.scheduler.workers) == 1  # still up
+    records = read_records(out)
+    assert sorted(r["source"] for r in records) == sorted(files[:50])
+    assert all(r["status"] == "ok" for r in records)

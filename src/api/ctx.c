@@ -74,4 +74,3 @@ int gguflint_run(gguflint_ctx *ctx)
         return ctx->status;
     return findings_finalize(ctx);
 }
-

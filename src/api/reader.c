@@ -11,6 +11,7 @@
  * as the bytes in memory, so layout checks (data bounds, trailing bytes,
  * split totals) give what a local file gives, and any other byte is read
  * through the reader (source_read). */
+#include "core/limits.h"
 #include "input/source.h"
 #include "parse/parse.h"
 
@@ -28,10 +29,14 @@
 /* The prefix length the metadata of ctx's file needs, knowing [0, have):
  * 0 when the metadata (and the small padding after it) is complete in it, or
  * stopped for a reason more bytes would not change; otherwise the least
- * length that lets the parse go on. */
-static int need_of(const gguflint_ctx *ctx, const uint8_t *buf, uint64_t have, uint64_t *need)
+ * length that lets the parse go on. *exact: that length is all that is
+ * missing (only the padding before the data section), so nothing more is
+ * worth reading ahead. */
+static int need_of(const gguflint_ctx *ctx, const uint8_t *buf, uint64_t have, uint64_t *need,
+                   bool *exact)
 {
     *need = 0;
+    *exact = false;
     gguflint_ctx *p = gguflint_new(&ctx->opt);
     if (!p)
         return GGUFLINT_E_NOMEM;
@@ -48,8 +53,10 @@ static int need_of(const gguflint_ctx *ctx, const uint8_t *buf, uint64_t have, u
             *need = p->bytes_needed > have ? p->bytes_needed : have + 1;
         else if (p->hdr.metadata_complete &&
                  !ckd_align64(&start, p->hdr.metadata_end, p->hdr.alignment) && start > have &&
-                 start - p->hdr.metadata_end <= PREFETCH_PAD_MAX)
+                 start - p->hdr.metadata_end <= PREFETCH_PAD_MAX) {
             *need = start < ctx->size ? start : ctx->size;
+            *exact = true;
+        }
     }
     p->data = NULL;
     gguflint_free(p);
@@ -108,14 +115,17 @@ int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *r)
             have = target;
         }
         uint64_t need;
-        st = need_of(ctx, buf, have, &need);
+        bool exact;
+        st = need_of(ctx, buf, have, &need, &exact);
         if (st != GGUFLINT_OK) {
             free(buf);
             return refuse(ctx, st, "out of memory reading the metadata");
         }
         if (need == 0 || have == r->size)
             break;
-        uint64_t next = have > UINT64_MAX / 2 ? UINT64_MAX : have * 2;
+        /* the metadata goes on: at least double (a geometric series keeps the
+         * probes linear); only padding is missing: just that */
+        uint64_t next = exact ? need : have > UINT64_MAX / 2 ? UINT64_MAX : have * 2;
         if (next < need)
             next = need;
         if (next > r->size)

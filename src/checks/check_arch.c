@@ -98,7 +98,7 @@ typedef struct tensor_spec {
     unsigned char ne[3];
 } tensor_spec;
 
-#define TENSOR(scope_, name_, a, b, c, when_, need_)                                     \
+#define TENSOR(scope_, name_, a, b, c, when_, need_)                                               \
     {name_, SC_##scope_, NEED_##need_, W_##when_, {S_##a, S_##b, S_##c}},
 static const tensor_spec llama_tensors[] = {
 #include "../../data/arch/llama.def"
@@ -118,19 +118,19 @@ static const char *const sym_names[S__COUNT] = {
  * (absent, unreadable, or not derivable), except X where absent means 0. */
 typedef struct hparams {
     uint64_t E, V, L, F, X, Xused, Fsh, Dk, Dv, R;
-    uint64_t H0, Hkv0;      /* layer 0's head counts (what the loaders use) */
+    uint64_t H0, Hkv0; /* layer 0's head counts (what the loaders use) */
     bool L_known, X_known, Xused_known;
-    bool V_tokens;          /* V is the length of tokenizer.ggml.tokens */
+    bool V_tokens; /* V is the length of tokenizer.ggml.tokens */
 } hparams;
 
 typedef struct arch_ctx {
     gguflint_ctx *ctx;
-    const gguflint_kv *arch_kv;   /* general.architecture */
-    const char *arch;             /* its value (a known name) */
-    int id;                       /* index into archs[], or -1 */
-    unsigned mask;                /* M_<id>, or 0 */
-    unsigned w;                   /* width of length fields: 4 in v1, else 8 */
-    bool model_meta;              /* this file must carry the model's metadata */
+    const gguflint_kv *arch_kv; /* general.architecture */
+    const char *arch;           /* its value (a known name) */
+    int id;                     /* index into archs[], or -1 */
+    unsigned mask;              /* M_<id>, or 0 */
+    unsigned w;                 /* width of length fields: 4 in v1, else 8 */
+    bool model_meta;            /* this file must carry the model's metadata */
     const gguflint_kv *kv[N_KEYS];
     hparams hp;
     char arch_path[160];
@@ -217,12 +217,30 @@ static void check_key_type(arch_ctx *a, const key_spec *ks, const gguflint_kv *k
     uint32_t want = 0;
     const char *want_text = NULL;
     switch (ks->type) {
-    case KT_U32: want = VT_UINT32; want_text = "u32"; break;
-    case KT_F32: want = VT_FLOAT32; want_text = "f32"; break;
-    case KT_BOOL: want = VT_BOOL; want_text = "bool"; break;
-    case KT_STR: want = VT_STRING; want_text = "a string"; break;
-    case KT_LAYERS: want = VT_UINT32; want_text = "u32 or an array of i32"; break;
-    default: want = VT_INT32; want_text = "i32 or an array of i32"; break;
+    case KT_U32:
+        want = VT_UINT32;
+        want_text = "u32";
+        break;
+    case KT_F32:
+        want = VT_FLOAT32;
+        want_text = "f32";
+        break;
+    case KT_BOOL:
+        want = VT_BOOL;
+        want_text = "bool";
+        break;
+    case KT_STR:
+        want = VT_STRING;
+        want_text = "a string";
+        break;
+    case KT_LAYERS:
+        want = VT_UINT32;
+        want_text = "u32 or an array of i32";
+        break;
+    default:
+        want = VT_INT32;
+        want_text = "i32 or an array of i32";
+        break;
     }
     bool arrays = ks->type == KT_LAYERS || ks->type == KT_SECTIONS;
     if (kv->type == want)
@@ -266,9 +284,8 @@ static void check_keys(arch_ctx *a)
         } else if (a->model_meta && (keys[i].required_by & a->mask)) {
             if (live(ctx, R_HPARAM_MISSING))
                 emit(ctx, R_HPARAM_MISSING, a->arch_kv->value_offset, a->arch_kv->value_size,
-                     a->arch_path,
-                     "architecture '%s' requires the key '%s.%s', which is absent", a->arch,
-                     a->arch, keys[i].suffix);
+                     a->arch_path, "architecture '%s' requires the key '%s.%s', which is absent",
+                     a->arch, a->arch, keys[i].suffix);
             else
                 drop(ctx, R_HPARAM_MISSING);
         }
@@ -289,8 +306,8 @@ static void check_layer_array(arch_ctx *a, const char *suffix, bool head)
         if (zero_rule && kv->type == VT_UINT32 && kv->u == 0) {
             kv_path(path, sizeof path, kv);
             emit(ctx, R_HEAD_COUNT_ZERO, kv->value_offset, 4, path,
-                 "%s is 0: '%s' is an attention architecture and head counts are divisors",
-                 suffix, a->arch);
+                 "%s is 0: '%s' is an attention architecture and head counts are divisors", suffix,
+                 a->arch);
         }
         return;
     }
@@ -443,7 +460,8 @@ static void check_values(arch_ctx *a)
         (kv->elem_type == VT_INT32 || kv->elem_type == VT_UINT32)) {
         kv_path(path, sizeof path, kv);
         emit(ctx, R_HPARAM_ARRAY_INVALID, kv->value_offset, kv->value_size, path,
-             "array has %llu elements; llama.cpp requires exactly 4", (unsigned long long)kv->count);
+             "array has %llu elements; llama.cpp requires exactly 4",
+             (unsigned long long)kv->count);
     }
 
     /* qwen2 loader: the [E, E] attention splits into head_count heads */
@@ -453,8 +471,8 @@ static void check_values(arch_ctx *a)
     if (a->id >= 0 && (archs[a->id].flags & Q_IS_E) && kv && hp->H0 > 0 && hp->E > 0 &&
         (q_overflow || qk != hp->E || qv != hp->E)) {
         kv_path(path, sizeof path, kv);
-        emit(ctx, R_HEAD_COUNT_MISMATCH, kv->value_offset, kv->type == VT_ARRAY ? kv->value_size : 4,
-             path,
+        emit(ctx, R_HEAD_COUNT_MISMATCH, kv->value_offset,
+             kv->type == VT_ARRAY ? kv->value_size : 4, path,
              "head_count %llu x head size %llu (key) / %llu (value) is not embedding_length "
              "%llu: '%s' splits its [E, E] attention into head_count heads",
              (unsigned long long)hp->H0, (unsigned long long)hp->Dk, (unsigned long long)hp->Dv,
@@ -634,8 +652,8 @@ static void unexpected(arch_ctx *a, const gguflint_tensor *t, int rule, const ch
     char name[160], path[64];
     esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 100);
     tensor_path(path, sizeof path, ctx, t);
-    emit(ctx, rule, t->info_offset, wire_string_size(a->w, t->name.len), path, "tensor '%s' %s%s", name, fmt_tail,
-         detail ? detail : "");
+    emit(ctx, rule, t->info_offset, wire_string_size(a->w, t->name.len), path, "tensor '%s' %s%s",
+         name, fmt_tail, detail ? detail : "");
 }
 
 static const tensor_spec *find_spec(const tensor_table *tt, int scope, const uint8_t *p, size_t n)
@@ -678,8 +696,7 @@ static void check_tensor_names(arch_ctx *a, const tensor_table *tt)
             if (hp->L_known && (big || idx >= hp->L)) {
                 char detail[96];
                 snprintf(detail, sizeof detail, "%llu (llama.cpp creates layers 0..%llu only)",
-                         (unsigned long long)hp->L,
-                         (unsigned long long)(hp->L ? hp->L - 1 : 0));
+                         (unsigned long long)hp->L, (unsigned long long)(hp->L ? hp->L - 1 : 0));
                 if (hp->L == 0)
                     snprintf(detail, sizeof detail, "0 (the model has no layers)");
                 unexpected(a, t, R_BLOCK_INDEX_RANGE, "has a layer number not below block_count ",
@@ -692,8 +709,10 @@ static void check_tensor_names(arch_ctx *a, const tensor_table *tt)
         }
         if (!s) {
             char detail[128];
-            snprintf(detail, sizeof detail, "('%s' loader): llama.cpp fails with \"wrong number "
-                                            "of tensors\"", a->arch);
+            snprintf(detail, sizeof detail,
+                     "('%s' loader): llama.cpp fails with \"wrong number "
+                     "of tensors\"",
+                     a->arch);
             unexpected(a, t, R_TENSOR_UNEXPECTED, "is not a tensor of this architecture ", detail);
             continue;
         }
@@ -808,8 +827,8 @@ void check_arch(gguflint_ctx *ctx)
     bool is_model = !gt || gt->type != VT_STRING || view_eq(gt->str, "model");
     bool complete = ctx->hdr.metadata_complete;
     bool has_tensors = ctx->hdr.tensor_count > 0;
-    a.model_meta = a.id >= 0 && complete && is_model && !(shard && split_no > 0) &&
-                   (has_tensors || shard);
+    a.model_meta =
+        a.id >= 0 && complete && is_model && !(shard && split_no > 0) && (has_tensors || shard);
 
     check_keys(&a);
     if (ctx->status != GGUFLINT_OK)

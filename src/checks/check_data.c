@@ -27,8 +27,8 @@ enum scan_kind { SCAN_NONE, SCAN_F32, SCAN_F16, SCAN_BF16, SCAN_F64, SCAN_BLOCKS
 /* Where the scales of one block are: up to two fp16 fields, or one f32, or
  * one E8M0 byte. Offsets within the block. */
 typedef struct scale_layout {
-    uint8_t kind;      /* 0 none, 1 fp16 fields, 2 f32, 3 e8m0 */
-    uint8_t n;         /* fp16 fields */
+    uint8_t kind; /* 0 none, 1 fp16 fields, 2 f32, 3 e8m0 */
+    uint8_t n;    /* fp16 fields */
     uint16_t off[2];
 } scale_layout;
 
@@ -38,18 +38,29 @@ typedef struct scale_layout {
 static scale_layout layout_of(uint32_t type)
 {
     switch (type) {
-    case 2: case 6: case 8: case 16: case 17: case 18: case 19: case 20: case 21:
-    case 22: case 23:
-        return (scale_layout){1, 1, {0, 0}};  /* d first */
-    case 3: case 7: case 9: case 12: case 13:
-        return (scale_layout){1, 2, {0, 2}};  /* d, m (or dmin, s) first */
-    case 10: return (scale_layout){1, 2, {80, 82}};  /* q2_K: d, dmin last */
-    case 11: return (scale_layout){1, 1, {108, 0}};  /* q3_K */
-    case 14: return (scale_layout){1, 1, {208, 0}};  /* q6_K */
-    case 15: return (scale_layout){2, 1, {0, 0}};    /* q8_K: f32 d */
-    case 34: return (scale_layout){1, 1, {52, 0}};   /* tq1_0 */
-    case 35: return (scale_layout){1, 1, {64, 0}};   /* tq2_0 */
-    case 39: return (scale_layout){3, 1, {0, 0}};    /* mxfp4: e8m0 */
+    case 2:
+    case 6:
+    case 8:
+    case 16:
+    case 17:
+    case 18:
+    case 19:
+    case 20:
+    case 21:
+    case 22:
+    case 23: return (scale_layout){1, 1, {0, 0}}; /* d first */
+    case 3:
+    case 7:
+    case 9:
+    case 12:
+    case 13: return (scale_layout){1, 2, {0, 2}};   /* d, m (or dmin, s) first */
+    case 10: return (scale_layout){1, 2, {80, 82}}; /* q2_K: d, dmin last */
+    case 11: return (scale_layout){1, 1, {108, 0}}; /* q3_K */
+    case 14: return (scale_layout){1, 1, {208, 0}}; /* q6_K */
+    case 15: return (scale_layout){2, 1, {0, 0}};   /* q8_K: f32 d */
+    case 34: return (scale_layout){1, 1, {52, 0}};  /* tq1_0 */
+    case 35: return (scale_layout){1, 1, {64, 0}};  /* tq2_0 */
+    case 39: return (scale_layout){3, 1, {0, 0}};   /* mxfp4: e8m0 */
     default: return (scale_layout){0, 0, {0, 0}};
     }
 }
@@ -66,19 +77,19 @@ static enum scan_kind kind_of(uint32_t type)
 }
 
 typedef struct result {
-    uint64_t nan, inf;       /* values (or block scales) */
-    uint64_t first_bad;      /* element or block index of the first */
-    bool nonzero;            /* any non-zero byte */
+    uint64_t nan, inf;  /* values (or block scales) */
+    uint64_t first_bad; /* element or block index of the first */
+    bool nonzero;       /* any non-zero byte */
     bool scanned, read_error;
 } result;
 
 typedef struct scan_state {
     gguflint_ctx *ctx;
     result *res;
-    size_t next;             /* next tensor to take (under mu) */
+    size_t next; /* next tensor to take (under mu) */
     pthread_mutex_t mu;
-    size_t chunk;            /* bytes per read */
-    int read_status;         /* the first failed read's status and reason (under mu) */
+    size_t chunk;    /* bytes per read */
+    int read_status; /* the first failed read's status and reason (under mu) */
     char read_err[256];
 } scan_state;
 
@@ -121,7 +132,7 @@ static void scan_floats(result *r, enum scan_kind k, const uint8_t *p, size_t n,
     if (be)
         m = __builtin_bswap64(m);
     /* the haszero trick per lane: lowest bit and top bit of each lane */
-    const uint64_t lane_one = k == SCAN_F64 ? 1ull
+    const uint64_t lane_one = k == SCAN_F64   ? 1ull
                               : k == SCAN_F32 ? 0x0000000100000001ull
                                               : 0x0001000100010001ull;
     const uint64_t lane_top = lane_one << (k == SCAN_F64 ? 63 : k == SCAN_F32 ? 31 : 15);
@@ -229,8 +240,8 @@ static void scan_tensor(scan_state *st, size_t ti, result *r, uint8_t *buf)
             pthread_mutex_lock(&st->mu);
             if (st->read_status == GGUFLINT_OK) {
                 st->read_status = rs;
-                snprintf(st->read_err, sizeof st->read_err, "reading tensor %zu's data: %s",
-                         ti, err);
+                snprintf(st->read_err, sizeof st->read_err, "reading tensor %zu's data: %s", ti,
+                         err);
             }
             pthread_mutex_unlock(&st->mu);
             return;
@@ -282,8 +293,8 @@ static void report(gguflint_ctx *ctx, size_t i, const result *r)
     if (r->nan + r->inf) {
         bool blocks = kind_of(t->type) == SCAN_BLOCKS;
         emit(ctx, blocks ? R_BLOCK_SCALE_NAN_INF : R_DATA_NAN_INF, at, t->nbytes, path,
-             "tensor '%s' (%s): %llu NaN and %llu Inf %s; the first at %s %llu",
-             name, tn, (unsigned long long)r->nan, (unsigned long long)r->inf,
+             "tensor '%s' (%s): %llu NaN and %llu Inf %s; the first at %s %llu", name, tn,
+             (unsigned long long)r->nan, (unsigned long long)r->inf,
              blocks ? "block scales" : "values", blocks ? "block" : "element",
              (unsigned long long)r->first_bad);
     }
@@ -296,16 +307,20 @@ static void report(gguflint_ctx *ctx, size_t i, const result *r)
 void check_data(gguflint_ctx *ctx)
 {
     if (!ctx->opt.deep || ctx->opt.header_only || !ctx->hdr.metadata_complete ||
-        ctx->n_tensors == 0 ||
-        ctx->hdr.data_start > ctx->size)
+        ctx->n_tensors == 0 || ctx->hdr.data_start > ctx->size)
         return;
     result *res = calloc(ctx->n_tensors, sizeof *res);
     if (!res) {
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
-    scan_state st = {ctx, res, 0, PTHREAD_MUTEX_INITIALIZER,
-                     ctx->reader.read_at ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES, GGUFLINT_OK, ""};
+    scan_state st = {ctx,
+                     res,
+                     0,
+                     PTHREAD_MUTEX_INITIALIZER,
+                     ctx->reader.read_at ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES,
+                     GGUFLINT_OK,
+                     ""};
     unsigned n = ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1;
     if (n > 64)
         n = 64;
@@ -331,8 +346,7 @@ void check_data(gguflint_ctx *ctx)
         if (res[i].read_error) {
             if (ctx->fd >= 0)
                 snprintf(ctx->error_detail, sizeof ctx->error_detail,
-                         "reading tensor %zu's data failed: the file changed while being read",
-                         i);
+                         "reading tensor %zu's data failed: the file changed while being read", i);
             else
                 snprintf(ctx->error_detail, sizeof ctx->error_detail, "%s", st.read_err);
             ctx->status = st.read_status == GGUFLINT_E_NOMEM ? GGUFLINT_E_NOMEM : GGUFLINT_E_IO;

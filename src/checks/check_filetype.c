@@ -25,14 +25,14 @@
 #define CLS_ROLE 0x0Fu
 
 typedef struct weights {
-    uint8_t *cls;           /* n_tensors entries */
-    uint32_t hist[64];      /* quantizable weights per ggml type */
-    size_t n_weights;       /* quantizable weights */
-    size_t n_checked;       /* of which in a mixed role (not token_embd/output) */
+    uint8_t *cls;      /* n_tensors entries */
+    uint32_t hist[64]; /* quantizable weights per ggml type */
+    size_t n_weights;  /* quantizable weights */
+    size_t n_checked;  /* of which in a mixed role (not token_embd/output) */
 } weights;
 
 typedef struct verdict {
-    double total, bad;      /* parameters of the checked weights, and of the misfits */
+    double total, bad; /* parameters of the checked weights, and of the misfits */
 } verdict;
 
 static bool fits(verdict v)
@@ -78,7 +78,11 @@ static uint8_t classify(gguflint_ctx *ctx, const gguflint_tensor *t, bool has_ou
             emit(ctx, R_UNEXPECTED_QUANTIZED, wire_ti_type_off(model_width(ctx), t), 4, path,
                  "tensor '%s' is %s but stored as %s: converters and llama-quantize keep 1-D "
                  "tensors, norms and biases in F32",
-                 shown, dims < 2 ? "1-D" : norm ? "a norm" : "a bias", gt_info(t->type)->name);
+                 shown,
+                 dims < 2 ? "1-D"
+                 : norm   ? "a norm"
+                          : "a bias",
+                 gt_info(t->type)->name);
         }
     }
     if (t->name.len > MAX_CLASSIFIED_NAME ||
@@ -119,8 +123,8 @@ static void histogram(char *buf, size_t cap, const weights *w)
         if (best < 0)
             return;
         used[best] = true;
-        int k = snprintf(buf + n, cap - n, "%s%s x%u", n ? ", " : "",
-                         gt_info((uint32_t)best)->name, (unsigned)w->hist[best]);
+        int k = snprintf(buf + n, cap - n, "%s%s x%u", n ? ", " : "", gt_info((uint32_t)best)->name,
+                         (unsigned)w->hist[best]);
         if (k < 0 || (size_t)k >= cap - n)
             return;
         n += (size_t)k;
@@ -198,8 +202,7 @@ static void check_name_tag(gguflint_ctx *ctx, const gguflint_kv *fk, const ftype
         emit(ctx, R_FILE_NAME_TAG_MISMATCH, fk->value_offset, 4, path,
              "the file name says %s (file type %u, %s) but general.file_type is %llu (%s); "
              "readers go by the metadata",
-             shown, tf->value, tf->display, (unsigned long long)base,
-             ft ? ft->display : "unknown");
+             shown, tf->value, tf->display, (unsigned long long)base, ft ? ft->display : "unknown");
     } else if (!fk && w->n_checked > 0 && !tag_fits) {
         char hist[256];
         histogram(hist, sizeof hist, w);

@@ -76,8 +76,7 @@ static uint64_t value_len(const gguflint_kv *kv)
     return kv->value_size;
 }
 
-static void check_key_type(gguflint_ctx *ctx, const gguflint_kv *kv, uint32_t want,
-                           const char *why)
+static void check_key_type(gguflint_ctx *ctx, const gguflint_kv *kv, uint32_t want, const char *why)
 {
     if (!kv || kv->type == want)
         return;
@@ -85,8 +84,8 @@ static void check_key_type(gguflint_ctx *ctx, const gguflint_kv *kv, uint32_t wa
     kv_path(path, sizeof path, kv);
     const char *got = vt_name(kv->type), *exp = vt_name(want);
     emit(ctx, R_SPLIT_KEY_TYPE, kv->value_offset - 4, 4, path,
-         "%.*s is of type %s, readers require %s (%s)", (int)kv->key.len,
-         (const char *)kv->key.ptr, got ? got : "?", exp ? exp : "?", why);
+         "%.*s is of type %s, readers require %s (%s)", (int)kv->key.len, (const char *)kv->key.ptr,
+         got ? got : "?", exp ? exp : "?", why);
 }
 
 static void check_name(gguflint_ctx *ctx, const split_keys *k, bool any)
@@ -102,8 +101,8 @@ static void check_name(gguflint_ctx *ctx, const split_keys *k, bool any)
     if (!any) {
         if (named && m > 1)
             emit(ctx, R_SPLIT_NAME_MISMATCH, 0, 0, "name",
-                 "the file name '%s' says shard %ld of %ld but the file has no split.* keys",
-                 shown, n, m);
+                 "the file name '%s' says shard %ld of %ld but the file has no split.* keys", shown,
+                 n, m);
         return;
     }
     if (!named) {
@@ -155,7 +154,8 @@ void check_split(gguflint_ctx *ctx)
     char path[192];
     kv_path(path, sizeof path, present);
     for (size_t i = 0; i < n_missing; i++)
-        emit(ctx, R_SPLIT_KEY_MISSING, present->offset, wire_string_size(model_width(ctx), present->key.len), path,
+        emit(ctx, R_SPLIT_KEY_MISSING, present->offset,
+             wire_string_size(model_width(ctx), present->key.len), path,
              "the file has split.* keys but no %s (gguf-split writes all three into every "
              "shard)",
              missing[i]);
@@ -169,8 +169,7 @@ void check_split(gguflint_ctx *ctx)
         kv_path(path, sizeof path, k.no);
         if (k.no_v < 0)
             emit(ctx, R_SPLIT_NO_RANGE, k.no->value_offset, value_len(k.no), path,
-                 "split.no is %lld; shard numbers are 0-based and not negative",
-                 (long long)k.no_v);
+                 "split.no is %lld; shard numbers are 0-based and not negative", (long long)k.no_v);
         else
             emit(ctx, R_SPLIT_NO_RANGE, k.no->value_offset, value_len(k.no), path,
                  "split.no is %lld but split.count is %lld (split.no is 0-based and must be "
@@ -275,8 +274,8 @@ static member *set_membership(member *g, size_t n, long m)
         if (x->no == last) {
             at = key_at(x->k.no, &len, path, sizeof path, "name");
             emit(x->ctx, R_SPLIT_SHARD_DUPLICATE, at, len, path,
-                 "shard %ld of %ld is given twice (another file has split.no %ld)", x->no + 1,
-                 m, x->no);
+                 "shard %ld of %ld is given twice (another file has split.no %ld)", x->no + 1, m,
+                 x->no);
             continue;
         }
         x->kept = true;
@@ -321,8 +320,8 @@ static void set_consistency(member *g, size_t n, const member *first, long m)
         if (first->k.tensors_ok && x->k.tensors_ok && x->k.tensors_v != first->k.tensors_v) {
             at = key_at(x->k.tensors, &len, path, sizeof path, "name");
             emit(x->ctx, R_SPLIT_SET_MISMATCH, at, len, path,
-                 "split.tensors.count is %lld but shard %ld says %lld",
-                 (long long)x->k.tensors_v, first->no + 1, (long long)first->k.tensors_v);
+                 "split.tensors.count is %lld but shard %ld says %lld", (long long)x->k.tensors_v,
+                 first->no + 1, (long long)first->k.tensors_v);
         }
     }
 }
@@ -437,7 +436,8 @@ static void set_metadata(member *g, size_t n)
                 continue;
             char path[192];
             kv_path(path, sizeof path, kv);
-            emit(ctx, R_SPLIT_METADATA_NOT_FIRST, kv->offset, wire_string_size(model_width(ctx), kv->key.len), path,
+            emit(ctx, R_SPLIT_METADATA_NOT_FIRST, kv->offset,
+                 wire_string_size(model_width(ctx), kv->key.len), path,
                  "model metadata in shard %ld: llama.cpp and gguf-split read metadata from the "
                  "first shard only, so this key is ignored",
                  g[i].no + 1);

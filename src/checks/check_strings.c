@@ -21,9 +21,9 @@ typedef enum { M_KEY, M_NAME, M_VALUE, M_VOCAB } scan_mode;
 
 typedef struct hit {
     uint64_t at, count;
-    uint32_t cp;   /* code point, or the raw byte of invalid UTF-8 */
-    unsigned len;  /* bytes of the character */
-    bool raw;      /* a byte that is not valid UTF-8 */
+    uint32_t cp;  /* code point, or the raw byte of invalid UTF-8 */
+    unsigned len; /* bytes of the character */
+    bool raw;     /* a byte that is not valid UTF-8 */
 } hit;
 
 typedef struct scan {
@@ -50,7 +50,6 @@ static bool is_ascii_print(uint8_t c)
 {
     return (uint8_t)(c - 0x20u) < 0x5Fu;
 }
-
 
 static void scan_vocab(const uint8_t *s, uint64_t n, scan *r)
 {
@@ -141,8 +140,8 @@ typedef struct lazy_path {
     char buf[192];
     bool built;
     const gguflint_ctx *ctx;
-    const gguflint_kv *kv;     /* kv["key"] */
-    const gguflint_tensor *t;  /* or tensor[i].name */
+    const gguflint_kv *kv;    /* kv["key"] */
+    const gguflint_tensor *t; /* or tensor[i].name */
 } lazy_path;
 
 static const char *path_of(lazy_path *p)
@@ -158,7 +157,7 @@ static const char *path_of(lazy_path *p)
 }
 
 typedef struct where {
-    const char *what;   /* "key", "tensor name", "value", "element 12" */
+    const char *what; /* "key", "tensor name", "value", "element 12" */
     lazy_path *path;
     uint64_t off, len;
 } where;
@@ -242,8 +241,7 @@ static void report_hit(gguflint_ctx *ctx, int rule, const where *w, const uint8_
     if (h->count > 1)
         snprintf(more, sizeof more, " (%llu in all)", (unsigned long long)h->count);
     emit(ctx, rule, w->off, w->len, path_of(w->path), "%s contains %s %s at byte %llu%s: '%s'",
-         w->what,
-         kind, desc, (unsigned long long)h->at, more, ctxt);
+         w->what, kind, desc, (unsigned long long)h->at, more, ctxt);
 }
 
 static void report_scan(gguflint_ctx *ctx, const where *w, const uint8_t *s, uint64_t n,
@@ -289,8 +287,8 @@ static void report_path_like(gguflint_ctx *ctx, const where *w, const uint8_t *s
     char shown[160];
     esc_fixed(shown, sizeof shown, s, n, 100);
     emit(ctx, R_PATH_LIKE_NAME, w->off, w->len, path_of(w->path),
-         "%s '%s' looks like a file path (absolute or with a '..' segment); %s", w->what,
-         shown, use);
+         "%s '%s' looks like a file path (absolute or with a '..' segment); %s", w->what, shown,
+         use);
 }
 
 /* Keys whose string values are vocabulary data: byte tokens and single
@@ -427,8 +425,7 @@ static void check_kv(gguflint_ctx *ctx, const gguflint_kv *kv, bool hygiene, boo
     }
 }
 
-static void check_tensor_name(gguflint_ctx *ctx, const gguflint_tensor *t, bool hygiene,
-                              bool paths)
+static void check_tensor_name(gguflint_ctx *ctx, const gguflint_tensor *t, bool hygiene, bool paths)
 {
     lazy_path lp;
     lp.built = false, lp.ctx = ctx, lp.kv = NULL, lp.t = t;
@@ -468,16 +465,19 @@ static void check_tensor_name(gguflint_ctx *ctx, const gguflint_tensor *t, bool 
 static bool claim_value(const gguflint_kv *kv, uint64_t *v)
 {
     switch (kv->type) {
-    case VT_UINT8: case VT_UINT16: case VT_UINT32: case VT_UINT64:
-        *v = kv->u;
-        return true;
-    case VT_INT8: case VT_INT16: case VT_INT32: case VT_INT64:
+    case VT_UINT8:
+    case VT_UINT16:
+    case VT_UINT32:
+    case VT_UINT64: *v = kv->u; return true;
+    case VT_INT8:
+    case VT_INT16:
+    case VT_INT32:
+    case VT_INT64:
         if (kv->i < 0)
             return false;
         *v = (uint64_t)kv->i;
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -502,8 +502,7 @@ static void check_claims(gguflint_ctx *ctx)
     if (tokens && tokens->type == VT_ARRAY && tokens->count > (1u << 21)) {
         char path[192];
         kv_path(path, sizeof path, tokens);
-        emit(ctx, R_VOCAB_SIZE_HUGE, wire_array_count_off(tokens), model_width(ctx),
-             path,
+        emit(ctx, R_VOCAB_SIZE_HUGE, wire_array_count_off(tokens), model_width(ctx), path,
              "tokenizer.ggml.tokens has %llu entries (over 2^21 = 2097152; the largest real "
              "vocabularies have about 262144): consumers allocate logits and token tables of "
              "that size per sequence",
@@ -514,8 +513,7 @@ static void check_claims(gguflint_ctx *ctx)
     if (!a || !kv_str(a, &arch) || arch.len == 0 || arch.len > 128 ||
         memchr(arch.ptr, 0, (size_t)arch.len))
         return;
-    claim(ctx, arch, "context_length", R_CONTEXT_LENGTH_HUGE, 1u << 24, true,
-          ">= 2^24 = 16777216",
+    claim(ctx, arch, "context_length", R_CONTEXT_LENGTH_HUGE, 1u << 24, true, ">= 2^24 = 16777216",
           "llama.cpp sizes the default KV cache and RoPE tables from the training context, "
           "so loading it with the default context allocates gigabytes or fails");
     claim(ctx, arch, "vocab_size", R_VOCAB_SIZE_HUGE, 1u << 21, false, "over 2^21 = 2097152",

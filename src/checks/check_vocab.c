@@ -58,13 +58,11 @@ static const key_type typed_keys[] = {
 /* Special token id keys (all u32). llama.cpp reads the misspelled
  * "seperator"; the spec's "separator" is checked too. */
 static const char *const special_keys[] = {
-    TK "bos_token_id",     TK "eos_token_id",       TK "eot_token_id",
-    TK "eom_token_id",     TK "unknown_token_id",   TK "seperator_token_id",
-    TK "separator_token_id", TK "padding_token_id", TK "cls_token_id",
-    TK "mask_token_id",    TK "fim_pre_token_id",   TK "fim_suf_token_id",
-    TK "fim_mid_token_id", TK "fim_pad_token_id",   TK "fim_rep_token_id",
-    TK "fim_sep_token_id", TK "prefix_token_id",    TK "suffix_token_id",
-    TK "middle_token_id",
+    TK "bos_token_id",     TK "eos_token_id",       TK "eot_token_id",       TK "eom_token_id",
+    TK "unknown_token_id", TK "seperator_token_id", TK "separator_token_id", TK "padding_token_id",
+    TK "cls_token_id",     TK "mask_token_id",      TK "fim_pre_token_id",   TK "fim_suf_token_id",
+    TK "fim_mid_token_id", TK "fim_pad_token_id",   TK "fim_rep_token_id",   TK "fim_sep_token_id",
+    TK "prefix_token_id",  TK "suffix_token_id",    TK "middle_token_id",
 };
 
 /* The tokenizers llama.cpp's llama_vocab::load knows, with the special ids it
@@ -77,9 +75,9 @@ static const char *const default_keys[D__COUNT] = {
 
 typedef struct tok_model {
     const char *name;
-    bool no_vocab;      /* no tokens needed */
-    bool needs_merges;  /* BPE: throws "cannot find tokenizer merges" */
-    bool wants_pre;     /* BPE without a built-in pre-tokenizer */
+    bool no_vocab;     /* no tokens needed */
+    bool needs_merges; /* BPE: throws "cannot find tokenizer merges" */
+    bool wants_pre;    /* BPE without a built-in pre-tokenizer */
     int defaults[D__COUNT];
 } tok_model;
 
@@ -96,7 +94,6 @@ static const tok_model models[] = {
     {"none", true, false, false, {-1, -1, -1, -1, -1, -1}},
     {"no_vocab", true, false, false, {-1, -1, -1, -1, -1, -1}},
 };
-
 
 static const char *type_name(uint32_t t)
 {
@@ -161,8 +158,15 @@ static inline uint64_t rotl64(uint64_t x, unsigned r)
 
 /* Masks keeping the first n bytes of a little-endian word. */
 static const uint64_t tail_mask[9] = {
-    0, 0xFFull, 0xFFFFull, 0xFFFFFFull, 0xFFFFFFFFull, 0xFFFFFFFFFFull, 0xFFFFFFFFFFFFull,
-    0xFFFFFFFFFFFFFFull, ~0ull,
+    0,
+    0xFFull,
+    0xFFFFull,
+    0xFFFFFFull,
+    0xFFFFFFFFull,
+    0xFFFFFFFFFFull,
+    0xFFFFFFFFFFFFull,
+    0xFFFFFFFFFFFFFFull,
+    ~0ull,
 };
 
 /* The 0..8 bytes at p as a little-endian word; one load when the array has 8
@@ -227,8 +231,7 @@ static bool is_byte_token(const uint8_t *s, uint64_t len)
 /* The reporters are cold and out of line, so the hot loop keeps its registers. */
 #define COLD __attribute__((cold, noinline))
 
-COLD static void report_type(gguflint_ctx *ctx, const gguflint_kv *types, uint64_t i,
-                             int64_t t)
+COLD static void report_type(gguflint_ctx *ctx, const gguflint_kv *types, uint64_t i, int64_t t)
 {
     char path[96];
     elem_path(path, sizeof path, TK "token_type", i);
@@ -252,8 +255,8 @@ COLD static void report_byte(gguflint_ctx *ctx, uint64_t i, const uint8_t *s, ui
 }
 
 /* Empty and over-long tokens; `off` is the offset of the length field. */
-COLD static void check_token_slow(gguflint_ctx *ctx, uint64_t i, const uint8_t *s,
-                                  uint64_t len, uint64_t off)
+COLD static void check_token_slow(gguflint_ctx *ctx, uint64_t i, const uint8_t *s, uint64_t len,
+                                  uint64_t off)
 {
     unsigned w = model_width(ctx);
     char path[96], shown[96];
@@ -276,8 +279,8 @@ COLD static void check_token_slow(gguflint_ctx *ctx, uint64_t i, const uint8_t *
              (unsigned long long)i, shown, (unsigned long long)len);
 }
 
-COLD static void report_duplicate(gguflint_ctx *ctx, uint64_t i, const uint8_t *s,
-                                  uint64_t len, uint64_t off, uint32_t prev)
+COLD static void report_duplicate(gguflint_ctx *ctx, uint64_t i, const uint8_t *s, uint64_t len,
+                                  uint64_t off, uint32_t prev)
 {
     char path[96], shown[96];
     elem_path(path, sizeof path, TK "tokens", i);
@@ -291,15 +294,15 @@ COLD static void report_duplicate(gguflint_ctx *ctx, uint64_t i, const uint8_t *
 typedef struct scan {
     gguflint_ctx *ctx;
     const gguflint_kv *types;
-    const cursor *c;        /* over the tokens array value (byte order) */
-    unsigned w;             /* width of the length fields */
-    uint64_t file_base;     /* file offset of the array value */
-    const uint8_t *base;    /* the array value */
-    const uint8_t *vend;    /* its end */
-    const uint8_t *tybase;  /* token_type elements (i32) */
-    const uint8_t *p;       /* the next token's length field */
-    tok_slot *slots;        /* NULL: no duplicate index */
-    uint32_t *offs;         /* offset of token i's length field in the value */
+    const cursor *c;       /* over the tokens array value (byte order) */
+    unsigned w;            /* width of the length fields */
+    uint64_t file_base;    /* file offset of the array value */
+    const uint8_t *base;   /* the array value */
+    const uint8_t *vend;   /* its end */
+    const uint8_t *tybase; /* token_type elements (i32) */
+    const uint8_t *p;      /* the next token's length field */
+    tok_slot *slots;       /* NULL: no duplicate index */
+    uint32_t *offs;        /* offset of token i's length field in the value */
     size_t mask;
     unsigned shift;
 } scan;
@@ -310,8 +313,8 @@ typedef struct scan {
  * little-endian with 8-byte lengths and so is the host, so every field is one
  * plain load. False when the pass must stop (memory ran out). Always inlined,
  * so each call is specialised on `typed` and `le64`. */
-static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t from,
-                                                             uint64_t to, bool typed, bool le64)
+static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t from, uint64_t to,
+                                                             bool typed, bool le64)
 {
     /* locals: stores into the index must not force reloads of the state */
     gguflint_ctx *const ctx = sc->ctx;
@@ -387,17 +390,23 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
 /* Walk tokens once; token_type (a validated i32 array) is indexed directly
  * beside it, and its elements past the last token are checked after. */
 __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const gguflint_kv *tokens,
-                                                 const gguflint_kv *types)
+                                                  const gguflint_kv *types)
 {
     arr_iter it;
     if (!arr_iter_init(ctx, tokens, &it))
         return;
     const uint64_t n = tokens->count;
     scan sc = {
-        .ctx = ctx, .types = types, .c = &it.c, .w = it.w, .file_base = it.base,
-        .base = it.c.base, .vend = it.c.base + it.c.len,
+        .ctx = ctx,
+        .types = types,
+        .c = &it.c,
+        .w = it.w,
+        .file_base = it.base,
+        .base = it.c.base,
+        .vend = it.c.base + it.c.len,
         .tybase = types ? ctx->data + wire_array_elems_off(it.w, types) : NULL,
-        .p = it.c.base + it.c.off, .shift = 64,
+        .p = it.c.base + it.c.off,
+        .shift = 64,
     };
     if (n >= 2 && n <= DUP_MAX_TOKENS && tokens->value_size <= UINT32_MAX &&
         ctx->opt.severity[R_TOK_DUPLICATE] != GGUFLINT_OFF) {
@@ -543,8 +552,8 @@ static void check_charsmap(gguflint_ctx *ctx, const gguflint_kv *kv)
     }
     uint64_t at = wire_array_elems_off(w, kv);
     const uint8_t *p = ctx->data + at;
-    uint64_t size = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-                    (uint64_t)p[3] << 24;
+    uint64_t size =
+        (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
     if (size + 4 < kv->count)
         return;
     emit(ctx, R_TOK_CHARSMAP, at, 4, path,

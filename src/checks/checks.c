@@ -16,7 +16,7 @@ void checks_run(gguflint_ctx *ctx)
         return;
     }
     static void (*const checks[])(gguflint_ctx *) = {
-        check_metadata, check_filetype, check_arch, check_vocab,
+        check_metadata, check_filetype, check_arch,     check_vocab,
         check_split,    check_strings,  check_template,
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {

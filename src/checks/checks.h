@@ -17,6 +17,6 @@ void check_split(gguflint_ctx *ctx);    /* split.* keys of one shard */
 void check_strings(gguflint_ctx *ctx);  /* string hygiene, resource claims */
 void check_template(gguflint_ctx *ctx); /* chat-template injection (static analysis) */
 /* Run separately, after the others, only with options.deep (see ctx.c). */
-void check_data(gguflint_ctx *ctx);     /* tensor values and block scales */
+void check_data(gguflint_ctx *ctx); /* tensor values and block scales */
 
 #endif

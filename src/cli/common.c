@@ -135,15 +135,14 @@ int cli_fetch_option(gguflint_fetch_options **fo, const char *name, const char *
     if (strcmp(name, "timeout") == 0 || strcmp(name, "connect-timeout") == 0) {
         if (!parse_seconds(value, &v))
             return usage_error("bad number of seconds '%s'", value);
-        st = gguflint_fetch_set(*fo,
-                                name[0] == 't' ? GGUFLINT_FETCH_TIMEOUT_MS
-                                               : GGUFLINT_FETCH_CONNECT_TIMEOUT_MS,
-                                v);
+        st = gguflint_fetch_set(
+            *fo, name[0] == 't' ? GGUFLINT_FETCH_TIMEOUT_MS : GGUFLINT_FETCH_CONNECT_TIMEOUT_MS, v);
     } else {
-        gguflint_fetch_setting what = strcmp(name, "max-fetch") == 0 ? GGUFLINT_FETCH_MAX_BYTES
-                                      : strcmp(name, "retries") == 0
-                                          ? GGUFLINT_FETCH_RETRIES
-                                          : GGUFLINT_FETCH_FIRST_RANGE;
+        gguflint_fetch_setting what = GGUFLINT_FETCH_FIRST_RANGE;
+        if (strcmp(name, "max-fetch") == 0)
+            what = GGUFLINT_FETCH_MAX_BYTES;
+        else if (strcmp(name, "retries") == 0)
+            what = GGUFLINT_FETCH_RETRIES;
         st = parse_u64(value, &v) ? gguflint_fetch_set(*fo, what, v) : GGUFLINT_E_ARG;
     }
     if (st != GGUFLINT_OK)
@@ -159,7 +158,7 @@ int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
         return -1; /* the caller reports "changed while being read" */
     }
     bus_armed = 1;
-    int st = strcmp(path, "-") == 0        ? gguflint_read_stream(ctx, stdin, stdin_max)
+    int st = strcmp(path, "-") == 0         ? gguflint_read_stream(ctx, stdin, stdin_max)
              : gguflint_url_kind(path) == 1 ? gguflint_open_url(ctx, path, fetch_opts)
                                             : gguflint_open_file(ctx, path);
     if (st == GGUFLINT_OK)

@@ -48,12 +48,15 @@ char *config_find(void)
     }
 }
 
-static const char *const main_keys[] = {"profile", "select",   "extend-select", "ignore",
-                                        "fail-on", "format",   "deep",          "quiet",
-                                        NULL};
-static const char *const limit_keys[] = {"max-string-len", "max-array-count", "max-kv-count",
-                                         "max-tensor-count", "max-depth",
-                                         "max-findings-per-rule", NULL};
+static const char *const main_keys[] = {"profile", "select", "extend-select", "ignore", "fail-on",
+                                        "format",  "deep",   "quiet",         NULL};
+static const char *const limit_keys[] = {"max-string-len",
+                                         "max-array-count",
+                                         "max-kv-count",
+                                         "max-tensor-count",
+                                         "max-depth",
+                                         "max-findings-per-rule",
+                                         NULL};
 
 static bool in_list(const char *const *list, const char *s)
 {
@@ -94,14 +97,13 @@ static config_ignore *ignore_for(config *cfg, const char *pattern, int line)
     return ig->pattern ? ig : NULL;
 }
 
-static int on_entry(void *user, const char *section, const char *name, const char *value,
-                    int line)
+static int on_entry(void *user, const char *section, const char *name, const char *value, int line)
 {
     config *cfg = user;
     if (strcmp(section, "gguflint") == 0) {
         if (!in_list(main_keys, name)) {
-            snprintf(cfg->error, sizeof cfg->error, "line %d: unknown key '%s' in [gguflint]",
-                     line, name);
+            snprintf(cfg->error, sizeof cfg->error, "line %d: unknown key '%s' in [gguflint]", line,
+                     name);
             return 0;
         }
         return add_kv(cfg, cfg->main, &cfg->n_main, name, value, line);
@@ -126,8 +128,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
                                                     : NULL;
         if (!slot) {
             snprintf(cfg->error, sizeof cfg->error,
-                     "line %d: [ignore:%s] takes 'rules' and 'reason', not '%s'", line,
-                     section + 7, name);
+                     "line %d: [ignore:%s] takes 'rules' and 'reason', not '%s'", line, section + 7,
+                     name);
             return 0;
         }
         free(*slot);
@@ -186,14 +188,14 @@ bool config_load(config *cfg, const char *path)
     for (size_t i = 0; i < cfg->n_ignores; i++) {
         config_ignore *ig = &cfg->ignores[i];
         if (!ig->rules || !*ig->rules) {
-            snprintf(cfg->error, sizeof cfg->error, "line %d: [ignore:%s] needs 'rules'",
-                     ig->line, ig->pattern);
+            snprintf(cfg->error, sizeof cfg->error, "line %d: [ignore:%s] needs 'rules'", ig->line,
+                     ig->pattern);
             return false;
         }
         if (!ig->reason || !*ig->reason) {
             snprintf(cfg->error, sizeof cfg->error,
-                     "line %d: [ignore:%s] needs a 'reason' (every ignore must say why)",
-                     ig->line, ig->pattern);
+                     "line %d: [ignore:%s] needs a 'reason' (every ignore must say why)", ig->line,
+                     ig->pattern);
             return false;
         }
     }

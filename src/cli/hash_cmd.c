@@ -7,12 +7,16 @@
  *   gguflint hash [-o OUT] PATH...
  *   gguflint hash --verify-manifest MANIFEST PATH...
  *
+ * A PATH may be a URL (the data is read in 16 MiB ranges, each checked) or
+ * an hf:// repository (each of its .gguf files).
+ *
  * The manifest is read with a small iterative JSON scanner that only keeps
  * the raw (still escaped) text of the "name" and "sha256" strings of the
  * objects in "tensors" arrays; names are compared in that escaped form, which
  * is exactly how they were written, so no decoding ambiguity arises. */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
+#include "core/limits.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,6 +28,7 @@
 #include <unistd.h>
 
 #define BUF_SIZE (1u << 20)
+#define URL_PIECE (16u << 20)
 
 typedef struct text {
     char *p;
@@ -94,8 +99,18 @@ static void hex_digest(const unsigned char *md, char out[65])
     out[64] = '\0';
 }
 
-/* SHA-256 of [off, off+n) of fd. */
-static bool sha256_range(int fd, uint64_t off, uint64_t n, uint8_t *buf, char out[65])
+/* Where a file's bytes come from: a descriptor (pread: a file truncated
+ * meanwhile is a short read, never a SIGBUS), or the library's reader for a
+ * URL (ranges of the remote file, each checked for its exact length and for
+ * the file not having changed). */
+typedef struct source {
+    int fd;            /* >= 0 for a local file */
+    gguflint_ctx *ctx; /* else: read through gguflint_read */
+    size_t piece;      /* bytes per read (a URL: one request each) */
+} source;
+
+/* SHA-256 of [off, off+n) of the source. */
+static bool sha256_range(const source *src, uint64_t off, uint64_t n, uint8_t *buf, char out[65])
 {
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
@@ -104,8 +119,12 @@ static bool sha256_range(int fd, uint64_t off, uint64_t n, uint8_t *buf, char ou
     }
     bool ok = true;
     while (n > 0 && ok) {
-        size_t want = n < BUF_SIZE ? (size_t)n : BUF_SIZE;
-        ssize_t got = pread(fd, buf, want, (off_t)off);
+        size_t want = n < src->piece ? (size_t)n : src->piece;
+        ssize_t got;
+        if (src->fd >= 0)
+            got = pread(src->fd, buf, want, (off_t)off);
+        else
+            got = gguflint_read(src->ctx, off, buf, want) == GGUFLINT_OK ? (ssize_t)want : -1;
         if (got <= 0) {
             ok = false;
             break;
@@ -191,11 +210,23 @@ static int hash_file(const char *path, text *out, digests *ds, uint8_t *buf, boo
         gguflint_free(ctx);
         return EXIT_FINDINGS;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        report_status(path, ctx, GGUFLINT_E_IO);
-        gguflint_free(ctx);
-        return EXIT_USAGE;
+    source src = {-1, ctx, BUF_SIZE};
+    uint8_t *url_buf = NULL;
+    if (gguflint_url_kind(path) == 1) {
+        /* a remote file: larger pieces, one range request each */
+        src.piece = URL_PIECE;
+        buf = url_buf = malloc(URL_PIECE);
+        if (!buf) {
+            gguflint_free(ctx);
+            return EXIT_USAGE;
+        }
+    } else {
+        src.fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (src.fd < 0) {
+            report_status(path, ctx, GGUFLINT_E_IO);
+            gguflint_free(ctx);
+            return EXIT_USAGE;
+        }
     }
     int rc = EXIT_CLEAN;
     char sha[65];
@@ -205,7 +236,7 @@ static int hash_file(const char *path, text *out, digests *ds, uint8_t *buf, boo
     snprintf(num, sizeof num, ",\"size\":%" PRIu64 ",\"data_start\":%" PRIu64, h->file_size,
              h->data_start);
     t_puts(out, num);
-    if (!sha256_range(fd, h->data_start, h->file_size - h->data_start, buf, sha)) {
+    if (!sha256_range(&src, h->data_start, h->file_size - h->data_start, buf, sha)) {
         report_status(path, ctx, GGUFLINT_E_IO);
         rc = EXIT_USAGE;
         goto done;
@@ -223,7 +254,7 @@ static int hash_file(const char *path, text *out, digests *ds, uint8_t *buf, boo
             rc = EXIT_FINDINGS;
             goto done;
         }
-        if (!sha256_range(fd, start, t->nbytes, buf, sha)) {
+        if (!sha256_range(&src, start, t->nbytes, buf, sha)) {
             report_status(path, ctx, GGUFLINT_E_IO);
             rc = EXIT_USAGE;
             goto done;
@@ -248,7 +279,9 @@ static int hash_file(const char *path, text *out, digests *ds, uint8_t *buf, boo
     }
     t_puts(out, "]}");
 done:
-    close(fd);
+    if (src.fd >= 0)
+        close(src.fd);
+    free(url_buf);
     gguflint_free(ctx);
     return rc;
 }
@@ -324,8 +357,8 @@ static bool read_manifest(const char *doc, size_t len, digests *want, char *err,
         if (c == '{' || c == '[') {
             if (depth == MAXD)
                 goto bad;
-            bool tens = (key_b && (size_t)(key_e - key_b) == 7 && memcmp(key_b, "tensors", 7) == 0 &&
-                         c == '[') ||
+            bool tens = (key_b && (size_t)(key_e - key_b) == 7 &&
+                         memcmp(key_b, "tensors", 7) == 0 && c == '[') ||
                         (depth > 0 && kind[depth - 1] == '[' && in_tensors[depth - 1] && c == '{');
             kind[depth] = c;
             in_tensors[depth] = tens;
@@ -344,7 +377,8 @@ static bool read_manifest(const char *doc, size_t len, digests *want, char *err,
                 goto bad;
             if (c == '}' && in_tensors[depth - 1]) {
                 if (!name_b || !sha_b || sha_e - sha_b != 64) {
-                    snprintf(err, errcap, "not a gguflint manifest: a tensor entry without a name and a sha256");
+                    snprintf(err, errcap,
+                             "not a gguflint manifest: a tensor entry without a name and a sha256");
                     return false;
                 }
                 char sha[65];
@@ -456,8 +490,7 @@ static int verify(const char *manifest, digests *have)
     for (size_t k = 0; k < have->n; k++)
         if (!have->d[k].matched) {
             printf("extra: tensor \"%s\" in ", have->d[k].name_json);
-            gguflint_escape(gguflint_write_file, stdout, have->d[k].file,
-                            strlen(have->d[k].file));
+            gguflint_escape(gguflint_write_file, stdout, have->d[k].file, strlen(have->d[k].file));
             printf(" is not in the manifest\n");
             bad++;
         }
@@ -470,7 +503,23 @@ int cmd_hash(int argc, char **argv)
 {
     const char *out_path = NULL, *manifest = NULL;
     int first_path = argc;
+    static const char *const fetch_names[] = {"max-fetch", "fetch-first-range", "header",
+                                              "timeout",   "connect-timeout",   "retries"};
+    gguflint_fetch_options *fetch = NULL;
     for (int i = 1; i < argc; i++) {
+        bool fetch_opt = false;
+        for (size_t k = 0; k < sizeof fetch_names / sizeof *fetch_names && !fetch_opt; k++)
+            if (strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i] + 2, fetch_names[k]) == 0 &&
+                i + 1 < argc) {
+                int frc = cli_fetch_option(&fetch, fetch_names[k], argv[++i]);
+                if (frc != EXIT_CLEAN) {
+                    gguflint_fetch_options_free(fetch);
+                    return frc;
+                }
+                fetch_opt = true;
+            }
+        if (fetch_opt)
+            continue;
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             out_path = argv[++i];
         } else if (strcmp(argv[i], "--verify-manifest") == 0 && i + 1 < argc) {
@@ -478,24 +527,54 @@ int cmd_hash(int argc, char **argv)
         } else if (strncmp(argv[i], "--verify-manifest=", 18) == 0) {
             manifest = argv[i] + 18;
         } else if (argv[i][0] == '-' && argv[i][1]) {
+            gguflint_fetch_options_free(fetch);
             return usage_error("hash: unknown option '%s'", argv[i]);
         } else {
             first_path = i;
             break;
         }
     }
-    if (first_path >= argc)
+    if (first_path >= argc) {
+        gguflint_fetch_options_free(fetch);
         return usage_error("%s", "hash needs at least one path");
+    }
     uint8_t *buf = malloc(BUF_SIZE);
-    if (!buf)
+    if (!buf) {
+        gguflint_fetch_options_free(fetch);
         return EXIT_USAGE;
+    }
+    cli_set_fetch(fetch);
     text out = {0};
     digests have = {0};
-    t_puts(&out, "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
-                 "\"},\"algorithm\":\"sha256\",\"files\":[");
+    t_puts(&out,
+           "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
+           "\"},\"algorithm\":\"sha256\",\"files\":[");
     int rc = EXIT_CLEAN;
-    for (int i = first_path; i < argc && rc == EXIT_CLEAN; i++)
-        rc = hash_file(argv[i], &out, &have, buf, i == first_path);
+    /* hf:// repositories are listed first; the lists stay alive to the end
+     * (the digests point at their names) */
+    gguflint_url_list **lists = calloc((size_t)argc, sizeof *lists);
+    size_t n_files = 0;
+    if (!lists)
+        rc = EXIT_USAGE;
+    for (int i = first_path; i < argc && rc == EXIT_CLEAN; i++) {
+        if (gguflint_url_kind(argv[i]) != 2) {
+            rc = hash_file(argv[i], &out, &have, buf, n_files++ == 0);
+            continue;
+        }
+        char err[256] = "";
+        int st = gguflint_url_list_new(argv[i], fetch, &lists[i], err, sizeof err);
+        if (st != GGUFLINT_OK) {
+            fprintf(stderr, "gguflint: ");
+            err_text(argv[i]);
+            fprintf(stderr, ": %s: ", gguflint_strerror(st));
+            err_text(err);
+            fprintf(stderr, "\n");
+            rc = EXIT_USAGE;
+            break;
+        }
+        for (size_t k = 0; k < gguflint_url_list_count(lists[i]) && rc == EXIT_CLEAN; k++)
+            rc = hash_file(gguflint_url_list_get(lists[i], k), &out, &have, buf, n_files++ == 0);
+    }
     t_puts(&out, "]}\n");
     free(buf);
     if (rc == EXIT_CLEAN && out.failed)
@@ -517,5 +596,10 @@ int cmd_hash(int argc, char **argv)
     }
     free(out.p);
     free_digests(&have);
+    for (int i = 0; lists && i < argc; i++)
+        gguflint_url_list_free(lists[i]);
+    free(lists);
+    cli_set_fetch(NULL);
+    gguflint_fetch_options_free(fetch);
     return rc;
 }

@@ -19,11 +19,34 @@
 #include <unistd.h>
 
 enum {
-    OPT_FORMAT = 256, OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY, OPT_FAIL_ON,
-    OPT_EXIT_ZERO, OPT_QUIET, OPT_DEEP, OPT_MAX_STRING, OPT_MAX_ARRAY, OPT_MAX_KV,
-    OPT_MAX_TENSOR, OPT_MAX_DEPTH, OPT_MAX_FINDINGS, OPT_STDIN_MAX, OPT_VERSION, OPT_HELP,
-    OPT_PROFILE, OPT_CONFIG, OPT_ISOLATED, OPT_RECURSIVE, OPT_JOBS, OPT_HEADER_ONLY,
-    OPT_FETCH, OPT_OUTPUT_FILE, OPT_COLOR, OPT_STATISTICS
+    OPT_FORMAT = 256,
+    OPT_SELECT,
+    OPT_EXTEND,
+    OPT_IGNORE,
+    OPT_SEVERITY,
+    OPT_FAIL_ON,
+    OPT_EXIT_ZERO,
+    OPT_QUIET,
+    OPT_DEEP,
+    OPT_MAX_STRING,
+    OPT_MAX_ARRAY,
+    OPT_MAX_KV,
+    OPT_MAX_TENSOR,
+    OPT_MAX_DEPTH,
+    OPT_MAX_FINDINGS,
+    OPT_STDIN_MAX,
+    OPT_VERSION,
+    OPT_HELP,
+    OPT_PROFILE,
+    OPT_CONFIG,
+    OPT_ISOLATED,
+    OPT_RECURSIVE,
+    OPT_JOBS,
+    OPT_HEADER_ONLY,
+    OPT_FETCH,
+    OPT_OUTPUT_FILE,
+    OPT_COLOR,
+    OPT_STATISTICS
 };
 
 static const struct option long_opts[] = {
@@ -66,8 +89,8 @@ static const struct option long_opts[] = {
 /* ---- settings: defaults, then the config file, then the command line ---- */
 
 typedef struct rule_opt {
-    int kind;   /* OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY */
-    char *arg;  /* RULES, or RULE=LEVEL for severities */
+    int kind;  /* OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY */
+    char *arg; /* RULES, or RULE=LEVEL for severities */
     bool from_config;
 } rule_opt;
 
@@ -278,9 +301,9 @@ typedef struct job {
     const char *path;
     const char *list_error; /* an hf:// listing that failed: its reason (status holds why) */
     gguflint_ctx *ctx;
-    int status;  /* guarded_run's result; -1 when the file changed while read */
-    int state;   /* 0 waiting, 1 taken, 2 done */
-    long set;    /* index of the first member of its split set, or -1 */
+    int status; /* guarded_run's result; -1 when the file changed while read */
+    int state;  /* 0 waiting, 1 taken, 2 done */
+    long set;   /* index of the first member of its split set, or -1 */
 } job;
 
 typedef struct runner {
@@ -296,8 +319,8 @@ static void run_job(runner *rn, job *j)
     if (j->list_error)
         return;
     j->ctx = gguflint_new(rn->s->opt);
-    j->status = j->ctx ? guarded_run(j->ctx, j->path, rn->s->stdin_max, NULL, NULL)
-                       : GGUFLINT_E_NOMEM;
+    j->status =
+        j->ctx ? guarded_run(j->ctx, j->path, rn->s->stdin_max, NULL, NULL) : GGUFLINT_E_NOMEM;
 }
 
 /* Take the next job within the window, or NULL when there is none to take. */
@@ -501,8 +524,8 @@ static int open_outputs(settings *s)
             return EXIT_USAGE;
         }
         o->rep = gguflint_report_new(o->fmt, gguflint_write_file, o->fp);
-        if (!o->rep || (s->statistics &&
-                        gguflint_report_set(o->rep, GGUFLINT_REPORT_STATISTICS, 1) != GGUFLINT_OK)) {
+        if (!o->rep || (s->statistics && gguflint_report_set(o->rep, GGUFLINT_REPORT_STATISTICS,
+                                                             1) != GGUFLINT_OK)) {
             fprintf(stderr, "gguflint: out of memory\n");
             return EXIT_USAGE;
         }
@@ -608,8 +631,8 @@ int cmd_lint(int argc, char **argv)
                 goto done;
             }
             if (s->n_out == CLI_MAX_OUTPUTS) {
-                rc = usage_error("at most %s --format options",
-                                 GGUFLINT_STRINGIFY(CLI_MAX_OUTPUTS));
+                rc =
+                    usage_error("at most %s --format options", GGUFLINT_STRINGIFY(CLI_MAX_OUTPUTS));
                 goto done;
             }
             s->out[s->n_out++] = (output){f, NULL, NULL, NULL};
@@ -692,9 +715,7 @@ int cmd_lint(int argc, char **argv)
         case OPT_VERSION: printf("gguflint %s\n", GGUFLINT_VERSION); goto done;
         case 'h':
         case OPT_HELP: fputs(usage_text, stdout); goto done;
-        default:
-            rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-            goto done;
+        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); goto done;
         }
     }
     gguflint_options_set_deep_jobs(s->opt, s->jobs);
@@ -741,7 +762,14 @@ int cmd_lint(int argc, char **argv)
             }
     }
     find_sets(jobs, files.n);
-    runner rn = {jobs, files.n, 0, 0, CLI_JOB_WINDOW, s, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    runner rn = {jobs,
+                 files.n,
+                 0,
+                 0,
+                 CLI_JOB_WINDOW,
+                 s,
+                 PTHREAD_MUTEX_INITIALIZER,
+                 PTHREAD_COND_INITIALIZER};
     unsigned n_threads = s->jobs > 1 ? s->jobs : 0;
     pthread_t *threads = n_threads ? calloc(n_threads, sizeof *threads) : NULL;
     unsigned started = 0;

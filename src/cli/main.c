@@ -19,13 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+// clang-format off
+/* One line of help per line of source; the defaults come from core/limits.h. */
 const char usage_text[] =
     "usage: gguflint [options] PATH...      lint GGUF files ('-' = standard input)\n"
     "       gguflint [options] URL...       http://, https://, hf://ORG/REPO[@REV][/PATH]\n"
     "       gguflint dump [--format text|json] PATH\n"
     "       gguflint rules [--format text|json|markdown]\n"
     "       gguflint explain ID|SLUG\n"
-    "       gguflint hash [-o MANIFEST] PATH...      SHA-256 of each tensor's data\n"
+    "       gguflint hash [-o MANIFEST] PATH|URL...  SHA-256 of each tensor's data\n"
     "       gguflint hash --verify-manifest MANIFEST PATH...\n"
     "\n"
     "options:\n"
@@ -61,28 +63,24 @@ const char usage_text[] =
     "                            all-zero tensors, padding between tensors)\n"
     "  --header-only             the file may be a prefix (a partial download): check\n"
     "                            everything up to the data section, not its bounds\n"
-    "  --max-string-len N        longest string accepted (default "
-    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_STRING_LEN) ")\n"
-    "  --max-array-count N       most elements in one array (default "
-    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_ARRAY_COUNT) ")\n"
-    "  --max-kv-count N          most KVs declared (default "
-    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_KV_COUNT) ")\n"
-    "  --max-tensor-count N      most tensors declared (default "
-    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_TENSOR_COUNT) ")\n"
-    "  --max-depth N             deepest array nesting walked (default "
-    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_DEPTH) ")\n"
-    "  --max-findings-per-rule N findings kept per rule and file (default "
-    GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FINDINGS_PER_RULE) ")\n"
+    "  --max-string-len N        longest string accepted (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_STRING_LEN) ")\n"
+    "  --max-array-count N       most elements in one array (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_ARRAY_COUNT) ")\n"
+    "  --max-kv-count N          most KVs declared (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_KV_COUNT) ")\n"
+    "  --max-tensor-count N      most tensors declared (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_TENSOR_COUNT) ")\n"
+    "  --max-depth N             deepest array nesting walked (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_DEPTH) ")\n"
+    "  --max-findings-per-rule N findings kept per rule and file (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FINDINGS_PER_RULE) ")\n"
     "  --stdin-max N             most bytes read from standard input (default 1 GiB)\n"
-    "URLs (metadata read with HTTP range requests; $HF_ENDPOINT, $HF_TOKEN):\n"
-    "  --max-fetch N             most metadata bytes fetched per file (default 256 MiB)\n"
-    "  --fetch-first-range N     bytes of the first request (default 2097152)\n"
+    "URLs (metadata read with HTTP range requests; $HF_ENDPOINT, $HF_TOKEN; these\n"
+    "options apply to hash and its URLs too):\n"
+    "  --max-fetch N             most metadata bytes fetched per file (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_MAX_BYTES) ")\n"
+    "  --fetch-first-range N     bytes of the first request (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_FIRST_RANGE) ")\n"
     "  --header 'NAME: VALUE'    send this header to the URL's own host only\n"
     "  --timeout S               fail a request that receives nothing for S seconds\n"
-    "                            (default 30)\n"
-    "  --connect-timeout S       seconds to connect (default 10)\n"
-    "  --retries N               retries after 429 and 5xx answers (default 3)\n"
+    "                            (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_TIMEOUT_S) ")\n"
+    "  --connect-timeout S       seconds to connect (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S) ")\n"
+    "  --retries N               retries after 429 and 5xx answers (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_RETRIES) ")\n"
     "  --version, -h/--help\n";
+// clang-format on
 
 static int cmd_rules(int argc, char **argv)
 {

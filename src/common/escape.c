@@ -166,14 +166,21 @@ void json_quote(gguflint_write_fn w, void *user, const char *s, size_t len)
             l = 1;
         } else if (l > 0 && cp <= 0xFFFF) {
             /* valid but unsafe code point: \uXXXX keeps JSON exact */
-            e[0] = '\\'; e[1] = 'u';
-            e[2] = hexd[(cp >> 12) & 15]; e[3] = hexd[(cp >> 8) & 15];
-            e[4] = hexd[(cp >> 4) & 15];  e[5] = hexd[cp & 15];
+            e[0] = '\\';
+            e[1] = 'u';
+            e[2] = hexd[(cp >> 12) & 15];
+            e[3] = hexd[(cp >> 8) & 15];
+            e[4] = hexd[(cp >> 4) & 15];
+            e[5] = hexd[cp & 15];
             el = 6;
         } else {
             /* control byte or invalid UTF-8 byte: shown as \u00XX */
-            e[0] = '\\'; e[1] = 'u'; e[2] = '0'; e[3] = '0';
-            e[4] = hexd[c >> 4]; e[5] = hexd[c & 15];
+            e[0] = '\\';
+            e[1] = 'u';
+            e[2] = '0';
+            e[3] = '0';
+            e[4] = hexd[c >> 4];
+            e[5] = hexd[c & 15];
             el = 6;
             l = 1;
         }

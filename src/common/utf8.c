@@ -113,11 +113,17 @@ unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp)
     unsigned len;
     uint32_t v, min;
     if (c >= 0xC2 && c <= 0xDF) {
-        len = 2; v = c & 0x1Fu; min = 0x80;
+        len = 2;
+        v = c & 0x1Fu;
+        min = 0x80;
     } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3; v = c & 0x0Fu; min = 0x800;
+        len = 3;
+        v = c & 0x0Fu;
+        min = 0x800;
     } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4; v = c & 0x07u; min = 0x10000;
+        len = 4;
+        v = c & 0x07u;
+        min = 0x10000;
     } else {
         return 0;
     }

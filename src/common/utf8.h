@@ -59,5 +59,4 @@ static inline bool utf8_valid(const uint8_t *s, uint64_t n)
     return utf8_is_ascii(s, n) || utf8_valid_slow(s, n);
 }
 
-
 #endif

@@ -21,9 +21,16 @@
 #define AVX2 __attribute__((target("avx2")))
 
 enum {
-    TOO_SHORT = 1 << 0, TOO_LONG = 1 << 1, OVERLONG_3 = 1 << 2, TOO_LARGE = 1 << 3,
-    SURROGATE = 1 << 4, OVERLONG_2 = 1 << 5, TOO_LARGE_1000 = 1 << 6, OVERLONG_4 = 1 << 6,
-    TWO_CONTS = 1 << 7, CARRY = TOO_SHORT | TOO_LONG | TWO_CONTS
+    TOO_SHORT = 1 << 0,
+    TOO_LONG = 1 << 1,
+    OVERLONG_3 = 1 << 2,
+    TOO_LARGE = 1 << 3,
+    SURROGATE = 1 << 4,
+    OVERLONG_2 = 1 << 5,
+    TOO_LARGE_1000 = 1 << 6,
+    OVERLONG_4 = 1 << 6,
+    TWO_CONTS = 1 << 7,
+    CARRY = TOO_SHORT | TOO_LONG | TWO_CONTS
 };
 
 static const uint8_t mask_tab[64] = {
@@ -49,10 +56,27 @@ AVX2 static inline __m256i shifted(__m256i in, __m256i prev, int n)
 AVX2 static inline __m256i block_errors(__m256i in, __m256i prev)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
-    const __m256i t1 = TABLE(C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TWO_CONTS), C(TWO_CONTS), C(TWO_CONTS), C(TWO_CONTS), C(TOO_SHORT | OVERLONG_2), C(TOO_SHORT), C(TOO_SHORT | OVERLONG_3 | SURROGATE), C(TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4));
-    const __m256i t2 = TABLE(C(CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4), C(CARRY | OVERLONG_2), C(CARRY), C(CARRY), C(CARRY | TOO_LARGE), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE), C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000));
-    const __m256i t3 = TABLE(C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 |
-                                 OVERLONG_4), C(TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE), C(TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE), C(TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT));
+    const __m256i t1 =
+        TABLE(C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG), C(TOO_LONG),
+              C(TOO_LONG), C(TOO_LONG), C(TWO_CONTS), C(TWO_CONTS), C(TWO_CONTS), C(TWO_CONTS),
+              C(TOO_SHORT | OVERLONG_2), C(TOO_SHORT), C(TOO_SHORT | OVERLONG_3 | SURROGATE),
+              C(TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4));
+    const __m256i t2 = TABLE(
+        C(CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4), C(CARRY | OVERLONG_2), C(CARRY), C(CARRY),
+        C(CARRY | TOO_LARGE), C(CARRY | TOO_LARGE | TOO_LARGE_1000),
+        C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000),
+        C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000),
+        C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000),
+        C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE),
+        C(CARRY | TOO_LARGE | TOO_LARGE_1000), C(CARRY | TOO_LARGE | TOO_LARGE_1000));
+    const __m256i t3 =
+        TABLE(C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT),
+              C(TOO_SHORT), C(TOO_SHORT),
+              C(TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4),
+              C(TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE),
+              C(TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE),
+              C(TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE), C(TOO_SHORT),
+              C(TOO_SHORT), C(TOO_SHORT), C(TOO_SHORT));
     __m256i prev1 = shifted(in, prev, 1);
     __m256i b1h = _mm256_shuffle_epi8(t1, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), low4));
     __m256i b1l = _mm256_shuffle_epi8(t2, _mm256_and_si256(prev1, low4));
@@ -79,7 +103,8 @@ AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
     __m256i in;
     if ((uint64_t)(limit - (s + i)) >= 32) {
         in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-        in = _mm256_and_si256(in, _mm256_loadu_si256((const __m256i *)(const void *)(mask_tab + 32 - k)));
+        in = _mm256_and_si256(
+            in, _mm256_loadu_si256((const __m256i *)(const void *)(mask_tab + 32 - k)));
     } else {
         uint8_t tmp[32] = {0};
         for (uint64_t j = 0; j < k; j++)

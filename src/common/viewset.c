@@ -47,8 +47,7 @@ bool viewset_reserve(viewset *set, size_t n, viewset_get get, const void *owner)
     return nc == set->cap || rehash(set, nc, get, owner);
 }
 
-long viewset_insert(viewset *set, viewset_get get, const void *owner, gguflint_view v,
-                    size_t index)
+long viewset_insert(viewset *set, viewset_get get, const void *owner, gguflint_view v, size_t index)
 {
     if ((set->used + 1) * 2 > set->cap && !rehash(set, set->cap ? set->cap * 2 : 64, get, owner))
         return -2;

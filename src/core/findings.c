@@ -84,7 +84,10 @@ int findings_finalize(gguflint_ctx *ctx)
         }
         for (size_t i = 0; i < ctx->n_recs; i++) {
             const finding_rec *r = &ctx->recs[i];
-            ctx->pub[i] = (gguflint_finding){r->rule, r->severity, r->offset, r->length,
+            ctx->pub[i] = (gguflint_finding){r->rule,
+                                             r->severity,
+                                             r->offset,
+                                             r->length,
                                              ctx->text.data + r->path_off,
                                              ctx->text.data + r->msg_off};
         }
@@ -137,7 +140,6 @@ gguflint_severity gguflint_max_severity(const gguflint_ctx *ctx)
     return m;
 }
 
-
 void path_kv(char *buf, size_t cap, const uint8_t *key, uint64_t key_len)
 {
     char k[192];
@@ -154,4 +156,3 @@ void path_kv(char *buf, size_t cap, const uint8_t *key, uint64_t key_len)
     n += kl;
     memcpy(buf + n, "\"]", 3);
 }
-

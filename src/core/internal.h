@@ -40,7 +40,7 @@ struct gguflint_options {
     uint8_t severity[R__COUNT]; /* effective severity per rule index (OFF: disabled) */
     bool deep;
     uint32_t deep_jobs;
-    uint8_t profile;            /* index of the applied profile */
+    uint8_t profile; /* index of the applied profile */
     bool header_only;
 };
 
@@ -54,7 +54,7 @@ typedef struct finding_rec {
 
 struct gguflint_ctx {
     gguflint_options opt;
-    int status;          /* sticky failing status */
+    int status; /* sticky failing status */
     bool input_set, ran;
     /* input: the file is `size` bytes; its first `avail` bytes are at `data`
      * (avail == size except for a reader input, which holds only the metadata
@@ -68,15 +68,15 @@ struct gguflint_ctx {
      * that lets it read on. No finding is made for such a cut. */
     bool input_cut;
     uint64_t bytes_needed;
-    struct url_source *url;  /* URL inputs (src/net/url_input.c), or NULL */
+    struct url_source *url;                /* URL inputs (src/net/url_input.c), or NULL */
     void (*url_free)(struct url_source *); /* its destructor, set with it */
-    void *map;           /* owned mapping (munmap) */
-    int fd;              /* the mapped file, kept open to notice it shrinking; -1 */
+    void *map;                             /* owned mapping (munmap) */
+    int fd; /* the mapped file, kept open to notice it shrinking; -1 */
     uint64_t map_size;
-    uint8_t *owned;      /* owned buffer (stdin) */
+    uint8_t *owned; /* owned buffer (stdin) */
     bool stream_truncated;
     char error_detail[256];
-    char *name;          /* the file's name as given (for name-based checks), or NULL */
+    char *name; /* the file's name as given (for name-based checks), or NULL */
     /* model (parse/parse.c) */
     gguflint_header hdr;
     gguflint_kv *kvs;
@@ -88,7 +88,7 @@ struct gguflint_ctx {
     /* findings (core/findings.c) */
     finding_rec *recs;
     size_t n_recs, cap_recs;
-    gguflint_finding *pub;  /* materialised views for gguflint_finding_get */
+    gguflint_finding *pub; /* materialised views for gguflint_finding_get */
     size_t n_pub;
     sbuf text;
     uint32_t per_rule[R__COUNT];

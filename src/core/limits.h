@@ -64,6 +64,51 @@
 #define DUMP_TEXT_STR_MAX 160
 #define DUMP_JSON_STR_MAX (1u << 20)
 
+/* ---- URL inputs (src/net/, api/reader.c) ---- */
+
+/* The first range asked for: 2 MiB holds the whole metadata of most models
+ * (vocabulary-only files are 0.6-4 MB), and costs little when it does not. */
+#define LIMIT_DEFAULT_FETCH_FIRST_RANGE 2097152
+/* Most metadata bytes fetched and held per remote file (--max-fetch), and
+ * per page of an API listing up to URL_API_PAGE_BYTES: 256 MiB, sixteen
+ * times the largest real metadata (about 16 MB); more is refused, not read. */
+#define LIMIT_DEFAULT_FETCH_MAX_BYTES 268435456
+/* Retries after 429 and 5xx, the first after 500 ms, then doubling; a
+ * Retry-After of the server is followed up to 60 s. */
+#define LIMIT_DEFAULT_FETCH_RETRIES 3
+#define LIMIT_DEFAULT_FETCH_BACKOFF_MS 500
+#define URL_MAX_RETRY_AFTER_S 60
+/* Redirects followed per request: the Hub sends a file to its CDN (one). */
+#define LIMIT_DEFAULT_FETCH_MAX_REDIRECTS 10
+/* Connect within 10 s; a request that receives nothing for 30 s fails. */
+#define LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S 10
+#define LIMIT_DEFAULT_FETCH_TIMEOUT_S 30
+/* A reader's first read is at least this (the header and a few KVs). */
+#define URL_MIN_FIRST_READ 64
+/* The padding before the data section is read with the metadata when it is
+ * at most this; a larger one is read when a check asks (never for GG122's
+ * 2 GiB alignments without tensors). */
+#define URL_PREFETCH_PAD_MAX (1u << 20)
+/* A server may answer a range with less than asked: answers of at least this
+ * many bytes are followed without limit, URL_MAX_TINY_ANSWERS shorter ones
+ * end the read (a byte per answer would cost a request per byte). */
+#define URL_MIN_PROGRESS 65536
+#define URL_MAX_TINY_ANSWERS 16
+/* Extra request headers (--header, the Hub token): a handful in practice. */
+#define URL_MAX_HEADERS 32
+#define URL_MAX_HEADER_BYTES 8192
+/* Hub listings: pages of at most 16 MiB (1 000 entries are ~200 KB), at most
+ * 1 000 pages and 100 000 .gguf files per repository, paths of 4 KiB. */
+#define URL_API_PAGE_BYTES (16u << 20)
+#define URL_API_MAX_PAGES 1000
+#define URL_API_MAX_FILES 100000
+#define URL_API_MAX_PATH 4096
+/* Idle libcurl handles (with their connections) kept per remote file. */
+#define URL_IDLE_HANDLES 4
+/* gguflint hash reads a remote file's data in pieces of this size, one
+ * request each (as --deep does, DEEP_READER_CHUNK_BYTES). */
+#define URL_HASH_PIECE_BYTES (16u << 20)
+
 /* ---- CLI limits ---- */
 
 /* -j N: at most 256 threads, far more than a linter can use. */

@@ -245,4 +245,3 @@ int gguflint_options_set_severity(gguflint_options *opt, const char *name, ggufl
         return GGUFLINT_E_ARG;
     return for_each_named(opt, name, 2, (int)sev, NULL, 0);
 }
-

@@ -19,22 +19,31 @@ bool ggt_quantized(uint32_t type)
 }
 
 /* Short names for the table. */
-#define Q8   TS(GGT_Q8_0)
-#define Q3K  TS(GGT_Q3_K)
-#define Q4K  TS(GGT_Q4_K)
-#define Q5K  TS(GGT_Q5_K)
-#define Q6K  TS(GGT_Q6_K)
-#define Q2K  TS(GGT_Q2_K)
-#define F32  TS(GGT_F32)
+/* clang-format off: initialiser macros, aligned as a table */
+#define Q8 TS(GGT_Q8_0)
+#define Q3K TS(GGT_Q3_K)
+#define Q4K TS(GGT_Q4_K)
+#define Q5K TS(GGT_Q5_K)
+#define Q6K TS(GGT_Q6_K)
+#define Q2K TS(GGT_Q2_K)
+#define F32 TS(GGT_F32)
 
 /* Per-role extras: V (attn_v/qkv/kv_b), K, Q, O (attn_output), D (ffn_down),
  * G (ffn_gate/up), X (other). */
-#define MIX(v, k, q, o, d, g) {[FTR_ATTN_V] = (v), [FTR_ATTN_K] = (k), [FTR_ATTN_Q] = (q), \
-                               [FTR_ATTN_OUTPUT] = (o), [FTR_FFN_DOWN] = (d),              \
-                               [FTR_FFN_GATE_UP] = (g), [FTR_OTHER] = 0}
+#define MIX(v, k, q, o, d, g)                                                                      \
+    {                                                                                              \
+        [FTR_ATTN_V] = (v), [FTR_ATTN_K] = (k), [FTR_ATTN_Q] = (q), [FTR_ATTN_OUTPUT] = (o),       \
+        [FTR_FFN_DOWN] = (d), [FTR_FFN_GATE_UP] = (g), [FTR_OTHER] = 0                             \
+    }
 /* Float file types: the converter keeps some 2-D tensors in F32. */
-#define FLOATMIX {F32, F32, F32, F32, F32, F32, F32}
-#define NOMIX {0, 0, 0, 0, 0, 0, 0}
+#define FLOATMIX                                                                                   \
+    {                                                                                              \
+        F32, F32, F32, F32, F32, F32, F32                                                          \
+    }
+#define NOMIX                                                                                      \
+    {                                                                                              \
+        0, 0, 0, 0, 0, 0, 0                                                                        \
+    }
 /* Legacy and other block types: only the 8-expert attn_v/attn_k bump to Q8_0. */
 #define EXPMIX MIX(Q8, Q8, 0, 0, 0, 0)
 /* IQ1/IQ2 family (IQ2_XXS, IQ2_XS, IQ1_S, IQ1_M). */
@@ -43,8 +52,15 @@ bool ggt_quantized(uint32_t type)
 #define IQ2SMIX MIX(Q4K | TS(GGT_IQ3_S), Q4K, 0, Q5K | TS(GGT_IQ3_S), TS(GGT_IQ3_S), 0)
 
 #define NONE UINT32_MAX
-#define CUR(v, n, d, t, mix) {v, FT_CURRENT, n, d, t, false, mix}
-#define REM(v, n, d) {v, FT_REMOVED, n, d, NONE, false, NOMIX}
+#define CUR(v, n, d, t, mix)                                                                       \
+    {                                                                                              \
+        v, FT_CURRENT, n, d, t, false, mix                                                         \
+    }
+#define REM(v, n, d)                                                                               \
+    {                                                                                              \
+        v, FT_REMOVED, n, d, NONE, false, NOMIX                                                    \
+    }
+/* clang-format on */
 
 static const ftype_info ftypes[] = {
     CUR(0, "ALL_F32", "all F32", GGT_F32, NOMIX),
@@ -76,8 +92,8 @@ static const ftype_info ftypes[] = {
     CUR(22, "MOSTLY_IQ3_XS", "IQ3_XS - 3.3 bpw", GGT_IQ3_S,
         MIX(Q4K | Q5K | Q8, Q8 | TS(GGT_IQ3_XXS), TS(GGT_IQ3_XXS), Q5K, 0, TS(GGT_IQ3_XXS))),
     CUR(23, "MOSTLY_IQ3_XXS", "IQ3_XXS - 3.0625 bpw", GGT_IQ3_XXS,
-        MIX(Q4K | Q5K | Q8 | TS(GGT_IQ3_S), Q8 | TS(GGT_IQ2_S), TS(GGT_IQ2_S),
-            Q5K | TS(GGT_IQ3_S), Q3K | Q4K, 0)),
+        MIX(Q4K | Q5K | Q8 | TS(GGT_IQ3_S), Q8 | TS(GGT_IQ2_S), TS(GGT_IQ2_S), Q5K | TS(GGT_IQ3_S),
+            Q3K | Q4K, 0)),
     CUR(24, "MOSTLY_IQ1_S", "IQ1_S - 1.5625 bpw", GGT_IQ1_S, IQ2MIX(TS(GGT_IQ2_XXS))),
     CUR(25, "MOSTLY_IQ4_NL", "IQ4_NL - 4.5 bpw", GGT_IQ4_NL, MIX(Q5K | Q8, Q8, 0, Q5K, Q5K, 0)),
     CUR(26, "MOSTLY_IQ3_S", "IQ3_S - 3.4375 bpw", GGT_IQ3_S, MIX(Q4K | Q5K | Q8, Q8, 0, Q5K, 0, 0)),
@@ -110,11 +126,11 @@ const ftype_info *ft_info(uint32_t value)
 static const struct {
     uint32_t type, ftype;
 } guesses[] = {
-    {GGT_F32, 0},      {GGT_F16, 1},      {GGT_BF16, 32},    {GGT_Q4_0, 2},    {GGT_Q4_1, 3},
-    {GGT_Q5_0, 8},     {GGT_Q5_1, 9},     {GGT_Q8_0, 7},     {GGT_Q2_K, 10},   {GGT_Q3_K, 12},
-    {GGT_Q4_K, 15},    {GGT_Q5_K, 17},    {GGT_Q6_K, 18},    {GGT_TQ1_0, 36},  {GGT_TQ2_0, 37},
-    {GGT_IQ2_XXS, 19}, {GGT_IQ2_XS, 20},  {GGT_IQ2_S, 28},   {GGT_IQ3_XXS, 23}, {GGT_IQ1_S, 24},
-    {GGT_IQ1_M, 31},   {GGT_IQ4_NL, 25},  {GGT_IQ4_XS, 30},  {GGT_IQ3_S, 26},  {GGT_MXFP4, 38},
+    {GGT_F32, 0},      {GGT_F16, 1},     {GGT_BF16, 32},   {GGT_Q4_0, 2},     {GGT_Q4_1, 3},
+    {GGT_Q5_0, 8},     {GGT_Q5_1, 9},    {GGT_Q8_0, 7},    {GGT_Q2_K, 10},    {GGT_Q3_K, 12},
+    {GGT_Q4_K, 15},    {GGT_Q5_K, 17},   {GGT_Q6_K, 18},   {GGT_TQ1_0, 36},   {GGT_TQ2_0, 37},
+    {GGT_IQ2_XXS, 19}, {GGT_IQ2_XS, 20}, {GGT_IQ2_S, 28},  {GGT_IQ3_XXS, 23}, {GGT_IQ1_S, 24},
+    {GGT_IQ1_M, 31},   {GGT_IQ4_NL, 25}, {GGT_IQ4_XS, 30}, {GGT_IQ3_S, 26},   {GGT_MXFP4, 38},
 };
 
 const ftype_info *ft_guess(uint32_t type)
@@ -139,7 +155,12 @@ typedef struct lit {
     const char *s;
     size_t n;
 } lit;
-#define L(x) {x, sizeof(x) - 1}
+/* clang-format off: an initialiser macro */
+#define L(x)                                                                                       \
+    {                                                                                              \
+        x, sizeof(x) - 1                                                                           \
+    }
+/* clang-format on */
 
 static bool has(const uint8_t *s, size_t n, lit needle)
 {
@@ -161,16 +182,41 @@ static bool eq(const uint8_t *s, size_t n, lit l)
 
 /* Substrings of names llama-quantize never quantizes (tensor_allows_quantization). */
 static const lit keep_substr[] = {
-    L("_norm.weight"), L("ffn_gate_inp.weight"), L("ffn_gate_tid2eid.weight"), L("altup"),
-    L("laurel"), L("per_layer_model_proj"), L("ssm_conv1d"), L("shortconv.conv.weight"),
-    L("indexer.k_proj.weight"), L("indexer.q_proj.weight"), L("time_mix_first.weight"),
-    L("time_mix_w0.weight"), L("time_mix_w1.weight"), L("time_mix_w2.weight"),
-    L("time_mix_v0.weight"), L("time_mix_v1.weight"), L("time_mix_v2.weight"),
-    L("time_mix_a0.weight"), L("time_mix_a1.weight"), L("time_mix_a2.weight"),
-    L("time_mix_g1.weight"), L("time_mix_g2.weight"), L("time_mix_decay_w1.weight"),
-    L("time_mix_decay_w2.weight"), L("time_mix_lerp_fused.weight"), L("attn_rel_b.weight"),
-    L(".position_embd"), L("sam.pos_embd"), L("sam.neck."), L("sam.net_"), L(".rel_pos"),
-    L(".patch_embd"), L(".patch_merger"), L("a.rvq.codebook"), L("mm.a.code_embd"),
+    L("_norm.weight"),
+    L("ffn_gate_inp.weight"),
+    L("ffn_gate_tid2eid.weight"),
+    L("altup"),
+    L("laurel"),
+    L("per_layer_model_proj"),
+    L("ssm_conv1d"),
+    L("shortconv.conv.weight"),
+    L("indexer.k_proj.weight"),
+    L("indexer.q_proj.weight"),
+    L("time_mix_first.weight"),
+    L("time_mix_w0.weight"),
+    L("time_mix_w1.weight"),
+    L("time_mix_w2.weight"),
+    L("time_mix_v0.weight"),
+    L("time_mix_v1.weight"),
+    L("time_mix_v2.weight"),
+    L("time_mix_a0.weight"),
+    L("time_mix_a1.weight"),
+    L("time_mix_a2.weight"),
+    L("time_mix_g1.weight"),
+    L("time_mix_g2.weight"),
+    L("time_mix_decay_w1.weight"),
+    L("time_mix_decay_w2.weight"),
+    L("time_mix_lerp_fused.weight"),
+    L("attn_rel_b.weight"),
+    L(".position_embd"),
+    L("sam.pos_embd"),
+    L("sam.neck."),
+    L("sam.net_"),
+    L(".rel_pos"),
+    L(".patch_embd"),
+    L(".patch_merger"),
+    L("a.rvq.codebook"),
+    L("mm.a.code_embd"),
 };
 
 /* Name tests against literals (inside functions with `name` and `len`). */
@@ -215,21 +261,23 @@ ft_role ft_role_of(const uint8_t *name, size_t len, bool has_output)
 static typeset fallback(uint32_t t)
 {
     switch (t) {
-    case GGT_IQ1_S: case GGT_IQ1_M: case GGT_IQ2_XXS: case GGT_IQ2_XS: case GGT_IQ2_S:
-    case GGT_IQ3_XXS: case GGT_IQ3_S: case GGT_IQ4_XS:
-        return TS(GGT_IQ4_NL);
-    case GGT_Q2_K: case GGT_Q3_K:
-        return TS(GGT_Q4_0) | TS(GGT_IQ4_NL);
-    case GGT_Q2_0: case GGT_TQ1_0: case GGT_TQ2_0:
-        return TS(GGT_Q4_0);
-    case GGT_Q4_K:
-        return TS(GGT_Q5_0);
-    case GGT_Q5_K:
-        return TS(GGT_Q5_1);
-    case GGT_Q6_K:
-        return TS(GGT_Q8_0);
-    default:
-        return 0;
+    case GGT_IQ1_S:
+    case GGT_IQ1_M:
+    case GGT_IQ2_XXS:
+    case GGT_IQ2_XS:
+    case GGT_IQ2_S:
+    case GGT_IQ3_XXS:
+    case GGT_IQ3_S:
+    case GGT_IQ4_XS: return TS(GGT_IQ4_NL);
+    case GGT_Q2_K:
+    case GGT_Q3_K: return TS(GGT_Q4_0) | TS(GGT_IQ4_NL);
+    case GGT_Q2_0:
+    case GGT_TQ1_0:
+    case GGT_TQ2_0: return TS(GGT_Q4_0);
+    case GGT_Q4_K: return TS(GGT_Q5_0);
+    case GGT_Q5_K: return TS(GGT_Q5_1);
+    case GGT_Q6_K: return TS(GGT_Q8_0);
+    default: return 0;
     }
 }
 
@@ -268,21 +316,51 @@ typeset ft_allowed(const ftype_info *ft, ft_role role, uint64_t ne0, uint64_t ne
 
 #define B(v) ((uint64_t)1 << (v))
 static const ftype_tag tags[] = {
-    {"F32", B(0)},           {"FP32", B(0)},         {"F16", B(1)},
-    {"FP16", B(1)},          {"BF16", B(32)},        {"Q4_0", B(2)},
-    {"Q4_1", B(3)},          {"Q8_0", B(7)},         {"Q5_0", B(8)},
-    {"Q5_1", B(9)},          {"Q2_K", B(10) | B(21)}, {"Q2_K_S", B(21)},
-    {"Q2_K_M", B(10)},       {"Q3_K", B(11) | B(12) | B(13)}, {"Q3_K_S", B(11)},
-    {"Q3_K_M", B(12)},       {"Q3_K_L", B(13)},      {"Q4_K", B(14) | B(15)},
-    {"Q4_K_S", B(14)},       {"Q4_K_M", B(15)},      {"Q5_K", B(16) | B(17)},
-    {"Q5_K_S", B(16)},       {"Q5_K_M", B(17)},      {"Q6_K", B(18)},
-    {"IQ2_XXS", B(19)},      {"IQ2_XS", B(20)},      {"IQ3_XS", B(22)},
-    {"IQ3_XXS", B(23)},      {"IQ1_S", B(24)},       {"IQ4_NL", B(25)},
-    {"IQ3_S", B(26)},        {"IQ3_M", B(27)},       {"IQ2_S", B(28) | B(29)},
-    {"IQ2_M", B(29)},        {"IQ4_XS", B(30)},      {"IQ1_M", B(31)},
-    {"Q4_0_4_4", B(33)},     {"Q4_0_4_8", B(34)},    {"Q4_0_8_8", B(35)},
-    {"TQ1_0", B(36)},        {"TQ2_0", B(37)},       {"MXFP4", B(38)},
-    {"MXFP4_MOE", B(38)},    {"NVFP4", B(39)},       {"Q1_0", B(40)},
+    {"F32", B(0)},
+    {"FP32", B(0)},
+    {"F16", B(1)},
+    {"FP16", B(1)},
+    {"BF16", B(32)},
+    {"Q4_0", B(2)},
+    {"Q4_1", B(3)},
+    {"Q8_0", B(7)},
+    {"Q5_0", B(8)},
+    {"Q5_1", B(9)},
+    {"Q2_K", B(10) | B(21)},
+    {"Q2_K_S", B(21)},
+    {"Q2_K_M", B(10)},
+    {"Q3_K", B(11) | B(12) | B(13)},
+    {"Q3_K_S", B(11)},
+    {"Q3_K_M", B(12)},
+    {"Q3_K_L", B(13)},
+    {"Q4_K", B(14) | B(15)},
+    {"Q4_K_S", B(14)},
+    {"Q4_K_M", B(15)},
+    {"Q5_K", B(16) | B(17)},
+    {"Q5_K_S", B(16)},
+    {"Q5_K_M", B(17)},
+    {"Q6_K", B(18)},
+    {"IQ2_XXS", B(19)},
+    {"IQ2_XS", B(20)},
+    {"IQ3_XS", B(22)},
+    {"IQ3_XXS", B(23)},
+    {"IQ1_S", B(24)},
+    {"IQ4_NL", B(25)},
+    {"IQ3_S", B(26)},
+    {"IQ3_M", B(27)},
+    {"IQ2_S", B(28) | B(29)},
+    {"IQ2_M", B(29)},
+    {"IQ4_XS", B(30)},
+    {"IQ1_M", B(31)},
+    {"Q4_0_4_4", B(33)},
+    {"Q4_0_4_8", B(34)},
+    {"Q4_0_8_8", B(35)},
+    {"TQ1_0", B(36)},
+    {"TQ2_0", B(37)},
+    {"MXFP4", B(38)},
+    {"MXFP4_MOE", B(38)},
+    {"NVFP4", B(39)},
+    {"Q1_0", B(40)},
     {"Q2_0", B(41)},
 };
 #undef B

@@ -15,13 +15,41 @@
 
 /* ggml_type ids the table names (values of enum ggml_type, see types.c). */
 enum {
-    GGT_F32 = 0, GGT_F16 = 1, GGT_Q4_0 = 2, GGT_Q4_1 = 3, GGT_Q5_0 = 6, GGT_Q5_1 = 7,
-    GGT_Q8_0 = 8, GGT_Q8_1 = 9, GGT_Q2_K = 10, GGT_Q3_K = 11, GGT_Q4_K = 12, GGT_Q5_K = 13,
-    GGT_Q6_K = 14, GGT_Q8_K = 15, GGT_IQ2_XXS = 16, GGT_IQ2_XS = 17, GGT_IQ3_XXS = 18,
-    GGT_IQ1_S = 19, GGT_IQ4_NL = 20, GGT_IQ3_S = 21, GGT_IQ2_S = 22, GGT_IQ4_XS = 23,
-    GGT_I8 = 24, GGT_I16 = 25, GGT_I32 = 26, GGT_I64 = 27, GGT_F64 = 28, GGT_IQ1_M = 29,
-    GGT_BF16 = 30, GGT_TQ1_0 = 34, GGT_TQ2_0 = 35, GGT_MXFP4 = 39, GGT_NVFP4 = 40,
-    GGT_Q1_0 = 41, GGT_Q2_0 = 42
+    GGT_F32 = 0,
+    GGT_F16 = 1,
+    GGT_Q4_0 = 2,
+    GGT_Q4_1 = 3,
+    GGT_Q5_0 = 6,
+    GGT_Q5_1 = 7,
+    GGT_Q8_0 = 8,
+    GGT_Q8_1 = 9,
+    GGT_Q2_K = 10,
+    GGT_Q3_K = 11,
+    GGT_Q4_K = 12,
+    GGT_Q5_K = 13,
+    GGT_Q6_K = 14,
+    GGT_Q8_K = 15,
+    GGT_IQ2_XXS = 16,
+    GGT_IQ2_XS = 17,
+    GGT_IQ3_XXS = 18,
+    GGT_IQ1_S = 19,
+    GGT_IQ4_NL = 20,
+    GGT_IQ3_S = 21,
+    GGT_IQ2_S = 22,
+    GGT_IQ4_XS = 23,
+    GGT_I8 = 24,
+    GGT_I16 = 25,
+    GGT_I32 = 26,
+    GGT_I64 = 27,
+    GGT_F64 = 28,
+    GGT_IQ1_M = 29,
+    GGT_BF16 = 30,
+    GGT_TQ1_0 = 34,
+    GGT_TQ2_0 = 35,
+    GGT_MXFP4 = 39,
+    GGT_NVFP4 = 40,
+    GGT_Q1_0 = 41,
+    GGT_Q2_0 = 42
 };
 /* A set of ggml types (every valid id is below 64). */
 typedef uint64_t typeset;
@@ -34,27 +62,27 @@ bool ggt_quantized(uint32_t type);
 
 /* Tensor roles as llama-quantize's mixture tells them apart (tensor_get_category). */
 typedef enum ft_role {
-    FTR_ATTN_V,      /* attn_v, attn_qkv, attn_kv_b */
+    FTR_ATTN_V, /* attn_v, attn_qkv, attn_kv_b */
     FTR_ATTN_K,
     FTR_ATTN_Q,
     FTR_ATTN_OUTPUT,
     FTR_FFN_DOWN,    /* every name containing ffn_down (experts, shared experts) */
     FTR_FFN_GATE_UP, /* ffn_gate, ffn_up */
     FTR_OTHER,
-    FTR__MIXED,      /* roles below are not checked against the mixture: */
+    FTR__MIXED,              /* roles below are not checked against the mixture: */
     FTR_OUTPUT = FTR__MIXED, /* output.weight (and tied token_embd): any type by option */
-    FTR_TOKEN_EMBD   /* token_embd / per_layer_token_embd: any type by option */
+    FTR_TOKEN_EMBD           /* token_embd / per_layer_token_embd: any type by option */
 } ft_role;
 
 typedef enum { FT_CURRENT, FT_REMOVED } ft_status;
 
 typedef struct ftype_info {
-    uint32_t value;          /* general.file_type */
+    uint32_t value; /* general.file_type */
     ft_status status;
-    const char *name;        /* LLAMA_FTYPE_ suffix: "MOSTLY_Q4_K_M" */
-    const char *display;     /* llama_model_ftype_name: "Q4_K - Medium" */
-    uint32_t default_type;   /* ggml type of quantizable tensors; UINT32_MAX if removed */
-    bool mxfp4_moe;          /* MXFP4 on 3-D expert tensors, Q8_0 elsewhere */
+    const char *name;          /* LLAMA_FTYPE_ suffix: "MOSTLY_Q4_K_M" */
+    const char *display;       /* llama_model_ftype_name: "Q4_K - Medium" */
+    uint32_t default_type;     /* ggml type of quantizable tensors; UINT32_MAX if removed */
+    bool mxfp4_moe;            /* MXFP4 on 3-D expert tensors, Q8_0 elsewhere */
     typeset extra[FTR__MIXED]; /* types the mixture may use per role, besides the default */
 } ftype_info;
 
@@ -85,8 +113,8 @@ typeset ft_allowed(const ftype_info *ft, ft_role role, uint64_t ne0, uint64_t ne
 
 /* ---- file-name quantisation tags ("-Q4_K_M.gguf") ---- */
 typedef struct ftype_tag {
-    const char *tag;    /* upper case: "Q4_K_M" */
-    uint64_t ftypes;    /* the file types it can name (bit = general.file_type value) */
+    const char *tag; /* upper case: "Q4_K_M" */
+    uint64_t ftypes; /* the file types it can name (bit = general.file_type value) */
 } ftype_tag;
 
 /* The rightmost quantisation tag in a file name (directories ignored, case

@@ -7,9 +7,20 @@
 #include <stdint.h>
 
 enum {
-    VT_UINT8 = 0, VT_INT8 = 1, VT_UINT16 = 2, VT_INT16 = 3, VT_UINT32 = 4,
-    VT_INT32 = 5, VT_FLOAT32 = 6, VT_BOOL = 7, VT_STRING = 8, VT_ARRAY = 9,
-    VT_UINT64 = 10, VT_INT64 = 11, VT_FLOAT64 = 12, VT_COUNT = 13
+    VT_UINT8 = 0,
+    VT_INT8 = 1,
+    VT_UINT16 = 2,
+    VT_INT16 = 3,
+    VT_UINT32 = 4,
+    VT_INT32 = 5,
+    VT_FLOAT32 = 6,
+    VT_BOOL = 7,
+    VT_STRING = 8,
+    VT_ARRAY = 9,
+    VT_UINT64 = 10,
+    VT_INT64 = 11,
+    VT_FLOAT64 = 12,
+    VT_COUNT = 13
 };
 
 /* Name of a value type ("u32", "str", ...) or NULL when the id is invalid. */
@@ -20,9 +31,9 @@ unsigned vt_size(uint32_t vt);
 typedef enum { GT_VALID, GT_REMOVED, GT_UNKNOWN } gt_status;
 
 typedef struct ggml_type_info {
-    const char *name;   /* "q4_K"; for removed ids the historical name */
-    uint32_t block;     /* elements per block */
-    uint32_t size;      /* bytes per block */
+    const char *name; /* "q4_K"; for removed ids the historical name */
+    uint32_t block;   /* elements per block */
+    uint32_t size;    /* bytes per block */
     gt_status status;
 } ggml_type_info;
 

@@ -196,8 +196,8 @@ void source_close_fd(gguflint_ctx *ctx)
     ctx->fd = -1;
 }
 
-const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len,
-                             uint8_t *scratch, int *status, char *err, size_t err_size)
+const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len, uint8_t *scratch,
+                             int *status, char *err, size_t err_size)
 {
     if (off > ctx->size || len > ctx->size - off) {
         snprintf(err, err_size, "a read past the end of the input (%llu bytes at 0x%llx)",

@@ -19,8 +19,8 @@ int source_ready(gguflint_ctx *ctx);
 const uint8_t *source_read(gguflint_ctx *ctx, uint64_t off, size_t len, uint8_t *scratch);
 /* The same without touching the context: on failure *status and err get the
  * reason (for threads that report after joining). */
-const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len,
-                             uint8_t *scratch, int *status, char *err, size_t err_size);
+const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len, uint8_t *scratch,
+                             int *status, char *err, size_t err_size);
 /* The first non-zero byte of [from, to) (read through source_read in pieces
  * when it is not in memory): true with its offset and value. False when all
  * are zero, or on an I/O failure (ctx->status set). */

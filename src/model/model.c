@@ -76,19 +76,19 @@ size_t tensor_index_of(const gguflint_ctx *ctx, const gguflint_tensor *t)
 bool kv_int(const gguflint_kv *kv, int64_t *out)
 {
     switch (kv->type) {
-    case VT_UINT8: case VT_UINT16: case VT_UINT32:
-        *out = (int64_t)kv->u;
-        return true;
+    case VT_UINT8:
+    case VT_UINT16:
+    case VT_UINT32: *out = (int64_t)kv->u; return true;
     case VT_UINT64:
         if (kv->u > (uint64_t)INT64_MAX)
             return false;
         *out = (int64_t)kv->u;
         return true;
-    case VT_INT8: case VT_INT16: case VT_INT32: case VT_INT64:
-        *out = kv->i;
-        return true;
-    default:
-        return false;
+    case VT_INT8:
+    case VT_INT16:
+    case VT_INT32:
+    case VT_INT64: *out = kv->i; return true;
+    default: return false;
     }
 }
 

@@ -32,8 +32,7 @@ static void load(void)
     if (!lib)
         lib = dlopen("libcurl.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        snprintf(why, sizeof why,
-                 "libcurl could not be loaded (install libcurl4 to read URLs): %s",
+        snprintf(why, sizeof why, "libcurl could not be loaded (install libcurl4 to read URLs): %s",
                  dlerror());
         return;
     }
@@ -41,8 +40,7 @@ static void load(void)
     int ok = SYM(global_init, "curl_global_init") && SYM(easy_init, "curl_easy_init") &&
              SYM(easy_setopt, "curl_easy_setopt") && SYM(easy_perform, "curl_easy_perform") &&
              SYM(easy_cleanup, "curl_easy_cleanup") && SYM(easy_reset, "curl_easy_reset") &&
-             SYM(easy_strerror, "curl_easy_strerror") &&
-             SYM(slist_append, "curl_slist_append") &&
+             SYM(easy_strerror, "curl_easy_strerror") && SYM(slist_append, "curl_slist_append") &&
              SYM(slist_free_all, "curl_slist_free_all") && SYM(url, "curl_url") &&
              SYM(url_set, "curl_url_set") && SYM(url_get, "curl_url_get") &&
              SYM(url_cleanup, "curl_url_cleanup") && SYM(free, "curl_free");

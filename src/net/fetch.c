@@ -16,6 +16,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "http.h"
 
+#include "core/limits.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,40 +25,37 @@
 #include <string.h>
 #include <time.h>
 
-/* A server may answer a range with less than asked (some cap their ranges):
- * the rest is asked again. Answers of at least MIN_PROGRESS bytes are
- * accepted without limit; MAX_TINY shorter ones end the read (a server
- * dribbling a byte per answer would cost a request per byte). */
-enum { MAX_ORIGIN_HEADERS = 32, ERRBODY_MAX = 160, MAX_TINY = 16, MIN_PROGRESS = 65536 };
+/* Short answers to a range are asked again (limits in core/limits.h). */
+enum { MAX_ORIGIN_HEADERS = URL_MAX_HEADERS, ERRBODY_MAX = 160 };
 
 void net_options_default(net_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->first_range = 2u << 20;
-    o->max_fetch = 256u << 20;
-    o->retries = 3;
-    o->backoff_ms = 500;
-    o->max_retry_after_s = 60;
-    o->max_redirects = 10;
-    o->connect_timeout_ms = 10000;
-    o->stall_timeout_ms = 30000;
+    o->first_range = LIMIT_DEFAULT_FETCH_FIRST_RANGE;
+    o->max_fetch = LIMIT_DEFAULT_FETCH_MAX_BYTES;
+    o->retries = LIMIT_DEFAULT_FETCH_RETRIES;
+    o->backoff_ms = LIMIT_DEFAULT_FETCH_BACKOFF_MS;
+    o->max_retry_after_s = URL_MAX_RETRY_AFTER_S;
+    o->max_redirects = LIMIT_DEFAULT_FETCH_MAX_REDIRECTS;
+    o->connect_timeout_ms = LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S * 1000u;
+    o->stall_timeout_ms = LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u;
 }
 
 struct net_file {
     net_options o;
     const net_transport *t;
-    char *url;       /* as opened */
-    char *origin;    /* whose origin the origin headers belong to */
-    char **hdrs;     /* copies of the origin headers */
+    char *url;    /* as opened */
+    char *origin; /* whose origin the origin headers belong to */
+    char **hdrs;  /* copies of the origin headers */
     size_t n_hdrs;
-    char *data_url;  /* where the redirects led; guarded by mu */
+    char *data_url; /* where the redirects led; guarded by mu */
     uint64_t size;
-    bool ranges;     /* the server honours Range */
-    uint8_t *head;   /* the first response's body: [0, head_len) */
+    bool ranges;   /* the server honours Range */
+    uint8_t *head; /* the first response's body: [0, head_len) */
     uint64_t head_len;
     char if_range[NET_ETAG_MAX]; /* validator sent in If-Range, or "" */
     bool has_etag;
-    char etag[NET_ETAG_MAX];     /* the first response's ETag (weak or strong) */
+    char etag[NET_ETAG_MAX]; /* the first response's ETag (weak or strong) */
     pthread_mutex_t mu;
     uint64_t bytes, requests;
 };
@@ -70,14 +69,14 @@ typedef struct xfer {
     uint64_t want_first, want_last; /* the range asked for (OPEN, RANGE) */
     uint64_t max_body;              /* DOC and 200-in-OPEN: growth cap */
     net_response resp;
-    bool started;                   /* the body's destination was chosen */
+    bool started; /* the body's destination was chosen */
     enum { DST_DISCARD, DST_FIXED, DST_GROW, DST_ERRBODY } dst;
-    uint8_t *buf;                   /* FIXED: the caller's; GROW: owned */
+    uint8_t *buf; /* FIXED: the caller's; GROW: owned */
     uint64_t cap, len;
     bool own_buf;
-    bool overflow;                  /* more body than the destination takes */
+    bool overflow; /* more body than the destination takes */
     bool nomem;
-    uint64_t received;              /* body bytes of this response */
+    uint64_t received; /* body bytes of this response */
     char errbody[ERRBODY_MAX];
     size_t errbody_len;
 } xfer;
@@ -85,12 +84,12 @@ typedef struct xfer {
 typedef struct env {
     const net_options *o;
     const net_transport *t;
-    const char *origin;             /* origin headers go only here */
+    const char *origin; /* origin headers go only here */
     const char *const *hdrs;
     size_t n_hdrs;
-    const char *const *extra;       /* sent everywhere (NULL-terminated), e.g. Accept */
-    const char *if_range;           /* "" or a validator */
-    pthread_mutex_t *mu;            /* guards the counters, or NULL */
+    const char *const *extra; /* sent everywhere (NULL-terminated), e.g. Accept */
+    const char *if_range;     /* "" or a validator */
+    pthread_mutex_t *mu;      /* guards the counters, or NULL */
     uint64_t *bytes, *requests;
 } env;
 
@@ -153,8 +152,7 @@ static bool on_body(void *user, const uint8_t *data, size_t n)
     if (!x->started && !start_body(x))
         return false;
     switch (x->dst) {
-    case DST_DISCARD:
-        return true;
+    case DST_DISCARD: return true;
     case DST_ERRBODY: {
         size_t room = sizeof x->errbody - 1 - x->errbody_len;
         size_t k = n < room ? n : room;
@@ -293,8 +291,7 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
             }
             if (ts != NET_T_OK && ts != NET_T_ABORTED) {
                 if (err && errn)
-                    snprintf(err, errn, "%s%s%s", transport_what(ts), terr[0] ? ": " : "",
-                             terr);
+                    snprintf(err, errn, "%s%s%s", transport_what(ts), terr[0] ? ": " : "", terr);
                 free(cur);
                 return NET_E_IO;
             }
@@ -383,14 +380,14 @@ static void http_error(const xfer *x, char *err, size_t errn)
     while (k && body[k - 1] == ' ')
         k--;
     body[k] = '\0';
-    snprintf(err, errn, "HTTP %d %s%s%s", x->resp.status, reason(x->resp.status),
-             k ? ": " : "", body);
+    snprintf(err, errn, "HTTP %d %s%s%s", x->resp.status, reason(x->resp.status), k ? ": " : "",
+             body);
 }
 
 /* ---- the remote file ---- */
 
-net_status net_open(const char *url, const net_options *o, const net_transport *t,
-                    net_file **out, char *err, size_t errn)
+net_status net_open(const char *url, const net_options *o, const net_transport *t, net_file **out,
+                    char *err, size_t errn)
 {
     *out = NULL;
     if (!url || !o || !t || o->first_range == 0 || o->max_fetch == 0) {
@@ -415,8 +412,7 @@ net_status net_open(const char *url, const net_options *o, const net_transport *
     f->url = canon;
     pthread_mutex_init(&f->mu, NULL);
     f->origin = strdup(o->origin_url ? o->origin_url : canon);
-    size_t nh = o->n_origin_headers < MAX_ORIGIN_HEADERS ? o->n_origin_headers
-                                                          : MAX_ORIGIN_HEADERS;
+    size_t nh = o->n_origin_headers < MAX_ORIGIN_HEADERS ? o->n_origin_headers : MAX_ORIGIN_HEADERS;
     f->hdrs = calloc(nh ? nh : 1, sizeof *f->hdrs);
     bool ok = f->origin && f->hdrs;
     for (size_t i = 0; ok && i < nh; i++) {
@@ -435,7 +431,7 @@ net_status net_open(const char *url, const net_options *o, const net_transport *
     x.want_first = 0;
     x.want_last = o->first_range - 1;
     x.max_body = o->max_fetch;
-    env e = {&f->o, t, f->origin, (const char *const *)f->hdrs, f->n_hdrs, NULL, "",
+    env e = {&f->o,  t,         f->origin,   (const char *const *)f->hdrs, f->n_hdrs, NULL, "",
              &f->mu, &f->bytes, &f->requests};
     char *final = NULL;
     net_status st = exchange(&e, f->url, &x, &final, err, errn);
@@ -533,8 +529,9 @@ static net_status read_range(net_file *f, uint64_t off, uint8_t *buf, size_t len
         x.want_first = off;
         x.want_last = off + len - 1;
         x.buf = buf;
-        env e = {&f->o, f->t, f->origin, (const char *const *)f->hdrs, f->n_hdrs, NULL,
-                 f->if_range, &f->mu, &f->bytes, &f->requests};
+        env e = {&f->o,     f->t,        f->origin,   (const char *const *)f->hdrs,
+                 f->n_hdrs, NULL,        f->if_range, &f->mu,
+                 &f->bytes, &f->requests};
         char *final = NULL;
         net_status st = exchange(&e, url, &x, &final, err, errn);
         bool redirected_before = strcmp(url, f->url) != 0;
@@ -544,8 +541,7 @@ static net_status read_range(net_file *f, uint64_t off, uint8_t *buf, size_t len
         const net_response *r = &x.resp;
         int s = r->status;
         /* A signed redirect target may expire: start again from the URL given. */
-        if (redirected_before && !from_origin &&
-            (s == 401 || s == 403 || s == 404 || s == 410)) {
+        if (redirected_before && !from_origin && (s == 401 || s == 403 || s == 404 || s == 410)) {
             free(final);
             pthread_mutex_lock(&f->mu);
             free(f->data_url);
@@ -568,16 +564,14 @@ static net_status read_range(net_file *f, uint64_t off, uint8_t *buf, size_t len
             else if (!r->has_content_range || r->cr.unsatisfied)
                 why = "a 206 response without a usable Content-Range";
             else if (r->cr.first != off || r->cr.last > off + len - 1) {
-                snprintf(what, sizeof what,
-                         "bytes %llu-%llu when bytes %llu-%llu were asked for",
+                snprintf(what, sizeof what, "bytes %llu-%llu when bytes %llu-%llu were asked for",
                          (unsigned long long)r->cr.first, (unsigned long long)r->cr.last,
                          (unsigned long long)off, (unsigned long long)(off + len - 1));
                 why = what;
             } else if (!r->cr.total_known || r->cr.total != f->size) {
                 snprintf(err, errn,
                          "the file changed between requests: its size is now %s (it was %llu)",
-                         r->cr.total_known ? "different" : "unknown",
-                         (unsigned long long)f->size);
+                         r->cr.total_known ? "different" : "unknown", (unsigned long long)f->size);
                 return NET_E_IO;
             } else if (f->has_etag && r->has_etag && strcmp(r->etag, f->etag) != 0) {
                 say(err, errn, "%s",
@@ -649,7 +643,7 @@ net_status net_read_at(net_file *f, uint64_t off, void *out, size_t len, char *e
         off += got;
         buf += got;
         len -= (size_t)got;
-        if (len > 0 && got < MIN_PROGRESS && ++tiny > MAX_TINY) {
+        if (len > 0 && got < URL_MIN_PROGRESS && ++tiny > URL_MAX_TINY_ANSWERS) {
             say(err, errn, "%s", "the server keeps answering with ranges far shorter than asked");
             return NET_E_IO;
         }
@@ -698,20 +692,26 @@ void net_close(net_file *f)
 }
 
 net_status net_get(const char *url, const net_options *o, const net_transport *t,
-                   const char *const *extra, uint8_t **body, size_t *body_len,
-                   net_response *resp, uint64_t *bytes, uint64_t *requests, char *err,
-                   size_t errn)
+                   const char *const *extra, uint8_t **body, size_t *body_len, net_response *resp,
+                   uint64_t *bytes, uint64_t *requests, char *err, size_t errn)
 {
     *body = NULL;
     *body_len = 0;
-    size_t nh = o->n_origin_headers < MAX_ORIGIN_HEADERS ? o->n_origin_headers
-                                                          : MAX_ORIGIN_HEADERS;
+    size_t nh = o->n_origin_headers < MAX_ORIGIN_HEADERS ? o->n_origin_headers : MAX_ORIGIN_HEADERS;
     xfer x;
     memset(&x, 0, sizeof x);
     x.mode = MODE_DOC;
     x.max_body = o->max_fetch;
-    env e = {o, t, o->origin_url ? o->origin_url : url, o->origin_headers, nh, extra, NULL,
-             NULL, bytes, requests};
+    env e = {o,
+             t,
+             o->origin_url ? o->origin_url : url,
+             o->origin_headers,
+             nh,
+             extra,
+             NULL,
+             NULL,
+             bytes,
+             requests};
     char *final = NULL;
     net_status st = exchange(&e, url, &x, &final, err, errn);
     if (st != NET_OK) {

@@ -4,7 +4,10 @@
  * ENDPOINT/ORG/REPO/resolve/REV/PATH. Without a PATH (or with a folder) the
  * reference names the repository's .gguf files, listed through
  * ENDPOINT/api/models/ORG/REPO/tree/REV[/PATH]?recursive=true, page by page
- * (Link rel="next", same origin only), parsed with libjansson. Names are
+ * (Link rel="next", same origin only), parsed with libjansson, at the commit
+ * ENDPOINT/api/models/ORG/REPO/revision/REV names (its "sha"), so the files
+ * listed - the shards of a set - are all of one commit even if a branch moves
+ * while they are read. Names are
  * checked against the Hub's character sets, and every path that comes back
  * from the API is checked again before it becomes part of a URL: no empty,
  * "." or ".." segment, no control byte; everything outside the unreserved
@@ -12,13 +15,20 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hf.h"
 
+#include "core/limits.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-enum { HF_MAX_PAGES = 1000, HF_MAX_FILES = 100000, HF_PAGE_MAX = 16u << 20, HF_PATH_MAX = 4096 };
+enum {
+    HF_MAX_PAGES = URL_API_MAX_PAGES,
+    HF_MAX_FILES = URL_API_MAX_FILES,
+    HF_PAGE_MAX = URL_API_PAGE_BYTES,
+    HF_PATH_MAX = URL_API_MAX_PATH
+};
 
 const char hf_default_endpoint[] = "https://huggingface.co";
 
@@ -30,8 +40,8 @@ static void say(char *err, size_t n, const char *msg)
 
 static bool name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
 }
 
 static bool hex(char c)
@@ -106,16 +116,18 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
     const char *p = s + 5;
     const char *slash = strchr(p, '/');
     if (!slash || !valid_name(p, (size_t)(slash - p))) {
-        say(err, errn, "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
-                       "letters, digits, '-', '_' and '.'");
+        say(err, errn,
+            "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
+            "letters, digits, '-', '_' and '.'");
         return false;
     }
     memcpy(r->org, p, (size_t)(slash - p));
     p = slash + 1;
     size_t rn = strcspn(p, "@/");
     if (!valid_name(p, rn)) {
-        say(err, errn, "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
-                       "letters, digits, '-', '_' and '.'");
+        say(err, errn,
+            "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
+            "letters, digits, '-', '_' and '.'");
         return false;
     }
     memcpy(r->repo, p, rn);
@@ -124,8 +136,9 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
         p++;
         size_t vn = strcspn(p, "/");
         if (!valid_rev(p, vn)) {
-            say(err, errn, "a revision after '@' is a branch, tag or commit ('/' written as "
-                           "%2F)");
+            say(err, errn,
+                "a revision after '@' is a branch, tag or commit ('/' written as "
+                "%2F)");
             return false;
         }
         memcpy(r->rev, p, vn);
@@ -140,8 +153,9 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
         pn--; /* "hf://org/repo/" and "hf://org/repo/folder/" name folders */
     if (pn > 0) {
         if (!hf_valid_path(p, pn)) {
-            say(err, errn, "the path inside the repository has an empty, '.' or '..' part, "
-                           "or a control character");
+            say(err, errn,
+                "the path inside the repository has an empty, '.' or '..' part, "
+                "or a control character");
             return false;
         }
         r->path = strndup(p, pn);
@@ -256,6 +270,69 @@ char *hf_display(const hf_ref *r, const char *path)
     return finish(&b);
 }
 
+static char *revision_url(const char *endpoint, const hf_ref *r)
+{
+    str b = {0};
+    put_endpoint(&b, endpoint);
+    puts_(&b, "/api/models/");
+    puts_(&b, r->org);
+    puts_(&b, "/");
+    puts_(&b, r->repo);
+    puts_(&b, "/revision/");
+    puts_(&b, r->rev);
+    return finish(&b);
+}
+
+static bool is_commit(const char *s, size_t n)
+{
+    if (n != 40)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* Replace r->rev by the commit it names now (left as is when the answer
+ * names none, or when the endpoint does not answer this call). */
+static net_status pin_revision(const char *endpoint, hf_ref *r, const net_options *o,
+                               const net_transport *t, uint64_t *bytes, uint64_t *requests,
+                               char *err, size_t errn)
+{
+    char *url = revision_url(endpoint, r);
+    if (!url)
+        return NET_E_NOMEM;
+    static const char *const accept[] = {"Accept: application/json", NULL};
+    uint8_t *body = NULL;
+    size_t len = 0;
+    net_response *resp = malloc(sizeof *resp);
+    if (resp)
+        net_response_init(resp);
+    net_status st = resp ? net_get(url, o, t, accept, &body, &len, resp, bytes, requests, err, errn)
+                         : NET_E_NOMEM;
+    /* A Hub (or mirror) without this call: list the revision as given. A
+     * repository or revision that does not exist fails the listing next. */
+    bool unsupported = st == NET_E_IO && resp &&
+                       (resp->status == 404 || resp->status == 405 || resp->status == 501);
+    free(resp);
+    free(url);
+    if (unsupported) {
+        if (err && errn)
+            err[0] = '\0';
+        return NET_OK;
+    }
+    if (st != NET_OK)
+        return st;
+    json_error_t je;
+    json_t *root = json_loadb((const char *)body, len, 0, &je);
+    free(body);
+    json_t *sha = json_object_get(root, "sha");
+    if (json_is_string(sha) && is_commit(json_string_value(sha), json_string_length(sha)))
+        memcpy(r->rev, json_string_value(sha), 41);
+    json_decref(root);
+    return NET_OK;
+}
+
 static char *tree_url(const char *endpoint, const hf_ref *r)
 {
     str b = {0};
@@ -300,7 +377,8 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
     net_status st = NET_OK;
     size_t i;
     json_t *e;
-    json_array_foreach(root, i, e) {
+    json_array_foreach(root, i, e)
+    {
         json_t *type = json_object_get(e, "type"), *path = json_object_get(e, "path"),
                *size = json_object_get(e, "size");
         if (!json_is_string(type) || strcmp(json_string_value(type), "file") != 0)
@@ -315,8 +393,9 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
         if (!ends_gguf(p, pn))
             continue;
         if (pn != strlen(p) || !hf_valid_path(p, pn)) {
-            say(err, errn, "the Hub's tree listing has a path with an empty, '.' or '..' "
-                           "part or a control character");
+            say(err, errn,
+                "the Hub's tree listing has a path with an empty, '.' or '..' "
+                "part or a control character");
             st = NET_E_IO;
             break;
         }
@@ -346,20 +425,22 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
     return st;
 }
 
-net_status hf_list_repo(const char *endpoint, const hf_ref *r, const net_options *o,
-                        const net_transport *t, hf_list *out, uint64_t *bytes,
-                        uint64_t *requests, char *err, size_t errn)
+net_status hf_list_repo(const char *endpoint, hf_ref *r, const net_options *o,
+                        const net_transport *t, hf_list *out, uint64_t *bytes, uint64_t *requests,
+                        char *err, size_t errn)
 {
     memset(out, 0, sizeof *out);
-    char *url = tree_url(endpoint, r);
-    if (!url)
-        return NET_E_NOMEM;
     net_options po = *o;
     if (po.max_fetch > HF_PAGE_MAX)
         po.max_fetch = HF_PAGE_MAX;
     po.origin_url = endpoint;
+    net_status st = pin_revision(endpoint, r, &po, t, bytes, requests, err, errn);
+    if (st != NET_OK)
+        return st;
+    char *url = tree_url(endpoint, r);
+    if (!url)
+        return NET_E_NOMEM;
     static const char *const accept[] = {"Accept: application/json", NULL};
-    net_status st = NET_OK;
     for (unsigned page = 0; url; page++) {
         if (page == HF_MAX_PAGES) {
             say(err, errn, "the Hub's tree listing has more than 1000 pages");
@@ -382,8 +463,9 @@ net_status hf_list_repo(const char *endpoint, const hf_ref *r, const net_options
             char rerr[96];
             next = net_url_resolve(url, resp->next_link, rerr, sizeof rerr);
             if (!next || !net_same_origin(next, endpoint)) {
-                say(err, errn, "the Hub's next-page link points to another host or is not "
-                               "a valid URL");
+                say(err, errn,
+                    "the Hub's next-page link points to another host or is not "
+                    "a valid URL");
                 st = NET_E_IO;
                 free(next);
                 next = NULL;

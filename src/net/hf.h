@@ -32,8 +32,8 @@ char *hf_file_url(const char *endpoint, const hf_ref *r, const char *path);
 char *hf_display(const hf_ref *r, const char *path);
 
 typedef struct hf_entry {
-    char *path;     /* inside the repository */
-    uint64_t size;  /* as the listing says */
+    char *path;    /* inside the repository */
+    uint64_t size; /* as the listing says */
 } hf_entry;
 
 typedef struct hf_list {
@@ -42,10 +42,12 @@ typedef struct hf_list {
 } hf_list;
 
 /* The .gguf files under r->path (or the whole repository), sorted by path,
- * each once. Origin headers in `o` go to the endpoint's origin only. */
-net_status hf_list_repo(const char *endpoint, const hf_ref *r, const net_options *o,
-                        const net_transport *t, hf_list *out, uint64_t *bytes,
-                        uint64_t *requests, char *err, size_t err_size);
+ * each once, at one commit: r->rev is first replaced by the commit the Hub
+ * says it names (so hf_display/hf_file_url of the entries pin it). Origin
+ * headers in `o` go to the endpoint's origin only. */
+net_status hf_list_repo(const char *endpoint, hf_ref *r, const net_options *o,
+                        const net_transport *t, hf_list *out, uint64_t *bytes, uint64_t *requests,
+                        char *err, size_t err_size);
 void hf_list_free(hf_list *l);
 
 #endif

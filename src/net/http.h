@@ -16,10 +16,10 @@
 /* ---- transport: one request, no redirect following ---- */
 
 typedef struct net_request {
-    const char *url;              /* http:// or https:// */
-    const char *const *headers;   /* complete "Name: value" lines, NULL-terminated */
-    uint32_t connect_timeout_ms;  /* 0: the transport's default */
-    uint32_t stall_timeout_ms;    /* no byte for this long ends the request; 0: default */
+    const char *url;             /* http:// or https:// */
+    const char *const *headers;  /* complete "Name: value" lines, NULL-terminated */
+    uint32_t connect_timeout_ms; /* 0: the transport's default */
+    uint32_t stall_timeout_ms;   /* no byte for this long ends the request; 0: default */
 } net_request;
 
 /* The transport calls these in order: every header line of the response (the
@@ -33,13 +33,13 @@ typedef struct net_sink {
 } net_sink;
 
 typedef enum net_tstatus {
-    NET_T_OK = 0,      /* the whole response was received */
-    NET_T_ABORTED,     /* a sink callback asked to stop */
-    NET_T_TIMEOUT,     /* connect or stall timeout */
-    NET_T_CONNECT,     /* could not resolve or connect */
-    NET_T_TLS,         /* TLS handshake or certificate verification failed */
-    NET_T_PARTIAL,     /* the connection closed before the announced body ended */
-    NET_T_PROTOCOL,    /* a malformed response (bad status line, bad chunking ...) */
+    NET_T_OK = 0,   /* the whole response was received */
+    NET_T_ABORTED,  /* a sink callback asked to stop */
+    NET_T_TIMEOUT,  /* connect or stall timeout */
+    NET_T_CONNECT,  /* could not resolve or connect */
+    NET_T_TLS,      /* TLS handshake or certificate verification failed */
+    NET_T_PARTIAL,  /* the connection closed before the announced body ended */
+    NET_T_PROTOCOL, /* a malformed response (bad status line, bad chunking ...) */
     NET_T_NOMEM,
     NET_T_OTHER
 } net_tstatus;
@@ -73,22 +73,22 @@ typedef struct net_range {
 } net_range;
 
 typedef struct net_response {
-    int status;                /* 0 until a status line was read */
-    bool bad;                  /* a header that must not be trusted (see bad_why) */
+    int status; /* 0 until a status line was read */
+    bool bad;   /* a header that must not be trusted (see bad_why) */
     const char *bad_why;
     bool has_content_range;
     net_range cr;
     bool has_content_length;
     uint64_t content_length;
-    bool encoded;              /* a Content-Encoding other than identity */
+    bool encoded; /* a Content-Encoding other than identity */
     bool has_etag, weak_etag;
     char etag[NET_ETAG_MAX];
     char last_modified[NET_DATE_MAX];
     bool has_location;
     char location[NET_URL_MAX];
-    bool has_next_link;        /* Link: <...>; rel="next" */
+    bool has_next_link; /* Link: <...>; rel="next" */
     char next_link[NET_URL_MAX];
-    long retry_after_s;        /* -1 when absent or not delta-seconds */
+    long retry_after_s; /* -1 when absent or not delta-seconds */
     bool headers_done;
 } net_response;
 
@@ -139,7 +139,7 @@ typedef struct net_file net_file;
 
 typedef enum net_status {
     NET_OK = 0,
-    NET_E_IO = 1,     /* transport failure, HTTP error, bad or inconsistent response */
+    NET_E_IO = 1, /* transport failure, HTTP error, bad or inconsistent response */
     NET_E_NOMEM = 3,
     NET_E_ARG = 5
 } net_status;
@@ -150,8 +150,8 @@ typedef enum net_status {
  * Range is read up to o->max_fetch: a body that ends within the cap is the
  * whole file; otherwise only that prefix is kept (net_whole is false and
  * net_read_at past it fails clearly). On failure *out is NULL and `err` says why. */
-net_status net_open(const char *url, const net_options *o, const net_transport *t,
-                    net_file **out, char *err, size_t err_size);
+net_status net_open(const char *url, const net_options *o, const net_transport *t, net_file **out,
+                    char *err, size_t err_size);
 /* Exactly `len` bytes at `off`, or a failure with its reason. Thread-safe. */
 net_status net_read_at(net_file *f, uint64_t off, void *buf, size_t len, char *err,
                        size_t err_size);

@@ -15,14 +15,14 @@ typedef struct net_script_request {
 } net_script_request;
 
 typedef struct net_script {
-    net_transport t;        /* pass &s->t to the fetch layer */
+    net_transport t; /* pass &s->t to the fetch layer */
     const uint8_t *data, *pos;
     size_t len;
     /* the credential rule: `secret` (a whole header line) may go only to
      * `secret_origin`; `leaked` is set when it went anywhere else */
     const char *secret, *secret_origin;
     bool leaked;
-    size_t performed;       /* requests made */
+    size_t performed;                                     /* requests made */
     net_script_request requests[NET_SCRIPT_MAX_REQUESTS]; /* the first ones */
     size_t n_requests;
 } net_script;

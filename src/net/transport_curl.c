@@ -8,6 +8,7 @@
 #include "curl_dl.h"
 #include "http.h"
 
+#include "core/limits.h"
 #include "gguflint.h"
 
 #include <pthread.h>
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { IDLE_HANDLES = 4 };
+enum { IDLE_HANDLES = URL_IDLE_HANDLES };
 
 struct net_curl {
     net_transport t;
@@ -30,8 +31,8 @@ typedef struct call {
     const net_sink *sink;
     bool aborted, stalled;
     uint32_t stall_ms;
-    curl_off_t last_now;      /* bytes seen at the last progress */
-    struct timespec last_at;  /* when they changed */
+    curl_off_t last_now;     /* bytes seen at the last progress */
+    struct timespec last_at; /* when they changed */
 } call;
 
 static size_t on_header(char *p, size_t size, size_t n, void *user)
@@ -143,7 +144,8 @@ static void give_back(struct net_curl *tr, CURL *h)
 static bool set_options(const curl_api *api, CURL *h, const net_request *rq, call *c,
                         struct curl_slist *hl, char *errbuf)
 {
-    long connect_ms = rq->connect_timeout_ms ? (long)rq->connect_timeout_ms : 10000L;
+    long connect_ms = rq->connect_timeout_ms ? (long)rq->connect_timeout_ms
+                                             : LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S * 1000L;
     bool ok = true;
 #define SET(opt, val) ok = ok && api->easy_setopt(h, opt, val) == CURLE_OK
     SET(CURLOPT_URL, rq->url);
@@ -193,8 +195,10 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
         api->slist_free_all(hl);
         return NET_T_NOMEM;
     }
-    call c = {sink, false, false, rq->stall_timeout_ms ? rq->stall_timeout_ms : 30000u, -1,
-              {0, 0}};
+    call c = {
+        sink,  false,
+        false, rq->stall_timeout_ms ? rq->stall_timeout_ms : LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u,
+        -1,    {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &c.last_at);
     char errbuf[CURL_ERROR_SIZE] = "";
     net_tstatus st;

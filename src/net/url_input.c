@@ -1,19 +1,20 @@
 /* url_input.c - the public URL calls: fetch options, gguflint_open_url (a
- * remote file as a range-reader input, src/input/reader.c), its statistics,
+ * remote file as a range-reader input, src/api/reader.c), its statistics,
  * and the listing of hf:// repositories. Credentials: the Hub token goes only
  * to the Hub endpoint's origin and extra headers only to the origin of the
  * URL opened; fetch.c keeps both from redirect targets elsewhere. */
 #define _POSIX_C_SOURCE 200809L
-#include "input/source.h"
+#include "core/limits.h"
 #include "hf.h"
 #include "http.h"
+#include "input/source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-enum { MAX_HEADERS = 32, MAX_HEADER_LEN = 8192 };
+enum { MAX_HEADERS = URL_MAX_HEADERS, MAX_HEADER_LEN = URL_MAX_HEADER_BYTES };
 
 struct gguflint_fetch_options {
     net_options net;
@@ -81,12 +82,12 @@ int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, 
     net_options *o = &fo->net;
     switch (what) {
     case GGUFLINT_FETCH_FIRST_RANGE:
-        if (v < 64 || v > ((uint64_t)1 << 30))
+        if (v < URL_MIN_FIRST_READ || v > ((uint64_t)1 << 30))
             return GGUFLINT_E_ARG;
         o->first_range = v;
         return GGUFLINT_OK;
     case GGUFLINT_FETCH_MAX_BYTES:
-        if (v < 64 || v > SIZE_MAX / 2)
+        if (v < URL_MIN_FIRST_READ || v > SIZE_MAX / 2)
             return GGUFLINT_E_ARG;
         o->max_fetch = v;
         return GGUFLINT_OK;
@@ -275,7 +276,8 @@ int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_o
     ctx->url_free = url_source_free;
     if (gguflint_url_kind(url) != 1) {
         gguflint_fetch_options_free(own);
-        return fail(ctx, GGUFLINT_E_ARG, "not the URL of one file (http://, https:// or hf://...gguf)");
+        return fail(ctx, GGUFLINT_E_ARG,
+                    "not the URL of one file (http://, https:// or hf://...gguf)");
     }
     u->url = resolve(fo, url, err, sizeof err);
     if (!u->url) {
@@ -294,15 +296,17 @@ int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_o
     o.n_origin_headers = n;
     o.origin_url = u->url;
     u->curl = net_curl_new(err, sizeof err);
-    net_status ns = u->curl ? net_open(u->url, &o, net_curl_transport(u->curl), &u->file, err,
-                                       sizeof err)
-                            : NET_E_IO;
+    net_status ns =
+        u->curl ? net_open(u->url, &o, net_curl_transport(u->curl), &u->file, err, sizeof err)
+                : NET_E_IO;
     free(auth);
     uint64_t first = fo->net.first_range, cap = fo->net.max_fetch;
     gguflint_fetch_options_free(own);
     if (ns != NET_OK)
-        return fail(ctx, ns == NET_E_NOMEM ? GGUFLINT_E_NOMEM : ns == NET_E_ARG ? GGUFLINT_E_ARG
-                                                                                  : GGUFLINT_E_IO,
+        return fail(ctx,
+                    ns == NET_E_NOMEM ? GGUFLINT_E_NOMEM
+                    : ns == NET_E_ARG ? GGUFLINT_E_ARG
+                                      : GGUFLINT_E_IO,
                     err[0] ? err : "the request failed");
     if (!ctx->name) {
         /* the name checks read: the URL as given, without query or fragment */

@@ -146,8 +146,8 @@ void layout_check(gguflint_ctx *ctx)
             if (start_ok && !ctx->opt.header_only)
                 emit(ctx, R_DATA_PAST_EOF, field, 8, path,
                      "data [0x%llx, +%llu) runs past the end of the file (0x%llx)",
-                     (unsigned long long)(h->data_start + t->offset),
-                     (unsigned long long)t->nbytes, (unsigned long long)size);
+                     (unsigned long long)(h->data_start + t->offset), (unsigned long long)t->nbytes,
+                     (unsigned long long)size);
             all_sized = false;
         }
         if (contiguity_known && t->offset != expected)
@@ -174,18 +174,16 @@ void layout_check(gguflint_ctx *ctx)
         if (k > 0 && s->start < max_end) {
             const gguflint_tensor *t = &ctx->tensors[s->index];
             tensor_path(path, sizeof path, s->index, ".offset");
-            emit(ctx, R_TENSORS_OVERLAP, wire_ti_offset_off(wire_width(ctx->hdr.version), t), 8, path,
-                 "data [0x%llx, 0x%llx) overlaps tensor[%zu] ending at 0x%llx",
+            emit(ctx, R_TENSORS_OVERLAP, wire_ti_offset_off(wire_width(ctx->hdr.version), t), 8,
+                 path, "data [0x%llx, 0x%llx) overlaps tensor[%zu] ending at 0x%llx",
                  (unsigned long long)s->start, (unsigned long long)s->end, max_i,
                  (unsigned long long)max_end);
         }
         if (s->end > max_end) {
             /* padding between this tensor's predecessor and it (deep only) */
-            if (ctx->opt.deep && !ctx->opt.header_only && k > 0 && s->start > max_end &&
-                start_ok &&
+            if (ctx->opt.deep && !ctx->opt.header_only && k > 0 && s->start > max_end && start_ok &&
                 h->data_start + s->start <= size &&
-                first_nonzero(ctx, h->data_start + max_end, h->data_start + s->start, &at,
-                              &byte))
+                first_nonzero(ctx, h->data_start + max_end, h->data_start + s->start, &at, &byte))
                 emit(ctx, R_NONZERO_PADDING, at, 1, "data.padding",
                      "padding between tensors has a non-zero byte 0x%02x at 0x%llx", byte,
                      (unsigned long long)at);
@@ -200,8 +198,8 @@ void layout_check(gguflint_ctx *ctx)
     /* trailing bytes past the padded end of the last tensor */
     uint64_t end_abs, padded_abs;
     if (!ctx->opt.header_only && start_ok && all_sized &&
-        !ckd_add64(&end_abs, h->data_start, max_end) &&
-        !ckd_align64(&padded_abs, end_abs, align) && end_abs <= size) {
+        !ckd_add64(&end_abs, h->data_start, max_end) && !ckd_align64(&padded_abs, end_abs, align) &&
+        end_abs <= size) {
         if (size < padded_abs)
             emit(ctx, R_MISSING_FINAL_PADDING, size, padded_abs - size, "data",
                  "the file ends at 0x%llx, %llu bytes before the end of the last tensor's "

@@ -23,8 +23,8 @@
 typedef struct parser {
     gguflint_ctx *ctx;
     cursor c;
-    unsigned w;     /* width of counts and lengths: 4 in v1, 8 after */
-    bool stop;      /* the layout is lost; nothing more can be read */
+    unsigned w;          /* width of counts and lengths: 4 in v1, 8 after */
+    bool stop;           /* the layout is lost; nothing more can be read */
     viewset keys, names; /* duplicate keys and tensor names */
     /* The logical path of the field being read, built only when a finding
      * needs it (path_of): formatting it for every KV and tensor would cost
@@ -92,9 +92,7 @@ static const char *path_of(parser *p)
     case PATH_KV_INDEX:
         snprintf(p->path, sizeof p->path, "kv[%llu]", (unsigned long long)p->path_index);
         break;
-    case PATH_KV_KEY:
-        path_kv(p->path, sizeof p->path, p->path_key.ptr, p->path_key.len);
-        break;
+    case PATH_KV_KEY: path_kv(p->path, sizeof p->path, p->path_key.ptr, p->path_key.len); break;
     case PATH_TENSOR:
         if (strcmp(p->path_field, ".ne") == 0)
             snprintf(p->path, sizeof p->path, "tensor[%llu].ne[%llu]",
@@ -103,9 +101,7 @@ static const char *path_of(parser *p)
             snprintf(p->path, sizeof p->path, "tensor[%llu]%s", (unsigned long long)p->path_index,
                      p->path_field);
         break;
-    default:
-        snprintf(p->path, sizeof p->path, "header");
-        break;
+    default: snprintf(p->path, sizeof p->path, "header"); break;
     }
     return p->path;
 }
@@ -173,8 +169,8 @@ static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const ch
         if (cut(p, p->c.off, n))
             return false;
         emit(p->ctx, R_STRING_PAST_EOF, *len_off, p->w, path_of(p),
-             "%s: length %llu at 0x%llx runs past the end of the file (%llu bytes remain)",
-             what, (unsigned long long)n, (unsigned long long)*len_off,
+             "%s: length %llu at 0x%llx runs past the end of the file (%llu bytes remain)", what,
+             (unsigned long long)n, (unsigned long long)*len_off,
              (unsigned long long)file_remaining(p));
         p->stop = true;
         return false;
@@ -212,8 +208,7 @@ static void header_count(parser *p, uint64_t count, uint64_t at, uint64_t rem, u
     if (count > rem / min)
         emit(p->ctx, c->impossible, at, p->w, c->path,
              "%s %llu cannot fit: %llu bytes follow and %s takes at least %llu", c->name,
-             (unsigned long long)count, (unsigned long long)rem, c->unit,
-             (unsigned long long)min);
+             (unsigned long long)count, (unsigned long long)rem, c->unit, (unsigned long long)min);
     else if (count > limit)
         emit(p->ctx, c->limit, at, p->w, c->path, "%s %llu is over the limit of %llu", c->name,
              (unsigned long long)count, (unsigned long long)limit);
@@ -294,7 +289,8 @@ static bool parse_header(parser *p)
              "GGUF v1 (32-bit counts and lengths): current ggml rejects it ('GGUFv1 is no longer "
              "supported'); parsed with the v1 layout");
     else if (v == 2)
-        emit(ctx, R_VERSION_2, 4, 4, "header.version", "GGUF v2: readers accept it, writers emit v3");
+        emit(ctx, R_VERSION_2, 4, 4, "header.version",
+             "GGUF v2: readers accept it, writers emit v3");
     (void)fugg;
     p->w = wire_width(v);
     uint64_t tc, kc;
@@ -367,8 +363,8 @@ static void check_key(parser *p, uint64_t kv_off, gguflint_view k)
         empty_seg = true;
     if (ctl) {
         emit(ctx, R_KEY_CONTROL_BYTES, kv_off, len, path_of(p),
-             "key contains %s byte 0x%02x at index %llu", *ctl == 0 ? "a NUL" : "a control",
-             *ctl, (unsigned long long)(ctl - k.ptr));
+             "key contains %s byte 0x%02x at index %llu", *ctl == 0 ? "a NUL" : "a control", *ctl,
+             (unsigned long long)(ctl - k.ptr));
         bad = true;
     }
     if (!bad && (upper_or_other || empty_seg))
@@ -414,8 +410,8 @@ static void check_string_utf8(parser *p, gguflint_view s, uint64_t len_off, uint
 /* GG121 for array element `index` whose length field is at `at`. */
 static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t index)
 {
-    emit(p->ctx, R_STRING_INVALID_UTF8, (uint64_t)(at - p->c.base), wire_string_size(8, n), path_of(p),
-         "array element %llu is not valid UTF-8", (unsigned long long)index);
+    emit(p->ctx, R_STRING_INVALID_UTF8, (uint64_t)(at - p->c.base), wire_string_size(8, n),
+         path_of(p), "array element %llu is not valid UTF-8", (unsigned long long)index);
 }
 
 /* A batch of non-ASCII strings of one array, copied NUL-separated: a
@@ -425,7 +421,7 @@ static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t in
 typedef struct batch {
     uint8_t *buf;
     size_t len;
-    const uint8_t *first;  /* length field of the batch's first string */
+    const uint8_t *first; /* length field of the batch's first string */
     uint64_t first_index;
 } batch;
 
@@ -535,7 +531,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                 while (left > 0) {
                     uint64_t n;
                     if (end - q < 8)
-                        break; /* the generic loop below reports it */
+                        break;                 /* the generic loop below reports it */
                     n = cur_le64_unchecked(q); /* end - q >= 8 */
                     if (n > (uint64_t)(end - q - 8) || n > max_len)
                         break; /* likewise */
@@ -827,8 +823,8 @@ static void tensor_size(parser *p, gguflint_tensor *t, uint64_t at, uint64_t ne0
         return;
     if (t->ne[0] % ti->block != 0) {
         emit(ctx, R_ROW_NOT_BLOCK_MULTIPLE, ne0_off, p->w, path_of(p),
-             "ne[0] = %llu is not a multiple of the %s block size %u",
-             (unsigned long long)t->ne[0], ti->name, ti->block);
+             "ne[0] = %llu is not a multiple of the %s block size %u", (unsigned long long)t->ne[0],
+             ti->name, ti->block);
         return;
     }
     uint64_t rows = 1, row_bytes, nb;
@@ -871,7 +867,8 @@ static void parse_tensors(parser *p)
         if (!read_string(p, &t.name, &len_off, "a tensor name"))
             return;
         check_tensor_name(p, t.info_offset, t.name);
-        if (!grow((void **)&ctx->tensors, &ctx->cap_tensors, ctx->n_tensors, sizeof *ctx->tensors)) {
+        if (!grow((void **)&ctx->tensors, &ctx->cap_tensors, ctx->n_tensors,
+                  sizeof *ctx->tensors)) {
             nomem(p);
             return;
         }
@@ -887,8 +884,7 @@ static void parse_tensors(parser *p)
             char shown[160];
             esc_fixed(shown, sizeof shown, t.name.ptr, t.name.len, 100);
             emit(ctx, R_DUPLICATE_TENSOR, t.info_offset, wire_string_size(p->w, t.name.len),
-                 path_of(p),
-                 "tensor name '%s' repeats tensor[%ld] at 0x%llx%s", shown, prev,
+                 path_of(p), "tensor name '%s' repeats tensor[%ld] at 0x%llx%s", shown, prev,
                  (unsigned long long)ctx->tensors[prev].info_offset,
                  nul || memchr(ctx->tensors[prev].name.ptr, 0, (size_t)ctx->tensors[prev].name.len)
                      ? " as C readers see it (up to the first NUL)"

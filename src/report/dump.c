@@ -177,8 +177,8 @@ static void dump_json(dump_out *o, const gguflint_ctx *ctx)
          h->is_gguf ? "true" : "false");
     if (h->is_gguf) {
         putf(o,
-             ",\"version\":%u,\"big_endian\":%s,\"tensor_count\":%" PRIu64
-             ",\"kv_count\":%" PRIu64 ",\"alignment\":%" PRIu64 ",\"metadata_complete\":%s",
+             ",\"version\":%u,\"big_endian\":%s,\"tensor_count\":%" PRIu64 ",\"kv_count\":%" PRIu64
+             ",\"alignment\":%" PRIu64 ",\"metadata_complete\":%s",
              h->version, h->big_endian ? "true" : "false", h->tensor_count, h->kv_count,
              h->alignment, h->metadata_complete ? "true" : "false");
         if (h->metadata_complete)
@@ -191,8 +191,9 @@ static void dump_json(dump_out *o, const gguflint_ctx *ctx)
         put_bytes(o, kv->key.ptr, kv->key.len);
         putf(o, ",\"offset\":%" PRIu64 ",\"type\":\"%s\"", kv->offset, vt_name(kv->type));
         if (kv->type == VT_ARRAY) {
-            putf(o, ",\"elem_type\":\"%s\",\"count\":%" PRIu64 ",\"first\":",
-                 vt_name(kv->elem_type), kv->count);
+            putf(o,
+                 ",\"elem_type\":\"%s\",\"count\":%" PRIu64 ",\"first\":", vt_name(kv->elem_type),
+                 kv->count);
             put_array(o, ctx, kv);
         } else {
             put(o, ",\"value\":");

@@ -35,8 +35,7 @@ gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, v
     return r;
 }
 
-void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx,
-                          int status)
+void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
 {
     if (!r || !path)
         return;
@@ -55,8 +54,7 @@ void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_c
         wr->file(r, path, ctx, status);
 }
 
-void gguflint_report_failure(gguflint_report *r, const char *path, int status,
-                             const char *detail)
+void gguflint_report_failure(gguflint_report *r, const char *path, int status, const char *detail)
 {
     /* no context: the writers take the detail from the report (report_detail),
      * so every writer shows the failure as it shows a context's */

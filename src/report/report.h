@@ -16,14 +16,14 @@ struct gguflint_report {
     gguflint_format fmt;
     out o;
     uint64_t files, counts[4], dropped; /* totals over the files so far */
-    bool first_file;   /* JSON: no comma before the first file */
-    bool first_result; /* SARIF: no comma before the first result */
-    sbuf notes;        /* SARIF: toolExecutionNotifications for unreadable files */
+    bool first_file;                    /* JSON: no comma before the first file */
+    bool first_result;                  /* SARIF: no comma before the first result */
+    sbuf notes;                         /* SARIF: toolExecutionNotifications for unreadable files */
     bool any_io_error;
     const char *detail; /* gguflint_report_failure: the failure's detail, else NULL */
-    bool color;        /* GGUFLINT_REPORT_COLOR (text) */
+    bool color;         /* GGUFLINT_REPORT_COLOR (text) */
     uint64_t *per_rule; /* GGUFLINT_REPORT_STATISTICS: findings per rule index, or NULL */
-    bool nomem;        /* an allocation failed: statistics are missing */
+    bool nomem;         /* an allocation failed: statistics are missing */
 };
 
 /* The detail of a file's failure: the report's (gguflint_report_failure) or

@@ -47,8 +47,8 @@ static void github_file(gguflint_report *r, const char *path, const gguflint_ctx
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         out_put(&r->o, f->severity == GGUFLINT_ERROR     ? "::error file="
-                   : f->severity == GGUFLINT_WARNING ? "::warning file="
-                                                     : "::notice file=");
+                       : f->severity == GGUFLINT_WARNING ? "::warning file="
+                                                         : "::notice file=");
         put_escaped(r, sp, true);
         out_put(&r->o, ",line=1,title=");
         char title[96];

@@ -36,8 +36,7 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
     if (gguflint_fetch_stats(ctx, &url, &fetched, &requests)) {
         out_put(o, ",\"url\":");
         out_jstr(o, url);
-        out_putf(o, ",\"bytes_fetched\":%" PRIu64 ",\"requests\":%" PRIu64
-                    ",\"range_requests\":%s",
+        out_putf(o, ",\"bytes_fetched\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"range_requests\":%s",
                  fetched, requests, gguflint_fetch_ranges(ctx) ? "true" : "false");
     }
     if (h->is_gguf)

@@ -48,9 +48,9 @@ static void put_uri(gguflint_report *r, const char *path)
 static void sarif_begin(gguflint_report *r)
 {
     out_put(&r->o, "{\"$schema\":\"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/"
-               "schemas/sarif-schema-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\"tool\":{"
-               "\"driver\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
-               "\",\"semanticVersion\":\"" GGUFLINT_VERSION "\",\"rules\":[");
+                   "schemas/sarif-schema-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\"tool\":{"
+                   "\"driver\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
+                   "\",\"semanticVersion\":\"" GGUFLINT_VERSION "\",\"rules\":[");
     for (size_t i = 0; i < gguflint_rule_count(); i++) {
         const gguflint_rule_info *ri = gguflint_rule(i);
         out_put(&r->o, i ? ",{\"id\":" : "{\"id\":");
@@ -160,8 +160,9 @@ static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx 
         sb_free(&m);
         out_put(&r->o, "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
         put_uri(r, path);
-        out_putf(&r->o, "},\"region\":{\"startLine\":1,\"byteOffset\":%" PRIu64 ",\"byteLength\":%" PRIu64
-                    "}}",
+        out_putf(&r->o,
+                 "},\"region\":{\"startLine\":1,\"byteOffset\":%" PRIu64 ",\"byteLength\":%" PRIu64
+                 "}}",
                  f->offset, f->length);
         if (f->path[0]) {
             out_put(&r->o, ",\"logicalLocations\":[{\"fullyQualifiedName\":");
@@ -176,8 +177,9 @@ static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx 
 static void sarif_end(gguflint_report *r, bool summary)
 {
     (void)summary; /* the invocation record is the summary */
-    out_putf(&r->o, "],\"invocations\":[{\"executionSuccessful\":%s,"
-                "\"toolExecutionNotifications\":[",
+    out_putf(&r->o,
+             "],\"invocations\":[{\"executionSuccessful\":%s,"
+             "\"toolExecutionNotifications\":[",
              r->any_io_error ? "false" : "true");
     if (r->notes.data)
         out_putn(&r->o, r->notes.data, r->notes.len);

@@ -18,8 +18,8 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
                                    m == W_RFIND || m == W_COUNT || m == W_INDEX))
         t->ev.cond |= GATE_CONTENT;
     if ((c->flags & F_CONTENT) && na >= 1 && args[0].kind == AV_STR &&
-        (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND || m == W_RFIND ||
-         m == W_COUNT || m == W_INDEX) &&
+        (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND || m == W_RFIND || m == W_COUNT ||
+         m == W_INDEX) &&
         fd_wordlike(fd_bytes(t, &args[0]), args[0].len)) {
         char how[32];
         snprintf(how, sizeof how, "with .%s()", word_text(m));
@@ -32,11 +32,12 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     if ((c->flags & F_TAINT) && (m == W_GET || m == W_POP || m == W_SETDEFAULT) && na >= 1 &&
         args[0].kind == AV_STR) {
         const uint8_t *s = fd_bytes(t, &args[0]);
-        unsigned w = args[0].len <= 24 ? word_lookup(t, s, args[0].len,
-                                                     word_hash(s, args[0].len)) : W_NONE;
+        unsigned w =
+            args[0].len <= 24 ? word_lookup(t, s, args[0].len, word_hash(s, args[0].len)) : W_NONE;
         if (word_class(w) & (WC_CALLSINK | WC_KEYSINK | WC_MODULE | WC_TAINTSINK)) {
             char e[64];
-            tpl_report(t, TH_EXEC, args[0].pos, args[0].index, ".%s('%s') on a dictionary "
+            tpl_report(t, TH_EXEC, args[0].pos, args[0].index,
+                       ".%s('%s') on a dictionary "
                        "reached through the object model fetches the Python sink '%s'",
                        word_text(m), tpl_quote(e, sizeof e, s, args[0].len, 30), e);
             r.flags |= F_TAINT;
@@ -70,7 +71,9 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     case W_CAPITALIZE: return na ? r : fd_fold_case(t, &recv, CASE_CAP);
     case W_TITLE: return na ? r : fd_fold_case(t, &recv, CASE_TITLE);
     case W_SWAPCASE: return na ? r : fd_fold_case(t, &recv, CASE_SWAP);
-    case W_STRIP: case W_LSTRIP: case W_RSTRIP: {
+    case W_STRIP:
+    case W_LSTRIP:
+    case W_RSTRIP: {
         int side = m == W_STRIP ? 0 : m == W_LSTRIP ? -1 : 1;
         if (na == 0)
             return fd_fold_strip(t, &recv, NULL, side);
@@ -124,17 +127,19 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
     unsigned w = c->word;
     aval r = unk_at(c);
     char e[96], d[96];
-    const char *a0 = na && args[0].kind == AV_STR ? tpl_quote(e, sizeof e, fd_bytes(t, &args[0]),
-                                                      args[0].len, 40) : NULL;
+    const char *a0 = na && args[0].kind == AV_STR
+                         ? tpl_quote(e, sizeof e, fd_bytes(t, &args[0]), args[0].len, 40)
+                         : NULL;
     if (w == W_RANGE) {
         bool known;
         int64_t n = range_count(args, na, &known);
         if (known) {
             r.count = n;
             if (n > TPL_DOS_BIG)
-                tpl_report(t, TH_DOS, c->pos, c->index, "range() of %lld%s items: rendering iterates "
-                    "or allocates that many (Jinja's sandbox refuses ranges over 100000)",
-                    (long long)n, n == INT64_MAX ? "+" : "");
+                tpl_report(t, TH_DOS, c->pos, c->index,
+                           "range() of %lld%s items: rendering iterates "
+                           "or allocates that many (Jinja's sandbox refuses ranges over 100000)",
+                           (long long)n, n == INT64_MAX ? "+" : "");
         }
         return r;
     }
@@ -143,8 +148,9 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         return r;
     }
     if (w == W_CHR) {
-        tpl_report(t, TH_OBFUSCATION, c->pos, c->index, "chr() builds characters from numbers "
-            "(not a Jinja global: an obfuscation helper)");
+        tpl_report(t, TH_OBFUSCATION, c->pos, c->index,
+                   "chr() builds characters from numbers "
+                   "(not a Jinja global: an obfuscation helper)");
         if (na == 1 && args[0].kind == AV_INT && args[0].ival >= 0 && args[0].ival < 0x80) {
             bld b;
             fd_b_begin(t, &b, c);
@@ -155,19 +161,24 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         return r;
     }
     if (w == W_GETATTR) {
-        tpl_report(t, TH_OBFUSCATION, c->pos, c->index, "getattr() call (not a Jinja global: an "
-            "attribute-access helper)");
+        tpl_report(t, TH_OBFUSCATION, c->pos, c->index,
+                   "getattr() call (not a Jinja global: an "
+                   "attribute-access helper)");
         if (na >= 2)
             r.flags |= ev_key_check(t, &args[1], &args[0], K_GETATTR);
         return r;
     }
     if (word_class(w) & WC_CALLSINK) {
         if (a0)
-            tpl_report(t, TH_EXEC, c->pos, c->index, "call %s('%s') to a Python builtin that runs "
-                "code, imports modules or opens files", fd_desc(t, c, d, sizeof d), a0);
+            tpl_report(t, TH_EXEC, c->pos, c->index,
+                       "call %s('%s') to a Python builtin that runs "
+                       "code, imports modules or opens files",
+                       fd_desc(t, c, d, sizeof d), a0);
         else
-            tpl_report(t, TH_EXEC, c->pos, c->index, "call %s() to a Python builtin that runs code, "
-                "imports modules or opens files", fd_desc(t, c, d, sizeof d));
+            tpl_report(t, TH_EXEC, c->pos, c->index,
+                       "call %s() to a Python builtin that runs code, "
+                       "imports modules or opens files",
+                       fd_desc(t, c, d, sizeof d));
         r.flags |= F_TAINT;
         return r;
     }
@@ -177,8 +188,8 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
 
 /* ----------------------------------------------------------- filters */
 
-aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
-                         uint32_t kws, const aval *at)
+aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na, uint32_t kws,
+                     const aval *at)
 {
     aval r = unk_at(x);
     r.flags = x->flags & F_TAINT;
@@ -208,10 +219,22 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
             fd_to_cval(&args[0], &a[0]) && fd_to_cval(&args[1], &a[1]))
             return fd_fold_replace(t, x, &a[0], &a[1], na == 3 ? args[2].ival : -1);
         break;
-    case W_LOWER: if (str && !na) return fd_fold_case(t, x, CASE_LOWER); break;
-    case W_UPPER: if (str && !na) return fd_fold_case(t, x, CASE_UPPER); break;
-    case W_CAPITALIZE: if (str && !na) return fd_fold_case(t, x, CASE_CAP); break;
-    case W_TITLE: if (str && !na) return fd_fold_case(t, x, CASE_JTITLE); break;
+    case W_LOWER:
+        if (str && !na)
+            return fd_fold_case(t, x, CASE_LOWER);
+        break;
+    case W_UPPER:
+        if (str && !na)
+            return fd_fold_case(t, x, CASE_UPPER);
+        break;
+    case W_CAPITALIZE:
+        if (str && !na)
+            return fd_fold_case(t, x, CASE_CAP);
+        break;
+    case W_TITLE:
+        if (str && !na)
+            return fd_fold_case(t, x, CASE_JTITLE);
+        break;
     case W_TRIM:
         if (str && na == 0)
             return fd_fold_strip(t, x, NULL, 0);
@@ -221,7 +244,7 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
     case W_STRING:
         if (str && !na) {
             aval v = *x;
-            v.flags &= (uint16_t) ~F_LITERAL;
+            v.flags &= (uint16_t)~F_LITERAL;
             return v;
         }
         if (x->kind == AV_INT && !(x->flags & F_HUGE) && !na) {
@@ -237,34 +260,41 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
             return fd_fold_reverse(t, x);
         r.count = x->count;
         return r;
-    case W_FIRST: if (!na && !kws) return fd_fold_index(t, x, 0); break;
-    case W_LAST: if (!na && !kws) return fd_fold_index(t, x, -1); break;
+    case W_FIRST:
+        if (!na && !kws)
+            return fd_fold_index(t, x, 0);
+        break;
+    case W_LAST:
+        if (!na && !kws)
+            return fd_fold_index(t, x, -1);
+        break;
     case W_LIST:
         if (x->kind == AV_LIST && !na) {
             aval v = *x;
-            v.flags &= (uint16_t) ~F_TUPLE;
+            v.flags &= (uint16_t)~F_TUPLE;
             return v;
         }
         r.count = str ? x->len : x->count;
         return r;
-    case W_LENGTH: case W_COUNT:
+    case W_LENGTH:
+    case W_COUNT:
         if (x->kind == AV_NAME && x->len == 8 && memcmp(fd_bytes(t, x), "messages", 8) == 0)
             r.flags |= F_TURNS;
         return r;
-    case W_URLENCODE:
-        r.flags |= x->flags & F_CONTENT;
-        return r;
-    case W_CENTER: case W_INDENT:
+    case W_URLENCODE: r.flags |= x->flags & F_CONTENT; return r;
+    case W_CENTER:
+    case W_INDENT:
         if (na >= 1 && args[0].kind == AV_INT &&
             ((args[0].flags & F_HUGE) || args[0].ival > TPL_DOS_BIG))
-            tpl_report(t, TH_DOS, at->pos, at->index, "|%s(%lld) pads to a width that builds a "
-                "huge string at render time", word_text(w), (long long)args[0].ival);
+            tpl_report(t, TH_DOS, at->pos, at->index,
+                       "|%s(%lld) pads to a width that builds a "
+                       "huge string at render time",
+                       word_text(w), (long long)args[0].ival);
         else if (w == W_CENTER && str && na <= 1 &&
                  (na == 0 || (args[0].kind == AV_INT && !(args[0].flags & F_HUGE))))
             return fd_fold_center(t, x, na ? args[0].ival : 80);
         break;
-    default:
-        return r;
+    default: return r;
     }
     if (ev_keeps_content(w))
         r.flags |= x->flags & F_CONTENT;
@@ -272,4 +302,3 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         r.flags |= (uint16_t)(F_STRTYPE | (x->flags & F_FRAG));
     return r;
 }
-

@@ -19,9 +19,9 @@
 #define TPL_WORD_SLOTS 512u
 #define TPL_OVERSIZE (256u * 1024u)
 #define TPL_BLOB_MIN 64u
-#define TPL_DOS_BIG 1000000          /* one range / repetition */
-#define TPL_DOS_NEST 10000000        /* product of nested loop bounds */
-#define TPL_POW_BITS (1u << 24)      /* bits of a ** result */
+#define TPL_DOS_BIG 1000000     /* one range / repetition */
+#define TPL_DOS_NEST 10000000   /* product of nested loop bounds */
+#define TPL_POW_BITS (1u << 24) /* bits of a ** result */
 /* Folding copies, per analyser (one analyser per file): TPL_BUDGET_BASE,
  * plus TPL_BUDGET_PER_BYTE for every template byte fed, up to TPL_BUDGET_MAX
  * in all, so the work of a file is linear in its size however many

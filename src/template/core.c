@@ -140,7 +140,6 @@ const char *tpl_quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t 
     return buf;
 }
 
-
 bool tpl_hit_count(tpl *t, int kind)
 {
     if (!t->hits[kind].have)
@@ -161,4 +160,3 @@ tpl_pos tpl_pos_at(const tpl *t, uint64_t index)
     }
     return n ? t->hist_pos[(t->hist_n - n) & 7] : t->cur; /* older: the oldest known */
 }
-

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ------------------------------------------------------------- helpers */
 
 /* A cap was hit: a TH_LIMIT note, and the rest of the tag is checked name by
@@ -55,14 +54,23 @@ static void opush(tpl *t, oframe f)
 static uint8_t prec_of(uint8_t op)
 {
     switch (op) {
-    case OP_IF: case OP_ELSE: return 1;
+    case OP_IF:
+    case OP_ELSE: return 1;
     case OP_OR: return 2;
     case OP_AND: return 3;
     case OP_NOT: return 4;
-    case OP_IN: case OP_NOTIN: case OP_EQ: case OP_NE: case OP_CMP: return 5;
-    case OP_ADD: case OP_SUB: return 6;
+    case OP_IN:
+    case OP_NOTIN:
+    case OP_EQ:
+    case OP_NE:
+    case OP_CMP: return 5;
+    case OP_ADD:
+    case OP_SUB: return 6;
     case OP_CONCAT: return 7;
-    case OP_MUL: case OP_DIV: case OP_FDIV: case OP_MOD: return 8;
+    case OP_MUL:
+    case OP_DIV:
+    case OP_FDIV:
+    case OP_MOD: return 8;
     case OP_POW: return 9;
     default: return 10; /* OP_NEG, OP_POS: bind tighter than ** in Jinja */
     }
@@ -80,7 +88,8 @@ static aval int_op(uint8_t op, const aval *a, const aval *b, aval r)
     case OP_ADD: huge |= __builtin_add_overflow(x, y, &v); break;
     case OP_SUB: huge |= __builtin_sub_overflow(x, y, &v); break;
     case OP_MUL: huge |= __builtin_mul_overflow(x, y, &v); break;
-    case OP_MOD: case OP_FDIV:
+    case OP_MOD:
+    case OP_FDIV:
         if (huge || y == 0 || (x == INT64_MIN && y == -1))
             return unk_at(a); /* ZeroDivisionError, or past int64 */
         if (op == OP_MOD) {
@@ -93,8 +102,7 @@ static aval int_op(uint8_t op, const aval *a, const aval *b, aval r)
                 v--; /* towards minus infinity */
         }
         break;
-    default:
-        return unk_at(a);
+    default: return unk_at(a);
     }
     if (huge) {
         r.flags |= F_HUGE;
@@ -125,8 +133,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
     (void)f;
     switch (op) {
-    case OP_CONCAT:
-        return fd_concat(t, a, b);
+    case OP_CONCAT: return fd_concat(t, a, b);
     case OP_ADD:
         if (a->kind == AV_STR && b->kind == AV_STR)
             return fd_concat(t, a, b);
@@ -134,8 +141,8 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
             return int_op(op, a, b, r);
         r.flags = (a->flags | b->flags) & (F_TAINT | F_CONTENT);
         return r;
-    case OP_SUB: case OP_FDIV:
-        return ia && ib ? int_op(op, a, b, r) : r;
+    case OP_SUB:
+    case OP_FDIV: return ia && ib ? int_op(op, a, b, r) : r;
     case OP_MUL:
         if (ia && ib)
             return int_op(op, a, b, r);
@@ -144,8 +151,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
         if (ia)
             return fd_repeat(t, b, a, a);
         return r;
-    case OP_POW:
-        return fd_power(t, a, b);
+    case OP_POW: return fd_power(t, a, b);
     case OP_MOD:
         if (a->kind == AV_STR) {
             /* a tuple gives the arguments, one string or number is one */
@@ -158,14 +164,16 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
             return r;
         }
         return ia && ib ? int_op(op, a, b, r) : r;
-    case OP_DIV:
-        return r;
-    case OP_IN: case OP_NOTIN:
+    case OP_DIV: return r;
+    case OP_IN:
+    case OP_NOTIN:
         cond_of(t, a, b);
         if (a->kind == AV_STR && (b->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, a), a->len))
             ev_trigger(t, a, op == OP_IN ? "with 'in' against" : "with 'not in' against");
         return r;
-    case OP_EQ: case OP_NE: case OP_CMP:
+    case OP_EQ:
+    case OP_NE:
+    case OP_CMP:
         cond_of(t, a, b);
         if (op == OP_CMP)
             return r;
@@ -174,8 +182,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
         else if (b->kind == AV_STR && (a->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, b), b->len))
             ev_trigger(t, b, "for equality with");
         return r;
-    default:
-        return r;
+    default: return r;
     }
 }
 
@@ -190,9 +197,9 @@ static void reduce_op(tpl *t)
                     v->flags |= F_HUGE;
                 else
                     v->ival = -v->ival;
-                v->flags &= (uint16_t) ~F_LITERAL;
+                v->flags &= (uint16_t)~F_LITERAL;
             } else if (f.op == OP_POS && v->kind == AV_INT) {
-                v->flags &= (uint16_t) ~F_LITERAL;
+                v->flags &= (uint16_t)~F_LITERAL;
             } else {
                 *v = unk_at(v); /* not, or -'a' (a TypeError) */
             }
@@ -215,7 +222,11 @@ static int reduce_to_marker(tpl *t)
 
 static void push_unary(tpl *t, uint8_t op, const tok *k)
 {
-    oframe f = {.kind = O_UNARY, .op = op, .prec = prec_of(op), .vh = t->ev.nv, .pos = k->pos,
+    oframe f = {.kind = O_UNARY,
+                .op = op,
+                .prec = prec_of(op),
+                .vh = t->ev.nv,
+                .pos = k->pos,
                 .index = k->index};
     opush(t, f);
     t->ev.expect = true;
@@ -240,8 +251,8 @@ static void push_bin(tpl *t, uint8_t op, const tok *k)
         else
             break;
     }
-    oframe f = {.kind = O_BIN, .op = op, .prec = p, .vh = t->ev.nv, .pos = k->pos,
-                .index = k->index};
+    oframe f = {
+        .kind = O_BIN, .op = op, .prec = p, .vh = t->ev.nv, .pos = k->pos, .index = k->index};
     opush(t, f);
     t->ev.expect = true;
 }
@@ -308,9 +319,7 @@ static void close_marker(tpl *t, const tok *k)
         if (r.kind == AV_LIST)
             r.flags |= F_TUPLE;
         break;
-    case M_LIST:
-        r = fd_make_list(t, items, n, &at);
-        break;
+    case M_LIST: r = fd_make_list(t, items, n, &at); break;
     case M_CALL: {
         aval c = t->ev.V[base - 1];
         if (c.kind == AV_ATTR)
@@ -359,9 +368,7 @@ static void close_marker(tpl *t, const tok *k)
         t->ev.expect = false;
         return;
     case M_DICT:
-    default:
-        r = unk_at(&at);
-        break;
+    default: r = unk_at(&at); break;
     }
     t->ev.nv = base;
     vpush(t, r);
@@ -396,16 +403,18 @@ static void name_tok(tpl *t, const tok *k)
         return;
     case W_IF: push_bin(t, OP_IF, k); return;
     case W_ELSE: push_bin(t, OP_ELSE, k); return;
-    case W_TRUE: case W_FALSE: case W_NONE_LIT: case W_TRUE_U: case W_FALSE_U: case W_NONE_U:
-        operand(t, val_tok(k, AV_UNK));
-        return;
-    default:
-        break;
+    case W_TRUE:
+    case W_FALSE:
+    case W_NONE_LIT:
+    case W_TRUE_U:
+    case W_FALSE_U:
+    case W_NONE_U: operand(t, val_tok(k, AV_UNK)); return;
+    default: break;
     }
     char e[96];
     if (fd_is_dunder(k->s, k->n))
         tpl_report(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
-            tpl_quote(e, sizeof e, k->s, k->n, 40));
+                   tpl_quote(e, sizeof e, k->s, k->n, 40));
     fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "name");
     aval v;
     var *x = fd_var_find(t, k->s, k->n, k->hash);
@@ -486,9 +495,9 @@ static void op_tok(tpl *t, const tok *k)
             juxtapose(t);
         open_marker(t, M_DICT, k, 0);
         return;
-    case ')': case ']': case '}':
-        close_marker(t, k);
-        return;
+    case ')':
+    case ']':
+    case '}': close_marker(t, k); return;
     case ',': {
         int m = reduce_to_marker(t);
         if (m >= 0) {
@@ -531,7 +540,10 @@ static void op_tok(tpl *t, const tok *k)
     case OPC_POW: push_bin(t, OP_POW, k); return;
     case OPC_EQ: push_bin(t, OP_EQ, k); return;
     case OPC_NE: push_bin(t, OP_NE, k); return;
-    case '<': case '>': case OPC_LE: case OPC_GE: push_bin(t, OP_CMP, k); return;
+    case '<':
+    case '>':
+    case OPC_LE:
+    case OPC_GE: push_bin(t, OP_CMP, k); return;
     default: return;
     }
 }
@@ -607,8 +619,7 @@ static void expr_tok(tpl *t, const tok *k)
             (k->kind == TK_NAME && !is_op_keyword(k->word)))
             return; /* the test's single argument */
         break;
-    default:
-        break;
+    default: break;
     }
     bool after_str = t->ev.last_str;
     t->ev.last_str = false;
@@ -627,17 +638,10 @@ static void expr_tok(tpl *t, const tok *k)
         operand(t, v);
         return;
     }
-    case TK_FLOAT:
-        operand(t, val_tok(k, AV_UNK));
-        return;
-    case TK_NAME:
-        name_tok(t, k);
-        return;
-    case TK_OP:
-        op_tok(t, k);
-        return;
-    default:
-        return;
+    case TK_FLOAT: operand(t, val_tok(k, AV_UNK)); return;
+    case TK_NAME: name_tok(t, k); return;
+    case TK_OP: op_tok(t, k); return;
+    default: return;
     }
 }
 
@@ -709,24 +713,18 @@ void ev_tok(tpl *t, const tok *k)
             return;
     }
     switch (t->ev.stmt) {
-    case ST_IGNORE:
-        return;
-    case ST_SET_TARGET:
-        ev_set_target(t, k);
-        return;
-    case ST_FOR_TARGET:
-        ev_for_target(t, k);
-        return;
+    case ST_IGNORE: return;
+    case ST_SET_TARGET: ev_set_target(t, k); return;
+    case ST_FOR_TARGET: ev_for_target(t, k); return;
     case ST_FOR_ITER:
-        if (k->kind == TK_NAME && (k->word == W_IF || k->word == W_RECURSIVE) &&
-            !t->ev.dead && !ev_marker_open(t)) {
+        if (k->kind == TK_NAME && (k->word == W_IF || k->word == W_RECURSIVE) && !t->ev.dead &&
+            !ev_marker_open(t)) {
             ev_finish_for(t);
             t->ev.stmt = ST_EXPR;
             return;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     if (t->ev.dead) {
         ev_lexical(t, k);
@@ -833,14 +831,16 @@ void ev_end(tpl *t)
     switch (t->ev.stmt) {
     case ST_SET_TARGET: /* {% set x %}...{% endset %} */
         if (t->ev.set_len)
-            fd_var_unknown(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos, t->ev.tag_index);
+            fd_var_unknown(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos,
+                           t->ev.tag_index);
         if (!t->ev.set_attr && !t->ev.set_multi)
             ev_block_push(t, W_SET, 1, t->ev.tag_pos, t->ev.tag_index);
         break;
     case ST_SET_VALUE:
         ev_flush(t);
         if (t->ev.set_len && !t->ev.set_attr) {
-            var *x = fd_var_get(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos, t->ev.tag_index);
+            var *x = fd_var_get(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos,
+                                t->ev.tag_index);
             if (x) {
                 if (!t->ev.set_multi && !t->ev.tuple && t->ev.nv == 1) {
                     fd_var_assign(t, x, &t->ev.V[0]);
@@ -854,9 +854,7 @@ void ev_end(tpl *t)
     case ST_FOR_TARGET: /* no 'in': keep the block structure */
         ev_block_push(t, W_FOR, 1, t->ev.tag_pos, t->ev.tag_index);
         break;
-    case ST_FOR_ITER:
-        ev_finish_for(t);
-        break;
+    case ST_FOR_ITER: ev_finish_for(t); break;
     default:
         ev_flush(t);
         if (t->ev.tagkind == TAG_VAR)
@@ -883,8 +881,10 @@ void ev_template_end(tpl *t)
         return;
     for (uint32_t i = t->ev.n_blocks; i-- > 0;) {
         const block *b = &t->ev.blocks[i];
-        tpl_report(t, TH_SYNTAX, b->pos, b->index, "'%s' is never closed by 'end%s' (Jinja rejects the "
-            "template)", word_text(b->kind), word_text(b->kind));
+        tpl_report(t, TH_SYNTAX, b->pos, b->index,
+                   "'%s' is never closed by 'end%s' (Jinja rejects the "
+                   "template)",
+                   word_text(b->kind), word_text(b->kind));
     }
     t->ev.n_blocks = 0;
 }

@@ -15,34 +15,52 @@
 
 enum { O_BIN, O_UNARY, M_GROUP, M_CALL, M_SUB, M_LIST, M_DICT, M_FILTER, M_TEST };
 enum {
-    OP_OR = 1, OP_AND, OP_NOT, OP_IN, OP_NOTIN, OP_EQ, OP_NE, OP_CMP, OP_CONCAT, OP_ADD,
-    OP_SUB, OP_MUL, OP_DIV, OP_FDIV, OP_MOD, OP_POW, OP_NEG, OP_POS, OP_IF, OP_ELSE
+    OP_OR = 1,
+    OP_AND,
+    OP_NOT,
+    OP_IN,
+    OP_NOTIN,
+    OP_EQ,
+    OP_NE,
+    OP_CMP,
+    OP_CONCAT,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_FDIV,
+    OP_MOD,
+    OP_POW,
+    OP_NEG,
+    OP_POS,
+    OP_IF,
+    OP_ELSE
 };
 
 typedef struct oframe {
     uint8_t kind, op, prec;
-    uint8_t colons;     /* M_SUB: slice separators seen */
-    uint8_t commas;     /* commas seen inside the bracket */
-    uint8_t kws;        /* keyword arguments seen inside the bracket */
-    uint16_t word;      /* M_FILTER: the filter */
-    uint32_t vh;        /* value height when pushed */
+    uint8_t colons; /* M_SUB: slice separators seen */
+    uint8_t commas; /* commas seen inside the bracket */
+    uint8_t kws;    /* keyword arguments seen inside the bracket */
+    uint16_t word;  /* M_FILTER: the filter */
+    uint32_t vh;    /* value height when pushed */
     tpl_pos pos;
     uint64_t index;
 } oframe;
 
 typedef struct block {
-    uint8_t kind;       /* W_FOR, W_IF, ... the opening statement */
-    uint8_t gate;       /* GATE_* its conditions test */
-    int64_t bound;      /* for: this loop's constant bound (1 if unknown) */
-    int64_t product;    /* for: product of the enclosing constant bounds */
+    uint8_t kind;    /* W_FOR, W_IF, ... the opening statement */
+    uint8_t gate;    /* GATE_* its conditions test */
+    int64_t bound;   /* for: this loop's constant bound (1 if unknown) */
+    int64_t product; /* for: product of the enclosing constant bounds */
     tpl_pos pos;
     uint64_t index;
 } block;
 
 typedef struct tpl_eval {
     /* per tag */
-    aval V[TPL_STACK];          /* values */
-    oframe O[TPL_STACK];        /* operators and open brackets */
+    aval V[TPL_STACK];   /* values */
+    oframe O[TPL_STACK]; /* operators and open brackets */
     uint32_t nv, no;
     uint8_t tagkind, stmt, pend_ev;
     uint16_t pend_word;
@@ -54,10 +72,10 @@ typedef struct tpl_eval {
     uint8_t set_name[TPL_NAME_CAP];
     uint32_t set_len, set_hash;
     bool set_multi, set_attr, set_eq;
-    uint16_t stmt_word;         /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
+    uint16_t stmt_word;             /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
     uint8_t for_name[TPL_NAME_CAP]; /* {% for NAME in ... %}: the first target */
     uint32_t for_len, for_hash, for_targets;
-    uint8_t cond;               /* GATE_* the tag's comparisons tested */
+    uint8_t cond; /* GATE_* the tag's comparisons tested */
     /* per template */
     block blocks[TPL_BLOCKS];
     uint32_t n_blocks, blocks_over;
@@ -81,10 +99,9 @@ bool ev_wants_raw(const tpl *t);
 void ev_probe_begin(tpl *t, uint8_t *buf, size_t cap);
 bool ev_probe_end(tpl *t, size_t *len);
 
-
 /* eval.c, for the evaluator's other files */
 void ev_go_dead(tpl *t, tpl_pos pos, uint64_t index, const char *what); /* give up on the tag */
-void ev_flush(tpl *t);               /* reduce what the tag left open */
+void ev_flush(tpl *t); /* reduce what the tag left open */
 
 /* gadget.c: the indicators */
 uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how); /* F_TAINT or 0 */
@@ -92,13 +109,13 @@ void ev_trigger(tpl *t, const aval *lit, const char *how);
 bool ev_keeps_content(unsigned w);
 bool ev_makes_string(unsigned w);
 void ev_attr_access(tpl *t, const tok *k); /* .name on the top value */
-void ev_settle_attr(tpl *t);                /* an attribute not called is a plain value */
+void ev_settle_attr(tpl *t);               /* an attribute not called is a plain value */
 
 /* calls.c: calls and filters */
 aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws);
 aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na);
-aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
-                     uint32_t kws, const aval *at);
+aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na, uint32_t kws,
+                     const aval *at);
 
 /* stmt.c: statements and blocks */
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index);

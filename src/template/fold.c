@@ -16,8 +16,10 @@
 
 void fd_limit(tpl *t, tpl_pos pos, uint64_t index, const char *what)
 {
-    tpl_report(t, TH_LIMIT, pos, index, "static analysis limit reached: %s; names are still checked "
-        "one by one, folded constants may be missed", what);
+    tpl_report(t, TH_LIMIT, pos, index,
+               "static analysis limit reached: %s; names are still checked "
+               "one by one, folded constants may be missed",
+               what);
 }
 
 bool fd_is_ident(const uint8_t *s, size_t n)
@@ -139,12 +141,8 @@ const char *fd_desc(const tpl *t, const aval *v, char *buf, size_t cap)
     case AV_STR:
         snprintf(buf, cap, "'%s'", tpl_quote(e, sizeof e, fd_bytes(t, v), v->len, 30));
         return buf;
-    case AV_INT:
-        snprintf(buf, cap, "%lld", (long long)v->ival);
-        return buf;
-    default:
-        snprintf(buf, cap, "(...)");
-        return buf;
+    case AV_INT: snprintf(buf, cap, "%lld", (long long)v->ival); return buf;
+    default: snprintf(buf, cap, "(...)"); return buf;
     }
 }
 
@@ -353,32 +351,35 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
     char e[160], e2[96];
     bool built = (flags & F_BUILT) != 0;
     if (fd_is_dunder(s, n)) {
-        tpl_report(t, TH_GADGET, pos, index, "%s '%s' is a Python dunder attribute name (SSTI gadget)",
-            what, tpl_quote(e, sizeof e, s, n, 60));
+        tpl_report(t, TH_GADGET, pos, index,
+                   "%s '%s' is a Python dunder attribute name (SSTI gadget)", what,
+                   tpl_quote(e, sizeof e, s, n, 60));
         if (built)
             tpl_report(t, TH_OBFUSCATION, pos, index, "%s '%s' assembles a dunder name from pieces",
-                what, tpl_quote(e, sizeof e, s, n, 60));
+                       what, tpl_quote(e, sizeof e, s, n, 60));
         return;
     }
     size_t at, len;
     if (find_dunder_path(s, n, from, &at, &len))
         tpl_report(t, TH_GADGET, pos, index,
-            "%s '%s' holds the attribute path '%s' (reached through str.format fields or "
-            "attribute getters: SSTI gadget)",
-            what, tpl_quote(e, sizeof e, s, n, 60), tpl_quote(e2, sizeof e2, s + at, len, 40));
+                   "%s '%s' holds the attribute path '%s' (reached through str.format fields or "
+                   "attribute getters: SSTI gadget)",
+                   what, tpl_quote(e, sizeof e, s, n, 60),
+                   tpl_quote(e2, sizeof e2, s + at, len, 40));
     if (n > 24)
         return;
     unsigned w = word_lookup(t, s, n, word_hash(s, n));
     uint16_t c = word_class(w);
     if (c & WC_CLASSHUNT)
-        tpl_report(t, TH_GADGET, pos, index, "%s '%s' names a class or attribute that SSTI payloads "
-            "hunt for among __subclasses__() (as catch_warnings in CVE-2024-34359)",
-            what, tpl_quote(e, sizeof e, s, n, 40));
+        tpl_report(t, TH_GADGET, pos, index,
+                   "%s '%s' names a class or attribute that SSTI payloads "
+                   "hunt for among __subclasses__() (as catch_warnings in CVE-2024-34359)",
+                   what, tpl_quote(e, sizeof e, s, n, 40));
     if (built && ((c & (WC_MODULE | WC_CALLSINK | WC_ATTRSINK | WC_KEYSINK | WC_CLASSHUNT)) ||
                   w == W_SYSTEM))
         tpl_report(t, TH_OBFUSCATION, pos, index,
-            "%s '%s' assembles the name of a Python code-execution sink from pieces", what,
-            tpl_quote(e, sizeof e, s, n, 40));
+                   "%s '%s' assembles the name of a Python code-execution sink from pieces", what,
+                   tpl_quote(e, sizeof e, s, n, 40));
 }
 
 /* A literal (or name) that only becomes a dunder, a Jinja global or a sink
@@ -400,10 +401,12 @@ void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_
     char e[120], g[80];
     tpl_quote(e, sizeof e, s, n, 40);
     tpl_quote(g, sizeof g, f, m, 40);
-    tpl_report(t, TH_OBFUSCATION, pos, index, "%s '%s' reads as '%s' once its look-alike "
-               "letters are folded", what, e, g);
-    tpl_report(t, TH_HOMOGLYPH, pos, index, "%s '%s' is '%s' written with look-alike letters",
+    tpl_report(t, TH_OBFUSCATION, pos, index,
+               "%s '%s' reads as '%s' once its look-alike "
+               "letters are folded",
                what, e, g);
+    tpl_report(t, TH_HOMOGLYPH, pos, index, "%s '%s' is '%s' written with look-alike letters", what,
+               e, g);
 }
 
 void fd_literal_check(tpl *t, const tok *k)
@@ -413,9 +416,9 @@ void fd_literal_check(tpl *t, const tok *k)
     size_t n = k->n;
     if (k->lflags & LF_ESC_IDENT)
         tpl_report(t, TH_OBFUSCATION, k->pos, k->index,
-            "string literal '%s' spells identifier characters with escapes such as '%s'",
-            tpl_quote(e, sizeof e, k->s, n, 60), tpl_quote(e2, sizeof e2, (const uint8_t *)k->esc,
-                                          strlen(k->esc), 16));
+                   "string literal '%s' spells identifier characters with escapes such as '%s'",
+                   tpl_quote(e, sizeof e, k->s, n, 60),
+                   tpl_quote(e2, sizeof e2, (const uint8_t *)k->esc, strlen(k->esc), 16));
     if (k->lflags & LF_TRUNC)
         fd_limit(t, k->pos, k->index,
                  "a string literal over 64 KiB is folded from its prefix only");
@@ -438,8 +441,7 @@ var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
     return NULL;
 }
 
-var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                    uint64_t index)
+var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index)
 {
     var *x = fd_var_find(t, s, n, h);
     if (x)
@@ -526,8 +528,7 @@ store:
     x->v = nv;
 }
 
-void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                        uint64_t index)
+void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index)
 {
     var *x = fd_var_get(t, s, n, h, pos, index);
     if (x) {
@@ -537,4 +538,3 @@ void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos po
         x->v.len = 0;
     }
 }
-

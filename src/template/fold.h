@@ -30,17 +30,18 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
 #define F_TUPLE 0x800u   /* AV_LIST: a tuple (for % formatting) */
 #define F_TURNS 0x1000u  /* the turn count: messages|length, loop.index ... */
 #define F_DATE 0x2000u   /* the date: strftime_now(...) */
-#define F_ITEMS 0x4000u  /* AV_UNK: a loop variable over the constant at off/len
+#define F_ITEMS                                                                                    \
+    0x4000u /* AV_UNK: a loop variable over the constant at off/len
                           * (its kind in rword): one item per iteration */
 
 typedef struct aval {
     uint8_t kind;
     uint16_t flags;
-    uint16_t word;      /* AV_NAME: the name's word; AV_ATTR: the attribute's */
-    uint32_t off, len;  /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
-    int64_t ival;       /* AV_INT value, AV_LIST item count */
-    int64_t count;      /* items when iterated (-1 unknown) */
-    uint16_t rword;     /* AV_ATTR: the receiver's word when it was a name */
+    uint16_t word;     /* AV_NAME: the name's word; AV_ATTR: the attribute's */
+    uint32_t off, len; /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
+    int64_t ival;      /* AV_INT value, AV_LIST item count */
+    int64_t count;     /* items when iterated (-1 unknown) */
+    uint16_t rword;    /* AV_ATTR: the receiver's word when it was a name */
     tpl_pos pos;
     uint64_t index;
 } aval;
@@ -48,28 +49,28 @@ typedef struct aval {
 typedef struct var {
     uint8_t name[TPL_NAME_CAP];
     uint32_t name_len, hash;
-    uint32_t slot;      /* its entry in vslots */
-    aval v;             /* bytes (if any) at v.off in the store, F_VAR set */
+    uint32_t slot;             /* its entry in vslots */
+    aval v;                    /* bytes (if any) at v.off in the store, F_VAR set */
     uint32_t cap_off, cap_len; /* the store region owned by this variable */
 } var;
 
 typedef struct tpl_fold {
-    uint8_t *ar;           /* per tag: the arena of literals, names and folded constants */
+    uint8_t *ar; /* per tag: the arena of literals, names and folded constants */
     uint32_t ar_len, ar_cap;
     uint64_t budget;       /* per analyser (the file): folding bytes left */
     uint64_t budget_given; /* granted so far, at most TPL_BUDGET_MAX */
     var *vars;             /* per template: the {% set %} variables */
     uint32_t n_vars;
     uint16_t vslots[TPL_VAR_SLOTS];
-    uint8_t *vs;           /* their bytes */
+    uint8_t *vs; /* their bytes */
     uint32_t vs_len, vs_cap;
 } tpl_fold;
 
 bool fd_init(tpl *t);
 void fd_free(tpl *t);
-void fd_budget_reset(tpl *t);                     /* a fresh budget (tpl_probe) */
-void fd_template_begin(tpl *t, uint64_t total);   /* grant its share, clear the store */
-void fd_tag_begin(tpl *t);                        /* empty the arena */
+void fd_budget_reset(tpl *t);                   /* a fresh budget (tpl_probe) */
+void fd_template_begin(tpl *t, uint64_t total); /* grant its share, clear the store */
+void fd_tag_begin(tpl *t);                      /* empty the arena */
 /* Copy n bytes into the arena: their offset, or false when it is full. */
 bool fd_ar_put(tpl *t, const uint8_t *s, uint32_t n, uint32_t *off);
 
@@ -81,8 +82,7 @@ const uint8_t *fd_bytes(const tpl *t, const aval *v);
 /* [A-Za-z0-9_] */
 static inline bool identc(uint8_t c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 /* a * b for a, b >= 0, saturating at INT64_MAX; -1 when either is negative */
@@ -118,14 +118,13 @@ static inline aval val_tok(const tok *k, uint8_t kind)
     return v;
 }
 
-
 /* A constant under construction at the end of the arena. */
 typedef struct bld {
     uint32_t start;
     uint32_t checked; /* leading bytes already checked (the left operand of a concat) */
     bool fail;
-    uint16_t fl;      /* flags the result gets (F_INEXACT of its sources) */
-    const aval *at;   /* position for the result and for limit notes */
+    uint16_t fl;    /* flags the result gets (F_INEXACT of its sources) */
+    const aval *at; /* position for the result and for limit notes */
 } bld;
 
 /* A constant argument: bytes (in the arena or the store) or an integer. */
@@ -198,10 +197,8 @@ aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at);
 /* The {% set %} store: lookup, lookup-or-create (NULL past TPL_VARS_MAX),
  * assignment (copies constant bytes into the store), forgetting a value. */
 var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h);
-var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                uint64_t index);
+var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
 void fd_var_assign(tpl *t, var *x, const aval *v);
-void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                    uint64_t index);
+void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
 
 #endif

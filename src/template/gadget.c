@@ -34,11 +34,14 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
     char e[120], d[96];
     if (key->kind != AV_STR) {
         if (how != K_SUB && key->kind != AV_INT)
-            tpl_report(t, TH_OBFUSCATION, key->pos, key->index, "%s on '%s' with a name that is not a "
-                "constant: the attribute cannot be checked statically", hows[how],
-                fd_desc(t, recv, d, sizeof d));
+            tpl_report(t, TH_OBFUSCATION, key->pos, key->index,
+                       "%s on '%s' with a name that is not a "
+                       "constant: the attribute cannot be checked statically",
+                       hows[how], fd_desc(t, recv, d, sizeof d));
         if (how == K_SUB && key->kind != AV_INT && computed_key_suspect(recv, key)) {
-            tpl_report(t, TH_OBFUSCATION, key->pos, key->index, "subscript on '%s' with a key computed "
+            tpl_report(
+                t, TH_OBFUSCATION, key->pos, key->index,
+                "subscript on '%s' with a key computed "
                 "at render time%s: Jinja's getitem falls back to getattr, so the key can name "
                 "any attribute (__init__, __globals__) and cannot be checked statically",
                 fd_desc(t, recv, d, sizeof d),
@@ -55,52 +58,69 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
     uint16_t c = word_class(w);
     bool tainted = (recv->flags & F_TAINT) != 0;
     if (c & WC_INTERNAL) {
-        tpl_report(t, TH_GADGET, key->pos, key->index, "%s '%s' on '%s' reaches generator / "
-                   "frame internals (SSTI gadget)", hows[how], tpl_quote(e, sizeof e, s, n, 40),
-                   fd_desc(t, recv, d, sizeof d));
+        tpl_report(t, TH_GADGET, key->pos, key->index,
+                   "%s '%s' on '%s' reaches generator / "
+                   "frame internals (SSTI gadget)",
+                   hows[how], tpl_quote(e, sizeof e, s, n, 40), fd_desc(t, recv, d, sizeof d));
         return F_TAINT;
     }
     if (how != K_SUB && (w == W_FORMAT || w == W_FORMAT_MAP)) {
-        tpl_report(t, TH_EXEC, key->pos, key->index, "%s('%s') returns a bound str.%s, which reads "
-            "any attribute through its format fields: the sandbox escape of CVE-2025-27516",
-            hows[how], word_text(w), word_text(w));
+        tpl_report(t, TH_EXEC, key->pos, key->index,
+                   "%s('%s') returns a bound str.%s, which reads "
+                   "any attribute through its format fields: the sandbox escape of CVE-2025-27516",
+                   hows[how], word_text(w), word_text(w));
         return F_TAINT;
     }
-    if ((c & WC_KEYSINK) || (tainted && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK |
-                                              WC_ATTRSINK)))) {
-        tpl_report(t, TH_EXEC, key->pos, key->index, "%s '%s' on '%s' reaches the Python "
-            "code-execution sink '%s'", hows[how], tpl_quote(e, sizeof e, s, n, 40),
-            fd_desc(t, recv, d, sizeof d), tpl_quote(e, sizeof e, s, n, 40));
+    if ((c & WC_KEYSINK) ||
+        (tainted && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK | WC_ATTRSINK)))) {
+        tpl_report(t, TH_EXEC, key->pos, key->index,
+                   "%s '%s' on '%s' reaches the Python "
+                   "code-execution sink '%s'",
+                   hows[how], tpl_quote(e, sizeof e, s, n, 40), fd_desc(t, recv, d, sizeof d),
+                   tpl_quote(e, sizeof e, s, n, 40));
         return F_TAINT;
     }
     /* a subscript name built from pieces ('rol' + 'e') is only suspicious
      * when it names something (checked above): real templates build keys */
     if (how != K_SUB && (key->flags & F_BUILT) && fd_is_ident(s, n) &&
         !(c & (WC_MODULE | WC_CALLSINK | WC_ATTRSINK | WC_CLASSHUNT)))
-        tpl_report(t, TH_OBFUSCATION, key->pos, key->index, "%s name '%s' is built by constant "
-            "folding, which hides it from a plain-text search", hows[how],
-            tpl_quote(e, sizeof e, s, n, 40));
+        tpl_report(t, TH_OBFUSCATION, key->pos, key->index,
+                   "%s name '%s' is built by constant "
+                   "folding, which hides it from a plain-text search",
+                   hows[how], tpl_quote(e, sizeof e, s, n, 40));
     return recv->flags & F_TAINT;
 }
 
 void ev_trigger(tpl *t, const aval *lit, const char *how)
 {
     char e[120];
-    tpl_report(t, TH_TRIGGER, lit->pos, lit->index, "message content is tested %s '%s': a template "
-        "that changes its output on a trigger word is a backdoor pattern", how,
-        tpl_quote(e, sizeof e, fd_bytes(t, lit), lit->len, 60));
+    tpl_report(t, TH_TRIGGER, lit->pos, lit->index,
+               "message content is tested %s '%s': a template "
+               "that changes its output on a trigger word is a backdoor pattern",
+               how, tpl_quote(e, sizeof e, fd_bytes(t, lit), lit->len, 60));
 }
 
 bool ev_keeps_content(unsigned w)
 {
     switch (w) {
-    case W_LOWER: case W_UPPER: case W_STRIP: case W_LSTRIP: case W_RSTRIP: case W_TITLE:
-    case W_CAPITALIZE: case W_SWAPCASE: case W_REPLACE: case W_TRIM: case W_STRING:
-    case W_STARTSWITH: case W_ENDSWITH: case W_FIND: case W_RFIND: case W_COUNT:
-    case W_INDEX:
-        return true;
-    default:
-        return false;
+    case W_LOWER:
+    case W_UPPER:
+    case W_STRIP:
+    case W_LSTRIP:
+    case W_RSTRIP:
+    case W_TITLE:
+    case W_CAPITALIZE:
+    case W_SWAPCASE:
+    case W_REPLACE:
+    case W_TRIM:
+    case W_STRING:
+    case W_STARTSWITH:
+    case W_ENDSWITH:
+    case W_FIND:
+    case W_RFIND:
+    case W_COUNT:
+    case W_INDEX: return true;
+    default: return false;
     }
 }
 
@@ -108,11 +128,18 @@ bool ev_keeps_content(unsigned w)
 bool ev_makes_string(unsigned w)
 {
     switch (w) {
-    case W_JOIN: case W_FORMAT: case W_REPLACE: case W_LOWER: case W_UPPER: case W_CAPITALIZE:
-    case W_TITLE: case W_TRIM: case W_STRING: case W_CENTER: case W_INDENT:
-        return true;
-    default:
-        return false;
+    case W_JOIN:
+    case W_FORMAT:
+    case W_REPLACE:
+    case W_LOWER:
+    case W_UPPER:
+    case W_CAPITALIZE:
+    case W_TITLE:
+    case W_TRIM:
+    case W_STRING:
+    case W_CENTER:
+    case W_INDENT: return true;
+    default: return false;
     }
 }
 
@@ -130,29 +157,34 @@ void ev_attr_access(tpl *t, const tok *k)
     fd_desc(t, r, d, sizeof d);
     tpl_quote(e, sizeof e, s, n, 40);
     bool internal = (c & WC_INTERNAL) || (n > 3 && memcmp(s, "co_", 3) == 0 && fd_is_ident(s, n));
-    if (fd_is_dunder(s, n) || fd_is_mangled(s, n) || w == W_MRO || w == W_MODULE_ATTR ||
-        internal) {
+    if (fd_is_dunder(s, n) || fd_is_mangled(s, n) || w == W_MRO || w == W_MODULE_ATTR || internal) {
         if (rname && (word_class(r->word) & WC_GADGET))
-            tpl_report(t, TH_GADGET, k->pos, k->index, "'%s.%s': Python attribute %s reached from the "
-                "Jinja global '%s' (SSTI gadget)", d, e, e, d);
+            tpl_report(t, TH_GADGET, k->pos, k->index,
+                       "'%s.%s': Python attribute %s reached from the "
+                       "Jinja global '%s' (SSTI gadget)",
+                       d, e, e, d);
         else
-            tpl_report(t, TH_GADGET, k->pos, k->index, "'%s.%s': access to the Python attribute %s "
-                "(SSTI gadget)", d, e, e);
+            tpl_report(t, TH_GADGET, k->pos, k->index,
+                       "'%s.%s': access to the Python attribute %s "
+                       "(SSTI gadget)",
+                       d, e, e);
         fl |= F_TAINT;
     }
     if (rname && (word_class(r->word) & WC_MODULE)) {
-        tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.%s': attribute of the Python module '%s'", d, e,
-            d);
+        tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.%s': attribute of the Python module '%s'", d,
+                   e, d);
         fl |= F_TAINT;
     } else if ((c & WC_ATTRSINK) ||
                ((r->flags & F_TAINT) && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK)))) {
         tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.%s': %s is a command or code-execution sink",
-            d, e, e);
+                   d, e, e);
         fl |= F_TAINT;
     }
     if (w == W_FORMAT_MAP)
-        tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.format_map': str.format_map reads attributes "
-            "through format fields (sandbox escape, CVE-2024-56326 class)", d);
+        tpl_report(t, TH_EXEC, k->pos, k->index,
+                   "'%s.format_map': str.format_map reads attributes "
+                   "through format fields (sandbox escape, CVE-2024-56326 class)",
+                   d);
     if (rname && r->word == W_LOOP &&
         (w == W_INDEX || w == W_INDEX0 || w == W_REVINDEX || w == W_REVINDEX0 || w == W_LENGTH))
         fl |= F_TURNS;
@@ -182,9 +214,11 @@ void ev_settle_attr(tpl *t)
         return;
     if (a->word == W_FORMAT && (a->flags & F_RSTR)) {
         char e[96];
-        tpl_report(t, TH_EXEC, a->pos, a->index, "'%s'.format is referenced without a call: a bound "
-            "str.format reads attributes through format fields (sandbox escape, "
-            "CVE-2024-56326)", tpl_quote(e, sizeof e, fd_bytes(t, a), a->len, 30));
+        tpl_report(t, TH_EXEC, a->pos, a->index,
+                   "'%s'.format is referenced without a call: a bound "
+                   "str.format reads attributes through format fields (sandbox escape, "
+                   "CVE-2024-56326)",
+                   tpl_quote(e, sizeof e, fd_bytes(t, a), a->len, 30));
     }
     a->kind = AV_UNK;
     a->flags &= F_TAINT | F_CONTENT | F_TURNS | F_DATE;

@@ -167,8 +167,8 @@ static void esc_done(tpl *t, uint32_t cp)
         t->lx.lit_flags |= LF_ESC_IDENT;
     } else if (raw_invisible(cp, &name)) {
         tpl_report(t, TH_INVISIBLE, t->cur, t->index,
-            "escape '%s' in a string literal produces the invisible character U+%04X (%s)",
-            t->lx.esc_text, (unsigned)cp, name);
+                   "escape '%s' in a string literal produces the invisible character U+%04X (%s)",
+                   t->lx.esc_text, (unsigned)cp, name);
     }
     lit_put_cp(t, cp);
 }
@@ -193,21 +193,51 @@ static uint32_t named_cp(const uint8_t *raw, size_t n, bool *known)
         const char *name;
         uint32_t cp;
     } names[] = {
-        {"SPACE", ' '}, {"EXCLAMATION MARK", '!'}, {"QUOTATION MARK", '"'},
-        {"NUMBER SIGN", '#'}, {"DOLLAR SIGN", '$'}, {"PERCENT SIGN", '%'}, {"AMPERSAND", '&'},
-        {"APOSTROPHE", '\''}, {"LEFT PARENTHESIS", '('}, {"RIGHT PARENTHESIS", ')'},
-        {"ASTERISK", '*'}, {"PLUS SIGN", '+'}, {"COMMA", ','}, {"HYPHEN-MINUS", '-'},
-        {"FULL STOP", '.'}, {"SOLIDUS", '/'}, {"COLON", ':'}, {"SEMICOLON", ';'},
-        {"LESS-THAN SIGN", '<'}, {"EQUALS SIGN", '='}, {"GREATER-THAN SIGN", '>'},
-        {"QUESTION MARK", '?'}, {"COMMERCIAL AT", '@'}, {"LEFT SQUARE BRACKET", '['},
-        {"REVERSE SOLIDUS", '\\'}, {"RIGHT SQUARE BRACKET", ']'}, {"CIRCUMFLEX ACCENT", '^'},
-        {"LOW LINE", '_'}, {"GRAVE ACCENT", '`'}, {"LEFT CURLY BRACKET", '{'},
-        {"VERTICAL LINE", '|'}, {"RIGHT CURLY BRACKET", '}'}, {"TILDE", '~'},
-        {"NULL", 0}, {"CHARACTER TABULATION", 9}, {"LINE FEED", 10}, {"CARRIAGE RETURN", 13},
-        {"FULLWIDTH LOW LINE", 0xFF3F}, {"ZERO WIDTH SPACE", 0x200B},
-        {"ZERO WIDTH NON-JOINER", 0x200C}, {"ZERO WIDTH JOINER", 0x200D},
-        {"WORD JOINER", 0x2060}, {"ZERO WIDTH NO-BREAK SPACE", 0xFEFF},
-        {"LEFT-TO-RIGHT OVERRIDE", 0x202D}, {"RIGHT-TO-LEFT OVERRIDE", 0x202E},
+        {"SPACE", ' '},
+        {"EXCLAMATION MARK", '!'},
+        {"QUOTATION MARK", '"'},
+        {"NUMBER SIGN", '#'},
+        {"DOLLAR SIGN", '$'},
+        {"PERCENT SIGN", '%'},
+        {"AMPERSAND", '&'},
+        {"APOSTROPHE", '\''},
+        {"LEFT PARENTHESIS", '('},
+        {"RIGHT PARENTHESIS", ')'},
+        {"ASTERISK", '*'},
+        {"PLUS SIGN", '+'},
+        {"COMMA", ','},
+        {"HYPHEN-MINUS", '-'},
+        {"FULL STOP", '.'},
+        {"SOLIDUS", '/'},
+        {"COLON", ':'},
+        {"SEMICOLON", ';'},
+        {"LESS-THAN SIGN", '<'},
+        {"EQUALS SIGN", '='},
+        {"GREATER-THAN SIGN", '>'},
+        {"QUESTION MARK", '?'},
+        {"COMMERCIAL AT", '@'},
+        {"LEFT SQUARE BRACKET", '['},
+        {"REVERSE SOLIDUS", '\\'},
+        {"RIGHT SQUARE BRACKET", ']'},
+        {"CIRCUMFLEX ACCENT", '^'},
+        {"LOW LINE", '_'},
+        {"GRAVE ACCENT", '`'},
+        {"LEFT CURLY BRACKET", '{'},
+        {"VERTICAL LINE", '|'},
+        {"RIGHT CURLY BRACKET", '}'},
+        {"TILDE", '~'},
+        {"NULL", 0},
+        {"CHARACTER TABULATION", 9},
+        {"LINE FEED", 10},
+        {"CARRIAGE RETURN", 13},
+        {"FULLWIDTH LOW LINE", 0xFF3F},
+        {"ZERO WIDTH SPACE", 0x200B},
+        {"ZERO WIDTH NON-JOINER", 0x200C},
+        {"ZERO WIDTH JOINER", 0x200D},
+        {"WORD JOINER", 0x2060},
+        {"ZERO WIDTH NO-BREAK SPACE", 0xFEFF},
+        {"LEFT-TO-RIGHT OVERRIDE", 0x202D},
+        {"RIGHT-TO-LEFT OVERRIDE", 0x202E},
     };
     uint8_t s[48];
     *known = true;
@@ -276,8 +306,11 @@ again:
         if (c >= 0x80) /* Jinja escapes it to \xNN first: the backslash stays */
             t->lx.lit_flags |= LF_INEXACT;
         switch (c) {
-        case '\n': case '\r': return; /* line continuation */
-        case '\\': case '\'': case '"': lit_put(t, c); return;
+        case '\n':
+        case '\r': return; /* line continuation */
+        case '\\':
+        case '\'':
+        case '"': lit_put(t, c); return;
         case 'a': lit_put(t, 7); return;
         case 'b': lit_put(t, 8); return;
         case 'f': lit_put(t, 12); return;
@@ -285,9 +318,18 @@ again:
         case 'r': lit_put(t, 13); return;
         case 't': lit_put(t, 9); return;
         case 'v': lit_put(t, 11); return;
-        case 'x': t->lx.esc = E_HEX; t->lx.esc_need = 2; break;
-        case 'u': t->lx.esc = E_HEX; t->lx.esc_need = 4; break;
-        case 'U': t->lx.esc = E_HEX; t->lx.esc_need = 8; break;
+        case 'x':
+            t->lx.esc = E_HEX;
+            t->lx.esc_need = 2;
+            break;
+        case 'u':
+            t->lx.esc = E_HEX;
+            t->lx.esc_need = 4;
+            break;
+        case 'U':
+            t->lx.esc = E_HEX;
+            t->lx.esc_need = 8;
+            break;
         case 'N': t->lx.esc = E_NBRACE; return;
         default:
             if (c >= '0' && c <= '7') {
@@ -360,9 +402,7 @@ again:
         t->lx.lit_flags |= LF_INEXACT;
         lit_put_cp(t, 0xFFFD);
         goto again;
-    default:
-        t->lx.esc = E_NONE;
-        goto again;
+    default: t->lx.esc = E_NONE; goto again;
     }
 }
 
@@ -420,8 +460,8 @@ static bool num_byte(tpl *t, uint8_t c)
             t->lx.pend_c = c;
             return true;
         }
-        if (t->lx.num == 0 && t->lx.num_digits == 1 && (c == 'x' || c == 'X' || c == 'o' ||
-                                                  c == 'O' || c == 'b' || c == 'B')) {
+        if (t->lx.num == 0 && t->lx.num_digits == 1 &&
+            (c == 'x' || c == 'X' || c == 'o' || c == 'O' || c == 'b' || c == 'B')) {
             t->lx.num_base = (c == 'x' || c == 'X') ? 16 : (c == 'o' || c == 'O') ? 8 : 2;
             return true;
         }
@@ -443,9 +483,7 @@ static void tag_byte(tpl *t, uint8_t c)
     }
 again:
     switch (t->lx.sub) {
-    case S_STR:
-        str_byte(t, c);
-        return;
+    case S_STR: str_byte(t, c); return;
     case S_NAME:
         if (name_char(c)) {
             if (t->lx.name_len < TPL_NAME_CAP)
@@ -483,20 +521,50 @@ again:
         emit_num(t, true);
         break;
     }
-    default:
-        break;
+    default: break;
     }
     if (t->lx.pend) {
         t->lx.pend = false;
         uint8_t p = t->lx.pend_c;
         switch (p) {
-        case '*': if (c == '*') { emit_op(t, OPC_POW); return; } break;
-        case '/': if (c == '/') { emit_op(t, OPC_FDIV); return; } break;
-        case '=': if (c == '=') { emit_op(t, OPC_EQ); return; } break;
-        case '!': if (c == '=') { emit_op(t, OPC_NE); return; } break;
-        case '<': if (c == '=') { emit_op(t, OPC_LE); return; } break;
-        case '>': if (c == '=') { emit_op(t, OPC_GE); return; } break;
-        case '%': case '}':
+        case '*':
+            if (c == '*') {
+                emit_op(t, OPC_POW);
+                return;
+            }
+            break;
+        case '/':
+            if (c == '/') {
+                emit_op(t, OPC_FDIV);
+                return;
+            }
+            break;
+        case '=':
+            if (c == '=') {
+                emit_op(t, OPC_EQ);
+                return;
+            }
+            break;
+        case '!':
+            if (c == '=') {
+                emit_op(t, OPC_NE);
+                return;
+            }
+            break;
+        case '<':
+            if (c == '=') {
+                emit_op(t, OPC_LE);
+                return;
+            }
+            break;
+        case '>':
+            if (c == '=') {
+                emit_op(t, OPC_GE);
+                return;
+            }
+            break;
+        case '%':
+        case '}':
             if (c == '}') {
                 tag_end(t);
                 return;
@@ -527,7 +595,8 @@ again:
         return;
     }
     switch (c) {
-    case '\'': case '"':
+    case '\'':
+    case '"':
         t->lx.sub = S_STR;
         t->lx.quote = c;
         t->lx.lit_len = 0;
@@ -538,7 +607,12 @@ again:
         t->lx.esc = E_NONE;
         ts_reset(&t->ts.lits, "string literal");
         return;
-    case '*': case '/': case '=': case '!': case '<': case '>':
+    case '*':
+    case '/':
+    case '=':
+    case '!':
+    case '<':
+    case '>':
         t->lx.pend = true;
         t->lx.pend_c = c;
         return;
@@ -562,22 +636,27 @@ again:
         }
         emit_op(t, c);
         return;
-    case ')': case ']':
+    case ')':
+    case ']':
         if (t->lx.depth > 0)
             t->lx.depth--;
         emit_op(t, c);
         return;
-    case '(': case '[': case '{':
+    case '(':
+    case '[':
+    case '{':
         if (t->lx.depth < UINT32_MAX)
             t->lx.depth++;
         emit_op(t, c);
         return;
-    case '.': case '|': case ',': case ':': case '~': case '+': case '-':
-        emit_op(t, c);
-        return;
-    default:
-        emit_other(t);
-        return;
+    case '.':
+    case '|':
+    case ',':
+    case ':':
+    case '~':
+    case '+':
+    case '-': emit_op(t, c); return;
+    default: emit_other(t); return;
     }
 }
 
@@ -674,12 +753,8 @@ static void lex_byte(tpl *t, uint8_t c)
             t->lx.pend_c = c;
         }
         return;
-    case M_RAW:
-        raw_mode_byte(t, c);
-        return;
-    default:
-        tag_byte(t, c);
-        return;
+    case M_RAW: raw_mode_byte(t, c); return;
+    default: tag_byte(t, c); return;
     }
 }
 
@@ -692,7 +767,8 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
         /* runs of plain text (and comment / raw bodies) up to the next
          * byte that can change the lexer's state */
         uint8_t stop = t->lx.mode == M_TEXT || (t->lx.mode == M_RAW && !t->lx.raw_collect) ? '{'
-                       : t->lx.mode == M_COMMENT ? '#' : 0;
+                       : t->lx.mode == M_COMMENT                                           ? '#'
+                                                                                           : 0;
         if (stop && !t->lx.pend) {
             const uint8_t *b = memchr(p + i, stop, (size_t)(n - i));
             size_t run = b ? (size_t)(b - (p + i)) : (size_t)(n - i);
@@ -723,21 +799,23 @@ void lx_end(tpl *t)
         break;
     case M_COMMENT:
         tpl_report(t, TH_SYNTAX, t->lx.tag_pos, t->lx.tag_index,
-            "the template ends inside a {# comment #} (Jinja rejects it)");
+                   "the template ends inside a {# comment #} (Jinja rejects it)");
         break;
     case M_RAW:
         tpl_report(t, TH_SYNTAX, t->lx.tag_pos, t->lx.tag_index,
-            "the template ends inside a {%% raw %%} block (Jinja rejects it)");
+                   "the template ends inside a {%% raw %%} block (Jinja rejects it)");
         break;
     default:
         if (t->lx.sub == S_STR) {
             tpl_report(t, TH_SYNTAX, t->lx.tok_pos, t->lx.tok_index,
-                "the template ends inside a string literal (Jinja rejects it)");
+                       "the template ends inside a string literal (Jinja rejects it)");
             lit_scan_prefix(t);
             ts_end(t, &t->ts.lits);
         } else {
-            tpl_report(t, TH_SYNTAX, t->lx.tag_pos, t->lx.tag_index, "the template ends inside a %s tag "
-                "(Jinja rejects it)", t->lx.tagkind == TAG_VAR ? "{{ }}" : "{% %}");
+            tpl_report(t, TH_SYNTAX, t->lx.tag_pos, t->lx.tag_index,
+                       "the template ends inside a %s tag "
+                       "(Jinja rejects it)",
+                       t->lx.tagkind == TAG_VAR ? "{{ }}" : "{% %}");
             if (t->lx.sub == S_NAME)
                 emit_name(t);
             else if (t->lx.sub == S_NUM || t->lx.sub == S_NUMDOT)
@@ -752,4 +830,3 @@ void lx_end(tpl *t)
     t->lx.pend = false;
     t->lx.mode = M_TEXT;
 }
-

@@ -30,7 +30,10 @@ bool raw_invisible(uint32_t cp, const char **name)
     case 0x202D: s = "LEFT-TO-RIGHT OVERRIDE"; break;
     case 0x202E: s = "RIGHT-TO-LEFT OVERRIDE"; break;
     case 0x2060: s = "WORD JOINER"; break;
-    case 0x2061: case 0x2062: case 0x2063: case 0x2064: s = "INVISIBLE OPERATOR"; break;
+    case 0x2061:
+    case 0x2062:
+    case 0x2063:
+    case 0x2064: s = "INVISIBLE OPERATOR"; break;
     case 0x2066: s = "LEFT-TO-RIGHT ISOLATE"; break;
     case 0x2067: s = "RIGHT-TO-LEFT ISOLATE"; break;
     case 0x2068: s = "FIRST STRONG ISOLATE"; break;
@@ -48,8 +51,10 @@ bool raw_invisible(uint32_t cp, const char **name)
 
 static void u8_invalid(tpl *t, tpl_pos pos, uint64_t index, uint8_t c)
 {
-    tpl_report(t, TH_UTF8, pos, index, "invalid UTF-8: byte 0x%02x does not start or continue a "
-        "valid sequence", c);
+    tpl_report(t, TH_UTF8, pos, index,
+               "invalid UTF-8: byte 0x%02x does not start or continue a "
+               "valid sequence",
+               c);
 }
 
 void raw_byte(tpl *t, uint8_t c)
@@ -63,11 +68,17 @@ again:
         t->raw.bytes[0] = c;
         t->raw.len = 1;
         if (c >= 0xC2 && c <= 0xDF) {
-            t->raw.need = 1; t->raw.cp = c & 0x1Fu; t->raw.min = 0x80;
+            t->raw.need = 1;
+            t->raw.cp = c & 0x1Fu;
+            t->raw.min = 0x80;
         } else if (c >= 0xE0 && c <= 0xEF) {
-            t->raw.need = 2; t->raw.cp = c & 0x0Fu; t->raw.min = 0x800;
+            t->raw.need = 2;
+            t->raw.cp = c & 0x0Fu;
+            t->raw.min = 0x800;
         } else if (c >= 0xF0 && c <= 0xF4) {
-            t->raw.need = 3; t->raw.cp = c & 0x07u; t->raw.min = 0x10000;
+            t->raw.need = 3;
+            t->raw.cp = c & 0x07u;
+            t->raw.min = 0x10000;
         } else {
             u8_invalid(t, t->cur, t->index, c);
         }
@@ -89,14 +100,15 @@ again:
         u8_invalid(t, t->raw.pos, t->raw.index, t->raw.bytes[0]);
     else if (raw_invisible(cp, &name))
         tpl_report(t, TH_INVISIBLE, t->raw.pos, t->raw.index, "invisible character U+%04X (%s)",
-            (unsigned)cp, name);
+                   (unsigned)cp, name);
 }
 
 void raw_end(tpl *t)
 {
     if (t->raw.need > 0)
         tpl_report(t, TH_UTF8, t->raw.pos, t->raw.index,
-            "invalid UTF-8: the template ends inside a %u-byte sequence", t->raw.len + t->raw.need);
+                   "invalid UTF-8: the template ends inside a %u-byte sequence",
+                   t->raw.len + t->raw.need);
     t->raw.need = 0;
 }
 

@@ -68,15 +68,18 @@ void ev_block_end(tpl *t, const tok *k)
         return;
     }
     if (t->ev.n_blocks == 0) {
-        tpl_report(t, TH_SYNTAX, k->pos, k->index, "'%s' without an open '%s' (Jinja rejects the "
-            "template)", word_text(k->word), word_text(open));
+        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                   "'%s' without an open '%s' (Jinja rejects the "
+                   "template)",
+                   word_text(k->word), word_text(open));
         return;
     }
     block *b = &t->ev.blocks[t->ev.n_blocks - 1];
     if (b->kind != open)
-        tpl_report(t, TH_SYNTAX, k->pos, k->index, "'%s' closes the '%s' opened at template byte %llu "
-            "(Jinja rejects the template)", word_text(k->word), word_text(b->kind),
-            (unsigned long long)b->index);
+        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                   "'%s' closes the '%s' opened at template byte %llu "
+                   "(Jinja rejects the template)",
+                   word_text(k->word), word_text(b->kind), (unsigned long long)b->index);
     t->ev.n_blocks--;
     ev_gate_update(t);
 }
@@ -88,8 +91,10 @@ void ev_block_middle(tpl *t, const tok *k)
     unsigned top = t->ev.n_blocks ? t->ev.blocks[t->ev.n_blocks - 1].kind : W_NONE;
     bool ok = k->word == W_ELIF ? top == W_IF : (top == W_IF || top == W_FOR);
     if (!ok)
-        tpl_report(t, TH_SYNTAX, k->pos, k->index, "'%s' outside an 'if'%s block (Jinja rejects the "
-            "template)", word_text(k->word), k->word == W_ELSE ? " or 'for'" : "");
+        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                   "'%s' outside an 'if'%s block (Jinja rejects the "
+                   "template)",
+                   word_text(k->word), k->word == W_ELSE ? " or 'for'" : "");
 }
 
 /* ------------------------------------------------------------ statements */
@@ -127,9 +132,10 @@ void ev_finish_for(tpl *t)
     int64_t outer = outer_product(t);
     int64_t prod = sat_mul(outer, b);
     if (prod > TPL_DOS_NEST && outer > 1 && b <= TPL_DOS_NEST)
-        tpl_report(t, TH_DOS, t->ev.tag_pos, t->ev.tag_index, "nested loops with constant bounds run "
-            "%lld%s iterations (this loop %lld times, inside loops of %lld)", (long long)prod,
-            prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
+        tpl_report(t, TH_DOS, t->ev.tag_pos, t->ev.tag_index,
+                   "nested loops with constant bounds run "
+                   "%lld%s iterations (this loop %lld times, inside loops of %lld)",
+                   (long long)prod, prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
     ev_block_push(t, W_FOR, b, t->ev.tag_pos, t->ev.tag_index);
     t->ev.nv = t->ev.no = 0;
     t->ev.expect = true;
@@ -140,14 +146,16 @@ void ev_finish_for(tpl *t)
 bool ev_statement(tpl *t, const tok *k)
 {
     switch (k->word) {
-    case W_SET:
-        t->ev.stmt = ST_SET_TARGET;
-        return true;
-    case W_FOR:
-        t->ev.stmt = ST_FOR_TARGET;
-        return true;
-    case W_IF: case W_MACRO: case W_CALL: case W_FILTER: case W_WITH: case W_BLOCK:
-    case W_GENERATION: case W_AUTOESCAPE:
+    case W_SET: t->ev.stmt = ST_SET_TARGET; return true;
+    case W_FOR: t->ev.stmt = ST_FOR_TARGET; return true;
+    case W_IF:
+    case W_MACRO:
+    case W_CALL:
+    case W_FILTER:
+    case W_WITH:
+    case W_BLOCK:
+    case W_GENERATION:
+    case W_AUTOESCAPE:
         ev_block_push(t, (uint8_t)k->word, 1, k->pos, k->index);
         t->ev.stmt_word = k->word;
         t->ev.stmt = ST_EXPR;
@@ -161,8 +169,15 @@ bool ev_statement(tpl *t, const tok *k)
         ev_block_middle(t, k);
         t->ev.stmt = ST_IGNORE;
         return true;
-    case W_ENDFOR: case W_ENDIF: case W_ENDMACRO: case W_ENDCALL: case W_ENDFILTER:
-    case W_ENDWITH: case W_ENDBLOCK: case W_ENDSET: case W_ENDGENERATION:
+    case W_ENDFOR:
+    case W_ENDIF:
+    case W_ENDMACRO:
+    case W_ENDCALL:
+    case W_ENDFILTER:
+    case W_ENDWITH:
+    case W_ENDBLOCK:
+    case W_ENDSET:
+    case W_ENDGENERATION:
     case W_ENDAUTOESCAPE:
         ev_block_end(t, k);
         t->ev.stmt = ST_IGNORE;
@@ -171,14 +186,18 @@ bool ev_statement(tpl *t, const tok *k)
         t->ev.raw_next = true;
         t->ev.stmt = ST_IGNORE;
         return true;
-    case W_INCLUDE: case W_IMPORT: case W_EXTENDS: case W_FROM:
-        tpl_report(t, TH_EXEC, k->pos, k->index, "{%% %s %%} loads and renders another "
+    case W_INCLUDE:
+    case W_IMPORT:
+    case W_EXTENDS:
+    case W_FROM:
+        tpl_report(t, TH_EXEC, k->pos, k->index,
+                   "{%% %s %%} loads and renders another "
                    "template by name (a file, with a file-system loader): no chat template "
-                   "needs it", word_text(k->word));
+                   "needs it",
+                   word_text(k->word));
         t->ev.stmt = ST_EXPR; /* its name expression is still checked */
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -206,16 +225,14 @@ void ev_set_target(tpl *t, const tok *k)
         t->ev.set_attr = true;
         t->ev.last_dot = true;
         return;
-    case ',': case '(':
-        t->ev.set_multi = true;
-        return;
+    case ',':
+    case '(': t->ev.set_multi = true; return;
     case '=':
         t->ev.set_eq = true;
         t->ev.stmt = ST_SET_VALUE;
         t->ev.expect = true;
         return;
-    default:
-        return;
+    default: return;
     }
 }
 
@@ -250,15 +267,18 @@ void ev_lexical(tpl *t, const tok *k)
     if (k->kind == TK_NAME) {
         char e[96];
         if (t->ev.last_dot && (fd_is_dunder(k->s, k->n) || fd_is_mangled(k->s, k->n)))
-            tpl_report(t, TH_GADGET, k->pos, k->index, "attribute '.%s': access to a Python "
-                "attribute (SSTI gadget)", tpl_quote(e, sizeof e, k->s, k->n, 40));
+            tpl_report(t, TH_GADGET, k->pos, k->index,
+                       "attribute '.%s': access to a Python "
+                       "attribute (SSTI gadget)",
+                       tpl_quote(e, sizeof e, k->s, k->n, 40));
         else if (t->ev.last_dot && (word_class(k->word) & WC_ATTRSINK))
-            tpl_report(t, TH_EXEC, k->pos, k->index, "attribute '.%s' is a command or code-execution "
-                "sink", tpl_quote(e, sizeof e, k->s, k->n, 40));
+            tpl_report(t, TH_EXEC, k->pos, k->index,
+                       "attribute '.%s' is a command or code-execution "
+                       "sink",
+                       tpl_quote(e, sizeof e, k->s, k->n, 40));
         else if (!t->ev.last_dot && fd_is_dunder(k->s, k->n))
             tpl_report(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
-                tpl_quote(e, sizeof e, k->s, k->n, 40));
+                       tpl_quote(e, sizeof e, k->s, k->n, 40));
     }
     t->ev.last_dot = k->kind == TK_OP && k->op == '.';
 }
-

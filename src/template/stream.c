@@ -25,16 +25,37 @@
 
 /* ------------------------------------------------------ folded alphabet */
 
-#define SYM_BLOB 0x20u     /* base64 / hex alphabet */
-#define SYM_WORD 0x40u     /* IPv4 / e-mail word */
+#define SYM_BLOB 0x20u /* base64 / hex alphabet */
+#define SYM_WORD 0x40u /* IPv4 / e-mail word */
 #define SYM_DIGITDOT 0x80u
 
 /* Symbols: 0 other, 1-26 letters (any case), 27 whitespace, then the
  * punctuation phrases and commands need. */
 enum {
-    Y_OTHER = 0, Y_SPACE = 27, Y_COLON, Y_SLASH, Y_QUOTE, Y_DOT, Y_BAR, Y_DASH, Y_LPAREN,
-    Y_RPAREN, Y_LBRACK, Y_RBRACK, Y_LT, Y_GT, Y_BANG, Y_DIGIT, Y_DOLLAR, Y_AT, Y_QMARK,
-    Y_EQ, Y_AMP, Y_DQUOTE, Y_HASH, Y__COUNT
+    Y_OTHER = 0,
+    Y_SPACE = 27,
+    Y_COLON,
+    Y_SLASH,
+    Y_QUOTE,
+    Y_DOT,
+    Y_BAR,
+    Y_DASH,
+    Y_LPAREN,
+    Y_RPAREN,
+    Y_LBRACK,
+    Y_RBRACK,
+    Y_LT,
+    Y_GT,
+    Y_BANG,
+    Y_DIGIT,
+    Y_DOLLAR,
+    Y_AT,
+    Y_QMARK,
+    Y_EQ,
+    Y_AMP,
+    Y_DQUOTE,
+    Y_HASH,
+    Y__COUNT
 };
 _Static_assert(Y__COUNT <= AC_SYMS, "the alphabet fits the automaton");
 
@@ -47,7 +68,12 @@ static unsigned ac_sym(uint8_t c)
     if (c >= '0' && c <= '9')
         return Y_DIGIT;
     switch (c) {
-    case ' ': case '\t': case '\n': case '\r': case '\f': case '\v': return Y_SPACE;
+    case ' ':
+    case '\t':
+    case '\n':
+    case '\r':
+    case '\f':
+    case '\v': return Y_SPACE;
     case ':': return Y_COLON;
     case '/': return Y_SLASH;
     case '\'': return Y_QUOTE;
@@ -189,37 +215,77 @@ typedef struct pattern {
 } pattern;
 
 static const pattern patterns[] = {
-    {"http://", TH_URL}, {"https://", TH_URL}, {"ftp://", TH_URL}, {"ftps://", TH_URL},
-    {"sftp://", TH_URL}, {"file://", TH_URL}, {"ws://", TH_URL}, {"wss://", TH_URL},
-    {"gopher://", TH_URL}, {"www.", TH_URL},
-    {"ignore previous", TH_INSTRUCTION}, {"ignore all previous", TH_INSTRUCTION},
-    {"ignore prior", TH_INSTRUCTION}, {"ignore all prior", TH_INSTRUCTION},
-    {"ignore the above", TH_INSTRUCTION}, {"ignore your instructions", TH_INSTRUCTION},
-    {"ignore the instructions", TH_INSTRUCTION}, {"ignore the system prompt", TH_INSTRUCTION},
-    {"disregard previous", TH_INSTRUCTION}, {"disregard all previous", TH_INSTRUCTION},
-    {"disregard the above", TH_INSTRUCTION}, {"disregard your instructions", TH_INSTRUCTION},
-    {"forget previous instructions", TH_INSTRUCTION}, {"forget all previous", TH_INSTRUCTION},
-    {"forget your instructions", TH_INSTRUCTION}, {"you are now", TH_INSTRUCTION},
-    {"new instructions:", TH_INSTRUCTION}, {"secret instructions", TH_INSTRUCTION},
-    {"hidden instructions", TH_INSTRUCTION}, {"developer mode", TH_INSTRUCTION},
+    {"http://", TH_URL},
+    {"https://", TH_URL},
+    {"ftp://", TH_URL},
+    {"ftps://", TH_URL},
+    {"sftp://", TH_URL},
+    {"file://", TH_URL},
+    {"ws://", TH_URL},
+    {"wss://", TH_URL},
+    {"gopher://", TH_URL},
+    {"www.", TH_URL},
+    {"ignore previous", TH_INSTRUCTION},
+    {"ignore all previous", TH_INSTRUCTION},
+    {"ignore prior", TH_INSTRUCTION},
+    {"ignore all prior", TH_INSTRUCTION},
+    {"ignore the above", TH_INSTRUCTION},
+    {"ignore your instructions", TH_INSTRUCTION},
+    {"ignore the instructions", TH_INSTRUCTION},
+    {"ignore the system prompt", TH_INSTRUCTION},
+    {"disregard previous", TH_INSTRUCTION},
+    {"disregard all previous", TH_INSTRUCTION},
+    {"disregard the above", TH_INSTRUCTION},
+    {"disregard your instructions", TH_INSTRUCTION},
+    {"forget previous instructions", TH_INSTRUCTION},
+    {"forget all previous", TH_INSTRUCTION},
+    {"forget your instructions", TH_INSTRUCTION},
+    {"you are now", TH_INSTRUCTION},
+    {"new instructions:", TH_INSTRUCTION},
+    {"secret instructions", TH_INSTRUCTION},
+    {"hidden instructions", TH_INSTRUCTION},
+    {"developer mode", TH_INSTRUCTION},
     /* concealment: real tool-calling templates say "do not tell the user about
      * function calls", so these are their own, milder rule (GG739) */
-    {"do not tell the user", TH_CONCEAL}, {"don't tell the user", TH_CONCEAL},
-    {"never tell the user", TH_CONCEAL}, {"do not inform the user", TH_CONCEAL},
-    {"without telling the user", TH_CONCEAL}, {"without informing the user", TH_CONCEAL},
-    {"do not reveal", TH_CONCEAL}, {"never reveal", TH_CONCEAL},
-    {"do not disclose", TH_CONCEAL}, {"never disclose", TH_CONCEAL},
-    {"do not mention this", TH_CONCEAL}, {"never mention this", TH_CONCEAL},
+    {"do not tell the user", TH_CONCEAL},
+    {"don't tell the user", TH_CONCEAL},
+    {"never tell the user", TH_CONCEAL},
+    {"do not inform the user", TH_CONCEAL},
+    {"without telling the user", TH_CONCEAL},
+    {"without informing the user", TH_CONCEAL},
+    {"do not reveal", TH_CONCEAL},
+    {"never reveal", TH_CONCEAL},
+    {"do not disclose", TH_CONCEAL},
+    {"never disclose", TH_CONCEAL},
+    {"do not mention this", TH_CONCEAL},
+    {"never mention this", TH_CONCEAL},
     /* installer and shell commands */
-    {"| sh", TH_SHELL}, {"|sh", TH_SHELL}, {"| bash", TH_SHELL}, {"|bash", TH_SHELL},
-    {"curl http", TH_SHELL}, {"curl -", TH_SHELL}, {"wget http", TH_SHELL},
-    {"wget -", TH_SHELL}, {"pip install", TH_SHELL}, {"pip3 install", TH_SHELL},
-    {"npm install", TH_SHELL}, {"powershell -", TH_SHELL}, {"iex(", TH_SHELL},
-    {"iex (", TH_SHELL}, {"invoke-expression", TH_SHELL}, {"invoke-webrequest", TH_SHELL},
-    {"/dev/tcp/", TH_SHELL}, {"rm -rf", TH_SHELL}, {"chmod +x", TH_SHELL},
-    {"bash -c", TH_SHELL}, {"base64 -d", TH_SHELL}, {"certutil -urlcache", TH_SHELL},
+    {"| sh", TH_SHELL},
+    {"|sh", TH_SHELL},
+    {"| bash", TH_SHELL},
+    {"|bash", TH_SHELL},
+    {"curl http", TH_SHELL},
+    {"curl -", TH_SHELL},
+    {"wget http", TH_SHELL},
+    {"wget -", TH_SHELL},
+    {"pip install", TH_SHELL},
+    {"pip3 install", TH_SHELL},
+    {"npm install", TH_SHELL},
+    {"powershell -", TH_SHELL},
+    {"iex(", TH_SHELL},
+    {"iex (", TH_SHELL},
+    {"invoke-expression", TH_SHELL},
+    {"invoke-webrequest", TH_SHELL},
+    {"/dev/tcp/", TH_SHELL},
+    {"rm -rf", TH_SHELL},
+    {"chmod +x", TH_SHELL},
+    {"bash -c", TH_SHELL},
+    {"base64 -d", TH_SHELL},
+    {"certutil -urlcache", TH_SHELL},
     /* output contexts for exfiltration */
-    {"](", PK_MDLINK}, {"<!--", PK_COMMENT_OPEN}, {"-->", PK_COMMENT_CLOSE},
+    {"](", PK_MDLINK},
+    {"<!--", PK_COMMENT_OPEN},
+    {"-->", PK_COMMENT_CLOSE},
 };
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(N_PATTERNS < 65535, "pattern index fits");
@@ -253,7 +319,7 @@ bool ts_init(tpl *t)
         bool digitdot = (c >= '0' && c <= '9') || c == '.';
         t->ts.sym[c] = (uint8_t)ac_sym((uint8_t)c);
         t->ts.symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
-                               (digitdot ? SYM_DIGITDOT : 0));
+                                  (digitdot ? SYM_DIGITDOT : 0));
         t->ts.bcls[c] = blob_class((uint8_t)c);
     }
     t->ts.ac_next = calloc(AC_MAX_STATES, sizeof *t->ts.ac_next);
@@ -261,7 +327,7 @@ bool ts_init(tpl *t)
     t->ts.ac_link = calloc(AC_MAX_STATES, sizeof *t->ts.ac_link);
     if (!t->ts.ac_next || !t->ts.ac_out || !t->ts.ac_link)
         return false;
-    uint16_t (*next)[AC_SYMS] = t->ts.ac_next;
+    uint16_t(*next)[AC_SYMS] = t->ts.ac_next;
     uint16_t n = 1;
     for (size_t p = 0; p < N_PATTERNS; p++) {
         uint16_t s = 0;
@@ -409,7 +475,8 @@ static void url_finish(tpl *t, tscan *s)
         return;
     char e[200], w[200];
     tpl_report(t, TH_URL, tpl_pos_at(t, s->url_index), s->url_index, "URL '%s' in %s",
-        tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100), ts_where(s, how, w, sizeof w));
+               tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
+               ts_where(s, how, w, sizeof w));
 }
 
 static const char *const gate_why[] = {"message content", "the turn count", "the date"};
@@ -431,24 +498,20 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
     unsigned how = match_how(s, len);
     char w[200];
     switch (p->kind) {
-    case PK_MDLINK:
-        s->ctx |= CTX_MDLINK;
-        return;
-    case PK_COMMENT_OPEN:
-        s->ctx |= CTX_COMMENT;
-        return;
-    case PK_COMMENT_CLOSE:
-        s->ctx &= (uint8_t)~CTX_COMMENT;
-        return;
-    case TH_INSTRUCTION: case TH_CONCEAL: case TH_SHELL: {
+    case PK_MDLINK: s->ctx |= CTX_MDLINK; return;
+    case PK_COMMENT_OPEN: s->ctx |= CTX_COMMENT; return;
+    case PK_COMMENT_CLOSE: s->ctx &= (uint8_t)~CTX_COMMENT; return;
+    case TH_INSTRUCTION:
+    case TH_CONCEAL:
+    case TH_SHELL: {
         if (how & HOW_DUP)
             return;
         static const char *const what[] = {[TH_INSTRUCTION] = "instruction-like phrase",
                                            [TH_CONCEAL] = "concealment phrase",
                                            [TH_SHELL] = "shell or installer command"};
         ts_where(s, how, w, sizeof w);
-        tpl_report(t, p->kind, tpl_pos_at(t, index), index, "%s '%s' in %s", what[p->kind],
-                   p->s, w);
+        tpl_report(t, p->kind, tpl_pos_at(t, index), index, "%s '%s' in %s", what[p->kind], p->s,
+                   w);
         if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
             tpl_report(t, TH_ASSEMBLED, tpl_pos_at(t, index), index,
                        "%s '%s' exists only as assembled output: %s", what[p->kind], p->s, w);
@@ -458,8 +521,7 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
                        gate_text(s->gate));
         return;
     }
-    default:
-        break;
+    default: break;
     }
     url_finish(t, s); /* the first URL is quoted, the others counted */
     s->url_cap = true;
@@ -472,10 +534,10 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
 /* An unknown {{ }} value that holds message content is output here. */
 void ts_content(tpl *t, tscan *s, uint64_t index)
 {
-    const char *ctx = s->url_cap                       ? "a URL"
-                      : (s->ctx & CTX_MDLINK)          ? "the target of a markdown image or link"
-                      : (s->ctx & CTX_COMMENT)         ? "an HTML comment"
-                                                       : NULL;
+    const char *ctx = s->url_cap               ? "a URL"
+                      : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
+                      : (s->ctx & CTX_COMMENT) ? "an HTML comment"
+                                               : NULL;
     if (ctx)
         tpl_report(t, TH_EXFIL, tpl_pos_at(t, index), index,
                    "message content is output inside %s: an exfiltration sink", ctx);
@@ -521,8 +583,9 @@ static void word_finish(tpl *t, tscan *s)
         }
     }
     if (ip && groups == 3 && digits > 0) {
-        tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index, "IPv4 address '%s' in %s",
-            tpl_quote(e, sizeof e, w, n, 40), ts_where(s, how, where, sizeof where));
+        tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index,
+                   "IPv4 address '%s' in %s", tpl_quote(e, sizeof e, w, n, 40),
+                   ts_where(s, how, where, sizeof where));
         return;
     }
     /* e-mail: local@domain.tld, one '@', a dot in the domain, a 2+ letter tld */
@@ -544,7 +607,7 @@ static void word_finish(tpl *t, tscan *s)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
     tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index, "e-mail address '%s' in %s",
-        tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
+               tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
 }
 
 static void blob_hit(tpl *t, tscan *s)
@@ -560,8 +623,9 @@ static void blob_hit(tpl *t, tscan *s)
         return;
     char e[120], w[200];
     tpl_report(t, TH_BLOB, tpl_pos_at(t, s->blob_index), s->blob_index,
-        "%s-like run of %u+ characters in %s: '%s'", hex ? "hex" : "base64", TPL_BLOB_MIN,
-        ts_where(s, how, w, sizeof w), tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
+               "%s-like run of %u+ characters in %s: '%s'", hex ? "hex" : "base64", TPL_BLOB_MIN,
+               ts_where(s, how, w, sizeof w),
+               tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
 }
 
 void ts_end(tpl *t, tscan *s)
@@ -673,7 +737,9 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
     if (letter) {
         if (!s->wl)
             s->wl_index = s->u_index;
-        s->wl |= (uint8_t)(kind == FK_WIDE ? WL_WIDE : kind == FK_STYLED ? WL_STYLED : WL_CONFUSABLE);
+        s->wl |= (uint8_t)(kind == FK_WIDE     ? WL_WIDE
+                           : kind == FK_STYLED ? WL_STYLED
+                                               : WL_CONFUSABLE);
     } else if (!a && !(s->u_cp >= 0x2000 && s->u_cp <= 0x2BFF) &&
                !(s->u_cp >= 0x3000 && s->u_cp <= 0x303F)) {
         /* a letter of another script: a word in it is text, not a disguise */
@@ -707,12 +773,12 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
     const uint16_t *out = t->ts.ac_out;
     uint64_t *ring = s->ring_index;
     const uint64_t step = same_index ? 0 : 1;
-#define SYNC()                                                                            \
-    (s->ac_state = (uint16_t)st, s->ring_n = rn, s->blob_len = blen, s->blob_cls = bcls,  \
+#define SYNC()                                                                                     \
+    (s->ac_state = (uint16_t)st, s->ring_n = rn, s->blob_len = blen, s->blob_cls = bcls,           \
      s->word_len = wlen, s->word_kind = wk, s->ac_space = space)
-#define LOAD()                                                                            \
-    (st = s->ac_state, rn = s->ring_n, blen = s->blob_len, bcls = s->blob_cls,            \
-     wlen = s->word_len, wk = s->word_kind, space = s->ac_space)
+#define LOAD()                                                                                     \
+    (st = s->ac_state, rn = s->ring_n, blen = s->blob_len, bcls = s->blob_cls, wlen = s->word_len, \
+     wk = s->word_kind, space = s->ac_space)
     for (size_t i = 0; i < n; i++) {
         const uint8_t c = p[i];
         const uint64_t idx = index + i * step;

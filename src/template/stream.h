@@ -39,20 +39,20 @@
 #define WL_STYLED 0x08u     /* mathematical, circled */
 #define WL_OTHER 0x10u      /* letters of another script */
 /* output contexts (exfiltration) */
-#define CTX_MDLINK 0x01u    /* after "](" until ")" or a newline */
-#define CTX_COMMENT 0x02u   /* between "<!--" and "-->" */
+#define CTX_MDLINK 0x01u  /* after "](" until ")" or a newline */
+#define CTX_COMMENT 0x02u /* between "<!--" and "-->" */
 /* gates: what the enclosing conditions test (GG734) */
 #define GATE_CONTENT 0x01u
 #define GATE_TURNS 0x02u
 #define GATE_DATE 0x04u
 
 typedef struct tscan {
-    const char *what;  /* "text" or "string literal" */
-    uint32_t seg;      /* current segment number */
-    uint16_t seg_fl;   /* SG_* of the current segment */
+    const char *what; /* "text" or "string literal" */
+    uint32_t seg;     /* current segment number */
+    uint16_t seg_fl;  /* SG_* of the current segment */
     uint16_t ac_state;
-    bool ac_space;     /* the last symbol fed was a space */
-    uint8_t u_need;    /* UTF-8: continuation bytes still expected */
+    bool ac_space;  /* the last symbol fed was a space */
+    uint8_t u_need; /* UTF-8: continuation bytes still expected */
     uint32_t u_cp;
     uint64_t u_index;
     uint32_t ring_n;              /* symbols fed */
@@ -87,11 +87,11 @@ typedef struct tpl_streams {
     uint16_t *ac_out;             /* pattern index + 1 ending at a state, 0 none */
     uint16_t *ac_link;            /* dictionary suffix link */
     uint16_t ac_states;
-    uint8_t sym[256];             /* byte -> folded symbol */
-    uint8_t symf[256];            /* byte -> run classes */
-    uint8_t bcls[256];            /* byte -> blob class */
-    tscan out;                    /* the text as Jinja emits it */
-    tscan lits;                   /* the current string literal */
+    uint8_t sym[256];  /* byte -> folded symbol */
+    uint8_t symf[256]; /* byte -> run classes */
+    uint8_t bcls[256]; /* byte -> blob class */
+    tscan out;         /* the text as Jinja emits it */
+    tscan lits;        /* the current string literal */
 } tpl_streams;
 
 bool ts_init(tpl *t);
@@ -101,7 +101,7 @@ void ts_segment(tscan *s, uint16_t fl);    /* what the next bytes are (SG_*) */
 /* n bytes; byte i is at template index `index` + i, or at `index` for all
  * of them when same_index (a value built by folding). */
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index);
-void ts_end(tpl *t, tscan *s);             /* flush the runs, reset the automaton */
+void ts_end(tpl *t, tscan *s); /* flush the runs, reset the automaton */
 const char *ts_where(const tscan *s, unsigned how, char *buf, size_t cap);
 /* An unknown {{ }} value holding message content is output at `index`:
  * inside a URL, a markdown link target or an HTML comment it is GG736. */

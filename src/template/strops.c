@@ -351,8 +351,14 @@ aval fd_fold_case(tpl *t, const aval *s, int how)
         uint8_t c = p[i];
         bool up = c >= 'A' && c <= 'Z', lo = c >= 'a' && c <= 'z';
         switch (how) {
-        case CASE_LOWER: if (up) c = (uint8_t)(c + 32); break;
-        case CASE_UPPER: if (lo) c = (uint8_t)(c - 32); break;
+        case CASE_LOWER:
+            if (up)
+                c = (uint8_t)(c + 32);
+            break;
+        case CASE_UPPER:
+            if (lo)
+                c = (uint8_t)(c - 32);
+            break;
         case CASE_SWAP: c = up ? (uint8_t)(c + 32) : lo ? (uint8_t)(c - 32) : c; break;
         case CASE_CAP: /* str.capitalize: the first character upper, the rest lower */
             c = i == 0 ? (lo ? (uint8_t)(c - 32) : c) : (up ? (uint8_t)(c + 32) : c);
@@ -396,8 +402,7 @@ aval fd_fold_strip(tpl *t, const aval *s, const cval *chars, int side)
     }
     if (!fd_spend(t, n, s))
         return unk_at(s);
-#define STRIPS(cp_)                                                                        \
-    (chars ? memchr_u32(set, nset, (cp_)) : py_space(cp_))
+#define STRIPS(cp_) (chars ? memchr_u32(set, nset, (cp_)) : py_space(cp_))
     if (side <= 0)
         while (from < to) {
             uint32_t k = cp_at(p, to, from, &cp);
@@ -587,8 +592,7 @@ aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
     bool all = true;
     uint16_t fl = 0;
     for (uint32_t i = 0; i < n; i++) {
-        all &= items[i].kind == AV_STR || (items[i].kind == AV_INT &&
-                                           !(items[i].flags & F_HUGE));
+        all &= items[i].kind == AV_STR || (items[i].kind == AV_INT && !(items[i].flags & F_HUGE));
         fl |= items[i].flags & (F_TAINT | F_INEXACT);
     }
     r.flags = fl & F_TAINT;
@@ -703,7 +707,8 @@ aval fd_concat(tpl *t, const aval *a, const aval *b)
         const aval *o = k == a ? b : a;
         if (k && (o->flags & F_CONTENT) && sink_text(fd_bytes(t, k), k->len)) {
             char e[120];
-            tpl_report(t, TH_EXFIL, a->pos, a->index, "message content is concatenated to "
+            tpl_report(t, TH_EXFIL, a->pos, a->index,
+                       "message content is concatenated to "
                        "'%s' (a URL, markdown link or HTML comment): an exfiltration sink",
                        tpl_quote(e, sizeof e, fd_bytes(t, k), k->len, 60));
         }
@@ -736,9 +741,11 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
         int64_t total = sat_mul(s->len, cnt < 0 ? 0 : cnt);
         if (total > TPL_DOS_BIG) {
             char e[96];
-            tpl_report(t, TH_DOS, at->pos, at->index, "string repetition '%s' * %lld builds %lld%s "
-                "bytes at render time", tpl_quote(e, sizeof e, fd_bytes(t, s), s->len, 30), (long long)cnt,
-                (long long)total, total == INT64_MAX ? "+" : "");
+            tpl_report(t, TH_DOS, at->pos, at->index,
+                       "string repetition '%s' * %lld builds %lld%s "
+                       "bytes at render time",
+                       tpl_quote(e, sizeof e, fd_bytes(t, s), s->len, 30), (long long)cnt,
+                       (long long)total, total == INT64_MAX ? "+" : "");
             r.count = total;
             return r;
         }
@@ -757,8 +764,10 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
         return fd_b_done(t, &b);
     }
     if (cnt > TPL_DOS_BIG)
-        tpl_report(t, TH_DOS, at->pos, at->index, "repetition by %lld%s: a string or list repeated "
-            "that many times at render time", (long long)cnt, cnt == INT64_MAX ? "+" : "");
+        tpl_report(t, TH_DOS, at->pos, at->index,
+                   "repetition by %lld%s: a string or list repeated "
+                   "that many times at render time",
+                   (long long)cnt, cnt == INT64_MAX ? "+" : "");
     r.count = cnt > 0 && s && s->count >= 0 ? sat_mul(s->count, cnt) : -1;
     return r;
 }
@@ -782,9 +791,10 @@ aval fd_power(tpl *t, const aval *a, const aval *b)
     }
     int64_t total = huge ? INT64_MAX : sat_mul(bits ? bits - 1 : 0, y);
     if (total > (int64_t)TPL_POW_BITS) {
-        tpl_report(t, TH_DOS, a->pos, a->index, "'%lld ** %lld' is an integer of about %lld%s bits: "
-            "a Python renderer computes it and hangs", (long long)x, (long long)y,
-            (long long)total, total == INT64_MAX ? "+" : "");
+        tpl_report(t, TH_DOS, a->pos, a->index,
+                   "'%lld ** %lld' is an integer of about %lld%s bits: "
+                   "a Python renderer computes it and hangs",
+                   (long long)x, (long long)y, (long long)total, total == INT64_MAX ? "+" : "");
         return r;
     }
     r.kind = AV_INT;

@@ -47,9 +47,9 @@ typedef struct tpl_pos {
 
 typedef struct tpl_hit {
     bool have;
-    tpl_pos pos;     /* of the first occurrence */
-    uint64_t more;   /* further occurrences */
-    char msg[448];   /* escaped, one line */
+    tpl_pos pos;   /* of the first occurrence */
+    uint64_t more; /* further occurrences */
+    char msg[448]; /* escaped, one line */
 } tpl_hit;
 
 typedef struct tpl tpl;

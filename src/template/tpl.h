@@ -21,12 +21,12 @@ struct tpl {
     /* shared: core.c */
     bool nomem;
     tpl_hit hits[TH__COUNT];
-    uint32_t hit_mask;      /* kinds with have == true */
-    uint64_t total, index;  /* template length, index of the next byte */
-    tpl_pos cur;            /* position of the chunk being fed */
-    tpl_pos first_pos;      /* position of the first chunk */
+    uint32_t hit_mask;     /* kinds with have == true */
+    uint64_t total, index; /* template length, index of the next byte */
+    tpl_pos cur;           /* position of the chunk being fed */
+    tpl_pos first_pos;     /* position of the first chunk */
     int64_t first_tag;
-    tpl_pos hist_pos[8];    /* the last chunks fed, to map an index to its chunk */
+    tpl_pos hist_pos[8]; /* the last chunks fed, to map an index to its chunk */
     uint64_t hist_index[8];
     uint32_t hist_n;
     /* the parts */

@@ -223,8 +223,7 @@ void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, con
     free(buf);
 }
 
-void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
-                  gguflint_severity min)
+void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix, gguflint_severity min)
 {
     DIR *d = opendir(dir);
     if (!d)

@@ -66,13 +66,13 @@ void ex_assert_only_rules_at(const uint8_t *buf, size_t len, const gguflint_opti
 /* No finding at all. */
 void ex_assert_clean_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
                         const char *where);
-#define ex_assert_finding(buf, len, opt, id, offset) \
+#define ex_assert_finding(buf, len, opt, id, offset)                                               \
     ex_assert_finding_at(buf, len, opt, id, offset, __func__)
 #define ex_assert_no_rule(buf, len, opt, id) ex_assert_no_rule_at(buf, len, opt, id, __func__)
-#define ex_assert_only_rules(buf, len, opt, ...)                                           \
-    do {                                                                                  \
-        static const char *const ex_ids_[] = {__VA_ARGS__, NULL};                         \
-        ex_assert_only_rules_at(buf, len, opt, ex_ids_, __func__);                        \
+#define ex_assert_only_rules(buf, len, opt, ...)                                                   \
+    do {                                                                                           \
+        static const char *const ex_ids_[] = {__VA_ARGS__, NULL};                                  \
+        ex_assert_only_rules_at(buf, len, opt, ex_ids_, __func__);                                 \
     } while (0)
 #define ex_assert_clean(buf, len, opt) ex_assert_clean_at(buf, len, opt, __func__)
 

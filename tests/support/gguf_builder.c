@@ -198,14 +198,38 @@ uint64_t gb_tensors_written(const gb *b)
 
 /* ---- raw writers ---- */
 
-size_t gb_u8(gb *b, uint8_t v) { return put_uint(b, v, 1); }
-size_t gb_u16(gb *b, uint16_t v) { return put_uint(b, v, 2); }
-size_t gb_u32(gb *b, uint32_t v) { return put_uint(b, v, 4); }
-size_t gb_u64(gb *b, uint64_t v) { return put_uint(b, v, 8); }
-size_t gb_i8(gb *b, int8_t v) { return put_uint(b, (uint8_t)v, 1); }
-size_t gb_i16(gb *b, int16_t v) { return put_uint(b, (uint16_t)v, 2); }
-size_t gb_i32(gb *b, int32_t v) { return put_uint(b, (uint32_t)v, 4); }
-size_t gb_i64(gb *b, int64_t v) { return put_uint(b, (uint64_t)v, 8); }
+size_t gb_u8(gb *b, uint8_t v)
+{
+    return put_uint(b, v, 1);
+}
+size_t gb_u16(gb *b, uint16_t v)
+{
+    return put_uint(b, v, 2);
+}
+size_t gb_u32(gb *b, uint32_t v)
+{
+    return put_uint(b, v, 4);
+}
+size_t gb_u64(gb *b, uint64_t v)
+{
+    return put_uint(b, v, 8);
+}
+size_t gb_i8(gb *b, int8_t v)
+{
+    return put_uint(b, (uint8_t)v, 1);
+}
+size_t gb_i16(gb *b, int16_t v)
+{
+    return put_uint(b, (uint16_t)v, 2);
+}
+size_t gb_i32(gb *b, int32_t v)
+{
+    return put_uint(b, (uint32_t)v, 4);
+}
+size_t gb_i64(gb *b, int64_t v)
+{
+    return put_uint(b, (uint64_t)v, 8);
+}
 
 size_t gb_f32(gb *b, float v)
 {
@@ -300,9 +324,18 @@ static void patch(gb *b, size_t at, uint64_t v, unsigned n)
     store(b, b->buf + at, v, n);
 }
 
-void gb_patch_u8(gb *b, size_t at, uint8_t v) { patch(b, at, v, 1); }
-void gb_patch_u32(gb *b, size_t at, uint32_t v) { patch(b, at, v, 4); }
-void gb_patch_u64(gb *b, size_t at, uint64_t v) { patch(b, at, v, 8); }
+void gb_patch_u8(gb *b, size_t at, uint8_t v)
+{
+    patch(b, at, v, 1);
+}
+void gb_patch_u32(gb *b, size_t at, uint32_t v)
+{
+    patch(b, at, v, 4);
+}
+void gb_patch_u64(gb *b, size_t at, uint64_t v)
+{
+    patch(b, at, v, 8);
+}
 
 /* ---- KVs ---- */
 
@@ -335,15 +368,42 @@ static size_t kv_scalar(gb *b, const char *key, uint32_t type, uint64_t v, unsig
     return at;
 }
 
-size_t gb_kv_u8(gb *b, const char *key, uint8_t v) { return kv_scalar(b, key, GB_VT_U8, v, 1); }
-size_t gb_kv_i8(gb *b, const char *key, int8_t v) { return kv_scalar(b, key, GB_VT_I8, (uint8_t)v, 1); }
-size_t gb_kv_u16(gb *b, const char *key, uint16_t v) { return kv_scalar(b, key, GB_VT_U16, v, 2); }
-size_t gb_kv_i16(gb *b, const char *key, int16_t v) { return kv_scalar(b, key, GB_VT_I16, (uint16_t)v, 2); }
-size_t gb_kv_u32(gb *b, const char *key, uint32_t v) { return kv_scalar(b, key, GB_VT_U32, v, 4); }
-size_t gb_kv_i32(gb *b, const char *key, int32_t v) { return kv_scalar(b, key, GB_VT_I32, (uint32_t)v, 4); }
-size_t gb_kv_u64(gb *b, const char *key, uint64_t v) { return kv_scalar(b, key, GB_VT_U64, v, 8); }
-size_t gb_kv_i64(gb *b, const char *key, int64_t v) { return kv_scalar(b, key, GB_VT_I64, (uint64_t)v, 8); }
-size_t gb_kv_bool(gb *b, const char *key, uint8_t raw) { return kv_scalar(b, key, GB_VT_BOOL, raw, 1); }
+size_t gb_kv_u8(gb *b, const char *key, uint8_t v)
+{
+    return kv_scalar(b, key, GB_VT_U8, v, 1);
+}
+size_t gb_kv_i8(gb *b, const char *key, int8_t v)
+{
+    return kv_scalar(b, key, GB_VT_I8, (uint8_t)v, 1);
+}
+size_t gb_kv_u16(gb *b, const char *key, uint16_t v)
+{
+    return kv_scalar(b, key, GB_VT_U16, v, 2);
+}
+size_t gb_kv_i16(gb *b, const char *key, int16_t v)
+{
+    return kv_scalar(b, key, GB_VT_I16, (uint16_t)v, 2);
+}
+size_t gb_kv_u32(gb *b, const char *key, uint32_t v)
+{
+    return kv_scalar(b, key, GB_VT_U32, v, 4);
+}
+size_t gb_kv_i32(gb *b, const char *key, int32_t v)
+{
+    return kv_scalar(b, key, GB_VT_I32, (uint32_t)v, 4);
+}
+size_t gb_kv_u64(gb *b, const char *key, uint64_t v)
+{
+    return kv_scalar(b, key, GB_VT_U64, v, 8);
+}
+size_t gb_kv_i64(gb *b, const char *key, int64_t v)
+{
+    return kv_scalar(b, key, GB_VT_I64, (uint64_t)v, 8);
+}
+size_t gb_kv_bool(gb *b, const char *key, uint8_t raw)
+{
+    return kv_scalar(b, key, GB_VT_BOOL, raw, 1);
+}
 
 size_t gb_kv_f32(gb *b, const char *key, float v)
 {
@@ -376,16 +436,23 @@ size_t gb_kv_str(gb *b, const char *key, const char *s)
 static unsigned scalar_size(uint32_t vt)
 {
     switch (vt) {
-    case GB_VT_U8: case GB_VT_I8: case GB_VT_BOOL: return 1;
-    case GB_VT_U16: case GB_VT_I16: return 2;
-    case GB_VT_U32: case GB_VT_I32: case GB_VT_F32: return 4;
-    case GB_VT_U64: case GB_VT_I64: case GB_VT_F64: return 8;
+    case GB_VT_U8:
+    case GB_VT_I8:
+    case GB_VT_BOOL: return 1;
+    case GB_VT_U16:
+    case GB_VT_I16: return 2;
+    case GB_VT_U32:
+    case GB_VT_I32:
+    case GB_VT_F32: return 4;
+    case GB_VT_U64:
+    case GB_VT_I64:
+    case GB_VT_F64: return 8;
     default: return 0;
     }
 }
 
-size_t gb_kv_arr(gb *b, const char *key, uint32_t elem_type, uint64_t count,
-                 const void *elems, size_t nbytes)
+size_t gb_kv_arr(gb *b, const char *key, uint32_t elem_type, uint64_t count, const void *elems,
+                 size_t nbytes)
 {
     size_t at = gb_kv_begin(b, key, GB_VT_ARR);
     if (!b)
@@ -399,8 +466,18 @@ size_t gb_kv_arr(gb *b, const char *key, uint32_t elem_type, uint64_t count,
         for (size_t i = 0; i < nbytes; i += es) {
             uint64_t v = 0;
             switch (es) {
-            case 2: { uint16_t x; memcpy(&x, p + i, 2); v = x; break; }
-            case 4: { uint32_t x; memcpy(&x, p + i, 4); v = x; break; }
+            case 2: {
+                uint16_t x;
+                memcpy(&x, p + i, 2);
+                v = x;
+                break;
+            }
+            case 4: {
+                uint32_t x;
+                memcpy(&x, p + i, 4);
+                v = x;
+                break;
+            }
             default: memcpy(&v, p + i, 8); break;
             }
             put_uint(b, v, es);
@@ -428,8 +505,8 @@ size_t gb_kv_arr_str(gb *b, const char *key, const char *const *strs, size_t n)
 
 /* ---- tensor infos ---- */
 
-size_t gb_tensorn(gb *b, const void *name, size_t namelen, uint32_t n_dims,
-                  const uint64_t *ne, uint32_t type, uint64_t offset)
+size_t gb_tensorn(gb *b, const void *name, size_t namelen, uint32_t n_dims, const uint64_t *ne,
+                  uint32_t type, uint64_t offset)
 {
     if (!b)
         return 0;
@@ -450,8 +527,8 @@ size_t gb_tensorn(gb *b, const void *name, size_t namelen, uint32_t n_dims,
     return at;
 }
 
-size_t gb_tensor(gb *b, const char *name, uint32_t n_dims, const uint64_t *ne,
-                 uint32_t type, uint64_t offset)
+size_t gb_tensor(gb *b, const char *name, uint32_t n_dims, const uint64_t *ne, uint32_t type,
+                 uint64_t offset)
 {
     return gb_tensorn(b, name, name ? strlen(name) : 0, n_dims, ne, type, offset);
 }
@@ -462,20 +539,20 @@ static const struct {
     uint16_t block;
     uint16_t size;
 } ggml_traits[] = {
-    /* 0 f32 */ {1, 4},     /* 1 f16 */ {1, 2},      /* 2 q4_0 */ {32, 18},
-    /* 3 q4_1 */ {32, 20},  /* 4 removed */ {0, 0},  /* 5 removed */ {0, 0},
-    /* 6 q5_0 */ {32, 22},  /* 7 q5_1 */ {32, 24},   /* 8 q8_0 */ {32, 34},
-    /* 9 q8_1 */ {32, 36},  /* 10 q2_K */ {256, 84}, /* 11 q3_K */ {256, 110},
-    /* 12 q4_K */ {256, 144}, /* 13 q5_K */ {256, 176}, /* 14 q6_K */ {256, 210},
-    /* 15 q8_K */ {256, 292}, /* 16 iq2_xxs */ {256, 66}, /* 17 iq2_xs */ {256, 74},
-    /* 18 iq3_xxs */ {256, 98}, /* 19 iq1_s */ {256, 50}, /* 20 iq4_nl */ {32, 18},
-    /* 21 iq3_s */ {256, 110}, /* 22 iq2_s */ {256, 82}, /* 23 iq4_xs */ {256, 136},
-    /* 24 i8 */ {1, 1},     /* 25 i16 */ {1, 2},     /* 26 i32 */ {1, 4},
-    /* 27 i64 */ {1, 8},    /* 28 f64 */ {1, 8},     /* 29 iq1_m */ {256, 56},
-    /* 30 bf16 */ {1, 2},   /* 31 removed */ {0, 0}, /* 32 removed */ {0, 0},
-    /* 33 removed */ {0, 0}, /* 34 tq1_0 */ {256, 54}, /* 35 tq2_0 */ {256, 66},
-    /* 36 removed */ {0, 0}, /* 37 removed */ {0, 0}, /* 38 removed */ {0, 0},
-    /* 39 mxfp4 */ {32, 17}, /* 40 nvfp4 */ {64, 36}, /* 41 q1_0 */ {128, 18},
+    /* 0 f32 */ {1, 4},         /* 1 f16 */ {1, 2},         /* 2 q4_0 */ {32, 18},
+    /* 3 q4_1 */ {32, 20},      /* 4 removed */ {0, 0},     /* 5 removed */ {0, 0},
+    /* 6 q5_0 */ {32, 22},      /* 7 q5_1 */ {32, 24},      /* 8 q8_0 */ {32, 34},
+    /* 9 q8_1 */ {32, 36},      /* 10 q2_K */ {256, 84},    /* 11 q3_K */ {256, 110},
+    /* 12 q4_K */ {256, 144},   /* 13 q5_K */ {256, 176},   /* 14 q6_K */ {256, 210},
+    /* 15 q8_K */ {256, 292},   /* 16 iq2_xxs */ {256, 66}, /* 17 iq2_xs */ {256, 74},
+    /* 18 iq3_xxs */ {256, 98}, /* 19 iq1_s */ {256, 50},   /* 20 iq4_nl */ {32, 18},
+    /* 21 iq3_s */ {256, 110},  /* 22 iq2_s */ {256, 82},   /* 23 iq4_xs */ {256, 136},
+    /* 24 i8 */ {1, 1},         /* 25 i16 */ {1, 2},        /* 26 i32 */ {1, 4},
+    /* 27 i64 */ {1, 8},        /* 28 f64 */ {1, 8},        /* 29 iq1_m */ {256, 56},
+    /* 30 bf16 */ {1, 2},       /* 31 removed */ {0, 0},    /* 32 removed */ {0, 0},
+    /* 33 removed */ {0, 0},    /* 34 tq1_0 */ {256, 54},   /* 35 tq2_0 */ {256, 66},
+    /* 36 removed */ {0, 0},    /* 37 removed */ {0, 0},    /* 38 removed */ {0, 0},
+    /* 39 mxfp4 */ {32, 17},    /* 40 nvfp4 */ {64, 36},    /* 41 q1_0 */ {128, 18},
     /* 42 q2_0 */ {64, 18},
 };
 

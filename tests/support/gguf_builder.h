@@ -42,16 +42,38 @@ extern "C" {
 
 /* Metadata value types (gguf_type). */
 enum {
-    GB_VT_U8 = 0, GB_VT_I8 = 1, GB_VT_U16 = 2, GB_VT_I16 = 3, GB_VT_U32 = 4,
-    GB_VT_I32 = 5, GB_VT_F32 = 6, GB_VT_BOOL = 7, GB_VT_STR = 8, GB_VT_ARR = 9,
-    GB_VT_U64 = 10, GB_VT_I64 = 11, GB_VT_F64 = 12
+    GB_VT_U8 = 0,
+    GB_VT_I8 = 1,
+    GB_VT_U16 = 2,
+    GB_VT_I16 = 3,
+    GB_VT_U32 = 4,
+    GB_VT_I32 = 5,
+    GB_VT_F32 = 6,
+    GB_VT_BOOL = 7,
+    GB_VT_STR = 8,
+    GB_VT_ARR = 9,
+    GB_VT_U64 = 10,
+    GB_VT_I64 = 11,
+    GB_VT_F64 = 12
 };
 
 /* A few ggml tensor types (ggml_type ids). */
 enum {
-    GB_F32 = 0, GB_F16 = 1, GB_Q4_0 = 2, GB_Q4_1 = 3, GB_Q5_0 = 6, GB_Q5_1 = 7,
-    GB_Q8_0 = 8, GB_Q2_K = 10, GB_Q3_K = 11, GB_Q4_K = 12, GB_Q5_K = 13,
-    GB_Q6_K = 14, GB_I8 = 24, GB_I32 = 26, GB_BF16 = 30
+    GB_F32 = 0,
+    GB_F16 = 1,
+    GB_Q4_0 = 2,
+    GB_Q4_1 = 3,
+    GB_Q5_0 = 6,
+    GB_Q5_1 = 7,
+    GB_Q8_0 = 8,
+    GB_Q2_K = 10,
+    GB_Q3_K = 11,
+    GB_Q4_K = 12,
+    GB_Q5_K = 13,
+    GB_Q6_K = 14,
+    GB_I8 = 24,
+    GB_I32 = 26,
+    GB_BF16 = 30
 };
 
 typedef struct gb gb;
@@ -61,18 +83,18 @@ typedef struct gb gb;
 #define GB_NO_MARK ((size_t)-1)
 #define GB_MARK_DIMS 8
 typedef struct gb_marks {
-    size_t start;     /* KV: key length field; tensor: name length field */
-    size_t key;       /* KV: first key byte; tensor: first name byte */
-    size_t vtype;     /* KV: value-type field */
-    size_t value;     /* KV: first value byte (strings: length field;
+    size_t start;             /* KV: key length field; tensor: name length field */
+    size_t key;               /* KV: first key byte; tensor: first name byte */
+    size_t vtype;             /* KV: value-type field */
+    size_t value;             /* KV: first value byte (strings: length field;
                          arrays: element-type field) */
-    size_t arr_count; /* KV arrays: count field */
-    size_t arr_elems; /* KV arrays: first element byte */
-    size_t n_dims;    /* tensor: n_dims field */
+    size_t arr_count;         /* KV arrays: count field */
+    size_t arr_elems;         /* KV arrays: first element byte */
+    size_t n_dims;            /* tensor: n_dims field */
     size_t dim[GB_MARK_DIMS]; /* tensor: dim fields (first 8) */
-    size_t ttype;     /* tensor: ggml type field */
-    size_t offset;    /* tensor: offset field */
-    size_t end;       /* one past the last byte written for this item */
+    size_t ttype;             /* tensor: ggml type field */
+    size_t offset;            /* tensor: offset field */
+    size_t end;               /* one past the last byte written for this item */
 } gb_marks;
 
 /* ---- life cycle ---- */
@@ -98,10 +120,10 @@ void gb_free(gb *b);
 bool gb_ok(const gb *b);
 
 /* ---- queries ---- */
-size_t gb_offset(const gb *b);          /* bytes written so far */
-const gb_marks *gb_last(const gb *b);   /* fields of the last KV / tensor */
+size_t gb_offset(const gb *b);        /* bytes written so far */
+const gb_marks *gb_last(const gb *b); /* fields of the last KV / tensor */
 uint32_t gb_version(const gb *b);
-uint64_t gb_kv_written(const gb *b);    /* gb_kv_* calls so far */
+uint64_t gb_kv_written(const gb *b); /* gb_kv_* calls so far */
 uint64_t gb_tensors_written(const gb *b);
 
 /* ---- raw writers (no counting) ---- */
@@ -115,7 +137,7 @@ size_t gb_i32(gb *b, int32_t v);
 size_t gb_i64(gb *b, int64_t v);
 size_t gb_f32(gb *b, float v);
 size_t gb_f64(gb *b, double v);
-size_t gb_bytes(gb *b, const void *p, size_t n);   /* verbatim */
+size_t gb_bytes(gb *b, const void *p, size_t n); /* verbatim */
 size_t gb_zeros(gb *b, size_t n);
 size_t gb_fill(gb *b, uint8_t byte, size_t n);
 /* A length field: u64, or u32 in v1. */
@@ -161,8 +183,8 @@ size_t gb_kv_strn(gb *b, const char *key, const void *s, size_t n);
  * `elems` holds host-order values that are written in the file's byte order;
  * otherwise the bytes are copied verbatim. `count` is written as given, so it
  * may disagree with nbytes (hostile arrays). */
-size_t gb_kv_arr(gb *b, const char *key, uint32_t elem_type, uint64_t count,
-                 const void *elems, size_t nbytes);
+size_t gb_kv_arr(gb *b, const char *key, uint32_t elem_type, uint64_t count, const void *elems,
+                 size_t nbytes);
 /* An array of n C strings. */
 size_t gb_kv_arr_str(gb *b, const char *key, const char *const *strs, size_t n);
 
@@ -170,10 +192,10 @@ size_t gb_kv_arr_str(gb *b, const char *key, const char *const *strs, size_t n);
 
 /* name, u32 n_dims, n_dims length fields from ne[], u32 type, u64 offset.
  * ne may be NULL when n_dims is 0. */
-size_t gb_tensor(gb *b, const char *name, uint32_t n_dims, const uint64_t *ne,
-                 uint32_t type, uint64_t offset);
-size_t gb_tensorn(gb *b, const void *name, size_t namelen, uint32_t n_dims,
-                  const uint64_t *ne, uint32_t type, uint64_t offset);
+size_t gb_tensor(gb *b, const char *name, uint32_t n_dims, const uint64_t *ne, uint32_t type,
+                 uint64_t offset);
+size_t gb_tensorn(gb *b, const void *name, size_t namelen, uint32_t n_dims, const uint64_t *ne,
+                  uint32_t type, uint64_t offset);
 
 /* ---- ggml sizes ---- */
 

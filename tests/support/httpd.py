@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """httpd.py - a fault-injecting HTTP server for gguflint's URL tests.
 
-    httpd.py ROOT PORTFILE
+    httpd.py ROOT PORTFILE [CERT KEY]
 
 Starts two servers on 127.0.0.1 only (ephemeral ports "A" and "B", two
-origins, so a redirect from A to B goes to "another host"), writes "A B\\n" to
-PORTFILE, and serves until its standard input closes (the test that started
-it exits or closes the pipe). Standard library only.
+origins, so a redirect from A to B goes to "another host"), and with CERT and
+KEY a third one "C" speaking HTTPS with that (self-signed) certificate;
+writes "A B [C]\\n" to PORTFILE, and serves until its standard input closes
+(the test that started it exits or closes the pipe). Standard library only.
 
     GET /MODES/PATH          ROOT/PATH, with MODES (comma-separated) shaping
                              the response; "ok" is plain correct behaviour:
                              single byte ranges (206 + Content-Range), a strong
                              ETag, Last-Modified, If-Range, 416 past the end.
+    GET /api/models/ORG/REPO/revision/REV
+                             {"sha": a commit id made from ORG/REPO@REV}
     GET /api/models/ORG/REPO/tree/REV[/DIR]?recursive=true[&cursor=N]
                              the Hugging Face tree API over ROOT/hf/ORG/REPO,
                              two entries a page, Link: <...>; rel="next"
@@ -38,6 +41,7 @@ shortrange (at most 64 KiB per response), auth (401 without the token),
 noetag (no ETag or Last-Modified), weak (a weak ETag), e404 (404).
 """
 import email.utils
+import hashlib
 import json
 import os
 import sys
@@ -120,6 +124,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.log.clear()
                 st.counts.clear()
             return self.send_simple(200, b"ok")
+        if len(parts) == 6 and parts[0] == "api" and parts[1] == "models" and parts[4] == "revision":
+            return self.revision(parts[2], parts[3], parts[5])
         if len(parts) >= 6 and parts[0] == "api" and parts[1] == "models" and parts[4] == "tree":
             return self.tree(parts[2], parts[3], parts[5], parts[6:], url.query)
         if len(parts) >= 5 and parts[2] == "resolve":
@@ -141,6 +147,16 @@ class Handler(BaseHTTPRequestHandler):
     def authorised(self, d):
         return not os.path.exists(os.path.join(d, ".private")) or \
             self.headers.get("Authorization") == TOKEN
+
+    def revision(self, org, repo, rev):
+        d = self.repo_dir(org, repo)
+        if d is None or rev == "missing":
+            return self.send_simple(404, b'{"error":"Revision not found"}')
+        if not self.authorised(d):
+            return self.send_simple(401, b'{"error":"Invalid credentials in Authorization header"}')
+        sha = hashlib.sha1(("%s/%s@%s" % (org, repo, rev)).encode()).hexdigest()
+        return self.send_simple(200, json.dumps({"id": "%s/%s" % (org, repo), "sha": sha}).encode(),
+                                [("Content-Type", "application/json")])
 
     def tree(self, org, repo, rev, sub, query):
         d = self.repo_dir(org, repo)
@@ -303,19 +319,25 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: httpd.py ROOT PORTFILE")
+    if len(sys.argv) not in (3, 5):
+        sys.exit("usage: httpd.py ROOT PORTFILE [CERT KEY]")
     state = State(sys.argv[1])
     servers = []
-    for i in range(2):
+    for i in range(2 if len(sys.argv) == 3 else 3):
         srv = Server(("127.0.0.1", 0), Handler)
         srv.state = state
-        state.ports[i] = srv.server_port
+        if i == 2:
+            import ssl
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+            srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        else:
+            state.ports[i] = srv.server_port
         servers.append(srv)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
     tmp = sys.argv[2] + ".tmp"
     with open(tmp, "w") as f:
-        f.write("%d %d\n" % tuple(state.ports))
+        f.write(" ".join(str(s.server_port) for s in servers) + "\n")
     os.replace(tmp, sys.argv[2])
     try:
         sys.stdin.read()  # until the test closes the pipe

@@ -70,8 +70,8 @@ rk_built rk_build(const rk_layout *l)
         if (nb == UINT64_MAX)
             nb = 0;
         uint64_t off = t->offset == RK_AUTO ? run : t->offset;
-        gb_tensorn(b, t->name, t->namelen ? t->namelen : strlen(t->name), t->n_dims, t->ne,
-                   t->type, off);
+        gb_tensorn(b, t->name, t->namelen ? t->namelen : strlen(t->name), t->n_dims, t->ne, t->type,
+                   off);
         r.t[i] = *gb_last(b);
         run += gb_align_up(nb, align);
         /* Data for tensors that fit in a small file; hostile offsets or

@@ -51,7 +51,7 @@ typedef struct rk_layout {
     uint32_t align_kv;     /* 0: no general.alignment KV (default 32) */
     bool stop_after_infos; /* no padding and no data at all */
     bool data_len_set;
-    uint64_t data_len;     /* bytes of data section (default: what the tensors need) */
+    uint64_t data_len; /* bytes of data section (default: what the tensors need) */
 } rk_layout;
 
 typedef struct rk_built {
@@ -68,7 +68,15 @@ rk_built rk_build(const rk_layout *l);
 
 /* One tensor of a layout: name, n_dims, type, dims; offset RK_AUTO, or
  * `off` with RK_TO. */
-#define RK_T(nm, nd, t, ...) {.name = nm, .n_dims = nd, .ne = {__VA_ARGS__}, .type = t, .offset = RK_AUTO}
-#define RK_TO(nm, nd, t, off, ...) {.name = nm, .n_dims = nd, .ne = {__VA_ARGS__}, .type = t, .offset = off}
+/* clang-format off: initialiser macros */
+#define RK_T(nm, nd, t, ...)                                                                       \
+    {                                                                                              \
+        .name = nm, .n_dims = nd, .ne = {__VA_ARGS__}, .type = t, .offset = RK_AUTO                \
+    }
+#define RK_TO(nm, nd, t, off, ...)                                                                 \
+    {                                                                                              \
+        .name = nm, .n_dims = nd, .ne = {__VA_ARGS__}, .type = t, .offset = off                    \
+    }
+/* clang-format on */
 
 #endif

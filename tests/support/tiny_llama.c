@@ -16,18 +16,12 @@ typedef struct tspec {
 } tspec;
 
 static const tspec tensors[] = {
-    {"token_embd.weight", GB_F16, 2, E, V},
-    {"output_norm.weight", GB_F32, 1, E, 1},
-    {"output.weight", GB_F16, 2, E, V},
-    {"blk.0.attn_norm.weight", GB_F32, 1, E, 1},
-    {"blk.0.attn_q.weight", GB_F16, 2, E, E},
-    {"blk.0.attn_k.weight", GB_F16, 2, E, E},
-    {"blk.0.attn_v.weight", GB_F16, 2, E, E},
-    {"blk.0.attn_output.weight", GB_F16, 2, E, E},
-    {"blk.0.ffn_norm.weight", GB_F32, 1, E, 1},
-    {"blk.0.ffn_gate.weight", GB_F16, 2, E, F},
-    {"blk.0.ffn_down.weight", GB_F16, 2, F, E},
-    {"blk.0.ffn_up.weight", GB_F16, 2, E, F},
+    {"token_embd.weight", GB_F16, 2, E, V},     {"output_norm.weight", GB_F32, 1, E, 1},
+    {"output.weight", GB_F16, 2, E, V},         {"blk.0.attn_norm.weight", GB_F32, 1, E, 1},
+    {"blk.0.attn_q.weight", GB_F16, 2, E, E},   {"blk.0.attn_k.weight", GB_F16, 2, E, E},
+    {"blk.0.attn_v.weight", GB_F16, 2, E, E},   {"blk.0.attn_output.weight", GB_F16, 2, E, E},
+    {"blk.0.ffn_norm.weight", GB_F32, 1, E, 1}, {"blk.0.ffn_gate.weight", GB_F16, 2, E, F},
+    {"blk.0.ffn_down.weight", GB_F16, 2, F, E}, {"blk.0.ffn_up.weight", GB_F16, 2, E, F},
 };
 #define N_TENSORS (sizeof tensors / sizeof tensors[0])
 
@@ -61,9 +55,23 @@ static void fill(uint8_t *p, const tspec *t, uint64_t n, uint32_t seed)
 
 uint8_t *gb_tiny_llama(size_t *len)
 {
-    static const char *const tokens[V] = {
-        "<unk>", "<s>", "</s>", "<0x0A>", "\xe2\x96\x81", "a", "b", "c",
-        "\xe2\x96\x81the", "\xe2\x96\x81" "a", "in", "on", "is", "it", ".", ","};
+    static const char *const tokens[V] = {"<unk>",
+                                          "<s>",
+                                          "</s>",
+                                          "<0x0A>",
+                                          "\xe2\x96\x81",
+                                          "a",
+                                          "b",
+                                          "c",
+                                          "\xe2\x96\x81the",
+                                          "\xe2\x96\x81"
+                                          "a",
+                                          "in",
+                                          "on",
+                                          "is",
+                                          "it",
+                                          ".",
+                                          ","};
     float scores[V];
     int32_t types[V];
     for (int i = 0; i < V; i++) {

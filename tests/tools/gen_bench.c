@@ -495,9 +495,9 @@ static void vocab_letters(vocab *vc)
     for (size_t i = 0; i < sizeof accented / sizeof accented[0]; i++)
         idlist_push(&vc->accented, vocab_char(vc, accented[i]));
     static const char *const suffixes[] = {
-        "ing", "ed", "er", "ers", "ly", "tion", "tions", "ment", "ments", "ness", "able",
-        "al", "es", "s", "ic", "ous", "ive", "ity", "ize", "ation", "ful", "less", "est",
-        "ism", "ist", "ance", "ence", "ship", "ward", "like"};
+        "ing",  "ed",   "er",  "ers", "ly",  "tion", "tions", "ment", "ments", "ness",
+        "able", "al",   "es",  "s",   "ic",  "ous",  "ive",   "ity",  "ize",   "ation",
+        "ful",  "less", "est", "ism", "ist", "ance", "ence",  "ship", "ward",  "like"};
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
         idlist_push(&vc->suffixes, vocab_ascii(vc, suffixes[i]));
     for (uint32_t cp = 0x430; cp <= 0x44F; cp++)
@@ -632,7 +632,8 @@ static void make_vocab(strset *v, uint32_t *left, uint32_t *right)
         }
     }
     if (getenv("GEN_BENCH_VERBOSE"))
-        fprintf(stderr, "vocab: %zu attempts; latin %zu cyrillic %zu greek %zu cjk %zu digits %zu\n",
+        fprintf(stderr,
+                "vocab: %zu attempts; latin %zu cyrillic %zu greek %zu cjk %zu digits %zu\n",
                 attempts, made[0], made[1], made[2], made[3], made[4]);
     if (vc.n_merges != A_MERGES)
         die("internal error: merge count", NULL);
@@ -701,8 +702,7 @@ static void gen_a(const char *dir)
     gb_kv_str(b, "tokenizer.ggml.pre", "default");
     kv_str_array(b, "tokenizer.ggml.tokens", v.pool, v.off, v.n);
     gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, A_VOCAB, scores, A_VOCAB * sizeof *scores);
-    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, A_VOCAB, types,
-              A_VOCAB * sizeof *types);
+    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, A_VOCAB, types, A_VOCAB * sizeof *types);
     kv_str_array(b, "tokenizer.ggml.merges", m.pool, m.off, m.n);
     gb_kv_u32(b, "tokenizer.ggml.unknown_token_id", 0);
     gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
@@ -711,8 +711,8 @@ static void gen_a(const char *dir)
     gb_kv_bool(b, "tokenizer.ggml.add_eos_token", 0);
 
     tensor_plan *t = xmalloc((2 + 9 * (size_t)blocks) * sizeof *t);
-    size_t nt = llama_tensors(t, blocks, n_embd, A_VOCAB, n_head * head_dim,
-                              n_head * head_dim, n_ff, GB_Q4_0, GB_Q4_0);
+    size_t nt = llama_tensors(t, blocks, n_embd, A_VOCAB, n_head * head_dim, n_head * head_dim,
+                              n_ff, GB_Q4_0, GB_Q4_0);
     uint64_t data = write_infos(b, t, nt);
     size_t meta;
     FILE *f = open_with_meta(path, b, &meta);
@@ -800,8 +800,7 @@ static void gen_b(const char *dir)
             types[i] = i == 0 ? 2 : i < 3 ? 3 : 1;
         }
         kv_str_array(b, "tokenizer.ggml.tokens", pool, off, n_vocab);
-        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, n_vocab, scores,
-                  n_vocab * sizeof *scores);
+        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, n_vocab, scores, n_vocab * sizeof *scores);
         gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, n_vocab, types,
                   n_vocab * sizeof *types);
         free(pool);
@@ -917,8 +916,7 @@ static uint8_t *small_model(uint32_t i, size_t *len)
     }
     kv_str_array(b, "tokenizer.ggml.tokens", pool, off, n_vocab);
     gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, n_vocab, scores, n_vocab * sizeof *scores);
-    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, n_vocab, types,
-              n_vocab * sizeof *types);
+    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, n_vocab, types, n_vocab * sizeof *types);
     gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
     gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 2);
 

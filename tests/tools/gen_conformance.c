@@ -208,10 +208,15 @@ static void put_tensors(gb *b, const tdef *t, size_t n, uint64_t align, unsigned
 static bool quantized(uint32_t type)
 {
     switch (type) {
-    case GB_F32: case GB_F16: case GB_BF16: case 24: case 25: case 26: case 27: case 28:
-        return false;
-    default:
-        return true;
+    case GB_F32:
+    case GB_F16:
+    case GB_BF16:
+    case 24:
+    case 25:
+    case 26:
+    case 27:
+    case 28: return false;
+    default: return true;
     }
 }
 
@@ -304,8 +309,7 @@ static void cases_container(void)
          "support'; ggml refuses opposite-endian files; gguf-py swaps",
          baseline_ex(3, true, 0, 0));
     emit("i_big_endian_v3_zero_tensors", ACC, REJ, REJ,
-         "big-endian v3 file with general.architecture only",
-         start_ex(3, true));
+         "big-endian v3 file with general.architecture only", start_ex(3, true));
     emit("i_big_endian_v2", ACC, REJ, REJ,
          "the baseline big-endian with version 2: big-endian files came with v3 (spec version "
          "history), ggml refuses opposite-endian files (gguf-py would read it);"
@@ -319,8 +323,7 @@ static void cases_container(void)
         if (m) {
             memcpy(m, ref, len);
             memcpy(m, "GGUG", 4);
-            emit_raw("n_magic_wrong_byte", REJ, REJ, REJ,
-                     "the baseline with magic GGUG", m, len);
+            emit_raw("n_magic_wrong_byte", REJ, REJ, REJ, "the baseline with magic GGUG", m, len);
             memcpy(m, "gguf", 4);
             emit_raw("n_magic_lowercase", REJ, REJ, REJ,
                      "the baseline with magic gguf (lower case)", m, len);
@@ -330,18 +333,19 @@ static void cases_container(void)
                      "(as the 2023 pre-release v1 writer did); the spec's magic is the bytes GGUF",
                      m, len);
             memcpy(m, "ggjt", 4);
-            emit_raw("n_magic_ggjt", REJ, REJ, REJ,
-                     "the baseline with the pre-GGUF magic ggjt", m, len);
+            emit_raw("n_magic_ggjt", REJ, REJ, REJ, "the baseline with the pre-GGUF magic ggjt", m,
+                     len);
             free(m);
         }
         size_t blen = 0;
         uint8_t *be = finish(baseline_ex(3, true, 0, 0), &blen);
         if (be) {
             memcpy(be, "FUGG", 4);
-            emit_raw("n_magic_fugg_big_endian", REJ, REJ, REJ,
-                     "the big-endian baseline with magic FUGG, the big-endian marker gguf-parser-go, "
-                     "ollama and candle look for; spec and ggml want the bytes GGUF",
-                     be, blen);
+            emit_raw(
+                "n_magic_fugg_big_endian", REJ, REJ, REJ,
+                "the big-endian baseline with magic FUGG, the big-endian marker gguf-parser-go, "
+                "ollama and candle look for; spec and ggml want the bytes GGUF",
+                be, blen);
             free(be);
         }
     }
@@ -373,14 +377,12 @@ static void cases_container(void)
     one_tensor(b);
     gb_override_counts(b, 1, 2);
     emit("n_kv_count_plus_one", REJ, REJ, REJ,
-         "metadata_kv_count is one more than the KVs written: the tensor info is read as a KV",
-         b);
+         "metadata_kv_count is one more than the KVs written: the tensor info is read as a KV", b);
     b = start();
     one_tensor(b);
     gb_override_counts(b, 2, 1);
     emit("n_tensor_count_plus_one", REJ, REJ, REJ,
-         "tensor_count is one more than the tensor infos written: the data is read as an info",
-         b);
+         "tensor_count is one more than the tensor infos written: the data is read as an info", b);
     static const struct {
         const char *name;
         uint64_t tensors, kvs;
@@ -390,8 +392,7 @@ static void cases_container(void)
         {"n_kv_count_top_bit", 1, 0x8000000000000001u,
          "metadata_kv_count with the top bit set (negative as ggml's int64)"},
         {"n_tensor_count_huge", (uint64_t)1 << 40, 1, "tensor_count 2^40 in a small file"},
-        {"n_tensor_count_top_bit", UINT64_MAX, 1,
-         "tensor_count 2^64-1 (-1 as ggml's int64)"},
+        {"n_tensor_count_top_bit", UINT64_MAX, 1, "tensor_count 2^64-1 (-1 as ggml's int64)"},
     };
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         b = start();
@@ -538,7 +539,8 @@ static void cases_values(void)
     gb_kv_str(b, "conformance.value", "");
     emit("y_value_string_empty", ACC, ACC, ACC, "an empty string value (length 0)", b);
     b = start();
-    gb_kv_str(b, "conformance.value", "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x99\x82");
+    gb_kv_str(b, "conformance.value",
+              "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x99\x82");
     emit("y_value_string_utf8", ACC, ACC, ACC,
          "a string value with 2-, 3- and 4-byte UTF-8 sequences", b);
     b = start();
@@ -549,8 +551,7 @@ static void cases_values(void)
          b);
     b = start();
     gb_kv_str(b, "conformance.value", "multi\nline\ttext");
-    emit("y_value_string_newline_tab", ACC, ACC, ACC,
-         "a string value with a newline and a tab", b);
+    emit("y_value_string_newline_tab", ACC, ACC, ACC, "a string value with a newline and a tab", b);
     b = start();
     gb_kv_strn(b, "conformance.value", "ab\xff\xfe", 4);
     emit("i_value_string_invalid_utf8", REJ, ACC, REJ,
@@ -646,8 +647,7 @@ static void cases_values(void)
     gb_arr_header(b, GB_VT_ARR, 2);
     gb_arr_header(b, GB_VT_U8, 0);
     gb_arr_header(b, GB_VT_U8, 0);
-    emit("i_nested_array_of_empty_arrays", ACC, REJ, REJ,
-         "an array of two empty u8 arrays", b);
+    emit("i_nested_array_of_empty_arrays", ACC, REJ, REJ, "an array of two empty u8 arrays", b);
     b = start();
     gb_kv_begin(b, "conformance.mixed", GB_VT_ARR);
     gb_arr_header(b, GB_VT_ARR, 2);
@@ -669,8 +669,7 @@ static void cases_values(void)
     gb_arr_header(b, GB_VT_I16, 2);
     gb_i16(b, 2);
     gb_i16(b, 3);
-    emit("i_nested_array_depth_3", ACC, REJ, REJ,
-         "arrays nested three deep ([[[-1],[2,3]]])", b);
+    emit("i_nested_array_depth_3", ACC, REJ, REJ, "arrays nested three deep ([[[-1],[2,3]]])", b);
 
     /* unknown types */
     b = start();
@@ -749,8 +748,9 @@ static void cases_keys(void)
     gb_kv_str(b, "general.name", "first");
     gb_kv_str(b, "general.name", "second");
     emit("i_key_duplicate", REJ, REJ, REJ,
-"gguflint rejects duplicate keys under every profile: the KV table is a map and two values for one key are ambiguous (GG106); "
-"general.name appears twice with different values: the spec does not say keys are "
+         "gguflint rejects duplicate keys under every profile: the KV table is a map and two "
+         "values for one key are ambiguous (GG106); "
+         "general.name appears twice with different values: the spec does not say keys are "
          "unique; ggml and newer gguf-py reject, gguf-py of Feb 2025 only warns, "
          "@huggingface/gguf and candle keep the last value",
          b);
@@ -761,7 +761,10 @@ static void cases_keys(void)
          "not follow these rules are invalid'); ggml only rejects empty keys",
          b);
     b = start();
-    gb_kv_u32(b, "conformance.gr\xc3\xb6\xc3\x9f" "e", 1);
+    gb_kv_u32(b,
+              "conformance.gr\xc3\xb6\xc3\x9f"
+              "e",
+              1);
     emit("i_key_non_ascii", REJ, ACC, REJ,
          "a key with valid UTF-8 outside ASCII (conformance.groesse with o-umlaut and sharp s): "
          "spec keys must be ASCII; ggml does not check",
@@ -770,24 +773,27 @@ static void cases_keys(void)
     gb_kv_beginn(b, "conformance.\xff\xfe", 14, GB_VT_U32);
     gb_u32(b, 1);
     emit("i_key_invalid_utf8", REJ, REJ, REJ,
-"gguflint rejects keys with invalid UTF-8 under every profile (GG103): readers decode them differently; "
-"a key ending in the bytes FF FE: spec keys must be ASCII; ggml does no UTF-8 check "
+         "gguflint rejects keys with invalid UTF-8 under every profile (GG103): readers decode "
+         "them differently; "
+         "a key ending in the bytes FF FE: spec keys must be ASCII; ggml does no UTF-8 check "
          "(gguf-py fails to decode it)",
          b);
     b = start();
     gb_kv_beginn(b, "conformance.\x1b[1mkey", 19, GB_VT_U32);
     gb_u32(b, 1);
     emit("i_key_control_byte", REJ, REJ, REJ,
-"gguflint rejects control bytes in keys under every profile (GG104): terminal injection and strcmp truncation; "
-"a key holding an ESC sequence (conformance.ESC[1mkey): not lower_snake_case, so "
+         "gguflint rejects control bytes in keys under every profile (GG104): terminal injection "
+         "and strcmp truncation; "
+         "a key holding an ESC sequence (conformance.ESC[1mkey): not lower_snake_case, so "
          "spec-invalid; ggml accepts any non-empty key",
          b);
     b = start();
     gb_kv_beginn(b, "conformance.a\0b", 15, GB_VT_U32);
     gb_u32(b, 1);
     emit("i_key_embedded_nul", REJ, REJ, REJ,
-"gguflint rejects a NUL in a key under every profile (GG104): ggml looks keys up as C strings; "
-"a key with a NUL byte inside (conformance.a NUL b): spec-invalid; ggml accepts it and "
+         "gguflint rejects a NUL in a key under every profile (GG104): ggml looks keys up as C "
+         "strings; "
+         "a key with a NUL byte inside (conformance.a NUL b): spec-invalid; ggml accepts it and "
          "its C-string lookups see conformance.a",
          b);
 
@@ -816,8 +822,7 @@ static void cases_keys(void)
     gb_override_counts(b, 0, 2);
     gb_len_field(b, (uint64_t)1 << 40);
     gb_bytes(b, "conformance.x", 13);
-    emit("n_key_length_huge", REJ, REJ, REJ,
-         "a key length of 2^40 bytes with 13 present", b);
+    emit("n_key_length_huge", REJ, REJ, REJ, "a key length of 2^40 bytes with 13 present", b);
 }
 
 /* ------------------------------------------------------------ alignment */
@@ -884,8 +889,9 @@ static void cases_alignment_bad(void)
         int kind;
         const char *desc;
     } bad[] = {
-        {"n_alignment_0", 0, "general.alignment u32 0: ggml rejects; the spec's align_offset "
-                             "divides by it (tensors laid out for 32)"},
+        {"n_alignment_0", 0,
+         "general.alignment u32 0: ggml rejects; the spec's align_offset "
+         "divides by it (tensors laid out for 32)"},
         {"n_alignment_u64", 1, "general.alignment as u64 32: spec and ggml want exactly u32"},
         {"n_alignment_i32", 2, "general.alignment as i32 32: spec and ggml want exactly u32"},
         {"n_alignment_string", 3, "general.alignment as the string \"32\""},
@@ -948,8 +954,9 @@ static void cases_layout(void)
          b);
     b = baseline_ex(3, false, 0, TF_JUNK_GAP_PAD);
     emit("y_nonzero_padding_between_tensors", ACC, ACC, ACC,
-"gguflint reads the padding between tensors only with --deep (GG301), so the plain strict profile accepts this file; "
-"the padding between tensors holds A5 bytes (spec: the space between tensors 'should' "
+         "gguflint reads the padding between tensors only with --deep (GG301), so the plain strict "
+         "profile accepts this file; "
+         "the padding between tensors holds A5 bytes (spec: the space between tensors 'should' "
          "be padded; no reader checks; writers write zeros)",
          b);
 
@@ -1013,8 +1020,8 @@ static void cases_layout(void)
     pad(b, 32, false);
     fill(b, 32, 1);
     emit("i_tensors_share_data", REJ, REJ, REJ,
-"gguflint rejects aliased tensor data under every profile (GG217); "
-"two tensors of the same shape both at offset 0 (aliased data): the spec does not "
+         "gguflint rejects aliased tensor data under every profile (GG217); "
+         "two tensors of the same shape both at offset 0 (aliased data): the spec does not "
          "forbid it and gguf-py accepts it; ggml rejects the second offset",
          b);
     b = start();
@@ -1044,15 +1051,15 @@ typedef struct tinfo {
 static void cases_types(void)
 {
     static const tinfo types[] = {
-        {0, "f32", 0},         {1, "f16", 1},        {2, "q4_0", 2},       {3, "q4_1", 3},
-        {6, "q5_0", 8},        {7, "q5_1", 9},       {8, "q8_0", 7},       {9, "q8_1", -1},
-        {10, "q2_k", 10},      {11, "q3_k", 12},     {12, "q4_k", 15},     {13, "q5_k", 17},
-        {14, "q6_k", 18},      {15, "q8_k", -1},     {16, "iq2_xxs", 19},  {17, "iq2_xs", 20},
-        {18, "iq3_xxs", 23},   {19, "iq1_s", 24},    {20, "iq4_nl", 25},   {21, "iq3_s", 26},
-        {22, "iq2_s", 29},     {23, "iq4_xs", 30},   {24, "i8", -1},       {25, "i16", -1},
-        {26, "i32", -1},       {27, "i64", -1},      {28, "f64", -1},      {29, "iq1_m", 31},
-        {30, "bf16", 32},      {34, "tq1_0", 36},    {35, "tq2_0", 37},    {39, "mxfp4", -1},
-        {40, "nvfp4", -1},     {41, "q1_0", -1},     {42, "q2_0", -1},
+        {0, "f32", 0},       {1, "f16", 1},      {2, "q4_0", 2},      {3, "q4_1", 3},
+        {6, "q5_0", 8},      {7, "q5_1", 9},     {8, "q8_0", 7},      {9, "q8_1", -1},
+        {10, "q2_k", 10},    {11, "q3_k", 12},   {12, "q4_k", 15},    {13, "q5_k", 17},
+        {14, "q6_k", 18},    {15, "q8_k", -1},   {16, "iq2_xxs", 19}, {17, "iq2_xs", 20},
+        {18, "iq3_xxs", 23}, {19, "iq1_s", 24},  {20, "iq4_nl", 25},  {21, "iq3_s", 26},
+        {22, "iq2_s", 29},   {23, "iq4_xs", 30}, {24, "i8", -1},      {25, "i16", -1},
+        {26, "i32", -1},     {27, "i64", -1},    {28, "f64", -1},     {29, "iq1_m", 31},
+        {30, "bf16", 32},    {34, "tq1_0", 36},  {35, "tq2_0", 37},   {39, "mxfp4", -1},
+        {40, "nvfp4", -1},   {41, "q1_0", -1},   {42, "q2_0", -1},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         uint32_t block = 0, size = 0;
@@ -1092,8 +1099,8 @@ static void cases_types(void)
         uint32_t id;
         const char *name;
     } removed[] = {
-        {4, "q4_2"},          {5, "q4_3"},          {31, "q4_0_4_4"},     {32, "q4_0_4_8"},
-        {33, "q4_0_8_8"},     {36, "iq4_nl_4_4"},   {37, "iq4_nl_4_8"},   {38, "iq4_nl_8_8"},
+        {4, "q4_2"},      {5, "q4_3"},        {31, "q4_0_4_4"},   {32, "q4_0_4_8"},
+        {33, "q4_0_8_8"}, {36, "iq4_nl_4_4"}, {37, "iq4_nl_4_8"}, {38, "iq4_nl_8_8"},
     };
     for (size_t i = 0; i < sizeof removed / sizeof removed[0]; i++) {
         uint64_t ne[2] = {32, 2};
@@ -1221,8 +1228,8 @@ static void cases_shapes(void)
         gb_tensor(b, "a.weight", 2, ne2, GB_F32, 0);
         pad(b, 32, false);
         emit("i_dim_top_bit_zero_elements", REJ, REJ, REJ,
-"gguflint reads dims as int64, as every implementation does (GG208); "
-"an f32 tensor [2^63, 0]: spec dims are uint64 and the tensor has 0 elements and 0 "
+             "gguflint reads dims as int64, as every implementation does (GG208); "
+             "an f32 tensor [2^63, 0]: spec dims are uint64 and the tensor has 0 elements and 0 "
              "bytes; ggml reads dims as int64 and rejects the negative one",
              b);
         uint64_t ne3[3] = {(uint64_t)1 << 32, (uint64_t)1 << 32, (uint64_t)1 << 32};
@@ -1297,8 +1304,9 @@ static void cases_shapes(void)
         pad(b, 32, false);
         fill(b, 64, 0);
         emit("i_tensor_name_embedded_nul", REJ, REJ, REJ,
-"gguflint rejects a NUL in a tensor name under every profile: C and length-based readers see different names (GG204, GG704); "
-"the tensor name 'a.weight' NUL 'hidden' (15 bytes): a valid UTF-8 string the spec "
+             "gguflint rejects a NUL in a tensor name under every profile: C and length-based "
+             "readers see different names (GG204, GG704); "
+             "the tensor name 'a.weight' NUL 'hidden' (15 bytes): a valid UTF-8 string the spec "
              "allows and ggml accepts, but ggml's C string sees 'a.weight' while length-based "
              "readers see all 15 bytes",
              b);
@@ -1309,8 +1317,8 @@ static void cases_shapes(void)
         fill(b, 64, 0);
         fill(b, 64, 1);
         emit("i_tensor_names_equal_before_nul", REJ, REJ, REJ,
-"gguflint compares names as C readers see them under every profile (GG205); "
-"two tensors named 'a.weight' NUL 'x' and 'a.weight' NUL 'y': distinct strings to "
+             "gguflint compares names as C readers see them under every profile (GG205); "
+             "two tensors named 'a.weight' NUL 'x' and 'a.weight' NUL 'y': distinct strings to "
              "the spec, duplicates to ggml (names are cut at the NUL)",
              b);
         b = start();
@@ -1320,8 +1328,8 @@ static void cases_shapes(void)
         fill(b, 64, 0);
         fill(b, 64, 1);
         emit("i_tensor_name_duplicate", REJ, REJ, REJ,
-"gguflint rejects duplicate tensor names under every profile (GG205); "
-"two tensors named a.weight with their own data: the spec does not say names are "
+             "gguflint rejects duplicate tensor names under every profile (GG205); "
+             "two tensors named a.weight with their own data: the spec does not say names are "
              "unique; ggml and gguf-py reject, @huggingface/gguf and candle keep the last",
              b);
     }
@@ -1564,8 +1572,8 @@ static void cases_tokenizer(void)
     spm_vocab(b, 0);
     gb_kv_u32(b, "tokenizer.ggml.separator_token_id", 2);
     emit("y_tokenizer_separator_spec_spelling", ACC, ACC, ACC,
-"gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
-"tokenizer.ggml.separator_token_id, the spec's spelling: valid everywhere, but "
+         "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
+         "tokenizer.ggml.separator_token_id, the spec's spelling: valid everywhere, but "
          "llama.cpp only reads the misspelled seperator_token_id, so the id is lost; strict: "
          "gguf-py writes the misspelling",
          b);
@@ -1730,8 +1738,8 @@ static void cases_models(void)
     spm_vocab(b, 0);
     llama_tensors(b, NULL);
     emit("y_llama_rope_scale_spec_key", ACC, ACC, ACC,
-"gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
-"the tiny llama with llama.rope.scale 4 (an optional key of the spec's LLaMA section): "
+         "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
+         "the tiny llama with llama.rope.scale 4 (an optional key of the spec's LLaMA section): "
          "llama.cpp reads rope.scale_linear / rope.scaling.factor and ignores it, so the model "
          "loads unscaled; strict: writers write rope.scaling.type and rope.scaling.factor",
          b);
@@ -1795,8 +1803,9 @@ static void cases_models(void)
         bpe_vocab(b, true);
         put_tensors(b, t, sizeof t / sizeof t[0], 32, 0);
         emit("i_gpt2_spec_pos_embd_name", ACC, ACC, ACC,
-"gguflint does not model the gpt2 tensor set (a known gap: only llama and qwen2 families have tensor tables); "
-"a tiny gpt2 whose position embedding is named pos_embd.weight as in the spec's "
+             "gguflint does not model the gpt2 tensor set (a known gap: only llama and qwen2 "
+             "families have tensor tables); "
+             "a tiny gpt2 whose position embedding is named pos_embd.weight as in the spec's "
              "tensor-name list; llama.cpp loads position_embd.weight: 'tensor not found'",
              b);
     }
@@ -1926,47 +1935,48 @@ static void write_readme(void)
         failures++;
         return;
     }
-    fprintf(f,
-            "# GGUF conformance suite\n"
-            "\n"
-            "Small GGUF files any reader can be tested with, in the spirit of JSONTestSuite.\n"
-            "Written by `tests/tools/gen_conformance.c`; do not edit by hand. Regenerate from\n"
-            "the source root (delete this folder first when a file was renamed or removed):\n"
-            "\n"
-            "    cmake --build build-dev --target gen_conformance && "
-            "build-dev/tests/gen_conformance corpus/conformance\n"
-            "\n"
-            "| prefix | files | meaning |\n"
-            "| --- | --- | --- |\n"
-            "| `y_` | %zu | every reader must accept it: docs/gguf.md and ggml/llama.cpp both do |\n"
-            "| `n_` | %zu | every reader must reject it: both do |\n"
-            "| `i_` | %zu | implementation-defined: the spec allows it and ggml rejects it, or the "
-            "other way round (or readers accept it but read it differently) |\n"
-            "\n"
-            "`MANIFEST.tsv` has one line per file (after a header line): file, category, a\n"
-            "description with the reason for each verdict, and the expected verdict\n"
-            "(`accept` / `reject`) under three profiles:\n"
-            "\n"
-            "* **spec**: what docs/gguf.md permits. A violated \"must\" (or \"invalid\") rejects;\n"
-            "  a \"should\" or a recommendation does not. Keys the spec does not define (split.*,\n"
-            "  most tokenizer details) are free.\n"
-            "* **ggml**: what ggml's reader (`gguf_init_from_file`, Aug 2026) accepts, plus the\n"
-            "  checks llama.cpp's loader makes on what it reads: general.architecture present,\n"
-            "  typed reads of the keys it uses, the tokenizer, split keys, each tensor's data\n"
-            "  inside the file, and the hyper-parameters and tensor set of the architectures\n"
-            "  it implements. Whether llama.cpp implements the architecture is out of scope:\n"
-            "  most files use the made-up architecture `conformance`.\n"
-            "* **strict**: the canonical output of a good writer (gguf-py, the ggml writer,\n"
-            "  llama-quantize, gguf-split). It rejects whatever spec or ggml rejects, and what\n"
-            "  such a writer never produces (v2, trailing bytes, non-zero padding, an empty\n"
-            "  tensor, ...).\n"
-            "\n"
-            "The verdicts were decided from the facts (the spec text, ggml's and llama.cpp's\n"
-            "code, gguf-py), not by running any linter. A reader is tested with\n"
-            "`ci/conformance.sh --reader 'COMMAND {}'` (exit status 0 = accepted); without\n"
-            "`--reader` the script holds gguflint to the manifest under every profile (a file\n"
-            "is accepted when gguflint reports no error).\n",
-            count[0], count[1], count[2]);
+    fprintf(
+        f,
+        "# GGUF conformance suite\n"
+        "\n"
+        "Small GGUF files any reader can be tested with, in the spirit of JSONTestSuite.\n"
+        "Written by `tests/tools/gen_conformance.c`; do not edit by hand. Regenerate from\n"
+        "the source root (delete this folder first when a file was renamed or removed):\n"
+        "\n"
+        "    cmake --build build-dev --target gen_conformance && "
+        "build-dev/tests/gen_conformance corpus/conformance\n"
+        "\n"
+        "| prefix | files | meaning |\n"
+        "| --- | --- | --- |\n"
+        "| `y_` | %zu | every reader must accept it: docs/gguf.md and ggml/llama.cpp both do |\n"
+        "| `n_` | %zu | every reader must reject it: both do |\n"
+        "| `i_` | %zu | implementation-defined: the spec allows it and ggml rejects it, or the "
+        "other way round (or readers accept it but read it differently) |\n"
+        "\n"
+        "`MANIFEST.tsv` has one line per file (after a header line): file, category, a\n"
+        "description with the reason for each verdict, and the expected verdict\n"
+        "(`accept` / `reject`) under three profiles:\n"
+        "\n"
+        "* **spec**: what docs/gguf.md permits. A violated \"must\" (or \"invalid\") rejects;\n"
+        "  a \"should\" or a recommendation does not. Keys the spec does not define (split.*,\n"
+        "  most tokenizer details) are free.\n"
+        "* **ggml**: what ggml's reader (`gguf_init_from_file`, Aug 2026) accepts, plus the\n"
+        "  checks llama.cpp's loader makes on what it reads: general.architecture present,\n"
+        "  typed reads of the keys it uses, the tokenizer, split keys, each tensor's data\n"
+        "  inside the file, and the hyper-parameters and tensor set of the architectures\n"
+        "  it implements. Whether llama.cpp implements the architecture is out of scope:\n"
+        "  most files use the made-up architecture `conformance`.\n"
+        "* **strict**: the canonical output of a good writer (gguf-py, the ggml writer,\n"
+        "  llama-quantize, gguf-split). It rejects whatever spec or ggml rejects, and what\n"
+        "  such a writer never produces (v2, trailing bytes, non-zero padding, an empty\n"
+        "  tensor, ...).\n"
+        "\n"
+        "The verdicts were decided from the facts (the spec text, ggml's and llama.cpp's\n"
+        "code, gguf-py), not by running any linter. A reader is tested with\n"
+        "`ci/conformance.sh --reader 'COMMAND {}'` (exit status 0 = accepted); without\n"
+        "`--reader` the script holds gguflint to the manifest under every profile (a file\n"
+        "is accepted when gguflint reports no error).\n",
+        count[0], count[1], count[2]);
     if (fclose(f) != 0) {
         fprintf(stderr, "gen_conformance: cannot write %s\n", path);
         failures++;

@@ -175,8 +175,8 @@ static void seeds_value_types(void)
     gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
     gb_kv_f32(b, "test.neg_zero", -0.0f);
     /* NaN, infinities, the smallest denormal and the largest finite value */
-    static const uint32_t f32s[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u, 0x00000001u,
-                                    0x7F7FFFFFu, 0x3F800000u};
+    static const uint32_t f32s[] = {0x7FC00000u, 0x7F800000u, 0xFF800000u,
+                                    0x00000001u, 0x7F7FFFFFu, 0x3F800000u};
     gb_kv_arr(b, "test.array", GB_VT_F32, 6, f32s, sizeof f32s);
     gb_kv_arr(b, "test.empty", GB_VT_F32, 0, NULL, 0);
     seed("kv-f32", done(b, &len), &len);
@@ -193,7 +193,8 @@ static void seeds_value_types(void)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_str(b, "general.name", "hello");
     gb_kv_str(b, "test.empty_string", "");
-    gb_kv_str(b, "test.unicode", "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa6\x99");
+    gb_kv_str(b, "test.unicode",
+              "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa6\x99");
     static const char *const strs[] = {"", "a", "<s>", "\xe2\x96\x81the", "\xc4\xa0world"};
     gb_kv_arr_str(b, "test.array", strs, 5);
     gb_kv_arr_str(b, "test.empty", NULL, 0);
@@ -251,7 +252,7 @@ static void seeds_value_types(void)
             gb_kv_arr(b, key, GB_VT_U32, 0, NULL, 0); /* arrays hold no arrays in ggml */
         } else {
             static const uint8_t zeros[16];
-            unsigned sz = t == GB_VT_U16 || t == GB_VT_I16 ? 2
+            unsigned sz = t == GB_VT_U16 || t == GB_VT_I16                     ? 2
                           : t == GB_VT_U64 || t == GB_VT_I64 || t == GB_VT_F64 ? 8
                           : t == GB_VT_U32 || t == GB_VT_I32 || t == GB_VT_F32 ? 4
                                                                                : 1;
@@ -263,7 +264,7 @@ static void seeds_value_types(void)
     /* large arrays: 5000 elements */
     enum { LARGE = 5000 };
     uint32_t *u = malloc(LARGE * sizeof *u);
-    char (*tok)[16] = malloc(LARGE * sizeof *tok);
+    char(*tok)[16] = malloc(LARGE * sizeof *tok);
     const char **tp = malloc(LARGE * sizeof *tp);
     if (!u || !tok || !tp) {
         fprintf(stderr, "gen_corpus: out of memory\n");
@@ -294,13 +295,13 @@ static void seeds_ggml_types(void)
         uint32_t id;
         const char *name;
     } types[] = {
-        {0, "f32"},      {1, "f16"},     {2, "q4_0"},    {3, "q4_1"},      {6, "q5_0"},
-        {7, "q5_1"},     {8, "q8_0"},    {9, "q8_1"},    {10, "q2_k"},     {11, "q3_k"},
-        {12, "q4_k"},    {13, "q5_k"},   {14, "q6_k"},   {15, "q8_k"},     {16, "iq2_xxs"},
-        {17, "iq2_xs"},  {18, "iq3_xxs"}, {19, "iq1_s"}, {20, "iq4_nl"},   {21, "iq3_s"},
-        {22, "iq2_s"},   {23, "iq4_xs"}, {24, "i8"},     {25, "i16"},      {26, "i32"},
-        {27, "i64"},     {28, "f64"},    {29, "iq1_m"},  {30, "bf16"},     {34, "tq1_0"},
-        {35, "tq2_0"},   {39, "mxfp4"},  {40, "nvfp4"},  {41, "q1_0"},     {42, "q2_0"},
+        {0, "f32"},     {1, "f16"},      {2, "q4_0"},   {3, "q4_1"},    {6, "q5_0"},
+        {7, "q5_1"},    {8, "q8_0"},     {9, "q8_1"},   {10, "q2_k"},   {11, "q3_k"},
+        {12, "q4_k"},   {13, "q5_k"},    {14, "q6_k"},  {15, "q8_k"},   {16, "iq2_xxs"},
+        {17, "iq2_xs"}, {18, "iq3_xxs"}, {19, "iq1_s"}, {20, "iq4_nl"}, {21, "iq3_s"},
+        {22, "iq2_s"},  {23, "iq4_xs"},  {24, "i8"},    {25, "i16"},    {26, "i32"},
+        {27, "i64"},    {28, "f64"},     {29, "iq1_m"}, {30, "bf16"},   {34, "tq1_0"},
+        {35, "tq2_0"},  {39, "mxfp4"},   {40, "nvfp4"}, {41, "q1_0"},   {42, "q2_0"},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         uint32_t block;
@@ -376,10 +377,8 @@ static void seeds_layout(void)
 
     /* n_dims 0 (a scalar: GG206 note) to 4 */
     static const tspec dims[] = {
-        {"scalar", 0, {1, 1, 1, 1}, GB_F32},
-        {"vector", 1, {8, 1, 1, 1}, GB_F32},
-        {"matrix", 2, {8, 2, 1, 1}, GB_F16},
-        {"cube", 3, {32, 2, 2, 1}, GB_Q8_0},
+        {"scalar", 0, {1, 1, 1, 1}, GB_F32},       {"vector", 1, {8, 1, 1, 1}, GB_F32},
+        {"matrix", 2, {8, 2, 1, 1}, GB_F16},       {"cube", 3, {32, 2, 2, 1}, GB_Q8_0},
         {"hypercube", 4, {256, 1, 2, 2}, GB_Q4_K},
     };
     seed("n-dims-0-to-4", valid_file(3, false, 0, dims, 5, &len), &len);
@@ -400,8 +399,9 @@ static void seeds_layout(void)
     seed("tensor-name-63-bytes", valid_file(3, false, 0, longname, 1, &len), &len);
 
     /* a vocabulary model: the tokenizer arrays readers index into */
-    static const char *const vocab[] = {"<unk>", "<s>", "</s>", "\xe2\x96\x81the", "\xe2\x96\x81\x61",
-                                        "<0x0A>", "he", "llo", "\xe2\x96\x81hello", "!"};
+    static const char *const vocab[] = {
+        "<unk>",  "<s>", "</s>", "\xe2\x96\x81the",   "\xe2\x96\x81\x61",
+        "<0x0A>", "he",  "llo",  "\xe2\x96\x81hello", "!"};
     static const float scores[] = {0, 0, 0, -1, -2, -3, -4, -5, -6, -7};
     static const int32_t ttype[] = {2, 3, 3, 1, 1, 6, 1, 1, 1, 1};
     static const char *const merges[] = {"h e", "l lo", "he llo"};
@@ -736,8 +736,8 @@ static uint8_t *r_array_count(size_t *len)
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     /* malloc(n * 4) wraps to 0 */
-    gb_kv_arr(b, "llama.feed_forward_length", GB_VT_U32, 1ull << 62,
-              (const uint32_t[]){1, 2, 3, 4}, 16);
+    gb_kv_arr(b, "llama.feed_forward_length", GB_VT_U32, 1ull << 62, (const uint32_t[]){1, 2, 3, 4},
+              16);
     return done(b, len);
 }
 
@@ -1200,8 +1200,8 @@ static uint8_t *r_padded_sum(size_t *len)
     static const char *const names[5] = {"blk.0.a.weight", "blk.0.b.weight", "blk.0.c.weight",
                                          "blk.0.d.weight", "blk.0.e.weight"};
     for (unsigned i = 0; i < 5; i++)
-        t[i] = (tinfo){names[i], 0, 1, {1ull << 62, 1, 1, 1, 1, 1, 1, 1}, GB_I8,
-                       (uint64_t)(i % 4) << 62};
+        t[i] = (tinfo){
+            names[i], 0, 1, {1ull << 62, 1, 1, 1, 1, 1, 1, 1}, GB_I8, (uint64_t)(i % 4) << 62};
     return tensors_file(t, 5, 64, len);
 }
 
@@ -1346,8 +1346,9 @@ static uint8_t *r_tpl_many_budget(size_t *len)
     for (int i = 0; i < 300; i++) {
         char key[64];
         snprintf(key, sizeof key, "tokenizer.chat_template.t%d", i);
-        gb_kv_str(b, key, "{% set a = 'x' * 65535 %}{{ a|upper }}{{ a|lower }}{{ a|upper }}"
-                          "{{ a|lower }}");
+        gb_kv_str(b, key,
+                  "{% set a = 'x' * 65535 %}{{ a|upper }}{{ a|lower }}{{ a|upper }}"
+                  "{{ a|lower }}");
     }
     return done(b, len);
 }
@@ -1452,8 +1453,8 @@ static const regression regressions[] = {
      "i += step (SIGSEGV in every command, issue 9)",
      "GG732", r_tpl_slice_step},
     {"gguflint-9-template-slice-step-gadget",
-     "an extreme slice step folded into '__globals__' reached from lipsum (issue 9)",
-     "GG720 GG722", r_tpl_slice_step_gadget},
+     "an extreme slice step folded into '__globals__' reached from lipsum (issue 9)", "GG720 GG722",
+     r_tpl_slice_step_gadget},
     {"gguflint-9-template-empty-repeat",
      "'' * 2**31 in a template: the folder looped 2**31 times building an empty string "
      "(found by the differential oracle, issue 9)",
@@ -1478,14 +1479,14 @@ static const regression regressions[] = {
      "u32 array count 2^62: malloc(n * type_size) wrapped to 0 (TALOS-2024-1912) [1.6 row 6]",
      "GG111", r_array_count},
     {"cve-2024-21825-string-array-count",
-     "string array count 2^60: n * sizeof(gguf_str) wrapped (TALOS-2024-1912) [1.6 row 6]",
-     "GG111", r_string_array_count},
+     "string array count 2^60: n * sizeof(gguf_str) wrapped (TALOS-2024-1912) [1.6 row 6]", "GG111",
+     r_string_array_count},
     {"cve-2024-21825-array-type",
      "array element type 0xFFFFFFFF used as an index into the type-size table (TALOS-2024-1912) "
      "[1.6 row 7]",
      "GG108", r_array_type},
-    {"cve-2024-21825-value-type",
-     "value type 0x80000000 (negative as int32) [1.6 row 7]", "GG107", r_value_type_negative},
+    {"cve-2024-21825-value-type", "value type 0x80000000 (negative as int32) [1.6 row 7]", "GG107",
+     r_value_type_negative},
     {"cdxgen-value-type-13", "value type 13 (GGUF_TYPE_COUNT), misparsed by cdxgen [1.6 row 7]",
      "GG107", r_value_type_13},
     {"gguf-py-scores-array-2-30",
@@ -1513,8 +1514,8 @@ static const regression regressions[] = {
      "a zero-length key hit a hard assert in llama.cpp (fixed by 64b07822) [1.6 row 10]", "GG101",
      r_empty_key},
     {"llama-19856-duplicate-key",
-     "llama.block_count twice: which one a reader sees depends on the reader [1.6 row 10]",
-     "GG106", r_duplicate_key},
+     "llama.block_count twice: which one a reader sees depends on the reader [1.6 row 10]", "GG106",
+     r_duplicate_key},
     {"spec-key-too-long", "a 65536-byte key; the spec allows at most 65535 [1.6 row 11]", "GG102",
      r_key_too_long},
     {"modelaudit-s405-key-escape",
@@ -1534,8 +1535,8 @@ static const regression regressions[] = {
      "general.alignment stored as i32: the typed getter asserted before c2cdd2b2 (llama #25596) "
      "[1.6 row 12]",
      "GG115", r_alignment_type},
-    {"ggml-c2cdd2b2-alignment-array",
-     "general.alignment stored as an array of u32 [1.6 row 12]", "GG115", r_alignment_array},
+    {"ggml-c2cdd2b2-alignment-array", "general.alignment stored as an array of u32 [1.6 row 12]",
+     "GG115", r_alignment_array},
     {"ollama-cve-2025-0317-alignment",
      "general.alignment 0: ggufPadding(offset, 0) divides by zero [1.6 row 13]", "GG116",
      r_alignment_zero},
@@ -1543,8 +1544,8 @@ static const regression regressions[] = {
      "general.alignment 48: spec-legal (multiple of 8), ggml requires a power of two [1.6 row 13]",
      "GG117", r_alignment_48},
     {"spec-alignment-12",
-     "general.alignment 12: neither a power of two nor a multiple of 8 [1.6 row 13]",
-     "GG117 GG118", r_alignment_12},
+     "general.alignment 12: neither a power of two nor a multiple of 8 [1.6 row 13]", "GG117 GG118",
+     r_alignment_12},
     {"oss-sec-2026-v01-alignment-huge",
      "general.alignment 0x80000000: abort on 64-bit, GGML_PAD wrap on 32-bit (ggml PR #1516) "
      "[1.6 row 13]",
@@ -1557,11 +1558,11 @@ static const regression regressions[] = {
     {"ggml-duplicate-tensor-name", "two tensors named output.weight [1.6 row 14]", "GG205",
      r_name_duplicate},
     {"ggml-tensor-name-nul",
-     "'output.weight\\0evil': ggml copies up to the NUL and sees a duplicate [1.6 row 14]", "GG204 GG205",
-     r_name_nul},
+     "'output.weight\\0evil': ggml copies up to the NUL and sees a duplicate [1.6 row 14]",
+     "GG204 GG205", r_name_nul},
     {"gguf-py-tensor-name-invalid-utf8",
-     "a tensor name with a UTF-16 surrogate encoded in UTF-8; gguf-py raises [1.6 row 14]",
-     "GG203", r_name_utf8},
+     "a tensor name with a UTF-16 surrogate encoded in UTF-8; gguf-py raises [1.6 row 14]", "GG203",
+     r_name_utf8},
     {"cve-2024-21802-n-dims",
      "n_dims 5: ne[j] written past the 4-entry array in tensor info (TALOS-2024-1914) "
      "[1.6 row 15]",
@@ -1572,21 +1573,19 @@ static const regression regressions[] = {
      "n_dims 8: gguf-tools validates with assert(), gone under NDEBUG, then overflows dim[] "
      "[STYLE gguf-tools]",
      "GG207", r_n_dims_8},
-    {"ggml-negative-dim", "ne[1] = 2^64-1, i.e. -1 as int64 [1.6 row 16]", "GG208",
-     r_dim_negative},
+    {"ggml-negative-dim", "ne[1] = 2^64-1, i.e. -1 as int64 [1.6 row 16]", "GG208", r_dim_negative},
     {"ggml-c2cdd2b2-zero-dim",
      "ne[1] = 0 with n_dims 2: INT64_MAX / ne[1] raised SIGFPE before c2cdd2b2 (llama #25596) "
      "[1.6 row 17]",
      "GG209", r_zero_dim},
     {"cve-2024-21802-element-count-overflow",
-     "ne = [2^32, 2^32]: the element count overflows int64 [1.6 row 18]", "GG210",
-     r_element_count},
+     "ne = [2^32, 2^32]: the element count overflows int64 [1.6 row 18]", "GG210", r_element_count},
     {"gguf-tools-num-weights-overflow",
      "ne = [2^21, 2^21, 2^22]: gguf-tools' num_weights product wraps to 0 [STYLE gguf-tools]",
      "GG210", r_num_weights},
     {"ctransformers-type-index",
-     "tensor type 1000 used as an index into the type traits (ctransformers) [1.6 row 19]",
-     "GG212", r_type_1000},
+     "tensor type 1000 used as an index into the type traits (ctransformers) [1.6 row 19]", "GG212",
+     r_type_1000},
     {"gguf-rs-type-count",
      "tensor type 43 = GGML_TYPE_COUNT: TypeSize() = 0 in gguf-rs, unsafe.Slice OOB [1.6 row 19]",
      "GG212", r_type_count},
@@ -1622,8 +1621,8 @@ static const regression regressions[] = {
     {"llama-18674-gemma-token-embd",
      "token_embd with ne[1] = 2^42 + 1 (huntr PoC on Gemma): petabytes claimed [1.6 rows 21, 24]",
      "GG216", r_gemma_embd},
-    {"ggml-offset-misaligned",
-     "tensor offset 40 with alignment 32 [1.6 rows 22, 23]", "GG215 GG218", r_offset_misaligned},
+    {"ggml-offset-misaligned", "tensor offset 40 with alignment 32 [1.6 rows 22, 23]",
+     "GG215 GG218", r_offset_misaligned},
     {"ggml-offset-gap", "second tensor at 64, ggml expects 32 (a gap) [1.6 row 23]", "GG218",
      r_offset_gap},
     {"ggml-offset-aliasing", "two tensors on the same bytes (offset 0 twice) [1.6 row 23]",
