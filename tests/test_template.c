@@ -692,6 +692,11 @@ static void test_GG731_syntax(void **state)
     TRIG("{# comment", "GG731", "comment");
     TRIG("{% endif %}", "GG731", "without an open");
     TRIG("{% raw %}abc", "GG731", "raw");
+    TRIG("{% frobnicate x %}", "GG731", "unknown tag 'frobnicate'");
+    CLEAN("{% for m in messages %}{% if m.role == 'tool' %}{% continue %}{% endif %}"
+          "{% do ns.update(x=1) %}{{ m.content }}{% if loop.index > 3 %}{% break %}{% endif %}"
+          "{% endfor %}",
+          "GG731");
     CLEAN(llama3, "GG731");
     CLEAN("{% raw %}{% for %}{{ x.__class__ }}{% endraw %}{% set x %}a{% endset %}"
           "{% macro m(a, b=1) %}{{ a }}{% endmacro %}{% filter upper %}x{% endfilter %}",

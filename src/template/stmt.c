@@ -197,7 +197,20 @@ bool ev_statement(tpl *t, const tok *k)
                    word_text(k->word));
         t->ev.stmt = ST_EXPR; /* its name expression is still checked */
         return true;
-    default: return false;
+    default: {
+        /* the other tags of Jinja and its usual extensions (do, loop controls,
+         * i18n); anything else fails to compile */
+        static const char *const known[] = {"do",    "break",     "continue", "print",
+                                            "trans", "pluralize", "endtrans"};
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (strlen(known[i]) == k->n && memcmp(known[i], k->s, k->n) == 0)
+                return false;
+        char e[80];
+        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                   "unknown tag '%s' (Jinja rejects the template: \"Encountered unknown tag\")",
+                   tpl_quote(e, sizeof e, k->s, k->n, 40));
+        return false;
+    }
     }
 }
 
