@@ -1,4 +1,4 @@
-/* fuzz_template.c - the chat-template analysis (template_*.c, check_template.c)
+/* fuzz_template.c - the chat-template analysis (src/template/, check_template.c)
  * on raw template text. The input is wrapped in a minimal GGUF written here
  * by hand (magic, version 3, no tensors, one KV tokenizer.chat_template of
  * type string) and linted; then the same bytes are linted again as an

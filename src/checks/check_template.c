@@ -2,7 +2,7 @@
  * tokenizer.chat_template or tokenizer.chat_template.* is analysed whatever
  * its listing in tokenizer.chat_templates: a string value, or an array of
  * strings whose elements are concatenated (as a scanner that skips arrays
- * would be bypassed). The analysis (template_*.c) lexes the Jinja text and
+ * would be bypassed). The analysis (src/template/) lexes the Jinja text and
  * folds constants without ever rendering it; each kind of indicator becomes
  * one finding per KV, at the value (for arrays: the element where the first
  * occurrence starts), naming the indicator and quoting the matched text.
@@ -11,7 +11,7 @@
 #include "checks/checks.h"
 
 #include "model/model.h"
-#include "template/template_scan.h"
+#include "template/template.h"
 #include "format/types.h"
 
 #include <stdio.h>
@@ -31,6 +31,12 @@ static const int rule_of[TH__COUNT] = {
     [TH_UTF8] = R_TEMPLATE_NOT_UTF8,
     [TH_SYNTAX] = R_TEMPLATE_SYNTAX,
     [TH_LIMIT] = R_TEMPLATE_ANALYSIS_LIMIT,
+    [TH_GATED] = R_TEMPLATE_GATED_INSTRUCTION,
+    [TH_ASSEMBLED] = R_TEMPLATE_ASSEMBLED_INSTRUCTION,
+    [TH_EXFIL] = R_TEMPLATE_EXFILTRATION,
+    [TH_SHELL] = R_TEMPLATE_SHELL_COMMAND,
+    [TH_HOMOGLYPH] = R_TEMPLATE_HOMOGLYPHS,
+    [TH_CONCEAL] = R_TEMPLATE_CONCEALMENT,
 };
 
 static bool is_template_key(gguflint_view k)

@@ -1294,6 +1294,17 @@ static uint8_t *r_tpl_slice_step_gadget(size_t *len)
     return done(b, len);
 }
 
+/* Issue 9: '' * 2**31 made the folder loop 2**31 times building nothing. */
+static uint8_t *r_tpl_empty_repeat(size_t *len)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "tokenizer.chat_template",
+              "{{ x|attr((('') * 2147483648) ~ '__cla' ~ ('' * 9223372036854775807) ~ "
+              "'ss__') }}");
+    return done(b, len);
+}
+
 /* Issue 9: a subscript key built at render time is a getattr nobody sees. */
 static uint8_t *r_tpl_computed_subscript(size_t *len)
 {
@@ -1444,6 +1455,10 @@ static const regression regressions[] = {
     {"gguflint-9-template-slice-step-gadget",
      "an extreme slice step folded into '__globals__' reached from lipsum (issue 9)", "GG720 GG722",
      r_tpl_slice_step_gadget},
+    {"gguflint-9-template-empty-repeat",
+     "'' * 2**31 in a template: the folder looped 2**31 times building an empty string "
+     "(found by the differential oracle, issue 9)",
+     "GG720 GG722", r_tpl_empty_repeat},
     {"gguflint-9-template-computed-subscript",
      "cycler[u*2~'init'~u*2][...] in a loop: keys built at render time reach os.popen through "
      "getitem's getattr fallback (issue 9)",

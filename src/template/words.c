@@ -1,18 +1,11 @@
-/* template_text.c - the template analyser's shared helpers and its raw byte
- * scanner:
- *  - the word table (names with a meaning to the analyser) and hit();
- *  - raw_byte: every byte of the template, for invalid UTF-8 and invisible
- *    characters (zero-width, bidi controls, tag characters).
- * The scanners of the text a template outputs are in template_stream.c. */
-#include "template/template_impl.h"
+/* words.c - the template analyser's word table (prefix word_, state t->wd):
+ * the names with a meaning to the analyser (Jinja keywords and statements,
+ * the Jinja globals that expose __globals__, Python modules, builtins and
+ * attributes that run code, class-hunting names, folding methods and
+ * filters), each with its classes, in one open-addressing table. */
+#include "template/tpl.h"
 
-#include "core/internal.h"
-
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ words */
 
 typedef struct wdef {
     const char *s;
@@ -154,6 +147,32 @@ static const wdef words[W__COUNT] = {
     [W_INDENT] = {"indent", 0},
     [W_CONTENT] = {"content", 0},
     [W_TEXT] = {"text", 0},
+    [W_LENGTH] = {"length", 0},
+    [W_INDEX0] = {"index0", 0},
+    [W_REVINDEX] = {"revindex", 0},
+    [W_REVINDEX0] = {"revindex0", 0},
+    [W_STRFTIME_NOW] = {"strftime_now", 0},
+    [W_URLENCODE] = {"urlencode", 0},
+    [W_GI_FRAME] = {"gi_frame", WC_INTERNAL},
+    [W_GI_CODE] = {"gi_code", WC_INTERNAL},
+    [W_CR_FRAME] = {"cr_frame", WC_INTERNAL},
+    [W_CR_CODE] = {"cr_code", WC_INTERNAL},
+    [W_AG_FRAME] = {"ag_frame", WC_INTERNAL},
+    [W_AG_CODE] = {"ag_code", WC_INTERNAL},
+    [W_TB_FRAME] = {"tb_frame", WC_INTERNAL},
+    [W_TB_NEXT] = {"tb_next", WC_INTERNAL},
+    [W_F_BUILTINS] = {"f_builtins", WC_INTERNAL | WC_KEYSINK},
+    [W_F_GLOBALS] = {"f_globals", WC_INTERNAL},
+    [W_F_LOCALS] = {"f_locals", WC_INTERNAL},
+    [W_F_BACK] = {"f_back", WC_INTERNAL},
+    [W_F_CODE] = {"f_code", WC_INTERNAL},
+    [W_GET] = {"get", 0},
+    [W_POP] = {"pop", 0},
+    [W_SETDEFAULT] = {"setdefault", 0},
+    [W_INCLUDE] = {"include", 0},
+    [W_IMPORT] = {"import", 0},
+    [W_EXTENDS] = {"extends", 0},
+    [W_FROM] = {"from", 0},
 };
 #undef TAINT
 
@@ -167,7 +186,7 @@ const char *word_text(unsigned id)
     return id > W_NONE && id < W__COUNT && words[id].s ? words[id].s : "";
 }
 
-uint32_t name_hash(const uint8_t *s, size_t n)
+uint32_t word_hash(const uint8_t *s, size_t n)
 {
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < n; i++) {
@@ -177,17 +196,17 @@ uint32_t name_hash(const uint8_t *s, size_t n)
     return h;
 }
 
-void words_init(tpl *t)
+void word_init(tpl *t)
 {
-    memset(t->wslots, 0, sizeof t->wslots);
+    memset(t->wd.slots, 0, sizeof t->wd.slots);
     for (unsigned id = 1; id < W__COUNT; id++) {
         const char *s = words[id].s;
         if (!s)
             continue;
-        uint32_t h = name_hash((const uint8_t *)s, strlen(s)) & (TPL_WORD_SLOTS - 1);
-        while (t->wslots[h])
+        uint32_t h = word_hash((const uint8_t *)s, strlen(s)) & (TPL_WORD_SLOTS - 1);
+        while (t->wd.slots[h])
             h = (h + 1) & (TPL_WORD_SLOTS - 1);
-        t->wslots[h] = (uint16_t)id;
+        t->wd.slots[h] = (uint16_t)id;
     }
 }
 
@@ -196,166 +215,11 @@ unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash)
     if (n == 0 || n > 24)
         return W_NONE;
     uint32_t h = hash & (TPL_WORD_SLOTS - 1);
-    while (t->wslots[h]) {
-        const char *w = words[t->wslots[h]].s;
+    while (t->wd.slots[h]) {
+        const char *w = words[t->wd.slots[h]].s;
         if (strlen(w) == n && memcmp(w, s, n) == 0)
-            return t->wslots[h];
+            return t->wd.slots[h];
         h = (h + 1) & (TPL_WORD_SLOTS - 1);
     }
     return W_NONE;
-}
-
-/* ------------------------------------------------------------------- hits */
-
-void hit(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
-{
-    tpl_hit *h = &t->hits[kind];
-    if (h->have) {
-        h->more++;
-        return;
-    }
-    h->have = true;
-    t->hit_mask |= 1u << kind;
-    h->pos = pos;
-    h->more = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(h->msg, sizeof h->msg, fmt, ap);
-    va_end(ap);
-    if (n >= 0 && (size_t)n < sizeof h->msg && index != UINT64_MAX)
-        snprintf(h->msg + n, sizeof h->msg - (size_t)n, " (template byte %llu)",
-                 (unsigned long long)index);
-}
-
-const char *q(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in)
-{
-    esc_fixed(buf, cap, s, n, max_in);
-    return buf;
-}
-
-/* ------------------------------------------------------- raw byte scanner */
-
-bool cp_invisible(uint32_t cp, const char **name)
-{
-    const char *s = NULL;
-    switch (cp) {
-    case 0x00AD: s = "SOFT HYPHEN"; break;
-    case 0x061C: s = "ARABIC LETTER MARK"; break;
-    case 0x180E: s = "MONGOLIAN VOWEL SEPARATOR"; break;
-    case 0x200B: s = "ZERO WIDTH SPACE"; break;
-    case 0x200C: s = "ZERO WIDTH NON-JOINER"; break;
-    case 0x200D: s = "ZERO WIDTH JOINER"; break;
-    case 0x200E: s = "LEFT-TO-RIGHT MARK"; break;
-    case 0x200F: s = "RIGHT-TO-LEFT MARK"; break;
-    case 0x202A: s = "LEFT-TO-RIGHT EMBEDDING"; break;
-    case 0x202B: s = "RIGHT-TO-LEFT EMBEDDING"; break;
-    case 0x202C: s = "POP DIRECTIONAL FORMATTING"; break;
-    case 0x202D: s = "LEFT-TO-RIGHT OVERRIDE"; break;
-    case 0x202E: s = "RIGHT-TO-LEFT OVERRIDE"; break;
-    case 0x2060: s = "WORD JOINER"; break;
-    case 0x2061:
-    case 0x2062:
-    case 0x2063:
-    case 0x2064: s = "INVISIBLE OPERATOR"; break;
-    case 0x2066: s = "LEFT-TO-RIGHT ISOLATE"; break;
-    case 0x2067: s = "RIGHT-TO-LEFT ISOLATE"; break;
-    case 0x2068: s = "FIRST STRONG ISOLATE"; break;
-    case 0x2069: s = "POP DIRECTIONAL ISOLATE"; break;
-    case 0xFEFF: s = "ZERO WIDTH NO-BREAK SPACE"; break;
-    default:
-        if (cp >= 0xE0000 && cp <= 0xE007F)
-            s = "TAG CHARACTER (invisible ASCII)";
-        break;
-    }
-    if (name)
-        *name = s;
-    return s != NULL;
-}
-
-static void u8_invalid(tpl *t, tpl_pos pos, uint64_t index, uint8_t c)
-{
-    hit(t, TH_UTF8, pos, index,
-        "invalid UTF-8: byte 0x%02x does not start or continue a "
-        "valid sequence",
-        c);
-}
-
-void raw_byte(tpl *t, uint8_t c)
-{
-again:
-    if (t->u8_need == 0) {
-        if (c < 0x80)
-            return;
-        t->u8_pos = t->cur;
-        t->u8_index = t->index;
-        t->u8_bytes[0] = c;
-        t->u8_len = 1;
-        if (c >= 0xC2 && c <= 0xDF) {
-            t->u8_need = 1;
-            t->u8_cp = c & 0x1Fu;
-            t->u8_min = 0x80;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            t->u8_need = 2;
-            t->u8_cp = c & 0x0Fu;
-            t->u8_min = 0x800;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            t->u8_need = 3;
-            t->u8_cp = c & 0x07u;
-            t->u8_min = 0x10000;
-        } else {
-            u8_invalid(t, t->cur, t->index, c);
-        }
-        return;
-    }
-    if ((c & 0xC0) != 0x80) {
-        u8_invalid(t, t->u8_pos, t->u8_index, t->u8_bytes[0]);
-        t->u8_need = 0;
-        goto again;
-    }
-    t->u8_cp = (t->u8_cp << 6) | (c & 0x3Fu);
-    if (t->u8_len < 4)
-        t->u8_bytes[t->u8_len++] = c;
-    if (--t->u8_need > 0)
-        return;
-    uint32_t cp = t->u8_cp;
-    const char *name;
-    if (cp < t->u8_min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        u8_invalid(t, t->u8_pos, t->u8_index, t->u8_bytes[0]);
-    else if (cp_invisible(cp, &name))
-        hit(t, TH_INVISIBLE, t->u8_pos, t->u8_index, "invisible character U+%04X (%s)",
-            (unsigned)cp, name);
-}
-
-void raw_end(tpl *t)
-{
-    if (t->u8_need > 0)
-        hit(t, TH_UTF8, t->u8_pos, t->u8_index,
-            "invalid UTF-8: the template ends inside a %u-byte sequence", t->u8_len + t->u8_need);
-    t->u8_need = 0;
-}
-
-void raw_run(tpl *t, const uint8_t *p, size_t n)
-{
-    uint64_t base = t->index;
-    size_t i = 0;
-    while (i < n) {
-        if (t->u8_need == 0) {
-            /* ASCII fast path, eight bytes at a time */
-            while (n - i >= 8) {
-                uint64_t w;
-                memcpy(&w, p + i, 8);
-                if (w & 0x8080808080808080ull)
-                    break;
-                i += 8;
-            }
-            while (i < n && p[i] < 0x80)
-                i++;
-            if (i == n)
-                break;
-        }
-        t->index = base + i;
-        raw_byte(t, p[i]);
-        i++;
-    }
-    t->index = base;
 }

@@ -1,4 +1,4 @@
-/* template_scan.h - static analysis of Jinja chat templates, never rendering
+/* template.h - static analysis of Jinja chat templates, never rendering
  * them: the interface check_template.c uses. A template arrives as one or
  * more chunks (a string value, or the elements of a string array, which are
  * concatenated); the analyser lexes {{ }}, {% %} and {# #}, resolves string
@@ -6,11 +6,13 @@
  * format, replace, case filters, {% set %}) and reports the indicators of
  * docs/SECURITY.md section 3 as "hits", one kept per kind with a
  * count of the others. Time is linear in the bytes fed to one analyser and
- * memory is bounded whatever the input (see the caps in template_impl.h). */
-#ifndef GGUFLINT_TEMPLATE_SCAN_H
-#define GGUFLINT_TEMPLATE_SCAN_H
+ * memory is bounded whatever the input (see caps.h). The parts and their
+ * state are described in core.c. */
+#ifndef GGUFLINT_TEMPLATE_H
+#define GGUFLINT_TEMPLATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Kinds of hits, one per template rule (GG720...). */
@@ -28,6 +30,12 @@ enum {
     TH_UTF8,        /* invalid UTF-8 */
     TH_SYNTAX,      /* unterminated constructs, unbalanced blocks */
     TH_LIMIT,       /* an analysis cap was hit */
+    TH_GATED,       /* instructions emitted only under a content / turn / date condition */
+    TH_ASSEMBLED,   /* instruction text no literal holds */
+    TH_EXFIL,       /* message content into a URL, markdown link or HTML comment */
+    TH_SHELL,       /* installer and shell commands */
+    TH_HOMOGLYPH,   /* look-alike letters in words and names */
+    TH_CONCEAL,     /* "do not tell the user" */
     TH__COUNT
 };
 
@@ -64,5 +72,11 @@ const tpl_hit *tpl_hit_get(const tpl *t, int kind);
 bool tpl_nomem(const tpl *t);
 /* Template byte index of the first "{{" or "{%" in the template, or -1. */
 int64_t tpl_first_tag(const tpl *t);
+/* Test hook of the differential oracle (tests/tools/tpl_fold.c): analyse
+ * one template on a fresh folding budget and tell what the folder knows of
+ * the value of its last {{ }} tag, as Jinja would print it. Returns 1 with
+ * the text in buf (*len bytes), 0 when the value is unknown, inexact or
+ * longer than cap. */
+int tpl_probe(tpl *t, const uint8_t *p, size_t n, uint8_t *buf, size_t cap, size_t *len);
 
 #endif

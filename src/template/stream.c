@@ -1,4 +1,5 @@
-/* template_stream.c - the text scanners of the template analyser: URLs,
+/* stream.c - the text scanners of the template analyser (prefix ts_, state
+ * t->ts): URLs,
  * IPv4 and e-mail addresses, instruction-like phrases and base64 / hex
  * blobs, on two streams of text:
  *  - OUT, the text the template outputs as Jinja would emit it: template
@@ -14,22 +15,13 @@
  * letters) fold to the ASCII letter they imitate, while zero-width and
  * combining characters are skipped. Each scanner keeps O(1) state per
  * stream and costs O(1) per byte. */
-#include "template/template_impl.h"
+#include "template/tpl.h"
+
+#include "common/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-tpl_pos pos_at(const tpl *t, uint64_t index)
-{
-    uint32_t n = t->hist_n < 8 ? t->hist_n : 8;
-    for (uint32_t k = 1; k <= n; k++) {
-        uint32_t slot = (t->hist_n - k) & 7;
-        if (t->hist_index[slot] <= index)
-            return t->hist_pos[slot];
-    }
-    return n ? t->hist_pos[(t->hist_n - n) & 7] : t->cur; /* older: the oldest known */
-}
 
 /* ------------------------------------------------------ folded alphabet */
 
@@ -179,11 +171,47 @@ static uint8_t fold_cp(uint32_t cp, uint8_t *kind)
     return 0;
 }
 
+/* s[0..n) with its look-alike letters folded to ASCII (NFKC and homoglyph
+ * folding; invisible characters dropped) into out (cap bytes): the length,
+ * and *folded true when a letter was folded. Other non-ASCII stays as is. */
+size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *folded)
+{
+    size_t o = 0;
+    *folded = false;
+    for (size_t i = 0; i < n && o < cap;) {
+        if (s[i] < 0x80) {
+            out[o++] = s[i++];
+            continue;
+        }
+        uint32_t cp;
+        unsigned k = utf8_decode(s + i, n - i, &cp);
+        if (!k) {
+            out[o++] = s[i++];
+            continue;
+        }
+        uint8_t kind, a = fold_cp(cp, &kind);
+        if (a == FOLD_SKIP) {
+            *folded = true;
+        } else if (a) {
+            out[o++] = a;
+            *folded |= kind != FK_NONE;
+        } else {
+            for (unsigned j = 0; j < k && o < cap; j++)
+                out[o++] = s[i + j];
+        }
+        i += k;
+    }
+    return o;
+}
+
 /* ------------------------------------------------------------ patterns */
+
+/* Pattern kinds beyond the hit kinds: contexts of the output stream. */
+enum { PK_MDLINK = TH__COUNT, PK_COMMENT_OPEN, PK_COMMENT_CLOSE };
 
 typedef struct pattern {
     const char *s;
-    int kind; /* TH_URL or TH_INSTRUCTION */
+    int kind; /* TH_URL, TH_INSTRUCTION, TH_CONCEAL, TH_SHELL or a PK_ context */
 } pattern;
 
 static const pattern patterns[] = {
@@ -213,20 +241,51 @@ static const pattern patterns[] = {
     {"forget all previous", TH_INSTRUCTION},
     {"forget your instructions", TH_INSTRUCTION},
     {"you are now", TH_INSTRUCTION},
-    {"do not tell the user", TH_INSTRUCTION},
-    {"don't tell the user", TH_INSTRUCTION},
-    {"never tell the user", TH_INSTRUCTION},
-    {"do not inform the user", TH_INSTRUCTION},
-    {"without telling the user", TH_INSTRUCTION},
-    {"without informing the user", TH_INSTRUCTION},
-    {"do not reveal", TH_INSTRUCTION},
-    {"never reveal", TH_INSTRUCTION},
-    {"do not disclose", TH_INSTRUCTION},
-    {"never disclose", TH_INSTRUCTION},
     {"new instructions:", TH_INSTRUCTION},
     {"secret instructions", TH_INSTRUCTION},
     {"hidden instructions", TH_INSTRUCTION},
     {"developer mode", TH_INSTRUCTION},
+    /* concealment: real tool-calling templates say "do not tell the user about
+     * function calls", so these are their own, milder rule (GG739) */
+    {"do not tell the user", TH_CONCEAL},
+    {"don't tell the user", TH_CONCEAL},
+    {"never tell the user", TH_CONCEAL},
+    {"do not inform the user", TH_CONCEAL},
+    {"without telling the user", TH_CONCEAL},
+    {"without informing the user", TH_CONCEAL},
+    {"do not reveal", TH_CONCEAL},
+    {"never reveal", TH_CONCEAL},
+    {"do not disclose", TH_CONCEAL},
+    {"never disclose", TH_CONCEAL},
+    {"do not mention this", TH_CONCEAL},
+    {"never mention this", TH_CONCEAL},
+    /* installer and shell commands */
+    {"| sh", TH_SHELL},
+    {"|sh", TH_SHELL},
+    {"| bash", TH_SHELL},
+    {"|bash", TH_SHELL},
+    {"curl http", TH_SHELL},
+    {"curl -", TH_SHELL},
+    {"wget http", TH_SHELL},
+    {"wget -", TH_SHELL},
+    {"pip install", TH_SHELL},
+    {"pip3 install", TH_SHELL},
+    {"npm install", TH_SHELL},
+    {"powershell -", TH_SHELL},
+    {"iex(", TH_SHELL},
+    {"iex (", TH_SHELL},
+    {"invoke-expression", TH_SHELL},
+    {"invoke-webrequest", TH_SHELL},
+    {"/dev/tcp/", TH_SHELL},
+    {"rm -rf", TH_SHELL},
+    {"chmod +x", TH_SHELL},
+    {"bash -c", TH_SHELL},
+    {"base64 -d", TH_SHELL},
+    {"certutil -urlcache", TH_SHELL},
+    /* output contexts for exfiltration */
+    {"](", PK_MDLINK},
+    {"<!--", PK_COMMENT_OPEN},
+    {"-->", PK_COMMENT_CLOSE},
 };
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(N_PATTERNS < 65535, "pattern index fits");
@@ -251,24 +310,24 @@ static uint8_t blob_class(uint8_t c)
 
 /* Build the automaton: a trie, then breadth-first failure links folded into
  * a full transition table (so feeding is one lookup per symbol). */
-bool ac_init(tpl *t)
+bool ts_init(tpl *t)
 {
     for (unsigned c = 0; c < 256; c++) {
         bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
         bool blob = alnum || (c != 0 && strchr("+/=_-", (int)c));
         bool word = alnum || (c != 0 && strchr("._%+-@", (int)c));
         bool digitdot = (c >= '0' && c <= '9') || c == '.';
-        t->sym[c] = (uint8_t)ac_sym((uint8_t)c);
-        t->symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
-                               (digitdot ? SYM_DIGITDOT : 0));
-        t->bcls[c] = blob_class((uint8_t)c);
+        t->ts.sym[c] = (uint8_t)ac_sym((uint8_t)c);
+        t->ts.symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
+                                  (digitdot ? SYM_DIGITDOT : 0));
+        t->ts.bcls[c] = blob_class((uint8_t)c);
     }
-    t->ac_next = calloc(AC_MAX_STATES, sizeof *t->ac_next);
-    t->ac_out = calloc(AC_MAX_STATES, sizeof *t->ac_out);
-    t->ac_link = calloc(AC_MAX_STATES, sizeof *t->ac_link);
-    if (!t->ac_next || !t->ac_out || !t->ac_link)
+    t->ts.ac_next = calloc(AC_MAX_STATES, sizeof *t->ts.ac_next);
+    t->ts.ac_out = calloc(AC_MAX_STATES, sizeof *t->ts.ac_out);
+    t->ts.ac_link = calloc(AC_MAX_STATES, sizeof *t->ts.ac_link);
+    if (!t->ts.ac_next || !t->ts.ac_out || !t->ts.ac_link)
         return false;
-    uint16_t(*next)[AC_SYMS] = t->ac_next;
+    uint16_t(*next)[AC_SYMS] = t->ts.ac_next;
     uint16_t n = 1;
     for (size_t p = 0; p < N_PATTERNS; p++) {
         uint16_t s = 0;
@@ -281,34 +340,41 @@ bool ac_init(tpl *t)
             }
             s = next[s][y];
         }
-        t->ac_out[s] = (uint16_t)(p + 1);
+        t->ts.ac_out[s] = (uint16_t)(p + 1);
     }
-    t->ac_states = n;
+    t->ts.ac_states = n;
     uint16_t *queue = malloc(AC_MAX_STATES * sizeof *queue);
     if (!queue)
         return false;
     size_t qh = 0, qt = 0;
     for (unsigned y = 1; y < AC_SYMS; y++)
         if (next[0][y]) {
-            t->ac_link[next[0][y]] = 0;
+            t->ts.ac_link[next[0][y]] = 0;
             queue[qt++] = next[0][y];
         }
     while (qh < qt) {
         uint16_t s = queue[qh++];
-        if (!t->ac_out[s])
-            t->ac_out[s] = t->ac_out[t->ac_link[s]];
+        if (!t->ts.ac_out[s])
+            t->ts.ac_out[s] = t->ts.ac_out[t->ts.ac_link[s]];
         for (unsigned y = 1; y < AC_SYMS; y++) {
             uint16_t u = next[s][y];
             if (u) {
-                t->ac_link[u] = next[t->ac_link[s]][y];
+                t->ts.ac_link[u] = next[t->ts.ac_link[s]][y];
                 queue[qt++] = u;
             } else {
-                next[s][y] = next[t->ac_link[s]][y];
+                next[s][y] = next[t->ts.ac_link[s]][y];
             }
         }
     }
     free(queue);
     return true;
+}
+
+void ts_free(tpl *t)
+{
+    free(t->ts.ac_next);
+    free(t->ts.ac_out);
+    free(t->ts.ac_link);
 }
 
 /* ------------------------------------------------------------ segments */
@@ -326,6 +392,12 @@ void ts_reset(tscan *s, const char *what)
     s->ring_n = 0;
     s->seg_start = 0;
     s->fold_n = s->skip_n = 0;
+    s->wl = 0;
+    s->wl_n = 0;
+    s->ctx = 0;
+    s->gate = 0;
+    s->nl_words = 0;
+    s->nl_done = false;
     s->blob_len = 0;
     s->word_len = 0;
     s->url_cap = false;
@@ -402,8 +474,20 @@ static void url_finish(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[200], w[200];
-    hit(t, TH_URL, pos_at(t, s->url_index), s->url_index, "URL '%s' in %s",
-        q(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100), ts_where(s, how, w, sizeof w));
+    tpl_report(t, TH_URL, tpl_pos_at(t, s->url_index), s->url_index, "URL '%s' in %s",
+               tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
+               ts_where(s, how, w, sizeof w));
+}
+
+static const char *const gate_why[] = {"message content", "the turn count", "the date"};
+
+/* The reason of a gate (GATE_* bits) for a message. */
+static const char *gate_text(unsigned gate)
+{
+    for (unsigned i = 0; i < 3; i++)
+        if (gate & (1u << i))
+            return gate_why[i];
+    return "a condition";
 }
 
 static void ac_match(tpl *t, tscan *s, const pattern *p)
@@ -412,24 +496,59 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
     uint32_t start = s->ring_n - len;
     uint64_t index = s->ring_index[start % TS_RING];
     unsigned how = match_how(s, len);
-    if (p->kind == TH_INSTRUCTION) {
+    char w[200];
+    switch (p->kind) {
+    case PK_MDLINK: s->ctx |= CTX_MDLINK; return;
+    case PK_COMMENT_OPEN: s->ctx |= CTX_COMMENT; return;
+    case PK_COMMENT_CLOSE: s->ctx &= (uint8_t)~CTX_COMMENT; return;
+    case TH_INSTRUCTION:
+    case TH_CONCEAL:
+    case TH_SHELL: {
         if (how & HOW_DUP)
             return;
-        char w[200];
-        hit(t, TH_INSTRUCTION, pos_at(t, index), index, "instruction-like phrase '%s' in %s", p->s,
-            ts_where(s, how, w, sizeof w));
+        static const char *const what[] = {[TH_INSTRUCTION] = "instruction-like phrase",
+                                           [TH_CONCEAL] = "concealment phrase",
+                                           [TH_SHELL] = "shell or installer command"};
+        ts_where(s, how, w, sizeof w);
+        tpl_report(t, p->kind, tpl_pos_at(t, index), index, "%s '%s' in %s", what[p->kind], p->s,
+                   w);
+        if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
+            tpl_report(t, TH_ASSEMBLED, tpl_pos_at(t, index), index,
+                       "%s '%s' exists only as assembled output: %s", what[p->kind], p->s, w);
+        if (s->gate)
+            tpl_report(t, TH_GATED, tpl_pos_at(t, index), index,
+                       "%s '%s' is output only under a condition on %s", what[p->kind], p->s,
+                       gate_text(s->gate));
         return;
     }
-    if (t->hits[TH_URL].have && !(how & HOW_DUP)) {
-        t->hits[TH_URL].more++;
-        return;
+    default: break;
     }
-    url_finish(t, s);
+    url_finish(t, s); /* the first URL is quoted, the others counted */
     s->url_cap = true;
     s->url_how = how;
     s->url_index = index;
     s->url_len = len < sizeof s->url ? len : 0;
     memcpy(s->url, p->s, s->url_len);
+}
+
+/* An unknown {{ }} value that holds message content is output here. */
+void ts_content(tpl *t, tscan *s, uint64_t index)
+{
+    const char *ctx = s->url_cap               ? "a URL"
+                      : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
+                      : (s->ctx & CTX_COMMENT) ? "an HTML comment"
+                                               : NULL;
+    if (ctx)
+        tpl_report(t, TH_EXFIL, tpl_pos_at(t, index), index,
+                   "message content is output inside %s: an exfiltration sink", ctx);
+}
+
+void ts_gate(tscan *s, unsigned gate)
+{
+    if (gate != s->gate)
+        s->nl_done = false;
+    s->gate = (uint8_t)gate;
+    s->nl_words = 0;
 }
 
 /* The word run ([A-Za-z0-9._%+-@]) ended: an IPv4 address or an e-mail? */
@@ -464,8 +583,9 @@ static void word_finish(tpl *t, tscan *s)
         }
     }
     if (ip && groups == 3 && digits > 0) {
-        hit(t, TH_URL, pos_at(t, s->word_index), s->word_index, "IPv4 address '%s' in %s",
-            q(e, sizeof e, w, n, 40), ts_where(s, how, where, sizeof where));
+        tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index,
+                   "IPv4 address '%s' in %s", tpl_quote(e, sizeof e, w, n, 40),
+                   ts_where(s, how, where, sizeof where));
         return;
     }
     /* e-mail: local@domain.tld, one '@', a dot in the domain, a 2+ letter tld */
@@ -486,8 +606,8 @@ static void word_finish(tpl *t, tscan *s)
     for (const uint8_t *p = dot + 1; p < end; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
-    hit(t, TH_URL, pos_at(t, s->word_index), s->word_index, "e-mail address '%s' in %s",
-        q(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
+    tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index, "e-mail address '%s' in %s",
+               tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
 }
 
 static void blob_hit(tpl *t, tscan *s)
@@ -502,9 +622,10 @@ static void blob_hit(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[120], w[200];
-    hit(t, TH_BLOB, pos_at(t, s->blob_index), s->blob_index,
-        "%s-like run of %u+ characters in %s: '%s'", hex ? "hex" : "base64", TPL_BLOB_MIN,
-        ts_where(s, how, w, sizeof w), q(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
+    tpl_report(t, TH_BLOB, tpl_pos_at(t, s->blob_index), s->blob_index,
+               "%s-like run of %u+ characters in %s: '%s'", hex ? "hex" : "base64", TPL_BLOB_MIN,
+               ts_where(s, how, w, sizeof w),
+               tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
 }
 
 void ts_end(tpl *t, tscan *s)
@@ -517,6 +638,39 @@ void ts_end(tpl *t, tscan *s)
     s->u_need = 0;
 }
 
+/* --------------------------------------------------------------- words */
+
+/* A run of letters ended (at a symbol y): look-alike letters mixed into a
+ * Latin word, or a word of fullwidth or styled letters (GG738); and, under
+ * a gate, the count of natural-language words (GG734). */
+static void letters_end(tpl *t, tscan *s, unsigned y)
+{
+    uint8_t wl = s->wl;
+    s->wl = 0;
+    if (!(wl & WL_OTHER) && (((wl & WL_ASCII) && (wl & WL_CONFUSABLE)) ||
+                             ((wl & (WL_WIDE | WL_STYLED)) && s->wl_n >= 2))) {
+        char w[200];
+        tpl_report(t, TH_HOMOGLYPH, tpl_pos_at(t, s->wl_index), s->wl_index,
+                   "a word in %s is written with %s", ts_where(s, 0, w, sizeof w),
+                   (wl & WL_CONFUSABLE) ? "Cyrillic or Greek letters that look Latin"
+                   : (wl & WL_WIDE)     ? "fullwidth Latin letters"
+                                        : "styled (mathematical or circled) letters");
+    }
+    s->wl_n = 0;
+    if (!s->gate)
+        return;
+    if (wl)
+        s->nl_words++;
+    if (y == Y_LT || y == Y_GT || y == Y_LBRACK || y == Y_RBRACK || y == Y_BAR || y == Y_EQ)
+        s->nl_words = 0; /* markup, not prose */
+    if (s->nl_words >= 5 && !s->nl_done) {
+        s->nl_done = true;
+        tpl_report(t, TH_GATED, tpl_pos_at(t, s->wl_index), s->wl_index,
+                   "natural-language text is output only under a condition on %s",
+                   gate_text(s->gate));
+    }
+}
+
 /* --------------------------------------------------------------- feed */
 
 /* A match ends at the symbol just fed. */
@@ -526,7 +680,7 @@ static void matched(tpl *t, tscan *s, uint16_t o)
 }
 
 /* One folded symbol (the slow path: non-ASCII). */
-static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
+static void ac_feed(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
 {
     if (y == Y_SPACE && s->ac_space)
         return;
@@ -535,10 +689,23 @@ static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
     s->ring_n++;
     if (folded)
         s->fold_n = s->ring_n;
-    s->ac_state = t->ac_next[s->ac_state][y];
-    uint16_t o = t->ac_out[s->ac_state];
+    s->ac_state = t->ts.ac_next[s->ac_state][y];
+    uint16_t o = t->ts.ac_out[s->ac_state];
     if (o)
         matched(t, s, o);
+}
+
+static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
+{
+    if (y >= 1 && y <= 26) {
+        if (!s->wl)
+            s->wl_index = idx;
+        s->wl |= (uint8_t)(folded ? 0 : WL_ASCII);
+        s->wl_n++;
+    } else if (s->wl || s->gate) {
+        letters_end(t, s, y);
+    }
+    ac_feed(t, s, y, idx, folded);
 }
 
 /* A byte >= 0x80: fold the code point when its sequence is complete.
@@ -565,7 +732,24 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
         s->skip_n = s->ring_n; /* after the symbol fed last */
         return;
     }
-    feed_sym(t, s, a ? ac_sym(a) : Y_OTHER, s->u_index, kind != FK_NONE);
+    unsigned y = a ? ac_sym(a) : Y_OTHER;
+    bool letter = y >= 1 && y <= 26;
+    if (letter) {
+        if (!s->wl)
+            s->wl_index = s->u_index;
+        s->wl |= (uint8_t)(kind == FK_WIDE     ? WL_WIDE
+                           : kind == FK_STYLED ? WL_STYLED
+                                               : WL_CONFUSABLE);
+    } else if (!a && !(s->u_cp >= 0x2000 && s->u_cp <= 0x2BFF) &&
+               !(s->u_cp >= 0x3000 && s->u_cp <= 0x303F)) {
+        /* a letter of another script: a word in it is text, not a disguise */
+        if (!s->wl)
+            s->wl_index = s->u_index;
+        s->wl |= WL_OTHER;
+        ac_feed(t, s, Y_OTHER, s->u_index, false);
+        return;
+    }
+    feed_sym(t, s, y, s->u_index, kind != FK_NONE);
 }
 
 static void url_byte(tpl *t, tscan *s, uint8_t c)
@@ -584,9 +768,9 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
     uint32_t st = s->ac_state, rn = s->ring_n, blen = s->blob_len, wlen = s->word_len;
     uint8_t bcls = s->blob_cls, wk = s->word_kind;
     bool space = s->ac_space;
-    const uint8_t *sym = t->sym, *symf = t->symf, *bc = t->bcls;
-    uint16_t(*next)[AC_SYMS] = t->ac_next;
-    const uint16_t *out = t->ac_out;
+    const uint8_t *sym = t->ts.sym, *symf = t->ts.symf, *bc = t->ts.bcls;
+    uint16_t(*next)[AC_SYMS] = t->ts.ac_next;
+    const uint16_t *out = t->ts.ac_out;
     uint64_t *ring = s->ring_index;
     const uint64_t step = same_index ? 0 : 1;
 #define SYNC()                                                                                     \
@@ -615,6 +799,16 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
             LOAD();
         } else {
             const unsigned y = sym[c];
+            if (y - 1u < 26u) { /* letters: words for GG738 and GG734 */
+                if (!s->wl)
+                    s->wl_index = idx;
+                s->wl |= WL_ASCII;
+                s->wl_n++;
+            } else if (s->wl || s->gate) {
+                letters_end(t, s, y);
+            }
+            if (s->ctx & CTX_MDLINK && (c == ')' || c == '\n'))
+                s->ctx &= (uint8_t)~CTX_MDLINK;
             if (y != Y_SPACE || !space) { /* whitespace runs fold to one symbol */
                 space = y == Y_SPACE;
                 ring[rn % TS_RING] = idx;

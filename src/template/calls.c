@@ -1,0 +1,304 @@
+/* calls.c - calls and filters in the template analyser's evaluator (prefix
+ * ev_): method calls on constants (folded through strops.c), calls of Jinja
+ * globals and Python builtins (range bounds, chr, getattr, the code-execution
+ * builtins), and the filters, folded where their input is constant. Keyword
+ * arguments are never folded. */
+#include "template/tpl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws)
+{
+    unsigned m = c->word;
+    aval r = unk_at(c);
+    r.flags = c->flags & F_TAINT;
+    if ((c->flags & F_CONTENT) && (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND ||
+                                   m == W_RFIND || m == W_COUNT || m == W_INDEX))
+        t->ev.cond |= GATE_CONTENT;
+    if ((c->flags & F_CONTENT) && na >= 1 && args[0].kind == AV_STR &&
+        (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND || m == W_RFIND || m == W_COUNT ||
+         m == W_INDEX) &&
+        fd_wordlike(fd_bytes(t, &args[0]), args[0].len)) {
+        char how[32];
+        snprintf(how, sizeof how, "with .%s()", word_text(m));
+        ev_trigger(t, &args[0], how);
+    }
+    if ((c->flags & F_CONTENT) && ev_keeps_content(m) && m != W_FIND && m != W_COUNT &&
+        m != W_INDEX && m != W_RFIND && m != W_STARTSWITH && m != W_ENDSWITH)
+        r.flags |= F_CONTENT;
+    /* .get('eval') / .pop / .setdefault on a builtins or globals dict */
+    if ((c->flags & F_TAINT) && (m == W_GET || m == W_POP || m == W_SETDEFAULT) && na >= 1 &&
+        args[0].kind == AV_STR) {
+        const uint8_t *s = fd_bytes(t, &args[0]);
+        unsigned w =
+            args[0].len <= 24 ? word_lookup(t, s, args[0].len, word_hash(s, args[0].len)) : W_NONE;
+        if (word_class(w) & (WC_CALLSINK | WC_KEYSINK | WC_MODULE | WC_TAINTSINK)) {
+            char e[64];
+            tpl_report(t, TH_EXEC, args[0].pos, args[0].index,
+                       ".%s('%s') on a dictionary "
+                       "reached through the object model fetches the Python sink '%s'",
+                       word_text(m), tpl_quote(e, sizeof e, s, args[0].len, 30), e);
+            r.flags |= F_TAINT;
+        }
+    }
+    if (!(c->flags & F_RSTR) || kws)
+        return r;
+    r.flags |= F_STRTYPE;
+    aval recv = *c;
+    recv.kind = AV_STR;
+    recv.flags = c->flags & (F_VAR | F_INEXACT);
+    cval a[MAX_CARGS], sep;
+    uint32_t n = 0;
+    switch (m) {
+    case W_FORMAT:
+        if (fd_gather_args(t, args, na, false, a, &n))
+            return fd_fold_format(t, &recv, a, n);
+        return r;
+    case W_REPLACE:
+        if ((na == 2 || (na == 3 && args[2].kind == AV_INT && !(args[2].flags & F_HUGE))) &&
+            fd_to_cval(&args[0], &a[0]) && fd_to_cval(&args[1], &a[1]))
+            return fd_fold_replace(t, &recv, &a[0], &a[1], na == 3 ? args[2].ival : -1);
+        return r;
+    case W_JOIN:
+        if (na == 1 && (args[0].kind == AV_LIST || args[0].kind == AV_STR) &&
+            fd_to_cval(&recv, &sep))
+            return fd_fold_join(t, &args[0], &sep, c, true);
+        return r;
+    case W_LOWER: return na ? r : fd_fold_case(t, &recv, CASE_LOWER);
+    case W_UPPER: return na ? r : fd_fold_case(t, &recv, CASE_UPPER);
+    case W_CAPITALIZE: return na ? r : fd_fold_case(t, &recv, CASE_CAP);
+    case W_TITLE: return na ? r : fd_fold_case(t, &recv, CASE_TITLE);
+    case W_SWAPCASE: return na ? r : fd_fold_case(t, &recv, CASE_SWAP);
+    case W_STRIP:
+    case W_LSTRIP:
+    case W_RSTRIP: {
+        int side = m == W_STRIP ? 0 : m == W_LSTRIP ? -1 : 1;
+        if (na == 0)
+            return fd_fold_strip(t, &recv, NULL, side);
+        if (na == 1 && fd_to_cval(&args[0], &a[0]))
+            return fd_fold_strip(t, &recv, &a[0], side);
+        return r;
+    }
+    case W_CENTER:
+        if (na == 1 && args[0].kind == AV_INT && !(args[0].flags & F_HUGE))
+            return fd_fold_center(t, &recv, args[0].ival);
+        return r;
+    default: return r;
+    }
+}
+
+static int64_t range_count(const aval *args, uint32_t na, bool *known)
+{
+    *known = false;
+    if (na == 0 || na > 3)
+        return -1;
+    int64_t v[3] = {0, 0, 1};
+    for (uint32_t i = 0; i < na; i++) {
+        if (args[i].kind != AV_INT)
+            return -1;
+        if (args[i].flags & F_HUGE) {
+            *known = true;
+            return INT64_MAX;
+        }
+    }
+    *known = true;
+    if (na == 1)
+        return args[0].ival > 0 ? args[0].ival : 0;
+    v[0] = args[0].ival;
+    v[1] = args[1].ival;
+    if (na == 3)
+        v[2] = args[2].ival;
+    if (v[2] == 0)
+        return 0;
+    int64_t span;
+    if (v[2] > 0 ? __builtin_sub_overflow(v[1], v[0], &span)
+                 : __builtin_sub_overflow(v[0], v[1], &span))
+        return INT64_MAX;
+    if (span <= 0)
+        return 0;
+    int64_t st = v[2] > 0 ? v[2] : (v[2] == INT64_MIN ? INT64_MAX : -v[2]);
+    return span / st + (span % st != 0);
+}
+
+aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
+{
+    unsigned w = c->word;
+    aval r = unk_at(c);
+    char e[96], d[96];
+    const char *a0 = na && args[0].kind == AV_STR
+                         ? tpl_quote(e, sizeof e, fd_bytes(t, &args[0]), args[0].len, 40)
+                         : NULL;
+    if (w == W_RANGE) {
+        bool known;
+        int64_t n = range_count(args, na, &known);
+        if (known) {
+            r.count = n;
+            if (n > TPL_DOS_BIG)
+                tpl_report(t, TH_DOS, c->pos, c->index,
+                           "range() of %lld%s items: rendering iterates "
+                           "or allocates that many (Jinja's sandbox refuses ranges over 100000)",
+                           (long long)n, n == INT64_MAX ? "+" : "");
+        }
+        return r;
+    }
+    if (w == W_STRFTIME_NOW) {
+        r.flags |= F_DATE;
+        return r;
+    }
+    if (w == W_CHR) {
+        tpl_report(t, TH_OBFUSCATION, c->pos, c->index,
+                   "chr() builds characters from numbers "
+                   "(not a Jinja global: an obfuscation helper)");
+        if (na == 1 && args[0].kind == AV_INT && args[0].ival >= 0 && args[0].ival < 0x80) {
+            bld b;
+            fd_b_begin(t, &b, c);
+            uint8_t ch = (uint8_t)args[0].ival;
+            fd_b_raw(t, &b, &ch, 1);
+            return fd_b_done(t, &b);
+        }
+        return r;
+    }
+    if (w == W_GETATTR) {
+        tpl_report(t, TH_OBFUSCATION, c->pos, c->index,
+                   "getattr() call (not a Jinja global: an "
+                   "attribute-access helper)");
+        if (na >= 2)
+            r.flags |= ev_key_check(t, &args[1], &args[0], K_GETATTR);
+        return r;
+    }
+    if (word_class(w) & WC_CALLSINK) {
+        if (a0)
+            tpl_report(t, TH_EXEC, c->pos, c->index,
+                       "call %s('%s') to a Python builtin that runs "
+                       "code, imports modules or opens files",
+                       fd_desc(t, c, d, sizeof d), a0);
+        else
+            tpl_report(t, TH_EXEC, c->pos, c->index,
+                       "call %s() to a Python builtin that runs code, "
+                       "imports modules or opens files",
+                       fd_desc(t, c, d, sizeof d));
+        r.flags |= F_TAINT;
+        return r;
+    }
+    r.flags |= c->flags & F_TAINT;
+    return r;
+}
+
+/* ----------------------------------------------------------- filters */
+
+aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na, uint32_t kws,
+                     const aval *at)
+{
+    aval r = unk_at(x);
+    r.flags = x->flags & F_TAINT;
+    cval a[3];
+    bool str = x->kind == AV_STR && !kws;
+    switch (w) {
+    case W_ATTR:
+        if (na >= 1)
+            r.flags |= ev_key_check(t, &args[0], x, K_ATTR);
+        return r;
+    case W_JOIN: {
+        cval sep;
+        bool has_sep = na >= 1 && fd_to_cval(&args[0], &sep);
+        if ((x->kind == AV_LIST || x->kind == AV_STR) && !kws && na <= 1 && (na == 0 || has_sep))
+            return fd_fold_join(t, x, has_sep ? &sep : NULL, x, false);
+        break;
+    }
+    case W_FORMAT: {
+        cval ca[MAX_CARGS];
+        uint32_t n = 0;
+        if (str && fd_gather_args(t, args, na, false, ca, &n))
+            return fd_fold_percent(t, x, ca, n);
+        break;
+    }
+    case W_REPLACE:
+        if (str && (na == 2 || (na == 3 && args[2].kind == AV_INT && !(args[2].flags & F_HUGE))) &&
+            fd_to_cval(&args[0], &a[0]) && fd_to_cval(&args[1], &a[1]))
+            return fd_fold_replace(t, x, &a[0], &a[1], na == 3 ? args[2].ival : -1);
+        break;
+    case W_LOWER:
+        if (str && !na)
+            return fd_fold_case(t, x, CASE_LOWER);
+        break;
+    case W_UPPER:
+        if (str && !na)
+            return fd_fold_case(t, x, CASE_UPPER);
+        break;
+    case W_CAPITALIZE:
+        if (str && !na)
+            return fd_fold_case(t, x, CASE_CAP);
+        break;
+    case W_TITLE:
+        if (str && !na)
+            return fd_fold_case(t, x, CASE_JTITLE);
+        break;
+    case W_TRIM:
+        if (str && na == 0)
+            return fd_fold_strip(t, x, NULL, 0);
+        if (str && na == 1 && fd_to_cval(&args[0], &a[0]))
+            return fd_fold_strip(t, x, &a[0], 0);
+        break;
+    case W_STRING:
+        if (str && !na) {
+            aval v = *x;
+            v.flags &= (uint16_t)~F_LITERAL;
+            return v;
+        }
+        if (x->kind == AV_INT && !(x->flags & F_HUGE) && !na) {
+            bld b;
+            fd_b_begin(t, &b, x);
+            b.fl |= x->flags & F_INEXACT;
+            fd_b_int(t, &b, x->ival);
+            return fd_b_done(t, &b);
+        }
+        break;
+    case W_REVERSE:
+        if (str && !na)
+            return fd_fold_reverse(t, x);
+        r.count = x->count;
+        return r;
+    case W_FIRST:
+        if (!na && !kws)
+            return fd_fold_index(t, x, 0);
+        break;
+    case W_LAST:
+        if (!na && !kws)
+            return fd_fold_index(t, x, -1);
+        break;
+    case W_LIST:
+        if (x->kind == AV_LIST && !na) {
+            aval v = *x;
+            v.flags &= (uint16_t)~F_TUPLE;
+            return v;
+        }
+        r.count = str ? x->len : x->count;
+        return r;
+    case W_LENGTH:
+    case W_COUNT:
+        if (x->kind == AV_NAME && x->len == 8 && memcmp(fd_bytes(t, x), "messages", 8) == 0)
+            r.flags |= F_TURNS;
+        return r;
+    case W_URLENCODE: r.flags |= x->flags & F_CONTENT; return r;
+    case W_CENTER:
+    case W_INDENT:
+        if (na >= 1 && args[0].kind == AV_INT &&
+            ((args[0].flags & F_HUGE) || args[0].ival > TPL_DOS_BIG))
+            tpl_report(t, TH_DOS, at->pos, at->index,
+                       "|%s(%lld) pads to a width that builds a "
+                       "huge string at render time",
+                       word_text(w), (long long)args[0].ival);
+        else if (w == W_CENTER && str && na <= 1 &&
+                 (na == 0 || (args[0].kind == AV_INT && !(args[0].flags & F_HUGE))))
+            return fd_fold_center(t, x, na ? args[0].ival : 80);
+        break;
+    default: return r;
+    }
+    if (ev_keeps_content(w))
+        r.flags |= x->flags & F_CONTENT;
+    if (ev_makes_string(w))
+        r.flags |= (uint16_t)(F_STRTYPE | (x->flags & F_FRAG));
+    return r;
+}

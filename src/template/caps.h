@@ -1,0 +1,33 @@
+/* caps.h - every limit of the template analyser, in one place. Each
+ * structure is bounded: identifiers keep TPL_NAME_CAP bytes, a string
+ * literal or folded constant TPL_CONST_CAP, the per-tag arena TPL_ARENA_CAP,
+ * the {% set %} store TPL_VARS_MAX variables in TPL_VSTORE_CAP bytes, the
+ * expression stacks TPL_STACK entries, and all copying done by folding is
+ * charged to one budget per analyser, proportional to the bytes fed.
+ * Hitting a cap costs precision (a TH_LIMIT note), never time or memory. */
+#ifndef GGUFLINT_TEMPLATE_CAPS_H
+#define GGUFLINT_TEMPLATE_CAPS_H
+
+#define TPL_NAME_CAP 128u
+#define TPL_CONST_CAP (64u * 1024u)
+#define TPL_ARENA_CAP (256u * 1024u)
+#define TPL_VARS_MAX 256u
+#define TPL_VAR_SLOTS 512u /* hash slots, a power of two > 2 * TPL_VARS_MAX */
+#define TPL_VSTORE_CAP (1024u * 1024u)
+#define TPL_STACK 128u
+#define TPL_BLOCKS 128u
+#define TPL_WORD_SLOTS 512u
+#define TPL_OVERSIZE (256u * 1024u)
+#define TPL_BLOB_MIN 64u
+#define TPL_DOS_BIG 1000000     /* one range / repetition */
+#define TPL_DOS_NEST 10000000   /* product of nested loop bounds */
+#define TPL_POW_BITS (1u << 24) /* bits of a ** result */
+/* Folding copies, per analyser (one analyser per file): TPL_BUDGET_BASE,
+ * plus TPL_BUDGET_PER_BYTE for every template byte fed, up to TPL_BUDGET_MAX
+ * in all, so the work of a file is linear in its size however many
+ * templates it holds (8000 tiny ones cost what one big one does). */
+#define TPL_BUDGET_BASE (1u << 20)
+#define TPL_BUDGET_PER_BYTE 4u
+#define TPL_BUDGET_MAX (256ull << 20)
+
+#endif

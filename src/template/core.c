@@ -1,0 +1,162 @@
+/* core.c - the template analyser's entry points and the state every part
+ * shares (struct tpl in tpl.h): the template being fed (its length, the
+ * index of the next byte, the chunks it came in) and the hit table, one hit
+ * kept per kind with a count of the others. Each part owns the rest of the
+ * state under its own prefix: lx_ the lexer (lex.c), raw_ the UTF-8 and
+ * invisible-character scanner (rawscan.c), ts_ the text streams (stream.c),
+ * fd_ the folder and its stores (fold.c, operations in strops.c), ev_ the
+ * evaluator (eval.c, with gadget.c, calls.c and stmt.c), word_ the word
+ * table (words.c). Limits are in caps.h. */
+#include "template/tpl.h"
+
+#include "core/internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tpl *tpl_new(void)
+{
+    tpl *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    if (!lx_init(t) || !fd_init(t) || !ts_init(t)) {
+        tpl_free(t);
+        return NULL;
+    }
+    word_init(t);
+    return t;
+}
+
+void tpl_free(tpl *t)
+{
+    if (!t)
+        return;
+    ts_free(t);
+    fd_free(t);
+    lx_free(t);
+    free(t);
+}
+
+bool tpl_nomem(const tpl *t)
+{
+    return t->nomem;
+}
+
+const tpl_hit *tpl_hit_get(const tpl *t, int kind)
+{
+    return &t->hits[kind];
+}
+
+int64_t tpl_first_tag(const tpl *t)
+{
+    return t->first_tag;
+}
+
+void tpl_begin(tpl *t, uint64_t total_len)
+{
+    for (int k = 0; k < TH__COUNT; k++)
+        if (t->hit_mask & (1u << k))
+            t->hits[k].have = false;
+    t->hit_mask = 0;
+    t->total = total_len;
+    t->index = 0;
+    t->first_tag = -1;
+    t->hist_n = 0;
+    memset(&t->cur, 0, sizeof t->cur);
+    raw_begin(t);
+    ts_reset(&t->ts.out, "text");
+    ts_segment(&t->ts.out, SG_TEXT);
+    ts_reset(&t->ts.lits, "string literal");
+    lx_begin(t);
+    fd_template_begin(t, total_len);
+    ev_template_begin(t);
+}
+
+void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos)
+{
+    t->cur = pos;
+    if (t->index == 0)
+        t->first_pos = pos;
+    t->hist_pos[t->hist_n & 7] = pos;
+    t->hist_index[t->hist_n & 7] = t->index;
+    t->hist_n++;
+    lx_feed(t, p, n);
+}
+
+void tpl_end(tpl *t)
+{
+    if (t->nomem)
+        return;
+    lx_end(t);
+    ts_end(t, &t->ts.out);
+    ts_end(t, &t->ts.lits);
+    raw_end(t);
+    ev_template_end(t);
+    if (t->total > TPL_OVERSIZE)
+        tpl_report(t, TH_OVERSIZE, t->first_pos, UINT64_MAX,
+                   "the template is %llu bytes, over the 256 KiB no real chat template needs",
+                   (unsigned long long)t->total);
+}
+
+int tpl_probe(tpl *t, const uint8_t *p, size_t n, uint8_t *buf, size_t cap, size_t *len)
+{
+    fd_budget_reset(t);
+    ev_probe_begin(t, buf, cap);
+    tpl_pos pos = {0, n, 0};
+    tpl_begin(t, n);
+    tpl_feed(t, p, n, pos);
+    tpl_end(t);
+    bool known = ev_probe_end(t, len);
+    return known && !t->nomem;
+}
+
+/* ------------------------------------------------------------------ hits */
+
+void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
+{
+    tpl_hit *h = &t->hits[kind];
+    if (h->have) {
+        h->more++;
+        return;
+    }
+    h->have = true;
+    t->hit_mask |= 1u << kind;
+    h->pos = pos;
+    h->more = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(h->msg, sizeof h->msg, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof h->msg && index != UINT64_MAX)
+        snprintf(h->msg + n, sizeof h->msg - (size_t)n, " (template byte %llu)",
+                 (unsigned long long)index);
+}
+
+const char *tpl_quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in)
+{
+    esc_fixed(buf, cap, s, n, max_in);
+    return buf;
+}
+
+bool tpl_hit_count(tpl *t, int kind)
+{
+    if (!t->hits[kind].have)
+        return false;
+    t->hits[kind].more++;
+    return true;
+}
+
+/* ------------------------------------------------------------- positions */
+
+tpl_pos tpl_pos_at(const tpl *t, uint64_t index)
+{
+    uint32_t n = t->hist_n < 8 ? t->hist_n : 8;
+    for (uint32_t k = 1; k <= n; k++) {
+        uint32_t slot = (t->hist_n - k) & 7;
+        if (t->hist_index[slot] <= index)
+            return t->hist_pos[slot];
+    }
+    return n ? t->hist_pos[(t->hist_n - n) & 7] : t->cur; /* older: the oldest known */
+}

@@ -1,0 +1,890 @@
+/* eval.c - the template analyser's evaluator (prefix ev_, state t->ev): an
+ * operator-precedence (shunting-yard) pass over each tag's tokens with
+ * explicit, bounded value and operator stacks - no recursion - computing
+ * abstract values (constants where the folder can fold them, "unknown"
+ * elsewhere) with flags that follow message content and objects reached
+ * through dunder attributes. Operators bind as in Jinja's parser. Its other
+ * files: gadget.c (the indicators), calls.c (calls and filters), stmt.c
+ * (statements and blocks). It puts each known {{ }} value into the output
+ * stream.
+ *
+ * Cost: every token is pushed and popped at most once; the per-tag arena
+ * is reset at every tag. */
+#include "template/tpl.h"
+
+#include "common/utf8.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- helpers */
+
+/* A cap was hit: a TH_LIMIT note, and the rest of the tag is checked name by
+ * name only. */
+void ev_go_dead(tpl *t, tpl_pos pos, uint64_t index, const char *what)
+{
+    t->ev.dead = true;
+    fd_limit(t, pos, index, what);
+}
+
+/* ---------------------------------------------------------------- stacks */
+
+static bool vpush(tpl *t, aval v)
+{
+    if (t->ev.nv >= TPL_STACK) {
+        ev_go_dead(t, v.pos, v.index, "an expression nests more than 128 levels");
+        return false;
+    }
+    t->ev.V[t->ev.nv++] = v;
+    return true;
+}
+
+static void opush(tpl *t, oframe f)
+{
+    if (t->ev.no >= TPL_STACK) {
+        ev_go_dead(t, f.pos, f.index, "an expression nests more than 128 levels");
+        return;
+    }
+    t->ev.O[t->ev.no++] = f;
+}
+
+/* ---------------------------------------------------------- operators */
+
+static uint8_t prec_of(uint8_t op)
+{
+    switch (op) {
+    case OP_IF:
+    case OP_ELSE: return 1;
+    case OP_OR: return 2;
+    case OP_AND: return 3;
+    case OP_NOT: return 4;
+    case OP_IN:
+    case OP_NOTIN:
+    case OP_EQ:
+    case OP_NE:
+    case OP_CMP: return 5;
+    case OP_ADD:
+    case OP_SUB: return 6;
+    case OP_CONCAT: return 7;
+    case OP_MUL:
+    case OP_DIV:
+    case OP_FDIV:
+    case OP_MOD: return 8;
+    case OP_POW: return 9;
+    default: return 10; /* OP_NEG, OP_POS: bind tighter than ** in Jinja */
+    }
+}
+
+/* Integer arithmetic as Python does it on int64; past int64 the result is
+ * F_HUGE (never printed). */
+static aval int_op(uint8_t op, const aval *a, const aval *b, aval r)
+{
+    int64_t x = a->ival, y = b->ival, v = 0;
+    bool huge = ((a->flags | b->flags) & F_HUGE) != 0;
+    r.kind = AV_INT;
+    r.flags = (a->flags | b->flags) & F_INEXACT;
+    switch (op) {
+    case OP_ADD: huge |= __builtin_add_overflow(x, y, &v); break;
+    case OP_SUB: huge |= __builtin_sub_overflow(x, y, &v); break;
+    case OP_MUL: huge |= __builtin_mul_overflow(x, y, &v); break;
+    case OP_MOD:
+    case OP_FDIV:
+        if (huge || y == 0 || (x == INT64_MIN && y == -1))
+            return unk_at(a); /* ZeroDivisionError, or past int64 */
+        if (op == OP_MOD) {
+            v = x % y;
+            if (v != 0 && ((v < 0) != (y < 0)))
+                v += y; /* the sign of the divisor */
+        } else {
+            v = x / y;
+            if ((x % y != 0) && ((x < 0) != (y < 0)))
+                v--; /* towards minus infinity */
+        }
+        break;
+    default: return unk_at(a);
+    }
+    if (huge) {
+        r.flags |= F_HUGE;
+        v = INT64_MAX;
+    }
+    r.ival = v;
+    return r;
+}
+
+/* A comparison in the tag: what it makes the condition depend on (GG734).
+ * The turn count counts when compared with a number of 3 or more (not the
+ * first / last turn that real templates test). */
+static void cond_of(tpl *t, const aval *a, const aval *b)
+{
+    uint16_t f = a->flags | b->flags;
+    if (f & F_CONTENT)
+        t->ev.cond |= GATE_CONTENT;
+    if (f & F_DATE)
+        t->ev.cond |= GATE_DATE;
+    const aval *n = (a->flags & F_TURNS) ? b : (b->flags & F_TURNS) ? a : NULL;
+    if (n && n->kind == AV_INT && n->ival >= 3)
+        t->ev.cond |= GATE_TURNS;
+}
+
+static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f)
+{
+    aval r = unk_at(a);
+    bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
+    (void)f;
+    switch (op) {
+    case OP_CONCAT: return fd_concat(t, a, b);
+    case OP_ADD:
+        if (a->kind == AV_STR && b->kind == AV_STR)
+            return fd_concat(t, a, b);
+        if (ia && ib)
+            return int_op(op, a, b, r);
+        r.flags = (a->flags | b->flags) & (F_TAINT | F_CONTENT);
+        return r;
+    case OP_SUB:
+    case OP_FDIV: return ia && ib ? int_op(op, a, b, r) : r;
+    case OP_MUL:
+        if (ia && ib)
+            return int_op(op, a, b, r);
+        if (ib)
+            return fd_repeat(t, a, b, a);
+        if (ia)
+            return fd_repeat(t, b, a, a);
+        return r;
+    case OP_POW: return fd_power(t, a, b);
+    case OP_MOD:
+        if (a->kind == AV_STR) {
+            /* a tuple gives the arguments, one string or number is one */
+            cval ca[MAX_CARGS];
+            uint32_t n = 0;
+            if (b->kind == AV_LIST ? fd_gather_args(t, b, 1, true, ca, &n)
+                                   : fd_gather_args(t, b, 1, false, ca, &n))
+                return fd_fold_percent(t, a, ca, n);
+            r.flags |= F_STRTYPE;
+            return r;
+        }
+        return ia && ib ? int_op(op, a, b, r) : r;
+    case OP_DIV: return r;
+    case OP_IN:
+    case OP_NOTIN:
+        cond_of(t, a, b);
+        if (a->kind == AV_STR && (b->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, a), a->len))
+            ev_trigger(t, a, op == OP_IN ? "with 'in' against" : "with 'not in' against");
+        return r;
+    case OP_EQ:
+    case OP_NE:
+    case OP_CMP:
+        cond_of(t, a, b);
+        if (op == OP_CMP)
+            return r;
+        if (a->kind == AV_STR && (b->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, a), a->len))
+            ev_trigger(t, a, "for equality with");
+        else if (b->kind == AV_STR && (a->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, b), b->len))
+            ev_trigger(t, b, "for equality with");
+        return r;
+    default: return r;
+    }
+}
+
+static void reduce_op(tpl *t)
+{
+    oframe f = t->ev.O[--t->ev.no];
+    if (f.kind == O_UNARY) {
+        if (t->ev.nv > f.vh) {
+            aval *v = &t->ev.V[t->ev.nv - 1];
+            if (f.op == OP_NEG && v->kind == AV_INT) {
+                if (v->ival == INT64_MIN)
+                    v->flags |= F_HUGE;
+                else
+                    v->ival = -v->ival;
+                v->flags &= (uint16_t)~F_LITERAL;
+            } else if (f.op == OP_POS && v->kind == AV_INT) {
+                v->flags &= (uint16_t)~F_LITERAL;
+            } else {
+                *v = unk_at(v); /* not, or -'a' (a TypeError) */
+            }
+        }
+        return;
+    }
+    if (f.vh == 0 || t->ev.nv <= f.vh)
+        return; /* no right operand: dropped */
+    aval a = t->ev.V[f.vh - 1], b = t->ev.V[t->ev.nv - 1];
+    t->ev.nv = f.vh - 1;
+    t->ev.V[t->ev.nv++] = binop(t, f.op, &a, &b, &f);
+}
+
+static int reduce_to_marker(tpl *t)
+{
+    while (t->ev.no > 0 && t->ev.O[t->ev.no - 1].kind <= O_UNARY)
+        reduce_op(t);
+    return t->ev.no > 0 ? (int)t->ev.no - 1 : -1;
+}
+
+static void push_unary(tpl *t, uint8_t op, const tok *k)
+{
+    oframe f = {.kind = O_UNARY,
+                .op = op,
+                .prec = prec_of(op),
+                .vh = t->ev.nv,
+                .pos = k->pos,
+                .index = k->index};
+    opush(t, f);
+    t->ev.expect = true;
+}
+
+static void push_bin(tpl *t, uint8_t op, const tok *k)
+{
+    if (t->ev.expect) {
+        if (op == OP_SUB)
+            push_unary(t, OP_NEG, k);
+        else if (op == OP_ADD)
+            push_unary(t, OP_POS, k);
+        return;
+    }
+    uint8_t p = prec_of(op);
+    while (t->ev.no > 0) {
+        const oframe *top = &t->ev.O[t->ev.no - 1];
+        if (top->kind > O_UNARY)
+            break;
+        if (top->prec >= p) /* all left-associative in Jinja, ** too */
+            reduce_op(t);
+        else
+            break;
+    }
+    oframe f = {
+        .kind = O_BIN, .op = op, .prec = p, .vh = t->ev.nv, .pos = k->pos, .index = k->index};
+    opush(t, f);
+    t->ev.expect = true;
+}
+
+/* An operand where an operator was expected ({{ a b }}, {% include 'x' %}):
+ * close what is open down to the nearest bracket and keep going. */
+static void juxtapose(tpl *t)
+{
+    reduce_to_marker(t);
+}
+
+static void operand(tpl *t, aval v)
+{
+    if (!t->ev.expect)
+        juxtapose(t);
+    vpush(t, v);
+    t->ev.expect = false;
+}
+
+static void open_marker(tpl *t, uint8_t kind, const tok *k, uint16_t word)
+{
+    oframe f = {.kind = kind, .word = word, .vh = t->ev.nv, .pos = k->pos, .index = k->index};
+    opush(t, f);
+    t->ev.expect = true;
+}
+
+static void apply_pending_filter(tpl *t)
+{
+    if (t->ev.nv == 0)
+        return;
+    aval at = t->ev.V[t->ev.nv - 1];
+    at.pos = t->ev.pend_pos;
+    at.index = t->ev.pend_index;
+    aval x = t->ev.V[t->ev.nv - 1];
+    t->ev.V[t->ev.nv - 1] = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
+}
+
+static void close_marker(tpl *t, const tok *k)
+{
+    if (reduce_to_marker(t) < 0)
+        return; /* a stray closer */
+    oframe f = t->ev.O[--t->ev.no];
+    if (f.kind == M_SUB && f.colons > 0 && t->ev.expect) {
+        aval none = val_tok(k, AV_NONE);
+        if (!vpush(t, none))
+            return;
+    }
+    if (f.vh == 0 && (f.kind == M_CALL || f.kind == M_SUB || f.kind == M_FILTER))
+        f.kind = M_GROUP;
+    uint32_t base = f.vh, n = t->ev.nv - base;
+    aval *items = &t->ev.V[base];
+    aval r;
+    aval at;
+    memset(&at, 0, sizeof at);
+    at.pos = f.pos;
+    at.index = f.index;
+    switch (f.kind) {
+    case M_GROUP:
+        if (n == 1 && f.commas == 0) {
+            t->ev.expect = false;
+            return;
+        }
+        r = fd_make_list(t, items, n, &at);
+        if (r.kind == AV_LIST)
+            r.flags |= F_TUPLE;
+        break;
+    case M_LIST: r = fd_make_list(t, items, n, &at); break;
+    case M_CALL: {
+        aval c = t->ev.V[base - 1];
+        if (c.kind == AV_ATTR)
+            r = ev_method_call(t, &c, items, n, f.kws);
+        else if (c.kind == AV_NAME)
+            r = ev_global_call(t, &c, items, n);
+        else {
+            r = unk_at(&c);
+            r.flags = c.flags & F_TAINT;
+        }
+        base--;
+        break;
+    }
+    case M_SUB: {
+        aval x = t->ev.V[base - 1];
+        r = unk_at(&x);
+        r.flags = x.flags & F_TAINT;
+        if (f.colons == 0 && n >= 1) {
+            const aval *key = &items[n - 1];
+            r.flags |= ev_key_check(t, key, &x, K_SUB);
+            if (key->kind == AV_STR) {
+                const uint8_t *s = fd_bytes(t, key);
+                if ((key->len == 7 && memcmp(s, "content", 7) == 0) ||
+                    (key->len == 4 && memcmp(s, "text", 4) == 0 && (x.flags & F_CONTENT)))
+                    r.flags |= F_CONTENT;
+            } else if (key->kind == AV_INT && !(key->flags & F_HUGE) &&
+                       (x.kind == AV_STR || x.kind == AV_LIST)) {
+                uint16_t keep = r.flags;
+                r = fd_fold_index(t, &x, key->ival);
+                r.flags |= keep;
+            }
+        } else if (f.colons > 0 && x.kind == AV_STR) {
+            r = fd_fold_slice(t, &x, items, n);
+        }
+        base--;
+        break;
+    }
+    case M_FILTER: {
+        aval x = t->ev.V[base - 1];
+        r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
+        base--;
+        break;
+    }
+    case M_TEST: /* the tested value (already unknown) stays; drop the arguments */
+        t->ev.nv = base;
+        t->ev.expect = false;
+        return;
+    case M_DICT:
+    default: r = unk_at(&at); break;
+    }
+    t->ev.nv = base;
+    vpush(t, r);
+    t->ev.expect = false;
+}
+
+/* ---------------------------------------------------------- tokens */
+
+static bool is_op_keyword(unsigned w)
+{
+    return w == W_AND || w == W_OR || w == W_NOT || w == W_IN || w == W_IS || w == W_IF ||
+           w == W_ELSE;
+}
+
+static void name_tok(tpl *t, const tok *k)
+{
+    switch (k->word) {
+    case W_AND: push_bin(t, OP_AND, k); return;
+    case W_OR: push_bin(t, OP_OR, k); return;
+    case W_NOT:
+        if (t->ev.expect)
+            push_unary(t, OP_NOT, k);
+        else
+            t->ev.pend_ev = PE_NOT;
+        return;
+    case W_IN: push_bin(t, OP_IN, k); return;
+    case W_IS:
+        if (!t->ev.expect && t->ev.nv > 0) {
+            t->ev.V[t->ev.nv - 1] = unk_at(&t->ev.V[t->ev.nv - 1]);
+            t->ev.pend_ev = PE_IS;
+        }
+        return;
+    case W_IF: push_bin(t, OP_IF, k); return;
+    case W_ELSE: push_bin(t, OP_ELSE, k); return;
+    case W_TRUE:
+    case W_FALSE:
+    case W_NONE_LIT:
+    case W_TRUE_U:
+    case W_FALSE_U:
+    case W_NONE_U: operand(t, val_tok(k, AV_UNK)); return;
+    default: break;
+    }
+    char e[96];
+    if (fd_is_dunder(k->s, k->n))
+        tpl_report(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
+                   tpl_quote(e, sizeof e, k->s, k->n, 40));
+    fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "name");
+    aval v;
+    var *x = fd_var_find(t, k->s, k->n, k->hash);
+    if (x) {
+        v = x->v;
+        v.pos = k->pos;
+        v.index = k->index;
+    } else {
+        v = val_tok(k, AV_NAME);
+        v.word = k->word;
+        if (k->n && fd_ar_put(t, k->s, k->n, &v.off))
+            v.len = k->n;
+    }
+    operand(t, v);
+}
+
+static void str_tok(tpl *t, const tok *k, bool after_str)
+{
+    aval v = val_tok(k, AV_STR);
+    if (k->lflags & LF_TRUNC) {
+        v.kind = AV_UNK;
+        v.count = (int64_t)k->full;
+    } else if (!fd_ar_put(t, k->s, k->n, &v.off)) {
+        if (!t->nomem)
+            fd_limit(t, k->pos, k->index, "the per-tag arena (256 KiB) is full");
+        v.kind = AV_UNK;
+        v.count = k->n;
+    } else {
+        v.len = k->n;
+        v.count = k->n;
+        v.flags = F_LITERAL | F_SCANNED;
+        if ((k->lflags & LF_INEXACT) || !utf8_valid(k->s, k->n))
+            v.flags |= F_INEXACT;
+    }
+    if (!t->ev.expect && after_str && t->ev.nv > 0 && t->ev.V[t->ev.nv - 1].kind == AV_STR &&
+        (t->ev.V[t->ev.nv - 1].flags & F_LITERAL) && v.kind == AV_STR) {
+        /* 'a' 'b': Jinja joins adjacent literals */
+        aval a = t->ev.V[t->ev.nv - 1];
+        aval r = fd_concat(t, &a, &v);
+        r.flags |= F_LITERAL;
+        t->ev.V[t->ev.nv - 1] = r;
+        return;
+    }
+    operand(t, v);
+}
+
+static void op_tok(tpl *t, const tok *k)
+{
+    switch (k->op) {
+    case '.':
+        if (!t->ev.expect && t->ev.nv > 0)
+            t->ev.pend_ev = PE_DOT;
+        return;
+    case '|':
+        if (!t->ev.expect && t->ev.nv > 0) {
+            /* Jinja filters the whole unary expression: -2|string is '-2' */
+            while (t->ev.no > 0 && t->ev.O[t->ev.no - 1].kind == O_UNARY &&
+                   t->ev.O[t->ev.no - 1].op != OP_NOT)
+                reduce_op(t);
+            t->ev.pend_ev = PE_PIPE;
+        }
+        return;
+    case '(':
+        if (!t->ev.expect && t->ev.nv > 0)
+            open_marker(t, M_CALL, k, 0);
+        else
+            open_marker(t, M_GROUP, k, 0);
+        return;
+    case '[':
+        if (!t->ev.expect && t->ev.nv > 0) {
+            open_marker(t, M_SUB, k, 0);
+        } else {
+            open_marker(t, M_LIST, k, 0);
+        }
+        return;
+    case '{':
+        if (!t->ev.expect)
+            juxtapose(t);
+        open_marker(t, M_DICT, k, 0);
+        return;
+    case ')':
+    case ']':
+    case '}': close_marker(t, k); return;
+    case ',': {
+        int m = reduce_to_marker(t);
+        if (m >= 0) {
+            if (t->ev.O[m].commas < 255)
+                t->ev.O[m].commas++;
+        } else {
+            t->ev.tuple = true;
+        }
+        t->ev.expect = true;
+        return;
+    }
+    case ':': {
+        int m = reduce_to_marker(t);
+        if (m >= 0 && t->ev.O[m].kind == M_SUB) {
+            if (t->ev.expect && !vpush(t, val_tok(k, AV_NONE)))
+                return;
+            if (t->ev.O[m].colons < 255)
+                t->ev.O[m].colons++;
+        }
+        t->ev.expect = true;
+        return;
+    }
+    case '=': {
+        int m = reduce_to_marker(t);
+        uint32_t base = m >= 0 ? t->ev.O[m].vh : 0;
+        if (m >= 0 && t->ev.O[m].kws < 255)
+            t->ev.O[m].kws++;
+        if (t->ev.nv > base)
+            t->ev.nv--; /* a keyword argument's name */
+        t->ev.expect = true;
+        return;
+    }
+    case '~': push_bin(t, OP_CONCAT, k); return;
+    case '+': push_bin(t, OP_ADD, k); return;
+    case '-': push_bin(t, OP_SUB, k); return;
+    case '*': push_bin(t, OP_MUL, k); return;
+    case '/': push_bin(t, OP_DIV, k); return;
+    case OPC_FDIV: push_bin(t, OP_FDIV, k); return;
+    case '%': push_bin(t, OP_MOD, k); return;
+    case OPC_POW: push_bin(t, OP_POW, k); return;
+    case OPC_EQ: push_bin(t, OP_EQ, k); return;
+    case OPC_NE: push_bin(t, OP_NE, k); return;
+    case '<':
+    case '>':
+    case OPC_LE:
+    case OPC_GE: push_bin(t, OP_CMP, k); return;
+    default: return;
+    }
+}
+
+static void expr_tok(tpl *t, const tok *k)
+{
+    bool paren = k->kind == TK_OP && k->op == '(';
+    switch (t->ev.pend_ev) {
+    case PE_DOT:
+        t->ev.pend_ev = PE_NONE;
+        if (k->kind == TK_NAME) {
+            ev_attr_access(t, k);
+            t->ev.last_str = false;
+            return;
+        }
+        if (k->kind == TK_INT && t->ev.nv > 0) { /* foo.0 */
+            aval *r = &t->ev.V[t->ev.nv - 1];
+            uint16_t fl = r->flags & F_TAINT;
+            *r = unk_at(r);
+            r->flags = fl;
+            return;
+        }
+        break;
+    case PE_PIPE:
+        t->ev.pend_ev = PE_NONE;
+        if (k->kind == TK_NAME) {
+            t->ev.pend_ev = PE_FILTER;
+            t->ev.pend_word = k->word;
+            t->ev.pend_pos = k->pos;
+            t->ev.pend_index = k->index;
+            return;
+        }
+        break;
+    case PE_ATTR:
+        t->ev.pend_ev = PE_NONE;
+        if (paren) {
+            open_marker(t, M_CALL, k, 0);
+            return;
+        }
+        ev_settle_attr(t);
+        break;
+    case PE_FILTER:
+        t->ev.pend_ev = PE_NONE;
+        if (paren) {
+            open_marker(t, M_FILTER, k, t->ev.pend_word);
+            return;
+        }
+        apply_pending_filter(t);
+        break;
+    case PE_NOT:
+        t->ev.pend_ev = PE_NONE;
+        if (k->kind == TK_NAME && k->word == W_IN) {
+            push_bin(t, OP_NOTIN, k);
+            return;
+        }
+        break;
+    case PE_IS:
+        if (k->kind == TK_NAME && k->word == W_NOT)
+            return;
+        t->ev.pend_ev = PE_NONE;
+        if (k->kind == TK_NAME) {
+            t->ev.pend_ev = PE_IS_NAME;
+            return;
+        }
+        break;
+    case PE_IS_NAME:
+        t->ev.pend_ev = PE_NONE;
+        if (paren) {
+            open_marker(t, M_TEST, k, 0);
+            return;
+        }
+        if (k->kind == TK_STR || k->kind == TK_INT || k->kind == TK_FLOAT ||
+            (k->kind == TK_NAME && !is_op_keyword(k->word)))
+            return; /* the test's single argument */
+        break;
+    default: break;
+    }
+    bool after_str = t->ev.last_str;
+    t->ev.last_str = false;
+    switch (k->kind) {
+    case TK_STR:
+        str_tok(t, k, after_str);
+        t->ev.last_str = true;
+        return;
+    case TK_INT: {
+        aval v = val_tok(k, AV_INT);
+        v.ival = k->ival;
+        if (k->huge) {
+            v.flags |= F_HUGE;
+            v.ival = INT64_MAX;
+        }
+        operand(t, v);
+        return;
+    }
+    case TK_FLOAT: operand(t, val_tok(k, AV_UNK)); return;
+    case TK_NAME: name_tok(t, k); return;
+    case TK_OP: op_tok(t, k); return;
+    default: return;
+    }
+}
+
+/* Resolve what a tag's last token left pending and reduce everything. */
+void ev_flush(tpl *t)
+{
+    if (t->ev.dead) {
+        t->ev.nv = t->ev.no = 0;
+        return;
+    }
+    if (t->ev.pend_ev == PE_ATTR)
+        ev_settle_attr(t);
+    else if (t->ev.pend_ev == PE_FILTER)
+        apply_pending_filter(t);
+    t->ev.pend_ev = PE_NONE;
+    while (t->ev.no > 0 && !t->ev.dead) {
+        if (t->ev.O[t->ev.no - 1].kind <= O_UNARY) {
+            reduce_op(t);
+        } else {
+            t->ev.nv = t->ev.O[t->ev.no - 1].vh; /* an unclosed bracket: drop its contents */
+            t->ev.no--;
+        }
+    }
+    if (t->ev.dead)
+        t->ev.nv = t->ev.no = 0;
+}
+
+/* ------------------------------------------------------------- interface */
+
+void ev_template_begin(tpl *t)
+{
+    t->ev.n_blocks = 0;
+    t->ev.blocks_over = 0;
+    t->ev.raw_next = false;
+}
+
+void ev_begin(tpl *t, uint8_t tagkind, tpl_pos pos, uint64_t index)
+{
+    t->ev.tagkind = tagkind;
+    t->ev.stmt_word = W_NONE;
+    t->ev.cond = 0;
+    t->ev.for_targets = 0;
+    t->ev.tag_pos = pos;
+    t->ev.tag_index = index;
+    fd_tag_begin(t);
+    t->ev.nv = t->ev.no = 0;
+    t->ev.stmt = ST_EXPR;
+    t->ev.pend_ev = PE_NONE;
+    t->ev.expect = true;
+    t->ev.dead = false;
+    t->ev.last_str = false;
+    t->ev.last_dot = false;
+    t->ev.first = true;
+    t->ev.tuple = false;
+    t->ev.set_len = 0;
+    t->ev.set_multi = t->ev.set_attr = t->ev.set_eq = false;
+    t->ev.raw_next = false;
+}
+
+void ev_tok(tpl *t, const tok *k)
+{
+    if (t->nomem)
+        return;
+    if (k->kind == TK_STR)
+        fd_literal_check(t, k);
+    if (t->ev.first) {
+        t->ev.first = false;
+        if (t->ev.tagkind == TAG_BLOCK && k->kind == TK_NAME && ev_statement(t, k))
+            return;
+    }
+    switch (t->ev.stmt) {
+    case ST_IGNORE: return;
+    case ST_SET_TARGET: ev_set_target(t, k); return;
+    case ST_FOR_TARGET: ev_for_target(t, k); return;
+    case ST_FOR_ITER:
+        if (k->kind == TK_NAME && (k->word == W_IF || k->word == W_RECURSIVE) && !t->ev.dead &&
+            !ev_marker_open(t)) {
+            ev_finish_for(t);
+            t->ev.stmt = ST_EXPR;
+            return;
+        }
+        break;
+    default: break;
+    }
+    if (t->ev.dead) {
+        ev_lexical(t, k);
+        return;
+    }
+    expr_tok(t, k);
+    if (t->ev.dead)
+        t->ev.last_dot = false;
+}
+
+/* A {{ }} tag ends: its value, when known, is what Jinja emits here, so it
+ * goes into the output stream (unknown values are transparent). */
+void ev_probe_begin(tpl *t, uint8_t *buf, size_t cap)
+{
+    t->ev.probe_buf = buf;
+    t->ev.probe_cap = cap;
+    t->ev.probe_len = 0;
+    t->ev.probe_known = false;
+}
+
+bool ev_probe_end(tpl *t, size_t *len)
+{
+    t->ev.probe_buf = NULL;
+    *len = t->ev.probe_known ? t->ev.probe_len : 0;
+    return t->ev.probe_known;
+}
+
+/* {{ c }} of a loop over a constant: its items, in order. */
+static void emit_items(tpl *t, const aval *v)
+{
+    const uint8_t *p = fd_bytes(t, v);
+    ts_segment(&t->ts.out, SG_VALUE | SG_ITEMS);
+    if (v->rword == AV_STR) {
+        ts_run(t, &t->ts.out, p, v->len, v->index, true);
+        return;
+    }
+    for (uint32_t pos = 0; pos + 4 <= v->len;) {
+        uint32_t w;
+        memcpy(&w, p + pos, 4);
+        w &= 0x7FFFFFFFu; /* the length, without the integer mark */
+        ts_run(t, &t->ts.out, p + pos + 4, w, v->index, true);
+        pos += 4 + w;
+    }
+}
+
+/* tpl_probe: remember the value of this {{ }} when it is exactly known. */
+static void probe_value(tpl *t, const aval *v)
+{
+    t->ev.probe_known = false;
+    if (!v || (v->flags & (F_INEXACT | F_HUGE)))
+        return;
+    char d[24];
+    const uint8_t *b;
+    size_t n;
+    if (v->kind == AV_STR) {
+        b = fd_bytes(t, v);
+        n = v->len;
+    } else if (v->kind == AV_INT) {
+        int k = snprintf(d, sizeof d, "%lld", (long long)v->ival);
+        b = (const uint8_t *)d;
+        n = k > 0 ? (size_t)k : 0;
+    } else {
+        return;
+    }
+    if (n > t->ev.probe_cap)
+        return;
+    if (n)
+        memcpy(t->ev.probe_buf, b, n);
+    t->ev.probe_len = n;
+    t->ev.probe_known = true;
+}
+
+static void emit_value(tpl *t)
+{
+    bool one = !t->ev.dead && t->ev.nv == 1 && !t->ev.tuple;
+    if (t->ev.probe_buf)
+        probe_value(t, one ? &t->ev.V[0] : NULL);
+    if (!one)
+        return;
+    const aval *v = &t->ev.V[0];
+    if (v->kind != AV_STR && v->kind != AV_INT && (v->flags & F_CONTENT))
+        ts_content(t, &t->ts.out, v->index);
+    if (v->kind == AV_UNK && (v->flags & F_ITEMS)) {
+        emit_items(t, v);
+        return;
+    }
+    uint16_t fl = (uint16_t)(SG_VALUE | ((v->flags & F_SCANNED) ? SG_SCANNED : 0) |
+                             ((v->flags & F_BUILT) ? SG_BUILT : 0));
+    if (v->kind == AV_STR && v->len) {
+        ts_segment(&t->ts.out, fl);
+        ts_run(t, &t->ts.out, fd_bytes(t, v), v->len, v->index, true);
+    } else if (v->kind == AV_INT && !(v->flags & F_HUGE)) {
+        char d[24];
+        int n = snprintf(d, sizeof d, "%lld", (long long)v->ival);
+        ts_segment(&t->ts.out, fl);
+        ts_run(t, &t->ts.out, (const uint8_t *)d, n > 0 ? (size_t)n : 0, v->index, true);
+    }
+}
+
+void ev_end(tpl *t)
+{
+    if (t->nomem)
+        return;
+    switch (t->ev.stmt) {
+    case ST_SET_TARGET: /* {% set x %}...{% endset %} */
+        if (t->ev.set_len)
+            fd_var_unknown(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos,
+                           t->ev.tag_index);
+        if (!t->ev.set_attr && !t->ev.set_multi)
+            ev_block_push(t, W_SET, 1, t->ev.tag_pos, t->ev.tag_index);
+        break;
+    case ST_SET_VALUE:
+        ev_flush(t);
+        if (t->ev.set_len && !t->ev.set_attr) {
+            var *x = fd_var_get(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos,
+                                t->ev.tag_index);
+            if (x) {
+                if (!t->ev.set_multi && !t->ev.tuple && t->ev.nv == 1) {
+                    fd_var_assign(t, x, &t->ev.V[0]);
+                } else {
+                    aval u = unk_at(&t->ev.V[0]);
+                    fd_var_assign(t, x, &u);
+                }
+            }
+        }
+        break;
+    case ST_FOR_TARGET: /* no 'in': keep the block structure */
+        ev_block_push(t, W_FOR, 1, t->ev.tag_pos, t->ev.tag_index);
+        break;
+    case ST_FOR_ITER: ev_finish_for(t); break;
+    default:
+        ev_flush(t);
+        if (t->ev.tagkind == TAG_VAR)
+            emit_value(t);
+        if ((t->ev.stmt_word == W_IF || t->ev.stmt_word == W_ELIF) && t->ev.cond &&
+            t->ev.n_blocks > 0 && !t->ev.blocks_over) {
+            t->ev.blocks[t->ev.n_blocks - 1].gate |= t->ev.cond;
+            ev_gate_update(t);
+        }
+        break;
+    }
+    t->ev.nv = t->ev.no = 0;
+    fd_tag_begin(t);
+}
+
+bool ev_wants_raw(const tpl *t)
+{
+    return t->ev.raw_next;
+}
+
+void ev_template_end(tpl *t)
+{
+    if (t->nomem)
+        return;
+    for (uint32_t i = t->ev.n_blocks; i-- > 0;) {
+        const block *b = &t->ev.blocks[i];
+        tpl_report(t, TH_SYNTAX, b->pos, b->index,
+                   "'%s' is never closed by 'end%s' (Jinja rejects the "
+                   "template)",
+                   word_text(b->kind), word_text(b->kind));
+    }
+    t->ev.n_blocks = 0;
+}

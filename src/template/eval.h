@@ -1,0 +1,132 @@
+/* eval.h - the evaluator of the template analyser (eval.c, prefix ev_,
+ * state t->ev): expressions over bounded stacks, the statements and the
+ * block structure. */
+#ifndef GGUFLINT_TEMPLATE_EVAL_H
+#define GGUFLINT_TEMPLATE_EVAL_H
+
+#include "template/caps.h"
+#include "template/fold.h"
+#include "template/lex.h"
+#include "template/template.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { O_BIN, O_UNARY, M_GROUP, M_CALL, M_SUB, M_LIST, M_DICT, M_FILTER, M_TEST };
+enum {
+    OP_OR = 1,
+    OP_AND,
+    OP_NOT,
+    OP_IN,
+    OP_NOTIN,
+    OP_EQ,
+    OP_NE,
+    OP_CMP,
+    OP_CONCAT,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_FDIV,
+    OP_MOD,
+    OP_POW,
+    OP_NEG,
+    OP_POS,
+    OP_IF,
+    OP_ELSE
+};
+
+typedef struct oframe {
+    uint8_t kind, op, prec;
+    uint8_t colons; /* M_SUB: slice separators seen */
+    uint8_t commas; /* commas seen inside the bracket */
+    uint8_t kws;    /* keyword arguments seen inside the bracket */
+    uint16_t word;  /* M_FILTER: the filter */
+    uint32_t vh;    /* value height when pushed */
+    tpl_pos pos;
+    uint64_t index;
+} oframe;
+
+typedef struct block {
+    uint8_t kind;    /* W_FOR, W_IF, ... the opening statement */
+    uint8_t gate;    /* GATE_* its conditions test */
+    int64_t bound;   /* for: this loop's constant bound (1 if unknown) */
+    int64_t product; /* for: product of the enclosing constant bounds */
+    tpl_pos pos;
+    uint64_t index;
+} block;
+
+typedef struct tpl_eval {
+    /* per tag */
+    aval V[TPL_STACK];   /* values */
+    oframe O[TPL_STACK]; /* operators and open brackets */
+    uint32_t nv, no;
+    uint8_t tagkind, stmt, pend_ev;
+    uint16_t pend_word;
+    tpl_pos pend_pos;
+    uint64_t pend_index;
+    tpl_pos tag_pos;
+    uint64_t tag_index;
+    bool expect, dead, last_str, last_dot, first, tuple, raw_next;
+    uint8_t set_name[TPL_NAME_CAP];
+    uint32_t set_len, set_hash;
+    bool set_multi, set_attr, set_eq;
+    uint16_t stmt_word;             /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
+    uint8_t for_name[TPL_NAME_CAP]; /* {% for NAME in ... %}: the first target */
+    uint32_t for_len, for_hash, for_targets;
+    uint8_t cond; /* GATE_* the tag's comparisons tested */
+    /* per template */
+    block blocks[TPL_BLOCKS];
+    uint32_t n_blocks, blocks_over;
+    /* tpl_probe: the value of the last {{ }} */
+    uint8_t *probe_buf;
+    size_t probe_cap, probe_len;
+    bool probe_known;
+} tpl_eval;
+
+enum { ST_EXPR, ST_SET_TARGET, ST_SET_VALUE, ST_FOR_TARGET, ST_FOR_ITER, ST_IGNORE };
+enum { PE_NONE, PE_DOT, PE_PIPE, PE_ATTR, PE_FILTER, PE_NOT, PE_IS, PE_IS_NAME };
+enum { K_SUB, K_ATTR, K_GETATTR }; /* how a name is applied: x[k], x|attr(k), getattr(x, k) */
+
+/* eval.c: the interface of the evaluator */
+void ev_template_begin(tpl *t);
+void ev_begin(tpl *t, uint8_t tagkind, tpl_pos pos, uint64_t index);
+void ev_tok(tpl *t, const tok *k);
+void ev_end(tpl *t);
+void ev_template_end(tpl *t);
+bool ev_wants_raw(const tpl *t);
+void ev_probe_begin(tpl *t, uint8_t *buf, size_t cap);
+bool ev_probe_end(tpl *t, size_t *len);
+
+/* eval.c, for the evaluator's other files */
+void ev_go_dead(tpl *t, tpl_pos pos, uint64_t index, const char *what); /* give up on the tag */
+void ev_flush(tpl *t); /* reduce what the tag left open */
+
+/* gadget.c: the indicators */
+uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how); /* F_TAINT or 0 */
+void ev_trigger(tpl *t, const aval *lit, const char *how);
+bool ev_keeps_content(unsigned w);
+bool ev_makes_string(unsigned w);
+void ev_attr_access(tpl *t, const tok *k); /* .name on the top value */
+void ev_settle_attr(tpl *t);               /* an attribute not called is a plain value */
+
+/* calls.c: calls and filters */
+aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws);
+aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na);
+aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na, uint32_t kws,
+                     const aval *at);
+
+/* stmt.c: statements and blocks */
+void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index);
+void ev_block_end(tpl *t, const tok *k);
+void ev_block_middle(tpl *t, const tok *k);
+void ev_finish_for(tpl *t);
+bool ev_statement(tpl *t, const tok *k); /* the first token of a {% %}: a statement? */
+void ev_set_target(tpl *t, const tok *k);
+void ev_for_target(tpl *t, const tok *k);
+bool ev_marker_open(const tpl *t);
+void ev_lexical(tpl *t, const tok *k); /* name by name, when the evaluator gave up */
+void ev_gate_update(tpl *t);           /* the output stream's gate from the open blocks */
+
+#endif

@@ -1,0 +1,204 @@
+/* fold.h - the constant layer of the template analyser (fold.c, prefix
+ * fd_, state t->fd): abstract values, the per-tag arena, the builders of
+ * folded constants, the folding operations, the {% set %} store and the
+ * folding budget. */
+#ifndef GGUFLINT_TEMPLATE_FOLD_H
+#define GGUFLINT_TEMPLATE_FOLD_H
+
+#include "template/caps.h"
+#include "template/lex.h"
+#include "template/template.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- abstract values ---- */
+enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
+#define F_BUILT 0x01u    /* produced by a folding operation, not a plain literal */
+#define F_CONTENT 0x02u  /* message content (or derived from it by filters) */
+#define F_TAINT 0x04u    /* reached through a dunder / object-model access */
+#define F_RSTR 0x08u     /* AV_ATTR: the receiver is a constant string */
+#define F_VAR 0x10u      /* bytes live in the variable store, not the tag arena */
+#define F_LITERAL 0x20u  /* a plain string literal (for adjacent-literal joining) */
+#define F_HUGE 0x40u     /* AV_INT saturated */
+#define F_INEXACT 0x80u  /* a constant that may differ from Jinja's (kept for the checks) */
+#define F_STRTYPE 0x100u /* unknown, but certainly a string (built by ~, |string ...) */
+#define F_FRAG 0x200u    /* unknown, built from a piece holding a dunder fragment ('__') */
+#define F_SCANNED 0x400u /* the bytes of one string literal (its text was scanned already) */
+#define F_TUPLE 0x800u   /* AV_LIST: a tuple (for % formatting) */
+#define F_TURNS 0x1000u  /* the turn count: messages|length, loop.index ... */
+#define F_DATE 0x2000u   /* the date: strftime_now(...) */
+#define F_ITEMS                                                                                    \
+    0x4000u /* AV_UNK: a loop variable over the constant at off/len
+                          * (its kind in rword): one item per iteration */
+
+typedef struct aval {
+    uint8_t kind;
+    uint16_t flags;
+    uint16_t word;     /* AV_NAME: the name's word; AV_ATTR: the attribute's */
+    uint32_t off, len; /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
+    int64_t ival;      /* AV_INT value, AV_LIST item count */
+    int64_t count;     /* items when iterated (-1 unknown) */
+    uint16_t rword;    /* AV_ATTR: the receiver's word when it was a name */
+    tpl_pos pos;
+    uint64_t index;
+} aval;
+
+typedef struct var {
+    uint8_t name[TPL_NAME_CAP];
+    uint32_t name_len, hash;
+    uint32_t slot;             /* its entry in vslots */
+    aval v;                    /* bytes (if any) at v.off in the store, F_VAR set */
+    uint32_t cap_off, cap_len; /* the store region owned by this variable */
+} var;
+
+typedef struct tpl_fold {
+    uint8_t *ar; /* per tag: the arena of literals, names and folded constants */
+    uint32_t ar_len, ar_cap;
+    uint64_t budget;       /* per analyser (the file): folding bytes left */
+    uint64_t budget_given; /* granted so far, at most TPL_BUDGET_MAX */
+    var *vars;             /* per template: the {% set %} variables */
+    uint32_t n_vars;
+    uint16_t vslots[TPL_VAR_SLOTS];
+    uint8_t *vs; /* their bytes */
+    uint32_t vs_len, vs_cap;
+} tpl_fold;
+
+bool fd_init(tpl *t);
+void fd_free(tpl *t);
+void fd_budget_reset(tpl *t);                   /* a fresh budget (tpl_probe) */
+void fd_template_begin(tpl *t, uint64_t total); /* grant its share, clear the store */
+void fd_tag_begin(tpl *t);                      /* empty the arena */
+/* Copy n bytes into the arena: their offset, or false when it is full. */
+bool fd_ar_put(tpl *t, const uint8_t *s, uint32_t n, uint32_t *off);
+
+/* Small helpers shared with the evaluator. */
+
+/* The bytes of a constant (in the tag arena or the variable store). */
+const uint8_t *fd_bytes(const tpl *t, const aval *v);
+
+/* [A-Za-z0-9_] */
+static inline bool identc(uint8_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* a * b for a, b >= 0, saturating at INT64_MAX; -1 when either is negative */
+static inline int64_t sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (a < 0 || b < 0)
+        return -1;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* An unknown value at the position of `at`. */
+static inline aval unk_at(const aval *at)
+{
+    aval v;
+    memset(&v, 0, sizeof v);
+    v.kind = AV_UNK;
+    v.count = -1;
+    v.pos = at->pos;
+    v.index = at->index;
+    return v;
+}
+
+/* A value of `kind` at the position of token k. */
+static inline aval val_tok(const tok *k, uint8_t kind)
+{
+    aval v;
+    memset(&v, 0, sizeof v);
+    v.kind = kind;
+    v.count = -1;
+    v.pos = k->pos;
+    v.index = k->index;
+    return v;
+}
+
+/* A constant under construction at the end of the arena. */
+typedef struct bld {
+    uint32_t start;
+    uint32_t checked; /* leading bytes already checked (the left operand of a concat) */
+    bool fail;
+    uint16_t fl;    /* flags the result gets (F_INEXACT of its sources) */
+    const aval *at; /* position for the result and for limit notes */
+} bld;
+
+/* A constant argument: bytes (in the arena or the store) or an integer. */
+typedef struct cval {
+    uint8_t kind; /* AV_STR, AV_INT */
+    bool var_space;
+    bool inexact;
+    uint32_t off, len;
+    int64_t ival;
+} cval;
+
+#define MAX_CARGS 32u
+
+enum { CASE_LOWER, CASE_UPPER, CASE_CAP, CASE_TITLE, CASE_JTITLE, CASE_SWAP };
+
+/* Reporting: a TH_LIMIT note. */
+void fd_limit(tpl *t, tpl_pos pos, uint64_t index, const char *what);
+/* Names: a dunder (__x__), a mangled private (_Cls__x), a plain identifier;
+ * a literal that reads like a trigger word (not markup, not a /switch). */
+bool fd_is_dunder(const uint8_t *s, size_t n);
+bool fd_is_mangled(const uint8_t *s, size_t n);
+bool fd_is_ident(const uint8_t *s, size_t n);
+bool fd_wordlike(const uint8_t *s, size_t n);
+bool fd_has_frag(const uint8_t *s, size_t n);
+/* A value for a message: a name, a quoted constant or "(...)". */
+const char *fd_desc(const tpl *t, const aval *v, char *buf, size_t cap);
+
+/* The tag arena and constant builders: bytes appended at the arena's end,
+ * bounded by TPL_CONST_CAP, the arena cap and the folding budget; a failed
+ * build yields an unknown value (and a TH_LIMIT note). fd_b_done runs the
+ * constant checks on the new bytes. */
+bool fd_ar_reserve(tpl *t, uint32_t n);
+void fd_b_begin(tpl *t, bld *b, const aval *at);
+void fd_b_raw(tpl *t, bld *b, const void *s, size_t n);
+void fd_b_int(tpl *t, bld *b, int64_t x);
+aval fd_b_done(tpl *t, bld *b);
+/* Room for n more bytes (the constant cap, the budget, the arena). */
+bool fd_b_room(tpl *t, bld *b, uint64_t n);
+/* Copy n bytes of a value's storage (the arena may move meanwhile). */
+void fd_b_from(tpl *t, bld *b, bool var_space, uint32_t off, uint32_t n);
+/* A constant's bytes or an integer's decimal text. */
+void fd_b_val(tpl *t, bld *b, const aval *v);
+/* Charge work that walks a constant without copying it. */
+bool fd_spend(tpl *t, uint32_t n, const aval *at);
+/* The checks of a string literal token (escapes, dunders, class names). */
+void fd_literal_check(tpl *t, const tok *k);
+/* A literal or name that folds (look-alike letters) to a dunder or sink. */
+void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_t index,
+                        const char *what);
+
+/* Folding. Each returns a constant when it can, else an unknown value. */
+bool fd_to_cval(const aval *v, cval *c);
+bool fd_gather_args(const tpl *t, const aval *args, uint32_t na, bool expand, cval *out,
+                    uint32_t *n);
+aval fd_concat(tpl *t, const aval *a, const aval *b);
+aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at); /* also GG729 */
+aval fd_power(tpl *t, const aval *a, const aval *b);                  /* also GG729 */
+aval fd_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na);
+aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na);
+aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count);
+aval fd_fold_case(tpl *t, const aval *s, int how);
+aval fd_fold_strip(tpl *t, const aval *s, const cval *chars, int side); /* <0 left, >0 right */
+aval fd_fold_center(tpl *t, const aval *s, int64_t width);
+aval fd_fold_reverse(tpl *t, const aval *s);
+aval fd_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at, bool strict);
+aval fd_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np);
+aval fd_fold_index(tpl *t, const aval *x, int64_t i);
+aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at);
+
+/* The {% set %} store: lookup, lookup-or-create (NULL past TPL_VARS_MAX),
+ * assignment (copies constant bytes into the store), forgetting a value. */
+var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h);
+var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
+void fd_var_assign(tpl *t, var *x, const aval *v);
+void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
+
+#endif

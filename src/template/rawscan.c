@@ -1,0 +1,139 @@
+/* rawscan.c - the template analyser's raw byte scanner (prefix raw_, state
+ * t->raw): every byte of the template, for invalid UTF-8 and for invisible
+ * characters (zero-width, bidi controls, tag characters), whatever the
+ * lexer makes of them. O(1) state; ASCII runs are skipped eight bytes at a
+ * time. */
+#include "template/tpl.h"
+
+#include <string.h>
+
+void raw_begin(tpl *t)
+{
+    t->raw.need = 0;
+}
+
+bool raw_invisible(uint32_t cp, const char **name)
+{
+    const char *s = NULL;
+    switch (cp) {
+    case 0x00AD: s = "SOFT HYPHEN"; break;
+    case 0x061C: s = "ARABIC LETTER MARK"; break;
+    case 0x180E: s = "MONGOLIAN VOWEL SEPARATOR"; break;
+    case 0x200B: s = "ZERO WIDTH SPACE"; break;
+    case 0x200C: s = "ZERO WIDTH NON-JOINER"; break;
+    case 0x200D: s = "ZERO WIDTH JOINER"; break;
+    case 0x200E: s = "LEFT-TO-RIGHT MARK"; break;
+    case 0x200F: s = "RIGHT-TO-LEFT MARK"; break;
+    case 0x202A: s = "LEFT-TO-RIGHT EMBEDDING"; break;
+    case 0x202B: s = "RIGHT-TO-LEFT EMBEDDING"; break;
+    case 0x202C: s = "POP DIRECTIONAL FORMATTING"; break;
+    case 0x202D: s = "LEFT-TO-RIGHT OVERRIDE"; break;
+    case 0x202E: s = "RIGHT-TO-LEFT OVERRIDE"; break;
+    case 0x2060: s = "WORD JOINER"; break;
+    case 0x2061:
+    case 0x2062:
+    case 0x2063:
+    case 0x2064: s = "INVISIBLE OPERATOR"; break;
+    case 0x2066: s = "LEFT-TO-RIGHT ISOLATE"; break;
+    case 0x2067: s = "RIGHT-TO-LEFT ISOLATE"; break;
+    case 0x2068: s = "FIRST STRONG ISOLATE"; break;
+    case 0x2069: s = "POP DIRECTIONAL ISOLATE"; break;
+    case 0xFEFF: s = "ZERO WIDTH NO-BREAK SPACE"; break;
+    default:
+        if (cp >= 0xE0000 && cp <= 0xE007F)
+            s = "TAG CHARACTER (invisible ASCII)";
+        break;
+    }
+    if (name)
+        *name = s;
+    return s != NULL;
+}
+
+static void u8_invalid(tpl *t, tpl_pos pos, uint64_t index, uint8_t c)
+{
+    tpl_report(t, TH_UTF8, pos, index,
+               "invalid UTF-8: byte 0x%02x does not start or continue a "
+               "valid sequence",
+               c);
+}
+
+void raw_byte(tpl *t, uint8_t c)
+{
+again:
+    if (t->raw.need == 0) {
+        if (c < 0x80)
+            return;
+        t->raw.pos = t->cur;
+        t->raw.index = t->index;
+        t->raw.bytes[0] = c;
+        t->raw.len = 1;
+        if (c >= 0xC2 && c <= 0xDF) {
+            t->raw.need = 1;
+            t->raw.cp = c & 0x1Fu;
+            t->raw.min = 0x80;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            t->raw.need = 2;
+            t->raw.cp = c & 0x0Fu;
+            t->raw.min = 0x800;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            t->raw.need = 3;
+            t->raw.cp = c & 0x07u;
+            t->raw.min = 0x10000;
+        } else {
+            u8_invalid(t, t->cur, t->index, c);
+        }
+        return;
+    }
+    if ((c & 0xC0) != 0x80) {
+        u8_invalid(t, t->raw.pos, t->raw.index, t->raw.bytes[0]);
+        t->raw.need = 0;
+        goto again;
+    }
+    t->raw.cp = (t->raw.cp << 6) | (c & 0x3Fu);
+    if (t->raw.len < 4)
+        t->raw.bytes[t->raw.len++] = c;
+    if (--t->raw.need > 0)
+        return;
+    uint32_t cp = t->raw.cp;
+    const char *name;
+    if (cp < t->raw.min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        u8_invalid(t, t->raw.pos, t->raw.index, t->raw.bytes[0]);
+    else if (raw_invisible(cp, &name))
+        tpl_report(t, TH_INVISIBLE, t->raw.pos, t->raw.index, "invisible character U+%04X (%s)",
+                   (unsigned)cp, name);
+}
+
+void raw_end(tpl *t)
+{
+    if (t->raw.need > 0)
+        tpl_report(t, TH_UTF8, t->raw.pos, t->raw.index,
+                   "invalid UTF-8: the template ends inside a %u-byte sequence",
+                   t->raw.len + t->raw.need);
+    t->raw.need = 0;
+}
+
+void raw_run(tpl *t, const uint8_t *p, size_t n)
+{
+    uint64_t base = t->index;
+    size_t i = 0;
+    while (i < n) {
+        if (t->raw.need == 0) {
+            /* ASCII fast path, eight bytes at a time */
+            while (n - i >= 8) {
+                uint64_t w;
+                memcpy(&w, p + i, 8);
+                if (w & 0x8080808080808080ull)
+                    break;
+                i += 8;
+            }
+            while (i < n && p[i] < 0x80)
+                i++;
+            if (i == n)
+                break;
+        }
+        t->index = base + i;
+        raw_byte(t, p[i]);
+        i++;
+    }
+    t->index = base;
+}

@@ -1,0 +1,297 @@
+/* stmt.c - statements in the template analyser's evaluator (prefix ev_):
+ * the block structure (for/if/macro ... and their end tags, unbalanced or
+ * unclosed blocks), {% set %} and {% for %} targets, nested-loop bounds, and
+ * the name-by-name check of a tag the evaluator gave up on. */
+#include "template/tpl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- blocks */
+
+static int64_t outer_product(const tpl *t)
+{
+    return t->ev.n_blocks ? t->ev.blocks[t->ev.n_blocks - 1].product : 1;
+}
+
+/* The gate of the text that follows: what the conditions of every block
+ * open around it test. */
+void ev_gate_update(tpl *t)
+{
+    unsigned g = 0;
+    for (uint32_t i = 0; i < t->ev.n_blocks; i++)
+        g |= t->ev.blocks[i].gate;
+    ts_gate(&t->ts.out, g);
+}
+
+void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index)
+{
+    if (t->ev.n_blocks >= TPL_BLOCKS) {
+        if (t->ev.blocks_over == 0)
+            fd_limit(t, pos, index, "blocks nest more than 128 levels");
+        t->ev.blocks_over++;
+        return;
+    }
+    int64_t outer = outer_product(t);
+    block *b = &t->ev.blocks[t->ev.n_blocks++];
+    b->kind = kind;
+    b->gate = 0;
+    b->bound = bound;
+    b->product = kind == W_FOR ? sat_mul(outer, bound) : outer;
+    b->pos = pos;
+    b->index = index;
+}
+
+static unsigned opener_of(unsigned end)
+{
+    switch (end) {
+    case W_ENDFOR: return W_FOR;
+    case W_ENDIF: return W_IF;
+    case W_ENDMACRO: return W_MACRO;
+    case W_ENDCALL: return W_CALL;
+    case W_ENDFILTER: return W_FILTER;
+    case W_ENDWITH: return W_WITH;
+    case W_ENDBLOCK: return W_BLOCK;
+    case W_ENDSET: return W_SET;
+    case W_ENDGENERATION: return W_GENERATION;
+    case W_ENDAUTOESCAPE: return W_AUTOESCAPE;
+    default: return W_NONE;
+    }
+}
+
+void ev_block_end(tpl *t, const tok *k)
+{
+    unsigned open = opener_of(k->word);
+    if (t->ev.blocks_over > 0) {
+        t->ev.blocks_over--;
+        return;
+    }
+    if (t->ev.n_blocks == 0) {
+        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                   "'%s' without an open '%s' (Jinja rejects the "
+                   "template)",
+                   word_text(k->word), word_text(open));
+        return;
+    }
+    block *b = &t->ev.blocks[t->ev.n_blocks - 1];
+    if (b->kind != open)
+        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                   "'%s' closes the '%s' opened at template byte %llu "
+                   "(Jinja rejects the template)",
+                   word_text(k->word), word_text(b->kind), (unsigned long long)b->index);
+    t->ev.n_blocks--;
+    ev_gate_update(t);
+}
+
+void ev_block_middle(tpl *t, const tok *k)
+{
+    if (t->ev.blocks_over > 0)
+        return;
+    unsigned top = t->ev.n_blocks ? t->ev.blocks[t->ev.n_blocks - 1].kind : W_NONE;
+    bool ok = k->word == W_ELIF ? top == W_IF : (top == W_IF || top == W_FOR);
+    if (!ok)
+        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                   "'%s' outside an 'if'%s block (Jinja rejects the "
+                   "template)",
+                   word_text(k->word), k->word == W_ELSE ? " or 'for'" : "");
+}
+
+/* ------------------------------------------------------------ statements */
+
+/* {% for c in CONSTANT %} with one target: c takes the items one per turn,
+ * so {{ c }} in the body outputs them in order (GG735 sees text emitted one
+ * character at a time). */
+static void loop_items(tpl *t, const aval *it)
+{
+    if (t->ev.for_targets != 1 || (it->kind != AV_LIST && it->kind != AV_STR))
+        return;
+    var *x = fd_var_get(t, t->ev.for_name, t->ev.for_len, t->ev.for_hash, t->ev.tag_pos,
+                        t->ev.tag_index);
+    if (!x)
+        return;
+    fd_var_assign(t, x, it);
+    if (x->v.kind != it->kind)
+        return; /* not stored */
+    x->v.rword = x->v.kind;
+    x->v.kind = AV_UNK;
+    x->v.flags = (uint16_t)((x->v.flags & (F_VAR | F_INEXACT)) | F_ITEMS);
+}
+
+void ev_finish_for(tpl *t)
+{
+    ev_flush(t);
+    int64_t b = -1;
+    if (t->ev.nv == 1) {
+        const aval *v = &t->ev.V[0];
+        b = v->kind == AV_LIST ? v->ival : v->kind == AV_STR ? (int64_t)v->len : v->count;
+        loop_items(t, v);
+    }
+    if (b < 1)
+        b = 1;
+    int64_t outer = outer_product(t);
+    int64_t prod = sat_mul(outer, b);
+    if (prod > TPL_DOS_NEST && outer > 1 && b <= TPL_DOS_NEST)
+        tpl_report(t, TH_DOS, t->ev.tag_pos, t->ev.tag_index,
+                   "nested loops with constant bounds run "
+                   "%lld%s iterations (this loop %lld times, inside loops of %lld)",
+                   (long long)prod, prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
+    ev_block_push(t, W_FOR, b, t->ev.tag_pos, t->ev.tag_index);
+    t->ev.nv = t->ev.no = 0;
+    t->ev.expect = true;
+    t->ev.pend_ev = PE_NONE;
+}
+
+/* The first token of a {% %} tag. True when it was a statement keyword. */
+bool ev_statement(tpl *t, const tok *k)
+{
+    switch (k->word) {
+    case W_SET: t->ev.stmt = ST_SET_TARGET; return true;
+    case W_FOR: t->ev.stmt = ST_FOR_TARGET; return true;
+    case W_IF:
+    case W_MACRO:
+    case W_CALL:
+    case W_FILTER:
+    case W_WITH:
+    case W_BLOCK:
+    case W_GENERATION:
+    case W_AUTOESCAPE:
+        ev_block_push(t, (uint8_t)k->word, 1, k->pos, k->index);
+        t->ev.stmt_word = k->word;
+        t->ev.stmt = ST_EXPR;
+        return true;
+    case W_ELIF:
+        ev_block_middle(t, k);
+        t->ev.stmt_word = k->word;
+        t->ev.stmt = ST_EXPR;
+        return true;
+    case W_ELSE:
+        ev_block_middle(t, k);
+        t->ev.stmt = ST_IGNORE;
+        return true;
+    case W_ENDFOR:
+    case W_ENDIF:
+    case W_ENDMACRO:
+    case W_ENDCALL:
+    case W_ENDFILTER:
+    case W_ENDWITH:
+    case W_ENDBLOCK:
+    case W_ENDSET:
+    case W_ENDGENERATION:
+    case W_ENDAUTOESCAPE:
+        ev_block_end(t, k);
+        t->ev.stmt = ST_IGNORE;
+        return true;
+    case W_RAW:
+        t->ev.raw_next = true;
+        t->ev.stmt = ST_IGNORE;
+        return true;
+    case W_INCLUDE:
+    case W_IMPORT:
+    case W_EXTENDS:
+    case W_FROM:
+        tpl_report(t, TH_EXEC, k->pos, k->index,
+                   "{%% %s %%} loads and renders another "
+                   "template by name (a file, with a file-system loader): no chat template "
+                   "needs it",
+                   word_text(k->word));
+        t->ev.stmt = ST_EXPR; /* its name expression is still checked */
+        return true;
+    default: {
+        /* the other tags of Jinja and its usual extensions (do, loop controls,
+         * i18n); anything else fails to compile */
+        static const char *const known[] = {"do",    "break",     "continue", "print",
+                                            "trans", "pluralize", "endtrans"};
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (strlen(known[i]) == k->n && memcmp(known[i], k->s, k->n) == 0)
+                return false;
+        char e[80];
+        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                   "unknown tag '%s' (Jinja rejects the template: \"Encountered unknown tag\")",
+                   tpl_quote(e, sizeof e, k->s, k->n, 40));
+        return false;
+    }
+    }
+}
+
+void ev_set_target(tpl *t, const tok *k)
+{
+    if (k->kind == TK_NAME) {
+        if (t->ev.set_attr && t->ev.last_dot) {
+            t->ev.last_dot = false;
+            return;
+        }
+        if (t->ev.set_len == 0 && !t->ev.set_multi) {
+            memcpy(t->ev.set_name, k->s, k->n);
+            t->ev.set_len = k->n;
+            t->ev.set_hash = k->hash;
+            return;
+        }
+        if (t->ev.set_multi)
+            fd_var_unknown(t, k->s, k->n, k->hash, k->pos, k->index);
+        return;
+    }
+    if (k->kind != TK_OP)
+        return;
+    switch (k->op) {
+    case '.':
+        t->ev.set_attr = true;
+        t->ev.last_dot = true;
+        return;
+    case ',':
+    case '(': t->ev.set_multi = true; return;
+    case '=':
+        t->ev.set_eq = true;
+        t->ev.stmt = ST_SET_VALUE;
+        t->ev.expect = true;
+        return;
+    default: return;
+    }
+}
+
+void ev_for_target(tpl *t, const tok *k)
+{
+    if (k->kind != TK_NAME)
+        return;
+    if (k->word == W_IN) {
+        t->ev.stmt = ST_FOR_ITER;
+        t->ev.expect = true;
+        return;
+    }
+    fd_var_unknown(t, k->s, k->n, k->hash, k->pos, k->index);
+    if (t->ev.for_targets++ == 0) {
+        memcpy(t->ev.for_name, k->s, k->n);
+        t->ev.for_len = k->n;
+        t->ev.for_hash = k->hash;
+    }
+}
+
+bool ev_marker_open(const tpl *t)
+{
+    for (uint32_t i = 0; i < t->ev.no; i++)
+        if (t->ev.O[i].kind > O_UNARY)
+            return true;
+    return false;
+}
+
+/* Name by name, when the evaluator gave up on this tag. */
+void ev_lexical(tpl *t, const tok *k)
+{
+    if (k->kind == TK_NAME) {
+        char e[96];
+        if (t->ev.last_dot && (fd_is_dunder(k->s, k->n) || fd_is_mangled(k->s, k->n)))
+            tpl_report(t, TH_GADGET, k->pos, k->index,
+                       "attribute '.%s': access to a Python "
+                       "attribute (SSTI gadget)",
+                       tpl_quote(e, sizeof e, k->s, k->n, 40));
+        else if (t->ev.last_dot && (word_class(k->word) & WC_ATTRSINK))
+            tpl_report(t, TH_EXEC, k->pos, k->index,
+                       "attribute '.%s' is a command or code-execution "
+                       "sink",
+                       tpl_quote(e, sizeof e, k->s, k->n, 40));
+        else if (!t->ev.last_dot && fd_is_dunder(k->s, k->n))
+            tpl_report(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
+                       tpl_quote(e, sizeof e, k->s, k->n, 40));
+    }
+    t->ev.last_dot = k->kind == TK_OP && k->op == '.';
+}

@@ -1,0 +1,113 @@
+/* stream.h - the text streams of the template analyser (stream.c, prefix
+ * ts_, state t->ts): the phrase automaton's tables, and the two streams,
+ * OUT (the text as Jinja emits it) and LIT (each string literal). */
+#ifndef GGUFLINT_TEMPLATE_STREAM_H
+#define GGUFLINT_TEMPLATE_STREAM_H
+
+#include "template/caps.h"
+#include "template/template.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Aho-Corasick automaton over a folded alphabet for phrases and URL schemes. */
+#define AC_SYMS 52u
+#define AC_MAX_STATES 2048u
+#define TS_RING 64u /* folded symbols remembered (a phrase is shorter) */
+
+/* segment flags (what the bytes of a stretch of the OUT stream are) */
+#define SG_TEXT 0x01u    /* template text or a raw block */
+#define SG_VALUE 0x02u   /* the value of a {{ }} */
+#define SG_SCANNED 0x04u /* ... that is one string literal, scanned by LIT already */
+#define SG_BUILT 0x08u   /* ... built by folding */
+#define SG_ITEMS 0x10u   /* ... the items a loop emits one per iteration */
+/* how a match was made (ts_where) */
+#define HOW_ACROSS 0x01u  /* spans tags, comments or values */
+#define HOW_BUILT 0x02u   /* lies in a folded constant */
+#define HOW_ITEMS 0x04u   /* emitted piece by piece by a loop */
+#define HOW_FOLDED 0x08u  /* needed look-alike folding */
+#define HOW_SKIPPED 0x10u /* needed skipping invisible characters */
+#define HOW_DUP 0x20u     /* already reported by the other stream */
+
+/* One text stream: the phrase automaton's state, the
+ * last TS_RING symbols, and the runs (blob, IPv4 / e-mail word, URL). */
+/* letters of the current word */
+#define WL_ASCII 0x01u
+#define WL_CONFUSABLE 0x02u /* Cyrillic / Greek letters that look Latin */
+#define WL_WIDE 0x04u       /* fullwidth Latin */
+#define WL_STYLED 0x08u     /* mathematical, circled */
+#define WL_OTHER 0x10u      /* letters of another script */
+/* output contexts (exfiltration) */
+#define CTX_MDLINK 0x01u  /* after "](" until ")" or a newline */
+#define CTX_COMMENT 0x02u /* between "<!--" and "-->" */
+/* gates: what the enclosing conditions test (GG734) */
+#define GATE_CONTENT 0x01u
+#define GATE_TURNS 0x02u
+#define GATE_DATE 0x04u
+
+typedef struct tscan {
+    const char *what; /* "text" or "string literal" */
+    uint32_t seg;     /* current segment number */
+    uint16_t seg_fl;  /* SG_* of the current segment */
+    uint16_t ac_state;
+    bool ac_space;  /* the last symbol fed was a space */
+    uint8_t u_need; /* UTF-8: continuation bytes still expected */
+    uint32_t u_cp;
+    uint64_t u_index;
+    uint32_t ring_n;              /* symbols fed */
+    uint32_t seg_start;           /* ring_n when the current segment began */
+    uint32_t fold_n, skip_n;      /* ring_n after the last folded symbol / at the last
+                                     skipped invisible character (0: none) */
+    uint64_t ring_index[TS_RING]; /* template index of each symbol */
+    uint8_t wl;                   /* WL_* of the current word */
+    uint32_t wl_n;                /* its letters */
+    uint64_t wl_index;            /* where it started */
+    uint8_t ctx;                  /* CTX_* */
+    uint8_t gate;                 /* GATE_* of the blocks open around the text */
+    uint32_t nl_words;            /* words of prose in a row, under a gate */
+    bool nl_done;
+    uint32_t blob_len, blob_seg;
+    uint8_t blob_cls;
+    uint8_t blob_head[48];
+    uint64_t blob_index;
+    uint32_t word_len, word_seg;
+    uint8_t word_kind;
+    uint8_t word[72];
+    uint64_t word_index;
+    bool url_cap;
+    unsigned url_how;
+    uint32_t url_len;
+    char url[112];
+    uint64_t url_index;
+} tscan;
+
+typedef struct tpl_streams {
+    uint16_t (*ac_next)[AC_SYMS]; /* goto/fail-folded transitions */
+    uint16_t *ac_out;             /* pattern index + 1 ending at a state, 0 none */
+    uint16_t *ac_link;            /* dictionary suffix link */
+    uint16_t ac_states;
+    uint8_t sym[256];  /* byte -> folded symbol */
+    uint8_t symf[256]; /* byte -> run classes */
+    uint8_t bcls[256]; /* byte -> blob class */
+    tscan out;         /* the text as Jinja emits it */
+    tscan lits;        /* the current string literal */
+} tpl_streams;
+
+bool ts_init(tpl *t);
+void ts_free(tpl *t);
+void ts_reset(tscan *s, const char *what); /* a new stream */
+void ts_segment(tscan *s, uint16_t fl);    /* what the next bytes are (SG_*) */
+/* n bytes; byte i is at template index `index` + i, or at `index` for all
+ * of them when same_index (a value built by folding). */
+void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index);
+void ts_end(tpl *t, tscan *s); /* flush the runs, reset the automaton */
+const char *ts_where(const tscan *s, unsigned how, char *buf, size_t cap);
+/* An unknown {{ }} value holding message content is output at `index`:
+ * inside a URL, a markdown link target or an HTML comment it is GG736. */
+void ts_content(tpl *t, tscan *s, uint64_t index);
+/* The text that follows is inside blocks whose conditions test GATE_* bits. */
+void ts_gate(tscan *s, unsigned gate);
+size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *folded);
+
+#endif

@@ -1,0 +1,810 @@
+/* strops.c - the folding operations of the template analyser (part of the
+ * folder, prefix fd_): % and |format, str.format, replace, the case filters
+ * and methods, strip/trim, center, reverse, join, slicing, indexing, lists,
+ * concatenation, repetition and powers, each as Python and Jinja compute it
+ * (ci/template-oracle.py holds them to Jinja2). Strings are sequences of
+ * code points. Every operation builds through the folder's builders, so it
+ * costs at most the bytes it copies, charged to the budget. */
+#include "template/tpl.h"
+
+#include "common/utf8.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------ folding helpers */
+
+/* Folded values follow Python's and Jinja's semantics exactly where they
+ * are claimed (ci/template-oracle.py checks that against Jinja2): strings
+ * are sequences of code points, lists know which items are integers, and
+ * whatever is only approximated (non-ASCII case mapping, a U+FFFD put for
+ * an escape Python rejects) is marked F_INEXACT: still checked, never
+ * claimed as Jinja's value. */
+
+bool fd_to_cval(const aval *v, cval *c)
+{
+    if ((v->kind != AV_STR && v->kind != AV_INT) || (v->kind == AV_INT && (v->flags & F_HUGE)))
+        return false;
+    c->kind = v->kind;
+    c->var_space = (v->flags & F_VAR) != 0;
+    c->inexact = (v->flags & F_INEXACT) != 0;
+    c->off = v->off;
+    c->len = v->len;
+    c->ival = v->ival;
+    return true;
+}
+
+static void b_cval(tpl *t, bld *b, const cval *c)
+{
+    if (c->inexact)
+        b->fl |= F_INEXACT;
+    if (c->kind == AV_INT)
+        fd_b_int(t, b, c->ival);
+    else
+        fd_b_from(t, b, c->var_space, c->off, c->len);
+}
+
+static const uint8_t *cbytes(const tpl *t, const cval *c)
+{
+    return (c->var_space ? t->fd.vs : t->fd.ar) + c->off;
+}
+
+/* A list item's length word: the item's byte length, LIST_INT when it is
+ * an integer kept as its decimal text. */
+#define LIST_INT 0x80000000u
+
+/* The integer a list keeps as its decimal text (written by fd_b_int). */
+static int64_t dec_value(const uint8_t *s, uint32_t n)
+{
+    bool neg = n && s[0] == '-';
+    uint64_t v = 0;
+    for (uint32_t i = neg; i < n; i++)
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    return neg ? (int64_t)(0 - v) : (int64_t)v;
+}
+
+/* The items of an AV_LIST as cvals (at most cap); false when there are more. */
+static bool list_items(const tpl *t, const aval *l, cval *out, uint32_t cap, uint32_t *n)
+{
+    const uint8_t *p = fd_bytes(t, l);
+    uint32_t pos = 0, k = 0;
+    while (pos + 4 <= l->len) {
+        uint32_t w, len;
+        memcpy(&w, p + pos, 4);
+        len = w & ~LIST_INT;
+        if (k == cap)
+            return false;
+        out[k].kind = (w & LIST_INT) ? AV_INT : AV_STR;
+        out[k].var_space = (l->flags & F_VAR) != 0;
+        out[k].inexact = (l->flags & F_INEXACT) != 0;
+        out[k].off = l->off + pos + 4;
+        out[k].len = len;
+        out[k].ival = (w & LIST_INT) ? dec_value(p + pos + 4, len) : 0;
+        k++;
+        pos += 4 + len;
+    }
+    *n = k;
+    return true;
+}
+
+/* Arguments of a format operation; with `expand`, one tuple argument
+ * stands for its items (the right operand of %). */
+bool fd_gather_args(const tpl *t, const aval *args, uint32_t na, bool expand, cval *out,
+                    uint32_t *n)
+{
+    *n = 0;
+    if (expand && na == 1 && args[0].kind == AV_LIST) {
+        if (!(args[0].flags & F_TUPLE))
+            return false; /* '%s' % [x] prints the list */
+        return list_items(t, &args[0], out, MAX_CARGS, n);
+    }
+    if (na > MAX_CARGS)
+        return false;
+    for (uint32_t i = 0; i < na; i++)
+        if (!fd_to_cval(&args[i], &out[i]))
+            return false;
+    *n = na;
+    return true;
+}
+
+/* ------------------------------------------------------ code points */
+
+/* Bytes of the code point at s[i] (1 for a byte that starts no valid one). */
+static uint32_t cp_at(const uint8_t *s, uint32_t n, uint32_t i, uint32_t *cp)
+{
+    if (s[i] < 0x80) {
+        *cp = s[i];
+        return 1;
+    }
+    unsigned k = utf8_decode(s + i, n - i, cp);
+    if (!k) {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    return k;
+}
+
+/* Start of the code point that ends just before s[i] (i > 0). */
+static uint32_t cp_before(const uint8_t *s, uint32_t i)
+{
+    uint32_t j = i - 1, lim = i >= 4 ? i - 4 : 0;
+    while (j > lim && (s[j] & 0xC0) == 0x80)
+        j--;
+    uint32_t cp;
+    return cp_at(s, i, j, &cp) == i - j ? j : i - 1;
+}
+
+static uint32_t cp_count(const uint8_t *s, uint32_t n)
+{
+    uint32_t k = 0, cp;
+    for (uint32_t i = 0; i < n; k++)
+        i += cp_at(s, n, i, &cp);
+    return k;
+}
+
+static bool memchr_u32(const uint32_t *v, uint32_t n, uint32_t x)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+/* Python's str.isspace() */
+static bool py_space(uint32_t cp)
+{
+    return (cp >= 9 && cp <= 13) || (cp >= 0x1C && cp <= 0x20) || cp == 0x85 || cp == 0xA0 ||
+           cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
+           cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+/* Append code point cp as UTF-8. */
+static void b_cp(tpl *t, bld *b, uint32_t cp)
+{
+    uint8_t u[4];
+    size_t n;
+    if (cp < 0x80) {
+        u[0] = (uint8_t)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (uint8_t)(0xC0 | (cp >> 6));
+        u[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (uint8_t)(0xE0 | (cp >> 12));
+        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        u[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        u[0] = (uint8_t)(0xF0 | (cp >> 18));
+        u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+        u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        u[3] = (uint8_t)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    fd_b_raw(t, b, u, n);
+}
+
+/* ------------------------------------------------------ % and format */
+
+/* printf-style: fmt % args. Python's rules: a tuple must be consumed
+ * exactly, a single value is one argument; %s %d %i %c %% fold, any flag,
+ * width or other conversion is unknown. */
+aval fd_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
+{
+    bld b;
+    fd_b_begin(t, &b, fmt);
+    b.fl |= fmt->flags & F_INEXACT;
+    uint32_t used = 0, i = 0, n = fmt->len;
+    bool var_space = (fmt->flags & F_VAR) != 0;
+    while (i < n && !b.fail) {
+        const uint8_t *f = fd_bytes(t, fmt);
+        uint32_t j = i;
+        while (j < n && f[j] != '%')
+            j++;
+        fd_b_from(t, &b, var_space, fmt->off + i, j - i);
+        if (j >= n)
+            break;
+        if (j + 1 >= n)
+            goto unknown; /* "incomplete format" */
+        f = fd_bytes(t, fmt);
+        uint8_t conv = f[j + 1];
+        i = j + 2;
+        if (conv == '%') {
+            fd_b_raw(t, &b, "%", 1);
+            continue;
+        }
+        if (used >= na)
+            goto unknown; /* "not enough arguments" */
+        const cval *c = &a[used++];
+        if (conv == 's') {
+            b_cval(t, &b, c);
+        } else if ((conv == 'd' || conv == 'i') && c->kind == AV_INT) {
+            fd_b_int(t, &b, c->ival);
+        } else if (conv == 'c' && c->kind == AV_INT) {
+            if (c->ival < 0 || c->ival > 0x10FFFF || (c->ival >= 0xD800 && c->ival <= 0xDFFF))
+                goto unknown;
+            b_cp(t, &b, (uint32_t)c->ival);
+        } else if (conv == 'c' && c->kind == AV_STR) {
+            uint32_t cp;
+            if (c->len == 0 || cp_at(cbytes(t, c), c->len, 0, &cp) != c->len)
+                goto unknown; /* %c takes exactly one character */
+            b_cval(t, &b, c);
+        } else {
+            goto unknown;
+        }
+    }
+    if (used != na)
+        goto unknown; /* "not all arguments converted" */
+    return fd_b_done(t, &b);
+unknown:
+    t->fd.ar_len = b.start;
+    return unk_at(fmt);
+}
+
+/* str.format with {} and {N} fields only (never both: Python refuses to
+ * switch between automatic and manual numbering). */
+aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
+{
+    bld b;
+    fd_b_begin(t, &b, fmt);
+    b.fl |= fmt->flags & F_INEXACT;
+    uint32_t auto_i = 0, i = 0, n = fmt->len;
+    bool var_space = (fmt->flags & F_VAR) != 0, manual = false;
+    while (i < n && !b.fail) {
+        const uint8_t *f = fd_bytes(t, fmt);
+        uint8_t c = f[i];
+        if ((c == '{' || c == '}') && i + 1 < n && f[i + 1] == c) {
+            fd_b_raw(t, &b, &c, 1);
+            i += 2;
+            continue;
+        }
+        if (c == '}')
+            goto unknown; /* "single '}' encountered" */
+        if (c != '{') {
+            uint32_t j = i;
+            while (j < n && f[j] != '{' && f[j] != '}')
+                j++;
+            fd_b_from(t, &b, var_space, fmt->off + i, j - i);
+            i = j;
+            continue;
+        }
+        uint32_t j = i + 1, idx = 0;
+        bool digits = false;
+        while (j < n && f[j] >= '0' && f[j] <= '9' && idx < 1000) {
+            idx = idx * 10 + (uint32_t)(f[j] - '0');
+            digits = true;
+            j++;
+        }
+        if (j >= n || f[j] != '}')
+            goto unknown;
+        if (digits ? auto_i > 0 : manual)
+            goto unknown; /* numbering switched */
+        manual |= digits;
+        if (!digits)
+            idx = auto_i++;
+        if (idx >= na)
+            goto unknown;
+        b_cval(t, &b, &a[idx]);
+        i = j + 1;
+    }
+    return fd_b_done(t, &b);
+unknown:
+    t->fd.ar_len = b.start;
+    return unk_at(fmt);
+}
+
+aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count)
+{
+    bld b;
+    fd_b_begin(t, &b, s);
+    if (old->kind != AV_STR || new_->kind != AV_STR || old->len == 0 || old->len > 256 ||
+        !fd_spend(t, s->len * old->len, s))
+        return unk_at(s);
+    b.fl |= (uint16_t)((s->flags & F_INEXACT) | (old->inexact ? F_INEXACT : 0));
+    uint32_t i = 0, n = s->len;
+    bool var_space = (s->flags & F_VAR) != 0;
+    while (i < n && !b.fail) {
+        const uint8_t *p = fd_bytes(t, s);
+        const uint8_t *o = cbytes(t, old);
+        if (count != 0 && n - i >= old->len && memcmp(p + i, o, old->len) == 0) {
+            b_cval(t, &b, new_);
+            i += old->len;
+            if (count > 0)
+                count--;
+            continue;
+        }
+        uint32_t j = i + 1; /* copy up to the next possible match */
+        while (j < n && p[j] != o[0])
+            j++;
+        fd_b_from(t, &b, var_space, s->off + i, j - i);
+        i = j;
+    }
+    return fd_b_done(t, &b);
+}
+
+/* ------------------------------------------------------ case and strip */
+
+static bool ascii_sep(uint8_t c) /* Jinja's |title word break: [-\s({[<] */
+{
+    return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || c == ' ' ||
+           (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F);
+}
+
+/* Case mappings are exact on ASCII; other letters are copied unchanged and
+ * the result is F_INEXACT (Python maps them, sometimes to ASCII). */
+aval fd_fold_case(tpl *t, const aval *s, int how)
+{
+    bld b;
+    fd_b_begin(t, &b, s);
+    uint32_t n = s->len;
+    if (!fd_b_room(t, &b, n))
+        return fd_b_done(t, &b);
+    const uint8_t *p = fd_bytes(t, s);
+    if (!utf8_is_ascii(p, n))
+        b.fl |= F_INEXACT;
+    b.fl |= s->flags & F_INEXACT;
+    uint8_t *d = t->fd.ar + t->fd.ar_len;
+    bool start = true;
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        bool up = c >= 'A' && c <= 'Z', lo = c >= 'a' && c <= 'z';
+        switch (how) {
+        case CASE_LOWER:
+            if (up)
+                c = (uint8_t)(c + 32);
+            break;
+        case CASE_UPPER:
+            if (lo)
+                c = (uint8_t)(c - 32);
+            break;
+        case CASE_SWAP: c = up ? (uint8_t)(c + 32) : lo ? (uint8_t)(c - 32) : c; break;
+        case CASE_CAP: /* str.capitalize: the first character upper, the rest lower */
+            c = i == 0 ? (lo ? (uint8_t)(c - 32) : c) : (up ? (uint8_t)(c + 32) : c);
+            break;
+        case CASE_TITLE: /* str.title: upper after an uncased character */
+            c = start ? (lo ? (uint8_t)(c - 32) : c) : (up ? (uint8_t)(c + 32) : c);
+            start = !(up || lo);
+            break;
+        case CASE_JTITLE: /* Jinja's |title: upper after [-\s({[<] only */
+            if (ascii_sep(c)) {
+                start = true;
+            } else {
+                c = start ? (lo ? (uint8_t)(c - 32) : c) : (up ? (uint8_t)(c + 32) : c);
+                start = false;
+            }
+            break;
+        default: break;
+        }
+        *d++ = c;
+    }
+    t->fd.ar_len += n;
+    return fd_b_done(t, &b);
+}
+
+/* str.strip / lstrip / rstrip and |trim: whitespace as Python sees it, or
+ * the code points of `chars`. */
+aval fd_fold_strip(tpl *t, const aval *s, const cval *chars, int side)
+{
+    const uint8_t *p = fd_bytes(t, s);
+    uint32_t n = s->len, from = 0, to = n, cp;
+    uint32_t set[64], nset = 0;
+    if (chars) {
+        if (chars->kind != AV_STR || chars->len > 256)
+            return unk_at(s);
+        const uint8_t *c = cbytes(t, chars);
+        for (uint32_t i = 0; i < chars->len;) {
+            if (nset == 64)
+                return unk_at(s);
+            i += cp_at(c, chars->len, i, &set[nset++]);
+        }
+    }
+    if (!fd_spend(t, n, s))
+        return unk_at(s);
+#define STRIPS(cp_) (chars ? memchr_u32(set, nset, (cp_)) : py_space(cp_))
+    if (side <= 0)
+        while (from < to) {
+            uint32_t k = cp_at(p, to, from, &cp);
+            if (!STRIPS(cp))
+                break;
+            from += k;
+        }
+    if (side >= 0)
+        while (to > from) {
+            uint32_t j = cp_before(p, to);
+            cp_at(p, to, j, &cp);
+            if (!STRIPS(cp))
+                break;
+            to = j;
+        }
+#undef STRIPS
+    bld b;
+    fd_b_begin(t, &b, s);
+    b.fl |= (uint16_t)((s->flags & F_INEXACT) | (chars && chars->inexact ? F_INEXACT : 0));
+    fd_b_from(t, &b, (s->flags & F_VAR) != 0, s->off + from, to - from);
+    return fd_b_done(t, &b);
+}
+
+/* str.center(width) (|center): padded with spaces, the extra one on the
+ * left when the margin and the width are both odd. */
+aval fd_fold_center(tpl *t, const aval *s, int64_t width)
+{
+    uint32_t len = cp_count(fd_bytes(t, s), s->len);
+    if (width <= (int64_t)len)
+        return *s;
+    if (width - len > TPL_CONST_CAP)
+        return unk_at(s);
+    uint32_t marg = (uint32_t)(width - len);
+    uint32_t left = marg / 2 + (marg & (uint32_t)width & 1u);
+    bld b;
+    fd_b_begin(t, &b, s);
+    b.fl |= s->flags & F_INEXACT;
+    for (uint32_t i = 0; i < left && !b.fail; i++)
+        fd_b_raw(t, &b, " ", 1);
+    fd_b_from(t, &b, (s->flags & F_VAR) != 0, s->off, s->len);
+    for (uint32_t i = left; i < marg && !b.fail; i++)
+        fd_b_raw(t, &b, " ", 1);
+    return fd_b_done(t, &b);
+}
+
+/* ------------------------------------------------------ sequences */
+
+/* The code points of a string in reverse order (|reverse, [::-1]). */
+aval fd_fold_reverse(tpl *t, const aval *s)
+{
+    bld b;
+    fd_b_begin(t, &b, s);
+    b.fl |= s->flags & F_INEXACT;
+    bool var_space = (s->flags & F_VAR) != 0;
+    for (uint32_t i = s->len; i > 0 && !b.fail;) {
+        uint32_t j = cp_before(fd_bytes(t, s), i);
+        fd_b_from(t, &b, var_space, s->off + j, i - j);
+        i = j;
+    }
+    return fd_b_done(t, &b);
+}
+
+/* join: the items of a list (or the code points of a string) with a
+ * separator. `strict` is str.join, which refuses integer items; |join
+ * prints them. */
+aval fd_fold_join(tpl *t, const aval *x, const cval *sep, const aval *at, bool strict)
+{
+    bld b;
+    fd_b_begin(t, &b, at);
+    b.fl |= (uint16_t)((x->flags & F_INEXACT) | (sep && sep->inexact ? F_INEXACT : 0));
+    bool var_space = (x->flags & F_VAR) != 0;
+    if (x->kind == AV_STR) {
+        uint32_t cp;
+        for (uint32_t i = 0; i < x->len && !b.fail;) {
+            uint32_t k = cp_at(fd_bytes(t, x), x->len, i, &cp);
+            if (i && sep)
+                b_cval(t, &b, sep);
+            fd_b_from(t, &b, var_space, x->off + i, k);
+            i += k;
+        }
+        return fd_b_done(t, &b);
+    }
+    uint32_t pos = 0;
+    bool first = true;
+    if (!fd_spend(t, x->len, at))
+        return unk_at(at);
+    while (pos + 4 <= x->len && !b.fail) {
+        uint32_t w;
+        memcpy(&w, fd_bytes(t, x) + pos, 4);
+        if (strict && (w & LIST_INT)) {
+            t->fd.ar_len = b.start;
+            return unk_at(at);
+        }
+        if (!first && sep)
+            b_cval(t, &b, sep);
+        first = false;
+        fd_b_from(t, &b, var_space, x->off + pos + 4, w & ~LIST_INT);
+        pos += 4 + (w & ~LIST_INT);
+    }
+    return fd_b_done(t, &b);
+}
+
+/* Python slicing of a constant string, by code points. The bounds are
+ * clamped into [-1, L] first and the loop runs over the number of items
+ * the slice has, so no index is ever computed past the string: an extreme
+ * step ('abc'[1::9223372036854775807]) cannot overflow. */
+aval fd_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np)
+{
+    const uint8_t *p = fd_bytes(t, s);
+    bool ascii = utf8_is_ascii(p, s->len);
+    int64_t L = ascii ? s->len : cp_count(p, s->len), v[3];
+    bool none[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        none[i] = i >= np || parts[i].kind == AV_NONE;
+        if (!none[i] && (parts[i].kind != AV_INT || (parts[i].flags & F_HUGE)))
+            return unk_at(s);
+        v[i] = none[i] ? 0 : parts[i].ival;
+    }
+    int64_t step = none[2] ? 1 : v[2];
+    if (step == 0)
+        return unk_at(s); /* ValueError in Python */
+    for (int i = 0; i < 2; i++)
+        if (!none[i] && v[i] < 0)
+            v[i] = v[i] < -L ? -1 : v[i] + L; /* still negative: clamped below */
+    int64_t start, stop;
+    uint64_t mag, count = 0;
+    if (step > 0) {
+        start = none[0] ? 0 : v[0] > L ? L : v[0] < 0 ? 0 : v[0];
+        stop = none[1] ? L : v[1] > L ? L : v[1] < 0 ? 0 : v[1];
+        mag = (uint64_t)step;
+        if (stop > start)
+            count = ((uint64_t)(stop - start) - 1) / mag + 1;
+    } else {
+        start = none[0] ? L - 1 : v[0] > L - 1 ? L - 1 : v[0] < -1 ? -1 : v[0];
+        stop = none[1] ? -1 : v[1] > L - 1 ? L - 1 : v[1] < -1 ? -1 : v[1];
+        mag = (uint64_t)0 - (uint64_t)step; /* INT64_MIN too */
+        if (start > stop)
+            count = ((uint64_t)(start - stop) - 1) / mag + 1;
+    }
+    /* count <= L, and every index taken lies in [0, L) */
+    bld b;
+    fd_b_begin(t, &b, s);
+    b.fl |= s->flags & F_INEXACT;
+    bool var_space = (s->flags & F_VAR) != 0;
+    if (ascii) {
+        for (uint64_t k = 0; k < count && !b.fail; k++) {
+            uint64_t i = step > 0 ? (uint64_t)start + k * mag : (uint64_t)start - k * mag;
+            fd_b_from(t, &b, var_space, s->off + (uint32_t)i, 1);
+        }
+        return fd_b_done(t, &b);
+    }
+    if (count && !fd_spend(t, s->len, s))
+        return unk_at(s);
+    /* walk the code points, taking indexes start, start +- mag, ... */
+    uint64_t taken = 0, want = (uint64_t)start;
+    uint32_t cp;
+    if (step > 0) {
+        for (uint32_t i = 0, k = 0; i < s->len && taken < count && !b.fail; k++) {
+            uint32_t len = cp_at(fd_bytes(t, s), s->len, i, &cp);
+            if (k == want) {
+                fd_b_from(t, &b, var_space, s->off + i, len);
+                if (++taken < count)
+                    want += mag;
+            }
+            i += len;
+        }
+    } else {
+        uint64_t k = (uint64_t)L;
+        for (uint32_t i = s->len; i > 0 && taken < count && !b.fail;) {
+            uint32_t j = cp_before(fd_bytes(t, s), i);
+            k--;
+            if (k == want) {
+                fd_b_from(t, &b, var_space, s->off + j, i - j);
+                if (++taken < count)
+                    want -= mag;
+            }
+            i = j;
+        }
+    }
+    return fd_b_done(t, &b);
+}
+
+aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
+{
+    aval r = unk_at(at);
+    r.count = n;
+    bool all = true;
+    uint16_t fl = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        all &= items[i].kind == AV_STR || (items[i].kind == AV_INT && !(items[i].flags & F_HUGE));
+        fl |= items[i].flags & (F_TAINT | F_INEXACT);
+    }
+    r.flags = fl & F_TAINT;
+    if (!all)
+        return r;
+    bld b;
+    fd_b_begin(t, &b, at);
+    for (uint32_t i = 0; i < n && !b.fail; i++) {
+        uint32_t mark = t->fd.ar_len;
+        fd_b_raw(t, &b, "\0\0\0\0", 4);
+        uint32_t s0 = t->fd.ar_len;
+        fd_b_val(t, &b, &items[i]);
+        if (!b.fail) {
+            uint32_t w = (t->fd.ar_len - s0) | (items[i].kind == AV_INT ? LIST_INT : 0);
+            memcpy(t->fd.ar + mark, &w, 4);
+        }
+    }
+    if (b.fail) {
+        t->fd.ar_len = b.start;
+        return r;
+    }
+    r.kind = AV_LIST;
+    r.flags = fl;
+    r.off = b.start;
+    r.len = t->fd.ar_len - b.start;
+    r.ival = n;
+    return r;
+}
+
+/* Item i (Python indexing) of a constant string (a code point) or list. */
+aval fd_fold_index(tpl *t, const aval *x, int64_t i)
+{
+    aval r = unk_at(x);
+    if (x->kind == AV_STR) {
+        const uint8_t *p = fd_bytes(t, x);
+        bool ascii = utf8_is_ascii(p, x->len);
+        int64_t L = ascii ? x->len : cp_count(p, x->len);
+        if (i < 0)
+            i += L;
+        if (i < 0 || i >= L)
+            return r;
+        uint32_t off = (uint32_t)i, len = 1, cp;
+        if (!ascii) {
+            if (!fd_spend(t, x->len, x))
+                return r;
+            off = 0;
+            for (int64_t k = 0; k < i; k++)
+                off += cp_at(p, x->len, off, &cp);
+            len = cp_at(p, x->len, off, &cp);
+        }
+        bld b;
+        fd_b_begin(t, &b, x);
+        b.fl |= x->flags & F_INEXACT;
+        fd_b_from(t, &b, (x->flags & F_VAR) != 0, x->off + off, len);
+        return fd_b_done(t, &b);
+    }
+    if (x->kind == AV_LIST) {
+        int64_t L = x->ival;
+        if (i < 0)
+            i += L;
+        if (i < 0 || i >= L || !fd_spend(t, x->len, x))
+            return r;
+        uint32_t pos = 0;
+        for (int64_t k = 0; pos + 4 <= x->len; k++) {
+            uint32_t w;
+            memcpy(&w, fd_bytes(t, x) + pos, 4);
+            uint32_t len = w & ~LIST_INT;
+            if (k == i && (w & LIST_INT)) {
+                r.kind = AV_INT;
+                r.ival = dec_value(fd_bytes(t, x) + pos + 4, len);
+                r.flags = x->flags & F_INEXACT;
+                return r;
+            }
+            if (k == i) {
+                bld b;
+                fd_b_begin(t, &b, x);
+                b.fl |= x->flags & F_INEXACT;
+                fd_b_from(t, &b, (x->flags & F_VAR) != 0, x->off + pos + 4, len);
+                return fd_b_done(t, &b);
+            }
+            pos += 4 + len;
+        }
+    }
+    return r;
+}
+
+/* A constant that opens a URL, a markdown image or link target, or an HTML
+ * comment: content appended to it is sent or hidden. */
+static bool sink_text(const uint8_t *s, uint32_t n)
+{
+    static const char *const needles[] = {"://", "](", "<!--", "?q=", "&q="};
+    for (size_t i = 0; i < sizeof needles / sizeof needles[0]; i++) {
+        size_t k = strlen(needles[i]);
+        for (uint32_t j = 0; j + k <= n; j++)
+            if (memcmp(s + j, needles[i], k) == 0)
+                return true;
+    }
+    return false;
+}
+
+aval fd_concat(tpl *t, const aval *a, const aval *b)
+{
+    bool ca = (a->kind == AV_STR || a->kind == AV_INT) && !(a->flags & F_HUGE);
+    bool cb = (b->kind == AV_STR || b->kind == AV_INT) && !(b->flags & F_HUGE);
+    if (!ca || !cb) {
+        aval r = unk_at(a);
+        r.flags = (uint16_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT | F_FRAG)) | F_STRTYPE);
+        if ((a->kind == AV_STR && fd_has_frag(fd_bytes(t, a), a->len)) ||
+            (b->kind == AV_STR && fd_has_frag(fd_bytes(t, b), b->len)))
+            r.flags |= F_FRAG;
+        const aval *k = a->kind == AV_STR ? a : b->kind == AV_STR ? b : NULL;
+        const aval *o = k == a ? b : a;
+        if (k && (o->flags & F_CONTENT) && sink_text(fd_bytes(t, k), k->len)) {
+            char e[120];
+            tpl_report(t, TH_EXFIL, a->pos, a->index,
+                       "message content is concatenated to "
+                       "'%s' (a URL, markdown link or HTML comment): an exfiltration sink",
+                       tpl_quote(e, sizeof e, fd_bytes(t, k), k->len, 60));
+        }
+        return r;
+    }
+    /* two neighbours in the arena (the usual 'a' ~ 'b' ~ 'c'): no copy */
+    if (a->kind == AV_STR && b->kind == AV_STR && !((a->flags | b->flags) & F_VAR) &&
+        a->off + a->len == b->off && b->off + b->len == t->fd.ar_len &&
+        (uint64_t)a->len + b->len <= TPL_CONST_CAP) {
+        bld bl;
+        fd_b_begin(t, &bl, a);
+        bl.start = a->off;
+        bl.checked = a->len;
+        bl.fl = (a->flags | b->flags) & F_INEXACT;
+        return fd_b_done(t, &bl);
+    }
+    bld bl;
+    fd_b_begin(t, &bl, a);
+    fd_b_val(t, &bl, a);
+    bl.checked = a->kind == AV_STR && !bl.fail ? a->len : 0;
+    fd_b_val(t, &bl, b);
+    return fd_b_done(t, &bl);
+}
+
+aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
+{
+    aval r = unk_at(at);
+    int64_t cnt = (n->flags & F_HUGE) ? INT64_MAX : n->ival;
+    if (s && s->kind == AV_STR) {
+        int64_t total = sat_mul(s->len, cnt < 0 ? 0 : cnt);
+        if (total > TPL_DOS_BIG) {
+            char e[96];
+            tpl_report(t, TH_DOS, at->pos, at->index,
+                       "string repetition '%s' * %lld builds %lld%s "
+                       "bytes at render time",
+                       tpl_quote(e, sizeof e, fd_bytes(t, s), s->len, 30), (long long)cnt,
+                       (long long)total, total == INT64_MAX ? "+" : "");
+            r.count = total;
+            return r;
+        }
+        if (total > TPL_CONST_CAP) {
+            r.count = total;
+            return r;
+        }
+        bld b; /* n <= 0 gives '' */
+        fd_b_begin(t, &b, at);
+        /* one copy per turn: an empty string gives '' at once, however
+         * large n is (''*2**31 must not loop 2**31 times) */
+        for (int64_t i = 0; i < cnt && s->len && !b.fail; i++)
+            fd_b_val(t, &b, s);
+        if (cnt <= 0)
+            b.fl |= s->flags & F_INEXACT;
+        return fd_b_done(t, &b);
+    }
+    if (cnt > TPL_DOS_BIG)
+        tpl_report(t, TH_DOS, at->pos, at->index,
+                   "repetition by %lld%s: a string or list repeated "
+                   "that many times at render time",
+                   (long long)cnt, cnt == INT64_MAX ? "+" : "");
+    r.count = cnt > 0 && s && s->count >= 0 ? sat_mul(s->count, cnt) : -1;
+    return r;
+}
+
+aval fd_power(tpl *t, const aval *a, const aval *b)
+{
+    aval r = unk_at(a);
+    if (a->kind != AV_INT || b->kind != AV_INT)
+        return r;
+    bool huge = (a->flags | b->flags) & F_HUGE;
+    int64_t x = a->ival, y = b->ival;
+    if (!huge && (y < 0 || x == 0 || x == 1))
+        return r;
+    uint64_t mag = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    if (!huge && mag == 1)
+        return r;
+    unsigned bits = 0;
+    while (mag) {
+        bits++;
+        mag >>= 1;
+    }
+    int64_t total = huge ? INT64_MAX : sat_mul(bits ? bits - 1 : 0, y);
+    if (total > (int64_t)TPL_POW_BITS) {
+        tpl_report(t, TH_DOS, a->pos, a->index,
+                   "'%lld ** %lld' is an integer of about %lld%s bits: "
+                   "a Python renderer computes it and hangs",
+                   (long long)x, (long long)y, (long long)total, total == INT64_MAX ? "+" : "");
+        return r;
+    }
+    r.kind = AV_INT;
+    int64_t v = 1;
+    for (int64_t i = 0; i < y; i++)
+        if (__builtin_mul_overflow(v, x, &v)) {
+            r.flags |= F_HUGE;
+            v = INT64_MAX;
+            break;
+        }
+    r.ival = v;
+    return r;
+}

@@ -1,0 +1,56 @@
+/* tpl.h - the template analyser's state (struct tpl) for its own files:
+ * what every part shares (the template being fed, the hit table), then one
+ * member per part, each owned by its file under its prefix. Not used
+ * outside src/template/ (the interface is template.h). */
+#ifndef GGUFLINT_TEMPLATE_TPL_H
+#define GGUFLINT_TEMPLATE_TPL_H
+
+#include "template/caps.h"
+#include "template/eval.h"
+#include "template/fold.h"
+#include "template/lex.h"
+#include "template/rawscan.h"
+#include "template/stream.h"
+#include "template/template.h"
+#include "template/words.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tpl {
+    /* shared: core.c */
+    bool nomem;
+    tpl_hit hits[TH__COUNT];
+    uint32_t hit_mask;     /* kinds with have == true */
+    uint64_t total, index; /* template length, index of the next byte */
+    tpl_pos cur;           /* position of the chunk being fed */
+    tpl_pos first_pos;     /* position of the first chunk */
+    int64_t first_tag;
+    tpl_pos hist_pos[8]; /* the last chunks fed, to map an index to its chunk */
+    uint64_t hist_index[8];
+    uint32_t hist_n;
+    /* the parts */
+    tpl_words wd;
+    tpl_raw raw;
+    tpl_streams ts;
+    tpl_lexer lx;
+    tpl_fold fd;
+    tpl_eval ev;
+};
+
+/* core.c */
+void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Count one more hit of `kind` when one is kept already (true), else false. */
+bool tpl_hit_count(tpl *t, int kind);
+/* Escape up to max_in bytes for a message into buf (cap bytes). */
+const char *tpl_quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in);
+tpl_pos tpl_pos_at(const tpl *t, uint64_t index); /* the chunk holding a recent byte */
+
+/* rawscan.c, inline for the lexer's byte loop: no sequence is open */
+static inline bool raw_idle(const tpl *t)
+{
+    return t->raw.need == 0;
+}
+
+#endif
