@@ -393,6 +393,48 @@ static void test_GG121_string_invalid_utf8(void **state)
     free(buf);
 }
 
+/* String arrays are validated a run of short strings at a time (parse.c):
+ * every invalid element is still found, at its own offset, before and after
+ * a long element, and a long element's length field (whose first byte may
+ * be a continuation byte, 0xA9 here) never completes a sequence left open by
+ * the string before it. */
+static void test_GG121_string_array_runs(void **state)
+{
+    (void)state;
+    char long_ok[169], long_bad[300];
+    memset(long_ok, 'a', sizeof long_ok);
+    memset(long_bad, 'b', sizeof long_bad);
+    long_bad[250] = (char)0xC3; /* a lead followed by ASCII */
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, 4);
+    gb_str(b, "\xc4\xa0ok", 4);
+    size_t bad1 = gb_str(b, "x\xc3", 2); /* cut sequence, then a long one (0xA9 ...) */
+    gb_str(b, long_ok, sizeof long_ok);
+    gb_str(b, "end", 3);
+    gb_kv_begin(b, "tokenizer.ggml.merges", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, 7);
+    gb_str(b, long_ok, sizeof long_ok);
+    gb_str(b, "\xc4\xa0-ne", 5);
+    size_t bad2 = gb_str(b, "\xa0y", 2); /* starts with a continuation */
+    gb_str(b, "\xe2\x96\x81z", 4);
+    size_t bad3 = gb_str(b, long_bad, sizeof long_bad);
+    size_t bad4 = gb_str(b, "\xed\xa0\x80", 3); /* surrogate, after the long one */
+    gb_str(b, "end", 3);
+    uint8_t *buf = rk_finish(b, &len);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, ST, NULL);
+    assert_int_equal(ex_count(ctx, "GG121"), 4);
+    const size_t bad[] = {bad1, bad2, bad3, bad4};
+    for (size_t i = 0; i < 4; i++) {
+        size_t at;
+        ex_count_id(ctx, "GG121", bad[i], &at);
+        assert_int_equal(at, 1);
+    }
+    gguflint_free(ctx);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_alignment_cases),
         cmocka_unit_test(test_GG120_array_count_over_limit),
         cmocka_unit_test(test_GG121_string_invalid_utf8),
+        cmocka_unit_test(test_GG121_string_array_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,10 +75,9 @@ static void scan_string(const uint8_t *s, uint64_t n, scan_mode mode, scan *r)
     bool flag_seq = false; /* inside an emoji tag sequence (U+1F3F4 + tags) */
     uint64_t i = 0;
     while (i < n) {
-        uint64_t run = i;
-        while (i < n && is_ascii_print(s[i]))
-            i++;
-        if (i > run)
+        uint64_t run = ascii_print_span(s + i, n - i);
+        i += run;
+        if (run)
             flag_seq = false;
         if (i >= n)
             break;

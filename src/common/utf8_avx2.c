@@ -89,13 +89,33 @@ AVX2 static inline __m256i block_errors(__m256i in, __m256i prev)
     return _mm256_xor_si256(must23, sc);
 }
 
+/* The bytes at the end of a block that start a sequence it does not finish:
+ * a 2-, 3- or 4-byte lead in the last, last two or last three positions. */
+AVX2 static inline __m256i incomplete(__m256i in)
+{
+    const __m256i max =
+        _mm256_setr_epi8(C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF),
+                         C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF),
+                         C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF),
+                         C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xEF), C(0xDF), C(0xBF));
+    return _mm256_subs_epu8(in, max);
+}
+
+/* An all-ASCII block needs no classification: it is valid, and it is an
+ * error only when the block before it left a sequence unfinished. */
 AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
 {
-    __m256i prev = _mm256_setzero_si256(), err = _mm256_setzero_si256();
+    __m256i prev = _mm256_setzero_si256(), err = _mm256_setzero_si256(), inc = err;
     uint64_t i = 0;
     for (; n - i >= 32; i += 32) {
         __m256i in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-        err = _mm256_or_si256(err, block_errors(in, prev));
+        if (_mm256_movemask_epi8(in) == 0) {
+            err = _mm256_or_si256(err, inc);
+            inc = _mm256_setzero_si256();
+        } else {
+            err = _mm256_or_si256(err, block_errors(in, prev));
+            inc = incomplete(in);
+        }
         prev = in;
     }
     /* the tail (possibly empty) padded with zeros: also ends any sequence */

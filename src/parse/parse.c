@@ -34,9 +34,6 @@ typedef struct parser {
     gguflint_view path_key;
     const char *path_field; /* tensor: ".name", ".n_dims", ".ne", ".type", ".offset", "" */
     char path[256];
-    /* Strings with a non-ASCII byte are copied here, NUL-separated, and
-     * validated as one block (see flush_batch); NULL when unavailable. */
-    uint8_t *batch;
 } parser;
 
 static const char *const magic_names[][2] = {
@@ -414,35 +411,29 @@ static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t in
          path_of(p), "array element %llu is not valid UTF-8", (unsigned long long)index);
 }
 
-/* A batch of non-ASCII strings of one array, copied NUL-separated: a
- * sequence cut by the end of a string, or a continuation byte at the start
- * of one, meets a NUL and fails, so the batch is valid exactly when each of
- * its strings is. Only when it fails are its strings checked one by one. */
-typedef struct batch {
-    uint8_t *buf;
-    size_t len;
-    const uint8_t *first; /* length field of the batch's first string */
-    uint64_t first_index;
-} batch;
+/* A run of strings of one array, each shorter than SHORT_STRING: their
+ * length fields, little-endian u64 values below 0x80, are eight ASCII bytes,
+ * and an ASCII byte is a whole character. So the bytes from the run's first
+ * string to the end of its last are valid UTF-8 exactly when each string is
+ * (no sequence can straddle a length field, and one cut by the end of a
+ * string meets an ASCII byte and fails): one vector pass over the run, in
+ * place. Only when it fails are its strings checked one by one. `first` is
+ * the length field of the run's first string, `stop` the end of its last. */
+#define SHORT_STRING 0x80u
 
-static void flush_batch(parser *p, batch *b, const uint8_t *stop)
+static void check_run(parser *p, const uint8_t *first, uint64_t first_index, const uint8_t *stop,
+                      const uint8_t *limit)
 {
-    if (b->len == 0)
+    if (first == stop || utf8_valid_region(first + 8, (uint64_t)(stop - first - 8), limit))
         return;
-    memset(b->buf + b->len, 0, 32); /* the block check reads 32 bytes past */
-    if (!utf8_valid_block(b->buf, b->len)) {
-        const uint8_t *q = b->first;
-        for (uint64_t index = b->first_index; q < stop; index++) {
-            uint64_t n;
-            n = cur_le64_unchecked(q); /* re-reading strings the loop has already bounded */
-            const uint8_t *sp = q + 8;
-            /* strings too long for a batch were checked on their own */
-            if (n < UTF8_BATCH_BYTES && !utf8_valid(sp, n))
-                report_invalid(p, q, n, index);
-            q = sp + n;
-        }
+    uint64_t index = first_index;
+    for (const uint8_t *q = first; q < stop; index++) {
+        uint64_t n = cur_le64_unchecked(q); /* re-reading strings the loop has already bounded */
+        const uint8_t *sp = q + 8;
+        if (!utf8_valid(sp, n))
+            report_invalid(p, q, n, index);
+        q = sp + n;
     }
-    b->len = 0;
 }
 #endif
 
@@ -516,46 +507,47 @@ static bool parse_array(parser *p, gguflint_kv *kv)
             depth--;
             continue;
         }
-        if (f->et == VT_STRING && !p->batch)
-            p->batch = malloc(UTF8_BATCH_BYTES + 32); /* NULL: strings checked one by one */
         if (f->et == VT_STRING) {
             /* hot loop: vocabularies hold hundreds of thousands of strings */
             const uint64_t max_len = ctx->opt.limits.max_string_len;
             uint64_t left = f->left, index = f->index;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            if (!p->c.big_endian && p->w == 8) {
+            if (!p->c.big_endian && p->w == 8 && max_len >= SHORT_STRING) {
                 /* The common case (v2/v3, little-endian) with raw pointers:
-                 * p->c.off is written back on every exit. */
+                 * p->c.off is written back on every exit. Short strings are
+                 * only stepped over here and validated a run at a time
+                 * (check_run); a long one ends the run and is validated on
+                 * its own. */
                 const uint8_t *q = cur_ptr(&p->c), *end = p->c.base + p->c.len;
-                batch b = {p->batch, 0, NULL, 0};
+                const uint8_t *run = q;
+                uint64_t run_index = index;
                 while (left > 0) {
-                    uint64_t n;
-                    if (end - q < 8)
-                        break;                 /* the generic loop below reports it */
-                    n = cur_le64_unchecked(q); /* end - q >= 8 */
-                    if (n > (uint64_t)(end - q - 8) || n > max_len)
-                        break; /* likewise */
-                    const uint8_t *sp = q + 8;
-                    q = sp + n;
-                    if (!utf8_is_ascii(sp, n)) {
-                        if (b.buf && n < UTF8_BATCH_BYTES) {
-                            if (b.len + n + 1 > UTF8_BATCH_BYTES)
-                                flush_batch(p, &b, sp - 8);
-                            if (b.len == 0) {
-                                b.first = sp - 8;
-                                b.first_index = index;
-                            }
-                            memcpy(b.buf + b.len, sp, (size_t)n);
-                            b.len += n;
-                            b.buf[b.len++] = 0;
-                        } else if (!utf8_valid(sp, n)) {
-                            report_invalid(p, sp - 8, n, index);
-                        }
+                    /* a whole short string fits below `end`: no bounds test */
+                    while (left > 0 && end - q >= (ptrdiff_t)(8 + SHORT_STRING)) {
+                        uint64_t n = cur_le64_unchecked(q);
+                        if (n >= SHORT_STRING)
+                            break;
+                        q += 8 + n;
+                        left--;
                     }
+                    if (left == 0 || end - q < 8)
+                        break;
+                    uint64_t n = cur_le64_unchecked(q); /* end - q >= 8 */
+                    if (n > (uint64_t)(end - q - 8) || n > max_len)
+                        break; /* the generic loop below reports it */
+                    if (n >= SHORT_STRING) {
+                        uint64_t at = f->index + (f->left - left);
+                        check_run(p, run, run_index, q, end);
+                        if (!utf8_valid_region(q + 8, n, end))
+                            report_invalid(p, q, n, at);
+                        run = q + 8 + n;
+                        run_index = at + 1;
+                    }
+                    q += 8 + n;
                     left--;
-                    index++;
                 }
-                flush_batch(p, &b, q);
+                check_run(p, run, run_index, q, end);
+                index = f->index + (f->left - left);
                 cur_seek_ptr_unchecked(&p->c, q); /* q only moved over bounded strings */
             }
 #endif
@@ -972,6 +964,5 @@ int parse_run(gguflint_ctx *ctx)
     }
     viewset_free(&p.keys);
     viewset_free(&p.names);
-    free(p.batch);
     return ctx->status;
 }
