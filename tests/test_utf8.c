@@ -131,8 +131,8 @@ static void test_runs(void **state)
 {
     (void)state;
     static const char *const pieces[] = {
-        "a",        "\xc4\xa0",     "\xe2\x96\x81", "\xf0\x9f\x98\x80", "\xc4", "\x80",
-        "\xe2\x96", "\xed\xa0\x80", "xyz",          "abcdefghijklmnop"};
+        "a",        "\xc4\xa0",     "\xe2\x96\x81", "\xf0\x9f\x98\x80", "\xc4",  "\x80",
+        "\xe2\x96", "\xed\xa0\x80", "xyz",          "abcdefghijklmnop", "\x1b[", "\x1b"};
     uint32_t x = 777;
     uint8_t *buf = malloc(4096 + 32);
     assert_non_null(buf);
@@ -148,9 +148,11 @@ static void test_runs(void **state)
             unsigned count = (x >> 29) + ((x >> 12) % 2 ? 0 : (x >> 13) % 6);
             for (unsigned c = 0; c < count; c++) {
                 x = x * 1664525u + 1013904223u;
-                unsigned pick = (x >> 16) % 10;
+                unsigned pick = (x >> 16) % 12;
                 if ((x & 15) != 0 && pick >= 4 && pick < 8)
                     pick %= 4;
+                if (pick >= 10 && (x & 0x300))
+                    pick = 8;
                 size_t l = strlen(pieces[pick]);
                 if (sl + l > sizeof str)
                     break;
@@ -166,6 +168,12 @@ static void test_runs(void **state)
         memset(buf + len, 0x80, 32); /* junk after: must be ignored */
         if (utf8_valid_region(buf + 8, len - 8, buf + len + 32) != all_ok)
             fail_msg("run of %zu bytes: expected %d", len, all_ok);
+        bool esc, want_esc = false;
+        for (size_t i = 8; i + 1 < len; i++)
+            want_esc |= buf[i] == 0x1B && buf[i + 1] >= 0x20 && buf[i + 1] < 0x7F;
+        if (utf8_valid_region_esc(buf + 8, len - 8, buf + len + 32, &esc) != all_ok ||
+            esc != want_esc)
+            fail_msg("run of %zu bytes: expected %d, esc %d", len, all_ok, want_esc);
         uint8_t *exact = malloc(len - 8 ? len - 8 : 1);
         assert_non_null(exact);
         memcpy(exact, buf + 8, len - 8);

@@ -404,7 +404,10 @@ static void check_kv(gguflint_ctx *ctx, const gguflint_kv *kv, bool hygiene, boo
     if (!hygiene || kv->type != VT_ARRAY || kv->elem_type != VT_STRING)
         return;
     if (mode == M_VOCAB) {
-        check_vocab_array(ctx, kv, path);
+        /* the parse pass searched it already: most vocabularies are not read again */
+        const uint8_t f = ctx->kv_flags[kv_index_of(ctx, kv)];
+        if (!(f & KVF_STR_SCANNED) || (f & KVF_ESC))
+            check_vocab_array(ctx, kv, path);
         return;
     }
     arr_iter it;

@@ -154,6 +154,22 @@ bool utf8_valid_region(const uint8_t *s, uint64_t n, const uint8_t *limit)
     return done ? ok : utf8_valid_slow(s, n);
 }
 
+bool utf8_valid_region_esc(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc)
+{
+    bool done;
+    bool ok = utf8_valid_esc_avx2(s, n, limit, esc, &done);
+    if (done)
+        return ok;
+    *esc = false;
+    for (const uint8_t *p = s, *end = s + n; p < end && !*esc; p++) {
+        p = memchr(p, 0x1B, (size_t)(end - p));
+        if (!p)
+            break;
+        *esc = p + 1 < end && (uint8_t)(p[1] - 0x20u) < 0x5Fu;
+    }
+    return utf8_valid_slow(s, n);
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <emmintrin.h>
 

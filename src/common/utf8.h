@@ -15,8 +15,13 @@ bool utf8_valid_slow(const uint8_t *s, uint64_t n);
  * host has it, the scalar check otherwise. For long strings and for runs of
  * strings separated by ASCII bytes (see parse.c). */
 bool utf8_valid_region(const uint8_t *s, uint64_t n, const uint8_t *limit);
-/* The AVX2 check (utf8_avx2.c): *done is false when the host has no AVX2. */
+/* utf8_valid_region that also sets *esc: whether s[0..n) holds an ESC
+ * (0x1B) followed by a printable ASCII byte (a terminal escape sequence may
+ * start there), in the same pass. */
+bool utf8_valid_region_esc(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc);
+/* The AVX2 checks (utf8_avx2.c): *done is false when the host has no AVX2. */
 bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done);
+bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc, bool *done);
 /* Decode one UTF-8 sequence at s[0..n): its length (1..4) and code point, or 0
  * when the bytes are not a valid, shortest-form scalar value. */
 unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp);

@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "input/source.h"
 
+#include "common/fpscan.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -268,7 +270,12 @@ bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_
             if (!p)
                 break;
         }
-        for (size_t i = 0; i < n; i++) {
+        /* whole zero kilobytes are skipped with vectors (--deep reads every
+         * padding byte between tensors) */
+        size_t i = 0;
+        while (n - i >= 1024 && !fp_any_nonzero(p + i, 1024))
+            i += 1024;
+        for (; i < n; i++) {
             if (p[i] != 0) {
                 *at = from + i;
                 *byte = p[i];

@@ -422,9 +422,14 @@ static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t in
 #define SHORT_STRING 0x80u
 
 static void check_run(parser *p, const uint8_t *first, uint64_t first_index, const uint8_t *stop,
-                      const uint8_t *limit)
+                      const uint8_t *limit, bool *esc)
 {
-    if (first == stop || utf8_valid_region(first + 8, (uint64_t)(stop - first - 8), limit))
+    bool e = false;
+    if (first == stop)
+        return;
+    bool ok = utf8_valid_region_esc(first + 8, (uint64_t)(stop - first - 8), limit, &e);
+    *esc |= e;
+    if (ok)
         return;
     uint64_t index = first_index;
     for (const uint8_t *q = first; q < stop; index++) {
@@ -521,6 +526,7 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                 const uint8_t *q = cur_ptr(&p->c), *end = p->c.base + p->c.len;
                 const uint8_t *run = q;
                 uint64_t run_index = index;
+                bool esc = false, e;
                 while (left > 0) {
                     /* a whole short string fits below `end`: no bounds test */
                     while (left > 0 && end - q >= (ptrdiff_t)(8 + SHORT_STRING)) {
@@ -537,16 +543,20 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                         break; /* the generic loop below reports it */
                     if (n >= SHORT_STRING) {
                         uint64_t at = f->index + (f->left - left);
-                        check_run(p, run, run_index, q, end);
-                        if (!utf8_valid_region(q + 8, n, end))
+                        check_run(p, run, run_index, q, end, &esc);
+                        if (!utf8_valid_region_esc(q + 8, n, end, &e))
                             report_invalid(p, q, n, at);
+                        esc |= e;
                         run = q + 8 + n;
                         run_index = at + 1;
                     }
                     q += 8 + n;
                     left--;
                 }
-                check_run(p, run, run_index, q, end);
+                check_run(p, run, run_index, q, end, &esc);
+                /* every string of the KV's own array was read here */
+                if (depth == 1 && left == 0 && ctx->status == GGUFLINT_OK)
+                    ctx->kv_flags[ctx->n_kvs - 1] |= KVF_STR_SCANNED | (esc ? KVF_ESC : 0);
                 index = f->index + (f->left - left);
                 cur_seek_ptr_unchecked(&p->c, q); /* q only moved over bounded strings */
             }
@@ -703,10 +713,12 @@ static void parse_kvs(parser *p)
         if (!read_uint(p, 4, &t, "a value type"))
             return;
         kv.type = (uint32_t)t;
-        if (!grow((void **)&ctx->kvs, &ctx->cap_kvs, ctx->n_kvs, sizeof *ctx->kvs)) {
+        if (!grow((void **)&ctx->kvs, &ctx->cap_kvs, ctx->n_kvs, sizeof *ctx->kvs) ||
+            !grow((void **)&ctx->kv_flags, &ctx->cap_kv_flags, ctx->n_kvs, 1)) {
             nomem(p);
             return;
         }
+        ctx->kv_flags[ctx->n_kvs] = 0;
         long prev = viewset_insert(&p->keys, kv_key_of, ctx, kv.key, ctx->n_kvs);
         if (prev == -2) {
             nomem(p);
@@ -745,35 +757,44 @@ static void parse_kvs(parser *p)
 
 /* ---- tensor infos ---- */
 
-static void check_tensor_name(parser *p, uint64_t at, gguflint_view n)
+/* The name as shown in messages (escaped), made only for a finding. */
+static const char *shown_name(char *buf, size_t cap, gguflint_view n)
+{
+    esc_fixed(buf, cap, n.ptr, n.len, 100);
+    return buf;
+}
+
+/* Name rules; returns the name's first NUL (or NULL), which the caller needs
+ * too. Most names are short ASCII with no finding: one memchr, one ASCII test. */
+static const uint8_t *check_tensor_name(parser *p, uint64_t at, gguflint_view n)
 {
     gguflint_ctx *ctx = p->ctx;
     uint64_t len = wire_string_size(p->w, n.len);
     if (n.len == 0) {
         emit(ctx, R_TENSOR_NAME_EMPTY, at, len, path_of(p), "tensor name is empty");
-        return;
+        return NULL;
     }
     char shown[160];
-    esc_fixed(shown, sizeof shown, n.ptr, n.len, 100);
     if (n.len >= 64)
         emit(ctx, R_TENSOR_NAME_TOO_LONG, at, len, path_of(p),
-             "tensor name '%s' is %llu bytes; ggml allows at most 63", shown,
-             (unsigned long long)n.len);
+             "tensor name '%s' is %llu bytes; ggml allows at most 63",
+             shown_name(shown, sizeof shown, n), (unsigned long long)n.len);
     if (n.len > 64)
         emit(ctx, R_TENSOR_NAME_OVER_SPEC, at, len, path_of(p),
-             "tensor name '%s' is %llu bytes; the spec allows at most 64", shown,
-             (unsigned long long)n.len);
+             "tensor name '%s' is %llu bytes; the spec allows at most 64",
+             shown_name(shown, sizeof shown, n), (unsigned long long)n.len);
     if (!utf8_valid(n.ptr, n.len))
         emit(ctx, R_TENSOR_NAME_UTF8, at, len, path_of(p), "tensor name '%s' is not valid UTF-8",
-             shown);
+             shown_name(shown, sizeof shown, n));
     const uint8_t *nul = memchr(n.ptr, 0, (size_t)n.len);
     if (nul) {
         char head[160];
         esc_fixed(head, sizeof head, n.ptr, (uint64_t)(nul - n.ptr), 100);
         emit(ctx, R_TENSOR_NAME_NUL, at, len, path_of(p),
-             "tensor name '%s' contains a NUL at index %llu: C readers see only '%s'", shown,
-             (unsigned long long)(nul - n.ptr), head);
+             "tensor name '%s' contains a NUL at index %llu: C readers see only '%s'",
+             shown_name(shown, sizeof shown, n), (unsigned long long)(nul - n.ptr), head);
     }
+    return nul;
 }
 
 /* Compute the element count and byte size of t, reporting overflow and type
@@ -858,14 +879,13 @@ static void parse_tensors(parser *p)
         uint64_t len_off;
         if (!read_string(p, &t.name, &len_off, "a tensor name"))
             return;
-        check_tensor_name(p, t.info_offset, t.name);
+        const uint8_t *nul = check_tensor_name(p, t.info_offset, t.name);
         if (!grow((void **)&ctx->tensors, &ctx->cap_tensors, ctx->n_tensors,
                   sizeof *ctx->tensors)) {
             nomem(p);
             return;
         }
         /* C readers copy the name up to its first NUL: compare what they see */
-        const uint8_t *nul = memchr(t.name.ptr, 0, (size_t)t.name.len);
         gguflint_view seen = {t.name.ptr, nul ? (uint64_t)(nul - t.name.ptr) : t.name.len};
         long prev = viewset_insert(&p->names, tensor_name_of, ctx, seen, ctx->n_tensors);
         if (prev == -2) {
