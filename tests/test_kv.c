@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -435,6 +436,77 @@ static void test_GG121_string_array_runs(void **state)
     free(buf);
 }
 
+/* A string array of several MiB is validated a run at a time and, when it
+ * comes from a mapped file, its pages are given back as it is read (parse.c,
+ * source_drop). Linting the file must find exactly what linting the same
+ * bytes in memory finds: invalid elements near the run boundaries, long
+ * elements, and escape sequences the string checks look for afterwards. */
+static void test_large_array_file_equals_buffer(void **state)
+{
+    (void)state;
+    enum { N = 300000 };
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_begin(b, "tokenizer.ggml.merges", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, N);
+    char big[300];
+    memset(big, 'q', sizeof big);
+    for (uint32_t i = 0; i < N; i++) {
+        char t[32];
+        int n = snprintf(t, sizeof t, "\xc4\xa0tok%u", i);
+        if (i % 9973 == 7)
+            t[1] = 'x'; /* \xc4 x: invalid */
+        if (i % 77777 == 5)
+            memcpy(t + 2, "\x1b[0m", 4); /* an escape sequence */
+        if (i % 66666 == 1) {
+            gb_str(b, big, sizeof big);
+            continue;
+        }
+        gb_str(b, t, (size_t)n);
+    }
+    size_t len;
+    uint8_t *buf = rk_finish(b, &len);
+    assert_true(len > (4u << 20));
+    char path[] = "bigvocab-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    close(fd);
+    gguflint_ctx *mem = ex_lint(buf, len);
+    gguflint_ctx *file = ex_lint_path(path, NULL);
+    assert_non_null(file);
+    /* every invalid element, by index (runs split every RUN_BYTES) */
+    size_t want = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        if (i % 9973 != 7 || i % 66666 == 1)
+            continue;
+        char msg[64];
+        snprintf(msg, sizeof msg, "array element %u is not valid UTF-8", i);
+        bool found = false;
+        for (size_t k = 0; k < gguflint_finding_count(mem) && !found; k++)
+            found = strcmp(gguflint_finding_get(mem, k)->message, msg) == 0;
+        assert_true(found);
+        want++;
+    }
+    assert_int_equal(ex_count(mem, "GG121"), want);
+    size_t escapes = 0;
+    for (uint32_t i = 0; i < N; i++)
+        escapes += i % 77777 == 5 && i % 66666 != 1;
+    assert_int_equal(ex_count(mem, "GG700"), escapes);
+    assert_int_equal(gguflint_finding_count(file), gguflint_finding_count(mem));
+    for (size_t i = 0; i < gguflint_finding_count(mem); i++) {
+        const gguflint_finding *x = gguflint_finding_get(mem, i),
+                               *y = gguflint_finding_get(file, i);
+        assert_int_equal(x->rule, y->rule);
+        assert_int_equal(x->offset, y->offset);
+        assert_string_equal(x->message, y->message);
+    }
+    gguflint_free(mem);
+    gguflint_free(file);
+    unlink(path);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_GG120_array_count_over_limit),
         cmocka_unit_test(test_GG121_string_invalid_utf8),
         cmocka_unit_test(test_GG121_string_array_runs),
+        cmocka_unit_test(test_large_array_file_equals_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -311,6 +311,17 @@ int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len)
     return GGUFLINT_OK;
 }
 
+void source_drop(gguflint_ctx *ctx, uint64_t from, uint64_t to)
+{
+    if (!ctx->map || ctx->data != ctx->map || to > ctx->map_size || from >= to)
+        return;
+    long ps = sysconf(_SC_PAGESIZE);
+    uint64_t page = ps > 0 ? (uint64_t)ps : 4096;
+    uint64_t a = (from + page - 1) / page * page, b = to / page * page;
+    if (a < b)
+        madvise((uint8_t *)ctx->map + a, (size_t)(b - a), MADV_DONTNEED);
+}
+
 void source_release(gguflint_ctx *ctx)
 {
     if (ctx->fd >= 0)

@@ -16,6 +16,7 @@
 #include "common/viewset.h"
 #include "format/types.h"
 #include "format/wire.h"
+#include "input/source.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -527,14 +528,31 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                 const uint8_t *run = q;
                 uint64_t run_index = index;
                 bool esc = false, e;
+                bool dropping = false; /* a long array: its pages go back as it is read */
                 while (left > 0) {
-                    /* a whole short string fits below `end`: no bounds test */
-                    while (left > 0 && end - q >= (ptrdiff_t)(8 + SHORT_STRING)) {
+                    /* below `lim` a whole short string fits before `end` (no
+                     * bounds test) and the run stays under RUN_BYTES */
+                    const uint8_t *lim = q;
+                    if (end - q >= (ptrdiff_t)(8 + SHORT_STRING)) {
+                        lim = end - (8 + SHORT_STRING - 1);
+                        if (end - run > (ptrdiff_t)RUN_BYTES && run + RUN_BYTES < lim)
+                            lim = run + RUN_BYTES;
+                    }
+                    while (left > 0 && q < lim) {
                         uint64_t n = cur_le64_unchecked(q);
                         if (n >= SHORT_STRING)
                             break;
                         q += 8 + n;
                         left--;
+                    }
+                    if (left > 0 && end - run > (ptrdiff_t)RUN_BYTES && q >= run + RUN_BYTES) {
+                        /* a full run: validate it and give its pages back */
+                        check_run(p, run, run_index, q, end, &esc);
+                        source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+                        dropping = true;
+                        run = q;
+                        run_index = f->index + (f->left - left);
+                        continue;
                     }
                     if (left == 0 || end - q < 8)
                         break;
@@ -554,6 +572,8 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     left--;
                 }
                 check_run(p, run, run_index, q, end, &esc);
+                if (dropping)
+                    source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
                 /* every string of the KV's own array was read here */
                 if (depth == 1 && left == 0 && ctx->status == GGUFLINT_OK)
                     ctx->kv_flags[ctx->n_kvs - 1] |= KVF_STR_SCANNED | (esc ? KVF_ESC : 0);
