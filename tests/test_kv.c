@@ -507,6 +507,68 @@ static void test_large_array_file_equals_buffer(void **state)
     free(buf);
 }
 
+/* The key rules on random keys, most made of the bytes of real keys: a key
+ * gets GG103/GG104/GG105 exactly when this plain statement of the rules
+ * says so (the parser checks most keys 16 bytes at a time and only falls
+ * back to the byte-wise rules when a key may break one). Keys of 1..70
+ * bytes, each once with more KVs after it and once as the file's last. */
+static bool key_clean(const char *k, size_t n)
+{
+    size_t seg = 0, segs = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = k[i];
+        if (c == '.') {
+            if (seg == 0)
+                return false;
+            seg = 0;
+            segs++;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+              (c == '-' && segs == 0)))
+            return false;
+        seg++;
+    }
+    return n > 0 && seg > 0;
+}
+
+static void test_key_rules_random(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "abcxyz019_.._.-A\x01\x7f";
+    uint64_t x = 0x1234567;
+    for (int round = 0; round < 6000; round++) {
+        char key[72];
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        size_t n = 1 + (size_t)(x >> 33) % 70;
+        for (size_t i = 0; i < n; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(x >> 40);
+            /* mostly lowercase letters, some dots, rarely anything else */
+            key[i] = r % 16 < 11   ? (char)('a' + r % 26)
+                     : r % 16 < 14 ? '.'
+                                   : alphabet[r % (sizeof alphabet - 1)];
+        }
+        bool clean = key_clean(key, n);
+        for (int last = 0; last < 2; last++) {
+            gb *b = gb_new(3);
+            gb_kv_beginn(b, key, n, GB_VT_U8);
+            gb_u8(b, 1);
+            if (!last)
+                gb_kv_u32(b, "general.file_type", 7);
+            size_t len;
+            uint8_t *buf = rk_finish(b, &len);
+            gguflint_ctx *ctx = ex_lint_opt(buf, len, ST, NULL);
+            size_t hits = ex_count(ctx, "GG103") + ex_count(ctx, "GG104") + ex_count(ctx, "GG105");
+            if ((hits == 0) != clean)
+                fail_msg("key '%.*s' (%zu bytes): %zu key findings, expected %s", (int)n, key, n,
+                         hits, clean ? "none" : "some");
+            gguflint_free(ctx);
+            free(buf);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_GG121_string_invalid_utf8),
         cmocka_unit_test(test_GG121_string_array_runs),
         cmocka_unit_test(test_large_array_file_equals_buffer),
+        cmocka_unit_test(test_key_rules_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,19 +173,37 @@ bool utf8_valid_region_esc(const uint8_t *s, uint64_t n, const uint8_t *limit, b
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <emmintrin.h>
 
-uint64_t ascii_print_span(const uint8_t *s, uint64_t n)
+/* Bit i set when byte i of the 16 at p is printable ASCII. */
+static unsigned print16(const uint8_t *p)
 {
     /* signed bytes: printable is > 0x1F and < 0x7F (0x80.. are negative) */
     const __m128i lo = _mm_set1_epi8(0x1F), hi = _mm_set1_epi8(0x7F);
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(a, lo), _mm_cmplt_epi8(a, hi)));
+}
+
+uint64_t ascii_print_span(const uint8_t *s, uint64_t n)
+{
     uint64_t i = 0;
-    for (; n - i >= 32; i += 32) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-        __m128i pa = _mm_and_si128(_mm_cmpgt_epi8(a, lo), _mm_cmplt_epi8(a, hi));
-        __m128i pb = _mm_and_si128(_mm_cmpgt_epi8(b, lo), _mm_cmplt_epi8(b, hi));
-        unsigned m = (unsigned)_mm_movemask_epi8(pa) | (unsigned)_mm_movemask_epi8(pb) << 16;
-        if (m != 0xFFFFFFFFu)
-            return i + (unsigned)__builtin_ctz(~m);
+    if (n >= 16) {
+        for (; n - i >= 32; i += 32) {
+            unsigned m = print16(s + i) | print16(s + i + 16) << 16;
+            if (m != 0xFFFFFFFFu)
+                return i + (unsigned)__builtin_ctz(~m);
+        }
+        if (n - i >= 16) {
+            unsigned m = print16(s + i);
+            if (m != 0xFFFFu)
+                return i + (unsigned)__builtin_ctz(~m);
+            i += 16;
+        }
+        /* the last bytes: an overlapping load ending at s + n (all of
+         * [n - 16, i) were printable) */
+        if (i < n) {
+            unsigned m = print16(s + n - 16);
+            return m == 0xFFFFu ? n : n - 16 + (unsigned)__builtin_ctz(~m);
+        }
+        return n;
     }
     for (; i < n; i++)
         if ((uint8_t)(s[i] - 0x20u) >= 0x5Fu)
