@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -393,6 +394,181 @@ static void test_GG121_string_invalid_utf8(void **state)
     free(buf);
 }
 
+/* String arrays are validated a run of short strings at a time (parse.c):
+ * every invalid element is still found, at its own offset, before and after
+ * a long element, and a long element's length field (whose first byte may
+ * be a continuation byte, 0xA9 here) never completes a sequence left open by
+ * the string before it. */
+static void test_GG121_string_array_runs(void **state)
+{
+    (void)state;
+    char long_ok[169], long_bad[300];
+    memset(long_ok, 'a', sizeof long_ok);
+    memset(long_bad, 'b', sizeof long_bad);
+    long_bad[250] = (char)0xC3; /* a lead followed by ASCII */
+    size_t len;
+    gb *b = gb_new(3);
+    gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, 4);
+    gb_str(b, "\xc4\xa0ok", 4);
+    size_t bad1 = gb_str(b, "x\xc3", 2); /* cut sequence, then a long one (0xA9 ...) */
+    gb_str(b, long_ok, sizeof long_ok);
+    gb_str(b, "end", 3);
+    gb_kv_begin(b, "tokenizer.ggml.merges", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, 7);
+    gb_str(b, long_ok, sizeof long_ok);
+    gb_str(b, "\xc4\xa0-ne", 5);
+    size_t bad2 = gb_str(b, "\xa0y", 2); /* starts with a continuation */
+    gb_str(b, "\xe2\x96\x81z", 4);
+    size_t bad3 = gb_str(b, long_bad, sizeof long_bad);
+    size_t bad4 = gb_str(b, "\xed\xa0\x80", 3); /* surrogate, after the long one */
+    gb_str(b, "end", 3);
+    uint8_t *buf = rk_finish(b, &len);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, ST, NULL);
+    assert_int_equal(ex_count(ctx, "GG121"), 4);
+    const size_t bad[] = {bad1, bad2, bad3, bad4};
+    for (size_t i = 0; i < 4; i++) {
+        size_t at;
+        ex_count_id(ctx, "GG121", bad[i], &at);
+        assert_int_equal(at, 1);
+    }
+    gguflint_free(ctx);
+    free(buf);
+}
+
+/* A string array of several MiB is validated a run at a time and, when it
+ * comes from a mapped file, its pages are given back as it is read (parse.c,
+ * source_drop). Linting the file must find exactly what linting the same
+ * bytes in memory finds: invalid elements near the run boundaries, long
+ * elements, and escape sequences the string checks look for afterwards. */
+static void test_large_array_file_equals_buffer(void **state)
+{
+    (void)state;
+    enum { N = 300000 };
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_begin(b, "tokenizer.ggml.merges", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, N);
+    char big[300];
+    memset(big, 'q', sizeof big);
+    for (uint32_t i = 0; i < N; i++) {
+        char t[32];
+        int n = snprintf(t, sizeof t, "\xc4\xa0tok%u", i);
+        if (i % 9973 == 7)
+            t[1] = 'x'; /* \xc4 x: invalid */
+        if (i % 77777 == 5)
+            memcpy(t + 2, "\x1b[0m", 4); /* an escape sequence */
+        if (i % 66666 == 1) {
+            gb_str(b, big, sizeof big);
+            continue;
+        }
+        gb_str(b, t, (size_t)n);
+    }
+    size_t len;
+    uint8_t *buf = rk_finish(b, &len);
+    assert_true(len > (4u << 20));
+    char path[] = "bigvocab-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    close(fd);
+    gguflint_ctx *mem = ex_lint(buf, len);
+    gguflint_ctx *file = ex_lint_path(path, NULL);
+    assert_non_null(file);
+    /* every invalid element, by index (runs split every RUN_BYTES) */
+    size_t want = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        if (i % 9973 != 7 || i % 66666 == 1)
+            continue;
+        char msg[64];
+        snprintf(msg, sizeof msg, "array element %u is not valid UTF-8", i);
+        bool found = false;
+        for (size_t k = 0; k < gguflint_finding_count(mem) && !found; k++)
+            found = strcmp(gguflint_finding_get(mem, k)->message, msg) == 0;
+        assert_true(found);
+        want++;
+    }
+    assert_int_equal(ex_count(mem, "GG121"), want);
+    size_t escapes = 0;
+    for (uint32_t i = 0; i < N; i++)
+        escapes += i % 77777 == 5 && i % 66666 != 1;
+    assert_int_equal(ex_count(mem, "GG700"), escapes);
+    assert_int_equal(gguflint_finding_count(file), gguflint_finding_count(mem));
+    for (size_t i = 0; i < gguflint_finding_count(mem); i++) {
+        const gguflint_finding *x = gguflint_finding_get(mem, i),
+                               *y = gguflint_finding_get(file, i);
+        assert_int_equal(x->rule, y->rule);
+        assert_int_equal(x->offset, y->offset);
+        assert_string_equal(x->message, y->message);
+    }
+    gguflint_free(mem);
+    gguflint_free(file);
+    unlink(path);
+    free(buf);
+}
+
+/* The key rules on random keys, most made of the bytes of real keys: a key
+ * gets GG103/GG104/GG105 exactly when this plain statement of the rules
+ * says so (the parser checks most keys 16 bytes at a time and only falls
+ * back to the byte-wise rules when a key may break one). Keys of 1..70
+ * bytes, each once with more KVs after it and once as the file's last. */
+static bool key_clean(const char *k, size_t n)
+{
+    size_t seg = 0, segs = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = k[i];
+        if (c == '.') {
+            if (seg == 0)
+                return false;
+            seg = 0;
+            segs++;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+              (c == '-' && segs == 0)))
+            return false;
+        seg++;
+    }
+    return n > 0 && seg > 0;
+}
+
+static void test_key_rules_random(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "abcxyz019_.._.-A\x01\x7f";
+    uint64_t x = 0x1234567;
+    for (int round = 0; round < 6000; round++) {
+        char key[72];
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        size_t n = 1 + (size_t)(x >> 33) % 70;
+        for (size_t i = 0; i < n; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(x >> 40);
+            /* mostly lowercase letters, some dots, rarely anything else */
+            key[i] = r % 16 < 11   ? (char)('a' + r % 26)
+                     : r % 16 < 14 ? '.'
+                                   : alphabet[r % (sizeof alphabet - 1)];
+        }
+        bool clean = key_clean(key, n);
+        for (int last = 0; last < 2; last++) {
+            gb *b = gb_new(3);
+            gb_kv_beginn(b, key, n, GB_VT_U8);
+            gb_u8(b, 1);
+            if (!last)
+                gb_kv_u32(b, "general.file_type", 7);
+            size_t len;
+            uint8_t *buf = rk_finish(b, &len);
+            gguflint_ctx *ctx = ex_lint_opt(buf, len, ST, NULL);
+            size_t hits = ex_count(ctx, "GG103") + ex_count(ctx, "GG104") + ex_count(ctx, "GG105");
+            if ((hits == 0) != clean)
+                fail_msg("key '%.*s' (%zu bytes): %zu key findings, expected %s", (int)n, key, n,
+                         hits, clean ? "none" : "some");
+            gguflint_free(ctx);
+            free(buf);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +588,9 @@ int main(void)
         cmocka_unit_test(test_alignment_cases),
         cmocka_unit_test(test_GG120_array_count_over_limit),
         cmocka_unit_test(test_GG121_string_invalid_utf8),
+        cmocka_unit_test(test_GG121_string_array_runs),
+        cmocka_unit_test(test_large_array_file_equals_buffer),
+        cmocka_unit_test(test_key_rules_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,6 +141,18 @@ static void test_terminal_escape(void **state)
     static const char *const late[] = {"a\x1b", "b", "012345678901234567890123456", "c\x1b[0m"};
     buf = one_array("tokenizer.ggml.merges", late, 4, 3, &at, &len);
     EXPECT_AT(buf, len, "GG700", at);
+    /* the parse pass finds vocabulary escapes for this check (parse.c):
+     * one inside a long token, and one in the last of 300 short tokens */
+    char big[201], *many[300];
+    memset(big, 'a', 200);
+    big[150] = 0x1b, big[151] = '[', big[200] = 0;
+    const char *bigtoks[] = {"x", big, "y"};
+    buf = one_array("tokenizer.ggml.tokens", bigtoks, 3, 1, &at, &len);
+    EXPECT_AT(buf, len, "GG700", at);
+    for (size_t i = 0; i < 300; i++)
+        many[i] = i == 299 ? "z\x1b]0;" : i % 7 == 3 ? "012345678901234567890123456" : "tok";
+    buf = one_array("tokenizer.ggml.tokens", (const char *const *)many, 300, 299, &at, &len);
+    EXPECT_AT(buf, len, "GG700", at);
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_u32(b, "llama.\x1b[31mblock_count", 1);

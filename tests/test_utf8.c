@@ -121,14 +121,18 @@ static void test_random(void **state)
     }
 }
 
-/* utf8_valid_block on NUL-joined batches, as the parser builds them: valid
- * exactly when every string is. */
-static void test_block(void **state)
+/* utf8_valid_region on runs of strings as they sit in a string array (each
+ * after its 8-byte little-endian length, every length below 0x80), from the
+ * first string's bytes to the end of the last: valid exactly when every
+ * string is (parse.c's check_run). Junk after the run must be ignored, and
+ * with the limit at the run's end nothing past it is read (exact-size copy
+ * for ASan). */
+static void test_runs(void **state)
 {
     (void)state;
-    static const char *const pieces[] = {"a",    "\xc4\xa0", "\xe2\x96\x81", "\xf0\x9f\x98\x80",
-                                         "\xc4", "\x80",     "\xe2\x96",     "\xed\xa0\x80",
-                                         "xyz"};
+    static const char *const pieces[] = {
+        "a",        "\xc4\xa0",     "\xe2\x96\x81", "\xf0\x9f\x98\x80", "\xc4",  "\x80",
+        "\xe2\x96", "\xed\xa0\x80", "xyz",          "abcdefghijklmnop", "\x1b[", "\x1b"};
     uint32_t x = 777;
     uint8_t *buf = malloc(4096 + 32);
     assert_non_null(buf);
@@ -138,38 +142,116 @@ static void test_block(void **state)
         x = x * 1664525u + 1013904223u;
         unsigned strings = 1 + (x >> 26);
         for (unsigned k = 0; k < strings && len < 3900; k++) {
-            uint8_t str[64];
+            uint8_t str[127];
             size_t sl = 0;
             x = x * 1664525u + 1013904223u;
-            unsigned count = 1 + (x >> 29);
+            unsigned count = (x >> 29) + ((x >> 12) % 2 ? 0 : (x >> 13) % 6);
             for (unsigned c = 0; c < count; c++) {
                 x = x * 1664525u + 1013904223u;
-                unsigned pick = (x >> 16) % 9;
-                if ((x & 15) != 0 && pick >= 4 && pick != 8)
+                unsigned pick = (x >> 16) % 12;
+                if ((x & 15) != 0 && pick >= 4 && pick < 8)
                     pick %= 4;
+                if (pick >= 10 && (x & 0x300))
+                    pick = 8;
                 size_t l = strlen(pieces[pick]);
+                if (sl + l > sizeof str)
+                    break;
                 memcpy(str + sl, pieces[pick], l);
                 sl += l;
             }
             all_ok = all_ok && utf8_valid_bytes(str, sl);
-            memcpy(buf + len, str, sl);
-            len += sl;
-            buf[len++] = 0;
+            for (unsigned b = 0; b < 8; b++)
+                buf[len + b] = (uint8_t)((uint64_t)sl >> (8 * b));
+            memcpy(buf + len + 8, str, sl);
+            len += 8 + sl;
         }
         memset(buf + len, 0x80, 32); /* junk after: must be ignored */
-        if (utf8_valid_block(buf, len) != all_ok)
-            fail_msg("block of %zu bytes: expected %d", len, all_ok);
+        if (utf8_valid_region(buf + 8, len - 8, buf + len + 32) != all_ok)
+            fail_msg("run of %zu bytes: expected %d", len, all_ok);
+        bool esc, want_esc = false;
+        for (size_t i = 8; i + 1 < len; i++)
+            want_esc |= buf[i] == 0x1B && buf[i + 1] >= 0x20 && buf[i + 1] < 0x7F;
+        if (utf8_valid_region_esc(buf + 8, len - 8, buf + len + 32, &esc) != all_ok ||
+            esc != want_esc)
+            fail_msg("run of %zu bytes: expected %d, esc %d", len, all_ok, want_esc);
+        uint8_t *exact = malloc(len - 8 ? len - 8 : 1);
+        assert_non_null(exact);
+        memcpy(exact, buf + 8, len - 8);
+        if (utf8_valid_region(exact, len - 8, exact + len - 8) != all_ok)
+            fail_msg("exact run of %zu bytes: expected %d", len, all_ok);
+        free(exact);
     }
     free(buf);
+}
+
+/* Long strings: whole ASCII blocks between multi-byte sequences, sequences
+ * across 32-byte boundaries, errors after long valid stretches. */
+static void test_random_long(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "abcdefghijklmnopqrstuvwxyz012345",
+        "a",
+        "\xc4\xa0",
+        "\xe2\x96\x81",
+        "\xf0\x9f\x98\x80",
+        "\x80",
+        "\xc4",
+        "\xe2\x96",
+        "\xed\xa0\x80",
+        "\xf4\x90\x80\x80",
+    };
+    uint32_t x = 4242;
+    uint8_t buf[700];
+    for (int round = 0; round < 40000; round++) {
+        size_t n = 0;
+        x = x * 1664525u + 1013904223u;
+        unsigned count = 1 + (x >> 24) % 60;
+        for (unsigned k = 0; k < count; k++) {
+            x = x * 1664525u + 1013904223u;
+            unsigned pick = (x >> 16) % 10;
+            if ((x & 31) != 0 && pick >= 5)
+                pick %= 5;
+            size_t l = strlen(pieces[pick]);
+            if (n + l > sizeof buf)
+                break;
+            memcpy(buf + n, pieces[pick], l);
+            n += l;
+        }
+        agree(buf, n);
+    }
+}
+
+/* ascii_print_span against the byte-wise definition. */
+static void test_print_span(void **state)
+{
+    (void)state;
+    uint32_t x = 99;
+    uint8_t buf[200];
+    for (int round = 0; round < 100000; round++) {
+        x = x * 1664525u + 1013904223u;
+        size_t n = (x >> 8) % sizeof buf;
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1664525u + 1013904223u;
+            buf[i] = (x >> 24) % 64 ? (uint8_t)(0x20 + (x >> 8) % 0x5F) : (uint8_t)(x >> 16);
+        }
+        size_t want = 0;
+        while (want < n && buf[want] >= 0x20 && buf[want] < 0x7F)
+            want++;
+        uint8_t *exact = malloc(n ? n : 1);
+        assert_non_null(exact);
+        memcpy(exact, buf, n);
+        assert_int_equal(ascii_print_span(exact, n), want);
+        free(exact);
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exhaustive_short),
-        cmocka_unit_test(test_fixed_cases),
-        cmocka_unit_test(test_random),
-        cmocka_unit_test(test_block),
+        cmocka_unit_test(test_exhaustive_short), cmocka_unit_test(test_fixed_cases),
+        cmocka_unit_test(test_random),           cmocka_unit_test(test_runs),
+        cmocka_unit_test(test_random_long),      cmocka_unit_test(test_print_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

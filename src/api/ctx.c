@@ -34,6 +34,7 @@ void gguflint_free(gguflint_ctx *ctx)
         return;
     source_release(ctx);
     free(ctx->kvs);
+    free(ctx->kv_flags);
     free(ctx->tensors);
     free(ctx->recs);
     free(ctx->pub);

@@ -14,6 +14,7 @@
 #include "core/internal.h"
 
 #include "checks/checks.h"
+#include "common/fpscan.h"
 #include "input/source.h"
 #include "format/types.h"
 
@@ -93,125 +94,50 @@ typedef struct scan_state {
     char read_err[256];
 } scan_state;
 
-static uint16_t ld16(const uint8_t *p, bool be)
+/* The kernel's description of a type's block scales (common/fpscan.h). */
+static fp_blocks blocks_of(scale_layout sl, uint32_t bsize)
 {
-    unsigned hi = be ? p[0] : p[1], lo = be ? p[1] : p[0];
-    return (uint16_t)((hi << 8) | lo);
+    fp_blocks b = {FIELD_F16, sl.n, {sl.off[0], sl.off[1]}, bsize};
+    if (sl.kind == 2)
+        b.kind = FIELD_F32;
+    else if (sl.kind == 3)
+        b.kind = FIELD_E8M0;
+    return b;
 }
 
-static uint32_t ld32(const uint8_t *p, bool be)
+/* Add one piece's counts (indexes within the piece) to a tensor's result;
+ * `base` is the piece's first element or block index. */
+static void merge(result *r, const fp_count *c, uint64_t base)
 {
-    return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-              : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static uint64_t ld64(const uint8_t *p, bool be)
-{
-    uint64_t hi = ld32(p + (be ? 0 : 4), be), lo = ld32(p + (be ? 4 : 0), be);
-    return hi << 32 | lo;
-}
-
-static void note_bad(result *r, uint64_t index, bool is_nan)
-{
-    if (r->nan + r->inf == 0)
-        r->first_bad = index;
-    if (is_nan)
-        r->nan++;
-    else
-        r->inf++;
-}
-
-/* Scan n bytes of elements starting at element `base`. */
-static void scan_floats(result *r, enum scan_kind k, const uint8_t *p, size_t n, uint64_t base,
-                        bool be)
-{
-    uint64_t m = k == SCAN_F16    ? 0x7C007C007C007C00ull
-                 : k == SCAN_BF16 ? 0x7F807F807F807F80ull
-                 : k == SCAN_F32  ? 0x7F8000007F800000ull
-                                  : 0x7FF0000000000000ull;
-    if (be)
-        m = __builtin_bswap64(m);
-    /* the haszero trick per lane: lowest bit and top bit of each lane */
-    const uint64_t lane_one = k == SCAN_F64   ? 1ull
-                              : k == SCAN_F32 ? 0x0000000100000001ull
-                                              : 0x0001000100010001ull;
-    const uint64_t lane_top = lane_one << (k == SCAN_F64 ? 63 : k == SCAN_F32 ? 31 : 15);
-    uint64_t acc = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        acc |= w;
-        /* quick reject: a NaN/Inf has every exponent bit set in its lane, so
-         * t = (w & m) ^ m has a zero lane exactly where one is */
-        uint64_t t = (w & m) ^ m;
-        if (!((t - lane_one) & ~t & lane_top))
-            continue;
-        /* exact per-lane check */
-        unsigned sz = k == SCAN_F64 ? 8 : k == SCAN_F32 ? 4 : 2;
-        for (unsigned l = 0; l < 8; l += sz) {
-            const uint8_t *e = p + i + l;
-            uint64_t idx = base + (i + l) / sz;
-            if (k == SCAN_F16) {
-                uint16_t h = ld16(e, be);
-                if ((h & 0x7C00) == 0x7C00)
-                    note_bad(r, idx, (h & 0x03FF) != 0);
-            } else if (k == SCAN_BF16) {
-                uint16_t h = ld16(e, be);
-                if ((h & 0x7F80) == 0x7F80)
-                    note_bad(r, idx, (h & 0x007F) != 0);
-            } else if (k == SCAN_F32) {
-                uint32_t f = ld32(e, be);
-                if ((f & 0x7F800000u) == 0x7F800000u)
-                    note_bad(r, idx, (f & 0x007FFFFFu) != 0);
-            } else {
-                uint64_t d = ld64(e, be);
-                if ((d & 0x7FF0000000000000ull) == 0x7FF0000000000000ull)
-                    note_bad(r, idx, (d & 0x000FFFFFFFFFFFFFull) != 0);
-            }
-        }
-    }
-    for (; i < n; i++) /* a tail shorter than a word: only zero-ness matters here */
-        acc |= p[i];
-    if (acc)
-        r->nonzero = true;
-}
-
-static void scan_blocks(result *r, scale_layout sl, uint32_t bsize, const uint8_t *p, size_t n,
-                        uint64_t base_block, bool be)
-{
-    uint64_t acc = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        acc |= w;
-    }
-    for (; i < n; i++)
-        acc |= p[i];
-    if (acc)
-        r->nonzero = true;
-    if (sl.kind == 0)
+    if (c->nan + c->inf == 0)
         return;
-    for (size_t b = 0; b + bsize <= n; b += bsize) {
-        const uint8_t *blk = p + b;
-        uint64_t idx = base_block + b / bsize;
-        if (sl.kind == 1) {
-            for (unsigned f = 0; f < sl.n; f++) {
-                uint16_t h = ld16(blk + sl.off[f], be);
-                if ((h & 0x7C00) == 0x7C00) {
-                    note_bad(r, idx, (h & 0x03FF) != 0);
-                    break;
-                }
-            }
-        } else if (sl.kind == 2) {
-            uint32_t f = ld32(blk, be);
-            if ((f & 0x7F800000u) == 0x7F800000u)
-                note_bad(r, idx, (f & 0x007FFFFFu) != 0);
-        } else if (blk[0] == 0xFF) {
-            note_bad(r, idx, true); /* E8M0 0xFF is NaN */
-        }
+    if (r->nan + r->inf == 0)
+        r->first_bad = base + c->first;
+    r->nan += c->nan;
+    r->inf += c->inf;
+}
+
+/* Scan n bytes of a tensor that start `done` bytes into its data. */
+static void scan_piece(result *r, enum scan_kind k, scale_layout sl, uint32_t bsize,
+                       const uint8_t *p, size_t n, uint64_t done, bool be)
+{
+    fp_count c;
+    if (!r->nonzero)
+        r->nonzero = fp_any_nonzero(p, n);
+    if (k == SCAN_BLOCKS) {
+        if (sl.kind == 0 || bsize == 0)
+            return;
+        fp_blocks b = blocks_of(sl, bsize);
+        fp_scan_blocks(&b, p, n / bsize, be, &c);
+        merge(r, &c, done / bsize);
+        return;
     }
+    fp_kind fk = k == SCAN_F16    ? FP_F16
+                 : k == SCAN_BF16 ? FP_BF16
+                 : k == SCAN_F32  ? FP_F32
+                                  : FP_F64;
+    fp_scan(fk, p, n, be, &c);
+    merge(r, &c, done / fp_size(fk));
 }
 
 /* Scan one tensor through `buf` (st->chunk bytes, or NULL when the input is
@@ -228,7 +154,6 @@ static void scan_tensor(scan_state *st, size_t ti, result *r, uint8_t *buf)
     size_t step = st->chunk;
     if (k == SCAN_BLOCKS && gi->size)
         step -= step % gi->size;
-    unsigned esz = k == SCAN_F64 ? 8 : k == SCAN_F32 ? 4 : 2;
     r->scanned = true;
     while (left > 0) {
         size_t n = left < step ? (size_t)left : step;
@@ -246,10 +171,7 @@ static void scan_tensor(scan_state *st, size_t ti, result *r, uint8_t *buf)
             pthread_mutex_unlock(&st->mu);
             return;
         }
-        if (k == SCAN_BLOCKS)
-            scan_blocks(r, sl, gi->size, p, n, done / gi->size, be);
-        else
-            scan_floats(r, k, p, n, done / esz, be);
+        scan_piece(r, k, sl, gi->size, p, n, done, be);
         done += n;
         left -= n;
     }

@@ -75,10 +75,9 @@ static void scan_string(const uint8_t *s, uint64_t n, scan_mode mode, scan *r)
     bool flag_seq = false; /* inside an emoji tag sequence (U+1F3F4 + tags) */
     uint64_t i = 0;
     while (i < n) {
-        uint64_t run = i;
-        while (i < n && is_ascii_print(s[i]))
-            i++;
-        if (i > run)
+        uint64_t run = ascii_print_span(s + i, n - i);
+        i += run;
+        if (run)
             flag_seq = false;
         if (i >= n)
             break;
@@ -293,17 +292,26 @@ static void report_path_like(gguflint_ctx *ctx, const where *w, const uint8_t *s
 
 /* Keys whose string values are vocabulary data: byte tokens and single
  * control, bidi and zero-width characters are normal there. */
+/* One fixed-size compare first: these run for every KV, and most keys are
+ * not tokenizer keys. */
+static bool tokenizer_key(gguflint_view k)
+{
+    return k.len >= 10 && memcmp(k.ptr, "tokenizer.", 10) == 0;
+}
+
 static bool vocab_key(gguflint_view k)
 {
-    return view_starts(k, "tokenizer.ggml.") || view_starts(k, "tokenizer.rwkv.") ||
-           view_eq(k, "tokenizer.huggingface.json");
+    return tokenizer_key(k) &&
+           (view_starts(k, "tokenizer.ggml.") || view_starts(k, "tokenizer.rwkv.") ||
+            view_eq(k, "tokenizer.huggingface.json"));
 }
 
 /* Chat templates: bidi and invisible characters in them are GG728
  * (check_template.c); terminal escapes and controls are still ours. */
 static bool template_key(gguflint_view k)
 {
-    return view_eq(k, "tokenizer.chat_template") || view_starts(k, "tokenizer.chat_template.");
+    return tokenizer_key(k) &&
+           (view_eq(k, "tokenizer.chat_template") || view_starts(k, "tokenizer.chat_template."));
 }
 
 static void drop_template_hits(const gguflint_kv *kv, scan *r)
@@ -318,6 +326,8 @@ static bool name_key(gguflint_view k)
     static const char *const keys[] = {"general.name",       "general.basename",
                                        "general.finetune",   "general.version",
                                        "general.size_label", "general.organization"};
+    if (k.len < 8 || memcmp(k.ptr, "general.", 8) != 0)
+        return false;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (view_eq(k, keys[i]))
             return true;
@@ -405,7 +415,10 @@ static void check_kv(gguflint_ctx *ctx, const gguflint_kv *kv, bool hygiene, boo
     if (!hygiene || kv->type != VT_ARRAY || kv->elem_type != VT_STRING)
         return;
     if (mode == M_VOCAB) {
-        check_vocab_array(ctx, kv, path);
+        /* the parse pass searched it already: most vocabularies are not read again */
+        const uint8_t f = ctx->kv_flags[kv_index_of(ctx, kv)];
+        if (!(f & KVF_STR_SCANNED) || (f & KVF_ESC))
+            check_vocab_array(ctx, kv, path);
         return;
     }
     arr_iter it;

@@ -52,9 +52,16 @@ static uint64_t two_byte_swar(const uint8_t *s, uint64_t n)
 bool utf8_valid_slow(const uint8_t *s, uint64_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* short strings (most tokens) are cheaper byte by byte */
+    /* short strings (most tokens) are cheaper byte by byte, long ones with
+     * vectors (the tail is copied: nothing past s + n is read) */
     if (n < 16)
         return utf8_valid_bytes(s, n);
+    if (n >= 64) {
+        bool done;
+        bool ok = utf8_valid_avx2(s, n, s + n, &done);
+        if (done)
+            return ok;
+    }
     uint64_t at = two_byte_swar(s, n);
     if (at == UINT64_MAX)
         return false;
@@ -140,9 +147,85 @@ unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp)
     return len;
 }
 
-bool utf8_valid_block(const uint8_t *s, uint64_t n)
+bool utf8_valid_region(const uint8_t *s, uint64_t n, const uint8_t *limit)
 {
     bool done;
-    bool ok = utf8_valid_avx2(s, n, s + n + 32, &done);
+    bool ok = utf8_valid_avx2(s, n, limit, &done);
     return done ? ok : utf8_valid_slow(s, n);
 }
+
+bool utf8_valid_region_esc(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc)
+{
+    bool done;
+    bool ok = utf8_valid_esc_avx2(s, n, limit, esc, &done);
+    if (done)
+        return ok;
+    *esc = false;
+    for (const uint8_t *p = s, *end = s + n; p < end && !*esc; p++) {
+        p = memchr(p, 0x1B, (size_t)(end - p));
+        if (!p)
+            break;
+        *esc = p + 1 < end && (uint8_t)(p[1] - 0x20u) < 0x5Fu;
+    }
+    return utf8_valid_slow(s, n);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+
+/* Bit i set when byte i of the 16 at p is printable ASCII. */
+static unsigned print16(const uint8_t *p)
+{
+    /* signed bytes: printable is > 0x1F and < 0x7F (0x80.. are negative) */
+    const __m128i lo = _mm_set1_epi8(0x1F), hi = _mm_set1_epi8(0x7F);
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(a, lo), _mm_cmplt_epi8(a, hi)));
+}
+
+uint64_t ascii_print_span(const uint8_t *s, uint64_t n)
+{
+    uint64_t i = 0;
+    if (n >= 16) {
+        for (; n - i >= 32; i += 32) {
+            unsigned m = print16(s + i) | print16(s + i + 16) << 16;
+            if (m != 0xFFFFFFFFu)
+                return i + (unsigned)__builtin_ctz(~m);
+        }
+        if (n - i >= 16) {
+            unsigned m = print16(s + i);
+            if (m != 0xFFFFu)
+                return i + (unsigned)__builtin_ctz(~m);
+            i += 16;
+        }
+        /* the last bytes: an overlapping load ending at s + n (all of
+         * [n - 16, i) were printable) */
+        if (i < n) {
+            unsigned m = print16(s + n - 16);
+            return m == 0xFFFFu ? n : n - 16 + (unsigned)__builtin_ctz(~m);
+        }
+        return n;
+    }
+    for (; i < n; i++)
+        if ((uint8_t)(s[i] - 0x20u) >= 0x5Fu)
+            return i;
+    return n;
+}
+#else
+uint64_t ascii_print_span(const uint8_t *s, uint64_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        /* a byte below 0x20, at or above 0x7F (w + 1 reaches 0x80), or 0x80.. */
+        uint64_t bad = ((w - 0x20 * ones) | (w + ones) | w) & high;
+        if (bad)
+            break;
+    }
+    for (; i < n; i++)
+        if ((uint8_t)(s[i] - 0x20u) >= 0x5Fu)
+            return i;
+    return n;
+}
+#endif

@@ -10,11 +10,18 @@
 
 /* Strict UTF-8 (Unicode Table 3-7): no overlongs, no surrogates, <= U+10FFFF. */
 bool utf8_valid_slow(const uint8_t *s, uint64_t n);
-/* Validate a large buffer (a batch of strings joined with NUL separators);
- * the 32 bytes after s + n must be readable. AVX2 where the host has it. */
-bool utf8_valid_block(const uint8_t *s, uint64_t n);
-/* The AVX2 check (utf8_avx2.c): *done is false when the host has no AVX2. */
+/* Validate s[0..n), which sits in readable memory that ends at `limit`
+ * (limit >= s + n; bytes up to it may be read, never past). AVX2 where the
+ * host has it, the scalar check otherwise. For long strings and for runs of
+ * strings separated by ASCII bytes (see parse.c). */
+bool utf8_valid_region(const uint8_t *s, uint64_t n, const uint8_t *limit);
+/* utf8_valid_region that also sets *esc: whether s[0..n) holds an ESC
+ * (0x1B) followed by a printable ASCII byte (a terminal escape sequence may
+ * start there), in the same pass. */
+bool utf8_valid_region_esc(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc);
+/* The AVX2 checks (utf8_avx2.c): *done is false when the host has no AVX2. */
 bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done);
+bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc, bool *done);
 /* Decode one UTF-8 sequence at s[0..n): its length (1..4) and code point, or 0
  * when the bytes are not a valid, shortest-form scalar value. */
 unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp);
@@ -58,5 +65,9 @@ static inline bool utf8_valid(const uint8_t *s, uint64_t n)
 {
     return utf8_is_ascii(s, n) || utf8_valid_slow(s, n);
 }
+
+/* The length of the run of printable ASCII bytes (0x20..0x7E) that starts
+ * s[0..n): n when every byte is one. 16 or 32 bytes per step. */
+uint64_t ascii_print_span(const uint8_t *s, uint64_t n);
 
 #endif

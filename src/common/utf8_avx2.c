@@ -89,13 +89,89 @@ AVX2 static inline __m256i block_errors(__m256i in, __m256i prev)
     return _mm256_xor_si256(must23, sc);
 }
 
+/* The bytes at the end of a block that start a sequence it does not finish:
+ * a 2-, 3- or 4-byte lead in the last, last two or last three positions. */
+AVX2 static inline __m256i incomplete(__m256i in)
+{
+    const __m256i max =
+        _mm256_setr_epi8(C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF),
+                         C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF),
+                         C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF),
+                         C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xFF), C(0xEF), C(0xDF), C(0xBF));
+    return _mm256_subs_epu8(in, max);
+}
+
+/* Whether an ESC (0x1B) at one of the positions i + (set bits of m) is
+ * followed, inside s[0..n), by a printable ASCII byte. */
+static bool esc_at(const uint8_t *s, uint64_t n, uint64_t i, uint64_t m)
+{
+    for (; m; m &= m - 1) {
+        uint64_t at = i + (uint64_t)__builtin_ctzll(m);
+        if (at + 1 < n && (uint8_t)(s[at + 1] - 0x20u) < 0x5Fu)
+            return true;
+    }
+    return false;
+}
+
+/* An ESC followed by a printable byte in s[0..n): 128 bytes per step test
+ * for any ESC, and only blocks that hold one look at the byte after it. */
+AVX2 static bool esc_seq_avx2(const uint8_t *s, uint64_t n)
+{
+    const __m256i e = _mm256_set1_epi8(0x1B);
+    uint64_t i = 0;
+    for (; n - i >= 128; i += 128) {
+        __m256i a =
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i)), e);
+        __m256i b =
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32)), e);
+        __m256i c =
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 64)), e);
+        __m256i d =
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 96)), e);
+        __m256i any = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+        if (_mm256_testz_si256(any, any))
+            continue;
+        uint64_t lo =
+            (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+        uint64_t hi =
+            (uint32_t)_mm256_movemask_epi8(c) | (uint64_t)(uint32_t)_mm256_movemask_epi8(d) << 32;
+        if (esc_at(s, n, i, lo) || esc_at(s, n, i + 64, hi))
+            return true;
+    }
+    for (; i < n; i++)
+        if (s[i] == 0x1B && i + 1 < n && (uint8_t)(s[i + 1] - 0x20u) < 0x5Fu)
+            return true;
+    return false;
+}
+
+/* An all-ASCII block needs no classification: it is valid, and it is an
+ * error only when the block before it left a sequence unfinished. 64 bytes
+ * per step. */
 AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
 {
-    __m256i prev = _mm256_setzero_si256(), err = _mm256_setzero_si256();
+    __m256i prev = _mm256_setzero_si256(), err = _mm256_setzero_si256(), inc = err;
     uint64_t i = 0;
+    for (; n - i >= 64; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
+            err = _mm256_or_si256(err, inc);
+            inc = _mm256_setzero_si256();
+        } else {
+            err = _mm256_or_si256(err, _mm256_or_si256(block_errors(a, prev), block_errors(b, a)));
+            inc = incomplete(b);
+        }
+        prev = b;
+    }
     for (; n - i >= 32; i += 32) {
         __m256i in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-        err = _mm256_or_si256(err, block_errors(in, prev));
+        if (_mm256_movemask_epi8(in) == 0) {
+            err = _mm256_or_si256(err, inc);
+            inc = _mm256_setzero_si256();
+        } else {
+            err = _mm256_or_si256(err, block_errors(in, prev));
+            inc = incomplete(in);
+        }
         prev = in;
     }
     /* the tail (possibly empty) padded with zeros: also ends any sequence */
@@ -117,7 +193,7 @@ AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
 
 static int have_avx2 = -1; /* -1 not probed; a benign race: every probe agrees */
 
-bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done)
+static bool host_avx2(void)
 {
     int h = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
     if (h < 0) {
@@ -125,8 +201,25 @@ bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *d
         h = __builtin_cpu_supports("avx2") ? 1 : 0;
         __atomic_store_n(&have_avx2, h, __ATOMIC_RELAXED);
     }
-    *done = h == 1;
-    return h == 1 ? valid_avx2(s, n, limit) : false;
+    return h == 1;
+}
+
+bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done)
+{
+    *done = host_avx2();
+    return *done ? valid_avx2(s, n, limit) : false;
+}
+
+bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc, bool *done)
+{
+    *done = host_avx2();
+    if (!*done)
+        return false;
+    /* two passes over bytes that are in cache: one fused loop needs more
+     * vector registers than there are, and spills */
+    bool ok = valid_avx2(s, n, limit);
+    *esc = esc_seq_avx2(s, n);
+    return ok;
 }
 
 #else
@@ -134,6 +227,13 @@ bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *d
 bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done)
 {
     (void)s, (void)n, (void)limit;
+    *done = false;
+    return false;
+}
+
+bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc, bool *done)
+{
+    (void)s, (void)n, (void)limit, (void)esc;
     *done = false;
     return false;
 }

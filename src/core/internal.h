@@ -81,6 +81,8 @@ struct gguflint_ctx {
     gguflint_header hdr;
     gguflint_kv *kvs;
     size_t n_kvs, cap_kvs;
+    uint8_t *kv_flags; /* KVF_* per KV, beside kvs (what the parse pass learnt) */
+    size_t cap_kv_flags;
     gguflint_tensor *tensors;
     size_t n_tensors, cap_tensors;
     /* lookup indexes for the checks (model/model.c) */
@@ -94,6 +96,10 @@ struct gguflint_ctx {
     uint32_t per_rule[R__COUNT];
     uint64_t dropped;
 };
+
+/* kv_flags: the parse pass read every string of this string array and
+ * looked for terminal escape sequences in it (KVF_ESC: it may hold one). */
+enum { KVF_STR_SCANNED = 1, KVF_ESC = 2 };
 
 /* Record a finding. `path` and the formatted message must already be safe
  * (escape untrusted bytes with esc_fixed / sb_escape first). Returns false

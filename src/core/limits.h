@@ -40,10 +40,10 @@
 /* The most array nesting levels ever walked, whatever --max-depth says: the
  * explicit stack of parse.c is this many frames on the C stack. */
 #define HARD_MAX_DEPTH 64u
-/* Bytes of non-ASCII strings copied into one UTF-8 validation batch
- * (parse.c): large enough for the vector check to pay, small enough to stay
- * in L2. Longer strings are validated on their own. */
-#define UTF8_BATCH_BYTES (64u << 10)
+/* Bytes of a string array validated per step of the parse pass (parse.c):
+ * after each step the array's pages are given back (source_drop), so the
+ * resident set stays about this size whatever the vocabulary's size. */
+#define RUN_BYTES (1u << 20)
 /* Bytes of tensor data read per step of the --deep scan, per thread: a
  * multiple of every ggml block size is taken from it. */
 #define DEEP_CHUNK_BYTES (1u << 20)

@@ -223,14 +223,43 @@ static const lit keep_substr[] = {
 #define HAS(x) has(name, len, (lit)L(x))
 #define IS(x) eq(name, len, (lit)L(x))
 
+/* The byte pairs of a name as a 256-bit set (hashed): a needle whose first
+ * or last pair is missing from it cannot occur in it, so most of the
+ * substring searches below are one bit test each (this runs per tensor). */
+typedef struct pairset {
+    uint64_t w[4];
+} pairset;
+
+static unsigned pair_bit(uint8_t a, uint8_t b)
+{
+    return ((unsigned)a * 31u + b) & 255u;
+}
+
+static bool pair_in(const pairset *ps, uint8_t a, uint8_t b)
+{
+    unsigned k = pair_bit(a, b);
+    return (ps->w[k >> 6] >> (k & 63)) & 1;
+}
+
+static bool may_have(const pairset *ps, lit l)
+{
+    const uint8_t *s = (const uint8_t *)l.s;
+    return l.n < 2 || (pair_in(ps, s[0], s[1]) && pair_in(ps, s[l.n - 2], s[l.n - 1]));
+}
+
 bool ft_quantizable(const uint8_t *name, size_t len, unsigned eff_dims)
 {
     if (eff_dims < 2 || len < 6 || memcmp(name + len - 6, "weight", 6) != 0)
         return false;
     if (IS("position_embd.weight") || IS("token_types.weight"))
         return false;
+    pairset ps = {{0, 0, 0, 0}};
+    for (size_t i = 0; i + 1 < len; i++) {
+        unsigned k = pair_bit(name[i], name[i + 1]);
+        ps.w[k >> 6] |= 1ull << (k & 63);
+    }
     for (size_t i = 0; i < sizeof keep_substr / sizeof keep_substr[0]; i++)
-        if (has(name, len, keep_substr[i]))
+        if (may_have(&ps, keep_substr[i]) && has(name, len, keep_substr[i]))
             return false;
     return true;
 }

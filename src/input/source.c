@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "input/source.h"
 
+#include "common/fpscan.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -268,7 +270,12 @@ bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_
             if (!p)
                 break;
         }
-        for (size_t i = 0; i < n; i++) {
+        /* whole zero kilobytes are skipped with vectors (--deep reads every
+         * padding byte between tensors) */
+        size_t i = 0;
+        while (n - i >= 1024 && !fp_any_nonzero(p + i, 1024))
+            i += 1024;
+        for (; i < n; i++) {
             if (p[i] != 0) {
                 *at = from + i;
                 *byte = p[i];
@@ -302,6 +309,17 @@ int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len)
     if (p != buf)
         memcpy(buf, p, len);
     return GGUFLINT_OK;
+}
+
+void source_drop(gguflint_ctx *ctx, uint64_t from, uint64_t to)
+{
+    if (!ctx->map || ctx->data != ctx->map || to > ctx->map_size || from >= to)
+        return;
+    long ps = sysconf(_SC_PAGESIZE);
+    uint64_t page = ps > 0 ? (uint64_t)ps : 4096;
+    uint64_t a = (from + page - 1) / page * page, b = to / page * page;
+    if (a < b)
+        madvise((uint8_t *)ctx->map + a, (size_t)(b - a), MADV_DONTNEED);
 }
 
 void source_release(gguflint_ctx *ctx)

@@ -26,6 +26,12 @@ const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len, 
  * are zero, or on an I/O failure (ctx->status set). */
 bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_t *at,
                           uint8_t *byte);
+/* Bytes [from, to) of a mapped file will not be needed again soon: give
+ * back the pages wholly inside the range (MADV_DONTNEED). They stay in the
+ * page cache and are mapped again, with the same bytes, if read again; so
+ * the resident set of a run follows what it is reading, not the size of the
+ * metadata. A no-op for other inputs (a caller's buffer is not ours). */
+void source_drop(gguflint_ctx *ctx, uint64_t from, uint64_t to);
 /* Release the input mapping or buffer. */
 void source_release(gguflint_ctx *ctx);
 /* GGUFLINT_E_IO (and the sticky status) when a mapped file has shrunk since it

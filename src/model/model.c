@@ -45,16 +45,57 @@ const gguflint_kv *kv_by_key(const gguflint_ctx *ctx, const char *key)
     return i < 0 ? NULL : &ctx->kvs[i];
 }
 
+/* Format a key made of literal text, %s and %.*s (all the key lookups use)
+ * without stdio, which costs several hundred instructions a call and is
+ * called dozens of times per file. False for anything else (the caller falls
+ * back to vsnprintf) or a key longer than cap - 1. */
+static bool key_format(char *key, size_t cap, const char *fmt, va_list ap)
+{
+    size_t n = 0;
+    for (const char *f = fmt; *f; f++) {
+        const char *s;
+        size_t len;
+        if (*f != '%') {
+            s = f;
+            len = 1;
+        } else if (f[1] == 's') {
+            s = va_arg(ap, const char *);
+            len = strlen(s);
+            f++;
+        } else if (f[1] == '.' && f[2] == '*' && f[3] == 's') {
+            int w = va_arg(ap, int);
+            s = va_arg(ap, const char *);
+            if (w < 0)
+                return false;
+            const char *nul = memchr(s, 0, (size_t)w);
+            len = nul ? (size_t)(nul - s) : (size_t)w;
+            f += 3;
+        } else {
+            return false;
+        }
+        if (len >= cap - n)
+            return false;
+        memcpy(key + n, s, len);
+        n += len;
+    }
+    key[n] = '\0';
+    return true;
+}
+
 const gguflint_kv *kv_by_keyf(const gguflint_ctx *ctx, const char *fmt, ...)
 {
     char key[256];
-    va_list ap;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    int n = vsnprintf(key, sizeof key, fmt, ap);
+    va_copy(ap2, ap);
+    bool ok = key_format(key, sizeof key, fmt, ap2);
+    va_end(ap2);
+    if (!ok) {
+        int n = vsnprintf(key, sizeof key, fmt, ap);
+        ok = n >= 0 && (size_t)n < sizeof key;
+    }
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof key)
-        return NULL;
-    return kv_by_key(ctx, key);
+    return ok ? kv_by_key(ctx, key) : NULL;
 }
 
 const gguflint_tensor *tensor_by_name(const gguflint_ctx *ctx, const char *name)

@@ -36,9 +36,11 @@ static int span_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static void tensor_path(char *buf, size_t cap, size_t i, const char *field)
+/* tensor[i]<field>, formatted only when a finding is made. */
+static const char *tensor_path(char *buf, size_t cap, size_t i, const char *field)
 {
     snprintf(buf, cap, "tensor[%zu]%s", i, field);
+    return buf;
 }
 
 void layout_check(gguflint_ctx *ctx)
@@ -130,9 +132,9 @@ void layout_check(gguflint_ctx *ctx)
     for (size_t i = 0; i < ctx->n_tensors; i++) {
         const gguflint_tensor *t = &ctx->tensors[i];
         uint64_t field = wire_ti_offset_off(wire_width(ctx->hdr.version), t);
-        tensor_path(path, sizeof path, i, ".offset");
+#define OFFSET_PATH tensor_path(path, sizeof path, i, ".offset")
         if (t->offset % align != 0)
-            emit(ctx, R_OFFSET_MISALIGNED, field, 8, path,
+            emit(ctx, R_OFFSET_MISALIGNED, field, 8, OFFSET_PATH,
                  "offset 0x%llx is not a multiple of the alignment %llu",
                  (unsigned long long)t->offset, (unsigned long long)align);
         if (!t->size_ok) {
@@ -144,14 +146,14 @@ void layout_check(gguflint_ctx *ctx)
         bool wrap = ckd_add64(&end, t->offset, t->nbytes);
         if (wrap || ckd_add64(&abs_end, h->data_start, end) || abs_end > size) {
             if (start_ok && !ctx->opt.header_only)
-                emit(ctx, R_DATA_PAST_EOF, field, 8, path,
+                emit(ctx, R_DATA_PAST_EOF, field, 8, OFFSET_PATH,
                      "data [0x%llx, +%llu) runs past the end of the file (0x%llx)",
                      (unsigned long long)(h->data_start + t->offset), (unsigned long long)t->nbytes,
                      (unsigned long long)size);
             all_sized = false;
         }
         if (contiguity_known && t->offset != expected)
-            emit(ctx, R_OFFSET_NOT_CONTIGUOUS, field, 8, path,
+            emit(ctx, R_OFFSET_NOT_CONTIGUOUS, field, 8, OFFSET_PATH,
                  "offset 0x%llx, ggml expects 0x%llx (the running sum of padded sizes: tensors "
                  "in file order, no gaps, no overlap)",
                  (unsigned long long)t->offset, (unsigned long long)expected);
@@ -163,9 +165,13 @@ void layout_check(gguflint_ctx *ctx)
         if (t->nbytes > 0)
             spans[n_spans++] = (span){t->offset, end, i};
     }
+#undef OFFSET_PATH
 
-    /* overlaps, in offset order */
-    if (n_spans > 1)
+    /* overlaps, in offset order (files are written in it: sort only when not) */
+    bool sorted = true;
+    for (size_t k = 1; k < n_spans && sorted; k++)
+        sorted = span_cmp(&spans[k - 1], &spans[k]) < 0;
+    if (!sorted)
         qsort(spans, n_spans, sizeof *spans, span_cmp);
     uint64_t max_end = 0;
     size_t max_i = 0;

@@ -16,6 +16,7 @@
 #include "common/viewset.h"
 #include "format/types.h"
 #include "format/wire.h"
+#include "input/source.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,6 @@ typedef struct parser {
     gguflint_view path_key;
     const char *path_field; /* tensor: ".name", ".n_dims", ".ne", ".type", ".offset", "" */
     char path[256];
-    /* Strings with a non-ASCII byte are copied here, NUL-separated, and
-     * validated as one block (see flush_batch); NULL when unavailable. */
-    uint8_t *batch;
 } parser;
 
 static const char *const magic_names[][2] = {
@@ -319,9 +317,48 @@ static bool parse_header(parser *p)
 
 /* ---- keys ---- */
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+
+/* True for a key no key rule can fire on, found 16 bytes at a time: 1 to 64
+ * bytes of [a-z0-9_] segments joined by single dots. Anything else (and a
+ * key whose last 16-byte load would pass `end`, the end of readable memory)
+ * goes through the byte-wise rules. */
+static bool key_plain(const uint8_t *k, uint64_t n, const uint8_t *end)
+{
+    if (n == 0 || n > 64 || (uint64_t)(end - k) < (n + 15) / 16 * 16)
+        return false;
+    uint64_t ok = 0, dots = 0;
+    for (unsigned c = 0; c * 16 < n; c++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(k + 16 * c));
+        __m128i lower = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('a' - 1)),
+                                      _mm_cmplt_epi8(v, _mm_set1_epi8('z' + 1)));
+        __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                      _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+        __m128i dot = _mm_cmpeq_epi8(v, _mm_set1_epi8('.'));
+        __m128i word =
+            _mm_or_si128(_mm_or_si128(lower, digit), _mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+        ok |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(word, dot)) << (16 * c);
+        dots |= (uint64_t)(unsigned)_mm_movemask_epi8(dot) << (16 * c);
+    }
+    uint64_t in = n == 64 ? ~0ull : (1ull << n) - 1;
+    dots &= in;
+    /* every byte allowed; no dot first, last or next to another */
+    return (ok & in) == in && !(dots & 1) && !((dots >> (n - 1)) & 1) && !(dots & (dots << 1));
+}
+#else
+static bool key_plain(const uint8_t *k, uint64_t n, const uint8_t *end)
+{
+    (void)k, (void)n, (void)end;
+    return false;
+}
+#endif
+
 static void check_key(parser *p, uint64_t kv_off, gguflint_view k)
 {
     gguflint_ctx *ctx = p->ctx;
+    if (key_plain(k.ptr, k.len, p->c.base + p->c.len))
+        return; /* most keys */
     uint64_t len = wire_string_size(p->w, k.len);
     if (k.len == 0) {
         emit(ctx, R_EMPTY_KEY, kv_off, len, path_of(p),
@@ -414,35 +451,34 @@ static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t in
          path_of(p), "array element %llu is not valid UTF-8", (unsigned long long)index);
 }
 
-/* A batch of non-ASCII strings of one array, copied NUL-separated: a
- * sequence cut by the end of a string, or a continuation byte at the start
- * of one, meets a NUL and fails, so the batch is valid exactly when each of
- * its strings is. Only when it fails are its strings checked one by one. */
-typedef struct batch {
-    uint8_t *buf;
-    size_t len;
-    const uint8_t *first; /* length field of the batch's first string */
-    uint64_t first_index;
-} batch;
+/* A run of strings of one array, each shorter than SHORT_STRING: their
+ * length fields, little-endian u64 values below 0x80, are eight ASCII bytes,
+ * and an ASCII byte is a whole character. So the bytes from the run's first
+ * string to the end of its last are valid UTF-8 exactly when each string is
+ * (no sequence can straddle a length field, and one cut by the end of a
+ * string meets an ASCII byte and fails): one vector pass over the run, in
+ * place. Only when it fails are its strings checked one by one. `first` is
+ * the length field of the run's first string, `stop` the end of its last. */
+#define SHORT_STRING 0x80u
 
-static void flush_batch(parser *p, batch *b, const uint8_t *stop)
+static void check_run(parser *p, const uint8_t *first, uint64_t first_index, const uint8_t *stop,
+                      const uint8_t *limit, bool *esc)
 {
-    if (b->len == 0)
+    bool e = false;
+    if (first == stop)
         return;
-    memset(b->buf + b->len, 0, 32); /* the block check reads 32 bytes past */
-    if (!utf8_valid_block(b->buf, b->len)) {
-        const uint8_t *q = b->first;
-        for (uint64_t index = b->first_index; q < stop; index++) {
-            uint64_t n;
-            n = cur_le64_unchecked(q); /* re-reading strings the loop has already bounded */
-            const uint8_t *sp = q + 8;
-            /* strings too long for a batch were checked on their own */
-            if (n < UTF8_BATCH_BYTES && !utf8_valid(sp, n))
-                report_invalid(p, q, n, index);
-            q = sp + n;
-        }
+    bool ok = utf8_valid_region_esc(first + 8, (uint64_t)(stop - first - 8), limit, &e);
+    *esc |= e;
+    if (ok)
+        return;
+    uint64_t index = first_index;
+    for (const uint8_t *q = first; q < stop; index++) {
+        uint64_t n = cur_le64_unchecked(q); /* re-reading strings the loop has already bounded */
+        const uint8_t *sp = q + 8;
+        if (!utf8_valid(sp, n))
+            report_invalid(p, q, n, index);
+        q = sp + n;
     }
-    b->len = 0;
 }
 #endif
 
@@ -516,46 +552,71 @@ static bool parse_array(parser *p, gguflint_kv *kv)
             depth--;
             continue;
         }
-        if (f->et == VT_STRING && !p->batch)
-            p->batch = malloc(UTF8_BATCH_BYTES + 32); /* NULL: strings checked one by one */
         if (f->et == VT_STRING) {
             /* hot loop: vocabularies hold hundreds of thousands of strings */
             const uint64_t max_len = ctx->opt.limits.max_string_len;
             uint64_t left = f->left, index = f->index;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            if (!p->c.big_endian && p->w == 8) {
+            if (!p->c.big_endian && p->w == 8 && max_len >= SHORT_STRING) {
                 /* The common case (v2/v3, little-endian) with raw pointers:
-                 * p->c.off is written back on every exit. */
+                 * p->c.off is written back on every exit. Short strings are
+                 * only stepped over here and validated a run at a time
+                 * (check_run); a long one ends the run and is validated on
+                 * its own. */
                 const uint8_t *q = cur_ptr(&p->c), *end = p->c.base + p->c.len;
-                batch b = {p->batch, 0, NULL, 0};
+                const uint8_t *run = q;
+                uint64_t run_index = index;
+                bool esc = false, e;
+                bool dropping = false; /* a long array: its pages go back as it is read */
                 while (left > 0) {
-                    uint64_t n;
-                    if (end - q < 8)
-                        break;                 /* the generic loop below reports it */
-                    n = cur_le64_unchecked(q); /* end - q >= 8 */
-                    if (n > (uint64_t)(end - q - 8) || n > max_len)
-                        break; /* likewise */
-                    const uint8_t *sp = q + 8;
-                    q = sp + n;
-                    if (!utf8_is_ascii(sp, n)) {
-                        if (b.buf && n < UTF8_BATCH_BYTES) {
-                            if (b.len + n + 1 > UTF8_BATCH_BYTES)
-                                flush_batch(p, &b, sp - 8);
-                            if (b.len == 0) {
-                                b.first = sp - 8;
-                                b.first_index = index;
-                            }
-                            memcpy(b.buf + b.len, sp, (size_t)n);
-                            b.len += n;
-                            b.buf[b.len++] = 0;
-                        } else if (!utf8_valid(sp, n)) {
-                            report_invalid(p, sp - 8, n, index);
-                        }
+                    /* below `lim` a whole short string fits before `end` (no
+                     * bounds test) and the run stays under RUN_BYTES */
+                    const uint8_t *lim = q;
+                    if (end - q >= (ptrdiff_t)(8 + SHORT_STRING)) {
+                        lim = end - (8 + SHORT_STRING - 1);
+                        if (end - run > (ptrdiff_t)RUN_BYTES && run + RUN_BYTES < lim)
+                            lim = run + RUN_BYTES;
                     }
+                    while (left > 0 && q < lim) {
+                        uint64_t n = cur_le64_unchecked(q);
+                        if (n >= SHORT_STRING)
+                            break;
+                        q += 8 + n;
+                        left--;
+                    }
+                    if (left > 0 && end - run > (ptrdiff_t)RUN_BYTES && q >= run + RUN_BYTES) {
+                        /* a full run: validate it and give its pages back */
+                        check_run(p, run, run_index, q, end, &esc);
+                        source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+                        dropping = true;
+                        run = q;
+                        run_index = f->index + (f->left - left);
+                        continue;
+                    }
+                    if (left == 0 || end - q < 8)
+                        break;
+                    uint64_t n = cur_le64_unchecked(q); /* end - q >= 8 */
+                    if (n > (uint64_t)(end - q - 8) || n > max_len)
+                        break; /* the generic loop below reports it */
+                    if (n >= SHORT_STRING) {
+                        uint64_t at = f->index + (f->left - left);
+                        check_run(p, run, run_index, q, end, &esc);
+                        if (!utf8_valid_region_esc(q + 8, n, end, &e))
+                            report_invalid(p, q, n, at);
+                        esc |= e;
+                        run = q + 8 + n;
+                        run_index = at + 1;
+                    }
+                    q += 8 + n;
                     left--;
-                    index++;
                 }
-                flush_batch(p, &b, q);
+                check_run(p, run, run_index, q, end, &esc);
+                if (dropping)
+                    source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+                /* every string of the KV's own array was read here */
+                if (depth == 1 && left == 0 && ctx->status == GGUFLINT_OK)
+                    ctx->kv_flags[ctx->n_kvs - 1] |= KVF_STR_SCANNED | (esc ? KVF_ESC : 0);
+                index = f->index + (f->left - left);
                 cur_seek_ptr_unchecked(&p->c, q); /* q only moved over bounded strings */
             }
 #endif
@@ -711,10 +772,12 @@ static void parse_kvs(parser *p)
         if (!read_uint(p, 4, &t, "a value type"))
             return;
         kv.type = (uint32_t)t;
-        if (!grow((void **)&ctx->kvs, &ctx->cap_kvs, ctx->n_kvs, sizeof *ctx->kvs)) {
+        if (!grow((void **)&ctx->kvs, &ctx->cap_kvs, ctx->n_kvs, sizeof *ctx->kvs) ||
+            !grow((void **)&ctx->kv_flags, &ctx->cap_kv_flags, ctx->n_kvs, 1)) {
             nomem(p);
             return;
         }
+        ctx->kv_flags[ctx->n_kvs] = 0;
         long prev = viewset_insert(&p->keys, kv_key_of, ctx, kv.key, ctx->n_kvs);
         if (prev == -2) {
             nomem(p);
@@ -753,35 +816,44 @@ static void parse_kvs(parser *p)
 
 /* ---- tensor infos ---- */
 
-static void check_tensor_name(parser *p, uint64_t at, gguflint_view n)
+/* The name as shown in messages (escaped), made only for a finding. */
+static const char *shown_name(char *buf, size_t cap, gguflint_view n)
+{
+    esc_fixed(buf, cap, n.ptr, n.len, 100);
+    return buf;
+}
+
+/* Name rules; returns the name's first NUL (or NULL), which the caller needs
+ * too. Most names are short ASCII with no finding: one memchr, one ASCII test. */
+static const uint8_t *check_tensor_name(parser *p, uint64_t at, gguflint_view n)
 {
     gguflint_ctx *ctx = p->ctx;
     uint64_t len = wire_string_size(p->w, n.len);
     if (n.len == 0) {
         emit(ctx, R_TENSOR_NAME_EMPTY, at, len, path_of(p), "tensor name is empty");
-        return;
+        return NULL;
     }
     char shown[160];
-    esc_fixed(shown, sizeof shown, n.ptr, n.len, 100);
     if (n.len >= 64)
         emit(ctx, R_TENSOR_NAME_TOO_LONG, at, len, path_of(p),
-             "tensor name '%s' is %llu bytes; ggml allows at most 63", shown,
-             (unsigned long long)n.len);
+             "tensor name '%s' is %llu bytes; ggml allows at most 63",
+             shown_name(shown, sizeof shown, n), (unsigned long long)n.len);
     if (n.len > 64)
         emit(ctx, R_TENSOR_NAME_OVER_SPEC, at, len, path_of(p),
-             "tensor name '%s' is %llu bytes; the spec allows at most 64", shown,
-             (unsigned long long)n.len);
+             "tensor name '%s' is %llu bytes; the spec allows at most 64",
+             shown_name(shown, sizeof shown, n), (unsigned long long)n.len);
     if (!utf8_valid(n.ptr, n.len))
         emit(ctx, R_TENSOR_NAME_UTF8, at, len, path_of(p), "tensor name '%s' is not valid UTF-8",
-             shown);
+             shown_name(shown, sizeof shown, n));
     const uint8_t *nul = memchr(n.ptr, 0, (size_t)n.len);
     if (nul) {
         char head[160];
         esc_fixed(head, sizeof head, n.ptr, (uint64_t)(nul - n.ptr), 100);
         emit(ctx, R_TENSOR_NAME_NUL, at, len, path_of(p),
-             "tensor name '%s' contains a NUL at index %llu: C readers see only '%s'", shown,
-             (unsigned long long)(nul - n.ptr), head);
+             "tensor name '%s' contains a NUL at index %llu: C readers see only '%s'",
+             shown_name(shown, sizeof shown, n), (unsigned long long)(nul - n.ptr), head);
     }
+    return nul;
 }
 
 /* Compute the element count and byte size of t, reporting overflow and type
@@ -880,14 +952,13 @@ static void parse_tensors(parser *p)
         uint64_t len_off;
         if (!read_string(p, &t.name, &len_off, "a tensor name"))
             return;
-        check_tensor_name(p, t.info_offset, t.name);
+        const uint8_t *nul = check_tensor_name(p, t.info_offset, t.name);
         if (!grow((void **)&ctx->tensors, &ctx->cap_tensors, ctx->n_tensors,
                   sizeof *ctx->tensors)) {
             nomem(p);
             return;
         }
         /* C readers copy the name up to its first NUL: compare what they see */
-        const uint8_t *nul = memchr(t.name.ptr, 0, (size_t)t.name.len);
         gguflint_view seen = {t.name.ptr, nul ? (uint64_t)(nul - t.name.ptr) : t.name.len};
         long prev = viewset_insert(&p->names, tensor_name_of, ctx, seen, ctx->n_tensors);
         if (prev == -2) {
@@ -986,6 +1057,5 @@ int parse_run(gguflint_ctx *ctx)
     }
     viewset_free(&p.keys);
     viewset_free(&p.names);
-    free(p.batch);
     return ctx->status;
 }
