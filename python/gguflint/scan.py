@@ -35,6 +35,7 @@ import json
 import os
 import queue
 import random
+import re
 import sys
 import threading
 import time
@@ -47,9 +48,11 @@ import gguflint
 
 # Details of I/O failures that retrying cannot fix (local files, HTTP client
 # errors). Everything else an IOError says is taken as transient.
+# Matched as phrases (an HTTP status only as "HTTP 4xx"): a bare "401" would
+# also match a URL's port or path, which made retries depend on the port.
 PERMANENT = ("No such file", "Permission denied", "Is a directory", "Not a directory",
-             "not a regular file", "HTTP 4", "404", "403", "401", "410", "Invalid argument",
-             "unsupported", "changed while")
+             "not a regular file", "Invalid argument", "unsupported", "changed while")
+_HTTP_CLIENT_ERROR = re.compile(r"\bHTTP 4\d\d\b")
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def _transient(e: BaseException) -> bool:
         return False
     if isinstance(e, gguflint.IOError):
         text = f"{e} {getattr(e, 'detail', '')}"
-        return not any(p in text for p in PERMANENT)
+        return not (any(p in text for p in PERMANENT) or _HTTP_CLIENT_ERROR.search(text))
     return isinstance(e, (TimeoutError, ConnectionError))
 
 

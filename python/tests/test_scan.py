@@ -211,3 +211,11 @@ def test_scan_on_a_scheduler_given_by_address(tree):
     records = read_records(out)
     assert sorted(r["source"] for r in records) == sorted(files[:50])
     assert all(r["status"] == "ok" for r in records)
+
+
+def test_a_port_or_path_that_looks_like_a_status_is_not_a_client_error():
+    # The detail names the URL; its port (40147) or path must not read as HTTP 401.
+    busy = "http://127.0.0.1:40147/x404.gguf: HTTP 503 Service Unavailable (retries exhausted)"
+    assert scan._transient(gguflint.IOError("I/O error", detail=busy))
+    gone = "http://127.0.0.1:8080/a.gguf: HTTP 404 Not Found"
+    assert not scan._transient(gguflint.IOError("I/O error", detail=gone))
