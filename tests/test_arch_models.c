@@ -113,6 +113,11 @@ static uint32_t u32_value(const char *suffix)
         {"attention.sliding_window", 4},
         {"pooling_type", 1},
         {"decoder_block_count", 2},
+        /* no multi-token-prediction layers: every block is a trunk block */
+        {"nextn_predict_layers", 0},
+        {"attention.key_length_swa", 4},
+        {"attention.value_length_swa", 4},
+        {"embedding_length_per_layer_input", 4},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strcmp(known[i].key, suffix) == 0)
@@ -175,6 +180,14 @@ static void write_key(gb *b, const char *arch, const arch_key *k, bool as_u64, b
     switch (k->type) {
     case KT_U32:
     case KT_LAYERS:
+        if (strncmp(arch, "gemma4", 6) == 0 &&
+            strcmp(k->suffix, "attention.sliding_window_pattern") == 0) {
+            /* as convert_hf_to_gguf.py writes Gemma 4: one bool per layer,
+             * the last layer full attention */
+            uint8_t swa[2] = {1, 0};
+            gb_kv_arr(b, key, GB_VT_BOOL, 2, swa, sizeof swa);
+            break;
+        }
         if (knob.rope_dim && strcmp(k->suffix, "rope.dimension_count") == 0)
             gb_kv_u32(b, key, knob.rope_dim);
         else if (as_u64)

@@ -110,6 +110,13 @@ HAND_HELPERS = {
 """),
 }
 
+# Architectures whose class reuses another's load_arch_hparams and
+# load_arch_tensors without defining its own (src/models/models.h of the
+# per-model layout: `struct llama_model_nemotron_h_moe : public
+# llama_model_nemotron_h { ... // reuse load_arch_hparams and
+# load_arch_tensors from llama_model_nemotron_h`). child -> parent.
+HAND_SUBCLASSES = {'NEMOTRON_H_MOE': 'NEMOTRON_H'}
+
 # Symbols computed by the C side (src/arch_eval.c), not read from one key.
 # name -> meaning (documentation only; the C code implements each).
 DERIVED = {
@@ -125,9 +132,11 @@ DERIVED = {
     'n_embd_k_gqa': 'n_embd_head_k * n_head_kv',
     'n_embd_v_gqa': 'n_embd_head_v * n_head_kv',
     'rope_longrope': 'rope.scaling.type == "longrope"',
+    'is_swa': 'per layer: attention.sliding_window_pattern when it is an array (else unknown)',
 }
 # per-layer forms (hparams.f(i)) the C side evaluates at a layer
-PER_LAYER = ['n_head', 'n_head_kv', 'n_ff', 'n_embd_k_gqa', 'n_embd_v_gqa', 'is_recurrent']
+PER_LAYER = ['n_head', 'n_head_kv', 'n_ff', 'n_embd_k_gqa', 'n_embd_v_gqa', 'is_recurrent',
+             'n_embd_head_k', 'n_embd_head_v', 'is_swa']
 
 # --------------------------------------------------------------------------
 # Tokenizer
@@ -462,6 +471,11 @@ def sources_commits(text):
     # files the search index returned by id, without a commit
     for m in re.finditer(r'^(src/[\w./-]+)\s+index id (\d+)', text, re.M):
         out[m.group(1)] = 'index id ' + m.group(2)
+    # files read from a named repository (a fork's copy when upstream's stored
+    # version predates the per-model loaders): "from OWNER/NAME @ COMMIT, index id N"
+    for m in re.finditer(r'^(src/[\w./-]+)\s+from ([\w.-]+/[\w.-]+) @ ([0-9a-f]{40}), index id (\d+)',
+                         text, re.M):
+        out[m.group(1)] = '%s@%s, index id %s' % (m.group(2), m.group(3)[:12], m.group(4))
     return out
 
 
@@ -718,6 +732,16 @@ class Gen:
                 if fn in ('n_embd_head_k', 'n_embd_head_v', 'n_rot') and not e[2]:
                     out.append(self.syms.sym(fn))
                     return
+                # the newer header's accessors of the MLA head sizes
+                if fn in ('n_embd_head_k_mla', 'n_embd_head_v_mla') and not e[2]:
+                    out.append(self.syms.sym(fn))
+                    return
+                if fn == 'is_recr':  # the newer header's name of is_recurrent(il)
+                    fn = 'is_recurrent'
+                if fn in ('n_embd_head_k', 'n_embd_head_v', 'is_swa') and e[2] and e[2][0] == ('id', lv):
+                    # per-layer head sizes (sliding-window layers may differ)
+                    out.append(self.syms.layer_sym(fn))
+                    return
                 if fn in ('n_head', 'n_head_kv', 'n_ff', 'n_embd_k_gqa', 'n_embd_v_gqa', 'is_recurrent'):
                     if not e[2] or e[2][0] == ('num', 0):
                         if fn == 'is_recurrent':
@@ -730,6 +754,12 @@ class Gen:
                 raise Unknown('hparams.' + fn + '()')
             if f[0] == 'mem' and f[1] == ('id', 'vocab') and f[2] in ('n_tokens', 'n_token_types') and not e[2]:
                 out.append(self.syms.sym('n_vocab' if f[2] == 'n_tokens' else 'n_token_types'))
+                return
+            if f == ('mem', ('id', 'ml'), 'get_weight') and len(e[2]) == 1:
+                # ml.get_weight(name): the file's tensor of that name (NULL when
+                # absent). A literal name becomes T<name> (1 when present);
+                # a computed one is unknown (U).
+                out.append('T' + e[2][0][1] if e[2][0][0] == 'str' else 'U')
                 return
             if f == ('id', 'std::max') and len(e[2]) == 2:
                 self._rpn(e[2][0], env, arch, lv, present, out, depth + 1)
@@ -763,6 +793,12 @@ class Gen:
                     return
                 raise Unknown('rope type')
             # presence: X == NULL / nullptr
+            if (op in ('==', '!=') and e[3] in (('id', 'NULL'), ('id', 'nullptr'))
+                    and e[2][0] == 'call'):
+                self._rpn(e[2], env, arch, lv, present, out, depth + 1)
+                if op == '==':
+                    out.append('!')
+                return
             if op in ('==', '!=') and e[3] in (('id', 'NULL'), ('id', 'nullptr')):
                 key = flat(e[2])
                 if key in present:
@@ -810,15 +846,25 @@ class Gen:
                     c = None
                 if c == ['0']:
                     if st[3]:
-                        self.walk(arch, [st[3]], dict(env), conds, loop, present, in_try)
+                        e2 = dict(env)
+                        self.walk(arch, [st[3]], e2, conds, loop, present, in_try)
+                        self.merge_locals(env, None, e2, env)
                     continue
                 if c == ['1']:
-                    self.walk(arch, [st[2]], dict(env), conds, loop, present, in_try)
+                    e1 = dict(env)
+                    self.walk(arch, [st[2]], e1, conds, loop, present, in_try)
+                    self.merge_locals(env, None, e1, env)
                     continue
-                self.walk(arch, [st[2]], dict(env), conds + [c], loop, present, in_try)
+                e1, e2 = dict(env), dict(env)
+                self.walk(arch, [st[2]], e1, conds + [c], loop, present, in_try)
                 if st[3]:
                     neg = None if c is None else c + ['!']
-                    self.walk(arch, [st[3]], dict(env), conds + [neg], loop, present, in_try)
+                    self.walk(arch, [st[3]], e2, conds + [neg], loop, present, in_try)
+                try:
+                    cast = parse_expr(ctoks)
+                except SyntaxError:
+                    cast = None
+                self.merge_locals(env, cast, e1, e2)
             elif kind == 'for':
                 head = st[1]
                 parts = split_semis(head)
@@ -853,6 +899,64 @@ class Gen:
                 self.ok = False
             elif kind == 'expr':
                 self.expr_stmt(arch, st[1], env, conds, loop, present)
+
+    @staticmethod
+    def merge_locals(env, cond, e_then, e_else):
+        """After an if statement: a local of the enclosing scope that a branch
+        assigned (`flags |= TENSOR_SKIP;`) holds `cond ? then : else`. With
+        cond None the branch taken is known (e_else is env itself then) or the
+        condition is unreadable (the local becomes unreadable too)."""
+        for k in list(env):
+            a, b = e_then.get(k), e_else.get(k)
+            if a is env[k] and b is env[k]:
+                continue
+            if cond is None:
+                if e_else is env:
+                    env[k] = a
+                else:
+                    env[k] = ('id', '?unreadable')
+                continue
+            env[k] = ('?', cond, a if a is not None else env[k], b if b is not None else env[k])
+
+    def flag_alts(self, e, env, arch, lv, depth=0):
+        """The flag values a create_tensor call can get, each with the
+        condition (RPN) under which it does: [(cond, value)], or None when the
+        flags are not a constant, a ternary of such, or an | of such."""
+        if depth > 20:
+            return None
+        while e[0] == 'id' and e[1] in env and depth < 20:
+            e = env[e[1]]
+            depth += 1
+        try:
+            v = const_eval(self.rpn(e, {}, arch, lv, {}))
+        except (Unknown, SyntaxError):
+            v = None
+        if v is not None:
+            return [([], v)]
+        if e[0] == '?':
+            try:
+                c = self.rpn(e[1], env, arch, lv, {})
+            except (Unknown, SyntaxError):
+                return None
+            a = self.flag_alts(e[2], env, arch, lv, depth + 1)
+            b = self.flag_alts(e[3], env, arch, lv, depth + 1)
+            if a is None or b is None:
+                return None
+            out = [(c + x + (['&&'] if x else []), va) for x, va in a]
+            out += [(c + ['!'] + y + (['&&'] if y else []), vb) for y, vb in b]
+            return out
+        if e[0] == 'bin' and e[1] == '|':
+            a = self.flag_alts(e[2], env, arch, lv, depth + 1)
+            b = self.flag_alts(e[3], env, arch, lv, depth + 1)
+            if a is None or b is None:
+                return None
+            out = []
+            for x, va in a:
+                for y, vb in b:
+                    cc = x + y + (['&&'] if x and y else [])
+                    out.append((cc, va | vb))
+            return out
+        return None
 
     def expand(self, arch, toks, params, body, env, conds, loop, present):
         """A call statement `f(args);` replaced by f's body with the arguments put in."""
@@ -917,8 +1021,14 @@ class Gen:
                 return
             lhs = toks[:eq]
             rhs = toks[eq + 1:]
+            if toks[eq] == '|=' and len(toks[:eq]) == 1 and toks[0] in env:
+                try:
+                    env[toks[0]] = ('bin', '|', env[toks[0]], parse_expr(toks[eq + 1:]))
+                except SyntaxError:
+                    env[toks[0]] = ('id', '?unreadable')
+                return
             if toks[eq] != '=':
-                return  # flags |= ..., compound assignments: flags are treated as 0
+                return  # other compound assignments: not tracked
             name = lhs[-1]
             if lhs[:1] == ['auto'] or (len(lhs) >= 2 and lhs[-2] == '&'):
                 return  # auto & layer = layers[i];
@@ -979,9 +1089,22 @@ class Gen:
         if fval is not None and fval & 2:
             return  # a duplicate reference to a tensor created elsewhere
         required = fval is not None and not (fval & 1)
-        if fval is None and frpn is not None:
-            # e.g. TENSOR_NOT_REQUIRED | (i != 0 ? TENSOR_DUPLICATED : 0)
-            required = False
+        variants = None
+        if fval is None:
+            # e.g. `mtp_only ? TENSOR_NOT_REQUIRED : 0`, or flags a preceding
+            # `if (i >= n_layer) flags |= TENSOR_SKIP | TENSOR_NOT_REQUIRED;`
+            # made: one row per alternative when they differ in being
+            # required and none is a duplicate reference
+            alts = self.flag_alts(flags, env, arch, lv)
+            if alts and not any(v & 2 for _, v in alts):
+                reqs = {not (v & 1) for _, v in alts}
+                if len(reqs) == 1:
+                    required = reqs.pop()
+                else:
+                    variants = [(c, not (v & 1)) for c, v in alts]
+            elif frpn is not None:
+                # e.g. TENSOR_NOT_REQUIRED | (i != 0 ? TENSOR_DUPLICATED : 0)
+                required = False
         shape = []
         if dims[0] != 'init':
             self.unsupported.append((arch, 'shape form of ' + name))
@@ -1001,15 +1124,19 @@ class Gen:
             cond = cond + c + (['&&'] if cond else [])
         if not known:
             cond = None
-        entry = {
-            'name': name,
-            'layer': layered,
-            'count': loop[1] if (loop and layered) else None,
-            'shape': shape,
-            'required': required,
-            'cond': cond,
-        }
-        self.entries.append(entry)
+        for extra, req in variants or [([], required)]:
+            c = cond
+            if c is not None and extra:
+                c = c + extra + (['&&'] if c else [])
+            entry = {
+                'name': name,
+                'layer': layered,
+                'count': loop[1] if (loop and layered) else None,
+                'shape': shape,
+                'required': req,
+                'cond': c,
+            }
+            self.entries.append(entry)
         if target:
             present[target] = 'P%d' % (len(self.entries) - 1)
 
@@ -1238,6 +1365,8 @@ def main():
                 continue
             if target.startswith('hparams.'):
                 syms.key_of.setdefault(target[len('hparams.'):], suffix)
+            elif target in LOCAL_DEFAULTS:
+                syms.key_of.setdefault(target, suffix)
             if suffix in seen:
                 continue
             seen.add(suffix)
@@ -1273,8 +1402,9 @@ def main():
                 continue
             mtext = read(os.path.join(mdir, fn))
             mt = tokenize(mtext)
-            for cls in sorted(set(re.findall(r'llama_model_(\w+)::load_arch_tensors', mtext))):
-                a = cls.upper()
+            for cls, a in sorted((c, t) for c in set(re.findall(r'llama_model_(\w+)::load_arch_tensors', mtext))
+                                 for t in [c.upper()] + sorted(k for k, v in HAND_SUBCLASSES.items()
+                                                               if v == c.upper())):
                 if a in tensors_of or a in keys_of:
                     continue  # the monolithic loader's case wins
                 body = function_body(mt, 'llama_model_%s::load_arch_tensors' % cls)
@@ -1410,7 +1540,7 @@ def main():
             key = syms.key_of.get(name, '')
             if name in DERIVED:
                 key = ''
-            ctype, dflt = members.get(name, ('uint32_t', None))
+            ctype, dflt = members.get(name, ('uint32_t', LOCAL_DEFAULTS.get(name)))
             d = default_text(dflt)
             if name in DERIVED or not re.match(r'-?\d+$', d):
                 d = ''
@@ -1495,6 +1625,11 @@ def relocate(e, base):
     return e2
 
 
+# Locals of a load_hparams body that hold a key's value with a start value
+# (name -> default literal); recurrent formulas use them as symbols.
+LOCAL_DEFAULTS = {}
+
+
 def recurrent_and_defaults(body, arch):
     """The is_recurrent(i) formula an arch's load_hparams case sets, as a C AST
     over hparams (or True for std::fill(..., true)), and member assignments."""
@@ -1510,12 +1645,24 @@ def recurrent_and_defaults(body, arch):
                 parts = split_semis(st[1])
                 var = parts[1][0] if len(parts) == 3 and parts[1] else None
                 visit([st[2]], var)
+            elif st[0] == 'if':
+                # qwen35: `if (!ml.get_key_or_arr(LLM_KV_ATTENTION_RECURRENT_LAYERS,
+                # ...)) { interval fallback }`: the fallback is the formula (the
+                # C side makes is_recurrent unknown when the file has the array)
+                visit([st[2]], loopvar)
             elif st[0] == 'expr':
                 t = st[1]
                 s = ''.join(t)
+                d = decl_of(t)
+                eq = top_eq(t)
+                if d and eq is not None and len(t) == eq + 2 and re.match(r'\d+$', t[eq + 1]):
+                    # a local with a constant start value, read from a key below
+                    # (uint32_t full_attn_interval = 4;)
+                    LOCAL_DEFAULTS[d[1]] = t[eq + 1]
                 if s.startswith('std::fill(hparams.recurrent_layer_arr') and s.endswith(',true)'):
                     rec = ('num', 1)
-                elif t[:5] == ['hparams', '.', 'recurrent_layer_arr', '[', loopvar] and loopvar:
+                elif (t[:3] in (['hparams', '.', 'recurrent_layer_arr'], ['hparams', '.', 'is_recr_impl'])
+                      and t[3:5] == ['[', loopvar] and loopvar):
                     eq = top_eq(t)
                     try:
                         rec = (loopvar, parse_expr(t[eq + 1:]))
@@ -1559,8 +1706,9 @@ def rec_rpn(rec, syms):
         return ['1']
     var, e = rec
     g = Gen({}, {}, syms)
+    env = {k: ('mem', ('id', 'hparams'), k) for k in LOCAL_DEFAULTS}
     try:
-        return g.rpn(e, {}, '', var, {})
+        return g.rpn(e, env, '', var, {})
     except Unknown:
         return None
 

@@ -110,6 +110,11 @@ static void check_key_type(const arch_file *f, const arch_key *k, const gguflint
     }
     if (kv->type == want && want != VT_ARRAY)
         return;
+    /* the sliding-window layer pattern may be one bool per layer (gemma3n,
+     * gemma4: llama.cpp reads it into a per-layer flag array) */
+    if (k->type == KT_LAYERS && kv->type == VT_ARRAY && kv->elem_type == VT_BOOL &&
+        strcmp(k->suffix, "attention.sliding_window_pattern") == 0)
+        return;
     if (arrays && kv->type == VT_ARRAY) {
         if (kv->elem_type == elem)
             return;

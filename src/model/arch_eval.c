@@ -39,7 +39,7 @@ static arch_val kv_value(const gguflint_kv *kv)
 
 /* llama.cpp get_key_or_arr into a per-layer array: a scalar for every layer,
  * or an i32/u32 array (its length is checked elsewhere). Absent: all 0. */
-static void load_layers(arch_layers *l, gguflint_ctx *ctx, const gguflint_kv *kv)
+static void load_layers_of(arch_layers *l, gguflint_ctx *ctx, const gguflint_kv *kv, bool bools)
 {
     memset(l, 0, sizeof *l);
     l->ok = true;
@@ -51,7 +51,8 @@ static void load_layers(arch_layers *l, gguflint_ctx *ctx, const gguflint_kv *kv
         return;
     }
     l->is_array = true;
-    if (kv->elem_type != VT_INT32 && kv->elem_type != VT_UINT32) {
+    if (kv->elem_type != VT_INT32 && kv->elem_type != VT_UINT32 &&
+        !(bools && kv->elem_type == VT_BOOL)) {
         l->ok = false;
         return;
     }
@@ -65,8 +66,15 @@ static void load_layers(arch_layers *l, gguflint_ctx *ctx, const gguflint_kv *kv
         int64_t v = el_int(&it, el);
         if (kv->elem_type == VT_UINT32)
             v = (int64_t)(uint32_t)v;
+        if (kv->elem_type == VT_BOOL)
+            v = v != 0;
         l->v[l->n++] = v;
     }
+}
+
+static void load_layers(arch_layers *l, gguflint_ctx *ctx, const gguflint_kv *kv)
+{
+    load_layers_of(l, ctx, kv, false);
 }
 
 arch_val arch_layer_value(const arch_layers *l, uint32_t layer)
@@ -135,6 +143,7 @@ void arch_env_init(arch_env *env, gguflint_ctx *ctx, const arch_info *arch, cons
             env->sym[i] = known(s->dflt);
         }
     }
+    env->recurrent_array = env_key(env, "attention.recurrent_layers") != NULL;
     /* load_hparams: dec_n_layer defaults to n_layer (T5) */
     if (!env_key(env, "decoder_block_count"))
         set_sym(env, "dec_n_layer", get_sym(env, "n_layer"));
@@ -171,6 +180,20 @@ void arch_env_init(arch_env *env, gguflint_ctx *ctx, const arch_info *arch, cons
     }
     set_sym(env, "n_embd_head_k", env->head_k);
     set_sym(env, "n_embd_head_v", env->head_v);
+
+    /* is_swa(il): only a per-layer array says which layers use the sliding
+     * window (a scalar is a period, or a fill value, depending on the loader)
+     * - gemma4 writes one bool per layer. The head sizes of those layers are
+     * key_length_swa / value_length_swa when the file has them. */
+    const gguflint_kv *pat = env_key(env, "attention.sliding_window_pattern");
+    if (pat && pat->type == VT_ARRAY)
+        load_layers_of(&env->swa, ctx, pat, true);
+    else
+        env->swa.ok = false;
+    const gguflint_kv *ks = env_key(env, "attention.key_length_swa");
+    const gguflint_kv *vs = env_key(env, "attention.value_length_swa");
+    env->head_k_swa = ks ? kv_value(ks) : env->head_k;
+    env->head_v_swa = vs ? kv_value(vs) : env->head_v;
     set_sym(env, "n_rot", rot);
     set_sym(env, "n_embd_k_gqa", mul(env->head_k, hkv0));
     set_sym(env, "n_embd_v_gqa", mul(env->head_v, hkv0));
@@ -257,6 +280,18 @@ static arch_val eval_depth(const arch_env *env, const char *rpn, uint32_t layer,
             push(&s, c == '#' ? env->sym[idx] : layer_sym(env, (int)idx, layer, depth));
         } else if (c == 'i' && len == 1) {
             push(&s, known(layer));
+        } else if (c == 'U' && len == 1) {
+            push(&s, UNKNOWN); /* a value the generator cannot name (a computed tensor name) */
+        } else if (c == 'T' && len > 1) {
+            /* Tname: 1 when the file has a tensor of that name (ml.get_weight) */
+            char name[160];
+            if (len - 1 >= sizeof name) {
+                push(&s, UNKNOWN);
+                continue;
+            }
+            memcpy(name, tok + 1, len - 1);
+            name[len - 1] = '\0';
+            push(&s, known(tensor_by_name(env->ctx, name) != NULL));
         } else if (c == 'P' && len > 1) {
             long row = strtol(tok + 1, NULL, 10);
             char name[160];
@@ -334,9 +369,28 @@ static arch_val eval_depth(const arch_env *env, const char *rpn, uint32_t layer,
     return s.v[0];
 }
 
+/* A layer's head size: the sliding-window one on a sliding-window layer
+ * (llama.cpp's n_embd_head_k(il)); unknown when the two differ and the file
+ * does not say which layers slide. */
+static arch_val head_at(const arch_env *env, arch_val full, arch_val swa, uint32_t layer)
+{
+    if (full.known && swa.known && full.v == swa.v)
+        return full;
+    arch_val w = arch_layer_value(&env->swa, layer);
+    if (!w.known)
+        return UNKNOWN;
+    return w.v ? swa : full;
+}
+
 static arch_val layer_sym(const arch_env *env, int idx, uint32_t layer, int depth)
 {
     const char *name = arch_syms[idx].name;
+    if (strcmp(name, "is_swa") == 0)
+        return arch_layer_value(&env->swa, layer);
+    if (strcmp(name, "n_embd_head_k") == 0)
+        return head_at(env, env->head_k, env->head_k_swa, layer);
+    if (strcmp(name, "n_embd_head_v") == 0)
+        return head_at(env, env->head_v, env->head_v_swa, layer);
     if (strcmp(name, "n_head") == 0)
         return arch_layer_value(&env->head, layer);
     if (strcmp(name, "n_head_kv") == 0)
@@ -344,11 +398,15 @@ static arch_val layer_sym(const arch_env *env, int idx, uint32_t layer, int dept
     if (strcmp(name, "n_ff") == 0)
         return arch_layer_value(&env->ff, layer);
     if (strcmp(name, "n_embd_k_gqa") == 0)
-        return mul(env->head_k, arch_layer_value(&env->head_kv, layer));
+        return mul(head_at(env, env->head_k, env->head_k_swa, layer),
+                   arch_layer_value(&env->head_kv, layer));
     if (strcmp(name, "n_embd_v_gqa") == 0)
-        return mul(env->head_v, arch_layer_value(&env->head_kv, layer));
+        return mul(head_at(env, env->head_v, env->head_v_swa, layer),
+                   arch_layer_value(&env->head_kv, layer));
     if (strcmp(name, "is_recurrent") == 0) {
-        if (depth > 0 || !env->arch)
+        /* newer loaders read an explicit per-layer array first and use the
+         * generated formula only without it (qwen35): not modelled */
+        if (depth > 0 || !env->arch || env->recurrent_array)
             return UNKNOWN;
         return eval_depth(env, env->arch->recurrent, layer, 0, depth + 1);
     }
@@ -398,6 +456,8 @@ void arch_formula_text(const char *rpn, char *buf, size_t cap)
             long idx = strtol(tok + 1, NULL, 10);
             const char *nm = idx >= 0 && (size_t)idx < arch_sym_count ? arch_syms[idx].name : "?";
             k = snprintf(buf + at, cap - at, "%s%s%s", sep, nm, tok[0] == '@' ? "(i)" : "");
+        } else if (tok[0] == 'T' && len > 1) {
+            k = snprintf(buf + at, cap - at, "%shas(%.*s)", sep, (int)(len - 1), tok + 1);
         } else if (tok[0] == 'P' && len > 1) {
             long row = strtol(tok + 1, NULL, 10);
             const char *nm =

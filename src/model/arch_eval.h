@@ -40,7 +40,10 @@ typedef struct arch_env {
     arch_val sym[ARCH_MAX_SYMS]; /* layer-0 / scalar value of each symbol */
     bool vocab_from_tokens;      /* n_vocab is the length of tokenizer.ggml.tokens */
     arch_layers head, head_kv, ff;
-    arch_val head_k, head_v; /* n_embd_head_k / n_embd_head_v */
+    arch_val head_k, head_v;         /* n_embd_head_k / n_embd_head_v */
+    bool recurrent_array;            /* [arch].attention.recurrent_layers is present */
+    arch_layers swa;                 /* is_swa(il): the per-layer sliding_window_pattern array */
+    arch_val head_k_swa, head_v_swa; /* head sizes of sliding-window layers */
 } arch_env;
 
 /* Resolve every symbol for `arch` from ctx's KVs. */

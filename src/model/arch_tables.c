@@ -3,6 +3,7 @@
  * into the arrays declared in arch_tables.h. Data only: the tables are
  * written by data/arch/archgen.py and never edited here. */
 #include "model/arch_tables.h"
+#include "model/arch_eval.h"
 
 #include <string.h>
 
@@ -79,6 +80,8 @@ const size_t arch_hand_name_count = sizeof arch_hand_names / sizeof arch_hand_na
 
 _Static_assert(sizeof arch_tensors / sizeof arch_tensors[0] < 65535, "tensor rows fit uint16_t");
 _Static_assert(sizeof arch_keys / sizeof arch_keys[0] < 65535, "key rows fit uint16_t");
+_Static_assert(sizeof arch_syms / sizeof arch_syms[0] <= ARCH_MAX_SYMS,
+               "every generated symbol has a slot in arch_env (raise ARCH_MAX_SYMS)");
 
 const arch_info *arch_find(const uint8_t *name, size_t len)
 {
