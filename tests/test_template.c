@@ -951,6 +951,13 @@ static void test_behavioural_family(void **state)
     TRIG("{{ (range(1)|map('string')).gi_frame.f_builtins.get('eval')('6*7') }}", "GG721",
          ".get('eval')");
     TRIG("{% include 'x.jinja' %}", "GG721", "include");
+    /* attribute names given to filters: map(attribute=), map('attr', k), selectattr */
+    TRIG("{{ messages|map(attribute=k)|list }}", "GG722", "attribute name argument");
+    TRIG("{{ x|selectattr(k)|list }}", "GG722", "attribute name argument");
+    TRIG("{{ x|map('attr', k)|list }}", "GG722", "|attr()");
+    CLEAN("{{ messages|selectattr('role', 'equalto', 'user')|map(attribute='content')|"
+          "join(', ') }}{{ tools|map(attribute='name')|join(', ') }}",
+          "GG722");
 }
 
 /* ------------------------------------------- named and array templates */

@@ -89,6 +89,20 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     }
 }
 
+uint16_t ev_attr_args(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
+                      unsigned attr_kw)
+{
+    uint16_t fl = 0;
+    if (attr_kw && attr_kw <= na)
+        fl |= ev_key_check(t, &args[attr_kw - 1], x, K_ATTRARG);
+    if (na >= 2 && w == W_MAP && args[0].kind == AV_STR && args[0].len == 4 &&
+        memcmp(fd_bytes(t, &args[0]), "attr", 4) == 0)
+        fl |= ev_key_check(t, &args[1], x, K_ATTR); /* map('attr', k) is |attr(k) */
+    if (na >= 1 && attr_kw != 1 && (w == W_SELECTATTR || w == W_REJECTATTR || w == W_GROUPBY))
+        fl |= ev_key_check(t, &args[0], x, K_ATTRARG);
+    return fl;
+}
+
 static int64_t range_count(const aval *args, uint32_t na, bool *known)
 {
     *known = false;

@@ -359,7 +359,9 @@ static void close_marker(tpl *t, const tok *k)
     }
     case M_FILTER: {
         aval x = t->ev.V[base - 1];
+        uint16_t taint = ev_attr_args(t, f.word, &x, items, n, f.attr_kw);
         r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
+        r.flags |= taint;
         base--;
         break;
     }
@@ -525,6 +527,9 @@ static void op_tok(tpl *t, const tok *k)
         uint32_t base = m >= 0 ? t->ev.O[m].vh : 0;
         if (m >= 0 && t->ev.O[m].kws < 255)
             t->ev.O[m].kws++;
+        if (m >= 0 && t->ev.nv > base && t->ev.V[t->ev.nv - 1].kind == AV_NAME &&
+            t->ev.V[t->ev.nv - 1].word == W_ATTRIBUTE && t->ev.nv - base < 255)
+            t->ev.O[m].attr_kw = (uint8_t)(t->ev.nv - base); /* its value comes next */
         if (t->ev.nv > base)
             t->ev.nv--; /* a keyword argument's name */
         t->ev.expect = true;

@@ -39,11 +39,12 @@ enum {
 
 typedef struct oframe {
     uint8_t kind, op, prec;
-    uint8_t colons; /* M_SUB: slice separators seen */
-    uint8_t commas; /* commas seen inside the bracket */
-    uint8_t kws;    /* keyword arguments seen inside the bracket */
-    uint16_t word;  /* M_FILTER: the filter */
-    uint32_t vh;    /* value height when pushed */
+    uint8_t colons;  /* M_SUB: slice separators seen */
+    uint8_t commas;  /* commas seen inside the bracket */
+    uint8_t kws;     /* keyword arguments seen inside the bracket */
+    uint8_t attr_kw; /* 1 + index (from vh) of the value of an attribute= argument, 0 none */
+    uint16_t word;   /* M_FILTER: the filter */
+    uint32_t vh;     /* value height when pushed */
     tpl_pos pos;
     uint64_t index;
 } oframe;
@@ -87,7 +88,8 @@ typedef struct tpl_eval {
 
 enum { ST_EXPR, ST_SET_TARGET, ST_SET_VALUE, ST_FOR_TARGET, ST_FOR_ITER, ST_IGNORE };
 enum { PE_NONE, PE_DOT, PE_PIPE, PE_ATTR, PE_FILTER, PE_NOT, PE_IS, PE_IS_NAME };
-enum { K_SUB, K_ATTR, K_GETATTR }; /* how a name is applied: x[k], x|attr(k), getattr(x, k) */
+/* how a name is applied: x[k], x|attr(k), getattr(x, k), x|map(attribute=k) */
+enum { K_SUB, K_ATTR, K_GETATTR, K_ATTRARG };
 
 /* eval.c: the interface of the evaluator */
 void ev_template_begin(tpl *t);
@@ -116,6 +118,10 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
 aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na);
 aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na, uint32_t kws,
                      const aval *at);
+/* The attribute name arguments of map, selectattr, rejectattr, groupby and
+ * attribute= (index attr_kw - 1 of args), checked like |attr (GG720-GG722). */
+uint16_t ev_attr_args(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
+                      unsigned attr_kw);
 
 /* stmt.c: statements and blocks */
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index);

@@ -30,7 +30,8 @@ static bool computed_key_suspect(const aval *recv, const aval *key)
  * F_TAINT when the access reaches the object model. */
 uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
 {
-    static const char *const hows[] = {"subscript", "|attr()", "getattr()"};
+    static const char *const hows[] = {"subscript", "|attr()", "getattr()",
+                                       "attribute name argument"};
     char e[120], d[96];
     if (key->kind != AV_STR) {
         if (how != K_SUB && key->kind != AV_INT)

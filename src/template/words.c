@@ -173,6 +173,11 @@ static const wdef words[W__COUNT] = {
     [W_IMPORT] = {"import", 0},
     [W_EXTENDS] = {"extends", 0},
     [W_FROM] = {"from", 0},
+    [W_MAP] = {"map", 0},
+    [W_SELECTATTR] = {"selectattr", 0},
+    [W_REJECTATTR] = {"rejectattr", 0},
+    [W_GROUPBY] = {"groupby", 0},
+    [W_ATTRIBUTE] = {"attribute", 0},
 };
 #undef TAINT
 

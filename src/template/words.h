@@ -183,6 +183,12 @@ enum {
     W_IMPORT,
     W_EXTENDS,
     W_FROM,
+    /* filters taking attribute names */
+    W_MAP,
+    W_SELECTATTR,
+    W_REJECTATTR,
+    W_GROUPBY,
+    W_ATTRIBUTE,
     W__COUNT
 };
 
