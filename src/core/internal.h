@@ -83,8 +83,12 @@ struct gguflint_ctx {
     size_t n_kvs, cap_kvs;
     gguflint_tensor *tensors;
     size_t n_tensors, cap_tensors;
-    /* lookup indexes for the checks (model/model.c) */
+    /* lookup indexes for the checks (model/model.c); keyed, so O(1) expected
+     * whatever the names (common/viewset.h) */
     viewset kv_index, tensor_index;
+    bool indexed;    /* built: gguflint_kv_find uses it */
+    uint64_t probes; /* hash-table slots visited building this file's tables
+                            (the complexity tests bound it; docs/ARCHITECTURE.md) */
     /* findings (core/findings.c) */
     finding_rec *recs;
     size_t n_recs, cap_recs;

@@ -1,6 +1,7 @@
 /* access.c - the public read access to the parsed model: the header, the KVs
  * and the tensor infos of a context (valid after gguflint_run). */
 #include "core/internal.h"
+#include "model/model.h"
 
 #include <string.h>
 
@@ -23,6 +24,10 @@ long gguflint_kv_find(const gguflint_ctx *ctx, const char *key)
 {
     if (!ctx || !key)
         return -1;
+    if (ctx->indexed) { /* after a run: the keyed index, O(1) */
+        const gguflint_kv *kv = kv_by_key(ctx, key);
+        return kv ? (long)kv_index_of(ctx, kv) : -1;
+    }
     size_t n = strlen(key);
     for (size_t i = 0; i < ctx->n_kvs; i++)
         if (ctx->kvs[i].key.len == n && memcmp(ctx->kvs[i].key.ptr, key, n) == 0)

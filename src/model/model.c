@@ -29,14 +29,18 @@ static bool build_index(viewset *set, size_t n, viewset_get get, const gguflint_
 bool model_index(gguflint_ctx *ctx)
 {
     model_index_free(ctx);
-    return build_index(&ctx->kv_index, ctx->n_kvs, key_of, ctx) &&
-           build_index(&ctx->tensor_index, ctx->n_tensors, name_of, ctx);
+    bool ok = build_index(&ctx->kv_index, ctx->n_kvs, key_of, ctx) &&
+              build_index(&ctx->tensor_index, ctx->n_tensors, name_of, ctx);
+    ctx->indexed = ok;
+    ctx->probes += ctx->kv_index.probes + ctx->tensor_index.probes;
+    return ok;
 }
 
 void model_index_free(gguflint_ctx *ctx)
 {
     viewset_free(&ctx->kv_index);
     viewset_free(&ctx->tensor_index);
+    ctx->indexed = false;
 }
 
 const gguflint_kv *kv_by_key(const gguflint_ctx *ctx, const char *key)

@@ -984,6 +984,7 @@ int parse_run(gguflint_ctx *ctx)
         if (ctx->hdr.alignment == 0)
             ctx->hdr.alignment = 32;
     }
+    ctx->probes += p.keys.probes + p.names.probes;
     viewset_free(&p.keys);
     viewset_free(&p.names);
     free(p.batch);

@@ -45,6 +45,7 @@
  * shards). Deterministic: fixed seeds. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "collide.h"
 #include "gguf_builder.h"
 
 #include <errno.h>
@@ -109,105 +110,6 @@ static gb *new_builder(void)
     return b;
 }
 
-/* ---- FNV-1a multicollisions (low bits) ----
- * The low k bits of 64-bit FNV-1a depend only on the low k bits of the
- * state: s' = (s ^ byte) * 0x1b3 mod 2^k. From a state, two different
- * blocks that reach the same state are found by a birthday search; m such
- * pairs chained give 2^m strings with one low-k-bit hash (Joux). */
-
-#define FNV_LOW_BASIS 0x84222325u
-#define FNV_LOW_PRIME 0x1b3u
-/* Only the bits a table of up to 2^20 slots uses are made equal: the low k
- * bits of the state evolve on their own, and 20-bit collisions between
- * 3-byte blocks are plentiful (32-bit ones are not: the map is too regular). */
-#define FNV_MASK 0xFFFFFu
-
-static uint32_t fnv_low(uint32_t s, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        s = (s ^ p[i]) * FNV_LOW_PRIME;
-    return s;
-}
-
-typedef struct mc {
-    size_t block; /* bytes per block */
-    unsigned m;   /* stages */
-    uint8_t (*pair)[2][8];
-} mc;
-
-static void block_of(uint64_t idx, const char *alpha, size_t na, size_t len, uint8_t *out)
-{
-    for (size_t i = 0; i < len; i++) {
-        out[i] = (uint8_t)alpha[idx % na];
-        idx /= na;
-    }
-}
-
-/* m stages of `len`-byte blocks over `alpha`, starting after `prefix`. */
-static mc multicollide(const char *prefix, const char *alpha, size_t len, unsigned m)
-{
-    mc r = {len, m, xcalloc(m, sizeof *r.pair)};
-    size_t na = strlen(alpha);
-    uint64_t space = 1;
-    for (size_t i = 0; i < len; i++)
-        space *= na;
-    const size_t cap = (size_t)1 << 22;
-    uint32_t *keys = xcalloc(cap, sizeof *keys);
-    uint64_t *vals = xcalloc(cap, sizeof *vals); /* idx + 1 */
-    uint32_t s = fnv_low(FNV_LOW_BASIS, (const uint8_t *)prefix, strlen(prefix)) & FNV_MASK;
-    uint64_t seed = 0x1234567ull;
-    for (unsigned k = 0; k < m; k++) {
-        memset(vals, 0, cap * sizeof *vals);
-        bool found = false;
-        for (uint64_t tries = 0; tries < space && tries < cap / 2 && !found; tries++) {
-            uint64_t idx = rng_next(&seed) % space;
-            uint8_t blk[8];
-            block_of(idx, alpha, na, len, blk);
-            uint32_t e = fnv_low(s, blk, len) & FNV_MASK;
-            size_t h = (size_t)(e * 2654435761u) & (cap - 1);
-            while (vals[h] && keys[h] != e)
-                h = (h + 1) & (cap - 1);
-            if (vals[h] && vals[h] - 1 != idx) {
-                block_of(vals[h] - 1, alpha, na, len, r.pair[k][0]);
-                memcpy(r.pair[k][1], blk, len);
-                s = e;
-                found = true;
-            } else if (!vals[h]) {
-                keys[h] = e;
-                vals[h] = idx + 1;
-            }
-        }
-        if (!found) {
-            fprintf(stderr, "stage %u of %u, state %08x\n", k, m, s);
-            die("no FNV-1a collision found", prefix);
-        }
-    }
-    free(keys);
-    free(vals);
-    return r;
-}
-
-/* String j of the family: prefix, then per stage the block bit k of j picks. */
-static size_t mc_string(const mc *r, const char *prefix, uint64_t j, char *out)
-{
-    size_t n = strlen(prefix);
-    memcpy(out, prefix, n);
-    for (unsigned k = 0; k < r->m; k++) {
-        memcpy(out + n, r->pair[k][(j >> k) & 1], r->block);
-        n += r->block;
-    }
-    out[n] = '\0';
-    return n;
-}
-
-static unsigned stages_for(uint64_t n)
-{
-    unsigned m = 0;
-    while (((uint64_t)1 << m) < n)
-        m++;
-    return m ? m : 1;
-}
-
 static void random_string(uint64_t *seed, const char *alpha, char *out, size_t n)
 {
     size_t na = strlen(alpha);
@@ -227,14 +129,10 @@ static const char NAME_ALPHA[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST
  * the top 32 bits of every hash are equal (one cluster: each insert walks it). */
 static void shape_tokens(const char *dir, uint64_t n, bool twin)
 {
-    const uint64_t K = 0x9E3779B97F4A7C15ull;
-    uint64_t inv = K;
-    for (int i = 0; i < 6; i++)
-        inv *= 2 - K * inv;
     uint8_t *toks = xcalloc(n, 16);
     uint64_t seed = 0xfeedull;
     for (uint64_t j = 0; j < n; j++) {
-        uint64_t w = twin ? rng_next(&seed) : (0x4000000000000000ull + j) * inv - 8;
+        uint64_t w = twin ? rng_next(&seed) : collide_golden_token(j);
         uint64_t len = 8;
         memcpy(toks + 16 * j, &len, 8);
         memcpy(toks + 16 * j + 8, &w, 8);
@@ -251,18 +149,18 @@ static void shape_tokens(const char *dir, uint64_t n, bool twin)
 
 static void shape_keys(const char *dir, uint64_t n, bool twin)
 {
-    unsigned m = stages_for(n);
-    mc r = multicollide("k.", KEY_ALPHA, 4, m);
+    collide_family r;
+    if (!collide_fnv(&r, "k.", KEY_ALPHA, 4, n))
+        die("no FNV-1a collision found", "keys");
     gb *b = new_builder();
-    char key[256];
+    char key[300];
     uint64_t seed = 0xabcdefull;
     for (uint64_t j = 0; j < n; j++) {
-        size_t len = mc_string(&r, "k.", j, key);
+        size_t len = collide_fnv_string(&r, j, key);
         if (twin)
             random_string(&seed, KEY_ALPHA, key + 2, len - 2);
         gb_kv_u8(b, key, 1);
     }
-    free(r.pair);
     finish(b, dir, twin ? "keys.twin.gguf" : "keys.gguf");
 }
 
@@ -285,7 +183,7 @@ static void tensors_file(const char *dir, const char *file, uint64_t n, name_fn 
 }
 
 typedef struct names_state {
-    mc r;
+    collide_family r;
     bool twin;
     uint64_t seed;
     const char *prefix;
@@ -294,7 +192,7 @@ typedef struct names_state {
 static size_t mc_name(void *p, uint64_t j, char *out)
 {
     names_state *s = p;
-    size_t len = mc_string(&s->r, s->prefix, j, out);
+    size_t len = collide_fnv_string(&s->r, j, out);
     size_t pre = strlen(s->prefix);
     if (s->twin)
         random_string(&s->seed, NAME_ALPHA, out + pre, len - pre);
@@ -303,9 +201,10 @@ static size_t mc_name(void *p, uint64_t j, char *out)
 
 static void shape_names(const char *dir, uint64_t n, bool twin)
 {
-    names_state st = {multicollide("t.", NAME_ALPHA, 3, stages_for(n)), twin, 0x5eedull, "t."};
+    names_state st = {.twin = twin, .seed = 0x5eedull, .prefix = "t."};
+    if (!collide_fnv(&st.r, "t.", NAME_ALPHA, 3, n))
+        die("no FNV-1a collision found", "names");
     tensors_file(dir, twin ? "names.twin.gguf" : "names.gguf", n, mc_name, &st);
-    free(st.r.pair);
 }
 
 /* Short unique names: base-64 digits of j, at least 3. */
