@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FNV_LOW_BASIS 0x84222325u /* low 32 bits of the 64-bit offset basis */
-#define FNV_LOW_PRIME 0x1b3u      /* low 32 bits of the 64-bit prime */
+/* gguflint's FNV-1a started from 1469598103934665603 (0x14650fb0739d0383),
+ * the standard offset basis with its last digit lost; low 32 bits: */
+#define FNV_LOW_BASIS 0x739d0383u
+#define FNV_LOW_PRIME 0x1b3u /* low 32 bits of the 64-bit prime */
 
 static uint32_t fnv_low(uint32_t s, const uint8_t *p, size_t n)
 {

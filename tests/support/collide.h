@@ -4,7 +4,8 @@
  * complexity tests. Against keyed hashing they are ordinary inputs, which is
  * what the tests check.
  *
- *  - FNV-1a (keys, tensor names, the model index, split sets): the low k
+ *  - FNV-1a as gguflint had it (keys, tensor names, the model index, split
+ *    sets; its offset basis was 1469598103934665603): the low k
  *    bits of the state evolve on their own, s' = (s ^ byte) * 0x1b3 mod 2^k,
  *    so a birthday search finds two blocks that take one state to the same
  *    state, and m such pairs chained give 2^m strings with one low-k-bit
