@@ -390,6 +390,14 @@ typedef struct gguflint_header {
     bool metadata_complete;  /* every KV and tensor info was read */
     uint64_t metadata_end;   /* offset just past the last tensor info read */
     uint64_t data_start;     /* start of the data section (valid if metadata_complete) */
+    /* A cut input (a partial download, --header-only): complete is false when
+     * the input ends inside the metadata, and bytes_needed is then a lower
+     * bound on the input size at which reading can go on (fetch at least that
+     * much and run again). When complete is true, bytes_needed is the end of
+     * the metadata (header, KVs and tensor infos; not the data padding), or 0
+     * for an input that is not GGUF. */
+    bool complete;
+    uint64_t bytes_needed;
 } gguflint_header;
 
 typedef struct gguflint_kv {

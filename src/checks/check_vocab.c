@@ -519,7 +519,8 @@ static const tok_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
                                     const gguflint_kv *tokens)
 {
     if (!model || model->type != VT_STRING) {
-        if (!model && tokens) {
+        /* a key absent from metadata cut short may come after the cut */
+        if (!model && tokens && ctx->hdr.metadata_complete) {
             char path[192];
             kv_path(path, sizeof path, tokens);
             emit(ctx, R_TOK_INCOMPLETE, tokens->offset, model_width(ctx) + tokens->key.len, path,
@@ -535,18 +536,19 @@ static const tok_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
         if (!view_eq(model->str, models[i].name))
             continue;
         const tok_model *m = &models[i];
-        if (!m->no_vocab && !tokens)
+        const bool all = ctx->hdr.metadata_complete; /* an absent key is really absent */
+        if (!m->no_vocab && !tokens && all)
             emit(ctx, R_TOK_INCOMPLETE, model->value_offset, len, path,
                  "the '%s' tokenizer has no tokenizer.ggml.tokens (llama.cpp: \"cannot find "
                  "tokenizer vocab in model file\")",
                  m->name);
         const gguflint_kv *pre = kv_by_key(ctx, TK "pre");
-        if (m->needs_merges && !kv_by_key(ctx, TK "merges") && !kv_str_eq(pre, "kimi-k2"))
+        if (m->needs_merges && all && !kv_by_key(ctx, TK "merges") && !kv_str_eq(pre, "kimi-k2"))
             emit(ctx, R_TOK_MERGES_MISSING, model->value_offset, len, path,
                  "the '%s' (BPE) tokenizer has no tokenizer.ggml.merges (llama.cpp: \"cannot "
                  "find tokenizer merges in model file\")",
                  m->name);
-        if (m->wants_pre && !pre)
+        if (m->wants_pre && !pre && all)
             emit(ctx, R_TOK_PRE_MISSING, model->value_offset, len, path,
                  "the '%s' (BPE) tokenizer has no tokenizer.ggml.pre: llama.cpp falls back to "
                  "the default pre-tokenizer and warns that generation quality will be degraded",

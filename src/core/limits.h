@@ -109,6 +109,11 @@
  * request each (as --deep does, DEEP_READER_CHUNK_BYTES). */
 #define URL_HASH_PIECE_BYTES (16u << 20)
 
+/* The largest general.alignment accepted (above: GG119 with tensors, GG122
+ * without), and so the largest padding after the metadata of a file without
+ * tensors that is scanned for zeros: nothing legitimate pads more. */
+#define ALIGNMENT_MAX (1u << 20)
+
 /* ---- CLI limits ---- */
 
 /* -j N: at most 256 threads, far more than a linter can use. */
