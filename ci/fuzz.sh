@@ -27,14 +27,19 @@ rm -rf "$OUT"
 mkdir -p "$OUT/artifacts" "$OUT/logs"
 
 SEEDS=$OUT/seeds
-mkdir -p "$SEEDS"
+mkdir -p "$SEEDS" "$OUT/seeds-manifest" "$OUT/seeds-config"
 find corpus -type f -name '*.gguf' -exec cp {} "$SEEDS/" \;
 [ -n "$(ls -A "$SEEDS")" ] || { echo "fuzz: no seeds under corpus/" >&2; exit 2; }
-# fuzz_fetch reads HTTP response scripts, not GGUF files: its own seeds
+# fuzz_fetch reads HTTP response scripts, not GGUF files: its own seeds;
+# the readers of the CLI (fuzz_manifest, fuzz_config) take JSON and INI
 FETCH_SEEDS=$ROOT/corpus/fetch
+cp corpus/manifests/*.json "$OUT/seeds-manifest/"
+cp corpus/configs/*.ini "$OUT/seeds-config/"
 seeds_for() {
     case $1 in
     fuzz_fetch*) echo "$FETCH_SEEDS" ;;
+    fuzz_manifest*) echo "$OUT/seeds-manifest" ;;
+    fuzz_config*) echo "$OUT/seeds-config" ;;
     *) echo "$SEEDS" ;;
     esac
 }
@@ -56,6 +61,8 @@ dict_for() {
     case $1 in
     fuzz_template*) echo fuzz/template.dict ;;
     fuzz_fetch*) echo fuzz/fetch.dict ;;
+    fuzz_manifest*) echo fuzz/manifest.dict ;;
+    fuzz_config*) echo fuzz/config.dict ;;
     *) echo fuzz/gguf.dict ;;
     esac
 }

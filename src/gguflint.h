@@ -447,6 +447,17 @@ typedef void (*gguflint_write_fn)(void *user, const char *data, size_t len);
  * invalid UTF-8 become \xNN / \u{NNNN}; backslash becomes \\. */
 GGUFLINT_API void gguflint_escape(gguflint_write_fn w, void *user, const void *data, size_t len);
 
+/* Write bytes as a JSON string, quotes included: the one JSON string writer of
+ * gguflint (its reports, dump and the CLI's manifests all use it). Valid UTF-8
+ * is exact: it decodes (jq, Python, any RFC 8259 reader) to the same code
+ * points - kept as UTF-8, or written as \uXXXX (a surrogate pair above U+FFFF)
+ * when the code point must not reach a terminal raw (controls, DEL, bidi,
+ * zero-width and tag characters). Bytes that are not UTF-8 have no JSON
+ * form: each is written as \u00XX, which decodes to U+00XX (so a consumer
+ * that needs the bytes needs another field, e.g. the manifests' name_hex). */
+GGUFLINT_API void gguflint_json_string(gguflint_write_fn w, void *user, const void *data,
+                                       size_t len);
+
 typedef enum gguflint_format {
     GGUFLINT_FORMAT_TEXT = 0,
     GGUFLINT_FORMAT_JSON = 1,
