@@ -427,6 +427,11 @@ typedef struct gguflint_tensor {
 } gguflint_tensor;
 
 GGUFLINT_API const gguflint_header *gguflint_get_header(const gguflint_ctx *ctx);
+/* Bytes of memory the context holds on the heap (records, indexes, findings,
+ * a stream's buffer): what keeping it alive costs. Pages of a mapped file
+ * are given back at the end of gguflint_run and not counted. The CLI bounds
+ * the contexts waiting to be reported under -j by this. */
+GGUFLINT_API size_t gguflint_memory_used(const gguflint_ctx *ctx);
 GGUFLINT_API size_t gguflint_kv_count(const gguflint_ctx *ctx);
 GGUFLINT_API const gguflint_kv *gguflint_kv_get(const gguflint_ctx *ctx, size_t i);
 /* Index of the first KV with this exact key, or -1. */
@@ -489,6 +494,11 @@ typedef enum gguflint_report_setting {
 GGUFLINT_API int gguflint_report_set(gguflint_report *r, gguflint_report_setting setting,
                                      int value);
 /* Closes the JSON document; in text prints the summary line when `summary`. */
+/* Name the configuration file the run used (NULL: none), before
+ * gguflint_report_end: every report says it (text: in the summary line;
+ * JSON: "config"; SARIF: the run's properties.config), so a configuration
+ * that turned rules off is never silent. Copied. */
+GGUFLINT_API void gguflint_report_set_config(gguflint_report *r, const char *config_path);
 GGUFLINT_API void gguflint_report_end(gguflint_report *r, bool summary);
 GGUFLINT_API void gguflint_report_free(gguflint_report *r);
 

@@ -302,6 +302,48 @@ static void test_colliding_corpus(void **state)
     }
 }
 
+/* Memory per input byte stays bounded on the shapes that cost the most per
+ * byte: a million-KV file of minimal KVs is 8-9x its size in records and
+ * indexes, nothing is held for the mapped file after the run. */
+static void test_memory_per_byte(void **state)
+{
+    (void)state;
+    enum { N = 1 << 16 };
+    gb *b = gb_new(3);
+    char key[16];
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "k%x", (unsigned)i);
+        gb_kv_u8(b, key, 1);
+    }
+    size_t len;
+    uint8_t *buf = gb_finish(b, &len);
+    gb_free(b);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = ex_lint(buf, len);
+    size_t mem = gguflint_memory_used(ctx);
+    print_message("%d minimal KVs: %zu bytes of memory for %zu input bytes (%.1fx)\n", N, mem, len,
+                  (double)mem / (double)len);
+    assert_true(mem <= 10 * len + (1u << 20));
+    gguflint_free(ctx);
+    free(buf);
+    b = gb_new(3);
+    uint64_t ne[1] = {1};
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "t%x", (unsigned)i);
+        gb_tensor(b, key, 1, ne, GB_I8, 32 * (uint64_t)i);
+    }
+    buf = gb_finish(b, &len);
+    gb_free(b);
+    assert_non_null(buf);
+    ctx = ex_lint(buf, len);
+    mem = gguflint_memory_used(ctx);
+    print_message("%d minimal tensor infos: %zu bytes for %zu input bytes (%.1fx)\n", N, mem, len,
+                  (double)mem / (double)len);
+    assert_true(mem <= 10 * len + (1u << 20));
+    gguflint_free(ctx);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,7 +351,7 @@ int main(void)
         cmocka_unit_test(test_ml_spread),        cmocka_unit_test(test_viewset),
         cmocka_unit_test(test_viewset_growth),   cmocka_unit_test(test_colliding_keys),
         cmocka_unit_test(test_colliding_names),  cmocka_unit_test(test_colliding_tokens),
-        cmocka_unit_test(test_colliding_corpus),
+        cmocka_unit_test(test_colliding_corpus), cmocka_unit_test(test_memory_per_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -304,6 +304,12 @@ int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len)
     return GGUFLINT_OK;
 }
 
+void source_drop_pages(gguflint_ctx *ctx)
+{
+    if (ctx->map)
+        madvise(ctx->map, (size_t)ctx->map_size, MADV_DONTNEED);
+}
+
 void source_release(gguflint_ctx *ctx)
 {
     if (ctx->fd >= 0)

@@ -5,6 +5,21 @@
 
 #include <string.h>
 
+size_t gguflint_memory_used(const gguflint_ctx *ctx)
+{
+    if (!ctx)
+        return 0;
+    size_t m = sizeof *ctx;
+    m += ctx->cap_kvs * sizeof *ctx->kvs + ctx->cap_tensors * sizeof *ctx->tensors;
+    m += ctx->cap_recs * sizeof *ctx->recs + ctx->n_pub * sizeof *ctx->pub + ctx->text.cap;
+    m += (ctx->kv_index.cap + ctx->tensor_index.cap) * sizeof(vs_slot);
+    if (ctx->owned)
+        m += (size_t)ctx->size;
+    if (ctx->name)
+        m += strlen(ctx->name) + 1;
+    return m;
+}
+
 const gguflint_header *gguflint_get_header(const gguflint_ctx *ctx)
 {
     return ctx ? &ctx->hdr : NULL;

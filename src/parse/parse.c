@@ -26,6 +26,7 @@ typedef struct parser {
     unsigned w;          /* width of counts and lengths: 4 in v1, 8 after */
     bool stop;           /* the layout is lost; nothing more can be read */
     viewset keys, names; /* duplicate keys and tensor names */
+    bool keys_dangling;  /* keys holds the index of a KV that was not stored */
     /* The logical path of the field being read, built only when a finding
      * needs it (path_of): formatting it for every KV and tensor would cost
      * more than parsing them. */
@@ -819,6 +820,7 @@ static void parse_kvs(parser *p)
                  "cannot be read",
                  kv.type);
             p->stop = true;
+            p->keys_dangling |= prev < 0; /* the set names a KV that is not stored */
             return;
         }
         kv.value_offset = p->c.off;
@@ -829,6 +831,7 @@ static void parse_kvs(parser *p)
         kv.value_size = p->c.off - kv.value_offset;
         if (!ok) {
             ctx->n_kvs--;
+            p->keys_dangling |= prev < 0;
             return;
         }
         ctx->kvs[ctx->n_kvs - 1] = kv;
@@ -1077,8 +1080,31 @@ int parse_run(gguflint_ctx *ctx)
             ctx->hdr.alignment = 32;
     }
     ctx->probes += p.keys.probes + p.names.probes;
+    /* The key set is exactly the checks' key index (first index of every
+     * key): hand it over rather than build it again, unless it names a KV
+     * whose value could not be read. */
+    if (!p.keys_dangling && ctx->status == GGUFLINT_OK) {
+        ctx->kv_index = p.keys;
+        ctx->kv_index_ready = true;
+        p.keys = (viewset){0};
+    }
     viewset_free(&p.keys);
     viewset_free(&p.names);
+    /* The record arrays grew by doubling: give back what is not used. */
+    if (ctx->n_kvs && ctx->n_kvs < ctx->cap_kvs) {
+        gguflint_kv *k = realloc(ctx->kvs, ctx->n_kvs * sizeof *k);
+        if (k) {
+            ctx->kvs = k;
+            ctx->cap_kvs = ctx->n_kvs;
+        }
+    }
+    if (ctx->n_tensors && ctx->n_tensors < ctx->cap_tensors) {
+        gguflint_tensor *t = realloc(ctx->tensors, ctx->n_tensors * sizeof *t);
+        if (t) {
+            ctx->tensors = t;
+            ctx->cap_tensors = ctx->n_tensors;
+        }
+    }
     free(p.batch);
     return ctx->status;
 }

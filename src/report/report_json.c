@@ -81,8 +81,16 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
 static void json_end(gguflint_report *r, bool summary)
 {
     (void)summary; /* the totals are part of the document */
+    out_put(&r->o, "]");
+    if (r->config_set) {
+        out_put(&r->o, ",\"config\":");
+        if (r->config)
+            out_jstr(&r->o, r->config);
+        else
+            out_put(&r->o, "null");
+    }
     out_putf(&r->o,
-             "],\"summary\":{\"files\":%" PRIu64 ",\"error\":%" PRIu64 ",\"warning\":%" PRIu64
+             ",\"summary\":{\"files\":%" PRIu64 ",\"error\":%" PRIu64 ",\"warning\":%" PRIu64
              ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64,
              r->files, r->counts[GGUFLINT_ERROR], r->counts[GGUFLINT_WARNING],
              r->counts[GGUFLINT_NOTE], r->dropped);
