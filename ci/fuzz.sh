@@ -8,8 +8,9 @@
 #
 # Environment:
 #   FUZZ_SECONDS   seconds per harness and engine (default 60)
-#   FUZZ_HARNESSES harnesses to run (default: every fuzz/fuzz_*.c; libFuzzer
-#                  also runs each one's structure-aware *_sa variant)
+#   FUZZ_HARNESSES harnesses to run (default: every fuzz/fuzz_*.c but
+#                  fuzz_perf, which ci/perf-fuzz.sh runs; libFuzzer also runs
+#                  each one's structure-aware *_sa variant)
 #   FUZZ_ENGINES   "libfuzzer afl" (default), or one of them
 #   FUZZ_JOBS      harnesses run at once (default 2)
 # The libFuzzer binaries stay in build-fuzz/fuzz/, the AFL++ ones in build-afl/fuzz/.
@@ -20,7 +21,7 @@ SECONDS_PER=${FUZZ_SECONDS:-60}
 ENGINES=${FUZZ_ENGINES:-"libfuzzer afl"}
 JOBS=${FUZZ_JOBS:-2}
 if [ -z "${FUZZ_HARNESSES:-}" ]; then
-    FUZZ_HARNESSES=$(cd fuzz && ls fuzz_*.c | sed 's/\.c$//' | tr '\n' ' ')
+    FUZZ_HARNESSES=$(cd fuzz && ls fuzz_*.c | sed 's/\.c$//' | grep -v '^fuzz_perf$' | tr '\n' ' ')
 fi
 OUT=$ROOT/ci/out
 rm -rf "$OUT"
