@@ -21,8 +21,6 @@
  * harness only lints. */
 #include "fuzz_common.h"
 
-#include <math.h>
-
 extern uint64_t __start___llvm_prf_cnts[] __attribute__((weak));
 extern uint64_t __stop___llvm_prf_cnts[] __attribute__((weak));
 
@@ -85,12 +83,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cost == 0)
         return 0; /* no counters in this build */
     double per = (double)cost / (double)(size + 64);
-    int b = per < 1 ? 0 : (int)(4 * log2(per)) + 1;
+    /* bucket: 4 x log2 of the cost per byte, from the leading bit and the
+     * two after it */
+    uint64_t q = cost / (size + 64);
+    int b = 0;
+    if (q) {
+        int msb = 63 - __builtin_clzll(q);
+        b = 1 + 4 * msb + (msb >= 2 ? (int)((q >> (msb - 2)) & 3) : 0);
+    }
     perf_buckets[b < N_BUCKETS ? b : N_BUCKETS - 1] = 1;
     uint64_t bound = base + per_byte * (uint64_t)size;
     if (verbose)
-        fprintf(stderr, "perf: %zu bytes, %llu edges, %.1f per byte, %.1f %% of the budget\n",
-                size, (unsigned long long)cost, per, 100.0 * (double)cost / (double)bound);
+        fprintf(stderr, "perf: %zu bytes, %llu edges, %.1f per byte, %.1f %% of the budget\n", size,
+                (unsigned long long)cost, per, 100.0 * (double)cost / (double)bound);
     if (cost > bound) {
         fprintf(stderr,
                 "perf: budget exceeded: %llu edges for %zu bytes (%.1f per byte; the bound is "
