@@ -131,10 +131,17 @@ static int read_once(const char *path, gguflint_ctx *ctx, dfile *out, const span
         uint64_t left = out->size - pos;
         size_t want = left < piece ? (size_t)left : piece;
         ssize_t got;
-        if (url)
-            got = gguflint_read(ctx, pos, buf, want) == GGUFLINT_OK ? (ssize_t)want : -1;
-        else
+        if (url) {
+            int st = gguflint_read(ctx, pos, buf, want);
+            if (st != GGUFLINT_OK) {
+                report_status(path, ctx, st); /* the reader's reason */
+                rc = EXIT_USAGE;
+                goto done;
+            }
+            got = (ssize_t)want;
+        } else {
             got = pread(fd, buf, want, (off_t)pos);
+        }
         if (got <= 0) {
             say(path, "read error: the file changed while being read");
             rc = EXIT_USAGE;
