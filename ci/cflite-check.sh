@@ -19,11 +19,13 @@ n=0
 for src in fuzz/fuzz_*.c; do
     targets=("$(basename "$src" .c)" "$(basename "$src" .c)_sa")
     # fuzz_fetch (HTTP scripts) has no structure-aware variant, and is built
-    # only with URL support
+    # only with URL support; the CLI's readers (manifests, configs) have none
+    # either
     if [ "${targets[0]}" = fuzz_fetch ]; then
         [ -e "$OUT/fuzz_fetch" ] || { echo "cflite: fuzz_fetch not built (no URL support)"; continue; }
         targets=(fuzz_fetch)
     fi
+    case ${targets[0]} in fuzz_manifest | fuzz_config) targets=("${targets[0]}") ;; esac
     for target in "${targets[@]}"; do
         n=$((n + 1))
         for f in "$target" "$target.dict" "$target.options" "${target}_seed_corpus.zip"; do

@@ -8,8 +8,9 @@
 #
 # Environment:
 #   FUZZ_SECONDS   seconds per harness and engine (default 60)
-#   FUZZ_HARNESSES harnesses to run (default: every fuzz/fuzz_*.c; libFuzzer
-#                  also runs each one's structure-aware *_sa variant)
+#   FUZZ_HARNESSES harnesses to run (default: every fuzz/fuzz_*.c but
+#                  fuzz_perf, which ci/perf-fuzz.sh runs; libFuzzer also runs
+#                  each one's structure-aware *_sa variant)
 #   FUZZ_ENGINES   "libfuzzer afl" (default), or one of them
 #   FUZZ_JOBS      harnesses run at once (default 2)
 # The libFuzzer binaries stay in build-fuzz/fuzz/, the AFL++ ones in build-afl/fuzz/.
@@ -20,21 +21,26 @@ SECONDS_PER=${FUZZ_SECONDS:-60}
 ENGINES=${FUZZ_ENGINES:-"libfuzzer afl"}
 JOBS=${FUZZ_JOBS:-2}
 if [ -z "${FUZZ_HARNESSES:-}" ]; then
-    FUZZ_HARNESSES=$(cd fuzz && ls fuzz_*.c | sed 's/\.c$//' | tr '\n' ' ')
+    FUZZ_HARNESSES=$(cd fuzz && ls fuzz_*.c | sed 's/\.c$//' | grep -v '^fuzz_perf$' | tr '\n' ' ')
 fi
 OUT=$ROOT/ci/out
 rm -rf "$OUT"
 mkdir -p "$OUT/artifacts" "$OUT/logs"
 
 SEEDS=$OUT/seeds
-mkdir -p "$SEEDS"
+mkdir -p "$SEEDS" "$OUT/seeds-manifest" "$OUT/seeds-config"
 find corpus -type f -name '*.gguf' -exec cp {} "$SEEDS/" \;
 [ -n "$(ls -A "$SEEDS")" ] || { echo "fuzz: no seeds under corpus/" >&2; exit 2; }
-# fuzz_fetch reads HTTP response scripts, not GGUF files: its own seeds
+# fuzz_fetch reads HTTP response scripts, not GGUF files: its own seeds;
+# the readers of the CLI (fuzz_manifest, fuzz_config) take JSON and INI
 FETCH_SEEDS=$ROOT/corpus/fetch
+cp corpus/manifests/*.json "$OUT/seeds-manifest/"
+cp corpus/configs/*.ini "$OUT/seeds-config/"
 seeds_for() {
     case $1 in
     fuzz_fetch*) echo "$FETCH_SEEDS" ;;
+    fuzz_manifest*) echo "$OUT/seeds-manifest" ;;
+    fuzz_config*) echo "$OUT/seeds-config" ;;
     *) echo "$SEEDS" ;;
     esac
 }
@@ -56,6 +62,8 @@ dict_for() {
     case $1 in
     fuzz_template*) echo fuzz/template.dict ;;
     fuzz_fetch*) echo fuzz/fetch.dict ;;
+    fuzz_manifest*) echo fuzz/manifest.dict ;;
+    fuzz_config*) echo fuzz/config.dict ;;
     *) echo fuzz/gguf.dict ;;
     esac
 }

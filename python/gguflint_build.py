@@ -173,6 +173,7 @@ static int gguflintpy_report_json(const gguflint_ctx *ctx, const char *display, 
     gguflintpy_buf b = {0};
     gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_JSON, gguflintpy_append, &b);
     if (!r) { free(b.p); return GGUFLINT_E_NOMEM; }
+    gguflint_report_set_config(r, NULL); /* as the CLI says: no config file read */
     gguflint_report_file(r, display, ctx, status);
     gguflint_report_end(r, true);
     gguflint_report_free(r);

@@ -390,6 +390,14 @@ typedef struct gguflint_header {
     bool metadata_complete;  /* every KV and tensor info was read */
     uint64_t metadata_end;   /* offset just past the last tensor info read */
     uint64_t data_start;     /* start of the data section (valid if metadata_complete) */
+    /* A cut input (a partial download, --header-only): complete is false when
+     * the input ends inside the metadata, and bytes_needed is then a lower
+     * bound on the input size at which reading can go on (fetch at least that
+     * much and run again). When complete is true, bytes_needed is the end of
+     * the metadata (header, KVs and tensor infos; not the data padding), or 0
+     * for an input that is not GGUF. */
+    bool complete;
+    uint64_t bytes_needed;
 } gguflint_header;
 
 typedef struct gguflint_kv {
@@ -419,6 +427,11 @@ typedef struct gguflint_tensor {
 } gguflint_tensor;
 
 GGUFLINT_API const gguflint_header *gguflint_get_header(const gguflint_ctx *ctx);
+/* Bytes of memory the context holds on the heap (records, indexes, findings,
+ * a stream's buffer): what keeping it alive costs. Pages of a mapped file
+ * are given back at the end of gguflint_run and not counted. The CLI bounds
+ * the contexts waiting to be reported under -j by this. */
+GGUFLINT_API size_t gguflint_memory_used(const gguflint_ctx *ctx);
 GGUFLINT_API size_t gguflint_kv_count(const gguflint_ctx *ctx);
 GGUFLINT_API const gguflint_kv *gguflint_kv_get(const gguflint_ctx *ctx, size_t i);
 /* Index of the first KV with this exact key, or -1. */
@@ -438,6 +451,17 @@ typedef void (*gguflint_write_fn)(void *user, const char *data, size_t len);
  * UTF-8 are kept; control characters, ESC, DEL, bidi and zero-width controls and
  * invalid UTF-8 become \xNN / \u{NNNN}; backslash becomes \\. */
 GGUFLINT_API void gguflint_escape(gguflint_write_fn w, void *user, const void *data, size_t len);
+
+/* Write bytes as a JSON string, quotes included: the one JSON string writer of
+ * gguflint (its reports, dump and the CLI's manifests all use it). Valid UTF-8
+ * is exact: it decodes (jq, Python, any RFC 8259 reader) to the same code
+ * points - kept as UTF-8, or written as \uXXXX (a surrogate pair above U+FFFF)
+ * when the code point must not reach a terminal raw (controls, DEL, bidi,
+ * zero-width and tag characters). Bytes that are not UTF-8 have no JSON
+ * form: each is written as \u00XX, which decodes to U+00XX (so a consumer
+ * that needs the bytes needs another field, e.g. the manifests' name_hex). */
+GGUFLINT_API void gguflint_json_string(gguflint_write_fn w, void *user, const void *data,
+                                       size_t len);
 
 typedef enum gguflint_format {
     GGUFLINT_FORMAT_TEXT = 0,
@@ -470,6 +494,11 @@ typedef enum gguflint_report_setting {
 GGUFLINT_API int gguflint_report_set(gguflint_report *r, gguflint_report_setting setting,
                                      int value);
 /* Closes the JSON document; in text prints the summary line when `summary`. */
+/* Name the configuration file the run used (NULL: none), before
+ * gguflint_report_end: every report says it (text: in the summary line;
+ * JSON: "config"; SARIF: the run's properties.config), so a configuration
+ * that turned rules off is never silent. Copied. */
+GGUFLINT_API void gguflint_report_set_config(gguflint_report *r, const char *config_path);
 GGUFLINT_API void gguflint_report_end(gguflint_report *r, bool summary);
 GGUFLINT_API void gguflint_report_free(gguflint_report *r);
 

@@ -136,6 +136,11 @@ def check_lint_doc(doc, what, expect_files, max_per_rule=None):
             continue
         need(f, "size", lambda v: is_int(v) and v >= 0, fw, "a size")
         need(f, "gguf", lambda v: isinstance(v, bool), fw, "a bool")
+        need(f, "complete", lambda v: isinstance(v, bool), fw, "a bool")
+        need(f, "bytes_needed", lambda v: is_int(v) and v >= 0, fw, "a size")
+        if f.get("complete") is False and is_int(f.get("bytes_needed")) and is_int(f.get("size")):
+            if f["bytes_needed"] <= f["size"]:
+                fail(fw, "an incomplete input must need more bytes than it has")
         if f.get("gguf") is True:
             need(f, "version", is_int, fw, "an int")
             need(f, "big_endian", lambda v: isinstance(v, bool), fw, "a bool")

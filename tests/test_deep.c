@@ -1,7 +1,8 @@
 /* test_deep.c - the --deep data scan (check_data.c): NaN/Inf values in float
  * tensors, NaN/Inf block scales in quantized tensors, all-zero tensors,
  * padding between tensors; the same findings from a caller's buffer and from
- * a file (pread), and whatever the number of threads. */
+ * a file (pread), and whatever the number of threads; each data byte read
+ * once however many tensor infos alias it. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "core/internal.h" /* ctx->data_read */
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -229,12 +231,107 @@ static void test_deep_clean_model(void **state)
     free(buf);
 }
 
+/* n F32 tensors of `floats` elements at offsets k * step (step 0: all at
+ * offset 0, aliases), over a region of 1.0f with a NaN at element 7. */
+static uint8_t *aliased(size_t n, uint64_t floats, uint64_t step, size_t *len, uint64_t *data)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "test");
+    char name[32];
+    for (size_t k = 0; k < n; k++) {
+        uint64_t ne[1] = {floats};
+        snprintf(name, sizeof name, "t%zu", k);
+        gb_tensor(b, name, 1, ne, GB_F32, k * step);
+    }
+    gb_pad_to(b, 32);
+    *data = 4 * floats + (n - 1) * step;
+    uint8_t *d = calloc(1, (size_t)*data);
+    fill_f32_nan(d, (size_t)*data);
+    gb_bytes(b, d, (size_t)*data);
+    free(d);
+    gb_pad_to(b, 32);
+    uint8_t *buf = gb_finish(b, len);
+    gb_free(b);
+    return buf;
+}
+
+static gguflint_ctx *lint_deep(const uint8_t *buf, size_t len, uint32_t jobs)
+{
+    gguflint_options *opt = gguflint_options_new();
+    assert_non_null(opt);
+    gguflint_options_set_deep(opt, true);
+    gguflint_options_set_deep_jobs(opt, jobs);
+    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_options_free(opt);
+    assert_non_null(ctx);
+    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
+    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
+    return ctx;
+}
+
+static size_t count_id(const gguflint_ctx *ctx, const char *id)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
+        n += strcmp(gguflint_rule((size_t)gguflint_finding_get(ctx, i)->rule)->id, id) == 0;
+    return n;
+}
+
+/* 64 infos over one 64 KiB region: read once (not 64 times), and every alias
+ * reports the NaN of the region as if it had been scanned itself. */
+static void test_deep_aliases_read_once(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t data;
+    uint8_t *buf = aliased(64, 16384, 0, &len, &data);
+    assert_non_null(buf);
+    for (uint32_t jobs = 1; jobs <= 4; jobs += 3) {
+        gguflint_ctx *ctx = lint_deep(buf, len, jobs);
+        print_message("aliases, -j%u: %llu of %llu data bytes read\n", jobs,
+                      (unsigned long long)ctx->data_read, (unsigned long long)data);
+        assert_true(ctx->data_read <= data);
+        assert_int_equal(count_id(ctx, "GG310"), 64);
+        for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+            const gguflint_finding *f = gguflint_finding_get(ctx, i);
+            if (strcmp(gguflint_rule((size_t)f->rule)->id, "GG310") == 0)
+                assert_non_null(strstr(f->message, "the first at element 7"));
+        }
+        gguflint_free(ctx);
+    }
+    free(buf);
+}
+
+/* A staircase: 64 tensors of 64 KiB, each 32 bytes after the one before:
+ * 64 x 64 KiB claimed over 66 KiB of data, read once. Only the first tensor
+ * holds the NaN at its element 7; the others do not report it again and make
+ * no all-zero claim about bytes they did not scan. */
+static void test_deep_staircase_read_once(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t data;
+    uint8_t *buf = aliased(64, 16384, 32, &len, &data);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = lint_deep(buf, len, 2);
+    print_message("staircase: %llu of %llu data bytes read\n", (unsigned long long)ctx->data_read,
+                  (unsigned long long)data);
+    assert_true(ctx->data_read <= data);
+    assert_int_equal(count_id(ctx, "GG310"), 1);
+    assert_int_equal(count_id(ctx, "GG312"), 0);
+    assert_true(count_id(ctx, "GG217") > 0); /* the overlap itself is the error */
+    gguflint_free(ctx);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deep_findings),
         cmocka_unit_test(test_deep_off_by_default),
         cmocka_unit_test(test_deep_clean_model),
+        cmocka_unit_test(test_deep_aliases_read_once),
+        cmocka_unit_test(test_deep_staircase_read_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

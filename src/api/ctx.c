@@ -59,7 +59,10 @@ int gguflint_run(gguflint_ctx *ctx)
     ctx->ran = true;
     if (source_check_unchanged(ctx) != GGUFLINT_OK)
         return ctx->status;
-    if (ctx->stream_truncated)
+    /* a stream cut at the input limit is a truncated file, unless the input
+     * may be a prefix anyway (--header-only: the parser says whether the cut
+     * fell inside the metadata) */
+    if (ctx->stream_truncated && !ctx->opt.header_only)
         emit(ctx, R_TRUNCATED, ctx->size, 0, "input",
              "the stream is longer than the %llu-byte input limit; only its start was read",
              (unsigned long long)ctx->size);
@@ -71,6 +74,7 @@ int gguflint_run(gguflint_ctx *ctx)
     if (ctx->status == GGUFLINT_OK && ctx->opt.deep)
         check_data(ctx);
     source_close_fd(ctx);
+    source_drop_pages(ctx);
     if (ctx->status != GGUFLINT_OK)
         return ctx->status;
     return findings_finalize(ctx);

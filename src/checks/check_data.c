@@ -9,7 +9,8 @@
  * options.deep_jobs threads, each writing only its own tensors' result slots,
  * and the findings are emitted afterwards in tensor order, so the output is
  * the same whatever the thread count. One finding per tensor and problem,
- * with a count, never one per element. */
+ * with a count, never one per element. Each byte is read once however many
+ * tensor infos point at it (plan_scan): aliases share one result. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 
@@ -82,6 +83,11 @@ typedef struct result {
     uint64_t first_bad; /* element or block index of the first */
     bool nonzero;       /* any non-zero byte */
     bool scanned, read_error;
+    /* the plan (plan_scan): bytes [from, nbytes) of the tensor are scanned;
+     * same_as (index + 1) names an identical alias whose result is copied */
+    uint64_t from;
+    size_t same_as;
+    uint64_t read; /* bytes scanned */
 } result;
 
 typedef struct scan_state {
@@ -150,7 +156,7 @@ static void scan_tensor(scan_state *st, size_t ti, result *r, uint8_t *buf)
     enum scan_kind k = kind_of(t->type);
     const ggml_type_info *gi = gt_info(t->type);
     scale_layout sl = layout_of(t->type);
-    uint64_t start = ctx->hdr.data_start + t->offset, left = t->nbytes, done = 0;
+    uint64_t start = ctx->hdr.data_start + t->offset, done = r->from, left = t->nbytes - done;
     size_t step = st->chunk;
     if (k == SCAN_BLOCKS && gi->size)
         step -= step % gi->size;
@@ -174,7 +180,84 @@ static void scan_tensor(scan_state *st, size_t ti, result *r, uint8_t *buf)
         scan_piece(r, k, sl, gi->size, p, n, done, be);
         done += n;
         left -= n;
+        r->read += n;
     }
+}
+
+/* The tensor's data lies in the file and has a type the scan knows. */
+static bool scannable(const gguflint_ctx *ctx, size_t i)
+{
+    const gguflint_tensor *t = &ctx->tensors[i];
+    uint64_t end;
+    return t->size_ok && kind_of(t->type) != SCAN_NONE &&
+           !__builtin_add_overflow(ctx->hdr.data_start + t->offset, t->nbytes, &end) &&
+           t->offset <= ctx->size && end <= ctx->size;
+}
+
+/* Bytes per element or block of a scannable tensor. */
+static uint64_t unit_of(uint32_t type)
+{
+    enum scan_kind k = kind_of(type);
+    return k == SCAN_BLOCKS ? gt_info(type)->size : k == SCAN_F64 ? 8 : k == SCAN_F32 ? 4 : 2;
+}
+
+typedef struct plan_key {
+    uint64_t offset, nbytes;
+    uint32_t type;
+    size_t index;
+} plan_key;
+
+static int plan_cmp(const void *a, const void *b)
+{
+    const plan_key *x = a, *y = b;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    if (x->nbytes != y->nbytes)
+        return x->nbytes < y->nbytes ? -1 : 1;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Read every byte of the data section at most once, whatever the tensor
+ * infos claim: in offset order, a tensor identical to the one before it
+ * (offset, size and type: an alias) copies that one's result; otherwise it
+ * scans only the bytes no earlier tensor scanned (from a whole element or
+ * block on). So N infos over one region cost one scan of it, not N.
+ * Overlapping tensors are errors of their own (GG217). */
+static bool plan_scan(gguflint_ctx *ctx, result *res)
+{
+    plan_key *order = malloc(ctx->n_tensors * sizeof *order);
+    if (!order)
+        return false;
+    size_t n = 0;
+    for (size_t i = 0; i < ctx->n_tensors; i++) {
+        const gguflint_tensor *t = &ctx->tensors[i];
+        if (scannable(ctx, i))
+            order[n++] = (plan_key){t->offset, t->nbytes, t->type, i};
+    }
+    qsort(order, n, sizeof *order, plan_cmp);
+    uint64_t covered = 0;
+    size_t root = 0;
+    for (size_t k = 0; k < n; k++) {
+        const plan_key *t = &order[k];
+        if (k > 0 && order[k - 1].offset == t->offset && order[k - 1].nbytes == t->nbytes &&
+            order[k - 1].type == t->type) {
+            res[t->index].same_as = root + 1;
+            continue;
+        }
+        root = t->index;
+        uint64_t end = t->offset + t->nbytes; /* no overflow: scannable */
+        if (t->offset < covered) {
+            uint64_t u = unit_of(t->type), from = covered - t->offset;
+            from = end <= covered ? t->nbytes : from + (u - from % u) % u;
+            res[t->index].from = from < t->nbytes ? from : t->nbytes;
+        }
+        if (end > covered)
+            covered = end;
+    }
+    free(order);
+    return true;
 }
 
 static void *scan_worker(void *arg)
@@ -192,13 +275,8 @@ static void *scan_worker(void *arg)
         pthread_mutex_unlock(&st->mu);
         if (i >= ctx->n_tensors || failed)
             break;
-        const gguflint_tensor *t = &ctx->tensors[i];
-        uint64_t end;
-        if (!t->size_ok || kind_of(t->type) == SCAN_NONE ||
-            __builtin_add_overflow(ctx->hdr.data_start + t->offset, t->nbytes, &end) ||
-            t->offset > ctx->size || end > ctx->size)
-            continue;
-        scan_tensor(st, i, &st->res[i], buf);
+        if (scannable(ctx, i) && !st->res[i].same_as)
+            scan_tensor(st, i, &st->res[i], buf);
     }
     free(buf);
     return NULL;
@@ -220,7 +298,9 @@ static void report(gguflint_ctx *ctx, size_t i, const result *r)
              blocks ? "block scales" : "values", blocks ? "block" : "element",
              (unsigned long long)r->first_bad);
     }
-    if (!r->nonzero && t->nbytes > 0)
+    /* a tensor that shares bytes with an earlier one scanned only its own
+     * part: whether the whole is zero is not known */
+    if (!r->nonzero && t->nbytes > 0 && r->from == 0)
         emit(ctx, R_TENSOR_ALL_ZERO, at, t->nbytes, path,
              "tensor '%s' (%s, %llu bytes) is entirely zero", name, tn,
              (unsigned long long)t->nbytes);
@@ -233,6 +313,11 @@ void check_data(gguflint_ctx *ctx)
         return;
     result *res = calloc(ctx->n_tensors, sizeof *res);
     if (!res) {
+        ctx->status = GGUFLINT_E_NOMEM;
+        return;
+    }
+    if (!plan_scan(ctx, res)) {
+        free(res);
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
@@ -273,8 +358,16 @@ void check_data(gguflint_ctx *ctx)
                 snprintf(ctx->error_detail, sizeof ctx->error_detail, "%s", st.read_err);
             ctx->status = st.read_status == GGUFLINT_E_NOMEM ? GGUFLINT_E_NOMEM : GGUFLINT_E_IO;
         }
-    for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
-        if (res[i].scanned)
-            report(ctx, i, &res[i]);
+    for (size_t i = 0; i < ctx->n_tensors; i++)
+        ctx->data_read += res[i].read;
+    for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++) {
+        result r = res[i];
+        if (r.same_as) { /* an alias: the result of the identical tensor */
+            r = res[r.same_as - 1];
+            r.from = 0;
+        }
+        if (r.scanned)
+            report(ctx, i, &r);
+    }
     free(res);
 }

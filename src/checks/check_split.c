@@ -326,19 +326,22 @@ static void set_consistency(member *g, size_t n, const member *first, long m)
     }
 }
 
-typedef struct tslot {
-    uint32_t member1; /* member index + 1; 0 = empty */
-    uint32_t tensor;
-} tslot;
+/* Every tensor of the kept shards, flattened: (member, tensor) pairs, the
+ * entries of a keyed name set. */
+typedef struct tref {
+    uint32_t member, tensor;
+} tref;
 
-static uint64_t hash_name(gguflint_view v)
+typedef struct tnames {
+    const member *g;
+    const tref *refs;
+} tnames;
+
+static gguflint_view tref_name(const void *owner, size_t i)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t i = 0; i < v.len; i++) {
-        h ^= v.ptr[i];
-        h *= 1099511628211ull;
-    }
-    return h ^ (h >> 29);
+    const tnames *tn = owner;
+    const tref *r = &tn->refs[i];
+    return tn->g[r->member].ctx->tensors[r->tensor].name;
 }
 
 /* A tensor name in two kept shards: reported on the later shard. */
@@ -348,41 +351,38 @@ static int set_tensors(member *g, size_t n)
     for (size_t i = 0; i < n; i++)
         if (g[i].kept)
             total += g[i].ctx->n_tensors;
-    if (total < 2 || total > UINT32_MAX / 2)
+    if (total < 2 || total > UINT32_MAX / 4)
         return GGUFLINT_OK;
-    size_t cap = 16;
-    while (cap < total * 2)
-        cap *= 2;
-    tslot *slots = calloc(cap, sizeof *slots);
-    if (!slots)
+    tref *refs = malloc(total * sizeof *refs);
+    tnames tn = {g, refs};
+    viewset names = {0};
+    if (!refs || !viewset_reserve(&names, total, tref_name, &tn)) {
+        free(refs);
+        viewset_free(&names);
         return GGUFLINT_E_NOMEM;
-    for (size_t i = 0; i < n; i++) {
+    }
+    uint32_t k = 0;
+    int st = GGUFLINT_OK;
+    for (size_t i = 0; i < n && st == GGUFLINT_OK; i++) {
         if (!g[i].kept)
             continue;
         gguflint_ctx *ctx = g[i].ctx;
         for (size_t t = 0; t < ctx->n_tensors && ctx->status == GGUFLINT_OK; t++) {
             gguflint_view v = ctx->tensors[t].name;
-            size_t h = (size_t)hash_name(v) & (cap - 1);
-            const tslot *hit = NULL;
-            while (slots[h].member1) {
-                const gguflint_ctx *o = g[slots[h].member1 - 1].ctx;
-                gguflint_view e = o->tensors[slots[h].tensor].name;
-                if (e.len == v.len && memcmp(e.ptr, v.ptr, (size_t)v.len) == 0) {
-                    hit = &slots[h];
-                    break;
-                }
-                h = (h + 1) & (cap - 1);
+            refs[k] = (tref){(uint32_t)i, (uint32_t)t};
+            long prev = viewset_insert(&names, tref_name, &tn, v, k);
+            if (prev == -2) {
+                st = GGUFLINT_E_NOMEM;
+                break;
             }
-            if (!hit) {
-                slots[h] = (tslot){(uint32_t)(i + 1), (uint32_t)t};
-                continue;
-            }
-            if (hit->member1 - 1 == i)
-                continue; /* within one file: GG205 */
+            k++;
+            if (prev == -1 || refs[prev].member == i)
+                continue; /* new, or within one file: GG205 */
+            const tref *hit = &refs[prev];
             char path[48], shown[160];
             snprintf(path, sizeof path, "tensor[%zu]", t);
             esc_fixed(shown, sizeof shown, v.ptr, v.len, 100);
-            const member *o = &g[hit->member1 - 1];
+            const member *o = &g[hit->member];
             emit(ctx, R_SPLIT_TENSOR_DUPLICATE, ctx->tensors[t].info_offset,
                  wire_string_size(model_width(ctx), v.len), path,
                  "tensor '%s' is also tensor[%lu] of shard %ld (llama.cpp: \"tensor is "
@@ -390,8 +390,10 @@ static int set_tensors(member *g, size_t n)
                  shown, (unsigned long)hit->tensor, o->no + 1);
         }
     }
-    free(slots);
-    return GGUFLINT_OK;
+    g[0].ctx->probes += names.probes;
+    viewset_free(&names);
+    free(refs);
+    return st;
 }
 
 static void set_total(member *g, size_t n, const member *first, long m)

@@ -9,13 +9,17 @@
  * Cost: vocabularies hold 100k-260k tokens, so the tokens array is walked
  * once, with token_type (fixed-size i32) indexed beside it, and nothing is
  * allocated per element; duplicate detection uses one open-addressing table
- * of offsets into the input, allocated once. Scores and merges are never
+ * of offsets into the input, allocated once, hashed with a keyed, strongly
+ * universal hash (common/keyhash.h) so no vocabulary can make its probe runs
+ * long. Scores and merges are never
  * walked (only their headers are read). On ggml-vocab-deepseek-llm.gguf
  * (102400 tokens) the check costs about 67 instructions per token, two
  * thirds of them in the duplicate index. */
 #include "checks/checks.h"
 
 #include "model/model.h"
+
+#include "common/keyhash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -144,77 +148,15 @@ static void elem_path(char *buf, size_t cap, const char *key, uint64_t i)
 /* The duplicate index: open addressing over tokens. A slot holds a 32-bit
  * tag of the hash (0 = empty) and the token index; the offsets of the tokens
  * (from the start of the array value) sit beside the slots in the same
- * allocation, so equal tags can be confirmed with a memcmp. Arrays over 4 GiB
- * and vocabularies over DUP_MAX_TOKENS are not indexed. */
+ * allocation, so equal tags can be confirmed with a memcmp. The hash is
+ * multilinear under the per-process key (keyhash_ml_hash): a few multiplies
+ * per token, and for any two tokens an attacker picks, a collision in the
+ * slot bits has probability about 1/cap. Arrays over 4 GiB and vocabularies
+ * over DUP_MAX_TOKENS are not indexed. */
 typedef struct tok_slot {
     uint32_t tag;
     uint32_t idx;
 } tok_slot;
-
-static inline uint64_t rotl64(uint64_t x, unsigned r)
-{
-    return (x << r) | (x >> (64 - r));
-}
-
-/* Masks keeping the first n bytes of a little-endian word. */
-static const uint64_t tail_mask[9] = {
-    0,
-    0xFFull,
-    0xFFFFull,
-    0xFFFFFFull,
-    0xFFFFFFFFull,
-    0xFFFFFFFFFFull,
-    0xFFFFFFFFFFFFull,
-    0xFFFFFFFFFFFFFFull,
-    ~0ull,
-};
-
-/* The 0..8 bytes at p as a little-endian word; one load when the array has 8
- * bytes left at p (every token but the last few: tokens are followed by more
- * tokens). */
-static inline uint64_t load_tail(const uint8_t *p, size_t n, const uint8_t *end)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (end - p >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        return w & tail_mask[n];
-    }
-#else
-    (void)end;
-#endif
-    uint64_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        w |= (uint64_t)p[i] << (8 * i);
-    return w;
-}
-
-/* A multiplicative hash of n >= 1 bytes, one multiply per 8 bytes; its high
- * bits pick the slot (Fibonacci hashing), its low 32 bits are the tag. Most
- * tokens are at most 8 bytes long and take the first branch. */
-static inline uint64_t hash_token(const uint8_t *p, size_t n, const uint8_t *end)
-{
-    const uint64_t k = 0x9E3779B97F4A7C15ull;
-    uint64_t h;
-    if (n <= 8) {
-        h = (load_tail(p, n, end) + n) * k;
-    } else if (n <= 16) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (rotl64(w * k, 23) ^ (load_tail(p + 8, n - 8, end) + n)) * k;
-    } else {
-        h = (uint64_t)n * k;
-        while (n > 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            h = (rotl64(h, 23) ^ w) * k;
-            p += 8;
-            n -= 8;
-        }
-        h = (rotl64(h, 23) ^ load_tail(p, n, end)) * k;
-    }
-    return h ^ (h >> 32);
-}
 
 static bool is_hex_upper(uint8_t c)
 {
@@ -305,6 +247,7 @@ typedef struct scan {
     uint32_t *offs;        /* offset of token i's length field in the value */
     size_t mask;
     unsigned shift;
+    keyhash_ml ml; /* the index's keyed hash */
 } scan;
 
 /* Tokens [from, to) of the array; `typed`: token_type covers them. The hot
@@ -327,6 +270,8 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
     const size_t mask = sc->mask;
     const unsigned shift = sc->shift;
     const uint8_t *p = sc->p;
+    const keyhash_ml *const ml = &sc->ml;
+    uint64_t probes = 0;
     for (uint64_t i = from; i < to; i++) {
         if ((size_t)(vend - p) < w)
             return false; /* unreachable: the parser read the whole array */
@@ -366,10 +311,13 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
             continue;
         const uint32_t rel = (uint32_t)(el - base);
         offs[i] = rel;
-        const uint64_t h = hash_token(s, (size_t)len, vend);
-        const uint32_t tag = (uint32_t)h | 1u;
+        /* keyed (strongly universal): the slot from the top bits, the tag
+         * from the top 32 */
+        const uint64_t h = keyhash_ml_hash(ml, s, (size_t)len, vend);
+        const uint32_t tag = (uint32_t)(h >> 32) | 1u;
         size_t k = (size_t)(h >> shift);
         for (; slots[k].tag; k = (k + 1) & mask) {
+            probes++;
             if (slots[k].tag != tag)
                 continue;
             const uint8_t *q = base + offs[slots[k].idx];
@@ -383,6 +331,7 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
         if (!slots[k].tag)
             slots[k] = (tok_slot){tag, (uint32_t)i};
     }
+    ctx->probes += probes;
     sc->p = p;
     return true;
 }
@@ -423,6 +372,7 @@ __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const ggufl
         }
         sc.offs = (uint32_t *)(void *)(sc.slots + cap);
         sc.mask = cap - 1;
+        keyhash_ml_init(&sc.ml);
     }
     uint64_t n_typed = types ? (types->count < n ? types->count : n) : 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -569,7 +519,8 @@ static const tok_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
                                     const gguflint_kv *tokens)
 {
     if (!model || model->type != VT_STRING) {
-        if (!model && tokens) {
+        /* a key absent from metadata cut short may come after the cut */
+        if (!model && tokens && ctx->hdr.metadata_complete) {
             char path[192];
             kv_path(path, sizeof path, tokens);
             emit(ctx, R_TOK_INCOMPLETE, tokens->offset, model_width(ctx) + tokens->key.len, path,
@@ -585,18 +536,19 @@ static const tok_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
         if (!view_eq(model->str, models[i].name))
             continue;
         const tok_model *m = &models[i];
-        if (!m->no_vocab && !tokens)
+        const bool all = ctx->hdr.metadata_complete; /* an absent key is really absent */
+        if (!m->no_vocab && !tokens && all)
             emit(ctx, R_TOK_INCOMPLETE, model->value_offset, len, path,
                  "the '%s' tokenizer has no tokenizer.ggml.tokens (llama.cpp: \"cannot find "
                  "tokenizer vocab in model file\")",
                  m->name);
         const gguflint_kv *pre = kv_by_key(ctx, TK "pre");
-        if (m->needs_merges && !kv_by_key(ctx, TK "merges") && !kv_str_eq(pre, "kimi-k2"))
+        if (m->needs_merges && all && !kv_by_key(ctx, TK "merges") && !kv_str_eq(pre, "kimi-k2"))
             emit(ctx, R_TOK_MERGES_MISSING, model->value_offset, len, path,
                  "the '%s' (BPE) tokenizer has no tokenizer.ggml.merges (llama.cpp: \"cannot "
                  "find tokenizer merges in model file\")",
                  m->name);
-        if (m->wants_pre && !pre)
+        if (m->wants_pre && !pre && all)
             emit(ctx, R_TOK_PRE_MISSING, model->value_offset, len, path,
                  "the '%s' (BPE) tokenizer has no tokenizer.ggml.pre: llama.cpp falls back to "
                  "the default pre-tokenizer and warns that generation quality will be degraded",

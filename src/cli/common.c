@@ -168,3 +168,15 @@ int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
     bus_armed = 0;
     return st;
 }
+
+int guarded_call(int (*fn)(void *), void *arg)
+{
+    if (sigsetjmp(bus_jump, 1) != 0) {
+        bus_armed = 0;
+        return -1;
+    }
+    bus_armed = 1;
+    int r = fn(arg);
+    bus_armed = 0;
+    return r;
+}

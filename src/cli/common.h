@@ -11,7 +11,7 @@
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2 };
 
-extern const char usage_text[];
+extern const char usage_text[], usage_limits[];
 
 /* Print "gguflint: " + fmt with its one %s replaced by `arg` (escaped), and a
  * hint; returns EXIT_USAGE. */
@@ -39,6 +39,10 @@ void install_bus_guard(void);
  * another process while it is read becomes GGUFLINT_E_IO. */
 int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
                 void (*then)(gguflint_ctx *, void *), void *arg);
+
+/* Call fn(arg) under the same guard (for work on contexts that are already
+ * open, such as a split set's check): -1 when a mapped file shrank under it. */
+int guarded_call(int (*fn)(void *), void *arg);
 
 int cmd_lint(int argc, char **argv);
 int cmd_hash(int argc, char **argv);

@@ -140,17 +140,36 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     return 0;
 }
 
-/* libinih without INI_HANDLER_LINENO: count lines ourselves via a wrapper
- * that reads the file line by line. */
+/* libinih without INI_HANDLER_LINENO: count lines ourselves via a reader
+ * that hands libinih one line at a time, from a file or from memory. */
 typedef struct reader {
-    FILE *f;
+    FILE *f;          /* or NULL: read from text */
+    const char *text; /* the rest of a memory document */
+    size_t left;
     int line;
 } reader;
 
 static char *read_line(char *str, int num, void *stream)
 {
     reader *r = stream;
-    char *s = fgets(str, num, r->f);
+    char *s;
+    if (r->f) {
+        s = fgets(str, num, r->f);
+    } else {
+        if (r->left == 0 || num < 2)
+            return NULL;
+        size_t n = 0, max = (size_t)num - 1;
+        while (n < max && n < r->left) {
+            char c = r->text[n++];
+            if (c == '\n')
+                break;
+        }
+        memcpy(str, r->text, n);
+        str[n] = '\0';
+        r->text += n;
+        r->left -= n;
+        s = str;
+    }
     if (s)
         r->line++;
     return s;
@@ -167,19 +186,11 @@ static int handler(void *user, const char *section, const char *name, const char
     return on_entry(c->cfg, section, name, value, c->rd->line);
 }
 
-bool config_load(config *cfg, const char *path)
+/* Parse through a reader and check what must hold after the last line. */
+static bool parse(config *cfg, reader *rd)
 {
-    memset(cfg, 0, sizeof *cfg);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(cfg->error, sizeof cfg->error, "cannot open");
-        return false;
-    }
-    cfg->path = dup_str(path);
-    reader rd = {f, 0};
-    ctx_line c = {cfg, &rd};
-    int rc = ini_parse_stream(read_line, &rd, handler, &c);
-    fclose(f);
+    ctx_line c = {cfg, rd};
+    int rc = ini_parse_stream(read_line, rd, handler, &c);
     if (rc != 0) {
         if (!cfg->error[0])
             snprintf(cfg->error, sizeof cfg->error, "line %d: syntax error", rc > 0 ? rc : 0);
@@ -200,6 +211,29 @@ bool config_load(config *cfg, const char *path)
         }
     }
     return true;
+}
+
+bool config_load(config *cfg, const char *path)
+{
+    memset(cfg, 0, sizeof *cfg);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(cfg->error, sizeof cfg->error, "cannot open");
+        return false;
+    }
+    cfg->path = dup_str(path);
+    reader rd = {f, NULL, 0, 0};
+    bool ok = parse(cfg, &rd);
+    fclose(f);
+    return ok;
+}
+
+bool config_parse_text(config *cfg, const char *text, size_t len, const char *name)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->path = dup_str(name);
+    reader rd = {NULL, text, len, 0};
+    return parse(cfg, &rd);
 }
 
 const char *config_get(const config *cfg, const char *key)

@@ -41,6 +41,9 @@ typedef struct config {
 char *config_find(void);
 /* Read and validate a config file. Returns false with cfg->error set. */
 bool config_load(config *cfg, const char *path);
+/* The same from a document in memory (len bytes; `name` is recorded as its
+ * path). Used by the config fuzz harness. */
+bool config_parse_text(config *cfg, const char *text, size_t len, const char *name);
 /* The value of a [gguflint] key, or NULL. */
 const char *config_get(const config *cfg, const char *key);
 void config_free(config *cfg);

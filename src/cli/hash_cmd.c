@@ -1,34 +1,36 @@
 /* hash_cmd.c - `gguflint hash`: a JSON manifest of SHA-256 digests (OpenSSL's
- * libcrypto) of each tensor's data bytes - so it survives metadata edits -
- * and of the whole data section, for one file or the shards of a split set;
- * and `--verify-manifest FILE`, which checks files against such a manifest
- * (tensors matched by name across all the files given).
+ * libcrypto, digest.c) of a file or of the shards of a split set - the whole
+ * file, the data section and each tensor's data bytes (which survive edits of
+ * the metadata) - and `--verify-manifest FILE`, which checks files against
+ * such a manifest (read with libjansson, manifest.c).
  *
  *   gguflint hash [-o OUT] PATH...
- *   gguflint hash --verify-manifest MANIFEST PATH...
+ *   gguflint hash --verify-manifest MANIFEST [--data-only] PATH...
  *
- * A PATH may be a URL (the data is read in 16 MiB ranges, each checked) or
- * an hf:// repository (each of its .gguf files).
+ * Verification checks everything the manifest records: per tensor its digest,
+ * type, shape, offset and size (tensors matched by their exact name bytes
+ * across all the files given); per file its whole-file digest, size, data
+ * start and data-section digest (files matched by base name, or the only one
+ * with the only one). --data-only leaves out what metadata edits change (the
+ * whole-file digest, size and data start). Names are matched by sorting both
+ * sides (O(n log n) whatever the names are) and every printed name is
+ * escaped.
  *
- * The manifest is read with a small iterative JSON scanner that only keeps
- * the raw (still escaped) text of the "name" and "sha256" strings of the
- * objects in "tensors" arrays; names are compared in that escaped form, which
- * is exactly how they were written, so no decoding ambiguity arises. */
+ * A PATH may be a URL (read in 16 MiB ranges, each checked) or an hf://
+ * repository (each of its .gguf files). */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
-#include "core/limits.h"
+#include "digest.h"
+#include "manifest.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
+#include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#define BUF_SIZE (1u << 20)
-#define URL_PIECE (16u << 20)
+/* ---- writing ---- */
 
 typedef struct text {
     char *p;
@@ -42,9 +44,14 @@ static void t_put(void *user, const char *s, size_t n)
     if (t->failed)
         return;
     if (n + 1 > t->cap - t->len) {
-        size_t nc = t->cap ? t->cap : 256;
-        while (nc - t->len < n + 1)
+        size_t nc = t->cap ? t->cap : 4096;
+        while (nc - t->len < n + 1) {
+            if (nc > SIZE_MAX / 2) {
+                t->failed = true;
+                return;
+            }
             nc *= 2;
+        }
         char *np = realloc(t->p, nc);
         if (!np) {
             t->failed = true;
@@ -63,445 +70,422 @@ static void t_puts(text *t, const char *s)
     t_put(t, s, strlen(s));
 }
 
-/* The JSON string (quotes included) of bytes, as the library writes it. */
-static void t_json(text *t, const uint8_t *s, size_t n);
+static void t_printf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Escape via the library's JSON writer: a one-element dump would be heavy, so
- * reuse gguflint_escape's rules through a local JSON escaper that matches the
- * library's json_quote: printable ASCII and valid non-control UTF-8 kept,
- * '"' and '\' escaped, everything else as \u00XX of the byte. */
-static void t_json(text *t, const uint8_t *s, size_t n)
+static void t_printf(text *t, const char *fmt, ...)
 {
-    static const char hex[] = "0123456789abcdef";
-    t_puts(t, "\"");
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-            t_put(t, e, 2);
-        } else if (c >= 0x20 && c < 0x7F) {
-            t_put(t, (const char *)&c, 1);
-        } else {
-            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            t_put(t, e, 6);
-        }
-    }
-    t_puts(t, "\"");
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t_put(t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
-static void hex_digest(const unsigned char *md, char out[65])
+/* JSON strings go through the library's one JSON string writer. */
+static void t_json(text *t, const void *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 15];
-    }
-    out[64] = '\0';
+    gguflint_json_string(t_put, t, s, n);
 }
 
-/* Where a file's bytes come from: a descriptor (pread: a file truncated
- * meanwhile is a short read, never a SIGBUS), or the library's reader for a
- * URL (ranges of the remote file, each checked for its exact length and for
- * the file not having changed). */
-typedef struct source {
-    int fd;            /* >= 0 for a local file */
-    gguflint_ctx *ctx; /* else: read through gguflint_read */
-    size_t piece;      /* bytes per read (a URL: one request each) */
-} source;
-
-/* SHA-256 of [off, off+n) of the source. */
-static bool sha256_range(const source *src, uint64_t off, uint64_t n, uint8_t *buf, char out[65])
+/* True when s[0..n) is UTF-8 (jansson's check, the reader's check). */
+static bool is_utf8(const uint8_t *s, size_t n)
 {
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-        EVP_MD_CTX_free(md);
-        return false;
-    }
-    bool ok = true;
-    while (n > 0 && ok) {
-        size_t want = n < src->piece ? (size_t)n : src->piece;
-        ssize_t got;
-        if (src->fd >= 0)
-            got = pread(src->fd, buf, want, (off_t)off);
-        else
-            got = gguflint_read(src->ctx, off, buf, want) == GGUFLINT_OK ? (ssize_t)want : -1;
-        if (got <= 0) {
-            ok = false;
-            break;
-        }
-        ok = EVP_DigestUpdate(md, buf, (size_t)got) == 1;
-        off += (uint64_t)got;
-        n -= (uint64_t)got;
-    }
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    if (ok)
-        ok = EVP_DigestFinal_ex(md, d, &dl) == 1 && dl == 32;
-    EVP_MD_CTX_free(md);
-    if (ok)
-        hex_digest(d, out);
-    return ok;
+    json_t *j = json_stringn((const char *)s, n);
+    json_decref(j);
+    return j != NULL;
 }
 
-/* One tensor's digest, kept for verification. */
-typedef struct digest {
-    char *name_json; /* the name as a JSON string body (no quotes) */
-    char sha[65];
-    const char *file;
-    bool matched;
-} digest;
-
-typedef struct digests {
-    digest *d;
-    size_t n, cap;
-} digests;
-
-static bool push_digest(digests *ds, const char *name_json, size_t len, const char *sha,
-                        const char *file)
+static void write_file(text *out, const dfile *f, bool first)
 {
-    if (ds->n == ds->cap) {
-        size_t nc = ds->cap ? ds->cap * 2 : 256;
-        digest *nd = realloc(ds->d, nc * sizeof *nd);
-        if (!nd)
-            return false;
-        ds->d = nd;
-        ds->cap = nc;
-    }
-    char *nm = malloc(len + 1);
-    if (!nm)
-        return false;
-    memcpy(nm, name_json, len);
-    nm[len] = '\0';
-    digest *g = &ds->d[ds->n++];
-    g->name_json = nm;
-    snprintf(g->sha, sizeof g->sha, "%s", sha);
-    g->file = file;
-    g->matched = false;
-    return true;
-}
-
-static void free_digests(digests *ds)
-{
-    for (size_t i = 0; i < ds->n; i++)
-        free(ds->d[i].name_json);
-    free(ds->d);
-    memset(ds, 0, sizeof *ds);
-}
-
-/* Hash one file: its manifest entry goes to `out`, its tensors to `ds`.
- * Returns EXIT_CLEAN, or EXIT_FINDINGS when the file's layout is unusable,
- * or EXIT_USAGE on I/O errors. */
-static int hash_file(const char *path, text *out, digests *ds, uint8_t *buf, bool first)
-{
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    if (!ctx)
-        return EXIT_USAGE;
-    int st = guarded_run(ctx, path, 0, NULL, NULL);
-    if (st != GGUFLINT_OK) {
-        report_status(path, ctx, st < 0 ? GGUFLINT_E_IO : st);
-        gguflint_free(ctx);
-        return EXIT_USAGE;
-    }
-    const gguflint_header *h = gguflint_get_header(ctx);
-    if (!h->metadata_complete || h->data_start > h->file_size) {
-        fprintf(stderr, "gguflint: ");
-        err_text(path);
-        fprintf(stderr, ": the metadata cannot be read completely; run gguflint on it\n");
-        gguflint_free(ctx);
-        return EXIT_FINDINGS;
-    }
-    source src = {-1, ctx, BUF_SIZE};
-    uint8_t *url_buf = NULL;
-    if (gguflint_url_kind(path) == 1) {
-        /* a remote file: larger pieces, one range request each */
-        src.piece = URL_PIECE;
-        buf = url_buf = malloc(URL_PIECE);
-        if (!buf) {
-            gguflint_free(ctx);
-            return EXIT_USAGE;
-        }
-    } else {
-        src.fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (src.fd < 0) {
-            report_status(path, ctx, GGUFLINT_E_IO);
-            gguflint_free(ctx);
-            return EXIT_USAGE;
-        }
-    }
-    int rc = EXIT_CLEAN;
-    char sha[65];
     t_puts(out, first ? "{\"path\":" : ",{\"path\":");
-    t_json(out, (const uint8_t *)path, strlen(path));
-    char num[160];
-    snprintf(num, sizeof num, ",\"size\":%" PRIu64 ",\"data_start\":%" PRIu64, h->file_size,
-             h->data_start);
-    t_puts(out, num);
-    if (!sha256_range(&src, h->data_start, h->file_size - h->data_start, buf, sha)) {
-        report_status(path, ctx, GGUFLINT_E_IO);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    t_puts(out, ",\"data_sha256\":\"");
-    t_puts(out, sha);
-    t_puts(out, "\",\"tensors\":[");
-    for (size_t i = 0; i < gguflint_tensor_count(ctx); i++) {
-        const gguflint_tensor *t = gguflint_tensor_get(ctx, i);
-        uint64_t start = h->data_start + t->offset, end;
-        if (!t->size_ok || __builtin_add_overflow(start, t->nbytes, &end) || end > h->file_size) {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr, ": tensor %zu's data is not inside the file; run gguflint on it\n", i);
-            rc = EXIT_FINDINGS;
-            goto done;
-        }
-        if (!sha256_range(&src, start, t->nbytes, buf, sha)) {
-            report_status(path, ctx, GGUFLINT_E_IO);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        text nm = {0};
-        t_json(&nm, t->name.ptr, (size_t)t->name.len);
-        if (nm.failed || !push_digest(ds, nm.p + 1, nm.len - 2, sha, path)) {
-            free(nm.p);
-            rc = EXIT_USAGE;
-            goto done;
-        }
+    t_json(out, f->path, strlen(f->path));
+    t_printf(out,
+             ",\"size\":%" PRIu64 ",\"data_start\":%" PRIu64 ",\"file_sha256\":\"%s\""
+             ",\"data_sha256\":\"%s\",\"tensors\":[",
+             f->size, f->data_start, f->file_sha256, f->data_sha256);
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const dtensor *t = &f->tensors[i];
         t_puts(out, i ? ",{\"name\":" : "{\"name\":");
-        t_puts(out, nm.p);
-        free(nm.p);
+        t_json(out, t->name, t->name_len);
+        if (!is_utf8(t->name, t->name_len)) {
+            t_puts(out, ",\"name_hex\":\"");
+            static const char hex[] = "0123456789abcdef";
+            for (size_t k = 0; k < t->name_len; k++) {
+                char h[2] = {hex[t->name[k] >> 4], hex[t->name[k] & 15]};
+                t_put(out, h, 2);
+            }
+            t_puts(out, "\"");
+        }
         const char *tn = gguflint_ggml_type_name(t->type);
-        snprintf(num, sizeof num,
-                 ",\"type\":\"%s\",\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64 ",\"sha256\":\"",
-                 tn ? tn : "?", t->offset, t->nbytes);
-        t_puts(out, num);
-        t_puts(out, sha);
-        t_puts(out, "\"}");
+        t_puts(out, ",\"type\":");
+        t_json(out, tn ? tn : "?", strlen(tn ? tn : "?"));
+        t_puts(out, ",\"shape\":[");
+        for (uint32_t d = 0; d < t->n_dims; d++)
+            t_printf(out, d ? ",%" PRIu64 : "%" PRIu64, t->ne[d]);
+        t_printf(out, "],\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64 ",\"sha256\":\"%s\"}",
+                 t->offset, t->nbytes, t->sha256);
     }
     t_puts(out, "]}");
-done:
-    if (src.fd >= 0)
-        close(src.fd);
-    free(url_buf);
-    gguflint_free(ctx);
-    return rc;
 }
 
-/* ---- reading a manifest: an iterative scanner, no recursion ---- */
+/* ---- verifying ---- */
 
-typedef struct scanner {
-    const char *p, *end;
-} scanner;
+/* A tensor on either side, for matching by name. */
+typedef struct ref {
+    const uint8_t *name;
+    size_t len;
+    size_t a, b; /* manifest: tensor index; files: file and tensor index */
+} ref;
 
-static void skip_ws(scanner *s)
+static int ref_cmp(const void *x, const void *y)
 {
-    while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
-        s->p++;
+    const ref *p = x, *q = y;
+    size_t n = p->len < q->len ? p->len : q->len;
+    int c = n ? memcmp(p->name, q->name, n) : 0;
+    if (c)
+        return c;
+    if (p->len != q->len)
+        return p->len < q->len ? -1 : 1;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : p->b > q->b;
 }
 
-/* Scan a JSON string at s->p (a quote); its raw body is [*b, *e). */
-static bool scan_string(scanner *s, const char **b, const char **e)
+static void show_name(const uint8_t *s, size_t n)
 {
-    if (s->p >= s->end || *s->p != '"')
-        return false;
-    s->p++;
-    *b = s->p;
-    while (s->p < s->end && *s->p != '"') {
-        if (*s->p == '\\') {
-            s->p++;
-            if (s->p >= s->end)
-                return false;
-        } else if ((unsigned char)*s->p < 0x20) {
-            return false;
-        }
-        s->p++;
+    putchar('"');
+    gguflint_escape(gguflint_write_file, stdout, s, n);
+    putchar('"');
+}
+
+static void show_path(const char *p)
+{
+    gguflint_escape(gguflint_write_file, stdout, p, strlen(p));
+}
+
+static const char *base_of(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Compare what a manifest tensor records with the file's; print one
+ * "changed:" line listing every difference. True when they agree. */
+static bool check_tensor(const mtensor *w, const dfile *f, const dtensor *h)
+{
+    char diff[1024];
+    size_t used = 0;
+    diff[0] = '\0';
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        int k_ = snprintf(diff + used, sizeof diff - used, __VA_ARGS__);                           \
+        if (k_ > 0 && (size_t)k_ < sizeof diff - used)                                             \
+            used += (size_t)k_;                                                                    \
+    } while (0)
+    if (strcmp(w->sha256, h->sha256) != 0)
+        ADD("; sha256 %s, manifest %s", h->sha256, w->sha256);
+    const char *tn = gguflint_ggml_type_name(h->type);
+    if (w->type[0] && strcmp(w->type, tn ? tn : "?") != 0) {
+        ADD("; type %s, manifest ", tn ? tn : "?");
+        /* the recorded name is printed escaped (it came from a file) */
+        for (const char *c = w->type; *c && used + 8 < sizeof diff; c++)
+            used += (size_t)snprintf(diff + used, sizeof diff - used,
+                                     (*c >= 0x20 && *c < 0x7F) ? "%c" : "\\x%02x",
+                                     (unsigned)(unsigned char)*c);
     }
-    if (s->p >= s->end)
-        return false;
-    *e = s->p++;
-    return true;
-}
-
-/* Walk the whole document; in every object whose parent key is "tensors"
- * (an array of objects), pair "name" with "sha256". */
-static bool read_manifest(const char *doc, size_t len, digests *want, char *err, size_t errcap)
-{
-    enum { MAXD = 32 };
-    scanner s = {doc, doc + len};
-    char kind[MAXD];       /* '{' or '[' */
-    bool in_tensors[MAXD]; /* this container is (inside) a "tensors" array */
-    int depth = 0;
-    const char *key_b = NULL, *key_e = NULL;
-    const char *name_b = NULL, *name_e = NULL, *sha_b = NULL, *sha_e = NULL;
-    bool expect_key = false;
-    skip_ws(&s);
-    if (s.p >= s.end || *s.p != '{')
-        goto bad;
-    do {
-        skip_ws(&s);
-        if (s.p >= s.end)
-            break;
-        char c = *s.p;
-        if (depth > 0 && kind[depth - 1] == '{' && expect_key) {
-            if (c == '}') {
-                goto close;
-            }
-            if (!scan_string(&s, &key_b, &key_e))
-                goto bad;
-            skip_ws(&s);
-            if (s.p >= s.end || *s.p != ':')
-                goto bad;
-            s.p++;
-            expect_key = false;
-            continue;
+    if (w->has_shape) {
+        bool same = w->n_dims == h->n_dims;
+        for (uint32_t d = 0; same && d < w->n_dims; d++)
+            same = w->shape[d] == h->ne[d];
+        if (!same) {
+            ADD("; shape [");
+            for (uint32_t d = 0; d < h->n_dims; d++)
+                ADD(d ? ",%" PRIu64 : "%" PRIu64, h->ne[d]);
+            ADD("], manifest [");
+            for (uint32_t d = 0; d < w->n_dims; d++)
+                ADD(d ? ",%" PRIu64 : "%" PRIu64, w->shape[d]);
+            ADD("]");
         }
-        if (c == '{' || c == '[') {
-            if (depth == MAXD)
-                goto bad;
-            bool tens = (key_b && (size_t)(key_e - key_b) == 7 &&
-                         memcmp(key_b, "tensors", 7) == 0 && c == '[') ||
-                        (depth > 0 && kind[depth - 1] == '[' && in_tensors[depth - 1] && c == '{');
-            kind[depth] = c;
-            in_tensors[depth] = tens;
-            depth++;
-            s.p++;
-            key_b = NULL;
-            if (c == '{') {
-                expect_key = true;
-                name_b = sha_b = NULL;
-            }
-            continue;
-        }
-        if (c == '}' || c == ']') {
-        close:
-            if (depth == 0 || kind[depth - 1] != (c == '}' ? '{' : '['))
-                goto bad;
-            if (c == '}' && in_tensors[depth - 1]) {
-                if (!name_b || !sha_b || sha_e - sha_b != 64) {
-                    snprintf(err, errcap,
-                             "not a gguflint manifest: a tensor entry without a name and a sha256");
-                    return false;
-                }
-                char sha[65];
-                memcpy(sha, sha_b, 64);
-                sha[64] = '\0';
-                if (!push_digest(want, name_b, (size_t)(name_e - name_b), sha, NULL))
-                    return false;
-            }
-            depth--;
-            s.p++;
-        } else if (c == '"') {
-            const char *b, *e;
-            if (!scan_string(&s, &b, &e))
-                goto bad;
-            if (depth > 0 && in_tensors[depth - 1] && key_b) {
-                size_t kl = (size_t)(key_e - key_b);
-                if (kl == 4 && memcmp(key_b, "name", 4) == 0)
-                    name_b = b, name_e = e;
-                else if (kl == 6 && memcmp(key_b, "sha256", 6) == 0)
-                    sha_b = b, sha_e = e;
-            }
-        } else {
-            /* number, true, false, null */
-            while (s.p < s.end && *s.p != ',' && *s.p != '}' && *s.p != ']' && *s.p != ' ' &&
-                   *s.p != '\n' && *s.p != '\r' && *s.p != '\t')
-                s.p++;
-        }
-        skip_ws(&s);
-        if (s.p < s.end && *s.p == ',') {
-            s.p++;
-            if (depth > 0 && kind[depth - 1] == '{')
-                expect_key = true;
-        } else if (depth > 0 && kind[depth - 1] == '{') {
-            expect_key = true; /* the next token must be '}' */
-        }
-    } while (depth > 0);
-    skip_ws(&s);
-    if (depth != 0 || s.p != s.end)
-        goto bad;
-    return true;
-bad:
-    snprintf(err, errcap, "not a gguflint manifest (JSON syntax error near byte %zu)",
-             (size_t)(s.p - doc));
+    }
+    if (w->has_offset && w->offset != h->offset)
+        ADD("; offset %" PRIu64 ", manifest %" PRIu64, h->offset, w->offset);
+    if (w->has_nbytes && w->nbytes != h->nbytes)
+        ADD("; nbytes %" PRIu64 ", manifest %" PRIu64, h->nbytes, w->nbytes);
+#undef ADD
+    if (!used)
+        return true;
+    printf("changed: tensor ");
+    show_name(h->name, h->name_len);
+    printf(" in ");
+    show_path(f->path);
+    printf(": %s\n", diff + 2);
     return false;
 }
 
-static char *read_all(const char *path, size_t *len)
+/* File-level fields of a paired manifest file; returns the problems. */
+static size_t check_file(const mfile *w, const dfile *h, bool data_only)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    text t = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && t.len < (256u << 20))
-        t_put(&t, chunk, n);
-    fclose(f);
-    if (t.failed) {
-        free(t.p);
-        return NULL;
+    size_t bad = 0;
+    if (w->data_sha256[0] && strcmp(w->data_sha256, h->data_sha256) != 0) {
+        printf("changed: file ");
+        show_path(h->path);
+        printf(": data_sha256 %s, manifest %s\n", h->data_sha256, w->data_sha256);
+        bad++;
     }
-    *len = t.len;
-    return t.p ? t.p : calloc(1, 1);
+    if (data_only)
+        return bad;
+    if (w->file_sha256[0] && strcmp(w->file_sha256, h->file_sha256) != 0) {
+        printf("changed: file ");
+        show_path(h->path);
+        printf(": file_sha256 %s, manifest %s (bytes outside the tensor data changed unless "
+               "the tensors did)\n",
+               h->file_sha256, w->file_sha256);
+        bad++;
+    }
+    if ((w->has_size && w->size != h->size) ||
+        (w->has_data_start && w->data_start != h->data_start)) {
+        printf("changed: file ");
+        show_path(h->path);
+        printf(": size %" PRIu64 " and data_start %" PRIu64 ", manifest %" PRIu64 " and %" PRIu64
+               "\n",
+               h->size, h->data_start, w->size, w->data_start);
+        bad++;
+    }
+    return bad;
 }
 
-static int verify(const char *manifest, digests *have)
+static size_t verify_files(const manifest *m, const dfile *fs, size_t nf, bool data_only)
 {
-    size_t len = 0;
-    char *doc = read_all(manifest, &len);
-    if (!doc) {
-        fprintf(stderr, "gguflint: cannot read the manifest ");
-        err_text(manifest);
-        fprintf(stderr, "\n");
-        return EXIT_USAGE;
+    size_t bad = 0;
+    long *pair_of = malloc((m->n_files ? m->n_files : 1) * sizeof *pair_of);
+    bool *taken = calloc(nf ? nf : 1, sizeof *taken);
+    if (!pair_of || !taken) {
+        free(pair_of);
+        free(taken);
+        return 1;
     }
-    digests want = {0};
-    char err[160] = "";
-    bool ok = read_manifest(doc, len, &want, err, sizeof err);
-    free(doc);
-    if (!ok) {
-        fprintf(stderr, "gguflint: ");
-        err_text(manifest);
-        fprintf(stderr, ": %s\n", err[0] ? err : "out of memory");
-        free_digests(&want);
-        return EXIT_USAGE;
+    for (size_t i = 0; i < m->n_files; i++) {
+        pair_of[i] = -1;
+        for (size_t k = 0; k < nf && pair_of[i] < 0; k++)
+            if (!taken[k] && strcmp(base_of(m->files[i].path), base_of(fs[k].path)) == 0) {
+                pair_of[i] = (long)k;
+                taken[k] = true;
+            }
     }
-    size_t bad = 0, checked = 0;
-    for (size_t i = 0; i < want.n; i++) {
-        digest *w = &want.d[i];
-        digest *h = NULL;
-        for (size_t k = 0; k < have->n && !h; k++) /* names are few hundred to a few thousand */
-            if (!have->d[k].matched && strcmp(have->d[k].name_json, w->name_json) == 0)
-                h = &have->d[k];
-        if (!h) {
-            printf("missing: tensor \"%s\" is in the manifest but in none of the files\n",
-                   w->name_json);
-            bad++;
+    if (m->n_files == 1 && nf == 1 && pair_of[0] < 0) { /* a renamed single file */
+        pair_of[0] = 0;
+        taken[0] = true;
+    }
+    for (size_t i = 0; i < m->n_files; i++) {
+        if (pair_of[i] >= 0) {
+            bad += check_file(&m->files[i], &fs[pair_of[i]], data_only);
             continue;
         }
-        h->matched = true;
-        checked++;
-        if (strcmp(h->sha, w->sha) != 0) {
-            printf("changed: tensor \"%s\" in ", w->name_json);
-            gguflint_escape(gguflint_write_file, stdout, h->file, strlen(h->file));
-            printf(": sha256 %s, manifest %s\n", h->sha, w->sha);
-            bad++;
-        }
+        printf("missing: file ");
+        show_path(m->files[i].path);
+        printf(" is in the manifest but was not given\n");
+        bad++;
     }
-    for (size_t k = 0; k < have->n; k++)
-        if (!have->d[k].matched) {
-            printf("extra: tensor \"%s\" in ", have->d[k].name_json);
-            gguflint_escape(gguflint_write_file, stdout, have->d[k].file, strlen(have->d[k].file));
+    for (size_t k = 0; k < nf; k++)
+        if (!taken[k]) {
+            printf("extra: file ");
+            show_path(fs[k].path);
             printf(" is not in the manifest\n");
             bad++;
         }
+    free(pair_of);
+    free(taken);
+    return bad;
+}
+
+static int verify(const char *path, const dfile *fs, size_t nf, bool data_only)
+{
+    manifest m;
+    char err[256] = "";
+    if (!manifest_load(path, &m, err, sizeof err)) {
+        fprintf(stderr, "gguflint: ");
+        err_text(path);
+        fprintf(stderr, ": manifest: ");
+        err_text(err);
+        fprintf(stderr, "\n");
+        return EXIT_USAGE;
+    }
+    size_t nh = 0;
+    for (size_t i = 0; i < nf; i++)
+        nh += fs[i].n_tensors;
+    ref *want = malloc((m.n_tensors ? m.n_tensors : 1) * sizeof *want);
+    ref *have = malloc((nh ? nh : 1) * sizeof *have);
+    long *want_pair = malloc((m.n_tensors ? m.n_tensors : 1) * sizeof *want_pair);
+    long *have_pair = malloc((nh ? nh : 1) * sizeof *have_pair);
+    if (!want || !have || !want_pair || !have_pair) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        free(want), free(have), free(want_pair), free(have_pair);
+        manifest_free(&m);
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; i < m.n_tensors; i++) {
+        want[i] = (ref){m.tensors[i].name, m.tensors[i].name_len, i, 0};
+        want_pair[i] = -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nf; i++)
+        for (size_t t = 0; t < fs[i].n_tensors; t++) {
+            have[k] = (ref){fs[i].tensors[t].name, fs[i].tensors[t].name_len, i, t};
+            have_pair[k++] = -1;
+        }
+    /* match by name: sort both sides, walk them together; equal names pair
+     * up in manifest order and file order */
+    qsort(want, m.n_tensors, sizeof *want, ref_cmp);
+    qsort(have, nh, sizeof *have, ref_cmp);
+    size_t i = 0, j = 0;
+    while (i < m.n_tensors && j < nh) {
+        ref a = want[i], b = have[j];
+        size_t n = a.len < b.len ? a.len : b.len;
+        int c = n ? memcmp(a.name, b.name, n) : 0;
+        if (!c && a.len != b.len)
+            c = a.len < b.len ? -1 : 1;
+        if (c < 0) {
+            i++;
+        } else if (c > 0) {
+            j++;
+        } else {
+            want_pair[a.a] = (long)j;
+            have_pair[j] = (long)a.a;
+            i++;
+            j++;
+        }
+    }
+    size_t bad = 0, checked = 0;
+    for (size_t w = 0; w < m.n_tensors; w++) {
+        const mtensor *mt = &m.tensors[w];
+        if (want_pair[w] < 0) {
+            printf("missing: tensor ");
+            show_name(mt->name, mt->name_len);
+            printf(" is in the manifest but in none of the files\n");
+            bad++;
+            continue;
+        }
+        const ref *h = &have[want_pair[w]];
+        checked++;
+        if (!check_tensor(mt, &fs[h->a], &fs[h->a].tensors[h->b]))
+            bad++;
+    }
+    for (size_t h = 0; h < nh; h++)
+        if (have_pair[h] < 0) {
+            const dtensor *t = &fs[have[h].a].tensors[have[h].b];
+            printf("extra: tensor ");
+            show_name(t->name, t->name_len);
+            printf(" in ");
+            show_path(fs[have[h].a].path);
+            printf(" is not in the manifest\n");
+            bad++;
+        }
+    bad += verify_files(&m, fs, nf, data_only);
     printf("%zu tensors verified, %zu problems\n", checked, bad);
-    free_digests(&want);
+    free(want), free(have), free(want_pair), free(have_pair);
+    manifest_free(&m);
     return bad ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+/* The files to digest: the paths given, hf:// repositories replaced by
+ * their .gguf files (the lists stay alive to the end: the names point into
+ * them). */
+typedef struct inputs {
+    const char **paths;
+    size_t n, cap;
+    gguflint_url_list **lists;
+    size_t n_lists;
+} inputs;
+
+static bool add_input(inputs *in, const char *p)
+{
+    if (in->n == in->cap) {
+        size_t nc = in->cap ? 2 * in->cap : 16;
+        const char **np = realloc(in->paths, nc * sizeof *np);
+        if (!np)
+            return false;
+        in->paths = np;
+        in->cap = nc;
+    }
+    in->paths[in->n++] = p;
+    return true;
+}
+
+static int collect_inputs(inputs *in, char **argv, int first, int argc,
+                          const gguflint_fetch_options *fetch)
+{
+    in->lists = calloc((size_t)(argc - first), sizeof *in->lists);
+    if (!in->lists)
+        return EXIT_USAGE;
+    for (int i = first; i < argc; i++) {
+        if (gguflint_url_kind(argv[i]) != 2) {
+            if (!add_input(in, argv[i]))
+                return EXIT_USAGE;
+            continue;
+        }
+        char err[256] = "";
+        gguflint_url_list **l = &in->lists[in->n_lists++];
+        int st = gguflint_url_list_new(argv[i], fetch, l, err, sizeof err);
+        if (st != GGUFLINT_OK) {
+            fprintf(stderr, "gguflint: ");
+            err_text(argv[i]);
+            fprintf(stderr, ": %s: ", gguflint_strerror(st));
+            err_text(err);
+            fprintf(stderr, "\n");
+            return EXIT_USAGE;
+        }
+        for (size_t k = 0; k < gguflint_url_list_count(*l); k++)
+            if (!add_input(in, gguflint_url_list_get(*l, k)))
+                return EXIT_USAGE;
+    }
+    return EXIT_CLEAN;
+}
+
+static void free_inputs(inputs *in)
+{
+    for (size_t i = 0; i < in->n_lists; i++)
+        gguflint_url_list_free(in->lists[i]);
+    free(in->lists);
+    free(in->paths);
+}
+
+static int write_manifest(const dfile *fs, size_t nf, const char *out_path)
+{
+    int rc = EXIT_CLEAN;
+    text out = {0};
+    t_puts(&out,
+           "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
+           "\"},\"algorithm\":\"sha256\",\"files\":[");
+    for (size_t i = 0; i < nf; i++)
+        write_file(&out, &fs[i], i == 0);
+    t_puts(&out, "]}\n");
+    if (out.failed) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        rc = EXIT_USAGE;
+    } else if (out_path) {
+        FILE *f = fopen(out_path, "wb");
+        bool ok = f && fwrite(out.p, 1, out.len, f) == out.len;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok) {
+            fprintf(stderr, "gguflint: cannot write ");
+            err_text(out_path);
+            fprintf(stderr, "\n");
+            rc = EXIT_USAGE;
+        }
+    } else {
+        fwrite(out.p, 1, out.len, stdout);
+    }
+    free(out.p);
+    return rc;
 }
 
 int cmd_hash(int argc, char **argv)
 {
-    const char *out_path = NULL, *manifest = NULL;
+    const char *out_path = NULL, *manifest_path = NULL;
+    bool data_only = false;
     int first_path = argc;
     static const char *const fetch_names[] = {"max-fetch", "fetch-first-range", "header",
                                               "timeout",   "connect-timeout",   "retries"};
@@ -523,9 +507,11 @@ int cmd_hash(int argc, char **argv)
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             out_path = argv[++i];
         } else if (strcmp(argv[i], "--verify-manifest") == 0 && i + 1 < argc) {
-            manifest = argv[++i];
+            manifest_path = argv[++i];
         } else if (strncmp(argv[i], "--verify-manifest=", 18) == 0) {
-            manifest = argv[i] + 18;
+            manifest_path = argv[i] + 18;
+        } else if (strcmp(argv[i], "--data-only") == 0) {
+            data_only = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             gguflint_fetch_options_free(fetch);
             return usage_error("hash: unknown option '%s'", argv[i]);
@@ -534,71 +520,32 @@ int cmd_hash(int argc, char **argv)
             break;
         }
     }
-    if (first_path >= argc) {
+    int rc = EXIT_CLEAN;
+    if (first_path >= argc)
+        rc = usage_error("%s", "hash needs at least one path");
+    else if (data_only && !manifest_path)
+        rc = usage_error("%s", "hash: --data-only goes with --verify-manifest");
+    if (rc != EXIT_CLEAN) {
         gguflint_fetch_options_free(fetch);
-        return usage_error("%s", "hash needs at least one path");
-    }
-    uint8_t *buf = malloc(BUF_SIZE);
-    if (!buf) {
-        gguflint_fetch_options_free(fetch);
-        return EXIT_USAGE;
+        return rc;
     }
     cli_set_fetch(fetch);
-    text out = {0};
-    digests have = {0};
-    t_puts(&out,
-           "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
-           "\"},\"algorithm\":\"sha256\",\"files\":[");
-    int rc = EXIT_CLEAN;
-    /* hf:// repositories are listed first; the lists stay alive to the end
-     * (the digests point at their names) */
-    gguflint_url_list **lists = calloc((size_t)argc, sizeof *lists);
-    size_t n_files = 0;
-    if (!lists)
+    inputs in = {0};
+    dfile *fs = NULL;
+    size_t done = 0;
+    rc = collect_inputs(&in, argv, first_path, argc, fetch);
+    if (rc == EXIT_CLEAN && !(fs = calloc(in.n ? in.n : 1, sizeof *fs)))
         rc = EXIT_USAGE;
-    for (int i = first_path; i < argc && rc == EXIT_CLEAN; i++) {
-        if (gguflint_url_kind(argv[i]) != 2) {
-            rc = hash_file(argv[i], &out, &have, buf, n_files++ == 0);
-            continue;
-        }
-        char err[256] = "";
-        int st = gguflint_url_list_new(argv[i], fetch, &lists[i], err, sizeof err);
-        if (st != GGUFLINT_OK) {
-            fprintf(stderr, "gguflint: ");
-            err_text(argv[i]);
-            fprintf(stderr, ": %s: ", gguflint_strerror(st));
-            err_text(err);
-            fprintf(stderr, "\n");
-            rc = EXIT_USAGE;
-            break;
-        }
-        for (size_t k = 0; k < gguflint_url_list_count(lists[i]) && rc == EXIT_CLEAN; k++)
-            rc = hash_file(gguflint_url_list_get(lists[i], k), &out, &have, buf, n_files++ == 0);
-    }
-    t_puts(&out, "]}\n");
-    free(buf);
-    if (rc == EXIT_CLEAN && out.failed)
-        rc = EXIT_USAGE;
-    if (rc == EXIT_CLEAN) {
-        if (manifest) {
-            rc = verify(manifest, &have);
-        } else if (out_path) {
-            FILE *f = fopen(out_path, "wb");
-            if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f) != 0) {
-                fprintf(stderr, "gguflint: cannot write ");
-                err_text(out_path);
-                fprintf(stderr, "\n");
-                rc = EXIT_USAGE;
-            }
-        } else {
-            fwrite(out.p, 1, out.len, stdout);
-        }
-    }
-    free(out.p);
-    free_digests(&have);
-    for (int i = 0; lists && i < argc; i++)
-        gguflint_url_list_free(lists[i]);
-    free(lists);
+    for (; rc == EXIT_CLEAN && done < in.n; done++)
+        rc = digest_file(in.paths[done], &fs[done]);
+    if (rc == EXIT_CLEAN && manifest_path)
+        rc = verify(manifest_path, fs, in.n, data_only);
+    else if (rc == EXIT_CLEAN)
+        rc = write_manifest(fs, in.n, out_path);
+    for (size_t i = 0; i < done; i++)
+        digest_free(&fs[i]);
+    free(fs);
+    free_inputs(&in);
     cli_set_fetch(NULL);
     gguflint_fetch_options_free(fetch);
     return rc;

@@ -1,18 +1,20 @@
 /* lint_cmd.c - the lint command: options (from the command line over the
- * configuration file), the list of inputs (-r), linting on -j threads with
- * output in input order, split-set checks for shards given together, and the
- * per-path ignores of the configuration file. */
+ * configuration file, when that file is trusted), the list of inputs (-r,
+ * files.c; URLs), linting on -j threads with output in input order
+ * (runner.c), the per-path ignores of the configuration file, and the
+ * reports, which name the configuration used. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include "common.h"
 #include "config.h"
 #include "files.h"
+#include "runner.h"
 
 #include "core/limits.h"
 
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,9 @@ enum {
     OPT_FETCH,
     OPT_OUTPUT_FILE,
     OPT_COLOR,
-    OPT_STATISTICS
+    OPT_STATISTICS,
+    OPT_INCLUDE,
+    OPT_EXCLUDE
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +71,8 @@ static const struct option long_opts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
     {"isolated", no_argument, NULL, OPT_ISOLATED},
     {"recursive", no_argument, NULL, OPT_RECURSIVE},
+    {"include", required_argument, NULL, OPT_INCLUDE},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"max-string-len", required_argument, NULL, OPT_MAX_STRING},
     {"max-array-count", required_argument, NULL, OPT_MAX_ARRAY},
@@ -122,6 +128,8 @@ typedef struct settings {
     rule_opt rules[CLI_MAX_RULE_OPTS];
     int n_rules;
     char sev_buf[CONFIG_MAX_ITEMS][160]; /* RULE=LEVEL strings built from [severity] */
+    const char *include[CLI_MAX_RULE_OPTS], *exclude[CLI_MAX_RULE_OPTS]; /* -r globs */
+    size_t n_include, n_exclude;
 } settings;
 
 static int add_rule_opt(settings *s, int kind, char *arg, bool from_config)
@@ -295,153 +303,19 @@ static int apply_rule_opts(settings *s)
     return EXIT_CLEAN;
 }
 
-/* ---- running: jobs on worker threads, reported in input order ---- */
-
-typedef struct job {
-    const char *path;
-    const char *list_error; /* an hf:// listing that failed: its reason (status holds why) */
-    gguflint_ctx *ctx;
-    int status; /* guarded_run's result; -1 when the file changed while read */
-    int state;  /* 0 waiting, 1 taken, 2 done */
-    long set;   /* index of the first member of its split set, or -1 */
-} job;
-
-typedef struct runner {
-    job *jobs;
-    size_t n, next, reported, window;
-    const settings *s;
-    pthread_mutex_t mu;
-    pthread_cond_t changed;
-} runner;
-
-static void run_job(runner *rn, job *j)
-{
-    if (j->list_error)
-        return;
-    j->ctx = gguflint_new(rn->s->opt);
-    j->status =
-        j->ctx ? guarded_run(j->ctx, j->path, rn->s->stdin_max, NULL, NULL) : GGUFLINT_E_NOMEM;
-}
-
-/* Take the next job within the window, or NULL when there is none to take. */
-static job *take(runner *rn, bool wait)
-{
-    pthread_mutex_lock(&rn->mu);
-    for (;;) {
-        while (rn->next < rn->n && rn->jobs[rn->next].state != 0)
-            rn->next++;
-        if (rn->next >= rn->n) {
-            pthread_mutex_unlock(&rn->mu);
-            return NULL;
-        }
-        if (rn->next < rn->reported + rn->window)
-            break;
-        if (!wait) {
-            pthread_mutex_unlock(&rn->mu);
-            return NULL;
-        }
-        pthread_cond_wait(&rn->changed, &rn->mu);
-    }
-    job *j = &rn->jobs[rn->next++];
-    j->state = 1;
-    pthread_mutex_unlock(&rn->mu);
-    return j;
-}
-
-static void finish(runner *rn, job *j)
-{
-    pthread_mutex_lock(&rn->mu);
-    j->state = 2;
-    pthread_cond_broadcast(&rn->changed);
-    pthread_mutex_unlock(&rn->mu);
-}
-
-static void *worker(void *arg)
-{
-    runner *rn = arg;
-    job *j;
-    while ((j = take(rn, true)) != NULL) {
-        run_job(rn, j);
-        finish(rn, j);
-    }
-    return NULL;
-}
-
-/* Make sure job i is done: run it here if nobody took it, else wait. */
-static void ensure_done(runner *rn, size_t i)
-{
-    job *j = &rn->jobs[i];
-    pthread_mutex_lock(&rn->mu);
-    if (j->state == 0) {
-        j->state = 1;
-        pthread_mutex_unlock(&rn->mu);
-        run_job(rn, j);
-        finish(rn, j);
-        return;
-    }
-    while (j->state != 2)
-        pthread_cond_wait(&rn->changed, &rn->mu);
-    pthread_mutex_unlock(&rn->mu);
-}
-
-/* Group shards named PREFIX-NNNNN-of-MMMMM.gguf given together into sets. */
-static void find_sets(job *jobs, size_t n)
-{
-    char key_i[4096], key_k[4096];
-    unsigned no, count;
-    for (size_t i = 0; i < n; i++)
-        jobs[i].set = -1;
-    for (size_t i = 0; i < n; i++) {
-        if (jobs[i].set >= 0 || !split_name(jobs[i].path, key_i, sizeof key_i, &no, &count))
-            continue;
-        bool any = false;
-        for (size_t k = i + 1; k < n; k++) {
-            if (jobs[k].set < 0 && split_name(jobs[k].path, key_k, sizeof key_k, &no, &count) &&
-                strcmp(key_i, key_k) == 0) {
-                jobs[k].set = (long)i;
-                any = true;
-            }
-        }
-        if (any)
-            jobs[i].set = (long)i;
-    }
-}
-
-static void check_set(runner *rn, size_t first)
-{
-    size_t m = 0;
-    for (size_t k = first; k < rn->n; k++)
-        if (rn->jobs[k].set == (long)first)
-            m++;
-    gguflint_ctx **ctxs = calloc(m, sizeof *ctxs);
-    if (!ctxs)
-        return;
-    size_t got = 0;
-    for (size_t k = first; k < rn->n; k++) {
-        if (rn->jobs[k].set != (long)first)
-            continue;
-        ensure_done(rn, k);
-        if (rn->jobs[k].status == GGUFLINT_OK)
-            ctxs[got++] = rn->jobs[k].ctx;
-    }
-    if (got > 1)
-        gguflint_check_set(ctxs, got);
-    free(ctxs);
-}
-
 /* One input of the command line: a path (or a directory with -r), the URL
  * of a file, or an hf:// repository or folder, which is listed now and
  * replaced by its .gguf files. A listing that fails stays in the list under
  * its own name with the reason in *error (and the status in *status).
  * False on NOMEM. */
-static bool add_input(file_list *files, const char *arg, bool recursive,
-                      const gguflint_fetch_options *fetch, char **error, int *status)
+static bool add_input(file_list *files, const char *arg, bool recursive, const file_filter *filter,
+                      size_t *found, const gguflint_fetch_options *fetch, char **error, int *status)
 {
     int kind = gguflint_url_kind(arg);
     if (kind == 0)
-        return files_add(files, arg, recursive);
+        return files_add(files, arg, recursive, filter, found);
     if (kind == 1)
-        return files_add(files, arg, false);
+        return files_add(files, arg, false, NULL, found);
     gguflint_url_list *l = NULL;
     char err[256] = "";
     int st = gguflint_url_list_new(arg, fetch, &l, err, sizeof err);
@@ -455,11 +329,11 @@ static bool add_input(file_list *files, const char *arg, bool recursive,
         gguflint_url_list_free(l);
         *status = st;
         *error = strdup(err[0] ? err : "the listing failed");
-        return *error && files_add(files, arg, false);
+        return *error && files_add(files, arg, false, NULL, found);
     }
     bool ok = true;
     for (size_t i = 0; ok && i < gguflint_url_list_count(l); i++)
-        ok = files_add(files, gguflint_url_list_get(l, i), false);
+        ok = files_add(files, gguflint_url_list_get(l, i), false, NULL, found);
     gguflint_url_list_free(l);
     return ok;
 }
@@ -559,6 +433,71 @@ static bool close_outputs(settings *s)
     return ok;
 }
 
+/* ---- which configuration file is trusted ---- */
+
+/* What the command line says before it is applied (a first getopt pass):
+ * the config file asked for, --isolated, the profile and -r. */
+typedef struct first_pass {
+    const char *config, *profile;
+    bool isolated, recursive;
+} first_pass;
+
+static void scan_args(int argc, char **argv, first_pass *fp)
+{
+    memset(fp, 0, sizeof *fp);
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "hqrj:", long_opts, NULL)) != -1) {
+        if (c == OPT_CONFIG)
+            fp->config = optarg;
+        else if (c == OPT_ISOLATED)
+            fp->isolated = true;
+        else if (c == OPT_PROFILE)
+            fp->profile = optarg;
+        else if (c == 'r' || c == OPT_RECURSIVE)
+            fp->recursive = true;
+    }
+}
+
+/* True when `dir` (a real path) is `root` or below it. */
+static bool inside(const char *dir, const char *root)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return true;
+    return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+/* A discovered .gguflint.ini (found from the working directory upwards, not
+ * named by --config) is not trusted when the run is --profile security (only
+ * --config FILE counts there), nor when it lies inside a directory scanned
+ * with -r: a downloaded model folder can ship one that turns every rule off.
+ * Returns why it is not read, or NULL to read it. Call right after
+ * scan_args (the inputs are argv[optind..]). */
+static const char *untrusted(const char *found, const first_pass *fp, int argc, char **argv)
+{
+    if (fp->profile && strcmp(fp->profile, "security") == 0)
+        return "--profile security reads only a --config FILE";
+    if (!fp->recursive)
+        return NULL;
+    char *cfg = realpath(found, NULL);
+    if (!cfg)
+        return "it cannot be resolved";
+    char *slash = strrchr(cfg, '/');
+    if (slash)
+        *(slash == cfg ? slash + 1 : slash) = '\0';
+    const char *why = NULL;
+    for (int i = optind; i < argc && !why; i++) {
+        char *root = realpath(argv[i], NULL);
+        if (root && inside(cfg, root))
+            why = "it is inside a directory scanned with -r (a downloaded folder can ship one)";
+        free(root);
+    }
+    free(cfg);
+    return why;
+}
+
 int cmd_lint(int argc, char **argv)
 {
     settings *s = calloc(1, sizeof *s);
@@ -587,23 +526,23 @@ int cmd_lint(int argc, char **argv)
     int *list_status = NULL;
     int rc = EXIT_CLEAN;
 
-    /* The config file first (its path may be on the command line). */
-    const char *config_path = NULL;
-    bool isolated = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            break;
-        if (strcmp(argv[i], "--isolated") == 0)
-            isolated = true;
-        else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-            config_path = argv[i + 1];
-        else if (strncmp(argv[i], "--config=", 9) == 0)
-            config_path = argv[i] + 9;
-    }
+    /* The config file first (its values are defaults the command line
+     * overrides); a first pass over the arguments says which one to trust. */
+    first_pass fp;
+    scan_args(argc, argv, &fp);
+    const char *config_path = fp.isolated ? NULL : fp.config;
     char *found = NULL;
-    if (!isolated && !config_path)
-        config_path = found = config_find();
-    if (!isolated && config_path) {
+    if (!fp.isolated && !fp.config && (found = config_find()) != NULL) {
+        const char *why = untrusted(found, &fp, argc, argv);
+        if (why) {
+            fprintf(stderr, "gguflint: not reading ");
+            err_text(found);
+            fprintf(stderr, ": %s\n", why);
+        } else {
+            config_path = found;
+        }
+    }
+    if (config_path) {
         if (!config_load(&cfg, config_path)) {
             rc = config_error(&cfg, cfg.error[0] ? cfg.error : "cannot read");
             goto done;
@@ -688,6 +627,18 @@ int cmd_lint(int argc, char **argv)
         case OPT_HEADER_ONLY: gguflint_options_set_header_only(s->opt, true); break;
         case 'r':
         case OPT_RECURSIVE: s->recursive = true; break;
+        case OPT_INCLUDE:
+        case OPT_EXCLUDE: {
+            const char **list = c == OPT_INCLUDE ? s->include : s->exclude;
+            size_t *n = c == OPT_INCLUDE ? &s->n_include : &s->n_exclude;
+            if (*n == CLI_MAX_RULE_OPTS) {
+                rc = usage_error("too many --include/--exclude patterns (at most %s)",
+                                 GGUFLINT_STRINGIFY(CLI_MAX_RULE_OPTS));
+                goto done;
+            }
+            list[(*n)++] = optarg;
+            break;
+        }
         case 'j':
         case OPT_JOBS:
             if (!parse_u64(optarg, &v) || v == 0 || v > CLI_MAX_JOBS) {
@@ -714,7 +665,10 @@ int cmd_lint(int argc, char **argv)
             break;
         case OPT_VERSION: printf("gguflint %s\n", GGUFLINT_VERSION); goto done;
         case 'h':
-        case OPT_HELP: fputs(usage_text, stdout); goto done;
+        case OPT_HELP:
+            fputs(usage_text, stdout);
+            fputs(usage_limits, stdout);
+            goto done;
         default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); goto done;
         }
     }
@@ -734,109 +688,110 @@ int cmd_lint(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
+    file_filter filter = {s->include, s->n_include, s->exclude, s->n_exclude};
+    size_t n_found = 0;
     for (int i = optind; i < argc; i++) {
-        if (!add_input(&files, argv[i], s->recursive, fetch, &list_errors[i], &list_status[i])) {
+        if (!add_input(&files, argv[i], s->recursive, &filter, &n_found, fetch, &list_errors[i],
+                       &list_status[i])) {
             fprintf(stderr, "gguflint: out of memory\n");
             rc = EXIT_USAGE;
             goto done;
         }
+    }
+    if (s->recursive && !files_dedupe(&files)) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (files.n == 0) {
+        /* only directories, and nothing in them: a scan that checked nothing
+         * must not pass */
+        fprintf(stderr, "gguflint: nothing to check: no GGUF file found under ");
+        for (int i = optind; i < argc; i++) {
+            err_text(argv[i]);
+            fputs(i + 1 < argc ? ", " : "", stderr);
+        }
+        fprintf(stderr, " (files are recognised by their GGUF magic or a .gguf name)\n");
+        rc = EXIT_USAGE;
+        goto done;
     }
     rc = EXIT_CLEAN;
 
     rc = open_outputs(s);
     if (rc != EXIT_CLEAN)
         goto done;
-    job *jobs = calloc(files.n ? files.n : 1, sizeof *jobs);
-    if (!jobs) {
+    /* a failed listing stands in the list as its reference */
+    const char **skip = calloc(files.n ? files.n : 1, sizeof *skip);
+    int *skip_status = calloc(files.n ? files.n : 1, sizeof *skip_status);
+    runner *rn = NULL;
+    if (skip && skip_status) {
+        for (size_t i = 0; i < files.n; i++)
+            for (int a = optind; a < argc; a++)
+                if (list_errors[a] && strcmp(files.paths[i], argv[a]) == 0) {
+                    skip[i] = list_errors[a];
+                    skip_status[i] = list_status[a];
+                }
+        rn = runner_new((const char *const *)files.paths, files.n, s->opt, s->jobs, s->stdin_max,
+                        CLI_JOB_WINDOW_BYTES, skip, skip_status);
+    }
+    if (!rn) {
+        free(skip);
+        free(skip_status);
         fprintf(stderr, "gguflint: out of memory\n");
         rc = EXIT_USAGE;
         goto done;
     }
-    for (size_t i = 0; i < files.n; i++) {
-        jobs[i].path = files.paths[i];
-        /* a failed listing stands in the list as its reference */
-        for (int a = optind; a < argc; a++)
-            if (list_errors[a] && strcmp(files.paths[i], argv[a]) == 0) {
-                jobs[i].list_error = list_errors[a];
-                jobs[i].status = list_status[a];
-            }
-    }
-    find_sets(jobs, files.n);
-    runner rn = {jobs,
-                 files.n,
-                 0,
-                 0,
-                 CLI_JOB_WINDOW,
-                 s,
-                 PTHREAD_MUTEX_INITIALIZER,
-                 PTHREAD_COND_INITIALIZER};
-    unsigned n_threads = s->jobs > 1 ? s->jobs : 0;
-    pthread_t *threads = n_threads ? calloc(n_threads, sizeof *threads) : NULL;
-    unsigned started = 0;
-    for (unsigned t = 0; t < n_threads && threads; t++)
-        if (pthread_create(&threads[t], NULL, worker, &rn) == 0)
-            started++;
+    for (int k = 0; k < s->n_out; k++)
+        gguflint_report_set_config(s->out[k].rep, cfg.path);
 
     bool io_error = false;
     for (size_t i = 0; i < files.n; i++) {
-        job *j = &jobs[i];
-        if (j->set == (long)i)
-            check_set(&rn, i);
-        ensure_done(&rn, i);
-        int st = j->status;
-        if (j->list_error) {
+        const char *path = files.paths[i];
+        int st;
+        gguflint_ctx *ctx = runner_get(rn, i, &st);
+        if (skip[i]) {
             fprintf(stderr, "gguflint: ");
-            err_text(j->path);
+            err_text(path);
             fprintf(stderr, ": %s: ", gguflint_strerror(st));
-            err_text(j->list_error);
+            err_text(skip[i]);
             fprintf(stderr, "\n");
             for (int k = 0; k < s->n_out; k++)
-                gguflint_report_failure(s->out[k].rep, j->path, st, j->list_error);
+                gguflint_report_failure(s->out[k].rep, path, st, skip[i]);
             io_error = true;
-            pthread_mutex_lock(&rn.mu);
-            rn.reported = i + 1;
-            pthread_cond_broadcast(&rn.changed);
-            pthread_mutex_unlock(&rn.mu);
+            runner_release(rn, i);
             continue;
         }
         if (st < 0) {
             fprintf(stderr, "gguflint: ");
-            err_text(j->path);
+            err_text(path);
             fprintf(stderr, ": the file changed (shrank) while being read\n");
             st = GGUFLINT_E_IO;
         } else if (st != GGUFLINT_OK) {
-            report_status(j->path, j->ctx, st);
+            report_status(path, ctx, st);
         }
         uint64_t fetched;
-        if (j->ctx && !gguflint_fetch_ranges(j->ctx) &&
-            gguflint_fetch_stats(j->ctx, NULL, &fetched, NULL)) {
+        if (ctx && !gguflint_fetch_ranges(ctx) && gguflint_fetch_stats(ctx, NULL, &fetched, NULL)) {
             fprintf(stderr, "gguflint: ");
-            err_text(j->path);
+            err_text(path);
             fprintf(stderr,
                     ": note: the server ignores Range requests: %llu bytes were downloaded "
                     "from the start of the file (at most --max-fetch)\n",
                     (unsigned long long)fetched);
         }
         if (st == GGUFLINT_OK) {
-            apply_ignores(&cfg, s->probe, j->ctx, j->path);
-            if (gguflint_max_severity(j->ctx) >= s->fail_on)
+            apply_ignores(&cfg, s->probe, ctx, path);
+            if (gguflint_max_severity(ctx) >= s->fail_on)
                 rc = EXIT_FINDINGS;
         } else {
             io_error = true;
         }
         for (int k = 0; k < s->n_out; k++)
-            gguflint_report_file(s->out[k].rep, j->path, j->ctx, st);
-        gguflint_free(j->ctx);
-        j->ctx = NULL;
-        pthread_mutex_lock(&rn.mu);
-        rn.reported = i + 1;
-        pthread_cond_broadcast(&rn.changed);
-        pthread_mutex_unlock(&rn.mu);
+            gguflint_report_file(s->out[k].rep, path, ctx, st);
+        runner_release(rn, i);
     }
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(threads[t], NULL);
-    free(threads);
-    free(jobs);
+    runner_free(rn);
+    free(skip);
+    free(skip_status);
     for (int k = 0; k < s->n_out; k++)
         gguflint_report_end(s->out[k].rep, !s->quiet);
     if (!close_outputs(s))

@@ -164,15 +164,26 @@ void json_quote(gguflint_write_fn w, void *user, const char *s, size_t len)
             e[1] = (char)c;
             el = 2;
             l = 1;
-        } else if (l > 0 && cp <= 0xFFFF) {
-            /* valid but unsafe code point: \uXXXX keeps JSON exact */
-            e[0] = '\\';
-            e[1] = 'u';
-            e[2] = hexd[(cp >> 12) & 15];
-            e[3] = hexd[(cp >> 8) & 15];
-            e[4] = hexd[(cp >> 4) & 15];
-            e[5] = hexd[cp & 15];
-            el = 6;
+        } else if (l > 0) {
+            /* valid but unsafe code point: \uXXXX keeps JSON exact; above
+             * U+FFFF (tag characters) as a UTF-16 surrogate pair, never as
+             * its bytes (which would decode to other code points) */
+            uint32_t units[2] = {cp, 0};
+            unsigned nu = 1;
+            if (cp > 0xFFFF) {
+                units[0] = 0xD800 + ((cp - 0x10000) >> 10);
+                units[1] = 0xDC00 + ((cp - 0x10000) & 0x3FF);
+                nu = 2;
+            }
+            for (unsigned k = 0; k < nu; k++) {
+                uint32_t u16 = units[k];
+                e[el++] = '\\';
+                e[el++] = 'u';
+                e[el++] = hexd[(u16 >> 12) & 15];
+                e[el++] = hexd[(u16 >> 8) & 15];
+                e[el++] = hexd[(u16 >> 4) & 15];
+                e[el++] = hexd[u16 & 15];
+            }
         } else {
             /* control byte or invalid UTF-8 byte: shown as \u00XX */
             e[0] = '\\';
@@ -191,6 +202,11 @@ void json_quote(gguflint_write_fn w, void *user, const char *s, size_t len)
     if (i > run)
         w(user, s + run, i - run);
     w(user, "\"", 1);
+}
+
+void gguflint_json_string(gguflint_write_fn w, void *user, const void *data, size_t len)
+{
+    json_quote(w, user, data, len);
 }
 
 void json_quote_sb(sbuf *b, const char *s, size_t len)

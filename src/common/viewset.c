@@ -1,64 +1,97 @@
 /* viewset.c - the view set (see viewset.h). */
 #include "common/viewset.h"
 
+#include "common/keyhash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 uint64_t viewset_hash(const uint8_t *s, uint64_t n)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (uint64_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
+    return keyhash(s, (size_t)n);
 }
 
-/* Rehash every entry into a table of nc slots (a power of two). */
-static bool rehash(viewset *set, size_t nc, viewset_get get, const void *owner)
+static uint32_t tag_of(const uint8_t *s, uint64_t n)
 {
-    uint32_t *ns = calloc(nc, sizeof *ns);
+    return (uint32_t)(viewset_hash(s, n) >> 32);
+}
+
+static size_t slot_of(const viewset *set, uint32_t tag)
+{
+    return set->shift >= 32 ? 0 : (size_t)(tag >> set->shift);
+}
+
+/* Move every slot into a table of nc slots (a power of two, 16 .. 2^32):
+ * the stored tags place them, nothing is hashed again. */
+static bool regrow(viewset *set, size_t nc)
+{
+    vs_slot *ns = calloc(nc, sizeof *ns);
     if (!ns)
         return false;
-    for (size_t i = 0; i < set->cap; i++) {
-        uint32_t v = set->slots[i];
-        if (!v)
-            continue;
-        gguflint_view e = get(owner, v - 1);
-        size_t h = (size_t)viewset_hash(e.ptr, e.len) & (nc - 1);
-        while (ns[h])
-            h = (h + 1) & (nc - 1);
-        ns[h] = v;
-    }
-    free(set->slots);
+    unsigned bits = 0;
+    while (((size_t)1 << bits) < nc)
+        bits++;
+    vs_slot *old = set->slots;
+    size_t old_cap = set->cap;
     set->slots = ns;
     set->cap = nc;
+    set->shift = 32 - bits;
+    for (size_t i = 0; i < old_cap; i++) {
+        vs_slot s = old[i];
+        if (!s.index)
+            continue;
+        size_t h = slot_of(set, s.tag);
+        while (ns[h].index)
+            h = (h + 1) & (nc - 1);
+        ns[h] = s;
+    }
+    free(old);
     return true;
 }
 
 bool viewset_reserve(viewset *set, size_t n, viewset_get get, const void *owner)
 {
+    (void)get;
+    (void)owner;
+    if (n > ((size_t)1 << 31))
+        return false;
     size_t nc = set->cap ? set->cap : 16;
-    while (nc < n * 2 + 2) {
-        if (nc > SIZE_MAX / 4)
-            return false;
+    while (nc < n * 2 + 2)
         nc *= 2;
+    return nc == set->cap || regrow(set, nc);
+}
+
+/* The earlier index equal to s, or -1 with *at the empty slot where it goes. */
+static long lookup(const viewset *set, viewset_get get, const void *owner, const uint8_t *s,
+                   uint64_t n, uint32_t tag, size_t *at, uint64_t *probes)
+{
+    for (size_t h = slot_of(set, tag);; h = (h + 1) & (set->cap - 1)) {
+        vs_slot sl = set->slots[h];
+        ++*probes;
+        if (!sl.index) {
+            *at = h;
+            return -1;
+        }
+        if (sl.tag != tag)
+            continue;
+        gguflint_view e = get(owner, sl.index - 1);
+        if (e.len == n && (n == 0 || memcmp(e.ptr, s, (size_t)n) == 0))
+            return (long)(sl.index - 1);
     }
-    return nc == set->cap || rehash(set, nc, get, owner);
 }
 
 long viewset_insert(viewset *set, viewset_get get, const void *owner, gguflint_view v, size_t index)
 {
-    if ((set->used + 1) * 2 > set->cap && !rehash(set, set->cap ? set->cap * 2 : 64, get, owner))
+    if (index >= UINT32_MAX)
         return -2;
-    size_t h = (size_t)viewset_hash(v.ptr, v.len) & (set->cap - 1);
-    while (set->slots[h]) {
-        gguflint_view e = get(owner, set->slots[h] - 1);
-        if (e.len == v.len && memcmp(e.ptr, v.ptr, (size_t)v.len) == 0)
-            return (long)(set->slots[h] - 1);
-        h = (h + 1) & (set->cap - 1);
-    }
-    set->slots[h] = (uint32_t)(index + 1);
+    if ((set->used + 1) * 2 > set->cap && !viewset_reserve(set, set->used + 1, NULL, NULL))
+        return -2;
+    uint32_t tag = tag_of(v.ptr, v.len);
+    size_t at;
+    long prev = lookup(set, get, owner, v.ptr, v.len, tag, &at, &set->probes);
+    if (prev >= 0)
+        return prev;
+    set->slots[at] = (vs_slot){tag, (uint32_t)index + 1};
     set->used++;
     return -1;
 }
@@ -66,16 +99,11 @@ long viewset_insert(viewset *set, viewset_get get, const void *owner, gguflint_v
 long viewset_find(const viewset *set, viewset_get get, const void *owner, const uint8_t *s,
                   uint64_t n)
 {
-    if (!set->slots)
+    if (!set->cap)
         return -1;
-    size_t h = (size_t)viewset_hash(s, n) & (set->cap - 1);
-    while (set->slots[h]) {
-        gguflint_view e = get(owner, set->slots[h] - 1);
-        if (e.len == n && memcmp(e.ptr, s, (size_t)n) == 0)
-            return (long)set->slots[h] - 1;
-        h = (h + 1) & (set->cap - 1);
-    }
-    return -1;
+    size_t at;
+    uint64_t probes = 0;
+    return lookup(set, get, owner, s, n, tag_of(s, n), &at, &probes);
 }
 
 void viewset_free(viewset *set)
@@ -83,4 +111,5 @@ void viewset_free(viewset *set)
     free(set->slots);
     set->slots = NULL;
     set->cap = set->used = 0;
+    set->shift = 0;
 }

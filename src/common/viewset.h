@@ -1,30 +1,47 @@
 /* viewset.h - a set of byte strings that live elsewhere (views into the
  * input), stored as indexes into their owner's array: duplicate keys and
- * tensor names while parsing, key and name lookup for the checks. Open
- * addressing with linear probing, at most half full; the owner is asked for
- * an entry's bytes through a callback, so nothing is copied. Every table
- * built from file data goes through here (one home for its hash). */
+ * tensor names while parsing, key and name lookup for the checks, tensor
+ * names across the shards of a split set. Open addressing with linear
+ * probing, at most half full; the owner is asked for an entry's bytes
+ * through a callback, so nothing is copied. Every table built from file data
+ * goes through here or through keyhash.h (one home for their hashing).
+ *
+ * The hash is SipHash-1-3 under the per-process random key (keyhash.h), so
+ * no input can make probe runs long: expected O(1) per operation whatever
+ * the bytes are, and the answers (the first index holding a string) never
+ * depend on the key. Each slot keeps 32 bits of the hash beside the index:
+ * they pick the slot (their top bits), filter comparisons, and let the table
+ * grow without hashing anything again. 8 bytes per slot, at most 16 per
+ * entry. A zeroed viewset is an empty set. */
 #ifndef GGUFLINT_COMMON_VIEWSET_H
 #define GGUFLINT_COMMON_VIEWSET_H
 
 #include "gguflint.h"
 
+typedef struct vs_slot {
+    uint32_t tag;   /* 32 bits of the hash */
+    uint32_t index; /* entry index + 1; 0 = empty */
+} vs_slot;
+
 typedef struct viewset {
-    uint32_t *slots; /* index + 1 into the owner's array; 0 = empty */
-    size_t cap;      /* a power of two, or 0 before the first insert */
+    vs_slot *slots;
+    size_t cap; /* a power of two (at most 2^32), or 0 before the first insert */
     size_t used;
+    unsigned shift;  /* 32 - log2(cap) */
+    uint64_t probes; /* slots visited by inserts: the complexity tests bound it */
 } viewset;
 
 /* The bytes of the owner's entry `index`. */
 typedef gguflint_view (*viewset_get)(const void *owner, size_t index);
 
-/* The string hash of every view set. */
+/* The string hash of every view set (keyed; see keyhash.h). */
 uint64_t viewset_hash(const uint8_t *s, uint64_t n);
-/* Make room for n entries without rehashing; false on NOMEM. */
+/* Make room for n entries without growing; false on NOMEM. `get` and
+ * `owner` are not needed (growth never rehashes) and may be NULL. */
 bool viewset_reserve(viewset *set, size_t n, viewset_get get, const void *owner);
 /* Look `v` up; when absent insert it as entry `index`. Returns the index of
- * the earlier equal entry, -1 when inserted, -2 when memory ran out. Indexes
- * must fit in 32 bits (the callers' counts are bounded far below). */
+ * the earlier equal entry, -1 when inserted, -2 when memory ran out or the
+ * index does not fit in 32 bits. */
 long viewset_insert(viewset *set, viewset_get get, const void *owner, gguflint_view v,
                     size_t index);
 /* The index of the first-inserted entry equal to s[0..n), or -1. */

@@ -85,8 +85,15 @@ struct gguflint_ctx {
     size_t cap_kv_flags;
     gguflint_tensor *tensors;
     size_t n_tensors, cap_tensors;
-    /* lookup indexes for the checks (model/model.c) */
+    /* lookup indexes for the checks (model/model.c); keyed, so O(1) expected
+     * whatever the names (common/viewset.h) */
     viewset kv_index, tensor_index;
+    bool indexed;        /* built: gguflint_kv_find uses it */
+    bool kv_index_ready; /* kv_index is the parser's key set, handed over */
+    uint64_t probes;     /* hash-table slots visited building this file's tables
+                            (the complexity tests bound it; docs/ARCHITECTURE.md) */
+    uint64_t data_read;  /* tensor-data bytes the --deep scan read (at most the data
+                            section's size, however many infos alias it) */
     /* findings (core/findings.c) */
     finding_rec *recs;
     size_t n_recs, cap_recs;

@@ -32,8 +32,12 @@
  * yields a readable report; the rest are counted as dropped. 0 means 1. */
 #define LIMIT_DEFAULT_FINDINGS_PER_RULE 100
 /* Bytes read from a stream (the CLI's '-', gguflint_read_stream's caller):
- * 1 GiB, the memory a stream may take, since it is read into a buffer. */
-#define LIMIT_DEFAULT_STDIN_BYTES 1073741824
+ * 64 MiB. A stream is read into memory whole, so this is memory; the
+ * metadata of the largest real models (262k-token vocabularies) is about
+ * 16 MB, and what a stream is for is a header or a partial download piped in
+ * (--header-only). A whole model on a stream is cut at the limit (GG010, or
+ * a GG013 note under --header-only). */
+#define LIMIT_DEFAULT_STDIN_BYTES 67108864
 
 /* ---- hard limits ---- */
 
@@ -109,13 +113,20 @@
  * request each (as --deep does, DEEP_READER_CHUNK_BYTES). */
 #define URL_HASH_PIECE_BYTES (16u << 20)
 
+/* The largest general.alignment accepted (above: GG119 with tensors, GG122
+ * without), and so the largest padding after the metadata of a file without
+ * tensors that is scanned for zeros: nothing legitimate pads more. */
+#define ALIGNMENT_MAX (1u << 20)
+
 /* ---- CLI limits ---- */
 
 /* -j N: at most 256 threads, far more than a linter can use. */
 #define CLI_MAX_JOBS 256
-/* Files linted ahead of the one being reported (-j): their contexts, and so
- * their findings, are held in memory until reported in input order. */
-#define CLI_JOB_WINDOW 64
+/* Memory of the finished contexts waiting to be reported in input order
+ * (-j): 256 MiB (gguflint_memory_used of each). Past it, workers start no new
+ * file but the next one to be reported; a count would let 64 waiting
+ * vocabulary-heavy files hold gigabytes. */
+#define CLI_JOB_WINDOW_BYTES (256u << 20)
 /* --select/--ignore/--severity options (command line and config file). */
 #define CLI_MAX_RULE_OPTS 128
 /* --format options of one run (each a report, to a file or standard output). */

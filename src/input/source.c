@@ -322,6 +322,12 @@ void source_drop(gguflint_ctx *ctx, uint64_t from, uint64_t to)
         madvise((uint8_t *)ctx->map + a, (size_t)(b - a), MADV_DONTNEED);
 }
 
+void source_drop_pages(gguflint_ctx *ctx)
+{
+    if (ctx->map)
+        madvise(ctx->map, (size_t)ctx->map_size, MADV_DONTNEED);
+}
+
 void source_release(gguflint_ctx *ctx)
 {
     if (ctx->fd >= 0)

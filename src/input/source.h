@@ -42,5 +42,10 @@ int source_check_unchanged(gguflint_ctx *ctx);
 /* Close the mapped file's descriptor once a run no longer needs it, so many
  * contexts alive at once (-j, split sets) do not exhaust descriptors. */
 void source_close_fd(gguflint_ctx *ctx);
+/* Give the pages of a mapped file back once a run has read what it needs:
+ * views stay valid (a later access reads the file again), but a finished
+ * context no longer holds the metadata's pages resident - many of them wait
+ * for their turn to be reported with -j. */
+void source_drop_pages(gguflint_ctx *ctx);
 
 #endif

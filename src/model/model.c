@@ -28,15 +28,24 @@ static bool build_index(viewset *set, size_t n, viewset_get get, const gguflint_
 
 bool model_index(gguflint_ctx *ctx)
 {
-    model_index_free(ctx);
-    return build_index(&ctx->kv_index, ctx->n_kvs, key_of, ctx) &&
-           build_index(&ctx->tensor_index, ctx->n_tensors, name_of, ctx);
+    /* the parser's key set is the key index when it handed it over */
+    bool keys = ctx->kv_index_ready;
+    viewset_free(&ctx->tensor_index);
+    if (!keys)
+        viewset_free(&ctx->kv_index);
+    bool ok = (keys || build_index(&ctx->kv_index, ctx->n_kvs, key_of, ctx)) &&
+              build_index(&ctx->tensor_index, ctx->n_tensors, name_of, ctx);
+    ctx->indexed = ok;
+    ctx->probes += (keys ? 0 : ctx->kv_index.probes) + ctx->tensor_index.probes;
+    return ok;
 }
 
 void model_index_free(gguflint_ctx *ctx)
 {
     viewset_free(&ctx->kv_index);
     viewset_free(&ctx->tensor_index);
+    ctx->indexed = false;
+    ctx->kv_index_ready = false;
 }
 
 const gguflint_kv *kv_by_key(const gguflint_ctx *ctx, const char *key)

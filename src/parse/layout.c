@@ -53,28 +53,57 @@ void layout_check(gguflint_ctx *ctx)
     uint64_t at;
     uint8_t byte;
 
+    /* ggml's data size: the padded sizes summed in file order (checked
+     * before each add since CVE-2025-53630). Overflow is a property of the
+     * metadata alone, so it is reported in every mode. */
+    uint64_t sum = 0;
+    for (size_t i = 0; i < ctx->n_tensors; i++) {
+        const gguflint_tensor *t = &ctx->tensors[i];
+        uint64_t padded;
+        if (!t->size_ok)
+            continue;
+        if (ckd_align64(&padded, t->nbytes, align) || ckd_add64(&sum, sum, padded)) {
+            tensor_path(path, sizeof path, i, "");
+            emit(ctx, R_DATA_SIZE_OVERFLOW, t->info_offset, 0, path,
+                 "the padded sizes of tensors 0..%zu sum past 2^64 bytes: ggml's data size "
+                 "overflows and it rejects the file (CVE-2025-53630)",
+                 i);
+            break;
+        }
+    }
+
     if (ctx->opt.header_only) {
         /* A prefix of the file: offsets, alignment and contiguity are checked
          * below; bounds against the file's end are not. */
         uint64_t need = h->metadata_end;
+        bool need_ok = true;
         if (ctx->n_tensors > 0 && !ckd_align64(&h->data_start, h->metadata_end, align)) {
             uint64_t total = 0, padded;
             for (size_t i = 0; i < ctx->n_tensors; i++) {
                 const gguflint_tensor *t = &ctx->tensors[i];
                 uint64_t end;
-                if (t->size_ok && !ckd_add64(&end, t->offset, t->nbytes) &&
-                    !ckd_align64(&padded, end, align) && padded > total)
+                if (!t->size_ok)
+                    continue;
+                if (ckd_add64(&end, t->offset, t->nbytes) || ckd_align64(&padded, end, align))
+                    need_ok = false;
+                else if (padded > total)
                     total = padded;
             }
             if (ckd_add64(&need, h->data_start, total))
-                need = UINT64_MAX;
+                need_ok = false;
         } else {
             h->data_start = h->metadata_end;
         }
-        emit(ctx, R_DATA_NOT_CHECKED, h->metadata_end, 0, "data",
-             "--header-only: data bounds not checked (%llu bytes read; the complete file "
-             "should be %llu bytes)",
-             (unsigned long long)size, (unsigned long long)need);
+        if (need_ok)
+            emit(ctx, R_DATA_NOT_CHECKED, h->metadata_end, 0, "data",
+                 "--header-only: data bounds not checked (%llu bytes read; the complete file "
+                 "should be %llu bytes)",
+                 (unsigned long long)size, (unsigned long long)need);
+        else
+            emit(ctx, R_DATA_NOT_CHECKED, h->metadata_end, 0, "data",
+                 "--header-only: data bounds not checked (%llu bytes read; the tensors claim "
+                 "more than 2^64 bytes, so no complete file can exist)",
+                 (unsigned long long)size);
     }
 
     if (ctx->n_tensors == 0) {
@@ -84,9 +113,11 @@ void layout_check(gguflint_ctx *ctx)
          * zeros; gguf-py's vocab-only files end right after the last KV. */
         h->data_start = h->metadata_end;
         if (size > h->metadata_end) {
+            /* padding to an alignment over ALIGNMENT_MAX (GG122) is not
+             * accepted, so never scanned: at most 1 MiB is read here */
             uint64_t padded;
-            bool pad_ok = !ckd_align64(&padded, h->metadata_end, align) && size == padded &&
-                          !first_nonzero(ctx, h->metadata_end, size, &at, &byte);
+            bool pad_ok = align <= ALIGNMENT_MAX && !ckd_align64(&padded, h->metadata_end, align) &&
+                          size == padded && !first_nonzero(ctx, h->metadata_end, size, &at, &byte);
             if (ctx->status != GGUFLINT_OK)
                 return;
             if (!pad_ok)

@@ -27,6 +27,7 @@ typedef struct parser {
     unsigned w;          /* width of counts and lengths: 4 in v1, 8 after */
     bool stop;           /* the layout is lost; nothing more can be read */
     viewset keys, names; /* duplicate keys and tensor names */
+    bool keys_dangling;  /* keys holds the index of a KV that was not stored */
     /* The logical path of the field being read, built only when a finding
      * needs it (path_of): formatting it for every KV and tensor would cost
      * more than parsing them. */
@@ -128,20 +129,55 @@ static bool cut(parser *p, uint64_t field_off, uint64_t need)
         return false;
     p->ctx->input_cut = true;
     p->ctx->bytes_needed = end;
+    p->ctx->hdr.complete = false; /* what a caller of the public header sees */
+    if (end > p->ctx->hdr.bytes_needed)
+        p->ctx->hdr.bytes_needed = end;
     p->stop = true;
     return true;
+}
+
+/* The input ends before `need_end` (the end of the field starting at
+ * `field_off`, counted from the file's start), and the file is not known to
+ * go on (not a reader prefix: see cut): it is incomplete, and at least
+ * need_end bytes are needed to read on. Under --header-only that is what a
+ * partial download looks like: one GG013 note, and true is returned so the
+ * caller reports nothing that only follows from the cut. Otherwise false:
+ * the caller reports the truncation as an error. */
+static bool input_cut(gguflint_ctx *ctx, uint64_t field_off, uint64_t need_end, const char *path,
+                      const char *what)
+{
+    gguflint_header *h = &ctx->hdr;
+    h->complete = false;
+    if (need_end > h->bytes_needed)
+        h->bytes_needed = need_end;
+    if (!ctx->opt.header_only)
+        return false;
+    emit(ctx, R_INPUT_INCOMPLETE, field_off, 0, path,
+         "--header-only: the input (%llu bytes) ends inside %s at 0x%llx: at least %llu bytes "
+         "are needed to read on (a partial download; what follows was not checked)",
+         (unsigned long long)ctx->avail, what, (unsigned long long)field_off,
+         (unsigned long long)need_end);
+    return true;
+}
+
+/* field_off + n, or UINT64_MAX when that does not fit. */
+static uint64_t end_of(uint64_t field_off, uint64_t n)
+{
+    uint64_t e;
+    return ckd_add64(&e, field_off, n) ? UINT64_MAX : e;
 }
 
 /* The file ends inside a field: report where, and stop. */
 static void truncated(parser *p, uint64_t field_off, uint64_t need, const char *what)
 {
-    if (cut(p, field_off, need))
+    p->stop = true;
+    if (cut(p, field_off, need) ||
+        input_cut(p->ctx, field_off, end_of(field_off, need), path_of(p), what))
         return;
     uint64_t have = field_off <= p->ctx->size ? p->ctx->size - field_off : 0;
     emit(p->ctx, R_TRUNCATED, field_off, need, path_of(p),
          "file ends inside %s at 0x%llx: %llu bytes needed, %llu present", what,
          (unsigned long long)field_off, (unsigned long long)need, (unsigned long long)have);
-    p->stop = true;
 }
 
 static bool read_uint(parser *p, unsigned n, uint64_t *out, const char *what)
@@ -164,13 +200,22 @@ static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const ch
     if (!read_uint(p, p->w, &n, what))
         return false;
     if (!cur_has(&p->c, n)) {
+        p->stop = true;
         if (cut(p, p->c.off, n))
             return false;
+        /* a length no file can hold stays an error under --header-only */
+        uint64_t need = end_of(p->c.off, n);
+        if (need != UINT64_MAX && input_cut(p->ctx, *len_off, need, path_of(p), what)) {
+            if (n > p->ctx->opt.limits.max_string_len)
+                emit(p->ctx, R_STRING_OVER_LIMIT, *len_off, p->w, path_of(p),
+                     "%s: length %llu is over the limit of %llu bytes", what, (unsigned long long)n,
+                     (unsigned long long)p->ctx->opt.limits.max_string_len);
+            return false;
+        }
         emit(p->ctx, R_STRING_PAST_EOF, *len_off, p->w, path_of(p),
              "%s: length %llu at 0x%llx runs past the end of the file (%llu bytes remain)", what,
              (unsigned long long)n, (unsigned long long)*len_off,
              (unsigned long long)file_remaining(p));
-        p->stop = true;
         return false;
     }
     if (n > p->ctx->opt.limits.max_string_len)
@@ -199,11 +244,16 @@ static const count_rules tensor_count_rules = {R_TENSOR_COUNT_IMPOSSIBLE, R_TENS
                                                "a tensor info"};
 
 /* Report a declared count (its field at `at`) that cannot fit in `rem`
- * bytes when each entry takes at least `min`, or else is over `limit`. */
+ * bytes when each entry takes at least `min`, or else is over `limit`.
+ * `prefix`: rem is what any file could hold (--header-only). */
 static void header_count(parser *p, uint64_t count, uint64_t at, uint64_t rem, uint64_t min,
-                         uint64_t limit, const count_rules *c)
+                         uint64_t limit, const count_rules *c, bool prefix)
 {
-    if (count > rem / min)
+    if (count > rem / min && prefix)
+        emit(p->ctx, c->impossible, at, p->w, c->path,
+             "%s %llu cannot fit in any file: at %llu bytes each it would pass 2^64 bytes", c->name,
+             (unsigned long long)count, (unsigned long long)min);
+    else if (count > rem / min)
         emit(p->ctx, c->impossible, at, p->w, c->path,
              "%s %llu cannot fit: %llu bytes follow and %s takes at least %llu", c->name,
              (unsigned long long)count, (unsigned long long)rem, c->unit, (unsigned long long)min);
@@ -221,6 +271,8 @@ static bool parse_header(parser *p)
 
     if (size == 0) {
         emit(ctx, R_EMPTY_FILE, 0, 0, "header", "the file is empty (0 bytes)");
+        h->complete = false; /* nothing to read on from: the magic is needed */
+        h->bytes_needed = 4;
         return false;
     }
     size_t cmp = size < 4 ? (size_t)size : 4;
@@ -255,13 +307,15 @@ static bool parse_header(parser *p)
         }
     }
     if (size < 4) {
-        emit(ctx, R_TRUNCATED_HEADER, 0, 4, "header.magic",
-             "the file is %llu bytes long and ends inside the magic", (unsigned long long)size);
+        if (!input_cut(ctx, 0, 4, "header.magic", "the magic"))
+            emit(ctx, R_TRUNCATED_HEADER, 0, 4, "header.magic",
+                 "the file is %llu bytes long and ends inside the magic", (unsigned long long)size);
         return false;
     }
     if (size < 8) {
-        emit(ctx, R_TRUNCATED_HEADER, 4, 4, "header.version",
-             "the file ends inside the version field (%llu bytes)", (unsigned long long)size);
+        if (!input_cut(ctx, 4, 8, "header.version", "the version field"))
+            emit(ctx, R_TRUNCATED_HEADER, 4, 4, "header.version",
+                 "the file ends inside the version field (%llu bytes)", (unsigned long long)size);
         return false;
     }
     cur_seek(&p->c, WIRE_VERSION_OFF);
@@ -293,25 +347,32 @@ static bool parse_header(parser *p)
     p->w = wire_width(v);
     uint64_t tc, kc;
     if (!cur_uint(&p->c, p->w, &tc)) {
-        emit(ctx, R_TRUNCATED_HEADER, WIRE_TENSOR_COUNT_OFF, p->w, "header.tensor_count",
-             "the file ends inside tensor_count (%llu bytes)", (unsigned long long)size);
+        if (!input_cut(ctx, WIRE_TENSOR_COUNT_OFF, WIRE_TENSOR_COUNT_OFF + p->w,
+                       "header.tensor_count", "tensor_count"))
+            emit(ctx, R_TRUNCATED_HEADER, WIRE_TENSOR_COUNT_OFF, p->w, "header.tensor_count",
+                 "the file ends inside tensor_count (%llu bytes)", (unsigned long long)size);
         return false;
     }
     uint64_t kc_off = p->c.off;
     if (!cur_uint(&p->c, p->w, &kc)) {
-        emit(ctx, R_TRUNCATED_HEADER, kc_off, p->w, "header.kv_count",
-             "the file ends inside metadata_kv_count (%llu bytes)", (unsigned long long)size);
+        if (!input_cut(ctx, kc_off, kc_off + p->w, "header.kv_count", "metadata_kv_count"))
+            emit(ctx, R_TRUNCATED_HEADER, kc_off, p->w, "header.kv_count",
+                 "the file ends inside metadata_kv_count (%llu bytes)", (unsigned long long)size);
         return false;
     }
     h->is_gguf = true;
     h->tensor_count = tc;
     h->kv_count = kc;
 
-    uint64_t rem = file_remaining(p);
+    /* Counts are checked against the bytes that follow in the file; with
+     * --header-only the input may be a prefix of a file of unknown size, so
+     * only against the most any file could hold (records past 2^64 bytes). */
+    const bool prefix = ctx->opt.header_only;
+    uint64_t rem = prefix ? UINT64_MAX - p->c.off : file_remaining(p);
     header_count(p, kc, kc_off, rem, wire_kv_min(p->w), ctx->opt.limits.max_kv_count,
-                 &kv_count_rules);
+                 &kv_count_rules, prefix);
     header_count(p, tc, WIRE_TENSOR_COUNT_OFF, rem, wire_tensor_info_min(p->w),
-                 ctx->opt.limits.max_tensor_count, &tensor_count_rules);
+                 ctx->opt.limits.max_tensor_count, &tensor_count_rules, prefix);
     return true;
 }
 
@@ -510,12 +571,24 @@ static bool array_header(parser *p, uint32_t *et, uint64_t *count, uint64_t *et_
     uint64_t min = wire_elem_min(p->w, *et);
     uint64_t rem = file_remaining(p);
     if (*count > rem / min) {
+        p->stop = true;
+        /* past the input, but not past what a file can hold: a cut input */
+        uint64_t bytes, need = UINT64_MAX;
+        if (!ckd_mul64(&bytes, *count, min))
+            need = end_of(p->c.off, bytes);
+        if (need != UINT64_MAX &&
+            input_cut(ctx, cnt_off, need, path_of(p), "an array's elements")) {
+            if (*count > ctx->opt.limits.max_array_count)
+                emit(ctx, R_ARRAY_COUNT_LIMIT, cnt_off, p->w, path_of(p),
+                     "array of %llu elements is over the limit of %llu", (unsigned long long)*count,
+                     (unsigned long long)ctx->opt.limits.max_array_count);
+            return false;
+        }
         emit(ctx, R_ARRAY_COUNT_IMPOSSIBLE, cnt_off, p->w, path_of(p),
              "array of %llu %s elements cannot fit: %llu bytes remain, an element takes at "
              "least %llu",
              (unsigned long long)*count, vt_name(*et), (unsigned long long)rem,
              (unsigned long long)min);
-        p->stop = true;
         return false;
     }
     if (*count > ctx->opt.limits.max_array_count)
@@ -627,14 +700,25 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     return false;
                 }
                 if (!cur_has(&p->c, n)) {
+                    p->stop = true;
                     if (cut(p, p->c.off, n))
                         return false;
+                    uint64_t need = end_of(p->c.off, n);
+                    if (need != UINT64_MAX &&
+                        input_cut(ctx, len_off, need, path_of(p), "a string array element")) {
+                        if (n > max_len)
+                            emit(ctx, R_STRING_OVER_LIMIT, len_off, p->w, path_of(p),
+                                 "array element %llu: length %llu is over the limit of %llu "
+                                 "bytes",
+                                 (unsigned long long)index, (unsigned long long)n,
+                                 (unsigned long long)max_len);
+                        return false;
+                    }
                     emit(ctx, R_STRING_PAST_EOF, len_off, p->w, path_of(p),
                          "array element %llu: length %llu runs past the end of the file (%llu "
                          "bytes remain)",
                          (unsigned long long)index, (unsigned long long)n,
                          (unsigned long long)file_remaining(p));
-                    p->stop = true;
                     return false;
                 }
                 const uint8_t *sp = cur_ptr(&p->c);
@@ -747,9 +831,15 @@ static void check_alignment(parser *p, const gguflint_kv *kv, uint64_t type_off)
         emit(ctx, R_ALIGNMENT_NOT_MULT8, at, 4, path_of(p),
              "general.alignment %llu is not a multiple of 8 as the spec requires",
              (unsigned long long)a);
-    if (a > (1u << 20) && ctx->hdr.tensor_count > 0)
+    if (a > ALIGNMENT_MAX && ctx->hdr.tensor_count > 0)
         emit(ctx, R_ALIGNMENT_TOO_LARGE, at, 4, path_of(p),
              "general.alignment %llu is over 1 MiB (multi-GiB padding, seek wrap on 32-bit)",
+             (unsigned long long)a);
+    else if (a > ALIGNMENT_MAX)
+        emit(ctx, R_ALIGNMENT_HUGE_NO_TENSORS, at, 4, path_of(p),
+             "general.alignment %llu is over 1 MiB in a file without tensors (older readers and "
+             "gguf-py seek to the padded data start; bytes after the metadata are not taken as "
+             "padding)",
              (unsigned long long)a);
     ctx->hdr.alignment = a;
 }
@@ -793,6 +883,7 @@ static void parse_kvs(parser *p)
                  "cannot be read",
                  kv.type);
             p->stop = true;
+            p->keys_dangling |= prev < 0; /* the set names a KV that is not stored */
             return;
         }
         kv.value_offset = p->c.off;
@@ -803,6 +894,7 @@ static void parse_kvs(parser *p)
         kv.value_size = p->c.off - kv.value_offset;
         if (!ok) {
             ctx->n_kvs--;
+            p->keys_dangling |= prev < 0;
             return;
         }
         ctx->kvs[ctx->n_kvs - 1] = kv;
@@ -1045,17 +1137,44 @@ int parse_run(gguflint_ctx *ctx)
     cur_init(&p.c, ctx->data, ctx->avail);
     ctx->hdr.file_size = ctx->size;
     ctx->hdr.alignment = 32;
+    ctx->hdr.complete = true;
     if (parse_header(&p)) {
         parse_kvs(&p);
         if (!p.stop)
             parse_tensors(&p);
         ctx->hdr.metadata_end = p.c.off;
         ctx->hdr.metadata_complete = !p.stop;
+        if (ctx->hdr.complete)
+            ctx->hdr.bytes_needed = p.c.off;
         /* an unusable alignment value was reported; layout continues with 32 */
         if (ctx->hdr.alignment == 0)
             ctx->hdr.alignment = 32;
     }
+    ctx->probes += p.keys.probes + p.names.probes;
+    /* The key set is exactly the checks' key index (first index of every
+     * key): hand it over rather than build it again, unless it names a KV
+     * whose value could not be read. */
+    if (!p.keys_dangling && ctx->status == GGUFLINT_OK) {
+        ctx->kv_index = p.keys;
+        ctx->kv_index_ready = true;
+        p.keys = (viewset){0};
+    }
     viewset_free(&p.keys);
     viewset_free(&p.names);
+    /* The record arrays grew by doubling: give back what is not used. */
+    if (ctx->n_kvs && ctx->n_kvs < ctx->cap_kvs) {
+        gguflint_kv *k = realloc(ctx->kvs, ctx->n_kvs * sizeof *k);
+        if (k) {
+            ctx->kvs = k;
+            ctx->cap_kvs = ctx->n_kvs;
+        }
+    }
+    if (ctx->n_tensors && ctx->n_tensors < ctx->cap_tensors) {
+        gguflint_tensor *t = realloc(ctx->tensors, ctx->n_tensors * sizeof *t);
+        if (t) {
+            ctx->tensors = t;
+            ctx->cap_tensors = ctx->n_tensors;
+        }
+    }
     return ctx->status;
 }

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const report_writer *const writers[] = {
     [GGUFLINT_FORMAT_TEXT] = &report_text,
@@ -94,11 +95,27 @@ void gguflint_report_end(gguflint_report *r, bool summary)
         wr->end(r, summary);
 }
 
+void gguflint_report_set_config(gguflint_report *r, const char *config_path)
+{
+    if (!r)
+        return;
+    free(r->config);
+    r->config = NULL;
+    r->config_set = true;
+    if (config_path) {
+        size_t n = strlen(config_path) + 1;
+        r->config = malloc(n);
+        if (r->config)
+            memcpy(r->config, config_path, n);
+    }
+}
+
 void gguflint_report_free(gguflint_report *r)
 {
     if (r) {
         sb_free(&r->notes);
         free(r->per_rule);
+        free(r->config);
     }
     free(r);
 }

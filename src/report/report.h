@@ -24,6 +24,8 @@ struct gguflint_report {
     bool color;         /* GGUFLINT_REPORT_COLOR (text) */
     uint64_t *per_rule; /* GGUFLINT_REPORT_STATISTICS: findings per rule index, or NULL */
     bool nomem;         /* an allocation failed: statistics are missing */
+    bool config_set;    /* gguflint_report_set_config was called */
+    char *config;       /* the configuration file used, or NULL */
 };
 
 /* The detail of a file's failure: the report's (gguflint_report_failure) or

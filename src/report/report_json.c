@@ -30,7 +30,11 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
         return;
     }
     const gguflint_header *h = gguflint_get_header(ctx);
-    out_putf(o, ",\"size\":%" PRIu64 ",\"gguf\":%s", h->file_size, h->is_gguf ? "true" : "false");
+    /* complete / bytes_needed: a cut input (a partial download), and how much
+     * to fetch to read on */
+    out_putf(o, ",\"size\":%" PRIu64 ",\"complete\":%s,\"bytes_needed\":%" PRIu64 ",\"gguf\":%s",
+             h->file_size, h->complete ? "true" : "false", h->bytes_needed,
+             h->is_gguf ? "true" : "false");
     const char *url;
     uint64_t fetched, requests;
     if (gguflint_fetch_stats(ctx, &url, &fetched, &requests)) {
@@ -77,8 +81,16 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
 static void json_end(gguflint_report *r, bool summary)
 {
     (void)summary; /* the totals are part of the document */
+    out_put(&r->o, "]");
+    if (r->config_set) {
+        out_put(&r->o, ",\"config\":");
+        if (r->config)
+            out_jstr(&r->o, r->config);
+        else
+            out_put(&r->o, "null");
+    }
     out_putf(&r->o,
-             "],\"summary\":{\"files\":%" PRIu64 ",\"error\":%" PRIu64 ",\"warning\":%" PRIu64
+             ",\"summary\":{\"files\":%" PRIu64 ",\"error\":%" PRIu64 ",\"warning\":%" PRIu64
              ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64,
              r->files, r->counts[GGUFLINT_ERROR], r->counts[GGUFLINT_WARNING],
              r->counts[GGUFLINT_NOTE], r->dropped);

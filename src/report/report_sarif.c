@@ -183,7 +183,16 @@ static void sarif_end(gguflint_report *r, bool summary)
              r->any_io_error ? "false" : "true");
     if (r->notes.data)
         out_putn(&r->o, r->notes.data, r->notes.len);
-    out_put(&r->o, "]}]}]}\n");
+    out_put(&r->o, "]}]");
+    if (r->config_set) { /* the configuration file used, in the run's properties */
+        out_put(&r->o, ",\"properties\":{\"config\":");
+        if (r->config)
+            out_jstr(&r->o, r->config);
+        else
+            out_put(&r->o, "null");
+        out_put(&r->o, "}");
+    }
+    out_put(&r->o, "}]}\n");
 }
 
 const report_writer report_sarif = {sarif_begin, sarif_file, sarif_end};

@@ -64,6 +64,11 @@ static void text_end(gguflint_report *r, bool summary)
              c[GGUFLINT_NOTE] == 1 ? "" : "s");
     if (r->dropped)
         out_putf(&r->o, ", %" PRIu64 " more not shown (over the per-rule limit)", r->dropped);
+    if (r->config) { /* the configuration file that set the rules */
+        out_put(&r->o, " (config: ");
+        out_escape(&r->o, r->config, strlen(r->config));
+        out_put(&r->o, ")");
+    }
     out_put(&r->o, "\n");
 }
 

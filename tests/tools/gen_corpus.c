@@ -16,6 +16,7 @@
  * Usage: gen_corpus OUTDIR (run as `build-dev/tests/gen_corpus corpus`).
  * The output is deterministic; the corpus_fresh test regenerates it and fails
  * when the committed files are stale. */
+#include "collide.h"
 #include "gguf_builder.h"
 
 #include <errno.h>
@@ -1353,6 +1354,111 @@ static uint8_t *r_tpl_many_budget(size_t *len)
     return done(b, len);
 }
 
+/* ---- adversarial inputs (issue 9): cost, not crashes ---- */
+
+static const char KEY_ALPHA[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+static const char NAME_ALPHA[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.";
+
+/* 512 keys sharing the low 20 bits of the FNV-1a gguflint once used for its
+ * key set and model index (each insert walked every earlier key), then the
+ * 77th again. */
+static uint8_t *r_colliding_keys(size_t *len)
+{
+    collide_family f;
+    if (!collide_fnv(&f, "k.", KEY_ALPHA, 4, 512))
+        return NULL;
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    char key[300];
+    for (uint64_t j = 0; j < 512; j++) {
+        collide_fnv_string(&f, j, key);
+        gb_kv_u8(b, key, 1);
+    }
+    collide_fnv_string(&f, 77, key);
+    gb_kv_u8(b, key, 1);
+    return done(b, len);
+}
+
+/* 512 tensor names sharing the low 20 bits of that FNV-1a, then a repeat. */
+static uint8_t *r_colliding_names(size_t *len)
+{
+    collide_family f;
+    if (!collide_fnv(&f, "t.", NAME_ALPHA, 3, 512))
+        return NULL;
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_u32(b, "general.alignment", 8);
+    char name[300];
+    uint64_t ne[1] = {8};
+    for (uint64_t j = 0; j <= 512; j++) {
+        collide_fnv_string(&f, j == 512 ? 77 : j, name);
+        gb_tensor(b, name, 1, ne, GB_I8, 8 * j);
+    }
+    gb_pad_to(b, 8);
+    gb_zeros(b, 8 * 513);
+    return done(b, len);
+}
+
+/* 2048 8-byte tokens in one slot of the duplicate-token index's old
+ * golden-ratio hash, then a repeat of token 5. */
+static uint8_t *r_colliding_tokens(size_t *len)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "tokenizer.ggml.model", "llama");
+    gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, 2049);
+    for (uint64_t j = 0; j <= 2048; j++) {
+        uint64_t w = collide_golden_token(j == 2048 ? 5 : j);
+        uint8_t t[8];
+        for (int k = 0; k < 8; k++)
+            t[k] = (uint8_t)(w >> (8 * k));
+        gb_str(b, t, 8);
+    }
+    return done(b, len);
+}
+
+/* 64 tensor infos over one 4 KiB region: --deep and hash read it once. */
+static uint8_t *r_aliased_tensors(size_t *len)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    char name[16];
+    uint64_t ne[1] = {1024};
+    for (int j = 0; j < 64; j++) {
+        snprintf(name, sizeof name, "a.%d", j);
+        gb_tensor(b, name, 1, ne, GB_F32, 0);
+    }
+    gb_pad_to(b, 32);
+    data_bytes(b, 4096, 3);
+    return done(b, len);
+}
+
+/* Three I8 tensors of 2^62 + 2^61 bytes: ggml's padded sum wraps. */
+static uint8_t *r_data_size_overflow(size_t *len)
+{
+    const uint64_t big = (1ull << 62) + (1ull << 61);
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    uint64_t ne[1] = {big};
+    gb_tensor(b, "a", 1, ne, GB_I8, 0);
+    gb_tensor(b, "b", 1, ne, GB_I8, big);
+    gb_tensor(b, "c", 1, ne, GB_I8, 2 * big);
+    gb_pad_to(b, 32);
+    return done(b, len);
+}
+
+/* general.alignment 2^31 without tensors, followed by 4 KiB of zeros. */
+static uint8_t *r_alignment_2_31_no_tensors(size_t *len)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "tokenizer.ggml.model", "llama");
+    gb_kv_u32(b, "general.alignment", 1u << 31);
+    gb_zeros(b, 4096);
+    return done(b, len);
+}
+
 static const regression regressions[] = {
     /* container */
     {"ollama-cve-2024-39720-magic-only",
@@ -1474,6 +1580,31 @@ static const regression regressions[] = {
      "300 small templates folding 600 KiB each: the folding budget was per template, not per "
      "file (issue 9)",
      "GG733", r_tpl_many_budget},
+    /* adversarial cost (issue 9) */
+    {"gguflint-9-colliding-keys",
+     "512 keys sharing the low 20 bits of gguflint's old FNV-1a: quadratic key-set inserts "
+     "before keyed hashing (test_keyhash bounds the probes)",
+     "GG106", r_colliding_keys},
+    {"gguflint-9-colliding-tensor-names",
+     "513 tensor names sharing the low 20 bits of gguflint's old FNV-1a, one repeated "
+     "(test_keyhash bounds the probes)",
+     "GG205", r_colliding_names},
+    {"gguflint-9-colliding-tokens",
+     "2049 tokens in one slot of the old duplicate-token hash, one repeated (test_keyhash "
+     "bounds the probes)",
+     "GG577", r_colliding_tokens},
+    {"gguflint-9-aliased-tensors",
+     "64 tensor infos over one 4 KiB region: --deep read it 64 times (test_deep bounds the "
+     "bytes read)",
+     "GG217 GG218", r_aliased_tensors},
+    {"cve-2025-53630-data-size-overflow",
+     "three I8 tensors of 2^62 + 2^61 bytes: ggml's sum of padded sizes wrapped (GHSA-vgg9-"
+     "87g3-85w8); --header-only missed it and printed a wrapped size (issue 9) [1.6 row 25]",
+     "GG221", r_data_size_overflow},
+    {"gguflint-9-alignment-2-31-no-tensors",
+     "general.alignment 0x80000000 without tensors: no finding, and the padding scan read "
+     "2 GiB of a sparse file (issue 9)",
+     "GG122 GG302", r_alignment_2_31_no_tensors},
     /* arrays and value types */
     {"cve-2024-21825-array-count",
      "u32 array count 2^62: malloc(n * type_size) wrapped to 0 (TALOS-2024-1912) [1.6 row 6]",

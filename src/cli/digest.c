@@ -1,0 +1,282 @@
+/* digest.c - see digest.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "digest.h"
+
+#include "common.h"
+#include "core/limits.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define READ_BYTES (1u << 20)
+
+static void hex_digest(const unsigned char *md, char out[65])
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[64] = '\0';
+}
+
+static EVP_MD_CTX *sha_new(void)
+{
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    if (md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(md);
+        md = NULL;
+    }
+    return md;
+}
+
+static bool sha_done(EVP_MD_CTX *md, char out[65])
+{
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int dl = 0;
+    bool ok = md && EVP_DigestFinal_ex(md, d, &dl) == 1 && dl == 32;
+    EVP_MD_CTX_free(md);
+    if (ok)
+        hex_digest(d, out);
+    return ok;
+}
+
+static void say(const char *path, const char *what)
+{
+    fprintf(stderr, "gguflint: ");
+    err_text(path);
+    fprintf(stderr, ": %s\n", what);
+}
+
+/* Tensor order of the one read: by offset, then size, then index. */
+typedef struct span {
+    uint64_t offset, nbytes;
+    size_t index;
+} span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    if (x->nbytes != y->nbytes)
+        return x->nbytes < y->nbytes ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Copy what the digests need out of a run context. */
+static int take_layout(const char *path, const gguflint_ctx *ctx, dfile *out)
+{
+    const gguflint_header *h = gguflint_get_header(ctx);
+    if (!h->metadata_complete || h->data_start > h->file_size) {
+        say(path, "the metadata cannot be read completely; run gguflint on it");
+        return EXIT_FINDINGS;
+    }
+    out->size = h->file_size;
+    out->data_start = h->data_start;
+    size_t n = gguflint_tensor_count(ctx);
+    out->tensors = calloc(n ? n : 1, sizeof *out->tensors);
+    if (!out->tensors)
+        return EXIT_USAGE;
+    for (size_t i = 0; i < n; i++) {
+        const gguflint_tensor *t = gguflint_tensor_get(ctx, i);
+        dtensor *d = &out->tensors[out->n_tensors++];
+        uint64_t start = h->data_start + t->offset, end;
+        if (!t->size_ok || t->offset > h->file_size ||
+            __builtin_add_overflow(start, t->nbytes, &end) || end > h->file_size) {
+            char msg[128];
+            snprintf(msg, sizeof msg,
+                     "tensor %zu's data is not inside the file; run gguflint on it", i);
+            say(path, msg);
+            return EXIT_FINDINGS;
+        }
+        d->name = malloc(t->name.len ? (size_t)t->name.len : 1);
+        if (!d->name)
+            return EXIT_USAGE;
+        memcpy(d->name, t->name.ptr, (size_t)t->name.len);
+        d->name_len = (size_t)t->name.len;
+        d->type = t->type;
+        d->n_dims = t->n_dims <= 4 ? t->n_dims : 4;
+        memcpy(d->ne, t->ne, sizeof d->ne);
+        d->offset = t->offset;
+        d->nbytes = t->nbytes;
+    }
+    return EXIT_CLEAN;
+}
+
+/* The one sequential read: whole file, data section and each distinct tensor
+ * range (plan[0..np), disjoint, in offset order). A local file is read with
+ * pread (a file truncated meanwhile is a short read, never a SIGBUS); a URL
+ * through the run's reader, URL_HASH_PIECE_BYTES per range request, each
+ * checked for its length and for the file not having changed. */
+static int read_once(const char *path, gguflint_ctx *ctx, dfile *out, const span *plan, size_t np)
+{
+    bool url = gguflint_url_kind(path) == 1;
+    size_t piece = url ? URL_HASH_PIECE_BYTES : READ_BYTES;
+    int fd = url ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+    uint8_t *buf = malloc(piece);
+    EVP_MD_CTX *whole = sha_new(), *data = sha_new(), *cur = NULL;
+    int rc = EXIT_CLEAN;
+    if ((!url && fd < 0) || !buf || !whole || !data) {
+        say(path, !url && fd < 0 ? "cannot open" : "out of memory");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    size_t k = 0;
+    for (uint64_t pos = 0; pos < out->size;) {
+        uint64_t left = out->size - pos;
+        size_t want = left < piece ? (size_t)left : piece;
+        ssize_t got;
+        if (url) {
+            int st = gguflint_read(ctx, pos, buf, want);
+            if (st != GGUFLINT_OK) {
+                report_status(path, ctx, st); /* the reader's reason */
+                rc = EXIT_USAGE;
+                goto done;
+            }
+            got = (ssize_t)want;
+        } else {
+            got = pread(fd, buf, want, (off_t)pos);
+        }
+        if (got <= 0) {
+            say(path, "read error: the file changed while being read");
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        uint64_t end = pos + (uint64_t)got;
+        EVP_DigestUpdate(whole, buf, (size_t)got);
+        if (end > out->data_start) {
+            uint64_t from = pos > out->data_start ? pos : out->data_start;
+            EVP_DigestUpdate(data, buf + (from - pos), (size_t)(end - from));
+        }
+        while (k < np) {
+            uint64_t s = out->data_start + plan[k].offset, e = s + plan[k].nbytes;
+            if (s >= end)
+                break;
+            uint64_t a = s > pos ? s : pos, b = e < end ? e : end;
+            if (!cur && !(cur = sha_new())) {
+                rc = EXIT_USAGE;
+                goto done;
+            }
+            EVP_DigestUpdate(cur, buf + (a - pos), (size_t)(b - a));
+            if (e > end)
+                break;
+            if (!sha_done(cur, out->tensors[plan[k].index].sha256)) {
+                cur = NULL;
+                rc = EXIT_USAGE;
+                goto done;
+            }
+            cur = NULL;
+            k++;
+        }
+        pos = end;
+    }
+    if (!sha_done(whole, out->file_sha256) || !sha_done(data, out->data_sha256))
+        rc = EXIT_USAGE;
+    whole = data = NULL;
+done:
+    EVP_MD_CTX_free(whole);
+    EVP_MD_CTX_free(data);
+    EVP_MD_CTX_free(cur);
+    free(buf);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+int digest_file(const char *path, dfile *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t pl = strlen(path) + 1;
+    out->path = malloc(pl);
+    gguflint_ctx *ctx = gguflint_new(NULL);
+    if (!out->path || !ctx) {
+        gguflint_free(ctx);
+        return EXIT_USAGE;
+    }
+    memcpy(out->path, path, pl);
+    int st = guarded_run(ctx, path, 0, NULL, NULL);
+    if (st != GGUFLINT_OK) {
+        report_status(path, ctx, st < 0 ? GGUFLINT_E_IO : st);
+        gguflint_free(ctx);
+        return EXIT_USAGE;
+    }
+    int rc = take_layout(path, ctx, out);
+    if (rc != EXIT_CLEAN) {
+        gguflint_free(ctx);
+        return rc;
+    }
+    /* the plan: distinct ranges in offset order; an exact alias copies its
+     * root's digest afterwards, any other overlap is refused */
+    size_t n = out->n_tensors, np = 0;
+    span *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *root = malloc((n ? n : 1) * sizeof *root);
+    span *plan = malloc((n ? n : 1) * sizeof *plan);
+    if (!order || !root || !plan) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        order[i] = (span){out->tensors[i].offset, out->tensors[i].nbytes, i};
+        root[i] = i;
+    }
+    qsort(order, n, sizeof *order, span_cmp);
+    uint64_t covered = 0;
+    size_t covered_by = 0;
+    for (size_t k = 0; k < n; k++) {
+        const span *s = &order[k];
+        if (s->nbytes == 0)
+            continue; /* an empty range: hashed as the empty string below */
+        if (np > 0 && plan[np - 1].offset == s->offset && plan[np - 1].nbytes == s->nbytes) {
+            root[s->index] = plan[np - 1].index;
+            continue;
+        }
+        if (np > 0 && s->offset < covered) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "tensors %zu and %zu overlap (their data is not theirs alone); run gguflint "
+                     "on it",
+                     covered_by, s->index);
+            say(path, msg);
+            rc = EXIT_FINDINGS;
+            goto done;
+        }
+        plan[np++] = *s;
+        covered = s->offset + s->nbytes;
+        covered_by = s->index;
+    }
+    rc = read_once(path, ctx, out, plan, np);
+    if (rc == EXIT_CLEAN) {
+        char empty[65];
+        EVP_MD_CTX *e = sha_new();
+        if (!sha_done(e, empty)) {
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (out->tensors[i].nbytes == 0)
+                memcpy(out->tensors[i].sha256, empty, 65);
+            else if (root[i] != i)
+                memcpy(out->tensors[i].sha256, out->tensors[root[i]].sha256, 65);
+        }
+    }
+done:
+    gguflint_free(ctx);
+    free(order);
+    free(root);
+    free(plan);
+    return rc;
+}
+
+void digest_free(dfile *f)
+{
+    for (size_t i = 0; i < f->n_tensors; i++)
+        free(f->tensors[i].name);
+    free(f->tensors);
+    free(f->path);
+    memset(f, 0, sizeof *f);
+}

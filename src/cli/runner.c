@@ -1,0 +1,274 @@
+/* runner.c - see runner.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "runner.h"
+
+#include "common.h"
+#include "files.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { WAITING, TAKEN, DONE };
+
+typedef struct job {
+    const char *path;
+    gguflint_ctx *ctx;
+    int status; /* guarded_run's result; -1 when the file changed while read */
+    int state;
+    long set;   /* index of the first member of its split set, or -1 */
+    size_t mem; /* gguflint_memory_used of the finished context */
+    bool skip;  /* not run: status says why */
+} job;
+
+struct runner {
+    job *jobs;
+    size_t n, next, released;
+    uint64_t held, window; /* memory of finished, unreleased contexts; its bound */
+    const gguflint_options *opt;
+    uint64_t stdin_max;
+    pthread_mutex_t mu;
+    pthread_cond_t changed;
+    pthread_t *threads;
+    unsigned started;
+};
+
+static void run_job(runner *rn, job *j)
+{
+    if (j->skip)
+        return;
+    j->ctx = gguflint_new(rn->opt);
+    j->status = j->ctx ? guarded_run(j->ctx, j->path, rn->stdin_max, NULL, NULL) : GGUFLINT_E_NOMEM;
+    j->mem = gguflint_memory_used(j->ctx);
+}
+
+static void finish(runner *rn, job *j)
+{
+    pthread_mutex_lock(&rn->mu);
+    j->state = DONE;
+    rn->held += j->mem;
+    pthread_cond_broadcast(&rn->changed);
+    pthread_mutex_unlock(&rn->mu);
+}
+
+/* The next job a worker may run, or NULL when none is left. A job may start
+ * when the finished contexts waiting for their turn hold less than the
+ * window, or when it is the next one to be reported (so the run always
+ * moves on). */
+static job *take(runner *rn)
+{
+    pthread_mutex_lock(&rn->mu);
+    for (;;) {
+        while (rn->next < rn->n && rn->jobs[rn->next].state != WAITING)
+            rn->next++;
+        if (rn->next >= rn->n) {
+            pthread_mutex_unlock(&rn->mu);
+            return NULL;
+        }
+        if (rn->next == rn->released || rn->held < rn->window)
+            break;
+        pthread_cond_wait(&rn->changed, &rn->mu);
+    }
+    job *j = &rn->jobs[rn->next++];
+    j->state = TAKEN;
+    pthread_mutex_unlock(&rn->mu);
+    return j;
+}
+
+static void *worker(void *arg)
+{
+    runner *rn = arg;
+    job *j;
+    while ((j = take(rn)) != NULL) {
+        run_job(rn, j);
+        finish(rn, j);
+    }
+    return NULL;
+}
+
+/* Make sure job i is done: run it here if nobody took it, else wait. */
+static void ensure_done(runner *rn, size_t i)
+{
+    job *j = &rn->jobs[i];
+    pthread_mutex_lock(&rn->mu);
+    if (j->state == WAITING) {
+        j->state = TAKEN;
+        pthread_mutex_unlock(&rn->mu);
+        run_job(rn, j);
+        finish(rn, j);
+        return;
+    }
+    while (j->state != DONE)
+        pthread_cond_wait(&rn->changed, &rn->mu);
+    pthread_mutex_unlock(&rn->mu);
+}
+
+/* ---- split sets: grouped by sorting their name keys ---- */
+
+typedef struct set_key {
+    char *key;
+    size_t index;
+} set_key;
+
+static int key_cmp(const void *a, const void *b)
+{
+    const set_key *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Shards named PREFIX-NNNNN-of-MMMMM.gguf with one PREFIX form a set whose
+ * members point at its first member. False on NOMEM. */
+static bool find_sets(job *jobs, size_t n)
+{
+    set_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys)
+        return false;
+    size_t m = 0;
+    bool ok = true;
+    char key[4096];
+    unsigned no, count;
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].set = -1;
+        if (ok && split_name(jobs[i].path, key, sizeof key, &no, &count)) {
+            size_t kl = strlen(key) + 1;
+            keys[m].key = malloc(kl);
+            if (!keys[m].key) {
+                ok = false;
+                continue;
+            }
+            memcpy(keys[m].key, key, kl);
+            keys[m++].index = i;
+        }
+    }
+    if (ok)
+        qsort(keys, m, sizeof *keys, key_cmp);
+    for (size_t a = 0; ok && a < m;) {
+        size_t b = a + 1;
+        while (b < m && strcmp(keys[a].key, keys[b].key) == 0)
+            b++;
+        if (b - a > 1)
+            for (size_t k = a; k < b; k++)
+                jobs[keys[k].index].set = (long)keys[a].index;
+        a = b;
+    }
+    for (size_t k = 0; k < m; k++)
+        free(keys[k].key);
+    free(keys);
+    return ok;
+}
+
+typedef struct set_call {
+    gguflint_ctx **ctxs;
+    size_t n;
+} set_call;
+
+static int call_check_set(void *arg)
+{
+    set_call *c = arg;
+    return gguflint_check_set(c->ctxs, c->n);
+}
+
+/* Every member of the set whose first member is `first` run, then the set
+ * checked under the SIGBUS guard: a shard truncated while another is read
+ * makes the members "changed while being read", not a crash. */
+static void check_set(runner *rn, size_t first)
+{
+    size_t m = 0;
+    for (size_t k = first; k < rn->n; k++)
+        if (rn->jobs[k].set == (long)first)
+            m++;
+    gguflint_ctx **ctxs = calloc(m ? m : 1, sizeof *ctxs);
+    if (!ctxs)
+        return;
+    size_t got = 0;
+    for (size_t k = first; k < rn->n; k++) {
+        if (rn->jobs[k].set != (long)first)
+            continue;
+        ensure_done(rn, k);
+        if (rn->jobs[k].status == GGUFLINT_OK)
+            ctxs[got++] = rn->jobs[k].ctx;
+    }
+    set_call c = {ctxs, got};
+    if (got > 1 && guarded_call(call_check_set, &c) < 0)
+        for (size_t k = first; k < rn->n; k++)
+            if (rn->jobs[k].set == (long)first && rn->jobs[k].status == GGUFLINT_OK)
+                rn->jobs[k].status = -1;
+    free(ctxs);
+}
+
+runner *runner_new(const char *const *paths, size_t n, const gguflint_options *opt, unsigned jobs,
+                   uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
+                   const int *skip_status)
+{
+    runner *rn = calloc(1, sizeof *rn);
+    if (!rn)
+        return NULL;
+    rn->jobs = calloc(n ? n : 1, sizeof *rn->jobs);
+    if (!rn->jobs) {
+        free(rn);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rn->jobs[i].path = paths[i];
+        if (skip && skip[i]) {
+            rn->jobs[i].skip = true;
+            rn->jobs[i].status = skip_status ? skip_status[i] : GGUFLINT_E_IO;
+        }
+    }
+    if (!find_sets(rn->jobs, n)) {
+        free(rn->jobs);
+        free(rn);
+        return NULL;
+    }
+    rn->n = n;
+    rn->window = window_bytes;
+    rn->opt = opt;
+    rn->stdin_max = stdin_max;
+    pthread_mutex_init(&rn->mu, NULL);
+    pthread_cond_init(&rn->changed, NULL);
+    unsigned n_threads = jobs > 1 ? jobs : 0;
+    rn->threads = n_threads ? calloc(n_threads, sizeof *rn->threads) : NULL;
+    for (unsigned t = 0; t < n_threads && rn->threads; t++)
+        if (pthread_create(&rn->threads[rn->started], NULL, worker, rn) == 0)
+            rn->started++;
+    return rn;
+}
+
+gguflint_ctx *runner_get(runner *rn, size_t i, int *status)
+{
+    job *j = &rn->jobs[i];
+    if (j->set == (long)i)
+        check_set(rn, i);
+    ensure_done(rn, i);
+    *status = j->status;
+    return j->ctx;
+}
+
+void runner_release(runner *rn, size_t i)
+{
+    job *j = &rn->jobs[i];
+    pthread_mutex_lock(&rn->mu);
+    gguflint_free(j->ctx);
+    j->ctx = NULL;
+    rn->held -= j->mem;
+    j->mem = 0;
+    rn->released = i + 1;
+    pthread_cond_broadcast(&rn->changed);
+    pthread_mutex_unlock(&rn->mu);
+}
+
+void runner_free(runner *rn)
+{
+    if (!rn)
+        return;
+    for (unsigned t = 0; t < rn->started; t++)
+        pthread_join(rn->threads[t], NULL);
+    for (size_t i = 0; i < rn->n; i++)
+        gguflint_free(rn->jobs[i].ctx);
+    free(rn->threads);
+    free(rn->jobs);
+    pthread_mutex_destroy(&rn->mu);
+    pthread_cond_destroy(&rn->changed);
+    free(rn);
+}

@@ -1,0 +1,34 @@
+/* runner.h - linting the inputs of a run on -j threads, handed back in input
+ * order. Finished contexts wait for their turn to be reported; the window of
+ * waiting contexts is bounded by their memory (gguflint_memory_used), not by
+ * a count, so -j on many big files holds at most about `window_bytes` plus
+ * the files in flight. Shards named PREFIX-NNNNN-of-MMMMM.gguf given together
+ * form split sets (grouped by sorting: O(n log n) in the number of paths);
+ * a set is checked (gguflint_check_set) under the SIGBUS guard before its
+ * first member is handed out. */
+#ifndef GGUFLINT_CLI_RUNNER_H
+#define GGUFLINT_CLI_RUNNER_H
+
+#include "gguflint.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct runner runner;
+
+/* Lint paths[0..n) with `opt` (copied by each context) on `jobs` threads.
+ * An input with skip[i] set (skip may be NULL: none) is not run: it is
+ * handed back with no context and the status skip_status[i] (an hf://
+ * listing that failed). NULL on NOMEM. */
+runner *runner_new(const char *const *paths, size_t n, const gguflint_options *opt, unsigned jobs,
+                   uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
+                   const int *skip_status);
+/* Input i (call in order 0, 1, ...): waits for it and returns its context
+ * (NULL after NOMEM) and status (-1: the file changed while it was read). */
+gguflint_ctx *runner_get(runner *rn, size_t i, int *status);
+/* Done with input i: its context is freed and the window moves on. */
+void runner_release(runner *rn, size_t i);
+/* Joins the threads and frees everything. */
+void runner_free(runner *rn);
+
+#endif

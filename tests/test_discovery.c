@@ -1,0 +1,261 @@
+/* test_discovery.c - what -r reaches and which configuration is trusted, run
+ * through the built binary:
+ *  - a Hugging Face cache (snapshots/REV/x.gguf -> ../../blobs/SHA, blobs
+ *    without an extension) and an Ollama blob store (blobs/sha256-..., other
+ *    blobs and manifests that are not GGUF) are scanned: each model once,
+ *    by its .gguf name when it has one;
+ *  - links to files and directories are followed, loops end, a FIFO is
+ *    never opened; --include/--exclude globs whose '*' does not cross '/';
+ *  - a run that finds nothing to check exits 2;
+ *  - a .gguflint.ini shipped in a scanned folder ([ignore:*] rules = ALL) is
+ *    not read under --profile security, nor for a -r scan of the folder that
+ *    holds it; --config FILE is; every report names the config it used. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "gguf_builder.h"
+#include "tiny_llama.h"
+
+static char dir[] = "/tmp/gguflint-discovery-XXXXXX";
+static char out[1 << 20]; /* a SARIF report carries the whole rule table */
+
+static void mkdirs(const char *rel)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/%s'", dir, rel);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void write_file(const char *rel, const void *data, size_t len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static void write_text(const char *rel, const char *text)
+{
+    write_file(rel, text, strlen(text));
+}
+
+/* A model with a duplicate key (GG106). */
+static void write_hostile(const char *rel)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.name", "a");
+    gb_kv_str(b, "general.name", "b");
+    size_t len;
+    uint8_t *buf = gb_finish(b, &len);
+    gb_free(b);
+    assert_non_null(buf);
+    write_file(rel, buf, len);
+    free(buf);
+}
+
+static void write_clean(const char *rel)
+{
+    size_t len;
+    uint8_t *buf = gb_tiny_llama(&len);
+    assert_non_null(buf);
+    write_file(rel, buf, len);
+    free(buf);
+}
+
+static void link_to(const char *target, const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    assert_int_equal(symlink(target, path), 0);
+}
+
+static int run_in(const char *cwd, const char *args)
+{
+    char cmd[2048], path[512];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s/%s' && timeout 60 %s %s > %s 2>&1", dir, cwd, GGUFLINT_CLI,
+             args, path);
+    int st = system(cmd);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[n] = '\0';
+    if (f)
+        fclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void expect(const char *cwd, const char *args, int code, const char *needle)
+{
+    int rc = run_in(cwd, args);
+    if (rc != code || (needle && !strstr(out, needle)))
+        fail_msg("'%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s", args, cwd, rc, code,
+                 needle ? needle : "", out);
+}
+
+static void lacks(const char *needle)
+{
+    if (strstr(out, needle))
+        fail_msg("did not want '%s' in:\n%s", needle, out);
+}
+
+static void test_hf_cache(void **state)
+{
+    (void)state;
+    const char *repo = "hf/hub/models--org--name";
+    char p[512];
+    snprintf(p, sizeof p, "%s/blobs", repo);
+    mkdirs(p);
+    snprintf(p, sizeof p, "%s/snapshots/0123abcd", repo);
+    mkdirs(p);
+    snprintf(p, sizeof p, "%s/refs", repo);
+    mkdirs(p);
+    snprintf(p, sizeof p, "%s/blobs/3f1e0a9b", repo);
+    write_hostile(p);
+    snprintf(p, sizeof p, "%s/blobs/77aa00cc", repo);
+    write_text(p, "{\"architectures\": [\"LlamaForCausalLM\"]}\n");
+    snprintf(p, sizeof p, "%s/refs/main", repo);
+    write_text(p, "0123abcd");
+    snprintf(p, sizeof p, "%s/snapshots/0123abcd/model-Q4_K_M.gguf", repo);
+    link_to("../../blobs/3f1e0a9b", p);
+    snprintf(p, sizeof p, "%s/snapshots/0123abcd/config.json", repo);
+    link_to("../../blobs/77aa00cc", p);
+    /* one model, linted once, under its .gguf name; the hostile content is found */
+    expect("hf", "--isolated -r .", 1, "1 file checked: ");
+    assert_non_null(strstr(out, "snapshots/0123abcd/model-Q4_K_M.gguf:"));
+    assert_non_null(strstr(out, "GG106"));
+    lacks("blobs/3f1e0a9b:");
+    /* the whole cache directory given through a link works the same */
+    link_to("hf/hub", "hub-link");
+    expect("", "--isolated -r hub-link", 1, "1 file checked: ");
+}
+
+static void test_ollama_store(void **state)
+{
+    (void)state;
+    mkdirs("ollama/models/blobs");
+    mkdirs("ollama/models/manifests/registry.ollama.ai/library/tiny");
+    write_hostile("ollama/models/blobs/sha256-9b1f");
+    write_text("ollama/models/blobs/sha256-a0c2", "{{ .System }} {{ .Prompt }}");
+    write_text("ollama/models/blobs/sha256-e4d5", "MIT License\n");
+    write_text("ollama/models/manifests/registry.ollama.ai/library/tiny/latest",
+               "{\"schemaVersion\":2,\"layers\":[]}");
+    expect("ollama", "--isolated -r models", 1, "1 file checked: ");
+    assert_non_null(strstr(out, "blobs/sha256-9b1f:"));
+    assert_non_null(strstr(out, "GG106"));
+}
+
+static void test_links_loops_fifos(void **state)
+{
+    (void)state;
+    mkdirs("tree/a/b");
+    write_clean("tree/a/x.gguf");
+    write_clean("tree/a/b/y.gguf");
+    link_to("../..", "tree/a/b/up");         /* a loop */
+    link_to("x.gguf", "tree/a/also-x.gguf"); /* the same file twice */
+    link_to("/nonexistent/file", "tree/a/dangling.gguf");
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/tree/a/pipe.gguf", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0); /* never opened: the run would hang */
+    expect("tree", "--isolated -r .", 0, "2 files checked");
+    /* globs: '*' does not cross '/' */
+    expect("tree", "--isolated -r --include 'a/*.gguf' .", 0, "1 file checked");
+    expect("tree", "--isolated -r --include '*/*/*.gguf' .", 0, "1 file checked");
+    expect("tree", "--isolated -r --exclude b .", 0, "1 file checked");
+    expect("tree", "--isolated -r --exclude 'y.gguf' --exclude 'also-*' .", 0, "1 file checked");
+    /* --include takes files whatever their bytes */
+    write_text("tree/a/notes.txt", "not a model");
+    expect("tree", "--isolated -r --include '*.txt' .", 1, "GG002");
+}
+
+static void test_nothing_found(void **state)
+{
+    (void)state;
+    mkdirs("empty/sub");
+    write_text("empty/sub/readme.md", "no models here");
+    expect("empty", "--isolated -r .", 2, "nothing to check");
+    expect("tree", "--isolated -r --include '*.none' .", 2, "nothing to check");
+}
+
+static void test_config_trust(void **state)
+{
+    (void)state;
+    mkdirs("dl/model");
+    write_hostile("dl/model/model.gguf");
+    /* shipped with the download: would silence every rule */
+    write_text("dl/model/.gguflint.ini", "[ignore:*]\nrules = ALL\nreason = trust me\n");
+    /* the default profile in that folder: the config is read, and said so */
+    expect("dl/model", "model.gguf", 0, "(config: ");
+    /* --profile security reads no discovered config */
+    expect("dl/model", "--profile security model.gguf", 1, "GG106");
+    assert_non_null(strstr(out, "not reading"));
+    lacks("(config: ");
+    /* a -r scan of the folder that holds the config does not read it */
+    expect("dl/model", "-r .", 1, "GG106");
+    assert_non_null(strstr(out, "inside a directory scanned with -r"));
+    expect("dl", "-r model", 1, "GG106");
+    /* named with --config it is trusted, even with --profile security */
+    expect("dl/model", "--config .gguflint.ini --profile security model.gguf", 0,
+           "(config: .gguflint.ini)");
+    /* JSON and SARIF name it too */
+    expect("dl/model", "--format json model.gguf", 0, "\"config\":\"");
+    expect("dl/model", "--format json --profile security model.gguf", 1, "\"config\":null");
+    expect("dl/model", "--format sarif model.gguf", 0, "\"properties\":{\"config\":\"");
+}
+
+/* -j keeps the output in input order and the same as -j1, with a window of
+ * finished contexts bounded by memory. */
+static void test_jobs_order(void **state)
+{
+    (void)state;
+    static char first[sizeof out];
+    mkdirs("many");
+    for (int i = 0; i < 40; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "many/m%02d.gguf", i);
+        if (i % 3)
+            write_clean(p);
+        else
+            write_hostile(p);
+    }
+    expect("many", "--isolated -r .", 1, "40 files checked");
+    strcpy(first, out);
+    expect("many", "--isolated -r -j8 .", 1, "40 files checked");
+    assert_string_equal(out, first);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hf_cache),          cmocka_unit_test(test_ollama_store),
+        cmocka_unit_test(test_links_loops_fifos), cmocka_unit_test(test_nothing_found),
+        cmocka_unit_test(test_config_trust),      cmocka_unit_test(test_jobs_order),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
