@@ -8,6 +8,7 @@
 #include "input/source.h"
 #include "model/model.h"
 #include "parse/parse.h"
+#include "parse/tokens.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ void gguflint_free(gguflint_ctx *ctx)
     source_release(ctx);
     free(ctx->kvs);
     free(ctx->kv_flags);
+    tok_free(ctx);
     free(ctx->tensors);
     free(ctx->recs);
     free(ctx->pub);

@@ -18,6 +18,7 @@
 #include "checks/checks.h"
 
 #include "model/model.h"
+#include "parse/tokens.h"
 
 #include "common/keyhash.h"
 
@@ -25,10 +26,6 @@
 #include <string.h>
 
 #define TK "tokenizer.ggml."
-
-/* Longer tokens than these are an error / a warning (CVE-2025-49847). */
-#define TOKEN_MAX_ERROR (64u * 1024u)
-#define TOKEN_MAX_WARN 1024u
 
 enum { NO_TYPE = 0xFFu };
 
@@ -145,18 +142,15 @@ static void elem_path(char *buf, size_t cap, const char *key, uint64_t i)
 
 /* ---- the pass over the tokens ---- */
 
-/* The duplicate index: open addressing over tokens. A slot holds a 32-bit
- * tag of the hash (0 = empty) and the token index; the offsets of the tokens
- * (from the start of the array value) sit beside the slots in the same
- * allocation, so equal tags can be confirmed with a memcmp. The hash is
- * multilinear under the per-process key (keyhash_ml_hash): a few multiplies
- * per token, and for any two tokens an attacker picks, a collision in the
- * slot bits has probability about 1/cap. Arrays over 4 GiB and vocabularies
- * over DUP_MAX_TOKENS are not indexed. */
-typedef struct tok_slot {
-    uint32_t tag;
-    uint32_t idx;
-} tok_slot;
+/* The duplicate index of the fallback walk (scan_tokens, for arrays the
+ * parse pass did not record): open addressing over tokens, slots of
+ * parse/tokens.h (a 32-bit tag of the hash, 0 = empty, and the token index);
+ * the offsets of the tokens (from the start of the array value) sit beside
+ * the slots in the same allocation, so equal tags can be confirmed with a
+ * memcmp. The hash is multilinear under the per-process key
+ * (keyhash_ml_hash): a few multiplies per token, and for any two tokens an
+ * attacker picks, a collision in the slot bits has probability about 1/cap.
+ * Arrays over 4 GiB and vocabularies over DUP_MAX_TOKENS are not indexed. */
 
 static bool is_hex_upper(uint8_t c)
 {
@@ -338,9 +332,66 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
 
 /* Walk tokens once; token_type (a validated i32 array) is indexed directly
  * beside it, and its elements past the last token are checked after. */
+/* The tokens as the parse pass recorded them (parse/tokens.h): the types
+ * and BYTE tokens from token_type, then the odd tokens and the duplicates
+ * the record holds, each rule's findings in token order as scan_range makes
+ * them. Reads token_type and the few tokens that have a finding, never the
+ * whole tokens array. */
+static void report_recorded(gguflint_ctx *ctx, const tok_index *t, const gguflint_kv *tokens,
+                            const gguflint_kv *types)
+{
+    const uint64_t n = tokens->count, file_base = tokens->value_offset;
+    const unsigned w = model_width(ctx);
+    const uint64_t n_typed = types ? (types->count < n ? types->count : n) : 0;
+    const uint8_t *ty = types ? ctx->data + wire_array_elems_off(w, types) : NULL;
+    for (uint64_t i = 0; i < n_typed; i++) {
+        int32_t type;
+        memcpy(&type, ty + 4 * i, 4); /* recorded arrays are little-endian */
+        if ((uint32_t)type <= 5)
+            continue;
+        if (type != 6) {
+            report_type(ctx, types, i, type);
+        } else {
+            const uint8_t *el = t->base + t->offs[i];
+            uint64_t len;
+            memcpy(&len, el, 8);
+            if (!is_byte_token(el + 8, len))
+                report_byte(ctx, i, el + 8, len, file_base + t->offs[i]);
+        }
+        if (ctx->status != GGUFLINT_OK)
+            return;
+    }
+    for (size_t k = 0; k < t->n_odd && ctx->status == GGUFLINT_OK; k++) {
+        uint32_t i = t->odd[k];
+        const uint8_t *el = t->base + t->offs[i];
+        uint64_t len;
+        memcpy(&len, el, 8);
+        check_token_slow(ctx, i, el + 8, len, file_base + t->offs[i]);
+    }
+    for (size_t k = 0; k < t->n_dups && ctx->status == GGUFLINT_OK; k++) {
+        uint32_t i = t->dups[k].i;
+        const uint8_t *el = t->base + t->offs[i];
+        uint64_t len;
+        memcpy(&len, el, 8);
+        report_duplicate(ctx, i, el + 8, len, file_base + t->offs[i], t->dups[k].prev);
+    }
+    for (uint64_t i = n_typed; types && i < types->count && ctx->status == GGUFLINT_OK; i++) {
+        int32_t type;
+        memcpy(&type, ty + 4 * i, 4);
+        if ((uint64_t)(int64_t)type > 6)
+            report_type(ctx, types, i, type);
+    }
+}
+
 __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const gguflint_kv *tokens,
                                                   const gguflint_kv *types)
 {
+    const tok_index *t = ctx->tokens;
+    if (t && t->complete && t->kv < ctx->n_kvs && &ctx->kvs[t->kv] == tokens &&
+        t->n == tokens->count) {
+        report_recorded(ctx, t, tokens, types);
+        return;
+    }
     arr_iter it;
     if (!arr_iter_init(ctx, tokens, &it))
         return;

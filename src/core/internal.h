@@ -83,6 +83,7 @@ struct gguflint_ctx {
     size_t n_kvs, cap_kvs;
     uint8_t *kv_flags; /* KVF_* per KV, beside kvs (what the parse pass learnt) */
     size_t cap_kv_flags;
+    struct tok_index *tokens; /* the tokens array as the parse pass read it (parse/tokens.h) */
     gguflint_tensor *tensors;
     size_t n_tensors, cap_tensors;
     /* lookup indexes for the checks (model/model.c); keyed, so O(1) expected

@@ -17,6 +17,7 @@
 #include "format/types.h"
 #include "format/wire.h"
 #include "input/source.h"
+#include "parse/tokens.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ typedef struct parser {
     gguflint_view path_key;
     const char *path_field; /* tensor: ".name", ".n_dims", ".ne", ".type", ".offset", "" */
     char path[256];
+    size_t tokens_kv; /* the first tokenizer.ggml.tokens KV's index + 1, or 0 */
 } parser;
 
 static const char *const magic_names[][2] = {
@@ -598,6 +600,126 @@ static bool array_header(parser *p, uint32_t *et, uint64_t *count, uint64_t *et_
     return true;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The first tokenizer.ggml.tokens KV, when it is the array being read (an
+ * array of strings at depth 1): start its record (parse/tokens.h), or NULL.
+ * Only an array whose tokens can all be in memory is recorded. */
+static tok_index *start_tokens(parser *p, uint64_t count)
+{
+    gguflint_ctx *ctx = p->ctx;
+    size_t kv = ctx->n_kvs - 1; /* the KV being read is stored already */
+    if (!p->tokens_kv || p->tokens_kv - 1 != kv || count > cur_remaining(&p->c) / 8)
+        return NULL;
+    bool dups = ctx->opt.severity[R_TOK_DUPLICATE] != GGUFLINT_OFF;
+    if (!tok_begin(ctx, kv, ctx->data + ctx->kvs[kv].value_offset, count, dups)) {
+        nomem(p);
+        return NULL;
+    }
+    return ctx->tokens;
+}
+
+/* The common case (v2/v3, little-endian) of a string array with raw
+ * pointers, from the cursor: p->c.off is written back on exit. Short strings
+ * are only stepped over here and validated a run at a time (check_run); a
+ * long one ends the run and is validated on its own. With `ti` (the tokens
+ * array) each token's offset is also stored, and each run's tokens are
+ * indexed (tok_flush) before its pages are given back. Returns how many of
+ * the frame's strings are left for the generic loop (0 when all were read).
+ * Always inlined, so it is specialised with and without `ti`. */
+static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, const frame *f,
+                                                                   unsigned depth, tok_index *ti)
+{
+    gguflint_ctx *ctx = p->ctx;
+    const uint64_t max_len = ctx->opt.limits.max_string_len;
+    uint64_t left = f->left;
+    const uint8_t *q = cur_ptr(&p->c), *end = p->c.base + p->c.len;
+    const uint8_t *run = q;
+    uint64_t run_index = f->index;
+    bool esc = false, e;
+    bool dropping = false; /* a long array: its pages go back as it is read */
+    /* the tokens record: offsets are 32-bit, so the inner loop stays within
+     * 4 GiB of its base (past that, the outer loop stops the record) */
+    uint32_t *const offs = ti ? ti->offs : NULL;
+    const uint8_t *const tbase = ti ? ti->base : NULL;
+    uint64_t tn = ti ? ti->n : 0;
+    const uint8_t *rec_lim = end;
+    if (ti && (uint64_t)(end - tbase) > UINT32_MAX)
+        rec_lim = tbase + UINT32_MAX;
+    while (left > 0) {
+        /* below `lim` a whole short string fits before `end` (no bounds
+         * test) and the run stays under RUN_BYTES */
+        const uint8_t *lim = q;
+        if (end - q >= (ptrdiff_t)(8 + SHORT_STRING)) {
+            lim = end - (8 + SHORT_STRING - 1);
+            if (end - run > (ptrdiff_t)RUN_BYTES && run + RUN_BYTES < lim)
+                lim = run + RUN_BYTES;
+            if (ti && rec_lim < lim)
+                lim = q < rec_lim ? rec_lim : q;
+        }
+        while (left > 0 && q < lim) {
+            uint64_t n = cur_le64_unchecked(q);
+            if (n >= SHORT_STRING)
+                break;
+            if (ti)
+                offs[tn++] = (uint32_t)(q - tbase);
+            q += 8 + n;
+            left--;
+        }
+        if (left > 0 && end - run > (ptrdiff_t)RUN_BYTES && q >= run + RUN_BYTES) {
+            /* a full run: validate and index it, and give its pages back */
+            check_run(p, run, run_index, q, end, &esc);
+            if (ti && !tok_flush(ti, tn, end))
+                goto stop_recording;
+            source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+            dropping = true;
+            run = q;
+            run_index = f->index + (f->left - left);
+            continue;
+        }
+        if (left == 0 || end - q < 8)
+            break;
+        uint64_t n = cur_le64_unchecked(q); /* end - q >= 8 */
+        if (n > (uint64_t)(end - q - 8) || n > max_len)
+            break; /* the generic loop reports it */
+        if (n >= SHORT_STRING) {
+            uint64_t at = f->index + (f->left - left);
+            check_run(p, run, run_index, q, end, &esc);
+            if (!utf8_valid_region_esc(q + 8, n, end, &e))
+                report_invalid(p, q, n, at);
+            esc |= e;
+            run = q + 8 + n;
+            run_index = at + 1;
+        }
+        if (ti) {
+            if ((uint64_t)(q - tbase) > UINT32_MAX)
+                goto stop_recording;
+            offs[tn++] = (uint32_t)(q - tbase);
+        }
+        q += 8 + n;
+        left--;
+    }
+    check_run(p, run, run_index, q, end, &esc);
+    if (ti && !tok_flush(ti, tn, end))
+        goto stop_recording;
+    if (dropping)
+        source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+    /* every string of the KV's own array was read here */
+    if (depth == 1 && left == 0 && ctx->status == GGUFLINT_OK)
+        ctx->kv_flags[ctx->n_kvs - 1] |= KVF_STR_SCANNED | (esc ? KVF_ESC : 0);
+    cur_seek_ptr_unchecked(&p->c, q); /* q only moved over bounded strings */
+    return left;
+stop_recording:
+    /* the record cannot go on (memory, or past 4 GiB): finish the array
+     * without it; check_vocab then reads the tokens itself */
+    if (ti->nomem)
+        ctx->status = GGUFLINT_E_NOMEM;
+    ti->n = 0;
+    check_run(p, run, run_index, q, end, &esc);
+    cur_seek_ptr_unchecked(&p->c, q);
+    return left;
+}
+#endif
+
 /* Walk an array value whose header is at the cursor, iteratively. */
 static bool parse_array(parser *p, gguflint_kv *kv)
 {
@@ -631,66 +753,18 @@ static bool parse_array(parser *p, gguflint_kv *kv)
             uint64_t left = f->left, index = f->index;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
             if (!p->c.big_endian && p->w == 8 && max_len >= SHORT_STRING) {
-                /* The common case (v2/v3, little-endian) with raw pointers:
-                 * p->c.off is written back on every exit. Short strings are
-                 * only stepped over here and validated a run at a time
-                 * (check_run); a long one ends the run and is validated on
-                 * its own. */
-                const uint8_t *q = cur_ptr(&p->c), *end = p->c.base + p->c.len;
-                const uint8_t *run = q;
-                uint64_t run_index = index;
-                bool esc = false, e;
-                bool dropping = false; /* a long array: its pages go back as it is read */
-                while (left > 0) {
-                    /* below `lim` a whole short string fits before `end` (no
-                     * bounds test) and the run stays under RUN_BYTES */
-                    const uint8_t *lim = q;
-                    if (end - q >= (ptrdiff_t)(8 + SHORT_STRING)) {
-                        lim = end - (8 + SHORT_STRING - 1);
-                        if (end - run > (ptrdiff_t)RUN_BYTES && run + RUN_BYTES < lim)
-                            lim = run + RUN_BYTES;
-                    }
-                    while (left > 0 && q < lim) {
-                        uint64_t n = cur_le64_unchecked(q);
-                        if (n >= SHORT_STRING)
-                            break;
-                        q += 8 + n;
-                        left--;
-                    }
-                    if (left > 0 && end - run > (ptrdiff_t)RUN_BYTES && q >= run + RUN_BYTES) {
-                        /* a full run: validate it and give its pages back */
-                        check_run(p, run, run_index, q, end, &esc);
-                        source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
-                        dropping = true;
-                        run = q;
-                        run_index = f->index + (f->left - left);
-                        continue;
-                    }
-                    if (left == 0 || end - q < 8)
-                        break;
-                    uint64_t n = cur_le64_unchecked(q); /* end - q >= 8 */
-                    if (n > (uint64_t)(end - q - 8) || n > max_len)
-                        break; /* the generic loop below reports it */
-                    if (n >= SHORT_STRING) {
-                        uint64_t at = f->index + (f->left - left);
-                        check_run(p, run, run_index, q, end, &esc);
-                        if (!utf8_valid_region_esc(q + 8, n, end, &e))
-                            report_invalid(p, q, n, at);
-                        esc |= e;
-                        run = q + 8 + n;
-                        run_index = at + 1;
-                    }
-                    q += 8 + n;
-                    left--;
-                }
-                check_run(p, run, run_index, q, end, &esc);
-                if (dropping)
-                    source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
-                /* every string of the KV's own array was read here */
-                if (depth == 1 && left == 0 && ctx->status == GGUFLINT_OK)
-                    ctx->kv_flags[ctx->n_kvs - 1] |= KVF_STR_SCANNED | (esc ? KVF_ESC : 0);
+                tok_index *ti = depth == 1 ? start_tokens(p, f->left) : NULL;
+                if (ti)
+                    left = walk_strings(p, f, depth, ti);
+                else
+                    left = walk_strings(p, f, depth, NULL);
                 index = f->index + (f->left - left);
-                cur_seek_ptr_unchecked(&p->c, q); /* q only moved over bounded strings */
+                if (ti)
+                    tok_end(ctx, left == 0 && ti->n == f->left);
+                if (ctx->status != GGUFLINT_OK) {
+                    p->stop = true;
+                    return false;
+                }
             }
 #endif
             while (left > 0) {
@@ -887,6 +961,9 @@ static void parse_kvs(parser *p)
             return;
         }
         kv.value_offset = p->c.off;
+        /* the checks read the first tokens KV: only that one is recorded */
+        if (!p->tokens_kv && is_key(kv.key, "tokenizer.ggml.tokens"))
+            p->tokens_kv = ctx->n_kvs + 1;
         /* store the key first so the duplicate set's views stay valid */
         ctx->kvs[ctx->n_kvs] = kv;
         ctx->n_kvs++;
