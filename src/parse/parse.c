@@ -622,9 +622,11 @@ static tok_index *start_tokens(parser *p, uint64_t count)
  * pointers, from the cursor: p->c.off is written back on exit. Short strings
  * are only stepped over here and validated a run at a time (check_run); a
  * long one ends the run and is validated on its own. With `ti` (the tokens
- * array) each token's offset is also stored, and each run's tokens are
- * indexed (tok_flush) before its pages are given back. Returns how many of
- * the frame's strings are left for the generic loop (0 when all were read).
+ * array) each token is also recorded: the inner loop hashes tokens of up to
+ * 32 bytes and takes an empty slot itself; any other token (empty, longer, a
+ * slot with its tag: a duplicate or a rare accident) leaves the inner loop,
+ * and the outer loop records it with tok_add_slow. Returns how many of the
+ * frame's strings are left for the generic loop (0 when all were read).
  * Always inlined, so it is specialised with and without `ti`. */
 static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, const frame *f,
                                                                    unsigned depth, tok_index *ti)
@@ -637,17 +639,32 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
     uint64_t run_index = f->index;
     bool esc = false, e;
     bool dropping = false; /* a long array: its pages go back as it is read */
-    /* the tokens record: offsets are 32-bit, so the inner loop stays within
-     * 4 GiB of its base (past that, the outer loop stops the record) */
+    /* the tokens record's hot state (written back around tok_add_slow).
+     * Offsets are 32-bit, so the inner loop stays within 4 GiB of the base;
+     * past that tok_add_slow stops the record. */
     uint32_t *const offs = ti ? ti->offs : NULL;
     const uint8_t *const tbase = ti ? ti->base : NULL;
-    uint64_t tn = ti ? ti->n : 0;
+    tok_slot *const slots = ti ? ti->slots : NULL;
+    const size_t mask = ti ? ti->mask : 0;
+    const unsigned shift = ti ? ti->shift : 0;
+    uint64_t tn = ti ? ti->n : 0, probes = 0;
     const uint8_t *rec_lim = end;
     if (ti && (uint64_t)(end - tbase) > UINT32_MAX)
         rec_lim = tbase + UINT32_MAX;
+#if defined(__SSE2__)
+    const __m128i nk0 =
+        ti ? _mm_loadu_si128((const __m128i *)(const void *)ti->nh) : _mm_setzero_si128();
+    const __m128i nk1 =
+        ti ? _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 4)) : _mm_setzero_si128();
+    const uint64_t klen = ti ? ti->klen : 0, mul = ti ? ti->mul : 0;
+    const bool inline_tokens = slots != NULL;
+#else
+    const bool inline_tokens = false;
+#endif
     while (left > 0) {
         /* below `lim` a whole short string fits before `end` (no bounds
-         * test) and the run stays under RUN_BYTES */
+         * test; 64 bytes readable after each string's start for the hash)
+         * and the run stays under RUN_BYTES */
         const uint8_t *lim = q;
         if (end - q >= (ptrdiff_t)(8 + SHORT_STRING)) {
             lim = end - (8 + SHORT_STRING - 1);
@@ -655,21 +672,37 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
                 lim = run + RUN_BYTES;
             if (ti && rec_lim < lim)
                 lim = q < rec_lim ? rec_lim : q;
+            if (ti && !inline_tokens)
+                lim = q; /* every token through tok_add_slow */
         }
         while (left > 0 && q < lim) {
             uint64_t n = cur_le64_unchecked(q);
             if (n >= SHORT_STRING)
                 break;
-            if (ti)
+#if defined(__SSE2__)
+            if (ti) {
+                if (n - 1 >= 32)
+                    break; /* empty, or over 32 bytes: tok_add_slow */
+                const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, klen, mul);
+                const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+                size_t k = (size_t)(h >> shift);
+                uint32_t st;
+                while ((st = slots[k].tag) != 0 && st != tag) {
+                    probes++;
+                    k = (k + 1) & mask;
+                }
+                if (st)
+                    break; /* a slot with its tag: compare in tok_add_slow */
+                slots[k] = (tok_slot){tag, (uint32_t)tn};
                 offs[tn++] = (uint32_t)(q - tbase);
+            }
+#endif
             q += 8 + n;
             left--;
         }
         if (left > 0 && end - run > (ptrdiff_t)RUN_BYTES && q >= run + RUN_BYTES) {
-            /* a full run: validate and index it, and give its pages back */
+            /* a full run: validate it and give its pages back */
             check_run(p, run, run_index, q, end, &esc);
-            if (ti && !tok_flush(ti, tn, end))
-                goto stop_recording;
             source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
             dropping = true;
             run = q;
@@ -691,16 +724,19 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
             run_index = at + 1;
         }
         if (ti) {
-            if ((uint64_t)(q - tbase) > UINT32_MAX)
+            ti->n = tn;
+            if (!tok_add_slow(ti, q, end))
                 goto stop_recording;
-            offs[tn++] = (uint32_t)(q - tbase);
+            tn = ti->n;
         }
         q += 8 + n;
         left--;
     }
+    if (ti) {
+        ti->n = tn;
+        ti->probes += probes;
+    }
     check_run(p, run, run_index, q, end, &esc);
-    if (ti && !tok_flush(ti, tn, end))
-        goto stop_recording;
     if (dropping)
         source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
     /* every string of the KV's own array was read here */

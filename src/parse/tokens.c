@@ -1,13 +1,35 @@
 /* tokens.c - see tokens.h: the record of the tokens array the parse pass
  * fills, and its duplicate index (open addressing, at most two thirds full,
- * keyed multilinear hash: any two different tokens share a slot with
- * probability about 1/capacity, whatever bytes an attacker chose). */
+ * keyed NH + multiply-shift hash, below: any two different tokens share a
+ * slot with probability about 2/capacity, whatever bytes an attacker
+ * chose). */
 #include "parse/tokens.h"
 
 #include "core/limits.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The index's keys, drawn from the per-process key (keyhash.h) through
+ * SipHash, so nothing about them can be learnt from the file or the output. */
+static void derive_keys(tok_index *t)
+{
+    const keyhash_key *key = keyhash_process_key();
+    for (size_t i = 0; i < sizeof t->nh / sizeof t->nh[0] + 4; i++) {
+        uint64_t in[2] = {0x746f6b656e6e6831ull /* "tokennh1" */, (uint64_t)i};
+        uint64_t v = keyhash_sip(key, in, sizeof in, 2, 4);
+        if (i < sizeof t->nh / sizeof t->nh[0])
+            t->nh[i] = (uint32_t)v;
+        else if (i == sizeof t->nh / sizeof t->nh[0])
+            t->klen = v;
+        else if (i == sizeof t->nh / sizeof t->nh[0] + 1)
+            t->mul = v | 1;
+        else if (i == sizeof t->nh / sizeof t->nh[0] + 2)
+            t->sip.k0 = v;
+        else
+            t->sip.k1 = v;
+    }
+}
 
 bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count, bool dups)
 {
@@ -42,7 +64,7 @@ bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count
         }
         t->mask = cap - 1;
         t->shift = shift;
-        keyhash_ml_init(&t->ml);
+        derive_keys(t);
         t->dup_checked = true;
     }
     ctx->tokens = t;
@@ -96,49 +118,91 @@ static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev)
     return true;
 }
 
-bool tok_flush(tok_index *t, uint64_t n, const uint8_t *end)
+/* ---- the hash ----
+ *
+ * A token of up to TOKEN_NH_MAX bytes, zero-padded to 16, 32 or 64 bytes
+ * (w_0, w_1, ... its 32-bit little-endian words), is hashed with NH (Black,
+ * Halevi, Krawczyk, Krovetz and Rogaway, UMAC, 1999):
+ *     nh = sum_i (w_2i + k_2i mod 2^32) * (w_2i+1 + k_2i+1 mod 2^32)  mod 2^64,
+ * one 32 x 32 -> 64-bit multiply per 8 bytes. For two different strings of
+ * one padded size, nh(x) - nh(y) takes any value with probability at most
+ * 2^-32 over the random keys; adding len * klen separates strings that pad
+ * alike, and the product with a random odd multiplier (multiply-shift,
+ * Dietzfelbinger et al. 1997) makes its top b bits collide with probability
+ * at most 2^(1-b) for different sums. So two different tokens, whatever an
+ * attacker chose, share a slot of a table of 2^b slots with probability at
+ * most 2^-32 + 2^(1-b): probe runs stay short for any vocabulary. Longer
+ * tokens get SipHash-1-3. SSE2 does one 16-byte half per four instructions
+ * (add the keys, shift the odd words down, multiply, accumulate). */
+
+static uint64_t nh_ref(const tok_index *t, const uint8_t *s, uint64_t len)
 {
-    const uint8_t *const base = t->base;
-    const uint32_t *const offs = t->offs;
-    tok_slot *const slots = t->slots;
-    const size_t mask = t->mask;
-    const unsigned shift = t->shift;
-    const keyhash_ml *const ml = &t->ml;
-    uint64_t probes = 0;
-    for (uint64_t i = t->n; i < n; i++) {
-        const uint8_t *el = base + offs[i];
-        uint64_t len;
-        memcpy(&len, el, 8); /* a length the parse loop has bounded */
-        if (len - 1 >= TOKEN_MAX_WARN && !tok_note_odd(t, i))
-            return false;
-        if (!slots || len == 0)
-            continue;
-        const uint8_t *s = el + 8;
-        const uint64_t h = (uint64_t)(end - s) >= len + 8
-                               ? tok_hash(ml, s, len)
-                               : keyhash_ml_hash(ml, s, (size_t)len, end);
-        const uint32_t tag = (uint32_t)(h >> 32) | 1u;
-        const size_t k0 = (size_t)(h >> shift);
-        size_t k = k0;
-        for (; slots[k].tag; k = (k + 1) & mask) {
-            if (slots[k].tag != tag)
-                continue;
-            const uint8_t *q = base + offs[slots[k].idx];
-            uint64_t qn;
-            memcpy(&qn, q, 8);
-            if (qn == len && memcmp(q + 8, s, (size_t)len) == 0)
-                break;
-        }
-        /* the occupied slots visited (the complexity tests bound their sum) */
-        probes += ((k - k0) & mask) + (slots[k].tag != 0);
-        if (slots[k].tag) {
-            if (!tok_note_dup(t, i, slots[k].idx))
-                return false;
-        } else {
-            slots[k] = (tok_slot){tag, (uint32_t)i};
-        }
+    uint8_t pad[TOKEN_NH_MAX] = {0};
+    memcpy(pad, s, (size_t)len);
+    size_t words = len <= 16 ? 4 : len <= 32 ? 8 : 16;
+    uint64_t nh = 0;
+    for (size_t i = 0; i < words; i += 2) {
+        uint32_t a, b;
+        memcpy(&a, pad + 4 * i, 4);
+        memcpy(&b, pad + 4 * i + 4, 4);
+        nh += (uint64_t)(uint32_t)(a + t->nh[i]) * (uint32_t)(b + t->nh[i + 1]);
     }
-    t->n = n;
-    t->probes += probes;
+    return nh;
+}
+
+#if defined(__SSE2__)
+const uint8_t tok_keep_mask[64] = {
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
+#endif
+
+uint64_t tok_hash_ref(const tok_index *t, const uint8_t *s, uint64_t len)
+{
+    if (len > TOKEN_NH_MAX)
+        return keyhash13(&t->sip, s, (size_t)len);
+    return (nh_ref(t, s, len) + len * t->klen) * t->mul;
+}
+
+/* Token i's slot from k on, when a slot with its tag was found (a duplicate,
+ * or a 2^-32 accident): compare, and go on probing past unequal tokens.
+ * Returns the slot holding an equal token, or the empty slot to take. Out of
+ * line so the hot loop keeps its registers. */
+__attribute__((noinline)) static size_t probe_equal(tok_index *t, size_t k, uint32_t tag,
+                                                    const uint8_t *s, uint64_t len)
+{
+    for (; t->slots[k].tag; k = (k + 1) & t->mask) {
+        t->probes++;
+        if (t->slots[k].tag != tag)
+            continue;
+        const uint8_t *q = t->base + t->offs[t->slots[k].idx];
+        uint64_t qn;
+        memcpy(&qn, q, 8);
+        if (qn == len && memcmp(q + 8, s, (size_t)len) == 0)
+            return k;
+    }
+    return k;
+}
+
+bool tok_add_slow(tok_index *t, const uint8_t *el, const uint8_t *end)
+{
+    const uint64_t rel = (uint64_t)(el - t->base), i = t->n;
+    if (rel > UINT32_MAX)
+        return false; /* offsets are 32-bit: the record stops here */
+    t->offs[t->n++] = (uint32_t)rel;
+    uint64_t len;
+    memcpy(&len, el, 8); /* a length the parse loop has bounded */
+    if (len - 1 >= TOKEN_MAX_WARN && !tok_note_odd(t, i))
+        return false;
+    if (!t->slots || len == 0)
+        return true;
+    const uint8_t *s = el + 8;
+    (void)end; /* tok_hash_ref reads only the token */
+    const uint64_t h = tok_hash_ref(t, s, len);
+    const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+    size_t k = probe_equal(t, (size_t)(h >> t->shift), tag, s, len);
+    if (t->slots[k].tag)
+        return tok_note_dup(t, i, t->slots[k].idx);
+    t->slots[k] = (tok_slot){tag, (uint32_t)i};
     return true;
 }

@@ -1,7 +1,7 @@
 /* tokens.h - the tokenizer's tokens as the parse pass reads them. The
  * vocabulary is most of the metadata of most models, so the parse pass,
  * which has to step over every token anyway, also builds the duplicate-token
- * index (keyed: see common/keyhash.h and the complexity contract in
+ * index (keyed: see tokens.c and the complexity contract in
  * docs/ARCHITECTURE.md), keeps each token's offset, and notes the tokens
  * whose length is a finding. check_vocab.c reports from this record and so
  * never reads the tokens array again (its pages have been given back by
@@ -19,6 +19,9 @@
 /* Tokens longer than these are an error / a warning (CVE-2025-49847). */
 #define TOKEN_MAX_ERROR (64u * 1024u)
 #define TOKEN_MAX_WARN 1024u
+/* Tokens up to this many bytes are hashed with NH (tokens.c), longer ones
+ * with SipHash-1-3. */
+#define TOKEN_NH_MAX 64u
 
 typedef struct tok_slot {
     uint32_t tag; /* top 32 bits of the keyed hash, | 1 (0: empty) */
@@ -31,7 +34,7 @@ typedef struct tok_dup {
 
 typedef struct tok_index {
     size_t kv;           /* the tokens KV: index in ctx->kvs */
-    uint64_t n;          /* tokens recorded so far */
+    uint64_t n;          /* tokens checked and indexed so far */
     bool complete;       /* every token of the array was recorded */
     bool dup_checked;    /* and looked up in the index (the rule is on, the array fits) */
     const uint8_t *base; /* the array value (its element-type field) */
@@ -46,7 +49,11 @@ typedef struct tok_index {
     unsigned shift;
     uint64_t probes;
     bool nomem; /* a note could not be stored (the run is out of memory) */
-    keyhash_ml ml;
+    /* the keys (from the per-process key): NH's 32-bit word keys, the
+     * length's and the final multiplier (odd), SipHash's for long tokens */
+    uint32_t nh[TOKEN_NH_MAX / 4];
+    uint64_t klen, mul;
+    keyhash_key sip;
 } tok_index;
 
 /* Start recording the array whose value starts at `base`, `count` tokens
@@ -59,53 +66,46 @@ bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count
 void tok_end(gguflint_ctx *ctx, bool complete);
 void tok_free(gguflint_ctx *ctx);
 
-/* The record's hot state, kept in registers by the parse loop (a local
- * copy that only inlined code touches): tok_hot_load, then tok_add per
- * token, then tok_hot_store. */
-/* Recording is split in two so that each loop keeps its state in
- * registers: the parse loop only stores each token's offset (tok_push), and
- * after each run of strings, while their bytes are still in cache,
- * tok_flush checks and indexes the tokens pushed since the last flush. */
+/* Record the next token (index t->n), whose length field is at `el`, in
+ * the general way: its offset, the length rules, and the duplicate index
+ * with byte comparisons on equal tags. The parse loop inlines the common
+ * case itself (tok_hash_fast, then an empty slot) and calls this for the
+ * rest. `end`: readable memory ends there. False when the record must stop:
+ * memory ran out (t->nomem) or the array passes 4 GiB (offsets are 32-bit). */
+bool tok_add_slow(tok_index *t, const uint8_t *el, const uint8_t *end);
 
-/* Store the offset of the next token's length field `el`. The parse loop
- * keeps `el` within 4 GiB of the base (offsets are 32-bit). */
-static inline __attribute__((always_inline)) void tok_push(tok_index *t, uint64_t *n,
-                                                           const uint8_t *el)
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* The first 32 bytes keep all-ones masks: loaded from 32 - len on, the
+ * first len bytes are kept. */
+extern const uint8_t tok_keep_mask[64];
+
+/* tok_hash_ref of a token of 1..32 bytes with 64 readable bytes after its
+ * start: NH 16 bytes per step (add the word keys, shift the odd words down,
+ * multiply, accumulate), then the length and the multiplier. k0, k1: the
+ * word keys t->nh[0..3] and [4..7] as vectors. */
+static inline __attribute__((always_inline)) uint64_t
+tok_hash_fast(const uint8_t *s, uint64_t len, __m128i k0, __m128i k1, uint64_t klen, uint64_t mul)
 {
-    t->offs[(*n)++] = (uint32_t)(el - t->base);
+#define TOK_LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define TOK_NH16(v, k) _mm_mul_epu32(_mm_add_epi32(v, k), _mm_srli_epi64(_mm_add_epi32(v, k), 32))
+    __m128i p;
+    if (len <= 16)
+        p = TOK_NH16(_mm_and_si128(TOK_LD(s), TOK_LD(tok_keep_mask + 32 - len)), k0);
+    else
+        p = _mm_add_epi64(
+            TOK_NH16(TOK_LD(s), k0),
+            TOK_NH16(_mm_and_si128(TOK_LD(s + 16), TOK_LD(tok_keep_mask + 48 - len)), k1));
+    p = _mm_add_epi64(p, _mm_unpackhi_epi64(p, p));
+    return ((uint64_t)_mm_cvtsi128_si64(p) + len * klen) * mul;
+#undef TOK_LD
+#undef TOK_NH16
 }
+#endif
 
-/* keyhash_ml_hash of a token (the same function: multilinear under the
- * per-process key, SipHash past KEYHASH_ML_MAX bytes), for a token with 8
- * readable bytes after its end (so each 8-byte chunk is one load),
- * straight-line for tokens of up to 16 bytes, most of a vocabulary. n >= 1. */
-static inline __attribute__((always_inline)) uint64_t tok_hash(const keyhash_ml *m,
-                                                               const uint8_t *s, uint64_t n)
-{
-    if (n > KEYHASH_ML_MAX)
-        return keyhash13(&m->sip, s, (size_t)n);
-    uint64_t h = m->k[0] + n * m->k[1], w;
-    const uint64_t *k = m->k + 2;
-    while (n > 16) {
-        memcpy(&w, s, 8);
-        h += (w & 0xFFFFFFFFu) * k[0] + (w >> 32) * k[1];
-        k += 2, s += 8, n -= 8;
-    }
-    memcpy(&w, s, 8);
-    if (n > 8) {
-        h += (w & 0xFFFFFFFFu) * k[0] + (w >> 32) * k[1];
-        k += 2, s += 8, n -= 8;
-        memcpy(&w, s, 8);
-    }
-    w &= keyhash_tail_mask[n];
-    return h + (w & 0xFFFFFFFFu) * k[0] + (w >> 32) * k[1];
-}
-
-/* Check and index tokens t->n .. n-1 (pushed since the last flush): note the
- * empty and over-long ones, and look each up in the duplicate index (keyed,
- * strongly universal: the slot from the top bits of the hash, the tag from
- * its top 32), inserting the new ones. `end`: readable memory ends there.
- * False when memory ran out (t->nomem). */
-bool tok_flush(tok_index *t, uint64_t n, const uint8_t *end);
+/* The keyed hash of one token (1 <= len; tests compare the vector and
+ * scalar paths with it). */
+uint64_t tok_hash_ref(const tok_index *t, const uint8_t *s, uint64_t len);
 
 #endif
