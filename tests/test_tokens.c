@@ -1,0 +1,216 @@
+/* test_tokens.c - the tokens record the parse pass builds (parse/tokens.c):
+ * duplicate, empty and over-long tokens found while the array is read must
+ * be exactly those a brute-force comparison finds, whatever the lengths
+ * (around the 16-, 32- and 64-byte steps of the hash, the 128-byte step of
+ * the parse loop, the 1 KiB warning), whatever the near misses (equal
+ * prefixes, equal bytes of another length, NUL padding), at the end of the
+ * input (the general path), and the same as the walk check_vocab does
+ * itself for arrays the parse pass does not record (a v1 file). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "expect.h"
+#include "gguf_builder.h"
+#include "gguflint.h"
+
+static uint64_t rng = 0x243F6A8885A308D3ull;
+
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+typedef struct tok {
+    char *s;
+    size_t n;
+} tok;
+
+/* A length, mostly around the steps of the hash and the parser. */
+static size_t pick_len(void)
+{
+    static const size_t edges[] = {0,  1,  2,  7,  8,  9,   15,  16,  17,  31,   32,   33,
+                                   47, 48, 63, 64, 65, 100, 127, 128, 129, 1023, 1024, 1025};
+    unsigned r = (unsigned)(rnd() % 100);
+    if (r < 40)
+        return edges[rnd() % (sizeof edges / sizeof edges[0])];
+    return 1 + (size_t)(rnd() % 40);
+}
+
+/* n tokens: fresh random ones, exact copies of earlier ones, and near
+ * misses of earlier ones (one byte changed, one byte longer or shorter,
+ * a NUL appended). */
+static tok *make_vocab(size_t n)
+{
+    tok *v = calloc(n, sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < n; i++) {
+        unsigned r = (unsigned)(rnd() % 10);
+        if (i > 0 && r < 3) {
+            const tok *o = &v[rnd() % i];
+            size_t len = o->n;
+            if (r == 1 && len > 0)
+                len += (rnd() & 1) ? 1 : (size_t)-1;
+            else if (r == 2)
+                len += 1;
+            v[i].s = calloc(len + 1, 1);
+            assert_non_null(v[i].s);
+            memcpy(v[i].s, o->s, len < o->n ? len : o->n);
+            if (r == 1 && len == o->n && len > 0)
+                v[i].s[rnd() % len] ^= 0x20; /* one byte changed */
+            v[i].n = len;
+        } else {
+            size_t len = pick_len();
+            v[i].s = calloc(len + 1, 1);
+            assert_non_null(v[i].s);
+            for (size_t k = 0; k < len; k++)
+                v[i].s[k] = (char)('a' + rnd() % 3); /* few letters: many near misses */
+            v[i].n = len;
+        }
+    }
+    return v;
+}
+
+static void free_vocab(tok *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].s);
+    free(v);
+}
+
+/* The file: the tokens array, then (when `tail`) nothing after it, so its
+ * last tokens are at the very end of the input. */
+static uint8_t *vocab_file(const tok *v, size_t n, unsigned version, bool tail, size_t *offs,
+                           size_t *len)
+{
+    gb *b = gb_new(version);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "tokenizer.ggml.model", "llama");
+    gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, n);
+    for (size_t i = 0; i < n; i++)
+        offs[i] = gb_str(b, v[i].s, v[i].n);
+    if (!tail)
+        gb_kv_u32(b, "general.file_type", 1);
+    uint8_t *buf = gb_finish(b, len);
+    assert_non_null(buf);
+    gb_free(b);
+    return buf;
+}
+
+/* Findings of rule `id` at token offsets, as a per-token count. */
+static void count_at(const gguflint_ctx *ctx, const char *id, const size_t *offs, size_t n,
+                     unsigned *out)
+{
+    memset(out, 0, n * sizeof *out);
+    for (size_t k = 0; k < gguflint_finding_count(ctx); k++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, k);
+        if (strcmp(ex_id(f), id) != 0)
+            continue;
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (offs[mid] < f->offset)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        assert_true(lo < n && offs[lo] == f->offset);
+        out[lo]++;
+    }
+}
+
+static void check_vocab_findings(const tok *v, size_t n, unsigned version, bool tail)
+{
+    size_t *offs = calloc(n, sizeof *offs), len;
+    unsigned *got = calloc(n, sizeof *got);
+    assert_non_null(offs);
+    assert_non_null(got);
+    uint8_t *buf = vocab_file(v, n, version, tail, offs, &len);
+
+    gguflint_options *opt = ex_options("GG577,GG578,GG581,GG582");
+    gguflint_options_set_limit(opt, GGUFLINT_LIMIT_FINDINGS_PER_RULE, 1000000);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
+    /* duplicates: token i equals an earlier token (not empty: llama.cpp
+     * renames empty tokens, they are GG578's) */
+    count_at(ctx, "GG577", offs, n, got);
+    for (size_t i = 0; i < n; i++) {
+        unsigned want = 0;
+        for (size_t j = 0; j < i && !want && v[i].n; j++)
+            want = v[j].n == v[i].n && memcmp(v[j].s, v[i].s, v[i].n) == 0;
+        if (got[i] != want)
+            fail_msg("v%u%s token %zu (%zu bytes): %u duplicate findings, expected %u", version,
+                     tail ? " at the end" : "", i, v[i].n, got[i], want);
+    }
+    count_at(ctx, "GG578", offs, n, got);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(got[i], v[i].n == 0);
+    count_at(ctx, "GG582", offs, n, got);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(got[i], v[i].n > 1024);
+    gguflint_free(ctx);
+    gguflint_options_free(opt);
+    free(buf);
+    free(offs);
+    free(got);
+}
+
+static void test_random_vocabularies(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 12; round++) {
+        size_t n = 200 + (size_t)(rnd() % 3000);
+        tok *v = make_vocab(n);
+        check_vocab_findings(v, n, 3, false);
+        check_vocab_findings(v, n, 3, true);
+        check_vocab_findings(v, n, 1, false); /* v1: check_vocab's own walk */
+        free_vocab(v, n);
+    }
+}
+
+/* Tokens that differ only in their last byte, for every length up to 70:
+ * each hashes through a different step of the hash. */
+static void test_near_misses(void **state)
+{
+    (void)state;
+    enum { L = 70 };
+    tok v[3 * L];
+    size_t n = 0;
+    for (size_t len = 1; len <= L; len++) {
+        for (int k = 0; k < 3; k++) {
+            v[n].s = calloc(len + 1, 1);
+            assert_non_null(v[n].s);
+            memset(v[n].s, 'x', len);
+            if (k == 1)
+                v[n].s[len - 1] = 'y';
+            v[n].n = len;
+            n++;
+        }
+    }
+    tok *copy = malloc(n * sizeof *copy);
+    assert_non_null(copy);
+    memcpy(copy, v, n * sizeof *copy);
+    check_vocab_findings(copy, n, 3, false);
+    check_vocab_findings(copy, n, 3, true);
+    for (size_t i = 0; i < n; i++)
+        free(v[i].s);
+    free(copy);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_vocabularies),
+        cmocka_unit_test(test_near_misses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
