@@ -222,6 +222,47 @@ static void test_random_long(void **state)
     }
 }
 
+/* Long strings of ASCII and 2-byte sequences only, with sparse errors
+ * (stray continuations, lone leads, the overlong C0/C1 leads, a rare 3-byte
+ * sequence next to them): the vector check's 2-byte path against the
+ * reference. */
+static void test_random_two_byte(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "the quick brown fox jumps over 1",
+        "\xc4\xa0",
+        "\xd0\xb9",
+        "\xdf\xbf",
+        "\xc2\x80",
+        "a",
+        "\x80",
+        "\xc4",
+        "\xc0\x80",
+        "\xc1\xbf",
+        "\xe2\x96\x81",
+    };
+    uint32_t x = 31337;
+    uint8_t buf[800];
+    for (int round = 0; round < 60000; round++) {
+        size_t n = 0;
+        x = x * 1664525u + 1013904223u;
+        unsigned count = 1 + (x >> 24) % 120;
+        for (unsigned k = 0; k < count; k++) {
+            x = x * 1664525u + 1013904223u;
+            unsigned pick = (x >> 16) % 11;
+            if ((x & 63) != 0 && pick >= 6)
+                pick %= 6;
+            size_t l = strlen(pieces[pick]);
+            if (n + l > sizeof buf)
+                break;
+            memcpy(buf + n, pieces[pick], l);
+            n += l;
+        }
+        agree(buf, n);
+    }
+}
+
 /* ascii_print_span against the byte-wise definition. */
 static void test_print_span(void **state)
 {
@@ -251,7 +292,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exhaustive_short), cmocka_unit_test(test_fixed_cases),
         cmocka_unit_test(test_random),           cmocka_unit_test(test_runs),
-        cmocka_unit_test(test_random_long),      cmocka_unit_test(test_print_span),
+        cmocka_unit_test(test_random_long),      cmocka_unit_test(test_random_two_byte),
+        cmocka_unit_test(test_print_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,25 +144,128 @@ AVX2 static bool esc_seq_avx2(const uint8_t *s, uint64_t n)
     return false;
 }
 
+/* The 2-byte path's constants. Left as they are, the compiler rebuilds them
+ * from immediates in every step (three instructions each); hide_const()
+ * makes it keep them in registers instead. */
+#define hide_const(v) __asm__("" : "+x"(v))
+
+typedef struct two_k {
+    __m256i df, c0, c80, fe;
+} two_k;
+
+AVX2 static inline two_k two_consts(void)
+{
+    two_k k = {_mm256_set1_epi8(C(0xDF)), _mm256_set1_epi8(C(0xC0)), _mm256_set1_epi8(C(0x80)),
+               _mm256_set1_epi8(C(0xFE))};
+    hide_const(k.df);
+    hide_const(k.c0);
+    hide_const(k.c80);
+    hide_const(k.fe);
+    return k;
+}
+
+/* True when the 64 bytes a, b hold no byte of 0xE0 or more and the block
+ * before them does not end inside a 3- or 4-byte sequence (no such lead in
+ * its last three bytes): then only ASCII and 2-byte sequences are in play,
+ * as in most of a byte-level BPE vocabulary. */
+AVX2 static inline bool two_byte_only(__m256i a, __m256i b, __m256i prev, const two_k *k)
+{
+    __m256i big = _mm256_subs_epu8(_mm256_max_epu8(a, b), k->df);
+    unsigned small = (unsigned)_mm256_movemask_epi8(
+        _mm256_cmpeq_epi8(_mm256_subs_epu8(prev, k->df), _mm256_setzero_si256()));
+    return _mm256_testz_si256(big, big) && (small >> 29) == 7;
+}
+
+/* Errors of a block of ASCII and 2-byte sequences (two_byte_only), each
+ * found at the byte after a lead, as block_errors finds them (so a block
+ * checked either way after a block checked the other way misses nothing at
+ * the boundary): a lead (11xxxxxx) must be followed by a continuation
+ * (10xxxxxx) and a continuation preceded by a lead; a lead of 0xC0 or 0xC1
+ * is overlong. Ten instructions where block_errors takes twenty. */
+AVX2 static inline __m256i two_byte_errors(__m256i in, __m256i prev, const two_k *k)
+{
+    __m256i before = shifted(in, prev, 1); /* the byte before each byte */
+    __m256i lead1 = _mm256_cmpeq_epi8(_mm256_and_si256(before, k->c0), k->c0);
+    __m256i cont = _mm256_cmpeq_epi8(_mm256_and_si256(in, k->c0), k->c80);
+    __m256i over = _mm256_cmpeq_epi8(_mm256_and_si256(before, k->fe), k->c0);
+    return _mm256_or_si256(_mm256_xor_si256(cont, lead1), over);
+}
+
 /* An all-ASCII block needs no classification: it is valid, and it is an
  * error only when the block before it left a sequence unfinished. 64 bytes
  * per step. */
-AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
+/* The validator's state between 64-byte steps: the previous block, the
+ * errors so far, and the unfinished sequence at the end of the last
+ * non-ASCII block. */
+typedef struct u8state {
+    __m256i prev, err, inc;
+} u8state;
+
+/* Steps of ASCII and 2-byte text from s + i on, while they last; returns
+ * where it stopped. Out of line, as is run_full, so that each loop keeps its
+ * own constants in registers (together they do not fit). */
+AVX2 __attribute__((noinline)) static uint64_t run_two_byte(const uint8_t *s, uint64_t i,
+                                                            uint64_t n, u8state *st)
 {
-    __m256i prev = _mm256_setzero_si256(), err = _mm256_setzero_si256(), inc = err;
-    uint64_t i = 0;
+    __m256i prev = st->prev, err = st->err, inc = st->inc;
+    const two_k k = two_consts();
     for (; n - i >= 64; i += 64) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
+        __m256i ab = _mm256_or_si256(a, b);
+        if (_mm256_movemask_epi8(ab) == 0) {
+            err = _mm256_or_si256(err, inc);
+            inc = _mm256_setzero_si256();
+        } else if (two_byte_only(a, b, prev, &k)) {
+            err = _mm256_or_si256(
+                err, _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k)));
+            inc = incomplete(b);
+        } else {
+            break;
+        }
+        prev = b;
+    }
+    st->prev = prev, st->err = err, st->inc = inc;
+    return i;
+}
+
+/* Steps with 3- and 4-byte sequences from s + i on (and ASCII ones), until
+ * one of ASCII and 2-byte text that run_two_byte can take; at least one
+ * step. Returns where it stopped. */
+AVX2 __attribute__((noinline)) static uint64_t run_full(const uint8_t *s, uint64_t i, uint64_t n,
+                                                        u8state *st)
+{
+    __m256i prev = st->prev, err = st->err, inc = st->inc;
+    const two_k k = two_consts();
+    for (bool first = true; n - i >= 64; i += 64, first = false) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        __m256i ab = _mm256_or_si256(a, b);
+        if (_mm256_movemask_epi8(ab) == 0) {
             err = _mm256_or_si256(err, inc);
             inc = _mm256_setzero_si256();
         } else {
+            if (!first && two_byte_only(a, b, prev, &k))
+                break;
             err = _mm256_or_si256(err, _mm256_or_si256(block_errors(a, prev), block_errors(b, a)));
             inc = incomplete(b);
         }
         prev = b;
     }
+    st->prev = prev, st->err = err, st->inc = inc;
+    return i;
+}
+
+AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
+{
+    u8state st = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    uint64_t i = 0;
+    while (n - i >= 64) {
+        i = run_two_byte(s, i, n, &st);
+        if (n - i >= 64)
+            i = run_full(s, i, n, &st);
+    }
+    __m256i prev = st.prev, err = st.err, inc = st.inc;
     for (; n - i >= 32; i += 32) {
         __m256i in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         if (_mm256_movemask_epi8(in) == 0) {
