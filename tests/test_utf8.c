@@ -263,6 +263,55 @@ static void test_random_two_byte(void **state)
     }
 }
 
+/* Every short sequence, valid or not, at every position of a 200-byte
+ * background of ASCII or 2-byte text: the vector check's steps and the
+ * boundaries between them (and the mix of its 2-byte and exact methods)
+ * against the reference. */
+static void test_every_position(void **state)
+{
+    (void)state;
+    static const char *const seqs[] = {
+        "\xe2\x96\x81",
+        "\xe2\x96",
+        "\xe2",
+        "\xf0\x9f\x98\x80",
+        "\xf0\x9f\x98",
+        "\xf0\x9f",
+        "\xf0",
+        "\xed\xa0\x80",
+        "\xed\x9f\xbf",
+        "\xe0\x80\xaf",
+        "\xe0\xa0\x80",
+        "\xf4\x90\x80\x80",
+        "\xf8\x88\x80\x80",
+        "\xc0\xaf",
+        "\xc1\xbf",
+        "\xc2\x80",
+        "\xc2",
+        "\x80",
+        "\xbf\xbf",
+        "\xff",
+        "\xe2\x96\x81\xe2\x96\x81",
+        "\xc4\xa0\xe2\x96",
+    };
+    uint8_t buf[240];
+    for (int bg = 0; bg < 2; bg++)
+        for (size_t q = 0; q < sizeof seqs / sizeof seqs[0]; q++) {
+            size_t l = strlen(seqs[q]);
+            for (size_t at = 0; at + l <= 200; at++) {
+                for (size_t i = 0; i < 200; i++)
+                    buf[i] = bg ? (uint8_t)(i % 2 ? 0xA0 : 0xC4) : (uint8_t)('a' + i % 26);
+                if (bg && at % 2) /* keep the 2-byte background's pairs whole */
+                    continue;
+                memcpy(buf + at, seqs[q], l);
+                size_t n = 200;
+                if (bg && (at + l) % 2) /* the next pair would lose its lead */
+                    buf[at + l] = 'x';
+                agree(buf, n);
+            }
+        }
+}
+
 /* ascii_print_span against the byte-wise definition. */
 static void test_print_span(void **state)
 {
@@ -293,7 +342,7 @@ int main(void)
         cmocka_unit_test(test_exhaustive_short), cmocka_unit_test(test_fixed_cases),
         cmocka_unit_test(test_random),           cmocka_unit_test(test_runs),
         cmocka_unit_test(test_random_long),      cmocka_unit_test(test_random_two_byte),
-        cmocka_unit_test(test_print_span),
+        cmocka_unit_test(test_every_position),   cmocka_unit_test(test_print_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -150,13 +150,13 @@ AVX2 static bool esc_seq_avx2(const uint8_t *s, uint64_t n)
 #define hide_const(v) __asm__("" : "+x"(v))
 
 typedef struct two_k {
-    __m256i df, c0, c80, fe;
+    __m256i c0, c80, fe, df;
 } two_k;
 
 AVX2 static inline two_k two_consts(void)
 {
-    two_k k = {_mm256_set1_epi8(C(0xDF)), _mm256_set1_epi8(C(0xC0)), _mm256_set1_epi8(C(0x80)),
-               _mm256_set1_epi8(C(0xFE))};
+    two_k k = {_mm256_set1_epi8(C(0xC0)), _mm256_set1_epi8(C(0x80)), _mm256_set1_epi8(C(0xFE)),
+               _mm256_set1_epi8(C(0xDF))};
     hide_const(k.df);
     hide_const(k.c0);
     hide_const(k.c80);
@@ -164,19 +164,7 @@ AVX2 static inline two_k two_consts(void)
     return k;
 }
 
-/* True when the 64 bytes a, b hold no byte of 0xE0 or more and the block
- * before them does not end inside a 3- or 4-byte sequence (no such lead in
- * its last three bytes): then only ASCII and 2-byte sequences are in play,
- * as in most of a byte-level BPE vocabulary. */
-AVX2 static inline bool two_byte_only(__m256i a, __m256i b, __m256i prev, const two_k *k)
-{
-    __m256i big = _mm256_subs_epu8(_mm256_max_epu8(a, b), k->df);
-    unsigned small = (unsigned)_mm256_movemask_epi8(
-        _mm256_cmpeq_epi8(_mm256_subs_epu8(prev, k->df), _mm256_setzero_si256()));
-    return _mm256_testz_si256(big, big) && (small >> 29) == 7;
-}
-
-/* Errors of a block of ASCII and 2-byte sequences (two_byte_only), each
+/* Errors of a block of ASCII and 2-byte sequences, each
  * found at the byte after a lead, as block_errors finds them (so a block
  * checked either way after a block checked the other way misses nothing at
  * the boundary): a lead (11xxxxxx) must be followed by a continuation
@@ -201,70 +189,53 @@ typedef struct u8state {
     __m256i prev, err, inc;
 } u8state;
 
-/* Steps of ASCII and 2-byte text from s + i on, while they last; returns
- * where it stopped. Out of line, as is run_full, so that each loop keeps its
- * own constants in registers (together they do not fit). */
-AVX2 __attribute__((noinline)) static uint64_t run_two_byte(const uint8_t *s, uint64_t i,
-                                                            uint64_t n, u8state *st)
+/* block_errors of a 64-byte step, out of line: the 2-byte loop keeps its
+ * registers. */
+AVX2 __attribute__((noinline)) static __m256i exact_errors(__m256i a, __m256i b, __m256i prev)
 {
-    __m256i prev = st->prev, err = st->err, inc = st->inc;
-    const two_k k = two_consts();
-    for (; n - i >= 64; i += 64) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-        __m256i ab = _mm256_or_si256(a, b);
-        if (_mm256_movemask_epi8(ab) == 0) {
-            err = _mm256_or_si256(err, inc);
-            inc = _mm256_setzero_si256();
-        } else if (two_byte_only(a, b, prev, &k)) {
-            err = _mm256_or_si256(
-                err, _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k)));
-            inc = incomplete(b);
-        } else {
-            break;
-        }
-        prev = b;
-    }
-    st->prev = prev, st->err = err, st->inc = inc;
-    return i;
+    return _mm256_or_si256(block_errors(a, prev), block_errors(b, a));
 }
 
-/* Steps with 3- and 4-byte sequences from s + i on (and ASCII ones), until
- * one of ASCII and 2-byte text that run_two_byte can take; at least one
- * step. Returns where it stopped. */
-AVX2 __attribute__((noinline)) static uint64_t run_full(const uint8_t *s, uint64_t i, uint64_t n,
-                                                        u8state *st)
+/* 64-byte steps, checked first as ASCII and 2-byte text (two_byte_errors)
+ * and again exactly (block_errors) when that finds something or a byte of
+ * 0xE0 or more is near: most steps of a byte-level BPE vocabulary hold only
+ * ASCII and 2-byte sequences. Both methods report a problem at the byte
+ * where it shows (the one after a lead), and a 3- or 4-byte sequence that
+ * ends in a step is always checked exactly there, so mixing them from step
+ * to step misses nothing. */
+AVX2 static void run_steps(const uint8_t *s, uint64_t n, u8state *st)
 {
     __m256i prev = st->prev, err = st->err, inc = st->inc;
     const two_k k = two_consts();
-    for (bool first = true; n - i >= 64; i += 64, first = false) {
+    for (uint64_t i = 0; n - i >= 64; i += 64) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-        __m256i ab = _mm256_or_si256(a, b);
-        if (_mm256_movemask_epi8(ab) == 0) {
+        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
             err = _mm256_or_si256(err, inc);
             inc = _mm256_setzero_si256();
         } else {
-            if (!first && two_byte_only(a, b, prev, &k))
-                break;
-            err = _mm256_or_si256(err, _mm256_or_si256(block_errors(a, prev), block_errors(b, a)));
+            /* a byte of 0xE0 or more in the step or the three bytes before
+             * it: a 3- or 4-byte sequence has a byte here, which the 2-byte
+             * check cannot judge */
+            __m256i big =
+                _mm256_subs_epu8(_mm256_max_epu8(shifted(a, prev, 3), _mm256_max_epu8(a, b)), k.df);
+            __m256i e = _mm256_or_si256(
+                big, _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k)));
+            if (!_mm256_testz_si256(e, e))
+                e = exact_errors(a, b, prev);
+            err = _mm256_or_si256(err, e);
             inc = incomplete(b);
         }
         prev = b;
     }
     st->prev = prev, st->err = err, st->inc = inc;
-    return i;
 }
 
 AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
 {
     u8state st = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-    uint64_t i = 0;
-    while (n - i >= 64) {
-        i = run_two_byte(s, i, n, &st);
-        if (n - i >= 64)
-            i = run_full(s, i, n, &st);
-    }
+    run_steps(s, n, &st);
+    uint64_t i = n - n % 64;
     __m256i prev = st.prev, err = st.err, inc = st.inc;
     for (; n - i >= 32; i += 32) {
         __m256i in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
