@@ -2,11 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "digest.h"
 
+#include "sha256.h"
+
 #include "common.h"
 #include "core/limits.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,35 +15,14 @@
 
 #define READ_BYTES (1u << 20)
 
-static void hex_digest(const unsigned char *md, char out[65])
+static sha256 *sha_new(void)
 {
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 15];
-    }
-    out[64] = '\0';
+    return sha256_new();
 }
 
-static EVP_MD_CTX *sha_new(void)
+static bool sha_done(sha256 *md, char out[65])
 {
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    if (md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-        EVP_MD_CTX_free(md);
-        md = NULL;
-    }
-    return md;
-}
-
-static bool sha_done(EVP_MD_CTX *md, char out[65])
-{
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    bool ok = md && EVP_DigestFinal_ex(md, d, &dl) == 1 && dl == 32;
-    EVP_MD_CTX_free(md);
-    if (ok)
-        hex_digest(d, out);
-    return ok;
+    return sha256_hex(md, out);
 }
 
 static void say(const char *path, const char *what)
@@ -119,10 +99,10 @@ static int read_once(const char *path, gguflint_ctx *ctx, dfile *out, const span
     size_t piece = url ? URL_HASH_PIECE_BYTES : READ_BYTES;
     int fd = url ? -1 : open(path, O_RDONLY | O_CLOEXEC);
     uint8_t *buf = malloc(piece);
-    EVP_MD_CTX *whole = sha_new(), *data = sha_new(), *cur = NULL;
+    sha256 *whole = sha_new(), *data = sha_new(), *cur = NULL;
     int rc = EXIT_CLEAN;
     if ((!url && fd < 0) || !buf || !whole || !data) {
-        say(path, !url && fd < 0 ? "cannot open" : "out of memory");
+        say(path, !url && fd < 0 ? "cannot open" : !buf ? "out of memory" : sha256_error());
         rc = EXIT_USAGE;
         goto done;
     }
@@ -148,10 +128,10 @@ static int read_once(const char *path, gguflint_ctx *ctx, dfile *out, const span
             goto done;
         }
         uint64_t end = pos + (uint64_t)got;
-        EVP_DigestUpdate(whole, buf, (size_t)got);
+        sha256_update(whole, buf, (size_t)got);
         if (end > out->data_start) {
             uint64_t from = pos > out->data_start ? pos : out->data_start;
-            EVP_DigestUpdate(data, buf + (from - pos), (size_t)(end - from));
+            sha256_update(data, buf + (from - pos), (size_t)(end - from));
         }
         while (k < np) {
             uint64_t s = out->data_start + plan[k].offset, e = s + plan[k].nbytes;
@@ -162,7 +142,7 @@ static int read_once(const char *path, gguflint_ctx *ctx, dfile *out, const span
                 rc = EXIT_USAGE;
                 goto done;
             }
-            EVP_DigestUpdate(cur, buf + (a - pos), (size_t)(b - a));
+            sha256_update(cur, buf + (a - pos), (size_t)(b - a));
             if (e > end)
                 break;
             if (!sha_done(cur, out->tensors[plan[k].index].sha256)) {
@@ -179,9 +159,9 @@ static int read_once(const char *path, gguflint_ctx *ctx, dfile *out, const span
         rc = EXIT_USAGE;
     whole = data = NULL;
 done:
-    EVP_MD_CTX_free(whole);
-    EVP_MD_CTX_free(data);
-    EVP_MD_CTX_free(cur);
+    sha256_free(whole);
+    sha256_free(data);
+    sha256_free(cur);
     free(buf);
     if (fd >= 0)
         close(fd);
@@ -252,7 +232,7 @@ int digest_file(const char *path, dfile *out)
     rc = read_once(path, ctx, out, plan, np);
     if (rc == EXIT_CLEAN) {
         char empty[65];
-        EVP_MD_CTX *e = sha_new();
+        sha256 *e = sha_new();
         if (!sha_done(e, empty)) {
             rc = EXIT_USAGE;
             goto done;
