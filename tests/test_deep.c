@@ -324,10 +324,79 @@ static void test_deep_staircase_read_once(void **state)
     free(buf);
 }
 
+/* Big tensors are cut into pieces that threads take in turn (check_data.c,
+ * DEEP_PIECE_BYTES = 4 MiB): counts add up over pieces, the first bad
+ * element is the global first whichever thread found it, a tensor whose only
+ * non-zero bytes are in its last piece is not all zero, and every thread
+ * count and both inputs agree. */
+static void fill_big_f16(uint8_t *d, size_t n)
+{
+    fill_ones(d, n);
+    /* NaN in the second piece (element 2 500 000 = byte 5 000 000), Inf in
+     * the third and the last */
+    d[5000000] = 0x01, d[5000001] = 0x7E;
+    d[9000002] = 0x00, d[9000003] = 0xFC;
+    d[n - 2] = 0x00, d[n - 1] = 0x7C;
+}
+
+static void fill_zero_but_end(uint8_t *d, size_t n)
+{
+    d[n - 3] = 0x01;
+}
+
+static void fill_q4_0_last_block(uint8_t *d, size_t n)
+{
+    fill_ones(d, n);
+    for (size_t b = 0; b + 18 <= n; b += 18)
+        d[b] = 0x00, d[b + 1] = 0x3C;
+    d[n - 18] = 0x00, d[n - 17] = 0x7E; /* the last block: NaN scale */
+}
+
+static void test_deep_pieces(void **state)
+{
+    (void)state;
+    static const tdesc big[] = {
+        {"big.f16", 1, 4096, 1280, fill_big_f16},       /* 10 MiB: three pieces */
+        {"tail.f32", 0, 1024, 2300, fill_zero_but_end}, /* 9.2 MB */
+        {"q.q4_0", 2, 4096, 700, fill_q4_0_last_block}, /* 1.6 MB */
+        {"zero.f32", 0, 1024, 1100, NULL},              /* 4.4 MB, all zero */
+    };
+    size_t len;
+    uint64_t d;
+    uint8_t *buf = build(big, 4, &len, &d);
+    assert_non_null(buf);
+    seen s;
+    lint(buf, len, NULL, 1, &s);
+    assert_true(has(&s, "GG310", d, "1 NaN and 2 Inf values; the first at element 2500000"));
+    assert_false(has(&s, "GG312", d + 10485760, NULL));
+    assert_true(has(&s, "GG311", d + 10485760 + 9420800,
+                    "1 NaN and 0 Inf block scales; the first at block 89599"));
+    assert_true(has(&s, "GG312", d + 10485760 + 9420800 + 1612800, "entirely zero"));
+    char path[] = "deep-pieces-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    close(fd);
+    for (uint32_t jobs = 1; jobs <= 5; jobs++)
+        for (int from_file = 0; from_file < 2; from_file++) {
+            seen t;
+            lint(from_file ? NULL : buf, len, from_file ? path : NULL, jobs, &t);
+            assert_int_equal(t.n, s.n);
+            for (size_t i = 0; i < s.n; i++) {
+                assert_string_equal(t.ids[i], s.ids[i]);
+                assert_int_equal(t.offs[i], s.offs[i]);
+                assert_string_equal(t.msgs[i], s.msgs[i]);
+            }
+        }
+    unlink(path);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deep_findings),
+        cmocka_unit_test(test_deep_pieces),
         cmocka_unit_test(test_deep_off_by_default),
         cmocka_unit_test(test_deep_clean_model),
         cmocka_unit_test(test_deep_aliases_read_once),

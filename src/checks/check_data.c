@@ -3,14 +3,19 @@
  * fp16 d/dmin of Q4_0 ... Q8_1, the K-quants, the IQ and TQ types, the f32 d
  * of Q8_K, the E8M0 scale of MXFP4); tensors that are entirely zero.
  *
- * Each tensor's bytes stream through one reused buffer per thread (pread from
- * the file, ranges of a reader input such as a remote file, or straight from
- * memory: source_read); tensors are split over
- * options.deep_jobs threads, each writing only its own tensors' result slots,
- * and the findings are emitted afterwards in tensor order, so the output is
- * the same whatever the thread count. One finding per tensor and problem,
- * with a count, never one per element. Each byte is read once however many
- * tensor infos point at it (plan_scan): aliases share one result. */
+ * The data is cut into pieces of at most DEEP_PIECE_BYTES (whole elements or
+ * blocks), which options.deep_jobs threads take in turn, so even one big
+ * tensor keeps every thread busy. Each thread reads its piece through one
+ * reused, page-aligned buffer: pread from the file (the kernel copies from
+ * the page cache into a buffer that stays in cache for the scan, and the
+ * file is not mapped page by page into the process), ranges of a reader
+ * input such as a remote file, or straight from memory for a buffer input.
+ * Each piece has its own result slot; the slots are added up per tensor in
+ * piece order afterwards, and the findings emitted in tensor order, so the
+ * output is the same whatever the thread count. One finding per tensor and
+ * problem, with a count, never one per element. Each byte is read once
+ * however many tensor infos point at it (plan_scan): aliases share one
+ * result. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
 
@@ -19,6 +24,7 @@
 #include "input/source.h"
 #include "format/types.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,16 +96,6 @@ typedef struct result {
     uint64_t read; /* bytes scanned */
 } result;
 
-typedef struct scan_state {
-    gguflint_ctx *ctx;
-    result *res;
-    size_t next; /* next tensor to take (under mu) */
-    pthread_mutex_t mu;
-    size_t chunk;    /* bytes per read */
-    int read_status; /* the first failed read's status and reason (under mu) */
-    char read_err[256];
-} scan_state;
-
 /* The kernel's description of a type's block scales (common/fpscan.h). */
 static fp_blocks blocks_of(scale_layout sl, uint32_t bsize)
 {
@@ -144,44 +140,6 @@ static void scan_piece(result *r, enum scan_kind k, scale_layout sl, uint32_t bs
                                   : FP_F64;
     fp_scan(fk, p, n, be, &c);
     merge(r, &c, done / fp_size(fk));
-}
-
-/* Scan one tensor through `buf` (st->chunk bytes, or NULL when the input is
- * all in memory), in pieces that are a multiple of the block size. */
-static void scan_tensor(scan_state *st, size_t ti, result *r, uint8_t *buf)
-{
-    gguflint_ctx *ctx = st->ctx;
-    const gguflint_tensor *t = &ctx->tensors[ti];
-    const bool be = ctx->hdr.big_endian;
-    enum scan_kind k = kind_of(t->type);
-    const ggml_type_info *gi = gt_info(t->type);
-    scale_layout sl = layout_of(t->type);
-    uint64_t start = ctx->hdr.data_start + t->offset, done = r->from, left = t->nbytes - done;
-    size_t step = st->chunk;
-    if (k == SCAN_BLOCKS && gi->size)
-        step -= step % gi->size;
-    r->scanned = true;
-    while (left > 0) {
-        size_t n = left < step ? (size_t)left : step;
-        int rs = GGUFLINT_OK;
-        char err[160];
-        const uint8_t *p = source_read_r(ctx, start + done, n, buf, &rs, err, sizeof err);
-        if (!p) {
-            r->read_error = true;
-            pthread_mutex_lock(&st->mu);
-            if (st->read_status == GGUFLINT_OK) {
-                st->read_status = rs;
-                snprintf(st->read_err, sizeof st->read_err, "reading tensor %zu's data: %s", ti,
-                         err);
-            }
-            pthread_mutex_unlock(&st->mu);
-            return;
-        }
-        scan_piece(r, k, sl, gi->size, p, n, done, be);
-        done += n;
-        left -= n;
-        r->read += n;
-    }
 }
 
 /* The tensor's data lies in the file and has a type the scan knows. */
@@ -260,26 +218,181 @@ static bool plan_scan(gguflint_ctx *ctx, result *res)
     return true;
 }
 
+/* ---- pieces and threads ---- */
+
+/* A piece: bytes [off, off + len) of tensor `tensor`'s data, and what its
+ * scan found (indexes in the piece's result are from the piece's start). */
+typedef struct piece {
+    size_t tensor;
+    uint64_t off, len;
+    fp_count c;
+    bool nonzero, read_error;
+} piece;
+
+typedef struct scan_state {
+    gguflint_ctx *ctx;
+    piece *pieces;
+    size_t n_pieces;
+    size_t next;  /* next piece to take (atomic) */
+    int failed;   /* a read failed: stop taking pieces (atomic) */
+    size_t chunk; /* bytes per read */
+    pthread_mutex_t mu;
+    int read_status; /* the first failed read's status and reason (under mu) */
+    char read_err[256];
+} scan_state;
+
+/* Cut the planned part of every scannable tensor, [from, nbytes), into
+ * pieces of at most DEEP_PIECE_BYTES that are whole elements or blocks.
+ * With pieces == NULL only counts them. */
+static size_t cut_pieces(const gguflint_ctx *ctx, const result *res, piece *pieces)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ctx->n_tensors; i++) {
+        if (!scannable(ctx, i) || res[i].same_as)
+            continue;
+        const gguflint_tensor *t = &ctx->tensors[i];
+        uint64_t u = unit_of(t->type), step = DEEP_PIECE_BYTES - DEEP_PIECE_BYTES % u;
+        for (uint64_t off = res[i].from; off < t->nbytes; off += step) {
+            if (pieces)
+                pieces[n] =
+                    (piece){i,         off,   t->nbytes - off < step ? t->nbytes - off : step,
+                            {0, 0, 0}, false, false};
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Read n bytes at file offset `at`: pread into buf from a mapped file (see
+ * the top of the file), else source_read_r. NULL on failure (status, err). */
+static const uint8_t *read_at(const gguflint_ctx *ctx, uint64_t at, size_t n, uint8_t *buf,
+                              int *status, char *err, size_t err_size)
+{
+    if (ctx->fd >= 0 && buf) {
+        size_t got = 0;
+        while (got < n) {
+            ssize_t g = pread(ctx->fd, buf + got, n - got, (off_t)(at + got));
+            if (g <= 0)
+                break;
+            got += (size_t)g;
+        }
+        if (got == n)
+            return buf;
+        snprintf(err, err_size, "reading 0x%llx failed: the file changed while being read",
+                 (unsigned long long)(at + got));
+        *status = GGUFLINT_E_IO;
+        return NULL;
+    }
+    return source_read_r(ctx, at, n, buf, status, err, err_size);
+}
+
+/* Scan one piece through `buf` (st->chunk bytes, or NULL for an input that
+ * is all in memory), in reads that are whole elements or blocks. */
+static void scan_one(scan_state *st, piece *pc, uint8_t *buf)
+{
+    gguflint_ctx *ctx = st->ctx;
+    const gguflint_tensor *t = &ctx->tensors[pc->tensor];
+    const bool be = ctx->hdr.big_endian;
+    enum scan_kind k = kind_of(t->type);
+    const ggml_type_info *gi = gt_info(t->type);
+    scale_layout sl = layout_of(t->type);
+    uint64_t u = unit_of(t->type), step = st->chunk - st->chunk % u;
+    result r;
+    memset(&r, 0, sizeof r);
+    for (uint64_t done = 0; done < pc->len;) {
+        size_t n = pc->len - done < step ? (size_t)(pc->len - done) : (size_t)step;
+        int rs = GGUFLINT_OK;
+        char err[160];
+        const uint8_t *p = read_at(ctx, ctx->hdr.data_start + t->offset + pc->off + done, n, buf,
+                                   &rs, err, sizeof err);
+        if (!p) {
+            pc->read_error = true;
+            __atomic_store_n(&st->failed, 1, __ATOMIC_RELAXED);
+            pthread_mutex_lock(&st->mu);
+            if (st->read_status == GGUFLINT_OK) {
+                st->read_status = rs;
+                snprintf(st->read_err, sizeof st->read_err, "reading tensor %zu's data: %s",
+                         pc->tensor, err);
+            }
+            pthread_mutex_unlock(&st->mu);
+            return;
+        }
+        scan_piece(&r, k, sl, gi->size, p, n, done, be);
+        done += n;
+    }
+    pc->c = (fp_count){r.nan, r.inf, r.first_bad};
+    pc->nonzero = r.nonzero;
+}
+
 static void *scan_worker(void *arg)
 {
     scan_state *st = arg;
     gguflint_ctx *ctx = st->ctx;
     bool in_memory = ctx->fd < 0 && ctx->avail == ctx->size;
-    uint8_t *buf = in_memory ? NULL : malloc(st->chunk);
-    if (!in_memory && !buf)
+    uint8_t *buf = NULL;
+    if (!in_memory && posix_memalign((void **)&buf, 4096, st->chunk) != 0)
         return (void *)1;
     for (;;) {
-        pthread_mutex_lock(&st->mu);
-        size_t i = st->next++;
-        bool failed = st->read_status != GGUFLINT_OK;
-        pthread_mutex_unlock(&st->mu);
-        if (i >= ctx->n_tensors || failed)
+        size_t i = __atomic_fetch_add(&st->next, 1, __ATOMIC_RELAXED);
+        if (i >= st->n_pieces || __atomic_load_n(&st->failed, __ATOMIC_RELAXED))
             break;
-        if (scannable(ctx, i) && !st->res[i].same_as)
-            scan_tensor(st, i, &st->res[i], buf);
+        scan_one(st, &st->pieces[i], buf);
     }
     free(buf);
     return NULL;
+}
+
+/* Run the scan over the pieces with `jobs` threads (this one included).
+ * False when a thread could not get its buffer. */
+static bool run_pieces(scan_state *st, unsigned jobs)
+{
+    if (jobs > 64)
+        jobs = 64;
+    if ((size_t)jobs > st->n_pieces)
+        jobs = st->n_pieces ? (unsigned)st->n_pieces : 1;
+    /* the pieces are read in file order: let the kernel read ahead */
+    if (st->ctx->fd >= 0)
+        posix_fadvise(st->ctx->fd, (off_t)st->ctx->hdr.data_start, 0, POSIX_FADV_SEQUENTIAL);
+    pthread_t th[64];
+    unsigned started = 0;
+    for (unsigned i = 1; i < jobs; i++)
+        if (pthread_create(&th[started], NULL, scan_worker, st) == 0)
+            started++;
+    void *fail = scan_worker(st);
+    for (unsigned i = 0; i < started; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        if (r)
+            fail = r;
+    }
+    return fail == NULL;
+}
+
+/* Add the pieces' results up per tensor, in piece order. */
+static void gather(gguflint_ctx *ctx, const scan_state *st, result *res)
+{
+    for (size_t k = 0; k < st->n_pieces; k++) {
+        const piece *pc = &st->pieces[k];
+        result *r = &res[pc->tensor];
+        uint64_t u = unit_of(ctx->tensors[pc->tensor].type);
+        r->scanned = true;
+        if (pc->read_error) {
+            r->read_error = true;
+            continue;
+        }
+        if (pc->c.nan + pc->c.inf) {
+            if (r->nan + r->inf == 0) /* the earliest piece with one has the first */
+                r->first_bad = pc->off / u + pc->c.first;
+            r->nan += pc->c.nan;
+            r->inf += pc->c.inf;
+        }
+        r->nonzero |= pc->nonzero;
+        r->read += pc->len;
+    }
+    /* tensors with nothing of their own to read (covered by earlier ones) */
+    for (size_t i = 0; i < ctx->n_tensors; i++)
+        if (scannable(ctx, i) && !res[i].same_as && res[i].from >= ctx->tensors[i].nbytes)
+            res[i].scanned = true;
 }
 
 static void report(gguflint_ctx *ctx, size_t i, const result *r)
@@ -321,32 +434,24 @@ void check_data(gguflint_ctx *ctx)
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
-    scan_state st = {ctx,
-                     res,
-                     0,
-                     PTHREAD_MUTEX_INITIALIZER,
-                     ctx->reader.read_at ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES,
-                     GGUFLINT_OK,
-                     ""};
-    unsigned n = ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1;
-    if (n > 64)
-        n = 64;
-    if ((size_t)n > ctx->n_tensors)
-        n = (unsigned)ctx->n_tensors;
-    pthread_t th[64];
-    unsigned started = 0;
-    for (unsigned i = 1; i < n; i++)
-        if (pthread_create(&th[started], NULL, scan_worker, &st) == 0)
-            started++;
-    void *fail = scan_worker(&st);
-    for (unsigned i = 0; i < started; i++) {
-        void *r;
-        pthread_join(th[i], &r);
-        if (r)
-            fail = r;
-    }
-    if (fail)
+    scan_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.chunk = ctx->reader.read_at ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES;
+    pthread_mutex_init(&st.mu, NULL);
+    st.n_pieces = cut_pieces(ctx, res, NULL);
+    st.pieces = calloc(st.n_pieces ? st.n_pieces : 1, sizeof *st.pieces);
+    if (!st.pieces) {
+        free(res);
         ctx->status = GGUFLINT_E_NOMEM;
+        return;
+    }
+    cut_pieces(ctx, res, st.pieces);
+    if (!run_pieces(&st, ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1))
+        ctx->status = GGUFLINT_E_NOMEM;
+    gather(ctx, &st, res);
+    free(st.pieces);
+    pthread_mutex_destroy(&st.mu);
     /* A read that fails inside the file's size is an I/O problem (the file
      * changed while it was read), not a property of the file: a status. */
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)

@@ -48,9 +48,14 @@
  * after each step the array's pages are given back (source_drop), so the
  * resident set stays about this size whatever the vocabulary's size. */
 #define RUN_BYTES (1u << 20)
-/* Bytes of tensor data read per step of the --deep scan, per thread: a
- * multiple of every ggml block size is taken from it. */
-#define DEEP_CHUNK_BYTES (1u << 20)
+/* Bytes of tensor data read per step of the --deep scan, per thread, into a
+ * buffer that stays in the L2 cache while it is scanned; a multiple of
+ * every ggml block size is taken from it. */
+#define DEEP_CHUNK_BYTES (256u << 10)
+/* The --deep scan's unit of work, which threads take in turn: small enough
+ * that one big tensor keeps every thread busy, large enough that taking one
+ * costs nothing. */
+#define DEEP_PIECE_BYTES (4u << 20)
 /* The same for reader inputs (remote files): each piece is one request, so
  * larger pieces. */
 #define DEEP_READER_CHUNK_BYTES (16u << 20)
