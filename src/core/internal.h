@@ -91,9 +91,13 @@ struct gguflint_ctx {
     viewset kv_index, tensor_index;
     bool indexed;        /* built: gguflint_kv_find uses it */
     bool kv_index_ready; /* kv_index is the parser's key set, handed over */
-    uint64_t probes;     /* hash-table slots visited building this file's tables
+    /* Bloom filters of the keys and tensor names (model/model.c): most
+     * lookups of the checks are for keys a file does not have, and two bit
+     * tests answer those without hashing the name with SipHash */
+    uint64_t kv_bloom[4], name_bloom[4];
+    uint64_t probes;    /* hash-table slots visited building this file's tables
                             (the complexity tests bound it; docs/ARCHITECTURE.md) */
-    uint64_t data_read;  /* tensor-data bytes the --deep scan read (at most the data
+    uint64_t data_read; /* tensor-data bytes the --deep scan read (at most the data
                             section's size, however many infos alias it) */
     /* findings (core/findings.c) */
     finding_rec *recs;

@@ -15,6 +15,37 @@ static gguflint_view name_of(const void *ctx, size_t i)
     return ((const gguflint_ctx *)ctx)->tensors[i].name;
 }
 
+/* The two bits of a name in a 256-bit Bloom filter: its length and first
+ * and last eight bytes, mixed. Not keyed: a file can at most set every bit,
+ * which makes each lookup hash as it would without the filter. */
+static uint64_t bloom_mix(const uint8_t *s, size_t n)
+{
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            a |= (uint64_t)s[i] << (8 * i);
+    }
+    return (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (n * 0x165667B19E3779F9ull);
+}
+
+static void bloom_add(uint64_t bloom[4], const uint8_t *s, size_t n)
+{
+    uint64_t h = bloom_mix(s, n);
+    unsigned x = (unsigned)(h >> 56), y = (unsigned)(h >> 48) & 255;
+    bloom[x >> 6] |= 1ull << (x & 63);
+    bloom[y >> 6] |= 1ull << (y & 63);
+}
+
+static bool bloom_may(const uint64_t bloom[4], const uint8_t *s, size_t n)
+{
+    uint64_t h = bloom_mix(s, n);
+    unsigned x = (unsigned)(h >> 56), y = (unsigned)(h >> 48) & 255;
+    return (bloom[x >> 6] >> (x & 63) & 1) && (bloom[y >> 6] >> (y & 63) & 1);
+}
+
 /* Index entries 0..n-1; a repeated key or name keeps its first occurrence. */
 static bool build_index(viewset *set, size_t n, viewset_get get, const gguflint_ctx *ctx)
 {
@@ -37,6 +68,12 @@ bool model_index(gguflint_ctx *ctx)
               build_index(&ctx->tensor_index, ctx->n_tensors, name_of, ctx);
     ctx->indexed = ok;
     ctx->probes += (keys ? 0 : ctx->kv_index.probes) + ctx->tensor_index.probes;
+    memset(ctx->kv_bloom, 0, sizeof ctx->kv_bloom);
+    memset(ctx->name_bloom, 0, sizeof ctx->name_bloom);
+    for (size_t i = 0; i < ctx->n_kvs; i++)
+        bloom_add(ctx->kv_bloom, ctx->kvs[i].key.ptr, (size_t)ctx->kvs[i].key.len);
+    for (size_t i = 0; i < ctx->n_tensors; i++)
+        bloom_add(ctx->name_bloom, ctx->tensors[i].name.ptr, (size_t)ctx->tensors[i].name.len);
     return ok;
 }
 
@@ -46,11 +83,17 @@ void model_index_free(gguflint_ctx *ctx)
     viewset_free(&ctx->tensor_index);
     ctx->indexed = false;
     ctx->kv_index_ready = false;
+    /* every lookup goes to the (empty) index */
+    memset(ctx->kv_bloom, 0xFF, sizeof ctx->kv_bloom);
+    memset(ctx->name_bloom, 0xFF, sizeof ctx->name_bloom);
 }
 
 const gguflint_kv *kv_by_key(const gguflint_ctx *ctx, const char *key)
 {
-    long i = viewset_find(&ctx->kv_index, key_of, ctx, (const uint8_t *)key, strlen(key));
+    size_t n = strlen(key);
+    if (!bloom_may(ctx->kv_bloom, (const uint8_t *)key, n))
+        return NULL;
+    long i = viewset_find(&ctx->kv_index, key_of, ctx, (const uint8_t *)key, n);
     return i < 0 ? NULL : &ctx->kvs[i];
 }
 
@@ -109,7 +152,10 @@ const gguflint_kv *kv_by_keyf(const gguflint_ctx *ctx, const char *fmt, ...)
 
 const gguflint_tensor *tensor_by_name(const gguflint_ctx *ctx, const char *name)
 {
-    long i = viewset_find(&ctx->tensor_index, name_of, ctx, (const uint8_t *)name, strlen(name));
+    size_t n = strlen(name);
+    if (!bloom_may(ctx->name_bloom, (const uint8_t *)name, n))
+        return NULL;
+    long i = viewset_find(&ctx->tensor_index, name_of, ctx, (const uint8_t *)name, n);
     return i < 0 ? NULL : &ctx->tensors[i];
 }
 
