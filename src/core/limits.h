@@ -48,6 +48,10 @@
  * after each step the array's pages are given back (source_drop), so the
  * resident set stays about this size whatever the vocabulary's size. */
 #define RUN_BYTES (1u << 20)
+/* Files up to this size are read into memory rather than mapped
+ * (source.c): for small files a read is cheaper than faulting a mapping in
+ * and unmapping it, and -r runs over thousands of them. */
+#define SMALL_FILE_READ_BYTES (256u << 10)
 /* Bytes of tensor data read per step of the --deep scan, per thread, into a
  * buffer that stays in the L2 cache while it is scanned; a multiple of
  * every ggml block size is taken from it. */
