@@ -681,9 +681,9 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
                 break;
 #if defined(__SSE2__)
             if (ti) {
-                if (n - 1 >= 32)
-                    break; /* empty, or over 32 bytes: tok_add_slow */
-                const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, klen, mul);
+                if (n - 1 >= TOKEN_NH_MAX)
+                    break; /* empty, or over 64 bytes: tok_add_slow */
+                const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, ti->nh, klen, mul);
                 const uint32_t tag = (uint32_t)(h >> 32) | 1u;
                 size_t k = (size_t)(h >> shift);
                 uint32_t st;

@@ -81,22 +81,33 @@ bool tok_add_slow(tok_index *t, const uint8_t *el, const uint8_t *end);
  * first len bytes are kept. */
 extern const uint8_t tok_keep_mask[64];
 
-/* tok_hash_ref of a token of 1..32 bytes with 64 readable bytes after its
+/* tok_hash_ref of a token of 1..64 bytes with 64 readable bytes from its
  * start: NH 16 bytes per step (add the word keys, shift the odd words down,
  * multiply, accumulate), then the length and the multiplier. k0, k1: the
- * word keys t->nh[0..3] and [4..7] as vectors. */
-static inline __attribute__((always_inline)) uint64_t
-tok_hash_fast(const uint8_t *s, uint64_t len, __m128i k0, __m128i k1, uint64_t klen, uint64_t mul)
+ * word keys nh[0..3] and [4..7] as vectors; nh: all of them (33..64 bytes). */
+static inline __attribute__((always_inline)) uint64_t tok_hash_fast(const uint8_t *s, uint64_t len,
+                                                                    __m128i k0, __m128i k1,
+                                                                    const uint32_t *nh,
+                                                                    uint64_t klen, uint64_t mul)
 {
 #define TOK_LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define TOK_NH16(v, k) _mm_mul_epu32(_mm_add_epi32(v, k), _mm_srli_epi64(_mm_add_epi32(v, k), 32))
     __m128i p;
-    if (len <= 16)
+    if (len <= 16) {
         p = TOK_NH16(_mm_and_si128(TOK_LD(s), TOK_LD(tok_keep_mask + 32 - len)), k0);
-    else
+    } else if (len <= 32) {
         p = _mm_add_epi64(
             TOK_NH16(TOK_LD(s), k0),
             TOK_NH16(_mm_and_si128(TOK_LD(s + 16), TOK_LD(tok_keep_mask + 48 - len)), k1));
+    } else {
+        /* 64 bytes in four halves; the ones past len are zero (masked) */
+        const uint8_t *m = tok_keep_mask + 64 - len; /* 64 - len in 0..31: len - 32 ones */
+        p = _mm_add_epi64(
+            _mm_add_epi64(TOK_NH16(TOK_LD(s), k0), TOK_NH16(TOK_LD(s + 16), k1)),
+            _mm_add_epi64(
+                TOK_NH16(_mm_and_si128(TOK_LD(s + 32), TOK_LD(m)), TOK_LD(nh + 8)),
+                TOK_NH16(_mm_and_si128(TOK_LD(s + 48), TOK_LD(m + 16)), TOK_LD(nh + 12))));
+    }
     p = _mm_add_epi64(p, _mm_unpackhi_epi64(p, p));
     return ((uint64_t)_mm_cvtsi128_si64(p) + len * klen) * mul;
 #undef TOK_LD
