@@ -6,15 +6,15 @@
  * unknown token types; plus the precompiled charsmap's size prefix and the
  * keys a BPE tokenizer needs.
  *
- * Cost: vocabularies hold 100k-260k tokens, so the tokens array is walked
- * once, with token_type (fixed-size i32) indexed beside it, and nothing is
- * allocated per element; duplicate detection uses one open-addressing table
- * of offsets into the input, allocated once, hashed with a keyed, strongly
- * universal hash (common/keyhash.h) so no vocabulary can make its probe runs
- * long. Scores and merges are never
- * walked (only their headers are read). On ggml-vocab-deepseek-llm.gguf
- * (102400 tokens) the check costs about 67 instructions per token, two
- * thirds of them in the duplicate index. */
+ * Cost: vocabularies hold 100k-260k tokens. The parse pass, which steps
+ * over every token anyway, records them (parse/tokens.h): the duplicates
+ * its keyed index found, the empty and over-long tokens, and each token's
+ * offset. Here only token_type (fixed-size i32, 16 checked per SSE2 step)
+ * and the few tokens with a finding are read; the tokens array is not read
+ * again. Arrays the parse pass did not record (big-endian, v1) are walked
+ * once here, with token_type indexed beside it and one open-addressing
+ * table of offsets into the input (keyed hash, common/keyhash.h). Scores and
+ * merges are never walked (only their headers are read). */
 #include "checks/checks.h"
 
 #include "model/model.h"
