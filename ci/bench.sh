@@ -52,6 +52,9 @@ for arg in "$@"; do
     esac
 done
 runs=${BENCH_RUNS:-5}
+# the 1-minute load average before anything runs: the README shows it, so a
+# table taken on a busy machine says so
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 
 command -v valgrind >/dev/null || die "valgrind is required (apt-get install valgrind)"
 /usr/bin/time -v true >/dev/null 2>&1 || die "GNU time is required at /usr/bin/time (apt-get install time)"
@@ -359,7 +362,7 @@ summary() {
     if [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
         commit="$commit (with uncommitted changes)"
     fi
-    header="$(nproc) CPUs, ${cpu:-unknown CPU}, $(uname -sr); commit $commit; $(date -u +%Y-%m-%d); wall-clock figures: median (min-max) of $runs interleaved runs"
+    header="$(nproc) CPUs, ${cpu:-unknown CPU}, $(uname -sr); commit $commit; $(date -u +%Y-%m-%d); load average $load_start at the start, $(cut -d' ' -f1 /proc/loadavg) at the end; wall-clock figures: median (min-max) of $runs interleaved runs"
     echo
     echo "== summary: $header"
     table_md
