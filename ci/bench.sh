@@ -14,6 +14,10 @@
 #       (ci/bench-remote.sh; BENCH_SKIP_REMOTE=1 skips it).
 # Then a table with the reference figures and targets from the issue.
 #
+# `bash ci/bench.sh --adversarial` runs the adversarial benchmark instead
+# (ci/bench-adversarial.sh: each hostile shape of issue 9 at 1x and 16x next
+# to its twin, instructions per input byte, growth and RSS per byte).
+#
 # It fails when a command fails or a generated file does not lint clean, never
 # because a figure misses its target.
 #
@@ -29,6 +33,12 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 die() { echo "bench: $*" >&2; exit 1; }
+
+case ${1:-} in
+--adversarial) exec bash "$root/ci/bench-adversarial.sh" ;;
+"") ;;
+*) die "usage: ci/bench.sh [--adversarial]" ;;
+esac
 
 command -v valgrind >/dev/null || die "valgrind is required (apt-get install valgrind)"
 if ! /usr/bin/time -v true >/dev/null 2>&1; then
