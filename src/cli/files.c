@@ -157,9 +157,13 @@ static char *join(const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);
     bool slash = a > 0 && dir[a - 1] == '/';
-    char *p = malloc(a + b + 2);
-    if (p)
-        snprintf(p, a + b + 2, "%s%s%s", dir, slash || a == 0 ? "" : "/", name);
+    size_t sep = slash || a == 0 ? 0 : 1;
+    char *p = malloc(a + sep + b + 1);
+    if (p) {
+        memcpy(p, dir, a);
+        p[a] = '/';
+        memcpy(p + a + sep, name, b + 1);
+    }
     return p;
 }
 
