@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh - the benchmark: numbers, never a pass/fail on speed.
 #
-#   bash ci/bench.sh [--readme]
+#   bash ci/bench.sh [--readme | --adversarial]
 #
 # Builds the release preset, writes its inputs with gen_bench and gen_perf
 # (tests/tools/) into a temporary directory, and measures gguflint on them:
@@ -24,6 +24,10 @@
 # README's performance section (between the bench:begin/end markers) is
 # rewritten from this run: the table, the CPU model and the commit. Figures
 # in the README are never typed by hand.
+#
+# `bash ci/bench.sh --adversarial` runs the adversarial benchmark instead
+# (ci/bench-adversarial.sh: each hostile shape of issue 9 at 1x and 16x next
+# to its twin, instructions per input byte, growth and RSS per byte).
 #
 # Wall-clock figures are only meaningful on an idle machine; instruction
 # counts are meaningful anywhere. The script fails when a command fails or a
@@ -48,7 +52,8 @@ readme=0
 for arg in "$@"; do
     case $arg in
     --readme) readme=1 ;;
-    *) die "unknown argument '$arg' (only --readme)" ;;
+    --adversarial) exec bash "$root/ci/bench-adversarial.sh" ;;
+    *) die "unknown argument '$arg' (usage: ci/bench.sh [--readme | --adversarial])" ;;
     esac
 done
 runs=${BENCH_RUNS:-5}

@@ -58,7 +58,7 @@ for h in "${harnesses[@]}"; do
     mkdir -p "$OUT/corpus-$h"
     (
         rc=0
-        PERF_FUZZ_VERBOSE=1 build-perf-fuzz/fuzz/$h -max_total_time="$SECS" \
+        PERF_FUZZ_VERBOSE=1 "build-perf-fuzz/fuzz/$h" -max_total_time="$SECS" \
             -max_len="$MAX_LEN" -dict=fuzz/gguf.dict -rss_limit_mb=4096 -timeout=60 \
             -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$h-" \
             "$OUT/corpus-$h" "$OUT/seeds" >"$OUT/logs/$h.log" 2>&1 || rc=$?
@@ -78,7 +78,7 @@ for h in "${harnesses[@]}"; do
     rc=$(cat "$OUT/logs/$h.rc")
     e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     execs=$((execs + ${e:-0}))
-    n=$(ls "$OUT/artifacts" | grep -c "^$h-" || true)
+    n=$(find "$OUT/artifacts" -name "$h-*" | wc -l)
     if [ "$rc" != 0 ] && [ "$n" = 0 ]; then n=1; fi
     bad=$((bad + n))
     echo "$h: ${e:-0} execs, worst: $(worst "$log" || echo none), over budget or crashed: $n (rc $rc)"

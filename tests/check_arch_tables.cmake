@@ -20,7 +20,12 @@ execute_process(COMMAND ${PYTHON} ${SOURCE}/data/arch/archgen.py ${src} ${OUT}
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "archgen.py failed (${rc}): ${err}")
 endif()
-foreach(f gen_archs.def gen_keys.def gen_syms.def gen_tensors.def)
+set(files gen_archs.def gen_keys.def gen_syms.def gen_tensors.def)
+# the gguf-py consistency report, when the copy holds gguf-py's constants.py
+if(EXISTS "${src}/gguf-py/gguf/constants.py")
+  list(APPEND files gguf_py_report.txt)
+endif()
+foreach(f ${files})
   execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/${f} ${SOURCE}/data/arch/${f}
                   RESULT_VARIABLE diff)
   if(NOT diff EQUAL 0)

@@ -1,5 +1,5 @@
 /* test_clip.c - the projector (mmproj, general.architecture = "clip") rules
- * GG556-GG561 and GG514 on clip.projector_type: a clean projector as
+ * GG556-GG561, GG591 and GG514 on clip.projector_type: a clean projector as
  * convert_hf_to_gguf.py writes it, then one fault per test, each found
  * exactly once at its KV's value. */
 #include <setjmp.h>
@@ -15,8 +15,19 @@
 #include "gguf_builder.h"
 #include "gguflint.h"
 
+/* The projector tensors the loader requires per type: the table the check
+ * reads (data/arch/clip_tensors.def); the tiny projectors carry them. */
+static const struct {
+    const char *type;
+    const char *tensor;
+} ptensors[] = {
+#define CLIP_TENSOR(type, tensor) {type, tensor},
+#include "../data/arch/clip_tensors.def"
+#undef CLIP_TENSOR
+};
+
 /* What one projector file holds; zero fields are written as the clean value,
- * `omit` leaves a key out. */
+ * `omit` leaves a key out (or a projector tensor). */
 typedef struct pspec {
     const char *ptype;
     size_t ptype_len;       /* 0: strlen */
@@ -81,8 +92,21 @@ static uint8_t *projector(const pspec *s, size_t *len)
     }
     uint64_t ne[4] = {14, 14, 3, 32};
     gb_tensor(b, "v.patch_embd.weight", 4, ne, GB_F32, 0);
+    uint64_t off = 14 * 14 * 3 * 32 * 4;
+    size_t extra = 0;
+    for (size_t i = 0; i < sizeof ptensors / sizeof ptensors[0]; i++) {
+        if (strcmp(ptensors[i].type, pt) != 0 ||
+            (s->omit && strcmp(s->omit, ptensors[i].tensor) == 0))
+            continue;
+        uint64_t ne1[4] = {8, 1, 1, 1};
+        gb_tensor(b, ptensors[i].tensor, 1, ne1, GB_F32, off);
+        off += 32;
+        extra++;
+    }
     gb_pad_to(b, 32);
     gb_zeros(b, 14 * 14 * 3 * 32 * 4);
+    for (size_t i = 0; i < extra; i++)
+        gb_zeros(b, 32);
     uint8_t *buf = gb_finish(b, len);
     gb_free(b);
     assert_non_null(buf);
@@ -122,6 +146,30 @@ static void test_clean_projectors(void **state)
     expect_clean(&(pspec){.ptype = "resampler", .image = 448, .patch = 14});
     expect_clean(&(pspec){.ptype = "phi4", .min_px = 256 * 256, .max_px = 1024 * 1024});
     expect_clean(&(pspec){.ptype = "granite_speech", .chunk = 200});
+    /* a tiny projector of every type with required projector tensors */
+    static const char *const typed[] = {"gemma3",         "qwen2vl_merger", "qwen2.5vl_merger",
+                                        "qwen3vl_merger", "idefics3",       "ldpv2"};
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
+        expect_clean(&(pspec){.ptype = typed[i], .merge = strstr(typed[i], "qwen2") ? 2 : 0});
+}
+
+static void test_GG591_tensor_missing(void **state)
+{
+    (void)state;
+    expect_one(&(pspec){.ptype = "qwen2vl_merger",
+                        .merge = 2,
+                        .omit = "mm.2.bias",
+                        .mark = "clip.projector_type"},
+               "GG591", "merger without mm.2.bias");
+    expect_one(&(pspec){.ptype = "gemma3",
+                        .omit = "mm.soft_emb_norm.weight",
+                        .mark = "clip.projector_type"},
+               "GG591", "gemma3 without the soft embedding norm");
+    expect_one(&(pspec){.ptype = "resampler",
+                        .image = 448,
+                        .omit = "resampler.query",
+                        .mark = "clip.projector_type"},
+               "GG591", "MiniCPM-V resampler without its query");
 }
 
 static void test_GG556_projector_unknown(void **state)
@@ -273,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_GG556_projector_unknown),
         cmocka_unit_test(test_GG514_projector_type_nul),
         cmocka_unit_test(test_GG557_hparam_missing),
+        cmocka_unit_test(test_GG591_tensor_missing),
         cmocka_unit_test(test_GG558_patch_grid),
         cmocka_unit_test(test_GG558_zero_patch),
         cmocka_unit_test(test_GG559_merge_size),

@@ -12,6 +12,11 @@ defaults) and writes, next to this script:
   gen_tensors.def  the tensors each loader creates: name, shape formula,
                    required or not, and the condition under which it is made
 
+When the copy also holds gguf-py/gguf/constants.py, it writes
+gguf_py_report.txt: the tensor names each table creates against gguf-py's
+MODEL_TENSORS for the architecture (a consistency report; the tables do not
+depend on it).
+
 The C code interprets the formulas (src/arch_eval.c); see data/arch/README.md
 for the format. Usage:
 
@@ -115,7 +120,20 @@ HAND_HELPERS = {
 # per-model layout: `struct llama_model_nemotron_h_moe : public
 # llama_model_nemotron_h { ... // reuse load_arch_hparams and
 # load_arch_tensors from llama_model_nemotron_h`). child -> parent.
-HAND_SUBCLASSES = {'NEMOTRON_H_MOE': 'NEMOTRON_H'}
+HAND_SUBCLASSES = {'NEMOTRON_H_MOE': 'NEMOTRON_H', 'MISTRAL4': 'DEEPSEEK2', 'PADDLEOCR': 'ERNIE4_5'}
+
+# Accessors of the newer llama_hparams (methods, not in the stored header's
+# data members) as expressions over the members the tables already use; the
+# same formulas the monolithic DEEPSEEK2 case spells out with locals
+# (is_mla = n_embd_head_k_mla != 0 && n_embd_head_v_mla != 0, and the MLA
+# head sizes fall back to the plain ones without MLA).
+HAND_METHODS = {
+    'is_mla': 'hparams.n_embd_head_k_mla != 0 && hparams.n_embd_head_v_mla != 0',
+    'n_embd_head_k_mla': '(hparams.n_embd_head_k_mla != 0 && hparams.n_embd_head_v_mla != 0)'
+                         ' ? hparams.n_embd_head_k_mla : hparams.n_embd_head_k',
+    'n_embd_head_v_mla': '(hparams.n_embd_head_k_mla != 0 && hparams.n_embd_head_v_mla != 0)'
+                         ' ? hparams.n_embd_head_v_mla : hparams.n_embd_head_v',
+}
 
 # Symbols computed by the C side (src/arch_eval.c), not read from one key.
 # name -> meaning (documentation only; the C code implements each).
@@ -732,9 +750,10 @@ class Gen:
                 if fn in ('n_embd_head_k', 'n_embd_head_v', 'n_rot') and not e[2]:
                     out.append(self.syms.sym(fn))
                     return
-                # the newer header's accessors of the MLA head sizes
-                if fn in ('n_embd_head_k_mla', 'n_embd_head_v_mla') and not e[2]:
-                    out.append(self.syms.sym(fn))
+                # the newer header's accessors (HAND_METHODS)
+                if fn in HAND_METHODS and not e[2]:
+                    self._rpn(parse_expr(tokenize(HAND_METHODS[fn])), env, arch, lv, present, out,
+                              depth + 1)
                     return
                 if fn == 'is_recr':  # the newer header's name of is_recurrent(il)
                     fn = 'is_recurrent'
@@ -1130,6 +1149,7 @@ class Gen:
                 c = c + extra + (['&&'] if c else [])
             entry = {
                 'name': name,
+                'base': base,
                 'layer': layered,
                 'count': loop[1] if (loop and layered) else None,
                 'shape': shape,
@@ -1547,6 +1567,14 @@ def main():
             f.write('GEN_SYM(%-28s %-42s %d, %s)\n' % (
                 c_str(name) + ',', c_str(key) + ',', 1 if d else 0, d or '0'))
 
+    # the second input: gguf-py's MODEL_TENSORS, when the copy holds it
+    gp = os.path.join(src, 'gguf-py/gguf/constants.py')
+    if os.path.exists(gp):
+        report = gguf_py_report(read(gp), arch_names, tensors_of,
+                                {a: cov for (name, cov, *_), (a, _n) in zip(archs_rows, arch_names)})
+        with open(os.path.join(out_dir, 'gguf_py_report.txt'), 'w') as f:
+            f.write(report)
+
     # coverage report on stderr for the developer
     n = len(archs_rows)
     full = sum(1 for r in archs_rows if r[1] == 'FULL')
@@ -1556,6 +1584,90 @@ def main():
     for a, why in gen.unsupported:
         sys.stderr.write('archgen: %s: %s\n' % (a, why))
     return 0
+
+
+def cond3(rpn):
+    """A row condition evaluated with every symbol unknown: 1, 0 or None. Rows
+    whose condition is 0 whatever the file holds (arch == other arch) are
+    not tensors the loader creates for this architecture."""
+    if rpn is None:
+        return None
+    if not rpn:
+        return 1
+    st = []
+    for tok in rpn:
+        if re.match(r'-?\d+$', tok):
+            st.append(int(tok))
+        elif tok == '!':
+            if not st:
+                return None
+            a = st.pop()
+            st.append(None if a is None else int(not a))
+        elif tok in ('&&', '||'):
+            if len(st) < 2:
+                return None
+            b, a = st.pop(), st.pop()
+            if tok == '&&':
+                st.append(0 if 0 in (a, b) else (1 if a and b else None))
+            else:
+                st.append(1 if (a and a != 0 and a is not None) or (b and b is not None) else
+                          (0 if a == 0 and b == 0 else None))
+        elif tok in ('max', '?:') or (len(tok) <= 2 and not tok[:1].isalnum() and tok[:1] not in '#@'):
+            n = 3 if tok == '?:' else 2
+            if len(st) < n:
+                return None
+            del st[-n:]
+            st.append(None)
+        else:
+            st.append(None)
+    return st[0] if len(st) == 1 else None
+
+
+def gguf_py_report(text, arch_names, tensors_of, cov_of):
+    """Compare the tensor names each generated loader table creates with the
+    names gguf-py's MODEL_TENSORS lists for the architecture (what
+    convert_hf_to_gguf.py can write): per architecture, the names only the
+    loader has and the names only gguf-py has. Names are compared without
+    their .weight / .bias suffix, the layer number as %d."""
+    names = dict(re.findall(r"MODEL_ARCH\.(\w+): '([^']*)'", text))
+    tnames = {k: v.replace('{bid}', '%d')
+              for k, v in re.findall(r"MODEL_TENSOR\.(\w+): '([^']*)'", text)}
+    lists = {k: [t.strip() for t in v.split(',') if t.strip()]
+             for k, v in re.findall(r'MODEL_ARCH\.(\w+): \[([^\]]*)\]', text)}
+    by_name = {v: k for k, v in names.items()}
+    out = ['# data/arch/gguf_py_report.txt - GENERATED by archgen.py: the tensor names each',
+           '# architecture table creates (loader) against gguf-py\'s MODEL_TENSORS for it (the',
+           '# names convert_hf_to_gguf.py can write), compared without .weight/.bias.',
+           '# "loader only": the loader creates it and gguf-py does not list it for the',
+           '# architecture; "gguf-py only": listed by gguf-py, never created by the loader table.',
+           '# A name gguf-py lists but the loader never creates is ignored by llama.cpp at best',
+           '# ("wrong number of tensors" at worst); a loader-only required name cannot come from',
+           '# convert_hf_to_gguf.py. Architectures without a full table are listed as such.', '']
+    n_cmp = n_same = 0
+    for a, name in arch_names:
+        key = by_name.get(name)
+        if cov_of.get(a) != 'FULL':
+            out.append('%-18s not compared (no full table)' % name)
+            continue
+        if key is None or key not in lists:
+            out.append('%-18s not compared (gguf-py copy has no MODEL_TENSORS entry)' % name)
+            continue
+        ents = [e for e in tensors_of.get(a, []) if cond3(e['cond']) != 0]
+        loader = sorted({e['base'] for e in ents})
+        req = {e['base'] for e in ents if e['required'] and cond3(e['cond']) == 1}
+        gguf = sorted({tnames.get(t, '?' + t) for t in lists[key]})
+        lo = [x + ('(required)' if x in req else '') for x in loader if x not in gguf]
+        go = [x for x in gguf if x not in loader]
+        n_cmp += 1
+        if not lo and not go:
+            n_same += 1
+            out.append('%-18s same %d names' % (name, len(loader)))
+            continue
+        out.append('%-18s loader only: %s' % (name, ' '.join(lo) or '-'))
+        out.append('%-18s gguf-py only: %s' % ('', ' '.join(go) or '-'))
+    out.append('')
+    out.append('# %d architectures compared, %d with the same names' % (n_cmp, n_same))
+    return '\n'.join(out) + '\n'
 
 
 HEAD_SYMS = ('n_head', 'n_head_kv', 'n_embd_head_k', 'n_embd_head_v', 'n_embd_k_gqa',

@@ -1,12 +1,14 @@
 /* check_clip.c - multimodal projector files (general.architecture = "clip",
  * mmproj-*.gguf), as llama.cpp's mtmd loader reads them: the projector type
  * (data/arch/clip_projectors.def), the keys the loader requires for each
- * encoder, and the values that drove the 2026 mtmd memory-safety bugs
- * (#27166 patch grid, #27223 audio chunk size, #27224 pixel limits, the
+ * encoder, the projector tensors each type requires (data/arch/
+ * clip_tensors.def), and the values that drove the 2026 mtmd memory-safety
+ * bugs (#27166 patch grid, #27223 audio chunk size, #27224 pixel limits, the
  * Qwen2-VL merge size). Called by check_arch.
  *
- * Work is bounded: a fixed number of key lookups (O(1) each) and a scan of
- * the projector table (about 60 names). Nothing is allocated. */
+ * Work is bounded: a fixed number of key lookups (O(1) each), a scan of the
+ * projector table (about 60 names) and one tensor lookup per row of the
+ * tensor table (about 40). Nothing is allocated. */
 #include "checks/arch_check.h"
 
 #include <stdarg.h>
@@ -22,6 +24,16 @@ static const struct {
 #define CLIP_PROJECTOR(name, flags) {name, flags},
 #include "../../data/arch/clip_projectors.def"
 #undef CLIP_PROJECTOR
+};
+
+/* The projector tensors the loader requires per projector type. */
+static const struct {
+    const char *type;
+    const char *tensor;
+} projector_tensors[] = {
+#define CLIP_TENSOR(type, tensor) {type, tensor},
+#include "../../data/arch/clip_tensors.def"
+#undef CLIP_TENSOR
 };
 
 #define PIXELS_LIMIT (1ull << 26)
@@ -251,6 +263,39 @@ static void pixel_limits(const clip_file *f)
                (long long)a, (long long)b);
 }
 
+/* GG591: every projector tensor the loader requires for the file's projector
+ * types (clip.projector_type and clip.vision.projector_type; the audio
+ * projectors are not in the table). One lookup per table row. */
+static void required_tensors(const clip_file *f)
+{
+    static const char *const keys[] = {"clip.projector_type", "clip.vision.projector_type"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const gguflint_kv *kv = kv_by_key(f->ctx, keys[k]);
+        if (!kv || kv->type != VT_STRING)
+            continue;
+        if (k == 1) {
+            const gguflint_kv *legacy = kv_by_key(f->ctx, keys[0]);
+            if (legacy && legacy->type == VT_STRING && legacy->str.len == kv->str.len &&
+                memcmp(legacy->str.ptr, kv->str.ptr, kv->str.len) == 0)
+                continue; /* the same type under both keys: checked once */
+        }
+        /* the type as the loader sees it: up to its first NUL (GG514) */
+        size_t vis = 0;
+        while (vis < kv->str.len && kv->str.ptr[vis] != 0)
+            vis++;
+        for (size_t i = 0; i < sizeof projector_tensors / sizeof projector_tensors[0]; i++) {
+            const char *t = projector_tensors[i].type;
+            if (strlen(t) != vis || memcmp(t, kv->str.ptr, vis) != 0)
+                continue;
+            if (!tensor_by_name(f->ctx, projector_tensors[i].tensor))
+                report(f, R_CLIP_TENSOR_MISSING, kv,
+                       "projector type '%s' needs the tensor '%s', which is absent (the mtmd "
+                       "loader: \"tensor not found\")",
+                       t, projector_tensors[i].tensor);
+        }
+    }
+}
+
 void arch_check_clip(const arch_file *af)
 {
     clip_file f;
@@ -263,8 +308,10 @@ void arch_check_clip(const arch_file *af)
         f.anchor = af->arch_kv;
         snprintf(f.anchor_path, sizeof f.anchor_path, "%s", af->arch_path);
     }
-    if (af->complete)
+    if (af->complete) {
         required_keys(&f);
+        required_tensors(&f);
+    }
     patch_grid(&f);
     merge_sizes(&f);
     audio_chunk(&f);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,13 +96,30 @@ typedef struct dir_set {
     size_t cap, used;
 } dir_set;
 
+/* A salt drawn once per process: inode numbers come from the file system,
+ * and a crafted one (an image, FUSE) could choose them to collide under a
+ * fixed function. */
+static uint64_t dir_salt(void)
+{
+    static uint64_t salt;
+    if (!salt) {
+        uint64_t v = 0;
+        if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v)
+            v = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&v;
+        salt = v | 1;
+    }
+    return salt;
+}
+
 static size_t dir_hash(dev_t dev, ino_t ino)
 {
-    /* inode numbers come from the file system, not from file contents */
-    uint64_t x = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev;
+    uint64_t k = dir_salt();
+    uint64_t x = ((uint64_t)ino ^ k) * 0x9E3779B97F4A7C15ull ^ ((uint64_t)dev + (k >> 17));
     x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    return (size_t)(x ^ (x >> 29));
+    x *= 0xBF58476D1CE4E5B9ull ^ (k << 1);
+    x ^= x >> 29;
+    x *= 0x94D049BB133111EBull;
+    return (size_t)(x ^ (x >> 32));
 }
 
 /* Insert; 1 when new, 0 when already there, -1 on NOMEM. */
@@ -138,9 +157,13 @@ static char *join(const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);
     bool slash = a > 0 && dir[a - 1] == '/';
-    char *p = malloc(a + b + 2);
-    if (p)
-        snprintf(p, a + b + 2, "%s%s%s", dir, slash || a == 0 ? "" : "/", name);
+    size_t sep = slash || a == 0 ? 0 : 1;
+    char *p = malloc(a + sep + b + 1);
+    if (p) {
+        memcpy(p, dir, a);
+        p[a] = '/';
+        memcpy(p + a + sep, name, b + 1);
+    }
     return p;
 }
 

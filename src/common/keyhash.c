@@ -18,7 +18,18 @@ uint64_t siphash_cd(const keyhash_key *key, const void *data, size_t len, int c,
 }
 
 static keyhash_key process_key;
+static keyhash_ml process_ml;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+/* The multilinear keys derived from a SipHash key. */
+static void derive_ml(keyhash_ml *m, const keyhash_key *key)
+{
+    m->sip = *key;
+    for (size_t i = 0; i < sizeof m->k / sizeof m->k[0]; i++) {
+        uint64_t in[2] = {0x6d756c74696c696eull /* "multilin" */, (uint64_t)i};
+        m->k[i] = keyhash_sip(key, in, sizeof in, 2, 4);
+    }
+}
 
 /* Fill buf from the kernel; false when neither getrandom nor /dev/urandom
  * gives all the bytes. */
@@ -75,6 +86,7 @@ static void init_key(void)
     process_key.k0 = keyhash_load64(b);
     process_key.k1 = keyhash_load64(b + 8);
 #endif
+    derive_ml(&process_ml, &process_key);
 }
 
 const keyhash_key *keyhash_process_key(void)
@@ -90,10 +102,11 @@ uint64_t keyhash(const void *data, size_t len)
 
 void keyhash_ml_init(keyhash_ml *m)
 {
-    const keyhash_key *key = keyhash_process_key();
-    m->sip = *key;
-    for (size_t i = 0; i < sizeof m->k / sizeof m->k[0]; i++) {
-        uint64_t in[2] = {0x6d756c74696c696eull /* "multilin" */, (uint64_t)i};
-        m->k[i] = keyhash_sip(key, in, sizeof in, 2, 4);
-    }
+    *m = *keyhash_ml_process();
+}
+
+const keyhash_ml *keyhash_ml_process(void)
+{
+    pthread_once(&key_once, init_key);
+    return &process_ml;
 }

@@ -6,9 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Keyed multilinear hashing (keyhash_ml_hash, mixed) of keys and names; the
+ * last chunk of a string of 8 bytes or more is one load ending at its last
+ * byte, shifted, so no load leaves the string. */
 uint64_t viewset_hash(const uint8_t *s, uint64_t n)
 {
-    return keyhash(s, (size_t)n);
+    const keyhash_ml *m = keyhash_ml_process();
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n >= 8 && n <= KEYHASH_ML_MAX) {
+        uint64_t h = m->k[0] + n * m->k[1], w;
+        const uint64_t *k = m->k + 2;
+        const uint8_t *p = s;
+        uint64_t rem = n;
+        for (; rem > 8; rem -= 8, p += 8, k += 2) {
+            memcpy(&w, p, 8);
+            h += (w & 0xFFFFFFFFu) * k[0] + (w >> 32) * k[1];
+        }
+        memcpy(&w, s + n - 8, 8);
+        w >>= 8 * (8 - rem);
+        return keyhash_mix(h + (w & 0xFFFFFFFFu) * k[0] + (w >> 32) * k[1]);
+    }
+#endif
+    return keyhash_ml_hash(m, s, (size_t)n, s + n);
 }
 
 static uint32_t tag_of(const uint8_t *s, uint64_t n)
