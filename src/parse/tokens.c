@@ -1,8 +1,8 @@
 /* tokens.c - see tokens.h: the record of the tokens array the parse pass
  * fills, and its duplicate index (open addressing, at most two thirds full,
- * keyed NH + multiply-shift hash, below: any two different tokens share a
- * slot with probability about 2/capacity, whatever bytes an attacker
- * chose). */
+ * a keyed hash, below: NH, folded, then multiply-shift; any two different
+ * tokens share a slot with probability about 2/capacity, whatever bytes an
+ * attacker chose). */
 #include "parse/tokens.h"
 
 #include "core/limits.h"
@@ -127,12 +127,16 @@ static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev)
  * one 32 x 32 -> 64-bit multiply per 8 bytes. For two different strings of
  * one padded size, nh(x) - nh(y) takes any value with probability at most
  * 2^-32 over the random keys; adding len * klen separates strings that pad
- * alike, and the product with a random odd multiplier (multiply-shift,
- * Dietzfelbinger et al. 1997) makes its top b bits collide with probability
- * at most 2^(1-b) for different sums. So two different tokens, whatever an
- * attacker chose, share a slot of a table of 2^b slots with probability at
- * most 2^-32 + 2^(1-b): probe runs stay short for any vocabulary. Longer
- * tokens get SipHash-1-3. SSE2 does one 16-byte half per four instructions
+ * alike. The sum is folded by an xor-shift (tok_finish, keyhash_mix's
+ * first step; a bijection) and multiplied by a random odd multiplier
+ * (multiply-shift, Dietzfelbinger et al. 1997), whose top b bits collide
+ * with probability at most 2^(1-b) for different inputs. So two different
+ * tokens, whatever an attacker chose, share a slot of a table of 2^b slots
+ * with probability at most 2^-32 + 2^(1-b). A pairwise bound alone does not
+ * keep linear-probing runs short: NH and multiply-shift are linear, and
+ * tokens whose words form a progression made runs of up to 21 probes per
+ * insert until the fold (test_tokens: test_progressions). Longer tokens get
+ * SipHash-1-3. SSE2 does one 16-byte half per four instructions
  * (add the keys, shift the odd words down, multiply, accumulate). */
 
 static uint64_t nh_ref(const tok_index *t, const uint8_t *s, uint64_t len)
@@ -161,7 +165,7 @@ uint64_t tok_hash_ref(const tok_index *t, const uint8_t *s, uint64_t len)
 {
     if (len > TOKEN_NH_MAX)
         return keyhash13(&t->sip, s, (size_t)len);
-    return (nh_ref(t, s, len) + len * t->klen) * t->mul;
+    return tok_finish(nh_ref(t, s, len) + len * t->klen, t->mul);
 }
 
 /* Token i's slot from k on, when a slot with its tag was found (a duplicate,

@@ -74,6 +74,17 @@ void tok_free(gguflint_ctx *ctx);
  * memory ran out (t->nomem) or the array passes 4 GiB (offsets are 32-bit). */
 bool tok_add_slow(tok_index *t, const uint8_t *el, const uint8_t *end);
 
+/* The last step of the token hash: NH's sum plus the length term, folded by
+ * keyhash_mix's xor-shift (a fixed bijection: NH is linear in each word, so
+ * tokens whose words run through a progression have sums in progression,
+ * which linear probing turns into long runs), then multiply-shift by the
+ * random odd `mul` (its top bits pick the slot). Being a bijection, the
+ * fold keeps distinct sums distinct, so multiply-shift's bound stands. */
+static inline uint64_t tok_finish(uint64_t sum, uint64_t mul)
+{
+    return (sum ^ (sum >> 32)) * mul;
+}
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
@@ -109,7 +120,7 @@ static inline __attribute__((always_inline)) uint64_t tok_hash_fast(const uint8_
                 TOK_NH16(_mm_and_si128(TOK_LD(s + 48), TOK_LD(m + 16)), TOK_LD(nh + 12))));
     }
     p = _mm_add_epi64(p, _mm_unpackhi_epi64(p, p));
-    return ((uint64_t)_mm_cvtsi128_si64(p) + len * klen) * mul;
+    return tok_finish((uint64_t)_mm_cvtsi128_si64(p) + len * klen, mul);
 #undef TOK_LD
 #undef TOK_NH16
 }
