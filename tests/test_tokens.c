@@ -91,6 +91,12 @@ static void free_vocab(tok *v, size_t n)
     free(v);
 }
 
+/* The tokens given type BYTE: scattered, some far apart, some adjacent. */
+static bool byte_type(size_t i)
+{
+    return i % 97 == 5 || i % 131 == 7 || (i > 200 && i < 204);
+}
+
 /* The file: the tokens array, then (when `tail`) nothing after it, so its
  * last tokens are at the very end of the input. */
 static uint8_t *vocab_file(const tok *v, size_t n, unsigned version, bool tail, size_t *offs,
@@ -103,8 +109,17 @@ static uint8_t *vocab_file(const tok *v, size_t n, unsigned version, bool tail, 
     gb_arr_header(b, GB_VT_STR, n);
     for (size_t i = 0; i < n; i++)
         offs[i] = gb_str(b, v[i].s, v[i].n);
-    if (!tail)
+    if (!tail) {
+        /* token types: every byte_type()-th token BYTE (none of them is
+         * <0xNN>, so each is a GG579 found through the record's checkpoints) */
+        int32_t *types = malloc(n * sizeof *types);
+        assert_non_null(types);
+        for (size_t i = 0; i < n; i++)
+            types[i] = byte_type(i) ? 6 : 1;
+        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, n, types, n * sizeof *types);
+        free(types);
         gb_kv_u32(b, "general.file_type", 1);
+    }
     uint8_t *buf = gb_finish(b, len);
     assert_non_null(buf);
     gb_free(b);
@@ -141,7 +156,7 @@ static void check_vocab_findings(const tok *v, size_t n, unsigned version, bool 
     assert_non_null(got);
     uint8_t *buf = vocab_file(v, n, version, tail, offs, &len);
 
-    gguflint_options *opt = ex_options("GG577,GG578,GG581,GG582");
+    gguflint_options *opt = ex_options("GG577,GG578,GG579,GG581,GG582");
     gguflint_options_set_limit(opt, GGUFLINT_LIMIT_FINDINGS_PER_RULE, 1000000);
     gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
     /* duplicates: token i equals an earlier token (not empty: llama.cpp
@@ -155,6 +170,26 @@ static void check_vocab_findings(const tok *v, size_t n, unsigned version, bool 
             fail_msg("v%u%s token %zu (%zu bytes): %u duplicate findings, expected %u", version,
                      tail ? " at the end" : "", i, v[i].n, got[i], want);
     }
+    /* and each names the first earlier copy */
+    for (size_t k = 0; k < gguflint_finding_count(ctx); k++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, k);
+        if (strcmp(ex_id(f), "GG577") != 0)
+            continue;
+        unsigned long long i = 0, prev = 0;
+        assert_int_equal(sscanf(f->message, "token %llu", &i), 1);
+        const char *r = strstr(f->message, "repeats token ");
+        assert_non_null(r);
+        assert_int_equal(sscanf(r, "repeats token %llu", &prev), 1);
+        size_t first = 0;
+        while (first < i && !(v[first].n == v[i].n && memcmp(v[first].s, v[i].s, v[i].n) == 0))
+            first++;
+        if (prev != first)
+            fail_msg("v%u token %llu: names token %llu as its copy, the first is %zu", version, i,
+                     prev, first);
+    }
+    count_at(ctx, "GG579", offs, n, got);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(got[i], !tail && byte_type(i));
     count_at(ctx, "GG578", offs, n, got);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(got[i], v[i].n == 0);

@@ -8,8 +8,8 @@
  *
  * Cost: vocabularies hold 100k-260k tokens. The parse pass, which steps
  * over every token anyway, records them (parse/tokens.h): the duplicates
- * its keyed index found, the empty and over-long tokens, and each token's
- * offset. Here only token_type (fixed-size i32, 16 checked per SSE2 step)
+ * its keyed index found, the empty and over-long tokens, and every 64th
+ * token's offset. Here only token_type (fixed-size i32, 16 checked per SSE2 step)
  * and the few tokens with a finding are read; the tokens array is not read
  * again. Arrays the parse pass did not record (big-endian, v1) are walked
  * once here, with token_type indexed beside it and one open-addressing
@@ -347,6 +347,7 @@ static void report_recorded(gguflint_ctx *ctx, const tok_index *t, const gguflin
     const unsigned w = model_width(ctx);
     const uint64_t n_typed = types ? (types->count < n ? types->count : n) : 0;
     const uint8_t *ty = types ? ctx->data + wire_array_elems_off(w, types) : NULL;
+    tok_pos pos = tok_pos_start(t);
     for (uint64_t i = 0; i < n_typed; i++) {
 #if defined(__SSE2__)
         /* 16 types per step while they are all 0..5 (normal, control, ...) */
@@ -374,28 +375,34 @@ static void report_recorded(gguflint_ctx *ctx, const tok_index *t, const gguflin
         if (type != 6) {
             report_type(ctx, types, i, type);
         } else {
-            const uint8_t *el = t->base + t->offs[i];
+            tok_seek(t, &pos, i);
+            const uint8_t *el = t->base + pos.off;
             uint64_t len;
             memcpy(&len, el, 8);
             if (!is_byte_token(el + 8, len))
-                report_byte(ctx, i, el + 8, len, file_base + t->offs[i]);
+                report_byte(ctx, i, el + 8, len, file_base + pos.off);
         }
         if (ctx->status != GGUFLINT_OK)
             return;
     }
+    pos = tok_pos_start(t);
     for (size_t k = 0; k < t->n_odd && ctx->status == GGUFLINT_OK; k++) {
         uint32_t i = t->odd[k];
-        const uint8_t *el = t->base + t->offs[i];
+        tok_seek(t, &pos, i);
+        const uint8_t *el = t->base + pos.off;
         uint64_t len;
         memcpy(&len, el, 8);
-        check_token_slow(ctx, i, el + 8, len, file_base + t->offs[i]);
+        check_token_slow(ctx, i, el + 8, len, file_base + pos.off);
     }
+    pos = tok_pos_start(t);
     for (size_t k = 0; k < t->n_dups && ctx->status == GGUFLINT_OK; k++) {
         uint32_t i = t->dups[k].i;
-        const uint8_t *el = t->base + t->offs[i];
+        tok_seek(t, &pos, i);
+        const uint8_t *el = t->base + pos.off;
         uint64_t len;
         memcpy(&len, el, 8);
-        report_duplicate(ctx, i, el + 8, len, file_base + t->offs[i], t->dups[k].prev);
+        report_duplicate(ctx, i, el + 8, len, file_base + pos.off,
+                         (uint32_t)tok_index_at(t, t->dups[k].prev_off));
     }
     for (uint64_t i = n_typed; types && i < types->count && ctx->status == GGUFLINT_OK; i++) {
         int32_t type;

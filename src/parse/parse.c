@@ -618,6 +618,63 @@ static tok_index *start_tokens(parser *p, uint64_t count)
     return ctx->tokens;
 }
 
+#if defined(__SSE2__)
+/* The tokens' inner loop (walk_strings with a tokens record), on its own
+ * so that its keys and table stay in registers: from q, while below `lim`
+ * and strings are left, hash each token of 1..TOKEN_NH_MAX bytes (and
+ * shorter than SHORT_STRING) and take an empty slot. Stops at the first
+ * other token (empty, longer, or a slot with its tag: a duplicate or a rare
+ * accident), which the caller records with tok_add_slow. */
+typedef struct tok_walk {
+    const uint8_t *q;
+    uint64_t left, tn;
+} tok_walk;
+
+__attribute__((noinline)) static tok_walk tok_walk_fast(tok_index *ti, tok_walk w,
+                                                        const uint8_t *lim)
+{
+    uint32_t *const cps = ti->cps;
+    const uint8_t *const tbase = ti->base;
+    tok_oslot *const slots = ti->slots;
+    const size_t mask = ti->mask;
+    const unsigned shift = ti->shift;
+    const __m128i nk0 = _mm_loadu_si128((const __m128i *)(const void *)ti->nh);
+    const __m128i nk1 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 4));
+    const __m128i nk2 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 8));
+    const __m128i nk3 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 12));
+    const uint64_t klen = ti->klen, mul = ti->mul;
+    const uint8_t *q = w.q;
+    uint64_t left = w.left, tn = w.tn;
+    /* probes (rare: only past an occupied slot) are counted in memory,
+     * leaving a register to the loop */
+    volatile uint64_t *const probes = &ti->probes;
+    while (left > 0 && q < lim) {
+        const uint64_t n = cur_le64_unchecked(q);
+        if (n - 1 >= (TOKEN_NH_MAX < SHORT_STRING ? TOKEN_NH_MAX : SHORT_STRING - 1))
+            break; /* empty, or long: tok_add_slow */
+        const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, nk2, nk3, klen, mul);
+        const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+        size_t k = (size_t)(h >> shift);
+        uint32_t st;
+        while ((st = slots[k].tag) != 0 && st != tag) {
+            *probes = *probes + 1;
+            k = (k + 1) & mask;
+        }
+        if (st)
+            break; /* a slot with its tag: compare in tok_add_slow */
+        const uint32_t off = (uint32_t)(q - tbase);
+        slots[k] = (tok_oslot){tag, off};
+        if ((tn & TOK_CP_MASK) == 0)
+            cps[tn >> TOK_CP_SHIFT] = off;
+        tn++;
+        q += 8 + n;
+        left--;
+    }
+    return (tok_walk){q, left, tn};
+}
+
+#endif
+
 /* The common case (v2/v3, little-endian) of a string array with raw
  * pointers, from the cursor: p->c.off is written back on exit. Short strings
  * are only stepped over here and validated a run at a time (check_run); a
@@ -642,22 +699,13 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
     /* the tokens record's hot state (written back around tok_add_slow).
      * Offsets are 32-bit, so the inner loop stays within 4 GiB of the base;
      * past that tok_add_slow stops the record. */
-    uint32_t *const offs = ti ? ti->offs : NULL;
     const uint8_t *const tbase = ti ? ti->base : NULL;
-    tok_slot *const slots = ti ? ti->slots : NULL;
-    const size_t mask = ti ? ti->mask : 0;
-    const unsigned shift = ti ? ti->shift : 0;
-    uint64_t tn = ti ? ti->n : 0, probes = 0;
+    uint64_t tn = ti ? ti->n : 0;
     const uint8_t *rec_lim = end;
     if (ti && (uint64_t)(end - tbase) > UINT32_MAX)
         rec_lim = tbase + UINT32_MAX;
 #if defined(__SSE2__)
-    const __m128i nk0 =
-        ti ? _mm_loadu_si128((const __m128i *)(const void *)ti->nh) : _mm_setzero_si128();
-    const __m128i nk1 =
-        ti ? _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 4)) : _mm_setzero_si128();
-    const uint64_t klen = ti ? ti->klen : 0, mul = ti ? ti->mul : 0;
-    const bool inline_tokens = slots != NULL;
+    const bool inline_tokens = ti && ti->slots != NULL;
 #else
     const bool inline_tokens = false;
 #endif
@@ -675,28 +723,16 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
             if (ti && !inline_tokens)
                 lim = q; /* every token through tok_add_slow */
         }
-        while (left > 0 && q < lim) {
+#if defined(__SSE2__)
+        if (ti && q < lim) {
+            tok_walk w = tok_walk_fast(ti, (tok_walk){q, left, tn}, lim);
+            q = w.q, left = w.left, tn = w.tn;
+        }
+#endif
+        while (!ti && left > 0 && q < lim) {
             uint64_t n = cur_le64_unchecked(q);
             if (n >= SHORT_STRING)
                 break;
-#if defined(__SSE2__)
-            if (ti) {
-                if (n - 1 >= TOKEN_NH_MAX)
-                    break; /* empty, or over 64 bytes: tok_add_slow */
-                const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, ti->nh, klen, mul);
-                const uint32_t tag = (uint32_t)(h >> 32) | 1u;
-                size_t k = (size_t)(h >> shift);
-                uint32_t st;
-                while ((st = slots[k].tag) != 0 && st != tag) {
-                    probes++;
-                    k = (k + 1) & mask;
-                }
-                if (st)
-                    break; /* a slot with its tag: compare in tok_add_slow */
-                slots[k] = (tok_slot){tag, (uint32_t)tn};
-                offs[tn++] = (uint32_t)(q - tbase);
-            }
-#endif
             q += 8 + n;
             left--;
         }
@@ -732,10 +768,8 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
         q += 8 + n;
         left--;
     }
-    if (ti) {
+    if (ti)
         ti->n = tn;
-        ti->probes += probes;
-    }
     check_run(p, run, run_index, q, end, &esc);
     if (dropping)
         source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));

@@ -41,11 +41,10 @@ bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count
         return false;
     t->kv = kv;
     t->base = base;
-    /* one offset per token the file declares: array_header checked that the
-     * bytes present can hold that many, so this is a few bytes per input
-     * byte at most */
-    t->offs = malloc((count ? count : 1) * sizeof *t->offs);
-    if (!t->offs) {
+    /* one checkpoint per 64 tokens the file declares: array_header checked
+     * that the bytes present can hold that many */
+    t->cps = malloc(((size_t)(count >> TOK_CP_SHIFT) + 1) * sizeof *t->cps);
+    if (!t->cps) {
         free(t);
         return false;
     }
@@ -58,7 +57,7 @@ bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count
         }
         t->slots = calloc(cap, sizeof *t->slots);
         if (!t->slots) {
-            free(t->offs);
+            free(t->cps);
             free(t);
             return false;
         }
@@ -90,7 +89,7 @@ void tok_free(gguflint_ctx *ctx)
     if (!t)
         return;
     free(t->slots);
-    free(t->offs);
+    free(t->cps);
     free(t->dups);
     free(t->odd);
     free(t);
@@ -107,14 +106,14 @@ static bool tok_note_odd(tok_index *t, uint64_t i)
     return true;
 }
 
-static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev)
+static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev_off)
 {
     if (t->n_dups == t->cap_dups &&
         !grow((void **)&t->dups, &t->cap_dups, t->n_dups, sizeof *t->dups)) {
         t->nomem = true;
         return false;
     }
-    t->dups[t->n_dups++] = (tok_dup){(uint32_t)i, prev};
+    t->dups[t->n_dups++] = (tok_dup){(uint32_t)i, prev_off};
     return true;
 }
 
@@ -179,7 +178,7 @@ __attribute__((noinline)) static size_t probe_equal(tok_index *t, size_t k, uint
         t->probes++;
         if (t->slots[k].tag != tag)
             continue;
-        const uint8_t *q = t->base + t->offs[t->slots[k].idx];
+        const uint8_t *q = t->base + t->slots[k].off;
         uint64_t qn;
         memcpy(&qn, q, 8);
         if (qn == len && memcmp(q + 8, s, (size_t)len) == 0)
@@ -193,7 +192,9 @@ bool tok_add_slow(tok_index *t, const uint8_t *el, const uint8_t *end)
     const uint64_t rel = (uint64_t)(el - t->base), i = t->n;
     if (rel > UINT32_MAX)
         return false; /* offsets are 32-bit: the record stops here */
-    t->offs[t->n++] = (uint32_t)rel;
+    if ((i & TOK_CP_MASK) == 0)
+        t->cps[i >> TOK_CP_SHIFT] = (uint32_t)rel;
+    t->n++;
     uint64_t len;
     memcpy(&len, el, 8); /* a length the parse loop has bounded */
     if (len - 1 >= TOKEN_MAX_WARN && !tok_note_odd(t, i))
@@ -206,7 +207,52 @@ bool tok_add_slow(tok_index *t, const uint8_t *el, const uint8_t *end)
     const uint32_t tag = (uint32_t)(h >> 32) | 1u;
     size_t k = probe_equal(t, (size_t)(h >> t->shift), tag, s, len);
     if (t->slots[k].tag)
-        return tok_note_dup(t, i, t->slots[k].idx);
-    t->slots[k] = (tok_slot){tag, (uint32_t)i};
+        return tok_note_dup(t, i, t->slots[k].off);
+    t->slots[k] = (tok_oslot){tag, (uint32_t)rel};
     return true;
+}
+
+/* ---- positions in a complete record ---- */
+
+/* The length field after the one at `off` (the record's tokens were all
+ * bounded by the parse pass, so no check is needed here). */
+static uint64_t next_off(const tok_index *t, uint64_t off)
+{
+    uint64_t len;
+    memcpy(&len, t->base + off, 8);
+    return off + 8 + len;
+}
+
+tok_pos tok_pos_start(const tok_index *t)
+{
+    return (tok_pos){0, t->n ? t->cps[0] : 0};
+}
+
+void tok_seek(const tok_index *t, tok_pos *pos, uint64_t i)
+{
+    if (i < pos->i || i - pos->i > TOK_CP_MASK) {
+        pos->i = i & ~(uint64_t)TOK_CP_MASK;
+        pos->off = t->cps[i >> TOK_CP_SHIFT];
+    }
+    for (; pos->i < i; pos->i++)
+        pos->off = next_off(t, pos->off);
+}
+
+uint64_t tok_index_at(const tok_index *t, uint32_t off)
+{
+    /* the last checkpoint at or before off */
+    size_t lo = 0, hi = (size_t)((t->n + TOK_CP_MASK) >> TOK_CP_SHIFT);
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->cps[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint64_t i = (uint64_t)lo << TOK_CP_SHIFT, at = t->cps[lo];
+    while (at < off && i + 1 < t->n) {
+        at = next_off(t, at);
+        i++;
+    }
+    return i;
 }

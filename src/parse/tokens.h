@@ -2,10 +2,11 @@
  * vocabulary is most of the metadata of most models, so the parse pass,
  * which has to step over every token anyway, also builds the duplicate-token
  * index (keyed: see tokens.c and the complexity contract in
- * docs/ARCHITECTURE.md), keeps each token's offset, and notes the tokens
- * whose length is a finding. check_vocab.c reports from this record and so
- * never reads the tokens array again (its pages have been given back by
- * then: see source_drop). Only the first tokenizer.ggml.tokens KV, an array
+ * docs/ARCHITECTURE.md), keeps every 64th token's offset (the others are
+ * a short walk away), and notes the tokens whose length is a finding.
+ * check_vocab.c reports from this record and so reads the tokens array
+ * again only at the few tokens with a finding (its pages have been given
+ * back by then: see source_drop). Only the first tokenizer.ggml.tokens KV, an array
  * of strings in a little-endian v2/v3 file read to its end by the fast path,
  * is recorded; otherwise `complete` stays false and check_vocab walks the
  * array itself. */
@@ -28,9 +29,23 @@ typedef struct tok_slot {
     uint32_t idx; /* token index */
 } tok_slot;
 
+/* A slot of the parse pass's index: the token's offset instead of its
+ * index, so that no per-token offset table is needed (see cps). */
+typedef struct tok_oslot {
+    uint32_t tag; /* top 32 bits of the keyed hash, | 1 (0: empty) */
+    uint32_t off; /* the token's length field, from base */
+} tok_oslot;
+
 typedef struct tok_dup {
-    uint32_t i, prev; /* token i repeats token prev */
+    uint32_t i;        /* token i repeats */
+    uint32_t prev_off; /* the token whose length field is here (from base) */
 } tok_dup;
+
+/* One checkpoint (a token's offset) every 2^TOK_CP_SHIFT tokens: any
+ * token's offset is then a walk over fewer than 64 length fields away, and
+ * the record costs 4 bytes per 64 tokens instead of 4 per token. */
+#define TOK_CP_SHIFT 6u
+#define TOK_CP_MASK ((1u << TOK_CP_SHIFT) - 1u)
 
 typedef struct tok_index {
     size_t kv;           /* the tokens KV: index in ctx->kvs */
@@ -38,13 +53,13 @@ typedef struct tok_index {
     bool complete;       /* every token of the array was recorded */
     bool dup_checked;    /* and looked up in the index (the rule is on, the array fits) */
     const uint8_t *base; /* the array value (its element-type field) */
-    uint32_t *offs;      /* token i's length field, from base */
+    uint32_t *cps;       /* token (j << TOK_CP_SHIFT)'s length field, from base */
     tok_dup *dups;       /* duplicates, in token order */
     size_t n_dups, cap_dups;
     uint32_t *odd; /* tokens of length 0 or over TOKEN_MAX_WARN, in order */
     size_t n_odd, cap_odd;
     /* the index while the array is read (freed after it) */
-    tok_slot *slots;
+    tok_oslot *slots;
     size_t mask;
     unsigned shift;
     uint64_t probes;
@@ -65,6 +80,21 @@ bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count
  * whole record when incomplete. */
 void tok_end(gguflint_ctx *ctx, bool complete);
 void tok_free(gguflint_ctx *ctx);
+
+/* A position in a complete record: token i's length field at base + off. */
+typedef struct tok_pos {
+    uint64_t i, off;
+} tok_pos;
+
+/* Move *pos (from tok_pos_start) to token i (< t->n) of a complete record:
+ * forward from *pos when i is less than 64 tokens ahead, else from i's
+ * checkpoint; fewer than 64 length fields read either way, so a pass in
+ * increasing order costs O(n) in all. */
+tok_pos tok_pos_start(const tok_index *t);
+void tok_seek(const tok_index *t, tok_pos *pos, uint64_t i);
+/* The index of the token whose length field is at `off` (an offset the
+ * record holds): a binary search of the checkpoints and a short walk. */
+uint64_t tok_index_at(const tok_index *t, uint32_t off);
 
 /* Record the next token (index t->n), whose length field is at `el`, in
  * the general way: its offset, the length rules, and the duplicate index
@@ -94,11 +124,11 @@ extern const uint8_t tok_keep_mask[64];
 
 /* tok_hash_ref of a token of 1..64 bytes with 64 readable bytes from its
  * start: NH 16 bytes per step (add the word keys, shift the odd words down,
- * multiply, accumulate), then the length and the multiplier. k0, k1: the
- * word keys nh[0..3] and [4..7] as vectors; nh: all of them (33..64 bytes). */
+ * multiply, accumulate), then the length and the multiplier. k0..k3: the
+ * word keys nh[0..3], [4..7], [8..11], [12..15] as vectors. */
 static inline __attribute__((always_inline)) uint64_t tok_hash_fast(const uint8_t *s, uint64_t len,
                                                                     __m128i k0, __m128i k1,
-                                                                    const uint32_t *nh,
+                                                                    __m128i k2, __m128i k3,
                                                                     uint64_t klen, uint64_t mul)
 {
 #define TOK_LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
@@ -115,9 +145,8 @@ static inline __attribute__((always_inline)) uint64_t tok_hash_fast(const uint8_
         const uint8_t *m = tok_keep_mask + 64 - len; /* 64 - len in 0..31: len - 32 ones */
         p = _mm_add_epi64(
             _mm_add_epi64(TOK_NH16(TOK_LD(s), k0), TOK_NH16(TOK_LD(s + 16), k1)),
-            _mm_add_epi64(
-                TOK_NH16(_mm_and_si128(TOK_LD(s + 32), TOK_LD(m)), TOK_LD(nh + 8)),
-                TOK_NH16(_mm_and_si128(TOK_LD(s + 48), TOK_LD(m + 16)), TOK_LD(nh + 12))));
+            _mm_add_epi64(TOK_NH16(_mm_and_si128(TOK_LD(s + 32), TOK_LD(m)), k2),
+                          TOK_NH16(_mm_and_si128(TOK_LD(s + 48), TOK_LD(m + 16)), k3)));
     }
     p = _mm_add_epi64(p, _mm_unpackhi_epi64(p, p));
     return tok_finish((uint64_t)_mm_cvtsi128_si64(p) + len * klen, mul);
