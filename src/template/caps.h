@@ -17,6 +17,11 @@
 #define TPL_STACK 128u
 #define TPL_BLOCKS 128u
 #define TPL_WORD_SLOTS 512u
+#define TPL_CHAIN_CAP 96u     /* bytes of an access chain kept for messages */
+#define TPL_CHAIN_AREA 16384u /* chain bytes per tag (past it, no more chains) */
+#define TPL_KW_MAX 32u        /* keyword arguments remembered per tag */
+#define TPL_NS_MAX 64u        /* namespace() objects per template */
+#define TPL_NL_RING 1024u     /* newlines remembered for line:column (a power of two) */
 #define TPL_OVERSIZE (256u * 1024u)
 #define TPL_BLOB_MIN 64u
 #define TPL_DOS_BIG 1000000     /* one range / repetition */

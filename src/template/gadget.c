@@ -144,6 +144,32 @@ bool ev_makes_string(unsigned w)
     }
 }
 
+/* ns.name on a namespace() object: the attribute's value as set (by
+ * namespace(name=...) or {% set ns.name = ... %}), or unknown. True when
+ * done (the value replaced the top). */
+static bool ns_attr(tpl *t, aval *r, const tok *k)
+{
+    if (r->ival <= 0 || fd_is_dunder(k->s, k->n) || fd_is_mangled(k->s, k->n))
+        return false;
+    var *x = fd_var_find_ns(t, (uint32_t)r->ival, k->s, k->n, k->hash);
+    aval v;
+    if (x) {
+        v = x->v;
+        v.vid = (uint16_t)(x - t->fd.vars + 1);
+    } else {
+        v = unk_at(r);
+    }
+    v.pos = k->pos;
+    v.index = k->index;
+    if (x && x->chain_len)
+        ch_load(t, &v, x, NULL, 0); /* the chain it was set from */
+    else
+        ch_step(t, &v, r, ".", k->s, k->n, "");
+    *r = v;
+    t->ev.pend_ev = PE_NONE;
+    return true;
+}
+
 /* .name on the top value. */
 void ev_attr_access(tpl *t, const tok *k)
 {
@@ -192,14 +218,21 @@ void ev_attr_access(tpl *t, const tok *k)
     if (w == W_CONTENT || (w == W_TEXT && (r->flags & F_CONTENT)) ||
         ((r->flags & F_CONTENT) && ev_keeps_content(w)))
         fl |= F_CONTENT;
+    if (r->kind == AV_NS && !(fl & F_TAINT) && ns_attr(t, r, k))
+        return;
     aval a = val_tok(k, AV_ATTR);
     a.word = (uint16_t)w;
     a.rword = rname ? r->word : 0;
     a.flags = fl;
-    if (r->kind == AV_STR) {
-        a.flags |= (uint16_t)(F_RSTR | (r->flags & (F_VAR | F_INEXACT)));
+    a.rkind = r->kind;
+    a.vid = r->vid;
+    ch_step(t, &a, r, ".", s, n, "");
+    if (r->kind == AV_STR || r->kind == AV_LIST) {
+        /* the receiver's bytes: str methods fold, list mutators update it */
+        a.flags |= (uint16_t)((r->kind == AV_STR ? F_RSTR : 0) | (r->flags & (F_VAR | F_INEXACT)));
         a.off = r->off;
         a.len = r->len;
+        a.ival = r->ival;
     }
     *r = a;
     t->ev.pend_ev = PE_ATTR;
