@@ -68,6 +68,11 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     aval r = unk_at(c);
     r.flags = c->flags & F_TAINT;
     list_method(t, c, args, na, kws);
+    if ((m == W_FORMAT || m == W_FORMAT_MAP) && (c->flags & F_RSTR)) {
+        aval fmt = *c; /* the fields read attributes of the arguments */
+        fmt.kind = AV_STR;
+        r.flags |= ev_format_fields(t, &fmt, args, na);
+    }
     if ((c->flags & F_CONTENT) && (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND ||
                                    m == W_RFIND || m == W_COUNT || m == W_INDEX))
         t->ev.cond |= GATE_CONTENT;

@@ -368,6 +368,8 @@ static void close_marker(tpl *t, const tok *k)
         } else if (f.colons > 0 && x.kind == AV_STR) {
             r = fd_fold_slice(t, &x, items, n);
         }
+        if (r.kind == AV_UNK && x.kind == AV_LIST)
+            r.flags |= fd_frag_of(t, &x); /* an item or a slice of dunder pieces */
         if (f.colons == 0 && n >= 1 && r.kind != AV_STR && r.kind != AV_INT)
             ch_subscript(t, &r, &x, &items[n - 1]);
         base--;

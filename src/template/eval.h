@@ -139,6 +139,11 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
 uint16_t ev_attr_args(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
                       unsigned attr_kw);
 
+/* fields.c: the replacement fields of a constant str.format string, walked
+ * as access chains into args (GG720/GG721); F_TAINT when one reaches the
+ * object model. */
+uint16_t ev_format_fields(tpl *t, const aval *fmt, const aval *args, uint32_t na);
+
 /* stmt.c: statements and blocks */
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index);
 void ev_block_end(tpl *t, const tok *k);

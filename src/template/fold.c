@@ -353,7 +353,7 @@ void fd_b_val(tpl *t, bld *b, const aval *v)
 static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
                         tpl_pos pos, uint64_t index, const char *what)
 {
-    char e[160], e2[96];
+    char e[160], e2[128];
     bool built = (flags & F_BUILT) != 0;
     if (fd_is_dunder(s, n)) {
         tpl_report(t, TH_GADGET, pos, index,
@@ -365,12 +365,23 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
         return;
     }
     size_t at, len;
-    if (find_dunder_path(s, n, from, &at, &len))
+    if (find_dunder_path(s, n, from, &at, &len)) {
+        /* quote the whole path around it: 0.__init__.__globals__[os] */
+        while (at > 0 && len < 120 &&
+               (identc(s[at - 1]) || s[at - 1] == '.' || s[at - 1] == '[' || s[at - 1] == ']')) {
+            at--;
+            len++;
+        }
+        while (
+            at + len < n && len < 120 &&
+            (identc(s[at + len]) || s[at + len] == '.' || s[at + len] == '[' || s[at + len] == ']'))
+            len++;
         tpl_report(t, TH_GADGET, pos, index,
                    "%s '%s' holds the attribute path '%s' (reached through str.format fields or "
                    "attribute getters: SSTI gadget)",
                    what, tpl_quote(e, sizeof e, s, n, 60),
-                   tpl_quote(e2, sizeof e2, s + at, len, 40));
+                   tpl_quote(e2, sizeof e2, s + at, len, 60));
+    }
     if (n > 24)
         return;
     unsigned w = word_lookup(t, s, n, word_hash(s, n));

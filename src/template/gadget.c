@@ -207,6 +207,13 @@ void ev_attr_access(tpl *t, const tok *k)
                    d, e, e);
         fl |= F_TAINT;
     }
+    if ((w == W_FORMAT || w == W_FORMAT_MAP) && r->kind == AV_UNK &&
+        (r->flags & (F_STRTYPE | F_FRAG)))
+        tpl_report(t, TH_OBFUSCATION, k->pos, k->index,
+                   "'%s.%s': str.%s on a string built at render time: its replacement fields "
+                   "can read any attribute of the arguments ('{0.__class__}') and cannot be "
+                   "checked statically",
+                   d, e, e);
     if (w == W_FORMAT_MAP)
         tpl_report(t, TH_EXEC, k->pos, k->index,
                    "'%s.format_map': str.format_map reads attributes "
@@ -248,6 +255,9 @@ void ev_settle_attr(tpl *t)
         return;
     if (a->word == W_FORMAT && (a->flags & F_RSTR)) {
         char e[96];
+        aval fmt = *a;
+        fmt.kind = AV_STR;
+        ev_format_fields(t, &fmt, NULL, 0);
         tpl_report(t, TH_EXEC, a->pos, a->index,
                    "'%s'.format is referenced without a call: a bound "
                    "str.format reads attributes through format fields (sandbox escape, "
