@@ -111,8 +111,8 @@ static void test_namespace_lists(void **state)
     EXPECT("{% set k = [] %}{% do k.append('__glo') %}{% do k.append('bals__') %}"
            "{{ lipsum[k|join] }}",
            "GG720", "'__globals__'");
-    EXPECT("{% set k = ['__cla'] %}{% set _ = k.extend(['ss__']) %}{{ x|attr(k|join) }}",
-           "GG720", "'__class__'");
+    EXPECT("{% set k = ['__cla'] %}{% set _ = k.extend(['ss__']) %}{{ x|attr(k|join) }}", "GG720",
+           "'__class__'");
     EXPECT("{% set k = ['__'] %}{% do k.extend('class') %}{% do k.append('__') %}"
            "{{ x[k|join] }}",
            "GG720", "'__class__'");
@@ -172,10 +172,8 @@ static void test_namespace_lists_benign(void **state)
 static void test_format_fields(void **state)
 {
     (void)state;
-    EXPECT("{{ '{0.gi_frame.f_globals}'.format(x) }}", "GG720", "str.format field",
-           "x.gi_frame");
-    EXPECT("{{ '{.gi_code.co_consts}'.format(messages|map('string')) }}", "GG720",
-           "gi_code");
+    EXPECT("{{ '{0.gi_frame.f_globals}'.format(x) }}", "GG720", "str.format field", "x.gi_frame");
+    EXPECT("{{ '{.gi_code.co_consts}'.format(messages|map('string')) }}", "GG720", "gi_code");
     EXPECT("{{ '{0.__init__.__globals__[os].environ}'.format(lipsum) }}", "GG720",
            "'0.__init__.__globals__[os].environ'");
     EXPECT("{{ '{0.__init__.__globals__[os].environ}'.format(lipsum) }}", "GG721",
@@ -197,8 +195,7 @@ static void test_format_fields(void **state)
 static void test_chains(void **state)
 {
     (void)state;
-    EXPECT("{{ lipsum.__globals__['os'].popen('id').read() }}", "GG721",
-           "on 'lipsum.__globals__'");
+    EXPECT("{{ lipsum.__globals__['os'].popen('id').read() }}", "GG721", "on 'lipsum.__globals__'");
     EXPECT("{% set g = lipsum|attr('__glo' ~ 'bals__') %}{{ g['o' ~ 's'].popen('id') }}", "GG721",
            "'lipsum.__globals__'");
     EXPECT("{{ self.__init__.__globals__.__builtins__.__import__('os').popen('id') }}", "GG721",

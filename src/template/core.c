@@ -77,6 +77,7 @@ void tpl_begin(tpl *t, uint64_t total_len)
     lx_begin(t);
     fd_template_begin(t, total_len);
     ev_template_begin(t);
+    tk_template_begin(t);
 }
 
 void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos)

@@ -127,6 +127,15 @@ static void cond_of(tpl *t, const aval *a, const aval *b)
         t->ev.cond |= GATE_TURNS;
 }
 
+/* A literal compared is not output (its special tokens do not count). */
+static void not_output(tpl *t, const aval *a, const aval *b)
+{
+    if (a->kind == AV_STR && (a->flags & F_LITERAL))
+        tk_drop(t, a->index);
+    if (b->kind == AV_STR && (b->flags & F_LITERAL))
+        tk_drop(t, b->index);
+}
+
 static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f)
 {
     aval r = unk_at(a);
@@ -174,6 +183,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_DIV: return r;
     case OP_IN:
     case OP_NOTIN:
+        not_output(t, a, b);
         cond_of(t, a, b);
         if (a->kind == AV_STR && (b->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, a), a->len))
             ev_trigger(t, a, op == OP_IN ? "with 'in' against" : "with 'not in' against");
@@ -181,6 +191,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_EQ:
     case OP_NE:
     case OP_CMP:
+        not_output(t, a, b);
         cond_of(t, a, b);
         if (op == OP_CMP)
             return r;
@@ -273,8 +284,14 @@ static void juxtapose(tpl *t)
 
 static void operand(tpl *t, aval v)
 {
-    if (!t->ev.expect)
+    if (!t->ev.expect) {
+        if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR)
+            tpl_report(t, TH_SYNTAX, v.pos, v.index,
+                       "two operands in a row in a {{ }} tag, no operator between them "
+                       "(Jinja rejects the template: \"expected token 'end of print "
+                       "statement'\")");
         juxtapose(t);
+    }
     vpush(t, v);
     t->ev.expect = false;
 }
@@ -411,6 +428,17 @@ static bool is_op_keyword(unsigned w)
            w == W_ELSE;
 }
 
+/* Inside the arguments of a call, filter, subscript or test, or a dict. */
+static bool in_args(const tpl *t)
+{
+    for (uint32_t i = 0; i < t->ev.no; i++) {
+        uint8_t k = t->ev.O[i].kind;
+        if (k == M_CALL || k == M_SUB || k == M_FILTER || k == M_TEST || k == M_DICT)
+            return true;
+    }
+    return false;
+}
+
 static void name_tok(tpl *t, const tok *k)
 {
     switch (k->word) {
@@ -458,6 +486,8 @@ static void name_tok(tpl *t, const tok *k)
         if (k->n && fd_ar_put(t, k->s, k->n, &v.off))
             v.len = k->n;
         ch_name(t, &v, v.off, v.len);
+        if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR && !in_args(t))
+            tk_name(t, k->s, k->n, k->index); /* {{ bos_token }} */
     }
     operand(t, v);
     /* inside a call, remember the name: it is a keyword argument's if '='
@@ -474,6 +504,9 @@ static void name_tok(tpl *t, const tok *k)
 
 static void str_tok(tpl *t, const tok *k, bool after_str)
 {
+    if (!(k->lflags & LF_TRUNC) && (t->ev.tagkind == TAG_VAR || t->ev.stmt == ST_SET_VALUE) &&
+        !in_args(t))
+        tk_literal(t, k->s, k->n, k->index); /* special tokens it may output */
     aval v = val_tok(k, AV_STR);
     if (k->lflags & LF_TRUNC) {
         v.kind = AV_UNK;
@@ -604,9 +637,26 @@ static void op_tok(tpl *t, const tok *k)
     }
 }
 
+/* Whether the token needs an operand after it: a binary or unary
+ * operator, '.', '|', or one of and / or / not / in / is / if / else. */
+static bool needs_operand(const tok *k)
+{
+    if (k->kind == TK_OP)
+        return !(k->op == ',' || k->op == ':' || k->op == '(' || k->op == '[' || k->op == '{' ||
+                 k->op == '=' || k->op == ')' || k->op == ']' || k->op == '}');
+    if (k->kind == TK_NAME)
+        return is_op_keyword(k->word);
+    return false;
+}
+
 static void expr_tok(tpl *t, const tok *k)
 {
     bool paren = k->kind == TK_OP && k->op == '(';
+    t->ev.sect++;
+    t->ev.dangling_prev = t->ev.dangling;
+    t->ev.dangling = needs_operand(k);
+    if (t->ev.dangling)
+        t->ev.dangling_index = k->index;
     switch (t->ev.pend_ev) {
     case PE_DOT:
         t->ev.pend_ev = PE_NONE;
@@ -748,6 +798,8 @@ void ev_begin(tpl *t, uint8_t tagkind, tpl_pos pos, uint64_t index)
     ch_tag_begin(t);
     t->ev.n_kw = 0;
     t->ev.kw_at = 0;
+    t->ev.sect = 0;
+    t->ev.dangling = t->ev.dangling_prev = t->ev.ws_close = false;
     t->ev.nv = t->ev.no = 0;
     t->ev.stmt = ST_EXPR;
     t->ev.pend_ev = PE_NONE;
@@ -921,10 +973,53 @@ static void emit_value(tpl *t)
     }
 }
 
+void ev_ws_close(tpl *t)
+{
+    t->ev.ws_close = true;
+}
+
+/* The expression a tag must hold ({{ }}, if / elif, set x =, for ... in)
+ * is missing or ends after an operator: Jinja's parser rejects both
+ * ("Expected an expression"). */
+static void syntax_end(tpl *t)
+{
+    if (t->ev.dead)
+        return;
+    const char *what = NULL;
+    if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR)
+        what = "{{ }} tag";
+    else if (t->ev.stmt == ST_EXPR && t->ev.stmt_word == W_IF)
+        what = "{% if %} condition";
+    else if (t->ev.stmt == ST_EXPR && t->ev.stmt_word == W_ELIF)
+        what = "{% elif %} condition";
+    else if (t->ev.stmt == ST_SET_VALUE)
+        what = "{% set %} value";
+    else if (t->ev.stmt == ST_FOR_ITER)
+        what = "{% for %} iterable";
+    else if (t->ev.stmt == ST_FOR_TARGET)
+        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.tag_index,
+                   "{%% for %%} without 'in' (Jinja rejects the template)");
+    if (!what)
+        return;
+    uint32_t n = t->ev.sect - (t->ev.ws_close && t->ev.sect ? 1 : 0);
+    bool dangling = t->ev.ws_close ? t->ev.dangling_prev : t->ev.dangling;
+    if (n == 0)
+        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.tag_index,
+                   "the %s holds no expression (Jinja rejects the template: \"Expected an "
+                   "expression\")",
+                   what);
+    else if (dangling)
+        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.dangling_index,
+                   "the %s ends with an operator that has no operand after it (Jinja rejects "
+                   "the template: \"Expected an expression\")",
+                   what);
+}
+
 void ev_end(tpl *t)
 {
     if (t->nomem)
         return;
+    syntax_end(t);
     switch (t->ev.stmt) {
     case ST_SET_TARGET: /* {% set x %}...{% endset %} */
         if (t->ev.set_len)
@@ -952,6 +1047,8 @@ void ev_end(tpl *t)
         }
         break;
     }
+    tk_tag_end(t,
+               (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR) || t->ev.stmt == ST_SET_VALUE);
     t->ev.nv = t->ev.no = 0;
     fd_tag_begin(t);
 }

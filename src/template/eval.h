@@ -80,8 +80,14 @@ typedef struct tpl_eval {
     uint16_t stmt_word;             /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
     uint8_t for_name[TPL_NAME_CAP]; /* {% for NAME in ... %}: the first target */
     uint32_t for_len, for_hash, for_targets;
-    uint8_t cond;                  /* GATE_* the tag's comparisons tested */
-    uint32_t ch_used;              /* chain bytes of this tag (chain.c) */
+    uint8_t cond;     /* GATE_* the tag's comparisons tested */
+    uint32_t ch_used; /* chain bytes of this tag (chain.c) */
+    /* syntax (GG731): expression tokens of the tag's current part, whether
+     * the last one needs an operand after it (and the one before), and
+     * whether the tag closed with -}} / -%} */
+    uint32_t sect;
+    bool dangling, dangling_prev, ws_close;
+    uint64_t dangling_index;
     uint32_t kw_at;                /* value height after the last name operand in a call (0 none) */
     uint8_t kw_name[TPL_NAME_CAP]; /* its text */
     uint32_t kw_len, kw_hash;
@@ -111,6 +117,7 @@ void ev_tok(tpl *t, const tok *k);
 void ev_end(tpl *t);
 void ev_template_end(tpl *t);
 bool ev_wants_raw(const tpl *t);
+void ev_ws_close(tpl *t); /* the tag ends with -}} or -%}: that '-' was no operator */
 void ev_probe_begin(tpl *t, uint8_t *buf, size_t cap);
 bool ev_probe_end(tpl *t, size_t *len);
 

@@ -271,6 +271,7 @@ void ev_set_target(tpl *t, const tok *k)
     case '(': t->ev.set_multi = true; return;
     case '=':
         t->ev.set_eq = true;
+        t->ev.sect = 0;
         t->ev.stmt = ST_SET_VALUE;
         t->ev.expect = true;
         return;
@@ -283,7 +284,12 @@ void ev_for_target(tpl *t, const tok *k)
     if (k->kind != TK_NAME)
         return;
     if (k->word == W_IN) {
+        if (t->ev.for_targets == 0)
+            tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                       "{%% for %%} without a loop variable before 'in' (Jinja rejects the "
+                       "template)");
         t->ev.stmt = ST_FOR_ITER;
+        t->ev.sect = 0;
         t->ev.expect = true;
         return;
     }

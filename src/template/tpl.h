@@ -12,6 +12,7 @@
 #include "template/lex.h"
 #include "template/rawscan.h"
 #include "template/stream.h"
+#include "template/tokens.h"
 #include "template/template.h"
 #include "template/words.h"
 
@@ -43,6 +44,7 @@ struct tpl {
     tpl_lexer lx;
     tpl_fold fd;
     tpl_eval ev;
+    tpl_tokens tk;
 };
 
 /* core.c */
