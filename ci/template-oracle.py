@@ -26,7 +26,7 @@ import time
 import warnings
 
 try:
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
 except ImportError:  # pragma: no cover - the skip path
     print("template-oracle: no jinja2 in this python (use /usr/bin/python3): skipped")
     sys.exit(77)
@@ -211,6 +211,16 @@ def i_expr(r, d):
 
 def l_expr(r, d):
     """A list or tuple of literals and folded values."""
+    if d > 0 and r.random() < 0.25:  # list + list, list * n
+        a = lambda: l_expr(r, d - 1)
+        k = r.randrange(4)
+        if k == 0:
+            return "(%s + %s)" % (a(), a())
+        if k == 1:
+            return "(%s * %s)" % (a(), r.choice(["0", "1", "2", "3", "-1", rand_int(r)]))
+        if k == 2:
+            return "(%s * %s)" % (r.choice(["2", "3", "0"]), a())
+        return "(%s|list + %s)" % (rand_str(r), a())
     n = r.randint(0, 4)
     items = ", ".join(r.choice([s_expr(r, d - 1), rand_str(r), rand_int(r)])
                       for _ in range(n))
@@ -222,19 +232,87 @@ def l_expr(r, d):
     return "%s|list" % rand_str(r)
 
 
+def gen_stmts(r):
+    """A whole template: a list or a namespace() built by statements
+    ({% set %}, append / extend / insert, namespace attributes, aliases and
+    copies), then one {{ }} that prints what was built."""
+    out = []
+    target = r.choice(["k", "ns.k"])
+    init = l_expr(r, 1) if r.random() < 0.7 else "[]"
+    if target == "k":
+        out.append("{%% set k = %s %%}" % init)
+    else:
+        out.append("{%% set ns = namespace(k=%s, s=%s) %%}" % (init, rand_str(r)))
+    alias = None
+    for _ in range(r.randint(1, 5)):
+        x = alias if alias and r.random() < 0.5 else target
+        k = r.randrange(9)
+        v = r.choice([rand_str(r), rand_int(r), s_expr(r, 1)])
+        if k == 0:
+            out.append("{%% set _ = %s.append(%s) %%}" % (x, v))
+        elif k == 1:
+            out.append("{%% do %s.append(%s) %%}" % (x, v))
+        elif k == 2:
+            out.append("{%% do %s.extend(%s) %%}" % (x, r.choice([l_expr(r, 1), rand_str(r)])))
+        elif k == 3:
+            out.append("{%% do %s.insert(%s, %s) %%}" % (x, r.choice(["0", "1", "-1", "5", "-9",
+                                                                        rand_int(r)]), v))
+        elif k == 4 and target == "ns.k":
+            out.append("{%% set ns.s = ns.s ~ %s %%}" % v)
+        elif k == 5:
+            alias = "a"
+            out.append("{%% set a = %s %%}" % target)  # the same list
+        elif k == 6:
+            alias = "a"
+            out.append("{%% set a = %s|list %%}" % target)  # a copy
+        elif k == 7 and target == "ns.k":
+            out.append("{%% set ns.k = %s %%}" % l_expr(r, 1))
+        else:
+            out.append("{%% do %s.append(%s) %%}" % (x, rand_str(r)))
+    show = r.choice([target, target, alias or target])
+    k = r.randrange(5)
+    if k == 0:
+        out.append("{{ %s|join(%s) }}" % (show, r.choice(["", rand_str(r)])))
+    elif k == 1:
+        out.append("{{ %s[%d] }}" % (show, r.randint(-3, 3)))
+    elif k == 2 and target == "ns.k":
+        out.append("{{ ns.s }}")
+    elif k == 3:
+        out.append("{{ (%s + %s)|join }}" % (show, l_expr(r, 1)))
+    else:
+        out.append("{{ %s|join }}" % show)
+    return "".join(out)
+
+
 def gen(r):
     k = r.random()
-    if k < 0.8:
+    if k < 0.72:
         return s_expr(r, r.randint(1, 4))
-    if k < 0.95:
+    if k < 0.86:
         return i_expr(r, r.randint(1, 4))
-    return l_expr(r, 2)
+    if k < 0.9:
+        return l_expr(r, 2)
+    return gen_stmts(r)
 
 
 # --------------------------------------------------------------- oracle
 
+class ListMutableSandbox(ImmutableSandboxedEnvironment):
+    """The immutable sandbox, except that list.append / extend / insert may
+    be called: the statement cases fold exactly those mutators (Jinja's
+    plain SandboxedEnvironment allows them too; nothing else is opened)."""
+
+    def is_safe_attribute(self, obj, attr, value):
+        if isinstance(obj, list) and attr in ("append", "extend", "insert"):
+            return SandboxedEnvironment.is_safe_attribute(self, obj, attr, value)
+        return super().is_safe_attribute(obj, attr, value)
+
+
 def render(env, expr):
     try:
+        if expr.startswith("{%"):  # a whole template (gen_stmts)
+            out = env.stmt_env.from_string(expr).render()
+            return ("ok", out.encode("utf-8"))
         out = env.from_string("{{ " + expr + " }}").render()
         return ("ok", out.encode("utf-8"))
     except Exception as e:  # any render or encoding error
@@ -244,6 +322,11 @@ def render(env, expr):
 def classify(expr):
     """A coarse class for a mismatching expression: its outermost operation."""
     e = expr.strip()
+    if e.startswith("{%"):
+        for tok in (".append", ".extend", ".insert", "namespace", "|list"):
+            if tok in e:
+                return "statements " + tok
+        return "statements"
     for tok in ("|format", ".format", "|replace", ".replace", "|join", ".join", "|title",
                 ".title", "|trim", ".strip", "|capitalize", "|reverse", "|first", "|last",
                 "|upper", "|lower", "|string", "|center", " % ", " ** ", " // ", " ~ ", " + ",
@@ -295,6 +378,7 @@ def main():
     def unlimited():
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     env = ImmutableSandboxedEnvironment()
+    env.stmt_env = ListMutableSandbox(extensions=["jinja2.ext.do"])
     r = random.Random(args.seed)
     stats = collections.Counter()
     mismatches = collections.defaultdict(list)

@@ -271,6 +271,23 @@ GGUFLINT_API int gguflint_run(gguflint_ctx *ctx);
  * any of the contexts. */
 GGUFLINT_API int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
 
+/* Validate the files of one model given together: its quantisations (the
+ * same directory and model-name stem, see gguflint_model_stem) and the
+ * shards of a split set, each already run, in any order. Every chat template
+ * (tokenizer.chat_template and tokenizer.chat_template.*) must be the same
+ * in each file that has it: a file whose value differs from the one most
+ * files hold gets GG744 at that value. Invalidates finding pointers fetched
+ * before from any of the contexts. */
+GGUFLINT_API int gguflint_check_family(gguflint_ctx *const *ctxs, size_t n);
+
+/* The model-name stem of a GGUF file name, for grouping the files given to
+ * gguflint_check_family: the path without ".gguf", without a split suffix
+ * "-NNNNN-of-MMMMM" and without the quantisation tag and the delimiter
+ * before it ("dir/Model-7B-Q4_K_M.gguf" and "dir/Model-7B.Q8_0.gguf" are both
+ * "dir/Model-7B"). Returns its length (written NUL-terminated to buf when
+ * cap is larger), 0 when the name has neither a tag nor a split suffix. */
+GGUFLINT_API size_t gguflint_model_stem(const char *path, char *buf, size_t cap);
+
 /* ---- URL inputs: http://, https:// and hf://ORG/REPO[@REV][/PATH] ---- */
 /* Remote files are linted without downloading them: the metadata is read
  * with HTTP range requests (libcurl, loaded when the first URL is opened)

@@ -4,7 +4,13 @@
  * that must get no finding from these rules, then one variant per rule that
  * must get exactly that rule at exactly the offending field's offset. The
  * shapes here are written out independently of the tables in data/arch/, from
- * GGUF-REFERENCE.md 7.3, so the tables are tested rather than restated. */
+ * GGUF-REFERENCE.md 7.3, so the tables are tested rather than restated.
+ *
+ * The cases are tables: each row is a model (a base model with some fields
+ * changed) and what the linter must say about it (no architecture finding,
+ * exactly one architecture rule at a field of the built file, counts of
+ * rules, a severity, under a profile); one loop builds, lints and checks the
+ * rows of each test. What does not fit a row is written out after its table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +24,10 @@
 #include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
+
+/* A row starts from a base model and overrides some of its fields: in an
+ * initializer the last designator of a field wins (C11 6.7.9p19). */
+#pragma GCC diagnostic ignored "-Woverride-init"
 
 /* ------------------------------------------------------------------ linting */
 
@@ -33,9 +43,10 @@ static bool arch_rule(const char *id)
 }
 
 /* No finding of GG540..GG569. */
-static void assert_arch_clean_at(const uint8_t *buf, size_t len, const char *where)
+static void assert_arch_clean_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                                 const char *where)
 {
-    gguflint_ctx *ctx = lint(buf, len, NULL);
+    gguflint_ctx *ctx = lint(buf, len, opt);
     bool bad = false;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
         bad |= arch_rule(ex_id(gguflint_finding_get(ctx, i)));
@@ -47,7 +58,6 @@ static void assert_arch_clean_at(const uint8_t *buf, size_t len, const char *whe
     }
     gguflint_free(ctx);
 }
-#define assert_arch_clean(buf, len) assert_arch_clean_at(buf, len, __func__)
 
 /* A finding of `id` at `offset`, and no finding of another GG540..GG569 rule
  * (a variant must trigger only the rule it is about). */
@@ -74,39 +84,60 @@ static void assert_arch_only_at(const uint8_t *buf, size_t len, const gguflint_o
     }
     gguflint_free(ctx);
 }
-#define assert_arch_only(buf, len, id, offset)                                                     \
-    assert_arch_only_at(buf, len, NULL, id, offset, __func__)
 
-/* Number of findings of `id`. */
-static size_t count_of_opt(const uint8_t *buf, size_t len, const gguflint_options *opt,
-                           const char *id)
+/* Exactly `n` findings of `id`. */
+static void assert_count_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                            const char *id, size_t n, const char *where)
 {
     gguflint_ctx *ctx = lint(buf, len, opt);
-    size_t n = ex_count(ctx, id);
+    size_t got = ex_count(ctx, id);
+    if (got != n) {
+        print_message("%s: expected %zu findings of %s, got %zu\n", where, n, id, got);
+        ex_print_findings(NULL, ctx);
+        gguflint_free(ctx);
+        fail_msg("%s: count of %s", where, id);
+    }
     gguflint_free(ctx);
-    return n;
 }
 
-static size_t count_of(const uint8_t *buf, size_t len, const char *id)
+/* At least one finding of `id`, and every one of them at severity `s`. */
+static void assert_severity_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                               const char *id, gguflint_severity s, const char *where)
 {
-    return count_of_opt(buf, len, NULL, id);
-}
-
-/* The finding of `id` (first one) has this severity. */
-static void assert_severity(const uint8_t *buf, size_t len, const char *id, gguflint_severity s)
-{
-    gguflint_ctx *ctx = lint(buf, len, NULL);
+    gguflint_ctx *ctx = lint(buf, len, opt);
+    size_t seen = 0, wrong = 0;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         if (strcmp(ex_id(f), id) == 0) {
-            assert_int_equal(f->severity, s);
-            gguflint_free(ctx);
-            return;
+            seen++;
+            wrong += f->severity != s;
         }
     }
-    ex_print_findings(NULL, ctx);
+    if (seen == 0 || wrong > 0) {
+        print_message("%s: expected %s at severity %d\n", where, id, (int)s);
+        ex_print_findings(NULL, ctx);
+        gguflint_free(ctx);
+        fail_msg("%s: %s", where, seen == 0 ? "no finding" : "wrong severity");
+    }
     gguflint_free(ctx);
-    fail_msg("no %s finding", id);
+}
+
+/* Some finding, and no message holds an ESC byte (untrusted names from the
+ * file are escaped). */
+static void assert_escaped_at(const uint8_t *buf, size_t len, const gguflint_options *opt,
+                              const char *where)
+{
+    gguflint_ctx *ctx = lint(buf, len, opt);
+    bool esc = false;
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
+        esc |= strchr(gguflint_finding_get(ctx, i)->message, 0x1b) != NULL;
+    if (esc || gguflint_finding_count(ctx) == 0) {
+        print_message("%s: expected findings with escaped messages\n", where);
+        ex_print_findings(NULL, ctx);
+        gguflint_free(ctx);
+        fail_msg("%s: %s", where, esc ? "unescaped ESC in a message" : "no finding");
+    }
+    gguflint_free(ctx);
 }
 
 /* ------------------------------------------------------------ the models */
@@ -136,12 +167,12 @@ struct mspec {
     const char *omit_key; /* a key not written */
     const char *omit_tensor;
     void (*kv_hook)(gb *b, const mspec *m); /* more KVs, after the standard ones */
-    tdef extra[4];                          /* more tensors, after the standard ones */
-    size_t n_extra;
-    tdef reshape;                   /* replaces the shape of the tensor of that name */
-    bool keep_layer0_only;          /* a split shard: only global and blk.0 tensors */
-    uint16_t split_no, split_count; /* split.* keys when split_count > 0 */
-    bool keep_none;                 /* tensors: none at all */
+    tdef extra[4];                          /* more tensors, after the standard ones (up
+                                               to the first without a name) */
+    tdef reshape;                           /* replaces the shape of the tensor of that name */
+    bool keep_layer0_only;                  /* a split shard: only global and blk.0 tensors */
+    uint16_t split_no, split_count;         /* split.* keys when split_count > 0 */
+    bool keep_none;                         /* tensors: none at all */
 };
 
 typedef struct mark {
@@ -149,37 +180,40 @@ typedef struct mark {
     gb_marks m;
 } mark;
 
-static mark kv_marks[MAXKV], t_marks[MAXT];
-static size_t n_kv_marks, n_t_marks;
+/* The marks of the KVs and of the tensors written by the last build_model,
+ * by name. */
+typedef struct markset {
+    mark m[MAXT];
+    size_t n, max;
+    const char *what;
+} markset;
+
+static markset kv_marks = {.max = MAXKV, .what = "KV"}, t_marks = {.max = MAXT, .what = "tensor"};
+
+static void mark_add(markset *s, const gb *b, const char *name)
+{
+    assert_true(s->n < s->max);
+    snprintf(s->m[s->n].name, sizeof s->m[0].name, "%s", name);
+    s->m[s->n++].m = *gb_last(b);
+}
 
 static void mark_kv(gb *b, const char *key)
 {
-    assert_true(n_kv_marks < MAXKV);
-    snprintf(kv_marks[n_kv_marks].name, sizeof kv_marks[0].name, "%s", key);
-    kv_marks[n_kv_marks++].m = *gb_last(b);
+    mark_add(&kv_marks, b, key);
 }
 
-/* The marks of a KV / tensor written by the last build_model (fails the
- * test when there is none; never NULL). */
-static const gb_marks no_marks;
-
-static const gb_marks *kvm(const char *key)
+/* The marks of `name` (fails the test when there is none; never NULL). */
+static const gb_marks *mark_find(const markset *s, const char *name)
 {
-    for (size_t i = 0; i < n_kv_marks; i++)
-        if (strcmp(kv_marks[i].name, key) == 0)
-            return &kv_marks[i].m;
-    fail_msg("no KV %s was written", key);
+    static const gb_marks no_marks;
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->m[i].name, name) == 0)
+            return &s->m[i].m;
+    fail_msg("no %s %s was written", s->what, name);
     return &no_marks;
 }
-
-static const gb_marks *tm(const char *name)
-{
-    for (size_t i = 0; i < n_t_marks; i++)
-        if (strcmp(t_marks[i].name, name) == 0)
-            return &t_marks[i].m;
-    fail_msg("no tensor %s was written", name);
-    return &no_marks;
-}
+#define kvm(key) mark_find(&kv_marks, key)
+#define tm(name) mark_find(&t_marks, name)
 
 /* "<arch>.<suffix>" */
 static const char *ak(const mspec *m, const char *suffix)
@@ -196,23 +230,21 @@ static bool omitted(const mspec *m, const char *key)
     return m->omit_key && strcmp(m->omit_key, key) == 0;
 }
 
-static void kv_u32(gb *b, const mspec *m, const char *suffix, uint32_t v)
+/* Write "<arch>.<suffix>" (an f32 or a u32) and mark it, unless the spec
+ * omits that key. */
+static void kv_num(gb *b, const mspec *m, const char *suffix, bool f32, uint32_t u, float f)
 {
     const char *key = ak(m, suffix);
     if (omitted(m, key))
         return;
-    gb_kv_u32(b, key, v);
+    if (f32)
+        gb_kv_f32(b, key, f);
+    else
+        gb_kv_u32(b, key, u);
     mark_kv(b, key);
 }
-
-static void kv_f32(gb *b, const mspec *m, const char *suffix, float v)
-{
-    const char *key = ak(m, suffix);
-    if (omitted(m, key))
-        return;
-    gb_kv_f32(b, key, v);
-    mark_kv(b, key);
-}
+#define kv_u32(b, m, suffix, v) kv_num(b, m, suffix, false, v, 0.0f)
+#define kv_f32(b, m, suffix, v) kv_num(b, m, suffix, true, 0, v)
 
 static void add_t(tdef *t, size_t *n, const char *name, uint32_t nd, uint64_t a, uint64_t b2,
                   uint64_t c)
@@ -294,7 +326,7 @@ static model build_model(const mspec *m)
     static int32_t types[256];
     tdef t[MAXT];
     model r = {NULL, 0};
-    n_kv_marks = n_t_marks = 0;
+    kv_marks.n = t_marks.n = 0;
 
     gb *b = gb_new(m->version ? m->version : 3);
     assert_non_null(b);
@@ -360,7 +392,7 @@ static model build_model(const mspec *m)
             t[i] = m->reshape;
         t[k++] = t[i];
     }
-    for (size_t i = 0; i < m->n_extra; i++) {
+    for (size_t i = 0; i < 4 && m->extra[i].name[0]; i++) {
         assert_true(k < MAXT);
         t[k++] = m->extra[i];
     }
@@ -370,9 +402,7 @@ static model build_model(const mspec *m)
         sizes[i] = gb_nbytes(type, t[i].nd, t[i].ne);
         assert_true(sizes[i] != UINT64_MAX && sizes[i] < (1u << 22));
         gb_tensor(b, t[i].name, t[i].nd, t[i].ne, type, off);
-        assert_true(n_t_marks < MAXT);
-        memcpy(t_marks[n_t_marks].name, t[i].name, sizeof t_marks[0].name);
-        t_marks[n_t_marks++].m = *gb_last(b);
+        mark_add(&t_marks, b, t[i].name);
         off += gb_align_up(sizes[i], 32);
     }
     gb_pad_to(b, 32);
@@ -387,161 +417,195 @@ static model build_model(const mspec *m)
 }
 
 /* The base models: E 32, 2 layers, 4 heads of 8, 2 key/value heads, F 64,
- * 16 tokens. */
-static mspec llama_spec(void)
+ * 16 tokens; qwen2 ties the output; the MoE model has 4 experts, 2 used.
+ * Arguments override fields: LLAMA(.arch = "refact", .tied = true). */
+#define LLAMA(...)                                                                                 \
+    {                                                                                              \
+        .arch = "llama", .layout = LAYOUT_LLAMA, .E = 32, .L = 2, .H = 4, .Hkv = 2, .F = 64,       \
+        .V = 16, __VA_ARGS__                                                                       \
+    }
+#define QWEN2(...) LLAMA(.arch = "qwen2", .layout = LAYOUT_QWEN2, .tied = true, __VA_ARGS__)
+#define MOE(...) LLAMA(.X = 4, .Xused = 2, __VA_ARGS__)
+
+/* A tensor definition of 1, 2 or 3 dims (the unused dims are 1). */
+#define T1(name, a)                                                                                \
+    {                                                                                              \
+        name, 1,                                                                                   \
+        {                                                                                          \
+            a, 1, 1, 1                                                                             \
+        }                                                                                          \
+    }
+#define T2(name, a, b)                                                                             \
+    {                                                                                              \
+        name, 2,                                                                                   \
+        {                                                                                          \
+            a, b, 1, 1                                                                             \
+        }                                                                                          \
+    }
+#define T3(name, a, b, c)                                                                          \
+    {                                                                                              \
+        name, 3,                                                                                   \
+        {                                                                                          \
+            a, b, c, 1                                                                             \
+        }                                                                                          \
+    }
+
+/* An offset in the built file: a field of the marks of a KV or a tensor
+ * (by its full name), plus a constant. */
+typedef struct at {
+    bool tensor;
+    const char *name;
+    size_t field; /* offsetof(gb_marks, ...) */
+    uint64_t plus;
+} at;
+#define AT_KV(key, field, plus)                                                                    \
+    {                                                                                              \
+        false, key, offsetof(gb_marks, field), plus                                                \
+    }
+#define AT_T(name, field)                                                                          \
+    {                                                                                              \
+        true, name, offsetof(gb_marks, field), 0                                                   \
+    }
+#define AT_ARCH AT_KV("general.architecture", value, 0)
+
+static uint64_t at_offset(const at *a)
 {
-    mspec m;
-    memset(&m, 0, sizeof m);
-    m.arch = "llama";
-    m.layout = LAYOUT_LLAMA;
-    m.E = 32;
-    m.L = 2;
-    m.H = 4;
-    m.Hkv = 2;
-    m.F = 64;
-    m.V = 16;
-    return m;
+    const gb_marks *m = a->tensor ? tm(a->name) : kvm(a->name);
+    size_t v;
+    memcpy(&v, (const char *)m + a->field, sizeof v);
+    return (uint64_t)v + a->plus;
 }
 
-static mspec qwen2_spec(void)
+/* One case: a model and what is said about it, checked in this order. */
+typedef struct acase {
+    const char *what; /* printed when the case fails */
+    mspec spec;
+    const char *profile; /* lint under this profile (NULL: defaults) */
+    const char *ignore;  /* and with this rule deselected */
+    bool clean;          /* no finding of GG540..GG569 */
+    const char *id;      /* a finding of `id` at `at` and of no other arch rule */
+    at at;
+    struct {
+        const char *id;
+        size_t n;
+    } count[2]; /* exactly n findings of id */
+    struct {
+        const char *id;
+        gguflint_severity s;
+    } sev;        /* the findings of id have this severity */
+    bool escaped; /* findings, and no ESC byte in their messages */
+} acase;
+
+static gguflint_options *case_options(const acase *c)
 {
-    mspec m = llama_spec();
-    m.arch = "qwen2";
-    m.layout = LAYOUT_QWEN2;
-    m.tied = true;
-    return m;
+    if (!c->profile && !c->ignore)
+        return NULL;
+    gguflint_options *o = gguflint_options_new();
+    assert_non_null(o);
+    if (c->profile)
+        assert_int_equal(gguflint_options_profile(o, c->profile), GGUFLINT_OK);
+    if (c->ignore)
+        assert_int_equal(gguflint_options_select(o, c->ignore, false, NULL, 0), GGUFLINT_OK);
+    return o;
 }
 
-static mspec moe_spec(void)
+/* Build, lint and check every case of a table (the marks of the last model
+ * built stay readable through kvm/tm afterwards). */
+static void run_cases_n(const acase *cases, size_t n, const char *test)
 {
-    mspec m = llama_spec();
-    m.X = 4;
-    m.Xused = 2;
-    return m;
-}
-
-static void tdef_set(tdef *d, const char *name, uint32_t nd, uint64_t a, uint64_t b2, uint64_t c)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "%s", name);
-    d->nd = nd;
-    d->ne[0] = a;
-    d->ne[1] = b2;
-    d->ne[2] = c;
-    d->ne[3] = 1;
-}
-
-static void extra(mspec *m, const char *name, uint32_t nd, uint64_t a, uint64_t b2, uint64_t c)
-{
-    assert_true(m->n_extra < 4);
-    tdef_set(&m->extra[m->n_extra++], name, nd, a, b2, c);
-}
-
-/* Offset of a tensor's dim field j (v2/v3: 8-byte dims). */
-static uint64_t dim_off(const char *tensor, unsigned j)
-{
-    return tm(tensor)->dim[j];
-}
-
-static uint64_t arch_value(void)
-{
-    return kvm("general.architecture")->value;
-}
-
-/* ============================================================ clean models */
-
-static void test_llama_clean(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    /* tied output, explicit key/value length, no head_count_kv (= head_count) */
-    s.tied = true;
-    s.Dk = 8; /* not E / H = 16 */
-    s.H = 2;
-    s.Hkv = 0;
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-}
-
-static void test_llama_family_clean(void **state)
-{
-    (void)state;
-    static const char *const names[] = {"refact", "minicpm"};
-    for (size_t i = 0; i < 2; i++) {
-        mspec s = llama_spec();
-        s.arch = names[i];
-        model m = build_model(&s);
-        assert_arch_clean(m.buf, m.len);
+    for (size_t i = 0; i < n; i++) {
+        const acase *c = &cases[i];
+        char where[256];
+        snprintf(where, sizeof where, "%s: %s", test, c->what);
+        gguflint_options *o = case_options(c);
+        model m = build_model(&c->spec);
+        if (c->clean)
+            assert_arch_clean_at(m.buf, m.len, o, where);
+        if (c->id)
+            assert_arch_only_at(m.buf, m.len, o, c->id, at_offset(&c->at), where);
+        for (size_t j = 0; j < 2 && c->count[j].id; j++)
+            assert_count_at(m.buf, m.len, o, c->count[j].id, c->count[j].n, where);
+        if (c->sev.id)
+            assert_severity_at(m.buf, m.len, o, c->sev.id, c->sev.s, where);
+        if (c->escaped)
+            assert_escaped_at(m.buf, m.len, o, where);
+        gguflint_options_free(o);
         free(m.buf);
     }
 }
+#define run_cases(table) run_cases_n(table, sizeof table / sizeof table[0], __func__)
 
-static void test_llama_optional_tensors_clean(void **state)
+/* A cmocka test that is one table: named after the table, which it gets as
+ * its state (TABLE_TEST in main). */
+typedef struct atable {
+    const char *name;
+    const acase *cases;
+    size_t n;
+} atable;
+
+static void run_table(void **state)
 {
-    (void)state;
-    mspec s = llama_spec();
-    extra(&s, "rope_freqs.weight", 1, 4, 1, 1); /* R / 2 = 8 / 2 */
-    extra(&s, "blk.0.attn_q.bias", 1, 32, 1, 1);
-    extra(&s, "blk.1.attn_k.bias", 1, 16, 1, 1);
-    extra(&s, "blk.1.ffn_up.bias", 1, 64, 1, 1);
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
+    const atable *t = *state;
+    run_cases_n(t->cases, t->n, t->name);
 }
+#define TABLE_TEST(table)                                                                          \
+    {                                                                                              \
+#table, run_table, NULL, NULL, &(atable)                                                   \
+        {                                                                                          \
+#table, table, sizeof table / sizeof table[0]                                          \
+        }                                                                                          \
+    }
 
-static void test_qwen2_clean(void **state)
+/* ------------------------------------------------------ extra KVs (hooks) */
+
+static void kv_i32s(gb *b, const mspec *m, const char *suffix, const int32_t *v, size_t n,
+                    uint32_t vt)
 {
-    (void)state;
-    mspec s = qwen2_spec();
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    s.tied = false;
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
+    const char *key = ak(m, suffix);
+    gb_kv_arr(b, key, vt, n, v, n * sizeof v[0]);
+    mark_kv(b, key);
 }
 
 static void sections_hook(gb *b, const mspec *m)
 {
-    static const int32_t sec[4] = {2, 1, 1, 0};
-    const char *key = ak(m, "rope.dimension_sections");
-    gb_kv_arr(b, key, GB_VT_I32, 4, sec, sizeof sec);
-    mark_kv(b, key);
+    static const int32_t v[4] = {2, 1, 1, 0};
+    kv_i32s(b, m, "rope.dimension_sections", v, 4, GB_VT_I32);
 }
 
-static void test_qwen2vl_clean(void **state)
+static void sections3_hook(gb *b, const mspec *m)
 {
-    (void)state;
-    mspec s = qwen2_spec();
-    s.arch = "qwen2vl";
-    s.kv_hook = sections_hook;
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    /* without the sections: required */
-    s.kv_hook = NULL;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG541", arch_value());
-    free(m.buf);
+    static const int32_t v[3] = {2, 1, 1};
+    kv_i32s(b, m, "rope.dimension_sections", v, 3, GB_VT_I32);
 }
 
-static void test_moe_clean(void **state)
+static void hkv_arr3_hook(gb *b, const mspec *m)
 {
-    (void)state;
-    mspec s = moe_spec();
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    /* ffn_gate_exps is optional */
-    s.omit_tensor = "blk.1.ffn_gate_exps.weight";
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
+    static const int32_t v[3] = {2, 2, 2};
+    kv_i32s(b, m, "attention.head_count_kv", v, 3, GB_VT_I32);
+}
+
+static void hkv_u32_arr_hook(gb *b, const mspec *m)
+{
+    static const int32_t v[2] = {2, 2};
+    kv_i32s(b, m, "attention.head_count_kv", v, 2, GB_VT_U32);
+}
+
+static void hkv_zero_arr_hook(gb *b, const mspec *m)
+{
+    static const int32_t v[2] = {2, 0};
+    kv_i32s(b, m, "attention.head_count_kv", v, 2, GB_VT_I32);
+}
+
+static void ff_arr_neg_hook(gb *b, const mspec *m)
+{
+    static const int32_t v[2] = {64, -64};
+    kv_i32s(b, m, "feed_forward_length", v, 2, GB_VT_I32);
+}
+
+static void ff_arr_ok_hook(gb *b, const mspec *m)
+{
+    static const int32_t v[2] = {64, 64};
+    kv_i32s(b, m, "feed_forward_length", v, 2, GB_VT_I32);
 }
 
 static void granite_hook(gb *b, const mspec *m)
@@ -552,253 +616,10 @@ static void granite_hook(gb *b, const mspec *m)
         kv_f32(b, m, f[i], 1.0f);
 }
 
-static void test_granite(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    s.arch = "granite";
-    s.kv_hook = granite_hook;
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    s.omit_key = "granite.residual_scale";
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG541", arch_value());
-    free(m.buf);
-}
-
 static void shexp_hook(gb *b, const mspec *m)
 {
     granite_hook(b, m);
     kv_u32(b, m, "expert_shared_feed_forward_length", 48);
-}
-
-static void test_granitemoe_shared_experts(void **state)
-{
-    (void)state;
-    mspec s = moe_spec();
-    s.arch = "granitemoe";
-    s.kv_hook = shexp_hook;
-    s.L = 1;
-    extra(&s, "blk.0.ffn_gate_shexp.weight", 2, 32, 48, 1);
-    extra(&s, "blk.0.ffn_up_shexp.weight", 2, 32, 48, 1);
-    extra(&s, "blk.0.ffn_down_shexp.weight", 2, 48, 32, 1);
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    /* the same tensors in plain llama MoE: the llama arch does not read the key */
-    s.arch = "llama";
-    s.kv_hook = NULL;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG552", tm("blk.0.ffn_gate_shexp.weight")->start);
-    assert_int_equal(count_of(m.buf, m.len, "GG552"), 3);
-    free(m.buf);
-}
-
-static void test_vocab_only_clean(void **state)
-{
-    (void)state;
-    /* hyper-parameters and tokenizer, no tensors (llama.cpp's vocab files) */
-    mspec s = llama_spec();
-    s.layout = LAYOUT_NONE;
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    /* no hyper-parameters at all: still legal for a vocabulary-only file */
-    s.no_hparams = true;
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-}
-
-static void test_split_shard_clean(void **state)
-{
-    (void)state;
-    /* shard 2 of 3: global tensors and layer 0 only */
-    mspec s = llama_spec();
-    s.split_no = 1;
-    s.split_count = 3;
-    s.keep_layer0_only = true;
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    /* a shard's tensors still must be known and well shaped */
-    tdef_set(&s.reshape, "blk.0.attn_q.weight", 2, 32, 16, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG553", dim_off("blk.0.attn_q.weight", 1));
-    free(m.buf);
-    /* the metadata-only first shard (no tensors) needs the hyper-parameters */
-    s = llama_spec();
-    s.split_no = 0;
-    s.split_count = 3;
-    s.keep_none = true;
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    s.omit_key = "llama.attention.layer_norm_rms_epsilon";
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG541", arch_value());
-    free(m.buf);
-}
-
-static void test_known_unmodelled_clean(void **state)
-{
-    (void)state;
-    /* a known architecture whose loader is not in the tables (name only:
-     * gptj has no load_tensors case in the llama.cpp source of the tables):
-     * nothing reported (control vectors: test_adapter.c) */
-    mspec s = llama_spec();
-    s.arch = "gptj";
-    extra(&s, "blk.0.attn_qkv.weight", 2, 32, 96, 1);
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-}
-
-static void test_adapter_clean(void **state)
-{
-    (void)state;
-    /* a LoRA adapter of a llama model: no hyper-parameters, lora tensors */
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
-    gb_kv_str(b, "general.type", "adapter");
-    gb_kv_str(b, "adapter.type", "lora");
-    gb_kv_f32(b, "adapter.lora.alpha", 16.0f);
-    uint64_t a[2] = {32, 4}, bb[2] = {4, 32};
-    gb_tensor(b, "blk.0.attn_q.weight.lora_a", 2, a, GB_F32, 0);
-    gb_tensor(b, "blk.0.attn_q.weight.lora_b", 2, bb, GB_F32, 512);
-    gb_pad_to(b, 32);
-    gb_zeros(b, 1024);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
-    assert_arch_clean(buf, len);
-    free(buf);
-}
-
-/* ============================================================ one rule each */
-
-static void adapter_type_hook(gb *b, const mspec *m)
-{
-    (void)m;
-    gb_kv_str(b, "general.type", "adapter");
-    mark_kv(b, "general.type");
-}
-
-/* issue 9: general.type = "adapter" on an ordinary model turned every tensor
- * check off, yet llama.cpp's model loader never reads that key */
-static void test_GG513_general_type_not_adapter(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    s.kv_hook = adapter_type_hook;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG513", kvm("general.type")->value);
-    assert_int_equal(count_of(m.buf, m.len, "GG513"), 1);
-    free(m.buf);
-    /* the model is still checked as one: a wrong shape is found */
-    tdef_set(&s.reshape, "blk.1.attn_k.weight", 2, 32, 32, 1);
-    m = build_model(&s);
-    assert_int_equal(count_of(m.buf, m.len, "GG553"), 1);
-    assert_int_equal(count_of(m.buf, m.len, "GG513"), 1);
-    free(m.buf);
-    /* and a required tensor removed is still missing */
-    s = llama_spec();
-    s.kv_hook = adapter_type_hook;
-    s.omit_tensor = "blk.0.ffn_up.weight";
-    m = build_model(&s);
-    assert_int_equal(count_of(m.buf, m.len, "GG551"), 1);
-    free(m.buf);
-}
-
-/* issue 9: general.architecture = "llama\0" is llama to llama.cpp (a C
- * string); gguflint checked nothing (unknown architecture) */
-static void test_GG514_c_string_nul(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    s.arch = "llama\0x";
-    s.arch_len = 7;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG514", arch_value() + 8 + 5);
-    assert_int_equal(count_of(m.buf, m.len, "GG514"), 1);
-    assert_int_equal(count_of(m.buf, m.len, "GG540"), 0);
-    free(m.buf);
-    /* checked as llama: a wrong shape is found, a missing key too */
-    tdef_set(&s.reshape, "blk.0.attn_q.weight", 2, 32, 16, 1);
-    m = build_model(&s);
-    assert_int_equal(count_of(m.buf, m.len, "GG553"), 1);
-    free(m.buf);
-    s = llama_spec();
-    s.arch = "llama\0";
-    s.arch_len = 6;
-    s.omit_key = "llama.attention.layer_norm_rms_epsilon";
-    m = build_model(&s);
-    assert_int_equal(count_of(m.buf, m.len, "GG541"), 1);
-    assert_int_equal(count_of(m.buf, m.len, "GG514"), 1);
-    free(m.buf);
-    /* an error under the security profile */
-    s = llama_spec();
-    s.arch = "llama\0";
-    s.arch_len = 6;
-    m = build_model(&s);
-    gguflint_options *opt = gguflint_options_new();
-    assert_non_null(opt);
-    assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
-    gguflint_ctx *ctx = lint(m.buf, m.len, opt);
-    bool err = false;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(ex_id(f), "GG514") == 0)
-            err = f->severity == GGUFLINT_ERROR;
-    }
-    gguflint_free(ctx);
-    gguflint_options_free(opt);
-    assert_true(err);
-    free(m.buf);
-}
-
-static void test_GG540_unknown_architecture(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    s.arch = "llama-custom";
-    extra(&s, "whatever.weight", 1, 7, 1, 1);
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG540", arch_value());
-    assert_severity(m.buf, m.len, "GG540", GGUFLINT_NOTE);
-    assert_int_equal(count_of(m.buf, m.len, "GG540"), 1);
-    free(m.buf);
-    /* control bytes in the name are escaped in the message */
-    s.arch = "ll\x1b[31mama";
-    m = build_model(&s);
-    gguflint_ctx *ctx = lint(m.buf, m.len, NULL);
-    assert_int_equal(gguflint_finding_count(ctx) > 0, 1);
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        assert_null(strchr(gguflint_finding_get(ctx, i)->message, 0x1b));
-    gguflint_free(ctx);
-    free(m.buf);
-}
-
-static void test_GG541_hparam_missing(void **state)
-{
-    (void)state;
-    /* without embedding_length or head_count the shapes that need them are
-     * not compared: only the missing key is reported */
-    static const char *const keys[] = {"llama.context_length", "llama.embedding_length",
-                                       "llama.attention.layer_norm_rms_epsilon",
-                                       "llama.attention.head_count", "llama.feed_forward_length"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        mspec s = llama_spec();
-        s.omit_key = keys[i];
-        if (strcmp(keys[i], "llama.attention.head_count") == 0)
-            s.Hkv = 0; /* head_count_kv would default to the missing head_count */
-        model m = build_model(&s);
-        assert_arch_only(m.buf, m.len, "GG541", arch_value());
-        assert_int_equal(count_of(m.buf, m.len, "GG541"), 1);
-        free(m.buf);
-    }
 }
 
 static void ctx_u64_hook(gb *b, const mspec *m)
@@ -823,217 +644,7 @@ static void heads_f32_arr_hook(gb *b, const mspec *m)
     mark_kv(b, key);
 }
 
-static void test_GG542_hparam_wrong_type(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    s.omit_key = "llama.context_length";
-    s.kv_hook = ctx_u64_hook;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG542", kvm("llama.context_length")->start);
-    free(m.buf);
-
-    s.omit_key = "llama.attention.layer_norm_rms_epsilon";
-    s.kv_hook = eps_f64_hook;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG542", kvm("llama.attention.layer_norm_rms_epsilon")->start);
-    free(m.buf);
-
-    /* a per-layer array of f32 (aborted llama.cpp in Feb 2025); head_count
-     * is then unknown, so no shape depending on it is compared */
-    s.omit_key = "llama.attention.head_count";
-    s.kv_hook = heads_f32_arr_hook;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG542", kvm("llama.attention.head_count")->start);
-    free(m.buf);
-
-    /* also for known architectures that are not modelled */
-    s = llama_spec();
-    s.arch = "baichuan";
-    s.layout = LAYOUT_NONE;
-    s.omit_key = "baichuan.context_length";
-    s.kv_hook = ctx_u64_hook;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG542", kvm("baichuan.context_length")->start);
-    free(m.buf);
-}
-
-static void kv_arr_i32_hook_impl(gb *b, const mspec *m, const char *suffix, const int32_t *v,
-                                 size_t n, uint32_t vt)
-{
-    const char *key = ak(m, suffix);
-    gb_kv_arr(b, key, vt, n, v, n * sizeof v[0]);
-    mark_kv(b, key);
-}
-
-static void hkv_arr3_hook(gb *b, const mspec *m)
-{
-    static const int32_t v[3] = {2, 2, 2};
-    kv_arr_i32_hook_impl(b, m, "attention.head_count_kv", v, 3, GB_VT_I32);
-}
-
-static void ff_arr_neg_hook(gb *b, const mspec *m)
-{
-    static const int32_t v[2] = {64, -64};
-    kv_arr_i32_hook_impl(b, m, "feed_forward_length", v, 2, GB_VT_I32);
-}
-
-static void ff_arr_ok_hook(gb *b, const mspec *m)
-{
-    static const int32_t v[2] = {64, 64};
-    kv_arr_i32_hook_impl(b, m, "feed_forward_length", v, 2, GB_VT_I32);
-}
-
-static void sections3_hook(gb *b, const mspec *m)
-{
-    static const int32_t v[3] = {2, 1, 1};
-    kv_arr_i32_hook_impl(b, m, "rope.dimension_sections", v, 3, GB_VT_I32);
-}
-
-static void test_GG543_hparam_array_invalid(void **state)
-{
-    (void)state;
-    /* i32 per-layer arrays of block_count elements are fine */
-    mspec s = llama_spec();
-    s.omit_key = "llama.feed_forward_length";
-    s.kv_hook = ff_arr_ok_hook;
-    model m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-
-    /* 3 elements for 2 layers: at the value */
-    s = llama_spec();
-    s.omit_key = "llama.attention.head_count_kv";
-    s.kv_hook = hkv_arr3_hook;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG543", kvm("llama.attention.head_count_kv")->value);
-    free(m.buf);
-
-    /* a negative element: at the element (layer 1's shapes then use layer 0) */
-    s = llama_spec();
-    s.omit_key = "llama.feed_forward_length";
-    s.kv_hook = ff_arr_neg_hook;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG543", kvm("llama.feed_forward_length")->arr_elems + 4);
-    free(m.buf);
-
-    /* rope sections of qwen2vl: exactly 4 elements */
-    s = qwen2_spec();
-    s.arch = "qwen2vl";
-    s.kv_hook = sections3_hook;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG543", kvm("qwen2vl.rope.dimension_sections")->value);
-    free(m.buf);
-}
-
-static void hkv_u32_arr_hook(gb *b, const mspec *m)
-{
-    static const int32_t v[2] = {2, 2};
-    kv_arr_i32_hook_impl(b, m, "attention.head_count_kv", v, 2, GB_VT_U32);
-}
-
-static void test_GG544_hparam_array_uint32(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    s.omit_key = "llama.attention.head_count_kv";
-    s.kv_hook = hkv_u32_arr_hook;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG544", kvm("llama.attention.head_count_kv")->start);
-    assert_severity(m.buf, m.len, "GG544", GGUFLINT_WARNING);
-    free(m.buf);
-}
-
-static void test_GG545_block_count_over_limit(void **state)
-{
-    (void)state;
-    /* a vocabulary-only file: no tensors to miss */
-    mspec s = llama_spec();
-    s.layout = LAYOUT_NONE;
-    s.L = 513;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG545", kvm("llama.block_count")->value);
-    free(m.buf);
-    s.L = 512;
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-
-    /* a hostile block_count with tensors: the layer walk stops at 512 and
-     * the missing-tensor findings are capped, the run stays fast */
-    s = llama_spec();
-    s.L = 0xFFFFFFFFu;
-    s.keep_layer0_only = true;
-    m = build_model(&s);
-    assert_true(count_of(m.buf, m.len, "GG545") == 1);
-    assert_true(count_of(m.buf, m.len, "GG551") == 100); /* max_findings_per_rule */
-    free(m.buf);
-}
-
-static void hkv_zero_arr_hook(gb *b, const mspec *m)
-{
-    static const int32_t v[2] = {2, 0};
-    kv_arr_i32_hook_impl(b, m, "attention.head_count_kv", v, 2, GB_VT_I32);
-}
-
-static void test_GG546_head_count_zero(void **state)
-{
-    (void)state;
-    /* no tensors, so that only the hyper-parameter rule speaks */
-    mspec s = llama_spec();
-    s.layout = LAYOUT_NONE;
-    s.split_count = 2; /* metadata-only first shard */
-    s.Hkv = 0;
-    s.omit_key = "llama.attention.head_count_kv";
-    s.kv_hook = hkv_zero_arr_hook;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG546", kvm("llama.attention.head_count_kv")->arr_elems + 4);
-    free(m.buf);
-
-    s = llama_spec();
-    s.layout = LAYOUT_NONE;
-    s.H = 0;
-    s.Hkv = 0;
-    /* model_tensors is not called for LAYOUT_NONE, E / H is not computed */
-    s.E = 32;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG546", kvm("llama.attention.head_count")->value);
-    free(m.buf);
-
-    /* not for a known architecture without attention (mamba writes 0) */
-    s.arch = "mamba";
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-}
-
-static void test_GG547_head_count_inconsistent(void **state)
-{
-    (void)state;
-    /* 4 query heads over 3 key/value heads */
-    mspec s = llama_spec();
-    s.layout = LAYOUT_NONE;
-    s.Hkv = 3;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG547", kvm("llama.attention.head_count_kv")->value);
-    free(m.buf);
-
-    /* qwen2: 5 heads do not split E = 40 ... they do; E = 32 with 5 heads does not */
-    s = qwen2_spec();
-    s.layout = LAYOUT_NONE;
-    s.H = 5;
-    s.Hkv = 1;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG547", kvm("qwen2.attention.head_count")->value);
-    free(m.buf);
-    /* the same numbers are fine for llama (q is [E, Dk * H]) */
-    s.arch = "llama";
-    s.layout = LAYOUT_NONE;
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-}
-
+/* written even though omit_key names it (the standard one is omitted) */
 static void rope_hook(gb *b, const mspec *m)
 {
     const char *key = ak(m, "rope.dimension_count");
@@ -1041,269 +652,372 @@ static void rope_hook(gb *b, const mspec *m)
     mark_kv(b, key);
 }
 
-static void test_GG548_rope_dimension_mismatch(void **state)
+static void kv_str_hook(gb *b, const char *key, const char *v)
 {
-    (void)state;
-    mspec s = llama_spec();
-    s.omit_key = "llama.rope.dimension_count";
-    s.kv_hook = rope_hook;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG548", kvm("llama.rope.dimension_count")->value);
-    free(m.buf);
-    /* refact does not tie the rope to the head */
-    s.arch = "refact";
-    s.omit_key = "refact.rope.dimension_count";
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-}
-
-static void test_GG549_expert_count_invalid(void **state)
-{
-    (void)state;
-    mspec s = moe_spec();
-    s.Xused = 5;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG549", kvm("llama.expert_used_count")->value);
-    free(m.buf);
-    s.Xused = 0;
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG549", kvm("llama.expert_used_count")->value);
-    free(m.buf);
-    /* no expert_used_count at all: at expert_count */
-    s.Xused = 2;
-    s.omit_key = "llama.expert_used_count";
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG549", kvm("llama.expert_count")->value);
-    free(m.buf);
+    gb_kv_str(b, key, v);
+    mark_kv(b, key);
 }
 
 static void scaling_hook(gb *b, const mspec *m)
 {
-    const char *key = ak(m, "rope.scaling.type");
-    gb_kv_str(b, key, "dynamic");
-    mark_kv(b, key);
+    kv_str_hook(b, ak(m, "rope.scaling.type"), "dynamic");
 }
 
 static void scaling_ok_hook(gb *b, const mspec *m)
 {
-    const char *key = ak(m, "rope.scaling.type");
-    gb_kv_str(b, key, "yarn");
-    mark_kv(b, key);
+    kv_str_hook(b, ak(m, "rope.scaling.type"), "yarn");
 }
 
-static void test_GG550_rope_scaling_type_unknown(void **state)
+static void adapter_type_hook(gb *b, const mspec *m)
 {
-    (void)state;
-    mspec s = llama_spec();
-    s.kv_hook = scaling_hook;
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG550", kvm("llama.rope.scaling.type")->value);
-    free(m.buf);
-    s.kv_hook = scaling_ok_hook;
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
+    (void)m;
+    kv_str_hook(b, "general.type", "adapter");
 }
 
-static void test_GG551_tensor_missing(void **state)
+/* ============================================================ clean models */
+
+static const acase test_llama_clean[] = {
+    {"llama", LLAMA(), .clean = true},
+    {"tied output, explicit key/value length (not E / H = 16), no head_count_kv",
+     LLAMA(.tied = true, .Dk = 8, .H = 2, .Hkv = 0), .clean = true},
+};
+
+static const acase test_llama_family_clean[] = {
+    {"refact", LLAMA(.arch = "refact"), .clean = true},
+    {"minicpm", LLAMA(.arch = "minicpm"), .clean = true},
+};
+
+static const acase test_llama_optional_tensors_clean[] = {
+    {"rope_freqs (R / 2 = 8 / 2) and biases",
+     LLAMA(.extra = {T1("rope_freqs.weight", 4), T1("blk.0.attn_q.bias", 32),
+                     T1("blk.1.attn_k.bias", 16), T1("blk.1.ffn_up.bias", 64)}),
+     .clean = true},
+};
+
+static const acase test_qwen2_clean[] = {
+    {"qwen2, tied", QWEN2(), .clean = true},
+    {"qwen2, output.weight", QWEN2(.tied = false), .clean = true},
+};
+
+static const acase test_qwen2vl_clean[] = {
+    {"qwen2vl", QWEN2(.arch = "qwen2vl", .kv_hook = sections_hook), .clean = true},
+    {"qwen2vl without the rope sections: required", QWEN2(.arch = "qwen2vl"), .id = "GG541",
+     .at = AT_ARCH},
+};
+
+static const acase test_moe_clean[] = {
+    {"llama MoE", MOE(), .clean = true},
+    {"ffn_gate_exps is optional", MOE(.omit_tensor = "blk.1.ffn_gate_exps.weight"), .clean = true},
+};
+
+static const acase test_granite[] = {
+    {"granite", LLAMA(.arch = "granite", .kv_hook = granite_hook), .clean = true},
+    {"granite without residual_scale",
+     LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.residual_scale"),
+     .id = "GG541", .at = AT_ARCH},
+};
+
+#define SHEXP                                                                                      \
+    .L = 1,                                                                                        \
+    .extra = {T2("blk.0.ffn_gate_shexp.weight", 32, 48), T2("blk.0.ffn_up_shexp.weight", 32, 48),  \
+              T2("blk.0.ffn_down_shexp.weight", 48, 32)}
+static const acase test_granitemoe_shared_experts[] = {
+    {"granitemoe with shared experts", MOE(.arch = "granitemoe", .kv_hook = shexp_hook, SHEXP),
+     .clean = true},
+    {"the same tensors in plain llama MoE: the llama arch does not read the key", MOE(SHEXP),
+     .id = "GG552", .at = AT_T("blk.0.ffn_gate_shexp.weight", start), .count = {{"GG552", 3}}},
+};
+#undef SHEXP
+
+static const acase test_vocab_only_clean[] = {
+    {"hyper-parameters and tokenizer, no tensors (llama.cpp's vocab files)",
+     LLAMA(.layout = LAYOUT_NONE), .clean = true},
+    {"no hyper-parameters at all: still legal for a vocabulary-only file",
+     LLAMA(.layout = LAYOUT_NONE, .no_hparams = true), .clean = true},
+};
+
+#define SHARD2 .split_no = 1, .split_count = 3, .keep_layer0_only = true
+#define SHARD1 .split_no = 0, .split_count = 3, .keep_none = true
+static const acase test_split_shard_clean[] = {
+    {"shard 2 of 3: global tensors and layer 0 only", LLAMA(SHARD2), .clean = true},
+    {"a shard's tensors still must be known and well shaped",
+     LLAMA(SHARD2, .reshape = T2("blk.0.attn_q.weight", 32, 16)), .id = "GG553",
+     .at = AT_T("blk.0.attn_q.weight", dim[1])},
+    {"the metadata-only first shard (no tensors)", LLAMA(SHARD1), .clean = true},
+    {"the metadata-only first shard needs the hyper-parameters",
+     LLAMA(SHARD1, .omit_key = "llama.attention.layer_norm_rms_epsilon"), .id = "GG541",
+     .at = AT_ARCH},
+};
+#undef SHARD1
+#undef SHARD2
+
+/* a known architecture whose loader is not in the tables (name only:
+     * gptj has no load_tensors case in the llama.cpp source of the tables):
+     * nothing reported (control vectors: test_adapter.c) */
+static const acase test_known_unmodelled_clean[] = {
+    {"gptj", LLAMA(.arch = "gptj", .extra = {T2("blk.0.attn_qkv.weight", 32, 96)}), .clean = true},
+};
+
+static void test_adapter_clean(void **state)
 {
     (void)state;
-    mspec s = llama_spec();
-    s.omit_tensor = "blk.1.attn_v.weight";
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG551", arch_value());
-    assert_int_equal(count_of(m.buf, m.len, "GG551"), 1);
-    free(m.buf);
-    /* qwen2: the biases are required */
-    s = qwen2_spec();
-    s.omit_tensor = "blk.0.attn_k.bias";
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG551", arch_value());
-    free(m.buf);
-    /* MoE: the router */
-    s = moe_spec();
-    s.omit_tensor = "blk.0.ffn_gate_inp.weight";
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG551", arch_value());
-    free(m.buf);
+    /* a LoRA adapter of a llama model: no hyper-parameters, lora tensors */
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "general.type", "adapter");
+    gb_kv_str(b, "adapter.type", "lora");
+    gb_kv_f32(b, "adapter.lora.alpha", 16.0f);
+    uint64_t a[2] = {32, 4}, bb[2] = {4, 32};
+    gb_tensor(b, "blk.0.attn_q.weight.lora_a", 2, a, GB_F32, 0);
+    gb_tensor(b, "blk.0.attn_q.weight.lora_b", 2, bb, GB_F32, 512);
+    gb_pad_to(b, 32);
+    gb_zeros(b, 1024);
+    size_t len;
+    uint8_t *buf = gb_finish(b, &len);
+    gb_free(b);
+    assert_non_null(buf);
+    assert_arch_clean_at(buf, len, NULL, __func__);
+    free(buf);
 }
 
-static void test_GG552_tensor_unexpected(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    extra(&s, "blk.0.attn_rot_embd.weight", 1, 4, 1, 1);
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG552", tm("blk.0.attn_rot_embd.weight")->start);
-    free(m.buf);
-    /* dense feed-forward tensors in a MoE model */
-    s = moe_spec();
-    extra(&s, "blk.1.ffn_up.weight", 2, 32, 64, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG552", tm("blk.1.ffn_up.weight")->start);
-    free(m.buf);
-    /* llama's optional biases are not qwen2's... but rope_freqs is not qwen2's at all */
-    s = qwen2_spec();
-    extra(&s, "rope_freqs.weight", 1, 4, 1, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG552", tm("rope_freqs.weight")->start);
-    free(m.buf);
-    /* a name with a control byte is escaped */
-    s = llama_spec();
-    extra(&s, "x\x1b[2Jy.weight", 1, 4, 1, 1);
-    m = build_model(&s);
-    gguflint_ctx *ctx = lint(m.buf, m.len, NULL);
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        assert_null(strchr(gguflint_finding_get(ctx, i)->message, 0x1b));
-    gguflint_free(ctx);
-    free(m.buf);
-}
+/* ============================================================ one rule each */
 
-static void test_GG553_tensor_shape_mismatch(void **state)
-{
-    (void)state;
-    /* attn_k written for 4 key/value heads instead of 2: ne[1] */
-    mspec s = llama_spec();
-    tdef_set(&s.reshape, "blk.1.attn_k.weight", 2, 32, 32, 1);
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG553", dim_off("blk.1.attn_k.weight", 1));
-    free(m.buf);
-    /* token_embd rows against the number of tokens are the vocabulary rule
-     * GG574, not reported twice; ne[0] is still E */
-    tdef_set(&s.reshape, "token_embd.weight", 2, 32, 17, 1);
-    m = build_model(&s);
-    assert_int_equal(count_of(m.buf, m.len, "GG553"), 0);
-    free(m.buf);
-    tdef_set(&s.reshape, "token_embd.weight", 2, 16, 16, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG553", dim_off("token_embd.weight", 0));
-    free(m.buf);
-    /* a norm with a second dim */
-    tdef_set(&s.reshape, "output_norm.weight", 2, 32, 2, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG553", dim_off("output_norm.weight", 1));
-    free(m.buf);
-    /* a trailing dim of 1 is the same shape to llama.cpp */
-    tdef_set(&s.reshape, "output_norm.weight", 2, 32, 1, 1);
-    m = build_model(&s);
-    assert_arch_clean(m.buf, m.len);
-    free(m.buf);
-    /* MoE: experts stored 2-D: the n_dims field */
-    s = moe_spec();
-    tdef_set(&s.reshape, "blk.0.ffn_down_exps.weight", 2, 64, 32, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG553", tm("blk.0.ffn_down_exps.weight")->n_dims);
-    free(m.buf);
-    /* MoE: the expert count */
-    tdef_set(&s.reshape, "blk.1.ffn_up_exps.weight", 3, 32, 64, 8);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG553", dim_off("blk.1.ffn_up_exps.weight", 2));
-    free(m.buf);
-    /* qwen2: q is [E, E] */
-    s = qwen2_spec();
-    tdef_set(&s.reshape, "blk.0.attn_output.weight", 2, 32, 16, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG553", dim_off("blk.0.attn_output.weight", 1));
-    free(m.buf);
-    /* without tokens, V is token_embd's ne[1]: output must agree */
-    s = llama_spec();
-    s.no_tokens = true;
-    tdef_set(&s.reshape, "output.weight", 2, 32, 15, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG553", dim_off("output.weight", 1));
-    free(m.buf);
-}
+/* issue 9: general.type = "adapter" on an ordinary model turned every tensor
+ * check off, yet llama.cpp's model loader never reads that key */
+static const acase test_GG513_general_type_not_adapter[] = {
+    {"general.type adapter on a model", LLAMA(.kv_hook = adapter_type_hook), .id = "GG513",
+     .at = AT_KV("general.type", value, 0), .count = {{"GG513", 1}}},
+    {"the model is still checked as one: a wrong shape is found",
+     LLAMA(.kv_hook = adapter_type_hook, .reshape = T2("blk.1.attn_k.weight", 32, 32)),
+     .count = {{"GG553", 1}, {"GG513", 1}}},
+    {"and a required tensor removed is still missing",
+     LLAMA(.kv_hook = adapter_type_hook, .omit_tensor = "blk.0.ffn_up.weight"),
+     .count = {{"GG551", 1}}},
+};
+
+/* issue 9: general.architecture = "llama\0" is llama to llama.cpp (a C
+ * string); gguflint checked nothing (unknown architecture) */
+static const acase test_GG514_c_string_nul[] = {
+    {"llama\\0x: at the NUL (value: u64 length, then 5 bytes)",
+     LLAMA(.arch = "llama\0x", .arch_len = 7), .id = "GG514",
+     .at = AT_KV("general.architecture", value, 8 + 5), .count = {{"GG514", 1}, {"GG540", 0}}},
+    {"checked as llama: a wrong shape is found",
+     LLAMA(.arch = "llama\0x", .arch_len = 7, .reshape = T2("blk.0.attn_q.weight", 32, 16)),
+     .count = {{"GG553", 1}}},
+    {"checked as llama: a missing key is found",
+     LLAMA(.arch = "llama\0", .arch_len = 6, .omit_key = "llama.attention.layer_norm_rms_epsilon"),
+     .count = {{"GG541", 1}, {"GG514", 1}}},
+    {"an error under the security profile", LLAMA(.arch = "llama\0", .arch_len = 6),
+     .profile = "security", .sev = {"GG514", GGUFLINT_ERROR}},
+};
+
+static const acase test_GG540_unknown_architecture[] = {
+    {"llama-custom", LLAMA(.arch = "llama-custom", .extra = {T1("whatever.weight", 7)}),
+     .id = "GG540", .at = AT_ARCH, .sev = {"GG540", GGUFLINT_NOTE}, .count = {{"GG540", 1}}},
+    {"control bytes in the name are escaped in the message",
+     LLAMA(.arch = "ll\x1b[31mama", .extra = {T1("whatever.weight", 7)}), .escaped = true},
+};
+
+/* without embedding_length or head_count the shapes that need them are
+     * not compared: only the missing key is reported */
+#define MISSING(key)                                                                               \
+    {                                                                                              \
+        key, LLAMA(.omit_key = key), .id = "GG541", .at = AT_ARCH, .count = { {"GG541", 1} }       \
+    }
+static const acase test_GG541_hparam_missing[] = {
+    MISSING("llama.context_length"),
+    MISSING("llama.embedding_length"),
+    MISSING("llama.attention.layer_norm_rms_epsilon"),
+    /* head_count_kv would default to the missing head_count */
+    {"llama.attention.head_count", LLAMA(.omit_key = "llama.attention.head_count", .Hkv = 0),
+     .id = "GG541", .at = AT_ARCH, .count = {{"GG541", 1}}},
+    MISSING("llama.feed_forward_length"),
+};
+#undef MISSING
+
+static const acase test_GG542_hparam_wrong_type[] = {
+    {"context_length as u64", LLAMA(.omit_key = "llama.context_length", .kv_hook = ctx_u64_hook),
+     .id = "GG542", .at = AT_KV("llama.context_length", start, 0)},
+    {"the epsilon as f64",
+     LLAMA(.omit_key = "llama.attention.layer_norm_rms_epsilon", .kv_hook = eps_f64_hook),
+     .id = "GG542", .at = AT_KV("llama.attention.layer_norm_rms_epsilon", start, 0)},
+    /* (aborted llama.cpp in Feb 2025); head_count is then unknown, so no
+         * shape depending on it is compared */
+    {"head_count as a per-layer array of f32",
+     LLAMA(.omit_key = "llama.attention.head_count", .kv_hook = heads_f32_arr_hook), .id = "GG542",
+     .at = AT_KV("llama.attention.head_count", start, 0)},
+    {"also for known architectures that are not modelled",
+     LLAMA(.arch = "baichuan", .layout = LAYOUT_NONE, .omit_key = "baichuan.context_length",
+           .kv_hook = ctx_u64_hook),
+     .id = "GG542", .at = AT_KV("baichuan.context_length", start, 0)},
+};
+
+static const acase test_GG543_hparam_array_invalid[] = {
+    {"i32 per-layer arrays of block_count elements are fine",
+     LLAMA(.omit_key = "llama.feed_forward_length", .kv_hook = ff_arr_ok_hook), .clean = true},
+    {"3 elements for 2 layers: at the value",
+     LLAMA(.omit_key = "llama.attention.head_count_kv", .kv_hook = hkv_arr3_hook), .id = "GG543",
+     .at = AT_KV("llama.attention.head_count_kv", value, 0)},
+    {"a negative element: at the element (layer 1's shapes then use layer 0)",
+     LLAMA(.omit_key = "llama.feed_forward_length", .kv_hook = ff_arr_neg_hook), .id = "GG543",
+     .at = AT_KV("llama.feed_forward_length", arr_elems, 4)},
+    {"rope sections of qwen2vl: exactly 4 elements",
+     QWEN2(.arch = "qwen2vl", .kv_hook = sections3_hook), .id = "GG543",
+     .at = AT_KV("qwen2vl.rope.dimension_sections", value, 0)},
+};
+
+static const acase test_GG544_hparam_array_uint32[] = {
+    {"head_count_kv as an array of u32",
+     LLAMA(.omit_key = "llama.attention.head_count_kv", .kv_hook = hkv_u32_arr_hook), .id = "GG544",
+     .at = AT_KV("llama.attention.head_count_kv", start, 0), .sev = {"GG544", GGUFLINT_WARNING}},
+};
+
+static const acase test_GG545_block_count_over_limit[] = {
+    {"513 blocks in a vocabulary-only file (no tensors to miss)",
+     LLAMA(.layout = LAYOUT_NONE, .L = 513), .id = "GG545",
+     .at = AT_KV("llama.block_count", value, 0)},
+    {"512 blocks", LLAMA(.layout = LAYOUT_NONE, .L = 512), .clean = true},
+    /* the layer walk stops at 512 and the missing-tensor findings are
+         * capped (max_findings_per_rule), the run stays fast */
+    {"a hostile block_count with tensors", LLAMA(.L = 0xFFFFFFFFu, .keep_layer0_only = true),
+     .count = {{"GG545", 1}, {"GG551", 100}}},
+};
+
+/* no tensors, so that only the hyper-parameter rule speaks */
+static const acase test_GG546_head_count_zero[] = {
+    {"a zero in the head_count_kv array of a metadata-only first shard",
+     LLAMA(.layout = LAYOUT_NONE, .split_count = 2, .Hkv = 0,
+           .omit_key = "llama.attention.head_count_kv", .kv_hook = hkv_zero_arr_hook),
+     .id = "GG546", .at = AT_KV("llama.attention.head_count_kv", arr_elems, 4)},
+    /* model_tensors is not called for LAYOUT_NONE, E / H is not computed */
+    {"head_count 0", LLAMA(.layout = LAYOUT_NONE, .H = 0, .Hkv = 0), .id = "GG546",
+     .at = AT_KV("llama.attention.head_count", value, 0)},
+    {"not for a known architecture without attention (mamba writes 0)",
+     LLAMA(.arch = "mamba", .layout = LAYOUT_NONE, .H = 0, .Hkv = 0), .clean = true},
+};
+
+static const acase test_GG547_head_count_inconsistent[] = {
+    {"4 query heads over 3 key/value heads", LLAMA(.layout = LAYOUT_NONE, .Hkv = 3), .id = "GG547",
+     .at = AT_KV("llama.attention.head_count_kv", value, 0)},
+    {"qwen2: E = 32 with 5 heads does not split", QWEN2(.layout = LAYOUT_NONE, .H = 5, .Hkv = 1),
+     .id = "GG547", .at = AT_KV("qwen2.attention.head_count", value, 0)},
+    {"the same numbers are fine for llama (q is [E, Dk * H])",
+     QWEN2(.arch = "llama", .layout = LAYOUT_NONE, .H = 5, .Hkv = 1), .clean = true},
+};
+
+static const acase test_GG548_rope_dimension_mismatch[] = {
+    {"rope.dimension_count 4 for heads of 8",
+     LLAMA(.omit_key = "llama.rope.dimension_count", .kv_hook = rope_hook), .id = "GG548",
+     .at = AT_KV("llama.rope.dimension_count", value, 0)},
+    {"refact does not tie the rope to the head",
+     LLAMA(.arch = "refact", .omit_key = "refact.rope.dimension_count", .kv_hook = rope_hook),
+     .clean = true},
+};
+
+static const acase test_GG549_expert_count_invalid[] = {
+    {"5 of 4 experts used", MOE(.Xused = 5), .id = "GG549",
+     .at = AT_KV("llama.expert_used_count", value, 0)},
+    {"0 experts used", MOE(.Xused = 0), .id = "GG549",
+     .at = AT_KV("llama.expert_used_count", value, 0)},
+    {"no expert_used_count at all: at expert_count", MOE(.omit_key = "llama.expert_used_count"),
+     .id = "GG549", .at = AT_KV("llama.expert_count", value, 0)},
+};
+
+static const acase test_GG550_rope_scaling_type_unknown[] = {
+    {"dynamic", LLAMA(.kv_hook = scaling_hook), .id = "GG550",
+     .at = AT_KV("llama.rope.scaling.type", value, 0)},
+    {"yarn", LLAMA(.kv_hook = scaling_ok_hook), .clean = true},
+};
+
+static const acase test_GG551_tensor_missing[] = {
+    {"llama without blk.1.attn_v", LLAMA(.omit_tensor = "blk.1.attn_v.weight"), .id = "GG551",
+     .at = AT_ARCH, .count = {{"GG551", 1}}},
+    {"qwen2: the biases are required", QWEN2(.omit_tensor = "blk.0.attn_k.bias"), .id = "GG551",
+     .at = AT_ARCH},
+    {"MoE: the router", MOE(.omit_tensor = "blk.0.ffn_gate_inp.weight"), .id = "GG551",
+     .at = AT_ARCH},
+};
+
+static const acase test_GG552_tensor_unexpected[] = {
+    {"attn_rot_embd in llama", LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight", 4)}), .id = "GG552",
+     .at = AT_T("blk.0.attn_rot_embd.weight", start)},
+    {"dense feed-forward tensors in a MoE model", MOE(.extra = {T2("blk.1.ffn_up.weight", 32, 64)}),
+     .id = "GG552", .at = AT_T("blk.1.ffn_up.weight", start)},
+    {"rope_freqs is not qwen2's at all", QWEN2(.extra = {T1("rope_freqs.weight", 4)}),
+     .id = "GG552", .at = AT_T("rope_freqs.weight", start)},
+    {"a name with a control byte is escaped", LLAMA(.extra = {T1("x\x1b[2Jy.weight", 4)}),
+     .escaped = true},
+};
+
+static const acase test_GG553_tensor_shape_mismatch[] = {
+    {"attn_k written for 4 key/value heads instead of 2: ne[1]",
+     LLAMA(.reshape = T2("blk.1.attn_k.weight", 32, 32)), .id = "GG553",
+     .at = AT_T("blk.1.attn_k.weight", dim[1])},
+    /* token_embd rows against the number of tokens are the vocabulary
+         * rule GG574, not reported twice */
+    {"token_embd with 17 rows for 16 tokens", LLAMA(.reshape = T2("token_embd.weight", 32, 17)),
+     .count = {{"GG553", 0}}},
+    {"token_embd's ne[0] is still E", LLAMA(.reshape = T2("token_embd.weight", 16, 16)),
+     .id = "GG553", .at = AT_T("token_embd.weight", dim[0])},
+    {"a norm with a second dim", LLAMA(.reshape = T2("output_norm.weight", 32, 2)), .id = "GG553",
+     .at = AT_T("output_norm.weight", dim[1])},
+    {"a trailing dim of 1 is the same shape to llama.cpp",
+     LLAMA(.reshape = T2("output_norm.weight", 32, 1)), .clean = true},
+    {"MoE: experts stored 2-D: the n_dims field",
+     MOE(.reshape = T2("blk.0.ffn_down_exps.weight", 64, 32)), .id = "GG553",
+     .at = AT_T("blk.0.ffn_down_exps.weight", n_dims)},
+    {"MoE: the expert count", MOE(.reshape = T3("blk.1.ffn_up_exps.weight", 32, 64, 8)),
+     .id = "GG553", .at = AT_T("blk.1.ffn_up_exps.weight", dim[2])},
+    {"qwen2: attn_output is [E, E]", QWEN2(.reshape = T2("blk.0.attn_output.weight", 32, 16)),
+     .id = "GG553", .at = AT_T("blk.0.attn_output.weight", dim[1])},
+    {"without tokens, V is token_embd's ne[1]: output must agree",
+     LLAMA(.no_tokens = true, .reshape = T2("output.weight", 32, 15)), .id = "GG553",
+     .at = AT_T("output.weight", dim[1])},
+};
 
 static void test_GG553_v1_offsets(void **state)
 {
     (void)state;
-    /* GGUF v1: 4-byte dims */
-    mspec s = llama_spec();
-    s.version = 1;
-    tdef_set(&s.reshape, "blk.0.ffn_gate.weight", 2, 32, 48, 1);
-    model m = build_model(&s);
-    uint64_t at = dim_off("blk.0.ffn_gate.weight", 1);
-    assert_int_equal(at, tm("blk.0.ffn_gate.weight")->dim[0] + 4);
-    assert_arch_only(m.buf, m.len, "GG553", at);
-    free(m.buf);
+    static const acase cases[] = {
+        {"GGUF v1: 4-byte dims",
+         LLAMA(.version = 1, .reshape = T2("blk.0.ffn_gate.weight", 32, 48)), .id = "GG553",
+         .at = AT_T("blk.0.ffn_gate.weight", dim[1])},
+    };
+    run_cases(cases);
+    /* the marks of the model just built */
+    assert_int_equal(tm("blk.0.ffn_gate.weight")->dim[1], tm("blk.0.ffn_gate.weight")->dim[0] + 4);
 }
 
-static void test_GG554_block_index_out_of_range(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    extra(&s, "blk.2.attn_norm.weight", 1, 32, 1, 1);
-    model m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG554", tm("blk.2.attn_norm.weight")->start);
-    free(m.buf);
-    s = llama_spec();
-    extra(&s, "blk.99999999999999999999999.attn_norm.weight", 1, 32, 1, 1);
-    m = build_model(&s);
-    assert_arch_only(m.buf, m.len, "GG554",
-                     tm("blk.99999999999999999999999.attn_norm.weight")->start);
-    free(m.buf);
-}
+#define BLK "blk.99999999999999999999999.attn_norm.weight"
+static const acase test_GG554_block_index_out_of_range[] = {
+    {"blk.2 of 2 blocks", LLAMA(.extra = {T1("blk.2.attn_norm.weight", 32)}), .id = "GG554",
+     .at = AT_T("blk.2.attn_norm.weight", start)},
+    {"an index over 64 bits", LLAMA(.extra = {T1(BLK, 32)}), .id = "GG554", .at = AT_T(BLK, start)},
+};
+#undef BLK
 
-static void test_GG555_block_index_malformed(void **state)
-{
-    (void)state;
-    static const char *const bad[] = {"blk.01.attn_norm.weight", "blk.+1.attn_norm.weight",
-                                      "blk..attn_norm.weight", "blk.1", "blk.1x.attn_norm.weight"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        mspec s = llama_spec();
-        extra(&s, bad[i], 1, 32, 1, 1);
-        model m = build_model(&s);
-        assert_arch_only(m.buf, m.len, "GG555", tm(bad[i])->start);
-        free(m.buf);
+#define BAD(name)                                                                                  \
+    {                                                                                              \
+        name, LLAMA(.extra = {T1(name, 32)}), .id = "GG555", .at = AT_T(name, start)               \
     }
-}
+static const acase test_GG555_block_index_malformed[] = {
+    BAD("blk.01.attn_norm.weight"), BAD("blk.+1.attn_norm.weight"),
+    BAD("blk..attn_norm.weight"),   BAD("blk.1"),
+    BAD("blk.1x.attn_norm.weight"),
+};
+#undef BAD
 
 /* ================================================================ profiles */
 
-static void test_profiles(void **state)
-{
-    (void)state;
-    mspec s = llama_spec();
-    s.omit_key = "llama.context_length";
-    s.kv_hook = ctx_u64_hook;
-    model m = build_model(&s);
-    gguflint_options *o = gguflint_options_new();
-    assert_non_null(o);
-    assert_int_equal(gguflint_options_profile(o, "spec"), GGUFLINT_OK);
-    gguflint_ctx *ctx = lint(m.buf, m.len, o);
-    bool seen = false;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(ex_id(f), "GG542") == 0) {
-            assert_int_equal(f->severity, GGUFLINT_WARNING);
-            seen = true;
-        }
-    }
-    assert_true(seen);
-    gguflint_free(ctx);
-    /* an ignored rule is not reported */
-    gguflint_options_default(o);
-    assert_int_equal(gguflint_options_select(o, "GG542", false, NULL, 0), GGUFLINT_OK);
-    assert_int_equal(count_of_opt(m.buf, m.len, o, "GG542"), 0);
-    /* strict: an unknown architecture is a warning */
-    free(m.buf);
-    s = llama_spec();
-    s.arch = "llama-custom";
-    m = build_model(&s);
-    gguflint_options_default(o);
-    assert_int_equal(gguflint_options_profile(o, "strict"), GGUFLINT_OK);
-    assert_int_equal(count_of_opt(m.buf, m.len, o, "GG540"), 1);
-    ctx = lint(m.buf, m.len, o);
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        if (strcmp(ex_id(f), "GG540") == 0)
-            assert_int_equal(f->severity, GGUFLINT_WARNING);
-    }
-    gguflint_free(ctx);
-    free(m.buf);
-    gguflint_options_free(o);
-}
+#define CTX_U64 LLAMA(.omit_key = "llama.context_length", .kv_hook = ctx_u64_hook)
+static const acase test_profiles[] = {
+    {"spec: a wrong hyper-parameter type is a warning", CTX_U64, .profile = "spec",
+     .sev = {"GG542", GGUFLINT_WARNING}},
+    {"an ignored rule is not reported", CTX_U64, .ignore = "GG542", .count = {{"GG542", 0}}},
+    {"strict: an unknown architecture is a warning", LLAMA(.arch = "llama-custom"),
+     .profile = "strict", .count = {{"GG540", 1}}, .sev = {"GG540", GGUFLINT_WARNING}},
+};
+#undef CTX_U64
 
 /* Real model files (optional: ../shared/gguf-realfiles) raise no architecture
  * error: the generated tables must not reject what llama.cpp loads. */
@@ -1318,38 +1032,38 @@ static void test_real_files_arch_clean(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_llama_clean),
-        cmocka_unit_test(test_llama_family_clean),
-        cmocka_unit_test(test_llama_optional_tensors_clean),
-        cmocka_unit_test(test_qwen2_clean),
-        cmocka_unit_test(test_qwen2vl_clean),
-        cmocka_unit_test(test_moe_clean),
-        cmocka_unit_test(test_granite),
-        cmocka_unit_test(test_granitemoe_shared_experts),
-        cmocka_unit_test(test_vocab_only_clean),
-        cmocka_unit_test(test_split_shard_clean),
-        cmocka_unit_test(test_known_unmodelled_clean),
+        TABLE_TEST(test_llama_clean),
+        TABLE_TEST(test_llama_family_clean),
+        TABLE_TEST(test_llama_optional_tensors_clean),
+        TABLE_TEST(test_qwen2_clean),
+        TABLE_TEST(test_qwen2vl_clean),
+        TABLE_TEST(test_moe_clean),
+        TABLE_TEST(test_granite),
+        TABLE_TEST(test_granitemoe_shared_experts),
+        TABLE_TEST(test_vocab_only_clean),
+        TABLE_TEST(test_split_shard_clean),
+        TABLE_TEST(test_known_unmodelled_clean),
         cmocka_unit_test(test_adapter_clean),
-        cmocka_unit_test(test_GG513_general_type_not_adapter),
-        cmocka_unit_test(test_GG514_c_string_nul),
-        cmocka_unit_test(test_GG540_unknown_architecture),
-        cmocka_unit_test(test_GG541_hparam_missing),
-        cmocka_unit_test(test_GG542_hparam_wrong_type),
-        cmocka_unit_test(test_GG543_hparam_array_invalid),
-        cmocka_unit_test(test_GG544_hparam_array_uint32),
-        cmocka_unit_test(test_GG545_block_count_over_limit),
-        cmocka_unit_test(test_GG546_head_count_zero),
-        cmocka_unit_test(test_GG547_head_count_inconsistent),
-        cmocka_unit_test(test_GG548_rope_dimension_mismatch),
-        cmocka_unit_test(test_GG549_expert_count_invalid),
-        cmocka_unit_test(test_GG550_rope_scaling_type_unknown),
-        cmocka_unit_test(test_GG551_tensor_missing),
-        cmocka_unit_test(test_GG552_tensor_unexpected),
-        cmocka_unit_test(test_GG553_tensor_shape_mismatch),
+        TABLE_TEST(test_GG513_general_type_not_adapter),
+        TABLE_TEST(test_GG514_c_string_nul),
+        TABLE_TEST(test_GG540_unknown_architecture),
+        TABLE_TEST(test_GG541_hparam_missing),
+        TABLE_TEST(test_GG542_hparam_wrong_type),
+        TABLE_TEST(test_GG543_hparam_array_invalid),
+        TABLE_TEST(test_GG544_hparam_array_uint32),
+        TABLE_TEST(test_GG545_block_count_over_limit),
+        TABLE_TEST(test_GG546_head_count_zero),
+        TABLE_TEST(test_GG547_head_count_inconsistent),
+        TABLE_TEST(test_GG548_rope_dimension_mismatch),
+        TABLE_TEST(test_GG549_expert_count_invalid),
+        TABLE_TEST(test_GG550_rope_scaling_type_unknown),
+        TABLE_TEST(test_GG551_tensor_missing),
+        TABLE_TEST(test_GG552_tensor_unexpected),
+        TABLE_TEST(test_GG553_tensor_shape_mismatch),
         cmocka_unit_test(test_GG553_v1_offsets),
-        cmocka_unit_test(test_GG554_block_index_out_of_range),
-        cmocka_unit_test(test_GG555_block_index_malformed),
-        cmocka_unit_test(test_profiles),
+        TABLE_TEST(test_GG554_block_index_out_of_range),
+        TABLE_TEST(test_GG555_block_index_malformed),
+        TABLE_TEST(test_profiles),
         cmocka_unit_test(test_real_files_arch_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

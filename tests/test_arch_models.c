@@ -72,7 +72,7 @@ static bool is_moe(const arch_info *a)
 {
     for (uint16_t i = 0; i < a->tensor_count; i++) {
         const arch_tensor *r = &arch_tensors[a->tensor_first + i];
-        if (r->required && strstr(r->name, "_exps"))
+        if (r->required && strstr(arch_str(r->name), "_exps"))
             return true;
     }
     return false;
@@ -139,13 +139,14 @@ static bool needed_by_tensors(const arch_info *a, const char *suffix)
         const arch_tensor *r = &arch_tensors[a->tensor_first + i];
         if (!r->required)
             continue;
-        const char *f[5] = {r->ne[0], r->ne[1], r->ne[2], r->ne[3], r->count};
+        const char *f[5] = {arch_str(r->ne[0]), arch_str(r->ne[1]), arch_str(r->ne[2]),
+                            arch_str(r->ne[3]), arch_str(r->count)};
         for (int j = 0; j < 5; j++)
             for (const char *p = f[j]; (p = strpbrk(p, "#@")) != NULL;) {
                 long s = strtol(p + 1, NULL, 10);
                 p++;
-                if (s >= 0 && (size_t)s < arch_sym_count && arch_syms[s].key[0] &&
-                    strcmp(arch_syms[s].key, suffix) == 0)
+                if (s >= 0 && (size_t)s < arch_sym_count && arch_str(arch_syms[s].key)[0] &&
+                    strcmp(arch_str(arch_syms[s].key), suffix) == 0)
                     return true;
             }
     }
@@ -162,42 +163,42 @@ static bool writes_key(const arch_info *a, const arch_key *k, bool moe)
                                          "attention.head_count",
                                          "attention.head_count_kv",
                                          NULL};
-    if (k->required || needed_by_tensors(a, k->suffix))
+    if (k->required || needed_by_tensors(a, arch_str(k->suffix)))
         return true;
     for (const char *const *s = always; *s; s++)
-        if (strcmp(*s, k->suffix) == 0)
+        if (strcmp(*s, arch_str(k->suffix)) == 0)
             return true;
-    if (knob.rope_dim && strcmp(k->suffix, "rope.dimension_count") == 0)
+    if (knob.rope_dim && strcmp(arch_str(k->suffix), "rope.dimension_count") == 0)
         return true;
-    return moe &&
-           (strcmp(k->suffix, "expert_count") == 0 || strcmp(k->suffix, "expert_used_count") == 0);
+    return moe && (strcmp(arch_str(k->suffix), "expert_count") == 0 ||
+                   strcmp(arch_str(k->suffix), "expert_used_count") == 0);
 }
 
 static void write_key(gb *b, const char *arch, const arch_key *k, bool as_u64, built *out)
 {
     char key[160];
-    snprintf(key, sizeof key, "%s.%s", arch, k->suffix);
+    snprintf(key, sizeof key, "%s.%s", arch, arch_str(k->suffix));
     switch (k->type) {
     case KT_U32:
     case KT_LAYERS:
         if (strncmp(arch, "gemma4", 6) == 0 &&
-            strcmp(k->suffix, "attention.sliding_window_pattern") == 0) {
+            strcmp(arch_str(k->suffix), "attention.sliding_window_pattern") == 0) {
             /* as convert_hf_to_gguf.py writes Gemma 4: one bool per layer,
              * the last layer full attention */
             uint8_t swa[2] = {1, 0};
             gb_kv_arr(b, key, GB_VT_BOOL, 2, swa, sizeof swa);
             break;
         }
-        if (knob.rope_dim && strcmp(k->suffix, "rope.dimension_count") == 0)
+        if (knob.rope_dim && strcmp(arch_str(k->suffix), "rope.dimension_count") == 0)
             gb_kv_u32(b, key, knob.rope_dim);
         else if (as_u64)
-            gb_kv_u64(b, key, u32_value(k->suffix));
+            gb_kv_u64(b, key, u32_value(arch_str(k->suffix)));
         else
-            gb_kv_u32(b, key, u32_value(k->suffix));
+            gb_kv_u32(b, key, u32_value(arch_str(k->suffix)));
         break;
-    case KT_I32: gb_kv_i32(b, key, (int32_t)u32_value(k->suffix)); break;
+    case KT_I32: gb_kv_i32(b, key, (int32_t)u32_value(arch_str(k->suffix))); break;
     case KT_F32:
-    case KT_F32_LAYERS: gb_kv_f32(b, key, f32_value(k->suffix)); break;
+    case KT_F32_LAYERS: gb_kv_f32(b, key, f32_value(arch_str(k->suffix))); break;
     case KT_BOOL: gb_kv_bool(b, key, false); break;
     case KT_STR: gb_kv_str(b, key, "none"); break;
     case KT_SECTIONS: {
@@ -211,7 +212,7 @@ static void write_key(gb *b, const char *arch, const arch_key *k, bool as_u64, b
         break;
     }
     }
-    if (strcmp(k->suffix, "context_length") == 0)
+    if (strcmp(arch_str(k->suffix), "context_length") == 0)
         out->ctx_kv = gb_last(b)->start;
 }
 
@@ -225,7 +226,7 @@ static size_t key_rows(const arch_info *a, const arch_key **rows, size_t cap)
         const arch_key *c = &arch_keys[arch_common_first + i];
         bool dup = false;
         for (size_t j = 0; j < n && !dup; j++)
-            dup = strcmp(rows[j]->suffix, c->suffix) == 0;
+            dup = strcmp(arch_str(rows[j]->suffix), arch_str(c->suffix)) == 0;
         if (!dup)
             rows[n++] = c;
     }
@@ -239,7 +240,7 @@ static void write_kvs(gb *b, const arch_info *a, bool ctx_u64, built *out)
     static float scores[V_TOKENS];
     static int32_t types[V_TOKENS];
 
-    gb_kv_str(b, "general.architecture", a->name);
+    gb_kv_str(b, "general.architecture", arch_str(a->name));
     out->arch_value = gb_last(b)->value;
     gb_kv_str(b, "general.name", "gguflint tiny model");
     const arch_key *rows[512];
@@ -247,8 +248,8 @@ static void write_kvs(gb *b, const arch_info *a, bool ctx_u64, built *out)
     bool moe = knob.moe;
     for (size_t i = 0; i < n; i++)
         if (writes_key(a, rows[i], moe))
-            write_key(b, a->name, rows[i],
-                      ctx_u64 && strcmp(rows[i]->suffix, "context_length") == 0, out);
+            write_key(b, arch_str(a->name), rows[i],
+                      ctx_u64 && strcmp(arch_str(rows[i]->suffix), "context_length") == 0, out);
     for (uint32_t i = 0; i < V_TOKENS; i++) {
         snprintf(tok_text[i], sizeof tok_text[i], "t%u", i);
         toks[i] = i == 0 ? "<unk>" : i == 1 ? "<s>" : i == 2 ? "</s>" : tok_text[i];
@@ -286,7 +287,7 @@ static size_t plan_tensors(const arch_info *a, tensor_plan *plan, const char **w
     assert_int_equal(gguflint_set_buffer(ctx, meta.buf, meta.len), GGUFLINT_OK);
     assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     arch_env env;
-    arch_env_init(&env, ctx, a, a->name);
+    arch_env_init(&env, ctx, a, arch_str(a->name));
 
     size_t n = 0;
     *why = NULL;
@@ -294,10 +295,10 @@ static size_t plan_tensors(const arch_info *a, tensor_plan *plan, const char **w
         const arch_tensor *r = &arch_tensors[a->tensor_first + k];
         if (!r->required)
             continue;
-        bool per_layer = strstr(r->name, "%d") != NULL;
+        bool per_layer = strstr(arch_str(r->name), "%d") != NULL;
         uint32_t layers = 1;
         if (per_layer) {
-            arch_val c = arch_eval(&env, r->count, 0, 0);
+            arch_val c = arch_eval(&env, arch_str(r->count), 0, 0);
             if (!c.known) {
                 *why = "a layer count the metadata does not determine";
                 break;
@@ -305,13 +306,13 @@ static size_t plan_tensors(const arch_info *a, tensor_plan *plan, const char **w
             layers = c.v > 0 ? (uint32_t)(c.v < MAX_LAYERS_BUILT ? c.v : MAX_LAYERS_BUILT) : 0;
         }
         for (uint32_t l = 0; l < layers && !*why; l++) {
-            arch_val c = arch_eval(&env, r->cond, l, 1);
+            arch_val c = arch_eval(&env, arch_str(r->cond), l, 1);
             if (!c.known) {
                 static char text[512];
                 char f[160];
-                arch_formula_text(r->cond, f, sizeof f);
-                snprintf(text, sizeof text, "the condition of %s (%s) is not determined", r->name,
-                         f);
+                arch_formula_text(arch_str(r->cond), f, sizeof f);
+                snprintf(text, sizeof text, "the condition of %s (%s) is not determined",
+                         arch_str(r->name), f);
                 *why = text;
                 break;
             }
@@ -319,7 +320,7 @@ static size_t plan_tensors(const arch_info *a, tensor_plan *plan, const char **w
                 continue;
             tensor_plan t;
             memset(&t, 0, sizeof t);
-            assert_true(arch_tensor_name(r, l, t.name, sizeof t.name));
+            assert_true(arch_tensor_name(r, l, t.name, sizeof t.name, NULL));
             t.per_layer = per_layer;
             bool dup = false;
             for (size_t j = 0; j < n && !dup; j++)
@@ -327,18 +328,18 @@ static size_t plan_tensors(const arch_info *a, tensor_plan *plan, const char **w
             if (dup)
                 continue;
             for (int d = 0; d < 4; d++) {
-                arch_val v = arch_eval(&env, r->ne[d], l, 1);
+                arch_val v = arch_eval(&env, arch_str(r->ne[d]), l, 1);
                 if (!v.known || v.v <= 0 || v.v > 4096) {
                     static char text[512];
                     char f[160];
-                    arch_formula_text(r->ne[d], f, sizeof f);
+                    arch_formula_text(arch_str(r->ne[d]), f, sizeof f);
                     snprintf(text, sizeof text, "%s ne[%d] = %s is %s", t.name, d, f,
                              v.known ? "out of range" : "not determined");
                     *why = text;
                     break;
                 }
                 t.ne[d] = (uint64_t)v.v;
-                if (r->ne[d][0])
+                if (arch_str(r->ne[d])[0])
                     t.nd = (uint32_t)d + 1;
             }
             if (t.nd == 0)
@@ -475,7 +476,8 @@ static void test_tiny_model_per_architecture(void **state)
             n = plan_tensors(a, plan, &why);
         }
         if (n == 0) {
-            print_message("  %s: no tiny model (%s)\n", a->name, why ? why : "no tensors");
+            print_message("  %s: no tiny model (%s)\n", arch_str(a->name),
+                          why ? why : "no tensors");
             skipped++;
             continue;
         }
@@ -483,7 +485,7 @@ static void test_tiny_model_per_architecture(void **state)
         errs e = lint_errors(&m);
         free(m.buf);
         if (e.n) {
-            print_errs(&e, a->name, "tiny model");
+            print_errs(&e, arch_str(a->name), "tiny model");
             bad++;
             continue;
         }
@@ -496,9 +498,9 @@ static void test_tiny_model_per_architecture(void **state)
         if (exactly(&e, "GG551", m.arch_value))
             ok++;
         else
-            print_errs(&e, a->name, "tensor left out"),
-                print_message("  %s: leaving out %s gave %zu errors, not GG551 at 0x%zx\n", a->name,
-                              plan[victim].name, e.n, m.arch_value);
+            print_errs(&e, arch_str(a->name), "tensor left out"),
+                print_message("  %s: leaving out %s gave %zu errors, not GG551 at 0x%zx\n",
+                              arch_str(a->name), plan[victim].name, e.n, m.arch_value);
         free(m.buf);
 
         victim = pick(plan, n, false);
@@ -507,9 +509,9 @@ static void test_tiny_model_per_architecture(void **state)
         if (exactly(&e, "GG553", m.victim_dim0))
             ok++;
         else
-            print_errs(&e, a->name, "shape changed"),
-                print_message("  %s: reshaping %s gave %zu errors, not GG553 at 0x%zx\n", a->name,
-                              plan[victim].name, e.n, m.victim_dim0);
+            print_errs(&e, arch_str(a->name), "shape changed"),
+                print_message("  %s: reshaping %s gave %zu errors, not GG553 at 0x%zx\n",
+                              arch_str(a->name), plan[victim].name, e.n, m.victim_dim0);
         free(m.buf);
 
         m = build(a, plan, n, (build_opts){BROKEN_TYPE, 0});
@@ -517,9 +519,9 @@ static void test_tiny_model_per_architecture(void **state)
         if (exactly(&e, "GG542", m.ctx_kv))
             ok++;
         else
-            print_errs(&e, a->name, "context_length u64"),
+            print_errs(&e, arch_str(a->name), "context_length u64"),
                 print_message("  %s: context_length as u64 gave %zu errors, not GG542 at 0x%zx\n",
-                              a->name, e.n, m.ctx_kv);
+                              arch_str(a->name), e.n, m.ctx_kv);
         free(m.buf);
         if (ok == 3)
             variants_ok++;

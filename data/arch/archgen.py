@@ -1542,20 +1542,29 @@ def main():
             f.write('GEN_KEY(%-45s %-10s %s)\n' % (c_str(suffix) + ',', kt + ',', req))
     with open(os.path.join(out_dir, 'gen_tensors.def'), 'w') as f:
         f.write(header)
-        f.write('/* GEN_TENSOR("name" (%d = layer), REQ|OPT, layers, condition, ne0, ne1, ne2, ne3)\n'
+        f.write('/* GEN_TENSOR("name" (%d = layer), where %d is (-1: no layer), REQ|OPT, layers,\n'
+                ' *            condition, ne0, ne1, ne2, ne3)\n'
                 ' * formulas in RPN; "" = always / dimension absent; "?" = not expressible */\n')
         for e in tensor_table:
             shape = list(e['shape']) + [[]] * (4 - len(e['shape']))
             shp = ', '.join(rpn_text(s) if s is not None else '"?"' for s in shape[:4])
-            f.write('GEN_TENSOR(%s, %s, %s, %s, %s)\n' % (
-                c_str(e['name']), 'REQ' if e['required'] else 'OPT',
+            name = e['name']
+            at = name.find('%d')
+            # the matcher splits a file's name at its first digit: a layer
+            # prefix holds no digit, a name at most one layer number
+            if (at >= 0 and (re.search(r'\d', name[:at]) or '%d' in name[at + 2:])) or len(name) > 120:
+                raise SystemExit('archgen: tensor name %r: layer prefix with a digit, two layers '
+                                 'or too long' % name)
+            f.write('GEN_TENSOR(%s, %d, %s, %s, %s, %s)\n' % (
+                c_str(name), at, 'REQ' if e['required'] else 'OPT',
                 rpn_text(e['count']) if e['count'] is not None else '""',
                 rpn_text(e['cond']) if e['cond'] is not None else '"?"', shp))
     with open(os.path.join(out_dir, 'gen_syms.def'), 'w') as f:
         f.write(header)
-        f.write('/* GEN_SYM("name", "key suffix" or "", has default, default) - #N in a\n'
+        f.write('/* GEN_SYM(name, "key suffix" or "", has default, default) - #N in a\n'
                 ' * formula is the N-th line (from 0), @N the same symbol at the current\n'
-                ' * layer. Symbols without a key are derived in src/arch_eval.c. */\n')
+                ' * layer. Symbols without a key are derived in src/model/arch_eval.c, which\n'
+                ' * names them as SYM_<name>. */\n')
         for name in syms.order:
             key = syms.key_of.get(name, '')
             if name in DERIVED:
@@ -1564,8 +1573,10 @@ def main():
             d = default_text(dflt)
             if name in DERIVED or not re.match(r'-?\d+$', d):
                 d = ''
+            if not re.match(r'[A-Za-z_]\w*$', name):
+                raise SystemExit('archgen: symbol %r is not a C identifier' % name)
             f.write('GEN_SYM(%-28s %-42s %d, %s)\n' % (
-                c_str(name) + ',', c_str(key) + ',', 1 if d else 0, d or '0'))
+                name + ',', c_str(key) + ',', 1 if d else 0, d or '0'))
 
     # the second input: gguf-py's MODEL_TENSORS, when the copy holds it
     gp = os.path.join(src, 'gguf-py/gguf/constants.py')

@@ -17,14 +17,14 @@ int gguflint_arch_get(size_t index, gguflint_arch_info *out)
     const arch_info *a = &arch_infos[index];
     static const char *const cov[] = {"name", "keys", "full"};
     memset(out, 0, sizeof *out);
-    out->name = a->name;
+    out->name = arch_str(a->name);
     out->coverage = a->coverage < 3 ? cov[a->coverage] : "name";
     out->key_count = a->key_count;
     /* a table the generator could not complete is not used: no rows */
     out->tensor_count = a->coverage == COV_FULL ? a->tensor_count : 0;
     if (a->source >= 0 && (size_t)a->source < arch_source_count) {
-        out->source = arch_source_files[a->source];
-        out->source_commit = arch_source_commits[a->source];
+        out->source = arch_str(arch_source_files[a->source]);
+        out->source_commit = arch_str(arch_source_commits[a->source]);
     }
     return 0;
 }
@@ -32,10 +32,10 @@ int gguflint_arch_get(size_t index, gguflint_arch_info *out)
 /* GEN_SOURCE row 1 is llama-arch.cpp (LLM_ARCH_NAMES). */
 const char *gguflint_arch_names_source(void)
 {
-    return arch_source_count > 1 ? arch_source_files[1] : "";
+    return arch_source_count > 1 ? arch_str(arch_source_files[1]) : "";
 }
 
 const char *gguflint_arch_names_commit(void)
 {
-    return arch_source_count > 1 ? arch_source_commits[1] : "";
+    return arch_source_count > 1 ? arch_str(arch_source_commits[1]) : "";
 }

@@ -40,10 +40,10 @@ void arch_check_imatrix(gguflint_ctx *ctx, const gguflint_kv *general_type);
 
 /* The first table row of f's architecture that names this tensor (a per-layer
  * row only for a layer below its count), with the layer; NULL if none. */
-const arch_tensor *arch_row_of(const arch_file *f, const arch_env *env, const uint8_t *p, size_t n,
+const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t *p, size_t n,
                                uint32_t *layer);
 
 /* The tensor names and shapes of a FULL architecture. */
-void arch_check_tensors(const arch_file *f, const arch_env *env);
+void arch_check_tensors(const arch_file *f, arch_env *env);
 
 #endif

@@ -81,7 +81,7 @@ static const gguflint_tensor *sibling(const gguflint_ctx *ctx, const uint8_t *ba
 
 /* The LoRA pair of lora_a tensor `a` (base name `n` bytes): ranks, then the
  * base architecture's tensor. */
-static void lora_pair(const arch_file *f, const arch_env *env, const gguflint_tensor *a,
+static void lora_pair(const arch_file *f, arch_env *env, const gguflint_tensor *a,
                       const gguflint_tensor *b, size_t n)
 {
     gguflint_ctx *ctx = f->ctx;
@@ -115,7 +115,8 @@ static void lora_pair(const arch_file *f, const arch_env *env, const gguflint_te
     }
     /* outer dims against the base tensor, when the adapter carries the base
      * hyper-parameters (converters usually do not: then nothing is known) */
-    arch_val d0 = arch_eval(env, row->ne[0], layer, 1), d1 = arch_eval(env, row->ne[1], layer, 1);
+    arch_val d0 = arch_row_eval(env, row, ARCH_F_NE0, layer),
+             d1 = arch_row_eval(env, row, ARCH_F_NE0 + 1, layer);
     uint64_t got0 = embd ? b->ne[1] : a->ne[0], got1 = embd ? a->ne[1] : b->ne[1];
     bool vocab_dim = embd && !env->vocab_from_tokens;
     if (d0.known && d0.v > 0 && (uint64_t)d0.v != got0)

@@ -113,7 +113,7 @@ static void check_key_type(const arch_file *f, const arch_key *k, const gguflint
     /* the sliding-window layer pattern may be one bool per layer (gemma3n,
      * gemma4: llama.cpp reads it into a per-layer flag array) */
     if (k->type == KT_LAYERS && kv->type == VT_ARRAY && kv->elem_type == VT_BOOL &&
-        strcmp(k->suffix, "attention.sliding_window_pattern") == 0)
+        strcmp(arch_str(k->suffix), "attention.sliding_window_pattern") == 0)
         return;
     if (arrays && kv->type == VT_ARRAY) {
         if (kv->elem_type == elem)
@@ -145,7 +145,7 @@ static void check_key_type(const arch_file *f, const arch_key *k, const gguflint
 static void check_one_key(const arch_file *f, const arch_key *k)
 {
     gguflint_ctx *ctx = f->ctx;
-    const gguflint_kv *kv = key_of(f, k->suffix);
+    const gguflint_kv *kv = key_of(f, arch_str(k->suffix));
     if (kv) {
         check_key_type(f, k, kv);
         return;
@@ -156,7 +156,7 @@ static void check_one_key(const arch_file *f, const arch_key *k)
         emit(ctx, R_HPARAM_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size, f->arch_path,
              "architecture '%s' requires the key '%s.%s', which is absent (llama.cpp: \"key not "
              "found in model\")",
-             f->arch, f->arch, k->suffix);
+             f->arch, f->arch, arch_str(k->suffix));
     else
         arch_drop(ctx, R_HPARAM_MISSING);
 }
@@ -172,7 +172,8 @@ static void check_keys(const arch_file *f)
         const arch_key *c = &arch_keys[arch_common_first + i];
         bool own = false;
         for (uint16_t j = 0; j < a->key_count && !own; j++)
-            own = strcmp(arch_keys[a->key_first + j].suffix, c->suffix) == 0;
+            own = arch_keys[a->key_first + j].suffix == c->suffix ||
+                  strcmp(arch_str(arch_keys[a->key_first + j].suffix), arch_str(c->suffix)) == 0;
         if (!own)
             check_one_key(f, c);
     }
@@ -234,7 +235,7 @@ static void check_layer_array(const arch_file *f, const char *suffix, bool head,
 }
 
 /* head_count must be a multiple of head_count_kv in every layer. */
-static void check_gqa(const arch_file *f, const arch_env *env, uint64_t L, bool L_known)
+static void check_gqa(const arch_file *f, arch_env *env, uint64_t L, bool L_known)
 {
     gguflint_ctx *ctx = f->ctx;
     const gguflint_kv *hk = key_of(f, "attention.head_count");
@@ -270,7 +271,7 @@ static void check_gqa(const arch_file *f, const arch_env *env, uint64_t L, bool 
     }
 }
 
-static void check_values(const arch_file *f, const arch_env *env)
+static void check_values(const arch_file *f, arch_env *env)
 {
     gguflint_ctx *ctx = f->ctx;
     char path[192];
@@ -305,8 +306,7 @@ static void check_values(const arch_file *f, const arch_env *env)
     /* [E, E] attention: the graph splits it into head_count heads */
     kv = key_of(f, "attention.head_count");
     arch_val h0 = arch_layer_value(&env->head, 0);
-    int ie = arch_sym_index("n_embd");
-    arch_val e = ie >= 0 ? env->sym[ie] : (arch_val){0, false};
+    arch_val e = arch_sym_value(env, SYM_n_embd);
     if ((f->info->flags & AF_Q_IS_E) && kv && h0.known && h0.v > 0 && e.known && e.v > 0 &&
         env->head_k.known && env->head_v.known) {
         int64_t qk, qv;
@@ -325,15 +325,14 @@ static void check_values(const arch_file *f, const arch_env *env)
 
     /* llama, deci, falcon: rope over the whole head (load_hparams throws) */
     kv = key_of(f, "rope.dimension_count");
-    int ir = arch_sym_index("n_rot");
+    arch_val rot = arch_sym_value(env, SYM_n_rot);
     if ((f->info->flags & AF_ROPE_IS_HEAD) && kv && kv->type == VT_UINT32 && h0.known && h0.v > 0 &&
-        env->head_k.known && env->head_k.v > 0 && ir >= 0 && env->sym[ir].known &&
-        env->sym[ir].v != env->head_k.v) {
+        env->head_k.known && env->head_k.v > 0 && rot.known && rot.v != env->head_k.v) {
         kv_path(path, sizeof path, kv);
         emit(ctx, R_ROPE_DIM_MISMATCH, kv->value_offset, 4, path,
              "rope.dimension_count %lld differs from the head size %lld (%s); llama.cpp: "
              "\"invalid n_rot\"",
-             (long long)env->sym[ir].v, (long long)env->head_k.v,
+             (long long)rot.v, (long long)env->head_k.v,
              key_of(f, "attention.key_length") ? "attention.key_length"
                                                : "embedding_length / head_count");
     }
@@ -377,21 +376,21 @@ static void check_values(const arch_file *f, const arch_env *env)
 static bool row_uses(const arch_tensor *r, const char *const *syms)
 {
     for (int j = 0; j < 4; j++) {
-        const char *p = r->ne[j];
+        const char *p = arch_str(r->ne[j]);
         while ((p = strpbrk(p, "#@")) != NULL) {
             long idx = strtol(p + 1, NULL, 10);
             p++;
             if (idx < 0 || (size_t)idx >= arch_sym_count)
                 continue;
             for (const char *const *s = syms; *s; s++)
-                if (strcmp(arch_syms[idx].name, *s) == 0)
+                if (strcmp(arch_str(arch_syms[idx].name), *s) == 0)
                     return true;
         }
     }
     return false;
 }
 
-static void check_sized_keys(const arch_file *f, const arch_env *env)
+static void check_sized_keys(const arch_file *f, arch_env *env)
 {
     static const char *const ff_syms[] = {"n_ff", NULL};
     static const char *const head_syms[] = {
@@ -408,7 +407,7 @@ static void check_sized_keys(const arch_file *f, const arch_env *env)
             continue;
         bool own = false;
         for (uint16_t j = 0; j < a->key_count && !own; j++)
-            own = strcmp(arch_keys[a->key_first + j].suffix, sized[k].suffix) == 0 &&
+            own = strcmp(arch_str(arch_keys[a->key_first + j].suffix), sized[k].suffix) == 0 &&
                   arch_keys[a->key_first + j].required;
         if (own)
             continue; /* reported as a required key of the architecture */
@@ -417,9 +416,9 @@ static void check_sized_keys(const arch_file *f, const arch_env *env)
             const arch_tensor *r = &arch_tensors[a->tensor_first + i];
             if (!r->required || !row_uses(r, sized[k].syms))
                 continue;
-            arch_val c = arch_eval(env, r->cond, 0, 1);
+            arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
             if (c.known && c.v)
-                needer = r->name;
+                needer = arch_str(r->name);
         }
         if (!needer)
             continue;
@@ -506,16 +505,17 @@ void check_arch(gguflint_ctx *ctx)
         return;
     f.info = vis < sizeof f.arch ? arch_find(akv->str.ptr, vis) : NULL;
     if (!f.info) {
-        for (size_t i = 0; i < arch_hand_name_count; i++)
-            if (vis == strlen(arch_hand_names[i]) &&
-                memcmp(akv->str.ptr, arch_hand_names[i], vis) == 0) {
+        for (size_t i = 0; i < arch_hand_name_count; i++) {
+            const char *hn = arch_str(arch_hand_names[i]);
+            if (vis == strlen(hn) && memcmp(akv->str.ptr, hn, vis) == 0) {
                 /* not a llama_model architecture */
-                if (strcmp(arch_hand_names[i], "controlvector") == 0) {
-                    snprintf(f.arch, sizeof f.arch, "%s", arch_hand_names[i]);
+                if (strcmp(hn, "controlvector") == 0) {
+                    snprintf(f.arch, sizeof f.arch, "%s", hn);
                     arch_check_cvec(&f);
                 }
                 return;
             }
+        }
         char shown[160];
         esc_fixed(shown, sizeof shown, akv->str.ptr, vis, 100);
         emit(ctx, R_ARCH_UNKNOWN, akv->value_offset, akv->value_size, f.arch_path,
@@ -524,7 +524,7 @@ void check_arch(gguflint_ctx *ctx)
              shown);
         return;
     }
-    snprintf(f.arch, sizeof f.arch, "%s", f.info->name);
+    snprintf(f.arch, sizeof f.arch, "%s", arch_str(f.info->name));
     if (strcmp(f.arch, "clip") == 0) {
         f.complete = ctx->hdr.metadata_complete;
         arch_check_clip(&f); /* a projector, not a llama_model */

@@ -18,44 +18,71 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Where a file tensor name matches a row: global exact, or prefix + decimal
- * layer + suffix. */
-typedef struct match {
-    bool hit;
-    bool malformed; /* prefix matched but the layer number is not canonical */
-    bool big;       /* the layer number overflows */
+/* A file tensor name split at its first run of digits: where a layer number
+ * sits if the name has one (archgen.py checks that no row's layer prefix
+ * holds a digit, so a row's "%d" can only meet this run). Computed once per
+ * tensor; the rows are then matched by lengths and two memcmp. */
+typedef struct split {
+    size_t p, d;    /* the digits are name[p..d) */
+    bool canonical; /* at least one digit, no leading zero, then a '.' */
+    bool big;       /* the number overflows */
     uint64_t layer;
-} match;
+} split;
 
-static match match_row(const arch_tensor *r, const uint8_t *p, size_t n)
+static split split_name(const uint8_t *s, size_t n)
 {
-    match m = {false, false, false, 0};
-    const char *pct = strstr(r->name, "%d");
-    if (!pct) {
-        m.hit = strlen(r->name) == n && memcmp(r->name, p, n) == 0;
-        return m;
-    }
-    size_t pre = (size_t)(pct - r->name), suf = strlen(pct + 2);
-    if (n < pre || memcmp(p, r->name, pre) != 0)
-        return m;
-    size_t d = pre;
+    split sp = {n, n, false, false, 0};
+    size_t i = 0;
+    while (i < n && (s[i] < '0' || s[i] > '9'))
+        i++;
+    sp.p = i;
     uint64_t idx = 0;
-    while (d < n && p[d] >= '0' && p[d] <= '9') {
-        if (ckd_mul64(&idx, idx, 10) || ckd_add64(&idx, idx, (uint64_t)(p[d] - '0')))
-            m.big = true;
-        d++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        if (ckd_mul64(&idx, idx, 10) || ckd_add64(&idx, idx, (uint64_t)(s[i] - '0')))
+            sp.big = true;
+        i++;
     }
-    size_t digits = d - pre;
-    bool canonical = digits > 0 && !(digits > 1 && p[pre] == '0') && d < n && p[d] == '.';
-    if (!canonical) {
-        m.malformed = true;
-        return m;
+    sp.d = i;
+    size_t digits = sp.d - sp.p;
+    sp.canonical = digits > 0 && !(digits > 1 && s[sp.p] == '0') && i < n && s[i] == '.';
+    sp.layer = idx;
+    return sp;
+}
+
+/* Does the file name s (split as sp) name row r: exactly for a global row,
+ * prefix + canonical decimal layer + suffix for a per-layer one. */
+static bool row_hit(const arch_tensor *r, const uint8_t *s, size_t n, const split *sp)
+{
+    const char *rn = arch_str(r->name);
+    if (r->layer_at < 0)
+        return r->name_len == n && memcmp(rn, s, n) == 0;
+    size_t at = (size_t)r->layer_at, suf = (size_t)r->name_len - at - 2;
+    return sp->canonical && sp->p == at && n - sp->d == suf && memcmp(rn, s, at) == 0 &&
+           memcmp(rn + at + 2, s + sp->d, suf) == 0;
+}
+
+/* The name starts with a per-layer row's prefix but no plain decimal layer
+ * number follows ("blk.01.", "blk.x."). */
+static bool row_malformed(const arch_tensor *r, const uint8_t *s, size_t n, const split *sp)
+{
+    if (r->layer_at < 0)
+        return false;
+    size_t at = (size_t)r->layer_at;
+    return n >= at && memcmp(arch_str(r->name), s, at) == 0 && !(sp->p == at && sp->canonical);
+}
+
+/* Is formula f exactly the symbol `sym` ("#N")? */
+static bool is_sym(const char *f, int sym)
+{
+    if (f[0] != '#' || !f[1])
+        return false;
+    int v = 0;
+    for (const char *c = f + 1; *c; c++) {
+        if (*c < '0' || *c > '9' || v > 100000)
+            return false;
+        v = v * 10 + (*c - '0');
     }
-    if (n - d != suf || memcmp(p + d, pct + 2, suf) != 0)
-        return m;
-    m.hit = true;
-    m.layer = idx;
-    return m;
+    return v == sym;
 }
 
 /* "[a, b, c]" of a shape, "?" for dims not compared. */
@@ -78,21 +105,20 @@ static void shape_text(char *buf, size_t cap, const int64_t *ne, const bool *cmp
 /* The first dimension of t that differs from row r's formula at `layer`, or
  * -1 when the shape matches (dims that evaluate to unknown or <= 0 match
  * anything: a 0 means a missing hyper-parameter, reported by its own rule). */
-static int shape_diff(const arch_env *env, const arch_tensor *r, const gguflint_tensor *t,
-                      uint32_t layer, int64_t *want, bool *cmp)
+static int shape_diff(arch_env *env, const arch_tensor *r, const gguflint_tensor *t, uint32_t layer,
+                      int64_t *want, bool *cmp)
 {
     int bad = -1;
-    int vocab = arch_sym_index("n_vocab");
-    char vtok[16];
-    snprintf(vtok, sizeof vtok, "#%d", vocab);
-    bool rows = strcmp(r->name, "token_embd.weight") == 0 || strcmp(r->name, "output.weight") == 0;
+    const char *rn = arch_str(r->name);
+    bool rows = (r->name_len == 17 && memcmp(rn, "token_embd.weight", 17) == 0) ||
+                (r->name_len == 13 && memcmp(rn, "output.weight", 13) == 0);
     for (int j = 0; j < 4; j++) {
-        arch_val v = arch_eval(env, r->ne[j], layer, 1);
+        arch_val v = arch_row_eval(env, r, ARCH_F_NE0 + j, layer);
         want[j] = v.v;
         cmp[j] = v.known && v.v > 0;
         /* token_embd / output rows against the tokens are the vocabulary
          * rule GG574 (vocab-tensor-rows-mismatch): not reported twice */
-        if (rows && env->vocab_from_tokens && strcmp(r->ne[j], vtok) == 0)
+        if (rows && env->vocab_from_tokens && is_sym(arch_str(r->ne[j]), SYM_n_vocab))
             cmp[j] = false;
         if (cmp[j] && bad < 0 && t->ne[j] != (uint64_t)v.v)
             bad = j;
@@ -138,7 +164,7 @@ static void report_shape(const arch_file *f, const gguflint_tensor *t, const arc
     formula[0] = '\0';
     for (int j = 0; j < shown && at + 4 < sizeof formula; j++) {
         char one[96];
-        arch_formula_text(r->ne[j], one, sizeof one);
+        arch_formula_text(arch_str(r->ne[j]), one, sizeof one);
         int k = snprintf(formula + at, sizeof formula - at, "%s%s", j ? ", " : "[", one);
         if (k < 0 || (size_t)k >= sizeof formula - at)
             break;
@@ -163,23 +189,23 @@ static void report_shape(const arch_file *f, const gguflint_tensor *t, const arc
          name, got, f->arch, formula, exp, bad);
 }
 
-/* Is the row's layer index within its layer count? Unknown counts pass. */
-static bool layer_in_range(const arch_env *env, const arch_tensor *r, const match *m,
-                           uint64_t *count)
+/* Is the split name's layer within row r's layer count? Unknown counts
+ * pass. */
+static bool layer_in_range(arch_env *env, const arch_tensor *r, const split *sp, uint64_t *count)
 {
-    arch_val c = arch_eval(env, r->count, 0, 0);
+    arch_val c = arch_row_eval(env, r, ARCH_F_COUNT, 0);
     *count = c.known && c.v > 0 ? (uint64_t)c.v : 0;
     if (!c.known)
-        return !m->big;
-    return !m->big && m->layer < (uint64_t)c.v;
+        return !sp->big;
+    return !sp->big && sp->layer < (uint64_t)c.v;
 }
 
-static void check_one(const arch_file *f, const arch_env *env, const gguflint_tensor *t)
+static void check_one(const arch_file *f, arch_env *env, const gguflint_tensor *t)
 {
     const arch_info *a = f->info;
     const uint8_t *p = t->name.ptr;
     size_t n = (size_t)t->name.len;
-    bool any = false, malformed = false, out_of_range = false, big = false;
+    bool any = false, out_of_range = false, big = false;
     uint64_t range_count = 0;
     const arch_tensor *first_any = NULL;
     bool shape_ok = false;
@@ -188,26 +214,25 @@ static void check_one(const arch_file *f, const arch_env *env, const gguflint_te
     int bad = -1;
     const arch_tensor *bad_row = NULL;
     bool bad_known = false;
+    split sp = split_name(p, n);
+    const arch_tensor *rows = &arch_tensors[a->tensor_first];
     for (uint16_t k = 0; k < a->tensor_count; k++) {
-        const arch_tensor *r = &arch_tensors[a->tensor_first + k];
-        match m = match_row(r, p, n);
-        if (m.malformed)
-            malformed = true;
-        if (!m.hit)
+        const arch_tensor *r = &rows[k];
+        if (!row_hit(r, p, n, &sp))
             continue;
         any = true;
         uint32_t layer = 0;
-        if (strstr(r->name, "%d")) {
+        if (r->layer_at >= 0) {
             uint64_t count;
-            if (!layer_in_range(env, r, &m, &count)) {
+            if (!layer_in_range(env, r, &sp, &count)) {
                 out_of_range = true;
-                big = m.big;
+                big = sp.big;
                 range_count = count;
                 continue;
             }
-            layer = (uint32_t)(m.layer < ARCH_MAX_LAYERS ? m.layer : ARCH_MAX_LAYERS);
+            layer = (uint32_t)(sp.layer < ARCH_MAX_LAYERS ? sp.layer : ARCH_MAX_LAYERS);
         }
-        arch_val c = arch_eval(env, r->cond, layer, 1);
+        arch_val c = arch_row_eval(env, r, ARCH_F_COND, layer);
         if (c.known && !c.v) {
             if (!first_any)
                 first_any = r;
@@ -251,6 +276,9 @@ static void check_one(const arch_file *f, const arch_env *env, const gguflint_te
         report_unexpected(f, t, R_BLOCK_INDEX_RANGE, why);
         return;
     }
+    bool malformed = false;
+    for (uint16_t k = 0; !any && !malformed && k < a->tensor_count; k++)
+        malformed = row_malformed(&rows[k], p, n, &sp);
     if (!any && malformed) {
         report_unexpected(f, t, R_BLOCK_INDEX_MALFORMED,
                           "does not have a plain decimal layer number (llama.cpp looks layers up "
@@ -259,7 +287,7 @@ static void check_one(const arch_file *f, const arch_env *env, const gguflint_te
     }
     if (any && first_any) {
         char cond[120];
-        arch_formula_text(first_any->cond, cond, sizeof cond);
+        arch_formula_text(arch_str(first_any->cond), cond, sizeof cond);
         snprintf(why, sizeof why,
                  "is not created by the '%s' loader for these hyper-parameters (only when %s); "
                  "llama.cpp fails with \"wrong number of tensors\"",
@@ -289,7 +317,7 @@ static void missing(const arch_file *f, const char *name)
          f->arch, name);
 }
 
-static void check_missing(const arch_file *f, const arch_env *env)
+static void check_missing(const arch_file *f, arch_env *env)
 {
     const arch_info *a = f->info;
     gguflint_ctx *ctx = f->ctx;
@@ -298,43 +326,47 @@ static void check_missing(const arch_file *f, const arch_env *env)
         if (!r->required)
             continue;
         char name[160];
-        if (!strstr(r->name, "%d")) {
-            arch_val c = arch_eval(env, r->cond, 0, 1);
-            if (c.known && c.v && arch_tensor_name(r, 0, name, sizeof name))
+        if (r->layer_at < 0) {
+            arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
+            if (c.known && c.v && arch_tensor_name(r, 0, name, sizeof name, NULL))
                 missing(f, name);
             continue;
         }
-        arch_val cnt = arch_eval(env, r->count, 0, 0);
+        arch_val cnt = arch_row_eval(env, r, ARCH_F_COUNT, 0);
         if (!cnt.known || cnt.v <= 0)
             continue;
         uint32_t layers = cnt.v < (int64_t)ARCH_MAX_LAYERS ? (uint32_t)cnt.v : ARCH_MAX_LAYERS;
         for (uint32_t l = 0; l < layers && ctx->status == GGUFLINT_OK; l++) {
-            arch_val c = arch_eval(env, r->cond, l, 1);
-            if (c.known && c.v && arch_tensor_name(r, l, name, sizeof name))
+            arch_val c = arch_row_eval(env, r, ARCH_F_COND, l);
+            if (c.known && c.v && arch_tensor_name(r, l, name, sizeof name, NULL))
                 missing(f, name);
         }
     }
 }
 
-const arch_tensor *arch_row_of(const arch_file *f, const arch_env *env, const uint8_t *p, size_t n,
+const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t *p, size_t n,
                                uint32_t *layer)
 {
     const arch_info *a = f->info;
-    for (uint16_t k = 0; a && k < a->tensor_count; k++) {
+    if (!a)
+        return NULL;
+    split sp = split_name(p, n);
+    for (uint16_t k = 0; k < a->tensor_count; k++) {
         const arch_tensor *r = &arch_tensors[a->tensor_first + k];
-        match m = match_row(r, p, n);
-        if (!m.hit)
+        if (!row_hit(r, p, n, &sp))
             continue;
         uint64_t count;
-        if (strstr(r->name, "%d") && !layer_in_range(env, r, &m, &count))
+        if (r->layer_at >= 0 && !layer_in_range(env, r, &sp, &count))
             continue;
-        *layer = (uint32_t)(m.layer < ARCH_MAX_LAYERS ? m.layer : ARCH_MAX_LAYERS);
+        *layer = r->layer_at < 0
+                     ? 0
+                     : (uint32_t)(sp.layer < ARCH_MAX_LAYERS ? sp.layer : ARCH_MAX_LAYERS);
         return r;
     }
     return NULL;
 }
 
-void arch_check_tensors(const arch_file *f, const arch_env *env)
+void arch_check_tensors(const arch_file *f, arch_env *env)
 {
     gguflint_ctx *ctx = f->ctx;
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)

@@ -9,12 +9,14 @@
  * Any other string value holding "{{" or "{%" gets one note (GG732) that
  * names what the same analysis finds in it. */
 #include "checks/checks.h"
+#include "checks/template_conform.h"
 
 #include "model/model.h"
 #include "template/template.h"
 #include "format/types.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const int rule_of[TH__COUNT] = {
@@ -133,6 +135,12 @@ static void sweep(gguflint_ctx *ctx, tpl *t, const gguflint_kv *kv)
 void check_template(gguflint_ctx *ctx)
 {
     tpl *t = NULL;
+    tc_state *tc = malloc(sizeof *tc);
+    if (!tc) {
+        ctx->status = GGUFLINT_E_NOMEM;
+        return;
+    }
+    tc_init(tc);
     for (size_t i = 0; i < ctx->n_kvs && ctx->status == GGUFLINT_OK; i++) {
         const gguflint_kv *kv = &ctx->kvs[i];
         bool tk = is_template_key(kv->key);
@@ -142,11 +150,14 @@ void check_template(gguflint_ctx *ctx)
             continue;
         if (!t && !(t = tpl_new())) {
             ctx->status = GGUFLINT_E_NOMEM;
+            free(tc);
             return;
         }
         if (tk) {
-            if (analyse(ctx, t, kv) && !tpl_nomem(t))
+            if (analyse(ctx, t, kv) && !tpl_nomem(t)) {
                 report(ctx, t, kv);
+                tc_collect(tc, t, kv);
+            }
         } else {
             sweep(ctx, t, kv);
         }
@@ -154,4 +165,7 @@ void check_template(gguflint_ctx *ctx)
             ctx->status = GGUFLINT_E_NOMEM;
     }
     tpl_free(t);
+    if (ctx->status == GGUFLINT_OK)
+        tc_finish(ctx, tc);
+    free(tc);
 }

@@ -17,6 +17,7 @@ typedef struct job {
     int status; /* guarded_run's result; -1 when the file changed while read */
     int state;
     long set;   /* index of the first member of its split set, or -1 */
+    long fam;   /* index of the first file of its model (same stem), or -1 */
     size_t mem; /* gguflint_memory_used of the finished context */
     bool skip;  /* not run: status says why */
 } job;
@@ -103,7 +104,7 @@ static void ensure_done(runner *rn, size_t i)
     pthread_mutex_unlock(&rn->mu);
 }
 
-/* ---- split sets: grouped by sorting their name keys ---- */
+/* ---- split sets and model families: grouped by sorting name keys ---- */
 
 typedef struct set_key {
     char *key;
@@ -117,9 +118,25 @@ static int key_cmp(const void *a, const void *b)
     return c ? c : x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Shards named PREFIX-NNNNN-of-MMMMM.gguf with one PREFIX form a set whose
- * members point at its first member. False on NOMEM. */
-static bool find_sets(job *jobs, size_t n)
+/* The family key of a path: its model-name stem (the same directory and
+ * name without the quantisation tag and split suffix), false when none. */
+static bool family_name(const char *path, char *key, size_t cap)
+{
+    size_t len = gguflint_model_stem(path, key, cap);
+    return len > 0 && len < cap;
+}
+
+static bool split_key(const char *path, char *key, size_t cap)
+{
+    unsigned no, count;
+    return split_name(path, key, cap, &no, &count);
+}
+
+/* Inputs whose key (split_key: shards named PREFIX-NNNNN-of-MMMMM.gguf with
+ * one PREFIX; family_name: the quantisations and shards of one model) is
+ * the same form a group whose members point at its first member (in
+ * jobs[].set or jobs[].fam). False on NOMEM. */
+static bool find_groups(job *jobs, size_t n, bool family)
 {
     set_key *keys = malloc((n ? n : 1) * sizeof *keys);
     if (!keys)
@@ -127,10 +144,12 @@ static bool find_sets(job *jobs, size_t n)
     size_t m = 0;
     bool ok = true;
     char key[4096];
-    unsigned no, count;
     for (size_t i = 0; i < n; i++) {
-        jobs[i].set = -1;
-        if (ok && split_name(jobs[i].path, key, sizeof key, &no, &count)) {
+        long *grp = family ? &jobs[i].fam : &jobs[i].set;
+        *grp = -1;
+        if (ok && !(family && jobs[i].skip) &&
+            (family ? family_name(jobs[i].path, key, sizeof key)
+                    : split_key(jobs[i].path, key, sizeof key))) {
             size_t kl = strlen(key) + 1;
             keys[m].key = malloc(kl);
             if (!keys[m].key) {
@@ -149,7 +168,8 @@ static bool find_sets(job *jobs, size_t n)
             b++;
         if (b - a > 1)
             for (size_t k = a; k < b; k++)
-                jobs[keys[k].index].set = (long)keys[a].index;
+                *(family ? &jobs[keys[k].index].fam : &jobs[keys[k].index].set) =
+                    (long)keys[a].index;
         a = b;
     }
     for (size_t k = 0; k < m; k++)
@@ -169,30 +189,42 @@ static int call_check_set(void *arg)
     return gguflint_check_set(c->ctxs, c->n);
 }
 
-/* Every member of the set whose first member is `first` run, then the set
- * checked under the SIGBUS guard: a shard truncated while another is read
- * makes the members "changed while being read", not a crash. */
-static void check_set(runner *rn, size_t first)
+static int call_check_family(void *arg)
+{
+    set_call *c = arg;
+    return gguflint_check_family(c->ctxs, c->n);
+}
+
+static long group_of(const job *j, bool family)
+{
+    return family ? j->fam : j->set;
+}
+
+/* Every member of the group whose first member is `first` run, then the
+ * group checked (gguflint_check_set, or gguflint_check_family) under the
+ * SIGBUS guard: a file truncated while another is read makes the members
+ * "changed while being read", not a crash. */
+static void check_group(runner *rn, size_t first, bool family)
 {
     size_t m = 0;
     for (size_t k = first; k < rn->n; k++)
-        if (rn->jobs[k].set == (long)first)
+        if (group_of(&rn->jobs[k], family) == (long)first)
             m++;
     gguflint_ctx **ctxs = calloc(m ? m : 1, sizeof *ctxs);
     if (!ctxs)
         return;
     size_t got = 0;
     for (size_t k = first; k < rn->n; k++) {
-        if (rn->jobs[k].set != (long)first)
+        if (group_of(&rn->jobs[k], family) != (long)first)
             continue;
         ensure_done(rn, k);
         if (rn->jobs[k].status == GGUFLINT_OK)
             ctxs[got++] = rn->jobs[k].ctx;
     }
     set_call c = {ctxs, got};
-    if (got > 1 && guarded_call(call_check_set, &c) < 0)
+    if (got > 1 && guarded_call(family ? call_check_family : call_check_set, &c) < 0)
         for (size_t k = first; k < rn->n; k++)
-            if (rn->jobs[k].set == (long)first && rn->jobs[k].status == GGUFLINT_OK)
+            if (group_of(&rn->jobs[k], family) == (long)first && rn->jobs[k].status == GGUFLINT_OK)
                 rn->jobs[k].status = -1;
     free(ctxs);
 }
@@ -216,7 +248,7 @@ runner *runner_new(const char *const *paths, size_t n, const gguflint_options *o
             rn->jobs[i].status = skip_status ? skip_status[i] : GGUFLINT_E_IO;
         }
     }
-    if (!find_sets(rn->jobs, n)) {
+    if (!find_groups(rn->jobs, n, false) || !find_groups(rn->jobs, n, true)) {
         free(rn->jobs);
         free(rn);
         return NULL;
@@ -239,7 +271,9 @@ gguflint_ctx *runner_get(runner *rn, size_t i, int *status)
 {
     job *j = &rn->jobs[i];
     if (j->set == (long)i)
-        check_set(rn, i);
+        check_group(rn, i, false);
+    if (j->fam == (long)i)
+        check_group(rn, i, true);
     ensure_done(rn, i);
     *status = j->status;
     return j->ctx;

@@ -5,7 +5,9 @@
  * the files in flight. Shards named PREFIX-NNNNN-of-MMMMM.gguf given together
  * form split sets (grouped by sorting: O(n log n) in the number of paths);
  * a set is checked (gguflint_check_set) under the SIGBUS guard before its
- * first member is handed out. */
+ * first member is handed out. The files of one model (the same directory and
+ * model-name stem, gguflint_model_stem: its quantisations and shards) are
+ * grouped the same way and checked with gguflint_check_family. */
 #ifndef GGUFLINT_CLI_RUNNER_H
 #define GGUFLINT_CLI_RUNNER_H
 

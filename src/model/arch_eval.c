@@ -41,9 +41,10 @@ static arch_val kv_value(const gguflint_kv *kv)
  * or an i32/u32 array (its length is checked elsewhere). Absent: all 0. */
 static void load_layers_of(arch_layers *l, gguflint_ctx *ctx, const gguflint_kv *kv, bool bools)
 {
-    memset(l, 0, sizeof *l);
+    l->is_array = false;
     l->ok = true;
     l->scalar = known(0);
+    l->n = 0;
     if (!kv)
         return;
     if (kv->type != VT_ARRAY) {
@@ -77,6 +78,16 @@ static void load_layers(arch_layers *l, gguflint_ctx *ctx, const gguflint_kv *kv
     load_layers_of(l, ctx, kv, false);
 }
 
+/* *to = *from, copying only the decoded elements. */
+static void copy_layers(arch_layers *to, const arch_layers *from)
+{
+    to->is_array = from->is_array;
+    to->ok = from->ok;
+    to->scalar = from->scalar;
+    to->n = from->n;
+    memcpy(to->v, from->v, from->n * sizeof from->v[0]);
+}
+
 arch_val arch_layer_value(const arch_layers *l, uint32_t layer)
 {
     if (!l->ok)
@@ -101,52 +112,50 @@ static const gguflint_kv *env_key(const arch_env *env, const char *suffix)
     return kv_by_keyf(env->ctx, "%s.%s", env->arch_name, suffix);
 }
 
-/* Index of a named symbol in the generated table, or -1. */
-static int sym_of(const char *name)
+static void set_sym(arch_env *env, int i, arch_val v)
 {
-    return arch_sym_index(name);
+    if (i < 0 || i >= ARCH_MAX_SYMS)
+        return;
+    env->sym[i] = v;
+    env->sym_done[i / 64] |= 1ull << (i % 64);
 }
 
-static void set_sym(arch_env *env, const char *name, arch_val v)
+arch_val arch_sym_value(arch_env *env, int i)
 {
-    int i = sym_of(name);
-    if (i >= 0 && i < ARCH_MAX_SYMS)
-        env->sym[i] = v;
-}
-
-static arch_val get_sym(const arch_env *env, const char *name)
-{
-    int i = sym_of(name);
-    return i >= 0 && i < ARCH_MAX_SYMS ? env->sym[i] : UNKNOWN;
+    if (i < 0 || i >= ARCH_MAX_SYMS || (size_t)i >= arch_sym_count)
+        return UNKNOWN;
+    if (env->sym_done[i / 64] & (1ull << (i % 64)))
+        return env->sym[i];
+    /* a keyed symbol: the key's value, else the member's default */
+    const arch_sym *s = &arch_syms[i];
+    const char *key = arch_str(s->key);
+    arch_val v = UNKNOWN;
+    const gguflint_kv *kv = key[0] ? env_key(env, key) : NULL;
+    if (kv)
+        v = kv_value(kv);
+    else if (s->has_default)
+        v = known(s->dflt);
+    set_sym(env, i, v);
+    return v;
 }
 
 void arch_env_init(arch_env *env, gguflint_ctx *ctx, const arch_info *arch, const char *name)
 {
-    memset(env, 0, sizeof *env);
+    /* no memset of the whole struct: its arrays are large and only the
+     * elements marked done / decoded are ever read */
     env->ctx = ctx;
     env->arch = arch;
     env->arch_name = name;
-    _Static_assert(ARCH_MAX_SYMS >= 64, "room for the generated symbols");
+    env->vocab_from_tokens = false;
+    memset(env->sym_done, 0, sizeof env->sym_done);
+    memset(env->row_done, 0, sizeof env->row_done);
+    _Static_assert(ARCH_MAX_SYMS >= SYM_COUNT, "room for the generated symbols");
+    _Static_assert(ARCH_F_N <= 8, "row_done has a bit per formula");
 
-    /* keyed symbols: the key's value, else the member's default */
-    size_t n = arch_sym_count < ARCH_MAX_SYMS ? arch_sym_count : ARCH_MAX_SYMS;
-    for (size_t i = 0; i < n; i++) {
-        const arch_sym *s = &arch_syms[i];
-        env->sym[i] = UNKNOWN;
-        if (s->key[0]) {
-            const gguflint_kv *kv = env_key(env, s->key);
-            if (kv)
-                env->sym[i] = kv_value(kv);
-            else if (s->has_default)
-                env->sym[i] = known(s->dflt);
-        } else if (s->has_default) {
-            env->sym[i] = known(s->dflt);
-        }
-    }
     env->recurrent_array = env_key(env, "attention.recurrent_layers") != NULL;
     /* load_hparams: dec_n_layer defaults to n_layer (T5) */
     if (!env_key(env, "decoder_block_count"))
-        set_sym(env, "dec_n_layer", get_sym(env, "n_layer"));
+        set_sym(env, SYM_dec_n_layer, arch_sym_value(env, SYM_n_layer));
 
     /* per-layer arrays (load_hparams get_key_or_arr; absent = 0) */
     load_layers(&env->head, ctx, env_key(env, "attention.head_count"));
@@ -155,14 +164,14 @@ void arch_env_init(arch_env *env, gguflint_ctx *ctx, const arch_info *arch, cons
     if (hkv)
         load_layers(&env->head_kv, ctx, hkv);
     else
-        env->head_kv = env->head;
+        copy_layers(&env->head_kv, &env->head);
     arch_val h0 = arch_layer_value(&env->head, 0), hkv0 = arch_layer_value(&env->head_kv, 0);
-    set_sym(env, "n_head", h0);
-    set_sym(env, "n_head_kv", hkv0);
-    set_sym(env, "n_ff", arch_layer_value(&env->ff, 0));
+    set_sym(env, SYM_n_head, h0);
+    set_sym(env, SYM_n_head_kv, hkv0);
+    set_sym(env, SYM_n_ff, arch_layer_value(&env->ff, 0));
 
     /* head sizes and rope dims: only when n_head() > 0, else 0 */
-    arch_val e = get_sym(env, "n_embd");
+    arch_val e = arch_sym_value(env, SYM_n_embd);
     env->head_k = env->head_v = known(0);
     arch_val rot = known(0);
     if (h0.known && h0.v > 0) {
@@ -178,25 +187,27 @@ void arch_env_init(arch_env *env, gguflint_ctx *ctx, const arch_info *arch, cons
     } else if (!h0.known) {
         env->head_k = env->head_v = rot = UNKNOWN;
     }
-    set_sym(env, "n_embd_head_k", env->head_k);
-    set_sym(env, "n_embd_head_v", env->head_v);
+    set_sym(env, SYM_n_embd_head_k, env->head_k);
+    set_sym(env, SYM_n_embd_head_v, env->head_v);
 
     /* is_swa(il): only a per-layer array says which layers use the sliding
      * window (a scalar is a period, or a fill value, depending on the loader)
      * - gemma4 writes one bool per layer. The head sizes of those layers are
      * key_length_swa / value_length_swa when the file has them. */
     const gguflint_kv *pat = env_key(env, "attention.sliding_window_pattern");
-    if (pat && pat->type == VT_ARRAY)
+    if (pat && pat->type == VT_ARRAY) {
         load_layers_of(&env->swa, ctx, pat, true);
-    else
+    } else {
+        load_layers_of(&env->swa, ctx, NULL, true);
         env->swa.ok = false;
+    }
     const gguflint_kv *ks = env_key(env, "attention.key_length_swa");
     const gguflint_kv *vs = env_key(env, "attention.value_length_swa");
     env->head_k_swa = ks ? kv_value(ks) : env->head_k;
     env->head_v_swa = vs ? kv_value(vs) : env->head_v;
-    set_sym(env, "n_rot", rot);
-    set_sym(env, "n_embd_k_gqa", mul(env->head_k, hkv0));
-    set_sym(env, "n_embd_v_gqa", mul(env->head_v, hkv0));
+    set_sym(env, SYM_n_rot, rot);
+    set_sym(env, SYM_n_embd_k_gqa, mul(env->head_k, hkv0));
+    set_sym(env, SYM_n_embd_v_gqa, mul(env->head_v, hkv0));
 
     /* n_vocab: the tokens, else token_embd.weight's rows */
     arch_val vocab = UNKNOWN;
@@ -209,15 +220,15 @@ void arch_env_init(arch_env *env, gguflint_ctx *ctx, const arch_info *arch, cons
         if (te && te->n_dims >= 2 && te->n_dims <= 4 && te->ne[1] <= INT64_MAX)
             vocab = known((int64_t)te->ne[1]);
     }
-    set_sym(env, "n_vocab", vocab);
-    set_sym(env, "n_token_types", kv_value(kv_by_key(ctx, "tokenizer.ggml.token_type_count")));
+    set_sym(env, SYM_n_vocab, vocab);
+    set_sym(env, SYM_n_token_types, kv_value(kv_by_key(ctx, "tokenizer.ggml.token_type_count")));
     const gguflint_kv *labels = env_key(env, "classifier.output_labels");
-    set_sym(env, "n_cls_out",
+    set_sym(env, SYM_n_cls_out,
             labels && labels->type == VT_ARRAY && labels->count > 0 && labels->count <= INT64_MAX
                 ? known((int64_t)labels->count)
                 : known(1));
     const gguflint_kv *scaling = env_key(env, "rope.scaling.type");
-    set_sym(env, "rope_longrope",
+    set_sym(env, SYM_rope_longrope,
             known(scaling && scaling->type == VT_STRING && view_eq(scaling->str, "longrope")));
 }
 
@@ -247,16 +258,35 @@ static arch_val pop(stack *s)
     return s->v[--s->n];
 }
 
-static arch_val layer_sym(const arch_env *env, int idx, uint32_t layer, int depth);
+/* The decimal number of tok[0..len), all digits; false otherwise (or when
+ * it does not fit 62 bits - the generator writes small numbers). */
+static bool dec(const char *tok, size_t len, int64_t *out)
+{
+    int64_t v = 0;
+    if (len == 0 || len > 18)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (tok[i] < '0' || tok[i] > '9')
+            return false;
+        v = v * 10 + (tok[i] - '0');
+    }
+    *out = v;
+    return true;
+}
 
-static arch_val eval_depth(const arch_env *env, const char *rpn, uint32_t layer, int64_t empty,
-                           int depth)
+static arch_val layer_sym(arch_env *env, int idx, uint32_t layer, int depth, bool *layered);
+
+/* Evaluate rpn; *layered is set when the value may depend on `layer`. */
+static arch_val eval_depth(arch_env *env, const char *rpn, uint32_t layer, int64_t empty, int depth,
+                           bool *layered)
 {
     if (!rpn || !rpn[0])
         return known(empty);
     if (rpn[0] == '?' && rpn[1] == '\0')
         return UNKNOWN;
-    stack s = {{{0, false}}, 0, false};
+    stack s;
+    s.n = 0;
+    s.bad = false;
     const char *p = rpn;
     while (*p && !s.bad) {
         while (*p == ' ')
@@ -269,16 +299,25 @@ static arch_val eval_depth(const arch_env *env, const char *rpn, uint32_t layer,
             len++;
         p += len;
         char c = tok[0];
+        int64_t num;
         if (c >= '0' && c <= '9') {
-            push(&s, known(strtoll(tok, NULL, 10)));
-        } else if ((c == '#' || c == '@') && len > 1) {
-            long idx = strtol(tok + 1, NULL, 10);
-            if (idx < 0 || (size_t)idx >= arch_sym_count || idx >= ARCH_MAX_SYMS) {
+            if (!dec(tok, len, &num)) {
                 s.bad = true;
                 break;
             }
-            push(&s, c == '#' ? env->sym[idx] : layer_sym(env, (int)idx, layer, depth));
+            push(&s, known(num));
+        } else if ((c == '#' || c == '@') && len > 1) {
+            if (!dec(tok + 1, len - 1, &num) || (size_t)num >= arch_sym_count ||
+                num >= ARCH_MAX_SYMS) {
+                s.bad = true;
+                break;
+            }
+            if (c == '@')
+                *layered = true;
+            push(&s, c == '#' ? arch_sym_value(env, (int)num)
+                              : layer_sym(env, (int)num, layer, depth, layered));
         } else if (c == 'i' && len == 1) {
+            *layered = true;
             push(&s, known(layer));
         } else if (c == 'U' && len == 1) {
             push(&s, UNKNOWN); /* a value the generator cannot name (a computed tensor name) */
@@ -293,10 +332,10 @@ static arch_val eval_depth(const arch_env *env, const char *rpn, uint32_t layer,
             name[len - 1] = '\0';
             push(&s, known(tensor_by_name(env->ctx, name) != NULL));
         } else if (c == 'P' && len > 1) {
-            long row = strtol(tok + 1, NULL, 10);
             char name[160];
-            if (row < 0 || (size_t)row >= arch_tensor_count ||
-                !arch_tensor_name(&arch_tensors[row], layer, name, sizeof name)) {
+            *layered = true;
+            if (!dec(tok + 1, len - 1, &num) || (size_t)num >= arch_tensor_count ||
+                !arch_tensor_name(&arch_tensors[num], layer, name, sizeof name, NULL)) {
                 push(&s, UNKNOWN);
                 continue;
             }
@@ -382,51 +421,89 @@ static arch_val head_at(const arch_env *env, arch_val full, arch_val swa, uint32
     return w.v ? swa : full;
 }
 
-static arch_val layer_sym(const arch_env *env, int idx, uint32_t layer, int depth)
+static arch_val layer_sym(arch_env *env, int idx, uint32_t layer, int depth, bool *layered)
 {
-    const char *name = arch_syms[idx].name;
-    if (strcmp(name, "is_swa") == 0)
-        return arch_layer_value(&env->swa, layer);
-    if (strcmp(name, "n_embd_head_k") == 0)
-        return head_at(env, env->head_k, env->head_k_swa, layer);
-    if (strcmp(name, "n_embd_head_v") == 0)
-        return head_at(env, env->head_v, env->head_v_swa, layer);
-    if (strcmp(name, "n_head") == 0)
-        return arch_layer_value(&env->head, layer);
-    if (strcmp(name, "n_head_kv") == 0)
-        return arch_layer_value(&env->head_kv, layer);
-    if (strcmp(name, "n_ff") == 0)
-        return arch_layer_value(&env->ff, layer);
-    if (strcmp(name, "n_embd_k_gqa") == 0)
+    switch (idx) {
+    case SYM_is_swa: return arch_layer_value(&env->swa, layer);
+    case SYM_n_embd_head_k: return head_at(env, env->head_k, env->head_k_swa, layer);
+    case SYM_n_embd_head_v: return head_at(env, env->head_v, env->head_v_swa, layer);
+    case SYM_n_head: return arch_layer_value(&env->head, layer);
+    case SYM_n_head_kv: return arch_layer_value(&env->head_kv, layer);
+    case SYM_n_ff: return arch_layer_value(&env->ff, layer);
+    case SYM_n_embd_k_gqa:
         return mul(head_at(env, env->head_k, env->head_k_swa, layer),
                    arch_layer_value(&env->head_kv, layer));
-    if (strcmp(name, "n_embd_v_gqa") == 0)
+    case SYM_n_embd_v_gqa:
         return mul(head_at(env, env->head_v, env->head_v_swa, layer),
                    arch_layer_value(&env->head_kv, layer));
-    if (strcmp(name, "is_recurrent") == 0) {
+    case SYM_is_recurrent:
         /* newer loaders read an explicit per-layer array first and use the
          * generated formula only without it (qwen35): not modelled */
         if (depth > 0 || !env->arch || env->recurrent_array)
             return UNKNOWN;
-        return eval_depth(env, env->arch->recurrent, layer, 0, depth + 1);
+        return eval_depth(env, arch_str(env->arch->recurrent), layer, 0, depth + 1, layered);
+    default: return arch_sym_value(env, idx);
     }
-    return env->sym[idx];
 }
 
-arch_val arch_eval(const arch_env *env, const char *rpn, uint32_t layer, int64_t empty)
+arch_val arch_eval(arch_env *env, const char *rpn, uint32_t layer, int64_t empty)
 {
-    return eval_depth(env, rpn, layer, empty, 0);
+    bool layered = false;
+    return eval_depth(env, rpn, layer, empty, 0, &layered);
 }
 
-bool arch_tensor_name(const arch_tensor *t, uint32_t layer, char *buf, size_t cap)
+arch_val arch_row_eval(arch_env *env, const arch_tensor *r, int which, uint32_t layer)
 {
-    const char *pct = strstr(t->name, "%d");
-    int n;
-    if (!pct)
-        n = snprintf(buf, cap, "%s", t->name);
-    else
-        n = snprintf(buf, cap, "%.*s%u%s", (int)(pct - t->name), t->name, (unsigned)layer, pct + 2);
-    return n >= 0 && (size_t)n < cap;
+    arch_str_t f = which == ARCH_F_COUNT  ? r->count
+                   : which == ARCH_F_COND ? r->cond
+                                          : r->ne[(which - ARCH_F_NE0) & 3];
+    int64_t empty = which == ARCH_F_COUNT ? 0 : 1;
+    size_t k = ARCH_MAX_ROWS;
+    const arch_info *a = env->arch;
+    size_t row = (size_t)(r - arch_tensors);
+    if (a && row >= a->tensor_first && row < (size_t)a->tensor_first + a->tensor_count)
+        k = row - a->tensor_first;
+    uint8_t bit = (uint8_t)(1u << which);
+    if (k < ARCH_MAX_ROWS && (env->row_done[k] & bit))
+        return env->row_val[k][which];
+    bool layered = false;
+    arch_val v = eval_depth(env, arch_str(f), layer, empty, 0, &layered);
+    if (k < ARCH_MAX_ROWS && !layered) {
+        env->row_val[k][which] = v;
+        env->row_done[k] |= bit;
+    }
+    return v;
+}
+
+bool arch_tensor_name(const arch_tensor *t, uint32_t layer, char *buf, size_t cap, size_t *len)
+{
+    const char *s = arch_str(t->name);
+    size_t n = t->name_len;
+    if (t->layer_at < 0) {
+        if (n >= cap)
+            return false;
+        memcpy(buf, s, n + 1);
+        if (len)
+            *len = n;
+        return true;
+    }
+    char digits[10];
+    size_t nd = 0;
+    do {
+        digits[nd++] = (char)('0' + layer % 10);
+        layer /= 10;
+    } while (layer && nd < sizeof digits);
+    size_t at = (size_t)t->layer_at, suf = n - at - 2, total = at + nd + suf;
+    if (total >= cap)
+        return false;
+    memcpy(buf, s, at);
+    for (size_t i = 0; i < nd; i++)
+        buf[at + i] = digits[nd - 1 - i];
+    memcpy(buf + at + nd, s + at + 2, suf);
+    buf[total] = '\0';
+    if (len)
+        *len = total;
+    return true;
 }
 
 /* Formula text for messages: RPN tokens with symbols named, e.g.
@@ -454,14 +531,16 @@ void arch_formula_text(const char *rpn, char *buf, size_t cap)
         const char *sep = at ? " " : "";
         if ((tok[0] == '#' || tok[0] == '@') && len > 1) {
             long idx = strtol(tok + 1, NULL, 10);
-            const char *nm = idx >= 0 && (size_t)idx < arch_sym_count ? arch_syms[idx].name : "?";
+            const char *nm =
+                idx >= 0 && (size_t)idx < arch_sym_count ? arch_str(arch_syms[idx].name) : "?";
             k = snprintf(buf + at, cap - at, "%s%s%s", sep, nm, tok[0] == '@' ? "(i)" : "");
         } else if (tok[0] == 'T' && len > 1) {
             k = snprintf(buf + at, cap - at, "%shas(%.*s)", sep, (int)(len - 1), tok + 1);
         } else if (tok[0] == 'P' && len > 1) {
             long row = strtol(tok + 1, NULL, 10);
-            const char *nm =
-                row >= 0 && (size_t)row < arch_tensor_count ? arch_tensors[row].name : "?";
+            const char *nm = row >= 0 && (size_t)row < arch_tensor_count
+                                 ? arch_str(arch_tensors[row].name)
+                                 : "?";
             k = snprintf(buf + at, cap - at, "%shas(%s)", sep, nm);
         } else {
             k = snprintf(buf + at, cap - at, "%s%.*s", sep, (int)len, tok);

@@ -1,30 +1,93 @@
 /* arch_tables.c - expands the generated architecture tables
  * (data/arch/gen_*.def) and the hand-kept names (data/arch/hand_names.def)
  * into the arrays declared in arch_tables.h. Data only: the tables are
- * written by data/arch/archgen.py and never edited here. */
+ * written by data/arch/archgen.py and never edited here.
+ *
+ * Relocation-free form: every string of every row becomes a char-array
+ * member of one constant struct (the pool), named after its .def file and
+ * line (a .def file holds one row per line), and the rows hold the member's
+ * offsetof. Each .def file is included twice - once to declare and fill the
+ * pool, once for the rows - so the generated files stay readable and the
+ * executable carries no pointer the dynamic loader must fix up at start. */
 #include "model/arch_tables.h"
 #include "model/arch_eval.h"
 
+#include <stddef.h>
 #include <string.h>
 
-#define GEN_SOURCE(file, commit)
-#define GEN_COMMON_KEYS(first, count)
-#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)                                       \
-    {name, COV_##cov, (unsigned)(flags), kf, kc, tf, tc, rec, src},
+#define AT_CAT_(a, b) a##b
+#define AT_CAT(a, b) AT_CAT_(a, b)
+/* The pool member of string `tag` on the current .def line. */
+#define M(tag) AT_CAT(tag, __LINE__)
+#define OFF(tag) ((arch_str_t)offsetof(struct arch_pool, M(tag)))
+
+#define REQ true
+#define OPT false
 #define HEADS AF_HEADS
 #define Q_IS_E AF_Q_IS_E
 #define ROPE_IS_HEAD AF_ROPE_IS_HEAD
+
+/* ---- pass 1: the pool's members */
+#define GEN_SOURCE(file, commit) char M(src_f)[sizeof file], M(src_c)[sizeof commit];
+#define GEN_COMMON_KEYS(first, count)
+#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)                                       \
+    char M(a_n)[sizeof name], M(a_r)[sizeof rec];
+#define GEN_KEY(suffix, type, req) char M(k_s)[sizeof suffix];
+#define GEN_TENSOR(name, at, req, count, cond, a, b, c, d)                                         \
+    char M(t_n)[sizeof name], M(t_c)[sizeof count], M(t_k)[sizeof cond], M(t_0)[sizeof a],         \
+        M(t_1)[sizeof b], M(t_2)[sizeof c], M(t_3)[sizeof d];
+#define GEN_SYM(name, key, has, dflt) char M(s_n)[sizeof #name], M(s_k)[sizeof key];
+#define HAND_NAME(s) char M(h_n)[sizeof s];
+struct arch_pool {
+#include "../../data/arch/gen_archs.def"
+#include "../../data/arch/gen_keys.def"
+#include "../../data/arch/gen_tensors.def"
+#include "../../data/arch/gen_syms.def"
+#include "../../data/arch/hand_names.def"
+};
+#undef GEN_SOURCE
+#undef GEN_ARCH
+#undef GEN_KEY
+#undef GEN_TENSOR
+#undef GEN_SYM
+#undef HAND_NAME
+
+/* ---- pass 2: the pool's contents, in the same order */
+#define GEN_SOURCE(file, commit) file, commit,
+#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src) name, rec,
+#define GEN_KEY(suffix, type, req) suffix,
+#define GEN_TENSOR(name, at, req, count, cond, a, b, c, d) name, count, cond, a, b, c, d,
+#define GEN_SYM(name, key, has, dflt) #name, key,
+#define HAND_NAME(s) s,
+const struct arch_pool arch_pool = {
+#include "../../data/arch/gen_archs.def"
+#include "../../data/arch/gen_keys.def"
+#include "../../data/arch/gen_tensors.def"
+#include "../../data/arch/gen_syms.def"
+#include "../../data/arch/hand_names.def"
+};
+#undef GEN_SOURCE
+#undef GEN_ARCH
+#undef GEN_KEY
+#undef GEN_TENSOR
+#undef GEN_SYM
+#undef HAND_NAME
+#undef GEN_COMMON_KEYS
+
+/* ---- pass 3: the rows */
+#define GEN_SOURCE(file, commit)
+#define GEN_COMMON_KEYS(first, count)
+#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)                                       \
+    {OFF(a_n), (uint8_t)(sizeof name - 1), COV_##cov, (unsigned)(flags), kf, kc, tf, tc, OFF(a_r), \
+     src},
 const arch_info arch_infos[] = {
 #include "../../data/arch/gen_archs.def"
 };
 #undef GEN_ARCH
-#undef HEADS
-#undef Q_IS_E
-#undef ROPE_IS_HEAD
+#undef GEN_COMMON_KEYS
 const size_t arch_info_count = sizeof arch_infos / sizeof arch_infos[0];
 
 #define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)
-#undef GEN_COMMON_KEYS
 #define GEN_COMMON_KEYS(first, count)                                                              \
     const uint16_t arch_common_first = first, arch_common_count = count;
 #include "../../data/arch/gen_archs.def"
@@ -32,13 +95,13 @@ const size_t arch_info_count = sizeof arch_infos / sizeof arch_infos[0];
 #define GEN_COMMON_KEYS(first, count)
 
 #undef GEN_SOURCE
-#define GEN_SOURCE(file, commit) file,
-const char *const arch_source_files[] = {
+#define GEN_SOURCE(file, commit) OFF(src_f),
+const arch_str_t arch_source_files[] = {
 #include "../../data/arch/gen_archs.def"
 };
 #undef GEN_SOURCE
-#define GEN_SOURCE(file, commit) commit,
-const char *const arch_source_commits[] = {
+#define GEN_SOURCE(file, commit) OFF(src_c),
+const arch_str_t arch_source_commits[] = {
 #include "../../data/arch/gen_archs.def"
 };
 #undef GEN_SOURCE
@@ -46,47 +109,57 @@ const char *const arch_source_commits[] = {
 #undef GEN_COMMON_KEYS
 const size_t arch_source_count = sizeof arch_source_files / sizeof arch_source_files[0];
 
-#define REQ true
-#define OPT false
-#define GEN_KEY(suffix, type, req) {suffix, KT_##type, req},
+#define GEN_KEY(suffix, type, req) {OFF(k_s), KT_##type, req},
 const arch_key arch_keys[] = {
 #include "../../data/arch/gen_keys.def"
 };
 #undef GEN_KEY
 const size_t arch_key_count = sizeof arch_keys / sizeof arch_keys[0];
 
-#define GEN_TENSOR(name, req, count, cond, a, b, c, d) {name, req, count, cond, {a, b, c, d}},
+#define GEN_TENSOR(name, at, req, count, cond, a, b, c, d)                                         \
+    {OFF(t_n),                                                                                     \
+     (uint8_t)(sizeof name - 1),                                                                   \
+     at,                                                                                           \
+     req,                                                                                          \
+     OFF(t_c),                                                                                     \
+     OFF(t_k),                                                                                     \
+     {OFF(t_0), OFF(t_1), OFF(t_2), OFF(t_3)}},
 const arch_tensor arch_tensors[] = {
 #include "../../data/arch/gen_tensors.def"
 };
 #undef GEN_TENSOR
-#undef REQ
-#undef OPT
 const size_t arch_tensor_count = sizeof arch_tensors / sizeof arch_tensors[0];
 
-#define GEN_SYM(name, key, has, dflt) {name, key, has, dflt},
+#define GEN_SYM(name, key, has, dflt) {OFF(s_n), OFF(s_k), has, dflt},
 const arch_sym arch_syms[] = {
 #include "../../data/arch/gen_syms.def"
 };
 #undef GEN_SYM
 const size_t arch_sym_count = sizeof arch_syms / sizeof arch_syms[0];
 
-#define HAND_NAME(s) s,
-const char *const arch_hand_names[] = {
+#define HAND_NAME(s) OFF(h_n),
+const arch_str_t arch_hand_names[] = {
 #include "../../data/arch/hand_names.def"
 };
 #undef HAND_NAME
 const size_t arch_hand_name_count = sizeof arch_hand_names / sizeof arch_hand_names[0];
+#undef REQ
+#undef OPT
+#undef HEADS
+#undef Q_IS_E
+#undef ROPE_IS_HEAD
 
 _Static_assert(sizeof arch_tensors / sizeof arch_tensors[0] < 65535, "tensor rows fit uint16_t");
 _Static_assert(sizeof arch_keys / sizeof arch_keys[0] < 65535, "key rows fit uint16_t");
+_Static_assert(sizeof arch_syms / sizeof arch_syms[0] == SYM_COUNT, "one row per SYM_ id");
 _Static_assert(sizeof arch_syms / sizeof arch_syms[0] <= ARCH_MAX_SYMS,
                "every generated symbol has a slot in arch_env (raise ARCH_MAX_SYMS)");
+_Static_assert(sizeof(struct arch_pool) < UINT32_MAX, "pool offsets fit uint32_t");
 
 const arch_info *arch_find(const uint8_t *name, size_t len)
 {
     for (size_t i = 0; i < arch_info_count; i++)
-        if (strlen(arch_infos[i].name) == len && memcmp(arch_infos[i].name, name, len) == 0)
+        if (arch_infos[i].name_len == len && memcmp(arch_str(arch_infos[i].name), name, len) == 0)
             return &arch_infos[i];
     return NULL;
 }
@@ -94,7 +167,7 @@ const arch_info *arch_find(const uint8_t *name, size_t len)
 int arch_sym_index(const char *name)
 {
     for (size_t i = 0; i < arch_sym_count; i++)
-        if (strcmp(arch_syms[i].name, name) == 0)
+        if (strcmp(arch_str(arch_syms[i].name), name) == 0)
             return (int)i;
     return -1;
 }

@@ -33,36 +33,60 @@ enum {
     KT_ARR_STR     /* an array of strings */
 };
 
+/* Every string of the tables lives in one pool (arch_tables.c), and rows
+ * hold uint32 offsets into it: the tables carry no pointers, so the dynamic
+ * loader has nothing to relocate at start (they were ~20 000 relocations).
+ * arch_str(off) is the NUL-terminated string at an offset. */
+typedef uint32_t arch_str_t;
+struct arch_pool;
+extern const struct arch_pool arch_pool;
+static inline const char *arch_str(arch_str_t off)
+{
+    return (const char *)(const void *)&arch_pool + off;
+}
+
 typedef struct arch_key {
-    const char *suffix; /* the key is "<arch>.<suffix>" */
+    arch_str_t suffix;  /* the key is "<arch>.<suffix>" */
     unsigned char type; /* KT_* */
     bool required;
 } arch_key;
 
 typedef struct arch_tensor {
-    const char *name;  /* with one "%d" for the layer index when per-layer */
-    bool required;     /* REQ: "missing tensor" when absent and cond holds */
-    const char *count; /* number of layers (per-layer rows), "" for globals */
-    const char *cond;  /* "" always, "?" unknown, else an RPN condition */
-    const char *ne[4]; /* RPN shape formulas; "" = 1 (dimension absent), "?" = any */
+    arch_str_t name;  /* with one "%d" for the layer index when per-layer */
+    uint8_t name_len; /* strlen of name */
+    int8_t layer_at;  /* where "%d" is in name, -1 for a global tensor */
+    bool required;    /* REQ: "missing tensor" when absent and cond holds */
+    arch_str_t count; /* number of layers (per-layer rows), "" for globals */
+    arch_str_t cond;  /* "" always, "?" unknown, else an RPN condition */
+    arch_str_t ne[4]; /* RPN shape formulas; "" = 1 (dimension absent), "?" = any */
 } arch_tensor;
 
 typedef struct arch_info {
-    const char *name;
+    arch_str_t name;
+    uint8_t name_len;
     unsigned char coverage; /* COV_* */
     unsigned flags;         /* AF_* */
     uint16_t key_first, key_count;
     uint16_t tensor_first, tensor_count;
-    const char *recurrent; /* RPN of is_recurrent(i), "" none */
-    int source;            /* index in arch_source_files of the loader code, -1 none */
+    arch_str_t recurrent; /* RPN of is_recurrent(i), "" none */
+    int source;           /* index in arch_source_files of the loader code, -1 none */
 } arch_info;
 
 typedef struct arch_sym {
-    const char *name; /* the llama_hparams member or derived quantity */
-    const char *key;  /* "<arch>.<key>" gives it, or "" */
+    arch_str_t name; /* the llama_hparams member or derived quantity */
+    arch_str_t key;  /* "<arch>.<key>" gives it, or "" */
     bool has_default;
     int64_t dflt;
 } arch_sym;
+
+/* The symbols by name: SYM_n_embd is the row of n_embd in arch_syms (and
+ * #N / @N in a formula). The derived ones are computed in arch_eval.c. */
+enum arch_sym_id {
+#define GEN_SYM(name, key, has, dflt) SYM_##name,
+#include "../../data/arch/gen_syms.def"
+#undef GEN_SYM
+    SYM_COUNT
+};
 
 extern const arch_info arch_infos[];
 extern const size_t arch_info_count;
@@ -74,13 +98,14 @@ extern const arch_sym arch_syms[];
 extern const size_t arch_sym_count;
 /* The keys every loader reads (load_hparams before its switch). */
 extern const uint16_t arch_common_first, arch_common_count;
-/* llama.cpp source files and commits the tables were generated from. */
-extern const char *const arch_source_files[];
-extern const char *const arch_source_commits[];
+/* llama.cpp source files and commits the tables were generated from
+ * (pool offsets). */
+extern const arch_str_t arch_source_files[];
+extern const arch_str_t arch_source_commits[];
 extern const size_t arch_source_count;
 /* Names accepted without a table (not a llama_model architecture, e.g.
  * control vectors), kept by hand in data/arch/hand_names.def. */
-extern const char *const arch_hand_names[];
+extern const arch_str_t arch_hand_names[];
 extern const size_t arch_hand_name_count;
 
 /* The row of an architecture name (length-delimited, NUL-free), or NULL. */

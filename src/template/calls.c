@@ -9,11 +9,70 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A method called on a list held by a variable (or a namespace attribute):
+ * append, extend and insert are folded into the variable and every alias
+ * of the same list; any other method but the readers (index, count, copy)
+ * may change the list, so it becomes unknown. In a loop or a branch the
+ * result is F_INEXACT: still checked, never claimed as Jinja's value. */
+static void list_method(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws)
+{
+    unsigned m = c->word;
+    if (c->vid == 0 || c->vid > t->fd.n_vars || m == W_INDEX || m == W_COUNT || m == W_COPY)
+        return;
+    var *x = &t->fd.vars[c->vid - 1];
+    bool mutator = m == W_APPEND || m == W_EXTEND || m == W_INSERT;
+    if (c->rkind != AV_LIST && !(c->rkind == AV_UNK && mutator))
+        return;
+    aval nv = unk_at(c);
+    uint16_t frag = (uint16_t)(fd_frag_of(t, &x->v) | (x->v.flags & F_FRAG));
+    for (uint32_t i = 0; i < na; i++)
+        frag |= fd_frag_of(t, &args[i]);
+    if (c->rkind == AV_LIST && mutator && !kws) {
+        aval l = x->v;
+        const block *in = t->ev.n_blocks ? &t->ev.blocks[t->ev.n_blocks - 1] : NULL;
+        if (m == W_APPEND && na == 1 && (args[0].flags & F_ITEMS) && in && in->kind == W_FOR &&
+            in->items_vid && in->items_vid == args[0].vid) {
+            /* {% for c in CONST %}{% do l.append(c) %}: every item, in turn */
+            aval items = args[0]; /* the loop's constant: a list or a string */
+            items.kind = (uint8_t)items.rword;
+            items.flags &= (uint16_t)(F_VAR | F_INEXACT);
+            nv = fd_list_mutate(t, &l, W_EXTEND, &items, 1, c);
+        } else {
+            nv = fd_list_mutate(t, &l, m, args, na, c);
+        }
+    }
+    if (nv.kind == AV_LIST && ev_in_branch(t))
+        nv.flags |= F_INEXACT;
+    if (nv.kind != AV_LIST)
+        nv.flags |= frag;
+    uint32_t obj = x->obj;
+    if (!fd_spend(t, t->fd.n_vars, c))
+        nv = unk_at(c);
+    for (uint32_t i = 0; i < t->fd.n_vars; i++) {
+        var *y = &t->fd.vars[i];
+        if (y->obj != obj)
+            continue;
+        uint8_t cl = y->chain_len;
+        uint8_t ch[TPL_CHAIN_CAP];
+        memcpy(ch, y->chain, cl);
+        fd_var_assign(t, y, &nv);
+        y->obj = obj;
+        memcpy(y->chain, ch, cl); /* the same list, reached the same way */
+        y->chain_len = cl;
+    }
+}
+
 aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws)
 {
     unsigned m = c->word;
     aval r = unk_at(c);
     r.flags = c->flags & F_TAINT;
+    list_method(t, c, args, na, kws);
+    if ((m == W_FORMAT || m == W_FORMAT_MAP) && (c->flags & F_RSTR)) {
+        aval fmt = *c; /* the fields read attributes of the arguments */
+        fmt.kind = AV_STR;
+        r.flags |= ev_format_fields(t, &fmt, args, na);
+    }
     if ((c->flags & F_CONTENT) && (m == W_STARTSWITH || m == W_ENDSWITH || m == W_FIND ||
                                    m == W_RFIND || m == W_COUNT || m == W_INDEX))
         t->ev.cond |= GATE_CONTENT;
@@ -178,8 +237,10 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         tpl_report(t, TH_OBFUSCATION, c->pos, c->index,
                    "getattr() call (not a Jinja global: an "
                    "attribute-access helper)");
-        if (na >= 2)
+        if (na >= 2) {
             r.flags |= ev_key_check(t, &args[1], &args[0], K_GETATTR);
+            ch_attr(t, &r, &args[0], &args[1]);
+        }
         return r;
     }
     if (word_class(w) & WC_CALLSINK) {
@@ -259,6 +320,7 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         if (str && !na) {
             aval v = *x;
             v.flags &= (uint16_t)~F_LITERAL;
+            v.vid = 0;
             return v;
         }
         if (x->kind == AV_INT && !(x->flags & F_HUGE) && !na) {
@@ -284,8 +346,9 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         break;
     case W_LIST:
         if (x->kind == AV_LIST && !na) {
-            aval v = *x;
+            aval v = *x; /* a new list with the same items */
             v.flags &= (uint16_t)~F_TUPLE;
+            v.vid = 0;
             return v;
         }
         r.count = str ? x->len : x->count;
@@ -314,5 +377,30 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         r.flags |= x->flags & F_CONTENT;
     if (ev_makes_string(w))
         r.flags |= (uint16_t)(F_STRTYPE | (x->flags & F_FRAG));
+    return r;
+}
+
+aval ev_namespace(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t base)
+{
+    aval r = unk_at(c);
+    if (t->fd.n_ns >= TPL_NS_MAX)
+        return r; /* past the cap: an unknown object, its attributes unknown */
+    uint32_t id = ++t->fd.n_ns;
+    r.kind = AV_NS;
+    r.ival = id;
+    bool branch = ev_in_branch(t);
+    for (uint32_t i = 0; i < t->ev.n_kw; i++) {
+        uint32_t p = t->ev.kw[i].pos;
+        if (t->ev.kw[i].frame != t->ev.no || p < base || p >= base + na)
+            continue; /* another call's (this one's frame was just popped: index no) */
+        var *x = fd_var_get_ns(t, id, t->fd.ar + t->ev.kw[i].off, t->ev.kw[i].len, t->ev.kw[i].hash,
+                               c->pos, c->index);
+        if (!x)
+            break;
+        aval v = args[p - base];
+        if (branch)
+            v.flags |= F_INEXACT;
+        fd_var_assign(t, x, &v);
+    }
     return r;
 }

@@ -16,7 +16,16 @@
 #define TPL_VSTORE_CAP (1024u * 1024u)
 #define TPL_STACK 128u
 #define TPL_BLOCKS 128u
+#define TPL_BSTACK 64u /* bracket kinds remembered per tag (deeper: counted only) */
 #define TPL_WORD_SLOTS 512u
+#define TPL_CHAIN_CAP 96u     /* bytes of an access chain kept for messages */
+#define TPL_CHAIN_AREA 16384u /* chain bytes per tag (past it, no more chains) */
+#define TPL_KW_MAX 32u        /* keyword arguments remembered per tag */
+#define TPL_NS_MAX 64u        /* namespace() objects per template */
+#define TPL_TOK_MAX 64u       /* special tokens remembered per template */
+#define TPL_TOK_LEN 64u       /* bytes of one, brackets included */
+#define TPL_TOK_PEND 16u      /* per tag, in literals not yet known to be output */
+#define TPL_NL_RING 1024u     /* newlines remembered for line:column (a power of two) */
 #define TPL_OVERSIZE (256u * 1024u)
 #define TPL_BLOB_MIN 64u
 #define TPL_DOS_BIG 1000000     /* one range / repetition */

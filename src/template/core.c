@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void nl_advance(tpl *t, uint64_t upto);
+
 tpl *tpl_new(void)
 {
     tpl *t = calloc(1, sizeof *t);
@@ -64,6 +66,9 @@ void tpl_begin(tpl *t, uint64_t total_len)
     t->index = 0;
     t->first_tag = -1;
     t->hist_n = 0;
+    t->nl_scan = t->nl_count = 0;
+    t->chunk_p = NULL;
+    t->chunk_index = t->chunk_n = 0;
     memset(&t->cur, 0, sizeof t->cur);
     raw_begin(t);
     ts_reset(&t->ts.out, "text");
@@ -72,6 +77,7 @@ void tpl_begin(tpl *t, uint64_t total_len)
     lx_begin(t);
     fd_template_begin(t, total_len);
     ev_template_begin(t);
+    tk_template_begin(t);
 }
 
 void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos)
@@ -82,7 +88,12 @@ void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos)
     t->hist_pos[t->hist_n & 7] = pos;
     t->hist_index[t->hist_n & 7] = t->index;
     t->hist_n++;
+    t->chunk_p = p;
+    t->chunk_index = t->index;
+    t->chunk_n = n;
     lx_feed(t, p, n);
+    nl_advance(t, t->chunk_index + n); /* this chunk's newlines, before it is gone */
+    t->chunk_p = NULL;
 }
 
 void tpl_end(tpl *t)
@@ -112,6 +123,71 @@ int tpl_probe(tpl *t, const uint8_t *p, size_t n, uint8_t *buf, size_t cap, size
     return known && !t->nomem;
 }
 
+/* ---------------------------------------------------------------- lines */
+
+/* Record the newlines of the bytes [nl_scan, upto) of the chunk being fed
+ * (each byte is scanned once: the cost is one memchr pass over the
+ * template). */
+static void nl_advance(tpl *t, uint64_t upto)
+{
+    if (!t->chunk_p || t->nl_scan < t->chunk_index)
+        return; /* a byte of an earlier chunk was never scanned: cannot happen */
+    uint64_t end = t->chunk_index + t->chunk_n;
+    if (upto > end)
+        upto = end;
+    while (t->nl_scan < upto) {
+        const uint8_t *from = t->chunk_p + (t->nl_scan - t->chunk_index);
+        const uint8_t *nl = memchr(from, '\n', (size_t)(upto - t->nl_scan));
+        if (!nl) {
+            t->nl_scan = upto;
+            break;
+        }
+        uint64_t at = t->chunk_index + (uint64_t)(nl - t->chunk_p);
+        t->nl_ring[t->nl_count & (TPL_NL_RING - 1)] = at;
+        t->nl_count++;
+        t->nl_scan = at + 1;
+    }
+}
+
+bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col)
+{
+    if (index == UINT64_MAX)
+        return false;
+    if (index > t->nl_scan)
+        nl_advance(t, index);
+    if (index > t->nl_scan)
+        return false;
+    /* the ring holds the last `have` newlines in increasing order: count
+     * those at or after `index` (binary search) */
+    uint64_t have = t->nl_count < TPL_NL_RING ? t->nl_count : TPL_NL_RING;
+    uint64_t first = t->nl_count - have; /* newline number of the oldest kept */
+    uint64_t lo = 0, hi = have;          /* first kept entry >= index */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (t->nl_ring[(first + mid) & (TPL_NL_RING - 1)] < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 && first > 0)
+        return false; /* the newline before it is no longer kept */
+    *line = 1 + first + lo;
+    *col = lo == 0 ? index + 1 : index - t->nl_ring[(first + lo - 1) & (TPL_NL_RING - 1)];
+    return true;
+}
+
+const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap)
+{
+    uint64_t line, col;
+    if (cap == 0)
+        return buf;
+    buf[0] = '\0';
+    if (tpl_line_col(t, index, &line, &col))
+        snprintf(buf, cap, " (template line %llu, column %llu)", (unsigned long long)line,
+                 (unsigned long long)col);
+    return buf;
+}
+
 /* ------------------------------------------------------------------ hits */
 
 void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
@@ -129,9 +205,10 @@ void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, 
     va_start(ap, fmt);
     int n = vsnprintf(h->msg, sizeof h->msg, fmt, ap);
     va_end(ap);
-    if (n >= 0 && (size_t)n < sizeof h->msg && index != UINT64_MAX)
-        snprintf(h->msg + n, sizeof h->msg - (size_t)n, " (template byte %llu)",
-                 (unsigned long long)index);
+    char where[64];
+    if (n >= 0 && (size_t)n < sizeof h->msg)
+        snprintf(h->msg + n, sizeof h->msg - (size_t)n, "%s",
+                 tpl_where(t, index, where, sizeof where));
 }
 
 const char *tpl_quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in)

@@ -127,6 +127,15 @@ static void cond_of(tpl *t, const aval *a, const aval *b)
         t->ev.cond |= GATE_TURNS;
 }
 
+/* A literal compared is not output (its special tokens do not count). */
+static void not_output(tpl *t, const aval *a, const aval *b)
+{
+    if (a->kind == AV_STR && (a->flags & F_LITERAL))
+        tk_drop(t, a->index);
+    if (b->kind == AV_STR && (b->flags & F_LITERAL))
+        tk_drop(t, b->index);
+}
+
 static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f)
 {
     aval r = unk_at(a);
@@ -139,13 +148,20 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
             return fd_concat(t, a, b);
         if (ia && ib)
             return int_op(op, a, b, r);
-        r.flags = (a->flags | b->flags) & (F_TAINT | F_CONTENT);
+        if (a->kind == AV_LIST && b->kind == AV_LIST)
+            return fd_list_concat(t, a, b);
+        r.flags = (uint16_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT)) | fd_frag_of(t, a) |
+                             fd_frag_of(t, b));
         return r;
     case OP_SUB:
     case OP_FDIV: return ia && ib ? int_op(op, a, b, r) : r;
     case OP_MUL:
         if (ia && ib)
             return int_op(op, a, b, r);
+        if (ib && a->kind == AV_LIST)
+            return fd_list_repeat(t, a, b, a);
+        if (ia && b->kind == AV_LIST)
+            return fd_list_repeat(t, b, a, a);
         if (ib)
             return fd_repeat(t, a, b, a);
         if (ia)
@@ -167,6 +183,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_DIV: return r;
     case OP_IN:
     case OP_NOTIN:
+        not_output(t, a, b);
         cond_of(t, a, b);
         if (a->kind == AV_STR && (b->flags & F_CONTENT) && fd_wordlike(fd_bytes(t, a), a->len))
             ev_trigger(t, a, op == OP_IN ? "with 'in' against" : "with 'not in' against");
@@ -174,6 +191,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_EQ:
     case OP_NE:
     case OP_CMP:
+        not_output(t, a, b);
         cond_of(t, a, b);
         if (op == OP_CMP)
             return r;
@@ -266,8 +284,14 @@ static void juxtapose(tpl *t)
 
 static void operand(tpl *t, aval v)
 {
-    if (!t->ev.expect)
+    if (!t->ev.expect) {
+        if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR)
+            tpl_report(t, TH_SYNTAX, v.pos, v.index,
+                       "two operands in a row in a {{ }} tag, no operator between them "
+                       "(Jinja rejects the template: \"expected token 'end of print "
+                       "statement'\")");
         juxtapose(t);
+    }
     vpush(t, v);
     t->ev.expect = false;
 }
@@ -287,7 +311,10 @@ static void apply_pending_filter(tpl *t)
     at.pos = t->ev.pend_pos;
     at.index = t->ev.pend_index;
     aval x = t->ev.V[t->ev.nv - 1];
-    t->ev.V[t->ev.nv - 1] = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
+    aval r = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
+    if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST)
+        ch_filter(t, &r, &x, t->ev.pend_word, 0);
+    t->ev.V[t->ev.nv - 1] = r;
 }
 
 static void close_marker(tpl *t, const tok *k)
@@ -324,12 +351,16 @@ static void close_marker(tpl *t, const tok *k)
         aval c = t->ev.V[base - 1];
         if (c.kind == AV_ATTR)
             r = ev_method_call(t, &c, items, n, f.kws);
+        else if (c.kind == AV_NAME && c.word == W_NAMESPACE)
+            r = ev_namespace(t, &c, items, n, base);
         else if (c.kind == AV_NAME)
             r = ev_global_call(t, &c, items, n);
         else {
             r = unk_at(&c);
             r.flags = c.flags & F_TAINT;
         }
+        if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST)
+            ch_call(t, &r, &c, items, n);
         base--;
         break;
     }
@@ -354,6 +385,10 @@ static void close_marker(tpl *t, const tok *k)
         } else if (f.colons > 0 && x.kind == AV_STR) {
             r = fd_fold_slice(t, &x, items, n);
         }
+        if (r.kind == AV_UNK && x.kind == AV_LIST)
+            r.flags |= fd_frag_of(t, &x); /* an item or a slice of dunder pieces */
+        if (f.colons == 0 && n >= 1 && r.kind != AV_STR && r.kind != AV_INT)
+            ch_subscript(t, &r, &x, &items[n - 1]);
         base--;
         break;
     }
@@ -362,6 +397,12 @@ static void close_marker(tpl *t, const tok *k)
         uint16_t taint = ev_attr_args(t, f.word, &x, items, n, f.attr_kw);
         r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
         r.flags |= taint;
+        if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST) {
+            if (f.word == W_ATTR && n >= 1)
+                ch_attr(t, &r, &x, &items[0]);
+            else
+                ch_filter(t, &r, &x, f.word, n);
+        }
         base--;
         break;
     }
@@ -372,6 +413,8 @@ static void close_marker(tpl *t, const tok *k)
     case M_DICT:
     default: r = unk_at(&at); break;
     }
+    while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= t->ev.no)
+        t->ev.n_kw--; /* this bracket's keyword arguments */
     t->ev.nv = base;
     vpush(t, r);
     t->ev.expect = false;
@@ -383,6 +426,17 @@ static bool is_op_keyword(unsigned w)
 {
     return w == W_AND || w == W_OR || w == W_NOT || w == W_IN || w == W_IS || w == W_IF ||
            w == W_ELSE;
+}
+
+/* Inside the arguments of a call, filter, subscript or test, or a dict. */
+static bool in_args(const tpl *t)
+{
+    for (uint32_t i = 0; i < t->ev.no; i++) {
+        uint8_t k = t->ev.O[i].kind;
+        if (k == M_CALL || k == M_SUB || k == M_FILTER || k == M_TEST || k == M_DICT)
+            return true;
+    }
+    return false;
 }
 
 static void name_tok(tpl *t, const tok *k)
@@ -424,17 +478,35 @@ static void name_tok(tpl *t, const tok *k)
         v = x->v;
         v.pos = k->pos;
         v.index = k->index;
+        v.vid = (uint16_t)(x - t->fd.vars + 1);
+        ch_load(t, &v, x, k->s, k->n);
     } else {
         v = val_tok(k, AV_NAME);
         v.word = k->word;
         if (k->n && fd_ar_put(t, k->s, k->n, &v.off))
             v.len = k->n;
+        ch_name(t, &v, v.off, v.len);
+        if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR && !in_args(t))
+            tk_name(t, k->s, k->n, k->index); /* {{ bos_token }} */
     }
     operand(t, v);
+    /* inside a call, remember the name: it is a keyword argument's if '='
+     * follows (namespace(k=[]) keeps it) */
+    t->ev.kw_at = 0;
+    if (!t->ev.dead && t->ev.no > 0 && t->ev.O[t->ev.no - 1].kind == M_CALL &&
+        k->n <= TPL_NAME_CAP) {
+        memcpy(t->ev.kw_name, k->s, k->n);
+        t->ev.kw_len = k->n;
+        t->ev.kw_hash = k->hash;
+        t->ev.kw_at = t->ev.nv;
+    }
 }
 
 static void str_tok(tpl *t, const tok *k, bool after_str)
 {
+    if (!(k->lflags & LF_TRUNC) && (t->ev.tagkind == TAG_VAR || t->ev.stmt == ST_SET_VALUE) &&
+        !in_args(t))
+        tk_literal(t, k->s, k->n, k->index); /* special tokens it may output */
     aval v = val_tok(k, AV_STR);
     if (k->lflags & LF_TRUNC) {
         v.kind = AV_UNK;
@@ -523,6 +595,7 @@ static void op_tok(tpl *t, const tok *k)
         return;
     }
     case '=': {
+        bool kwname = t->ev.kw_at != 0 && t->ev.kw_at == t->ev.nv;
         int m = reduce_to_marker(t);
         uint32_t base = m >= 0 ? t->ev.O[m].vh : 0;
         if (m >= 0 && t->ev.O[m].kws < 255)
@@ -532,6 +605,17 @@ static void op_tok(tpl *t, const tok *k)
             t->ev.O[m].attr_kw = (uint8_t)(t->ev.nv - base); /* its value comes next */
         if (t->ev.nv > base)
             t->ev.nv--; /* a keyword argument's name */
+        uint32_t off;
+        if (m >= 0 && kwname && t->ev.O[m].kind == M_CALL && t->ev.n_kw < TPL_KW_MAX &&
+            fd_ar_put(t, t->ev.kw_name, t->ev.kw_len, &off)) {
+            uint32_t i = t->ev.n_kw++; /* its value comes at this height */
+            t->ev.kw[i].frame = (uint32_t)m;
+            t->ev.kw[i].pos = t->ev.nv;
+            t->ev.kw[i].off = off;
+            t->ev.kw[i].len = t->ev.kw_len;
+            t->ev.kw[i].hash = t->ev.kw_hash;
+        }
+        t->ev.kw_at = 0;
         t->ev.expect = true;
         return;
     }
@@ -553,9 +637,26 @@ static void op_tok(tpl *t, const tok *k)
     }
 }
 
+/* Whether the token needs an operand after it: a binary or unary
+ * operator, '.', '|', or one of and / or / not / in / is / if / else. */
+static bool needs_operand(const tok *k)
+{
+    if (k->kind == TK_OP)
+        return !(k->op == ',' || k->op == ':' || k->op == '(' || k->op == '[' || k->op == '{' ||
+                 k->op == '=' || k->op == ')' || k->op == ']' || k->op == '}');
+    if (k->kind == TK_NAME)
+        return is_op_keyword(k->word);
+    return false;
+}
+
 static void expr_tok(tpl *t, const tok *k)
 {
     bool paren = k->kind == TK_OP && k->op == '(';
+    t->ev.sect++;
+    t->ev.dangling_prev = t->ev.dangling;
+    t->ev.dangling = needs_operand(k);
+    if (t->ev.dangling)
+        t->ev.dangling_index = k->index;
     switch (t->ev.pend_ev) {
     case PE_DOT:
         t->ev.pend_ev = PE_NONE;
@@ -668,6 +769,8 @@ void ev_flush(tpl *t)
         } else {
             t->ev.nv = t->ev.O[t->ev.no - 1].vh; /* an unclosed bracket: drop its contents */
             t->ev.no--;
+            while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= t->ev.no)
+                t->ev.n_kw--;
         }
     }
     if (t->ev.dead)
@@ -692,6 +795,11 @@ void ev_begin(tpl *t, uint8_t tagkind, tpl_pos pos, uint64_t index)
     t->ev.tag_pos = pos;
     t->ev.tag_index = index;
     fd_tag_begin(t);
+    ch_tag_begin(t);
+    t->ev.n_kw = 0;
+    t->ev.kw_at = 0;
+    t->ev.sect = 0;
+    t->ev.dangling = t->ev.dangling_prev = t->ev.ws_close = false;
     t->ev.nv = t->ev.no = 0;
     t->ev.stmt = ST_EXPR;
     t->ev.pend_ev = PE_NONE;
@@ -702,6 +810,7 @@ void ev_begin(tpl *t, uint8_t tagkind, tpl_pos pos, uint64_t index)
     t->ev.first = true;
     t->ev.tuple = false;
     t->ev.set_len = 0;
+    t->ev.attr_len = 0;
     t->ev.set_multi = t->ev.set_attr = t->ev.set_eq = false;
     t->ev.raw_next = false;
 }
@@ -738,6 +847,41 @@ void ev_tok(tpl *t, const tok *k)
     expr_tok(t, k);
     if (t->ev.dead)
         t->ev.last_dot = false;
+}
+
+/* {% set NAME = value %} or {% set ns.NAME = value %} (a namespace()
+ * attribute): the value is stored, unknown when the target or the value
+ * is several, F_INEXACT when set inside a loop or a branch. */
+static void set_value(tpl *t)
+{
+    if (!t->ev.set_len)
+        return;
+    var *x;
+    if (t->ev.set_attr) {
+        var *ns = fd_var_find(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash);
+        if (!ns || ns->v.kind != AV_NS || t->ev.attr_len == 0)
+            return;
+        x = fd_var_get_ns(t, (uint32_t)ns->v.ival, t->ev.attr_name, t->ev.attr_len, t->ev.attr_hash,
+                          t->ev.tag_pos, t->ev.tag_index);
+    } else {
+        x = fd_var_get(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos,
+                       t->ev.tag_index);
+    }
+    if (!x)
+        return;
+    aval v;
+    memset(&v, 0, sizeof v);
+    v.kind = AV_UNK;
+    v.count = -1;
+    v.pos = t->ev.tag_pos;
+    v.index = t->ev.tag_index;
+    if (!t->ev.set_multi && !t->ev.tuple && t->ev.nv == 1)
+        v = t->ev.V[0];
+    else if (t->ev.nv > 0)
+        v = unk_at(&t->ev.V[0]);
+    if (ev_in_branch(t))
+        v.flags |= F_INEXACT;
+    fd_var_assign(t, x, &v);
 }
 
 /* A {{ }} tag ends: its value, when known, is what Jinja emits here, so it
@@ -829,10 +973,53 @@ static void emit_value(tpl *t)
     }
 }
 
+void ev_ws_close(tpl *t)
+{
+    t->ev.ws_close = true;
+}
+
+/* The expression a tag must hold ({{ }}, if / elif, set x =, for ... in)
+ * is missing or ends after an operator: Jinja's parser rejects both
+ * ("Expected an expression"). */
+static void syntax_end(tpl *t)
+{
+    if (t->ev.dead)
+        return;
+    const char *what = NULL;
+    if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR)
+        what = "{{ }} tag";
+    else if (t->ev.stmt == ST_EXPR && t->ev.stmt_word == W_IF)
+        what = "{% if %} condition";
+    else if (t->ev.stmt == ST_EXPR && t->ev.stmt_word == W_ELIF)
+        what = "{% elif %} condition";
+    else if (t->ev.stmt == ST_SET_VALUE)
+        what = "{% set %} value";
+    else if (t->ev.stmt == ST_FOR_ITER)
+        what = "{% for %} iterable";
+    else if (t->ev.stmt == ST_FOR_TARGET)
+        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.tag_index,
+                   "{%% for %%} without 'in' (Jinja rejects the template)");
+    if (!what)
+        return;
+    uint32_t n = t->ev.sect - (t->ev.ws_close && t->ev.sect ? 1 : 0);
+    bool dangling = t->ev.ws_close ? t->ev.dangling_prev : t->ev.dangling;
+    if (n == 0)
+        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.tag_index,
+                   "the %s holds no expression (Jinja rejects the template: \"Expected an "
+                   "expression\")",
+                   what);
+    else if (dangling)
+        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.dangling_index,
+                   "the %s ends with an operator that has no operand after it (Jinja rejects "
+                   "the template: \"Expected an expression\")",
+                   what);
+}
+
 void ev_end(tpl *t)
 {
     if (t->nomem)
         return;
+    syntax_end(t);
     switch (t->ev.stmt) {
     case ST_SET_TARGET: /* {% set x %}...{% endset %} */
         if (t->ev.set_len)
@@ -843,18 +1030,7 @@ void ev_end(tpl *t)
         break;
     case ST_SET_VALUE:
         ev_flush(t);
-        if (t->ev.set_len && !t->ev.set_attr) {
-            var *x = fd_var_get(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos,
-                                t->ev.tag_index);
-            if (x) {
-                if (!t->ev.set_multi && !t->ev.tuple && t->ev.nv == 1) {
-                    fd_var_assign(t, x, &t->ev.V[0]);
-                } else {
-                    aval u = unk_at(&t->ev.V[0]);
-                    fd_var_assign(t, x, &u);
-                }
-            }
-        }
+        set_value(t);
         break;
     case ST_FOR_TARGET: /* no 'in': keep the block structure */
         ev_block_push(t, W_FOR, 1, t->ev.tag_pos, t->ev.tag_index);
@@ -871,6 +1047,8 @@ void ev_end(tpl *t)
         }
         break;
     }
+    tk_tag_end(t,
+               (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR) || t->ev.stmt == ST_SET_VALUE);
     t->ev.nv = t->ev.no = 0;
     fd_tag_begin(t);
 }
@@ -886,10 +1064,10 @@ void ev_template_end(tpl *t)
         return;
     for (uint32_t i = t->ev.n_blocks; i-- > 0;) {
         const block *b = &t->ev.blocks[i];
-        tpl_report(t, TH_SYNTAX, b->pos, b->index,
+        tpl_report(t, TH_SYNTAX, b->pos, UINT64_MAX,
                    "'%s' is never closed by 'end%s' (Jinja rejects the "
-                   "template)",
-                   word_text(b->kind), word_text(b->kind));
+                   "template)%s",
+                   word_text(b->kind), word_text(b->kind), b->where);
     }
     t->ev.n_blocks = 0;
 }

@@ -50,12 +50,14 @@ typedef struct oframe {
 } oframe;
 
 typedef struct block {
-    uint8_t kind;    /* W_FOR, W_IF, ... the opening statement */
-    uint8_t gate;    /* GATE_* its conditions test */
-    int64_t bound;   /* for: this loop's constant bound (1 if unknown) */
-    int64_t product; /* for: product of the enclosing constant bounds */
+    uint8_t kind;       /* W_FOR, W_IF, ... the opening statement */
+    uint8_t gate;       /* GATE_* its conditions test */
+    int64_t bound;      /* for: this loop's constant bound (1 if unknown) */
+    int64_t product;    /* for: product of the enclosing constant bounds */
+    uint16_t items_vid; /* for over a constant: 1 + its loop variable, 0 none */
     tpl_pos pos;
     uint64_t index;
+    char where[56]; /* " (template line L, column C)" of its opening tag, or "" */
 } block;
 
 typedef struct tpl_eval {
@@ -73,10 +75,27 @@ typedef struct tpl_eval {
     uint8_t set_name[TPL_NAME_CAP];
     uint32_t set_len, set_hash;
     bool set_multi, set_attr, set_eq;
+    uint8_t attr_name[TPL_NAME_CAP]; /* {% set ns.NAME = ... %} */
+    uint32_t attr_len, attr_hash;
     uint16_t stmt_word;             /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
     uint8_t for_name[TPL_NAME_CAP]; /* {% for NAME in ... %}: the first target */
     uint32_t for_len, for_hash, for_targets;
-    uint8_t cond; /* GATE_* the tag's comparisons tested */
+    uint8_t cond;     /* GATE_* the tag's comparisons tested */
+    uint32_t ch_used; /* chain bytes of this tag (chain.c) */
+    /* syntax (GG731): expression tokens of the tag's current part, whether
+     * the last one needs an operand after it (and the one before), and
+     * whether the tag closed with -}} / -%} */
+    uint32_t sect;
+    bool dangling, dangling_prev, ws_close;
+    uint64_t dangling_index;
+    uint32_t kw_at;                /* value height after the last name operand in a call (0 none) */
+    uint8_t kw_name[TPL_NAME_CAP]; /* its text */
+    uint32_t kw_len, kw_hash;
+    /* keyword arguments of the open calls: name and value position */
+    struct {
+        uint32_t frame, pos, off, len, hash; /* its call's O index, its value's V index */
+    } kw[TPL_KW_MAX];
+    uint32_t n_kw;
     /* per template */
     block blocks[TPL_BLOCKS];
     uint32_t n_blocks, blocks_over;
@@ -98,6 +117,7 @@ void ev_tok(tpl *t, const tok *k);
 void ev_end(tpl *t);
 void ev_template_end(tpl *t);
 bool ev_wants_raw(const tpl *t);
+void ev_ws_close(tpl *t); /* the tag ends with -}} or -%}: that '-' was no operator */
 void ev_probe_begin(tpl *t, uint8_t *buf, size_t cap);
 bool ev_probe_end(tpl *t, size_t *len);
 
@@ -116,12 +136,20 @@ void ev_settle_attr(tpl *t);               /* an attribute not called is a plain
 /* calls.c: calls and filters */
 aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws);
 aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na);
+/* namespace(k=v, ...): a new namespace object whose attributes are the
+ * keyword arguments (their values at heights base..base+na-1). */
+aval ev_namespace(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t base);
 aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na, uint32_t kws,
                      const aval *at);
 /* The attribute name arguments of map, selectattr, rejectattr, groupby and
  * attribute= (index attr_kw - 1 of args), checked like |attr (GG720-GG722). */
 uint16_t ev_attr_args(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
                       unsigned attr_kw);
+
+/* fields.c: the replacement fields of a constant str.format string, walked
+ * as access chains into args (GG720/GG721); F_TAINT when one reaches the
+ * object model. */
+uint16_t ev_format_fields(tpl *t, const aval *fmt, const aval *args, uint32_t na);
 
 /* stmt.c: statements and blocks */
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index);
@@ -132,6 +160,7 @@ bool ev_statement(tpl *t, const tok *k); /* the first token of a {% %}: a statem
 void ev_set_target(tpl *t, const tok *k);
 void ev_for_target(tpl *t, const tok *k);
 bool ev_marker_open(const tpl *t);
+bool ev_in_branch(const tpl *t);       /* inside for / if / macro / call */
 void ev_lexical(tpl *t, const tok *k); /* name by name, when the evaluator gave up */
 void ev_gate_update(tpl *t);           /* the output stream's gate from the open blocks */
 

@@ -128,10 +128,13 @@ bool fd_wordlike(const uint8_t *s, size_t n)
     return letters >= 2;
 }
 
-/* Describe a value for a message: a name, a quoted constant or "(...)". */
+/* Describe a value for a message: its access chain, a name, a quoted
+ * constant or "(...)". */
 const char *fd_desc(const tpl *t, const aval *v, char *buf, size_t cap)
 {
     char e[96];
+    if (v->kind != AV_STR && v->kind != AV_INT && ch_text(t, v, buf, cap))
+        return buf; /* the chain that reached it */
     switch (v->kind) {
     case AV_NAME:
         if (v->len)
@@ -182,6 +185,8 @@ void fd_template_begin(tpl *t, uint64_t total)
         t->fd.vslots[t->fd.vars[i].slot] = 0;
     t->fd.n_vars = 0;
     t->fd.vs_len = 0;
+    t->fd.n_ns = 0;
+    t->fd.obj_seq = 0;
 }
 
 void fd_tag_begin(tpl *t)
@@ -348,7 +353,7 @@ void fd_b_val(tpl *t, bld *b, const aval *v)
 static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
                         tpl_pos pos, uint64_t index, const char *what)
 {
-    char e[160], e2[96];
+    char e[160], e2[128];
     bool built = (flags & F_BUILT) != 0;
     if (fd_is_dunder(s, n)) {
         tpl_report(t, TH_GADGET, pos, index,
@@ -360,12 +365,23 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
         return;
     }
     size_t at, len;
-    if (find_dunder_path(s, n, from, &at, &len))
+    if (find_dunder_path(s, n, from, &at, &len)) {
+        /* quote the whole path around it: 0.__init__.__globals__[os] */
+        while (at > 0 && len < 120 &&
+               (identc(s[at - 1]) || s[at - 1] == '.' || s[at - 1] == '[' || s[at - 1] == ']')) {
+            at--;
+            len++;
+        }
+        while (
+            at + len < n && len < 120 &&
+            (identc(s[at + len]) || s[at + len] == '.' || s[at + len] == '[' || s[at + len] == ']'))
+            len++;
         tpl_report(t, TH_GADGET, pos, index,
                    "%s '%s' holds the attribute path '%s' (reached through str.format fields or "
                    "attribute getters: SSTI gadget)",
                    what, tpl_quote(e, sizeof e, s, n, 60),
-                   tpl_quote(e2, sizeof e2, s + at, len, 40));
+                   tpl_quote(e2, sizeof e2, s + at, len, 60));
+    }
     if (n > 24)
         return;
     unsigned w = word_lookup(t, s, n, word_hash(s, n));
@@ -429,40 +445,63 @@ void fd_literal_check(tpl *t, const tok *k)
 
 /* ----------------------------------------------------------- variables */
 
-var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
+/* Variables and namespace attributes share one table: an attribute is the
+ * entry (ns, name) with ns the namespace object's number, a variable has
+ * ns 0. */
+static uint32_t ns_hash(uint32_t ns, uint32_t h)
 {
+    return h ^ (ns * 0x9E3779B1u);
+}
+
+var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h)
+{
+    h = ns_hash(ns, h);
     uint32_t i = h & (TPL_VAR_SLOTS - 1);
     while (t->fd.vslots[i]) {
         var *x = &t->fd.vars[t->fd.vslots[i] - 1];
-        if (x->hash == h && x->name_len == n && memcmp(x->name, s, n) == 0)
+        if (x->hash == h && x->ns == ns && x->name_len == n && memcmp(x->name, s, n) == 0)
             return x;
         i = (i + 1) & (TPL_VAR_SLOTS - 1);
     }
     return NULL;
 }
 
-var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index)
+var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
 {
-    var *x = fd_var_find(t, s, n, h);
+    return fd_var_find_ns(t, 0, s, n, h);
+}
+
+var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
+                   uint64_t index)
+{
+    var *x = fd_var_find_ns(t, ns, s, n, h);
     if (x)
         return x;
     if (t->fd.n_vars >= TPL_VARS_MAX) {
         fd_limit(t, pos, index, "more than 256 variables are set");
         return NULL;
     }
+    if (n > TPL_NAME_CAP)
+        n = TPL_NAME_CAP;
     x = &t->fd.vars[t->fd.n_vars++];
     memset(x, 0, sizeof *x);
     memcpy(x->name, s, n);
     x->name_len = n;
-    x->hash = h;
+    x->hash = ns_hash(ns, h);
+    x->ns = ns;
     x->v.kind = AV_UNK;
     x->v.count = -1;
-    uint32_t i = h & (TPL_VAR_SLOTS - 1);
+    uint32_t i = x->hash & (TPL_VAR_SLOTS - 1);
     while (t->fd.vslots[i])
         i = (i + 1) & (TPL_VAR_SLOTS - 1);
     t->fd.vslots[i] = (uint16_t)t->fd.n_vars;
     x->slot = i;
     return x;
+}
+
+var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index)
+{
+    return fd_var_get_ns(t, 0, s, n, h, pos, index);
 }
 
 static bool vs_reserve(tpl *t, uint32_t n)
@@ -491,6 +530,15 @@ void fd_var_assign(tpl *t, var *x, const aval *v)
 {
     aval nv = *v;
     nv.flags &= (uint16_t) ~(F_LITERAL | F_VAR | F_RSTR);
+    nv.ch_len = 0; /* the chain is kept in the variable (the arena is per tag) */
+    nv.vid = 0;
+    ch_store(t, x, v);
+    /* a list read unchanged from another variable is the same object (a
+     * mutator through either changes both); any other value is new */
+    if (v->vid && v->vid <= t->fd.n_vars && v->kind == AV_LIST)
+        x->obj = t->fd.vars[v->vid - 1].obj;
+    else
+        x->obj = ++t->fd.obj_seq;
     if (v->kind == AV_STR || v->kind == AV_LIST) {
         uint32_t len = v->len;
         if (len > t->fd.budget) {
@@ -536,5 +584,7 @@ void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos po
         x->v.flags = 0;
         x->v.count = -1;
         x->v.len = 0;
+        x->chain_len = 0;
+        x->obj = ++t->fd.obj_seq;
     }
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* ---- abstract values ---- */
-enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
+enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE, AV_NS };
 #define F_BUILT 0x01u    /* produced by a folding operation, not a plain literal */
 #define F_CONTENT 0x02u  /* message content (or derived from it by filters) */
 #define F_TAINT 0x04u    /* reached through a dunder / object-model access */
@@ -36,22 +36,34 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE };
 
 typedef struct aval {
     uint8_t kind;
+    uint8_t rkind; /* AV_ATTR: the receiver's kind when it was a constant list (mutators) */
     uint16_t flags;
     uint16_t word;     /* AV_NAME: the name's word; AV_ATTR: the attribute's */
-    uint32_t off, len; /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
-    int64_t ival;      /* AV_INT value, AV_LIST item count */
-    int64_t count;     /* items when iterated (-1 unknown) */
     uint16_t rword;    /* AV_ATTR: the receiver's word when it was a name */
+    uint32_t off, len; /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
+    uint32_t ch_off;   /* the access chain that reached the value (chain.c), in the arena */
+    uint16_t ch_len;   /* its length, 0 when there is none */
+    uint16_t vid;      /* 1 + the variable the value was read from (unchanged), 0 none */
+    int64_t ival;      /* AV_INT value, AV_LIST item count, AV_NS namespace id */
+    int64_t count;     /* items when iterated (-1 unknown) */
     tpl_pos pos;
     uint64_t index;
 } aval;
 
+/* An AV_LIST's items lie end to end: a 4-byte length word (LIST_INT set
+ * for an integer kept as its decimal text), then the item's bytes. */
+#define LIST_INT 0x80000000u
+
 typedef struct var {
     uint8_t name[TPL_NAME_CAP];
     uint32_t name_len, hash;
-    uint32_t slot;             /* its entry in vslots */
-    aval v;                    /* bytes (if any) at v.off in the store, F_VAR set */
+    uint32_t ns;   /* 0: a variable; else the namespace() object whose attribute it is */
+    uint32_t slot; /* its entry in vslots */
+    uint32_t obj;  /* AV_LIST: the list object (aliases share it, for mutators) */
+    aval v;        /* bytes (if any) at v.off in the store, F_VAR set */
     uint32_t cap_off, cap_len; /* the store region owned by this variable */
+    uint8_t chain_len;         /* the access chain of its value (chain.c) */
+    uint8_t chain[TPL_CHAIN_CAP];
 } var;
 
 typedef struct tpl_fold {
@@ -64,6 +76,7 @@ typedef struct tpl_fold {
     uint16_t vslots[TPL_VAR_SLOTS];
     uint8_t *vs; /* their bytes */
     uint32_t vs_len, vs_cap;
+    uint32_t n_ns, obj_seq; /* namespace() objects and list objects made so far */
 } tpl_fold;
 
 bool fd_init(tpl *t);
@@ -194,9 +207,23 @@ aval fd_fold_slice(tpl *t, const aval *s, const aval *parts, uint32_t np);
 aval fd_fold_index(tpl *t, const aval *x, int64_t i);
 aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at);
 
+/* lists.c: list + list, list * n, and the mutators append / extend /
+ * insert (m is W_APPEND ...) applied to the list l; unknown when they do
+ * not fold. fd_frag_of is F_FRAG when the value holds a piece of a dunder
+ * name ('__', '_', '__x'): a string, an item of a list, an item a loop
+ * variable takes, or an unknown value built from one. */
+aval fd_list_concat(tpl *t, const aval *a, const aval *b);
+aval fd_list_repeat(tpl *t, const aval *l, const aval *n, const aval *at);
+aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_t na,
+                    const aval *at);
+uint16_t fd_frag_of(tpl *t, const aval *v);
+
 /* The {% set %} store: lookup, lookup-or-create (NULL past TPL_VARS_MAX),
  * assignment (copies constant bytes into the store), forgetting a value. */
 var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h);
+var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h);
+var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
+                   uint64_t index);
 var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
 void fd_var_assign(tpl *t, var *x, const aval *v);
 void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);

@@ -144,6 +144,32 @@ bool ev_makes_string(unsigned w)
     }
 }
 
+/* ns.name on a namespace() object: the attribute's value as set (by
+ * namespace(name=...) or {% set ns.name = ... %}), or unknown. True when
+ * done (the value replaced the top). */
+static bool ns_attr(tpl *t, aval *r, const tok *k)
+{
+    if (r->ival <= 0 || fd_is_dunder(k->s, k->n) || fd_is_mangled(k->s, k->n))
+        return false;
+    var *x = fd_var_find_ns(t, (uint32_t)r->ival, k->s, k->n, k->hash);
+    aval v;
+    if (x) {
+        v = x->v;
+        v.vid = (uint16_t)(x - t->fd.vars + 1);
+    } else {
+        v = unk_at(r);
+    }
+    v.pos = k->pos;
+    v.index = k->index;
+    if (x && x->chain_len)
+        ch_load(t, &v, x, NULL, 0); /* the chain it was set from */
+    else
+        ch_step(t, &v, r, ".", k->s, k->n, "");
+    *r = v;
+    t->ev.pend_ev = PE_NONE;
+    return true;
+}
+
 /* .name on the top value. */
 void ev_attr_access(tpl *t, const tok *k)
 {
@@ -181,6 +207,13 @@ void ev_attr_access(tpl *t, const tok *k)
                    d, e, e);
         fl |= F_TAINT;
     }
+    if ((w == W_FORMAT || w == W_FORMAT_MAP) && r->kind == AV_UNK &&
+        (r->flags & (F_STRTYPE | F_FRAG)))
+        tpl_report(t, TH_OBFUSCATION, k->pos, k->index,
+                   "'%s.%s': str.%s on a string built at render time: its replacement fields "
+                   "can read any attribute of the arguments ('{0.__class__}') and cannot be "
+                   "checked statically",
+                   d, e, e);
     if (w == W_FORMAT_MAP)
         tpl_report(t, TH_EXEC, k->pos, k->index,
                    "'%s.format_map': str.format_map reads attributes "
@@ -192,14 +225,21 @@ void ev_attr_access(tpl *t, const tok *k)
     if (w == W_CONTENT || (w == W_TEXT && (r->flags & F_CONTENT)) ||
         ((r->flags & F_CONTENT) && ev_keeps_content(w)))
         fl |= F_CONTENT;
+    if (r->kind == AV_NS && !(fl & F_TAINT) && ns_attr(t, r, k))
+        return;
     aval a = val_tok(k, AV_ATTR);
     a.word = (uint16_t)w;
     a.rword = rname ? r->word : 0;
     a.flags = fl;
-    if (r->kind == AV_STR) {
-        a.flags |= (uint16_t)(F_RSTR | (r->flags & (F_VAR | F_INEXACT)));
+    a.rkind = r->kind;
+    a.vid = r->vid;
+    ch_step(t, &a, r, ".", s, n, "");
+    if (r->kind == AV_STR || r->kind == AV_LIST) {
+        /* the receiver's bytes: str methods fold, list mutators update it */
+        a.flags |= (uint16_t)((r->kind == AV_STR ? F_RSTR : 0) | (r->flags & (F_VAR | F_INEXACT)));
         a.off = r->off;
         a.len = r->len;
+        a.ival = r->ival;
     }
     *r = a;
     t->ev.pend_ev = PE_ATTR;
@@ -215,6 +255,9 @@ void ev_settle_attr(tpl *t)
         return;
     if (a->word == W_FORMAT && (a->flags & F_RSTR)) {
         char e[96];
+        aval fmt = *a;
+        fmt.kind = AV_STR;
+        ev_format_fields(t, &fmt, NULL, 0);
         tpl_report(t, TH_EXEC, a->pos, a->index,
                    "'%s'.format is referenced without a call: a bound "
                    "str.format reads attributes through format fields (sandbox escape, "

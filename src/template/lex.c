@@ -59,6 +59,8 @@ static void emit_op(tpl *t, uint8_t op)
     tok k;
     tok_init(t, &k, TK_OP);
     k.op = op;
+    t->lx.last_op = op;
+    t->lx.last_op_index = k.index;
     ev_tok(t, &k);
 }
 
@@ -425,6 +427,10 @@ static bool name_char(uint8_t c)
 
 static void tag_end(tpl *t)
 {
+    /* '-' or '+' right before the closing }} or %} is whitespace control,
+     * not an operator (t->index is at the second byte of the closer) */
+    if ((t->lx.last_op == '-' || t->lx.last_op == '+') && t->lx.last_op_index + 2 == t->index)
+        ev_ws_close(t);
     ev_end(t);
     t->lx.mode = ev_wants_raw(t) ? M_RAW : M_TEXT;
     t->lx.raw_collect = false;
@@ -472,6 +478,23 @@ static bool num_byte(tpl *t, uint8_t c)
         return false;
     num_add(t, (unsigned)h);
     return true;
+}
+
+/* A closing bracket: Jinja's lexer rejects one that closes nothing or
+ * another kind of bracket ("unexpected ')'"). */
+static void close_bracket(tpl *t, uint8_t c)
+{
+    uint8_t open = c == ')' ? '(' : c == ']' ? '[' : '{';
+    if (t->lx.depth == 0) {
+        tpl_report(t, TH_SYNTAX, t->cur, t->index,
+                   "unexpected '%c': it closes no bracket (Jinja rejects the template)", c);
+        return;
+    }
+    t->lx.depth--;
+    if (t->lx.depth < TPL_BSTACK && t->lx.bstack[t->lx.depth] != open)
+        tpl_report(t, TH_SYNTAX, t->cur, t->index,
+                   "unexpected '%c': the bracket open is '%c' (Jinja rejects the template)", c,
+                   t->lx.bstack[t->lx.depth]);
 }
 
 static void tag_byte(tpl *t, uint8_t c)
@@ -574,8 +597,11 @@ again:
         }
         if (p == '!')
             emit_other(t);
-        else
+        else {
+            if (p == '}')
+                close_bracket(t, p); /* a lone '}' in {{ }} */
             emit_op(t, p);
+        }
     }
     if (is_space(c))
         return;
@@ -625,26 +651,24 @@ again:
         emit_op(t, c);
         return;
     case '}':
-        if (t->lx.depth == 0) {
-            if (t->lx.tagkind == TAG_VAR) {
-                t->lx.pend = true;
-                t->lx.pend_c = c;
-                return;
-            }
-        } else {
-            t->lx.depth--;
+        if (t->lx.depth == 0 && t->lx.tagkind == TAG_VAR) {
+            t->lx.pend = true;
+            t->lx.pend_c = c;
+            return;
         }
+        close_bracket(t, c);
         emit_op(t, c);
         return;
     case ')':
     case ']':
-        if (t->lx.depth > 0)
-            t->lx.depth--;
+        close_bracket(t, c);
         emit_op(t, c);
         return;
     case '(':
     case '[':
     case '{':
+        if (t->lx.depth < TPL_BSTACK)
+            t->lx.bstack[t->lx.depth] = c;
         if (t->lx.depth < UINT32_MAX)
             t->lx.depth++;
         emit_op(t, c);
@@ -710,6 +734,7 @@ static void open_tag(tpl *t, uint8_t kind)
     t->lx.mode = M_TAG;
     t->lx.tagkind = kind;
     t->lx.depth = 0;
+    t->lx.last_op = 0;
     t->lx.tag_fresh = true;
     t->lx.sub = S_NONE;
     ev_begin(t, kind, t->lx.tag_pos, t->lx.tag_index);

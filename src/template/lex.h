@@ -65,6 +65,9 @@ typedef struct tpl_lexer {
     uint64_t tok_index;
     tpl_pos tag_pos; /* where the tag being read starts */
     uint64_t tag_index;
+    uint8_t last_op; /* the tag's last operator token, for -}} and -%} */
+    uint64_t last_op_index;
+    uint8_t bstack[TPL_BSTACK]; /* the kinds of the open brackets (the first ones) */
 } tpl_lexer;
 
 bool lx_init(tpl *t);

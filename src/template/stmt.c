@@ -37,10 +37,12 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t in
     block *b = &t->ev.blocks[t->ev.n_blocks++];
     b->kind = kind;
     b->gate = 0;
+    b->items_vid = 0;
     b->bound = bound;
     b->product = kind == W_FOR ? sat_mul(outer, bound) : outer;
     b->pos = pos;
     b->index = index;
+    tpl_where(t, index, b->where, sizeof b->where);
 }
 
 static unsigned opener_of(unsigned end)
@@ -77,9 +79,9 @@ void ev_block_end(tpl *t, const tok *k)
     block *b = &t->ev.blocks[t->ev.n_blocks - 1];
     if (b->kind != open)
         tpl_report(t, TH_SYNTAX, k->pos, k->index,
-                   "'%s' closes the '%s' opened at template byte %llu "
+                   "'%s' closes the '%s' opened%s "
                    "(Jinja rejects the template)",
-                   word_text(k->word), word_text(b->kind), (unsigned long long)b->index);
+                   word_text(k->word), word_text(b->kind), b->where[0] ? b->where : " before");
     t->ev.n_blocks--;
     ev_gate_update(t);
 }
@@ -102,30 +104,34 @@ void ev_block_middle(tpl *t, const tok *k)
 /* {% for c in CONSTANT %} with one target: c takes the items one per turn,
  * so {{ c }} in the body outputs them in order (GG735 sees text emitted one
  * character at a time). */
-static void loop_items(tpl *t, const aval *it)
+static uint16_t loop_items(tpl *t, const aval *it)
 {
     if (t->ev.for_targets != 1 || (it->kind != AV_LIST && it->kind != AV_STR))
-        return;
+        return 0;
     var *x = fd_var_get(t, t->ev.for_name, t->ev.for_len, t->ev.for_hash, t->ev.tag_pos,
                         t->ev.tag_index);
     if (!x)
-        return;
-    fd_var_assign(t, x, it);
+        return 0;
+    aval v = *it;
+    v.vid = 0; /* the items, not the list object */
+    fd_var_assign(t, x, &v);
     if (x->v.kind != it->kind)
-        return; /* not stored */
+        return 0; /* not stored */
     x->v.rword = x->v.kind;
     x->v.kind = AV_UNK;
     x->v.flags = (uint16_t)((x->v.flags & (F_VAR | F_INEXACT)) | F_ITEMS);
+    return (uint16_t)(x - t->fd.vars + 1);
 }
 
 void ev_finish_for(tpl *t)
 {
     ev_flush(t);
     int64_t b = -1;
+    uint16_t items = 0;
     if (t->ev.nv == 1) {
         const aval *v = &t->ev.V[0];
         b = v->kind == AV_LIST ? v->ival : v->kind == AV_STR ? (int64_t)v->len : v->count;
-        loop_items(t, v);
+        items = loop_items(t, v);
     }
     if (b < 1)
         b = 1;
@@ -137,6 +143,8 @@ void ev_finish_for(tpl *t)
                    "%lld%s iterations (this loop %lld times, inside loops of %lld)",
                    (long long)prod, prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
     ev_block_push(t, W_FOR, b, t->ev.tag_pos, t->ev.tag_index);
+    if (t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR)
+        t->ev.blocks[t->ev.n_blocks - 1].items_vid = items;
     t->ev.nv = t->ev.no = 0;
     t->ev.expect = true;
     t->ev.pend_ev = PE_NONE;
@@ -214,11 +222,32 @@ bool ev_statement(tpl *t, const tok *k)
     }
 }
 
+/* True inside a block whose body may run zero or many times (for, if,
+ * macro, call): a value set there is not the value every render has. */
+bool ev_in_branch(const tpl *t)
+{
+    if (t->ev.blocks_over)
+        return true;
+    for (uint32_t i = 0; i < t->ev.n_blocks; i++) {
+        unsigned k = t->ev.blocks[i].kind;
+        if (k == W_FOR || k == W_IF || k == W_MACRO || k == W_CALL)
+            return true;
+    }
+    return false;
+}
+
 void ev_set_target(tpl *t, const tok *k)
 {
     if (k->kind == TK_NAME) {
         if (t->ev.set_attr && t->ev.last_dot) {
             t->ev.last_dot = false;
+            if (t->ev.attr_len == 0 && k->n <= TPL_NAME_CAP) { /* {% set ns.NAME = %} */
+                memcpy(t->ev.attr_name, k->s, k->n);
+                t->ev.attr_len = k->n;
+                t->ev.attr_hash = k->hash;
+            } else {
+                t->ev.set_multi = true; /* ns.a.b: not modelled */
+            }
             return;
         }
         if (t->ev.set_len == 0 && !t->ev.set_multi) {
@@ -242,6 +271,7 @@ void ev_set_target(tpl *t, const tok *k)
     case '(': t->ev.set_multi = true; return;
     case '=':
         t->ev.set_eq = true;
+        t->ev.sect = 0;
         t->ev.stmt = ST_SET_VALUE;
         t->ev.expect = true;
         return;
@@ -254,7 +284,12 @@ void ev_for_target(tpl *t, const tok *k)
     if (k->kind != TK_NAME)
         return;
     if (k->word == W_IN) {
+        if (t->ev.for_targets == 0)
+            tpl_report(t, TH_SYNTAX, k->pos, k->index,
+                       "{%% for %%} without a loop variable before 'in' (Jinja rejects the "
+                       "template)");
         t->ev.stmt = ST_FOR_ITER;
+        t->ev.sect = 0;
         t->ev.expect = true;
         return;
     }

@@ -765,6 +765,8 @@ static void url_byte(tpl *t, tscan *s, uint8_t c)
  * reaching the threshold). */
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
 {
+    if (s == &t->ts.out)
+        tk_run(t, p, n, s->seg, index, same_index); /* special tokens output */
     uint32_t st = s->ac_state, rn = s->ring_n, blen = s->blob_len, wlen = s->word_len;
     uint8_t bcls = s->blob_cls, wk = s->word_kind;
     bool space = s->ac_space;

@@ -50,10 +50,6 @@ static const uint8_t *cbytes(const tpl *t, const cval *c)
     return (c->var_space ? t->fd.vs : t->fd.ar) + c->off;
 }
 
-/* A list item's length word: the item's byte length, LIST_INT when it is
- * an integer kept as its decimal text. */
-#define LIST_INT 0x80000000u
-
 /* The integer a list keeps as its decimal text (written by fd_b_int). */
 static int64_t dec_value(const uint8_t *s, uint32_t n)
 {
@@ -596,8 +592,11 @@ aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at)
         fl |= items[i].flags & (F_TAINT | F_INEXACT);
     }
     r.flags = fl & F_TAINT;
-    if (!all)
+    if (!all) {
+        for (uint32_t i = 0; i < n; i++) /* '__' among the items of an unknown list */
+            r.flags |= fd_frag_of(t, &items[i]);
         return r;
+    }
     bld b;
     fd_b_begin(t, &b, at);
     for (uint32_t i = 0; i < n && !b.fail; i++) {
@@ -700,9 +699,7 @@ aval fd_concat(tpl *t, const aval *a, const aval *b)
     if (!ca || !cb) {
         aval r = unk_at(a);
         r.flags = (uint16_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT | F_FRAG)) | F_STRTYPE);
-        if ((a->kind == AV_STR && fd_has_frag(fd_bytes(t, a), a->len)) ||
-            (b->kind == AV_STR && fd_has_frag(fd_bytes(t, b), b->len)))
-            r.flags |= F_FRAG;
+        r.flags |= (uint16_t)(fd_frag_of(t, a) | fd_frag_of(t, b));
         const aval *k = a->kind == AV_STR ? a : b->kind == AV_STR ? b : NULL;
         const aval *o = k == a ? b : a;
         if (k && (o->flags & F_CONTENT) && sink_text(fd_bytes(t, k), k->len)) {

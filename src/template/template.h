@@ -72,6 +72,17 @@ const tpl_hit *tpl_hit_get(const tpl *t, int kind);
 bool tpl_nomem(const tpl *t);
 /* Template byte index of the first "{{" or "{%" in the template, or -1. */
 int64_t tpl_first_tag(const tpl *t);
+/* The special tokens the last template emits (tokens.c): "<|im_start|>"
+ * and "<｜User｜>" (TKN_BAR), "<start_of_turn>" or "</s>" (TKN_ANGLE),
+ * "[INST]" (TKN_BRACKET), each once, with the template line and column of
+ * its first occurrence (0 when not known). */
+enum { TKN_BAR = 1, TKN_ANGLE, TKN_BRACKET };
+size_t tpl_token_count(const tpl *t);
+const uint8_t *tpl_token_get(const tpl *t, size_t i, size_t *len, int *kind, uint64_t *line,
+                             uint64_t *col);
+/* Whether a {{ }} tag outputs the bos_token / eos_token variable. */
+enum { TPL_VAR_BOS, TPL_VAR_EOS };
+bool tpl_emits_var(const tpl *t, int which);
 /* Test hook of the differential oracle (tests/tools/tpl_fold.c): analyse
  * one template on a fresh folding budget and tell what the folder knows of
  * the value of its last {{ }} tag, as Jinja would print it. Returns 1 with

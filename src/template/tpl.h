@@ -6,11 +6,13 @@
 #define GGUFLINT_TEMPLATE_TPL_H
 
 #include "template/caps.h"
+#include "template/chain.h"
 #include "template/eval.h"
 #include "template/fold.h"
 #include "template/lex.h"
 #include "template/rawscan.h"
 #include "template/stream.h"
+#include "template/tokens.h"
 #include "template/template.h"
 #include "template/words.h"
 
@@ -29,6 +31,12 @@ struct tpl {
     tpl_pos hist_pos[8]; /* the last chunks fed, to map an index to its chunk */
     uint64_t hist_index[8];
     uint32_t hist_n;
+    /* line positions (core.c): the chunk being fed, the bytes scanned for
+     * newlines so far, their count and the indices of the last ones */
+    const uint8_t *chunk_p;
+    uint64_t chunk_index, chunk_n;
+    uint64_t nl_scan, nl_count;
+    uint64_t nl_ring[TPL_NL_RING];
     /* the parts */
     tpl_words wd;
     tpl_raw raw;
@@ -36,6 +44,7 @@ struct tpl {
     tpl_lexer lx;
     tpl_fold fd;
     tpl_eval ev;
+    tpl_tokens tk;
 };
 
 /* core.c */
@@ -46,6 +55,12 @@ bool tpl_hit_count(tpl *t, int kind);
 /* Escape up to max_in bytes for a message into buf (cap bytes). */
 const char *tpl_quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in);
 tpl_pos tpl_pos_at(const tpl *t, uint64_t index); /* the chunk holding a recent byte */
+/* Line and column (1-based, the column in bytes) of template byte `index`;
+ * false when it is not known (further back than the last TPL_NL_RING
+ * newlines, or not fed yet). */
+bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col);
+/* " (template line L, column C)" for a message, or "" when not known. */
+const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap);
 
 /* rawscan.c, inline for the lexer's byte loop: no sequence is open */
 static inline bool raw_idle(const tpl *t)

@@ -178,6 +178,10 @@ static const wdef words[W__COUNT] = {
     [W_REJECTATTR] = {"rejectattr", 0},
     [W_GROUPBY] = {"groupby", 0},
     [W_ATTRIBUTE] = {"attribute", 0},
+    [W_APPEND] = {"append", 0},
+    [W_EXTEND] = {"extend", 0},
+    [W_INSERT] = {"insert", 0},
+    [W_COPY] = {"copy", 0},
 };
 #undef TAINT
 

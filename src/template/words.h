@@ -189,6 +189,11 @@ enum {
     W_REJECTATTR,
     W_GROUPBY,
     W_ATTRIBUTE,
+    /* list methods: the mutators the folder models, and the readers */
+    W_APPEND,
+    W_EXTEND,
+    W_INSERT,
+    W_COPY,
     W__COUNT
 };
 

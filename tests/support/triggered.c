@@ -1,5 +1,6 @@
 /* triggered.c - records which rules the tests actually trigger. Linked into
- * every cmocka test with -Wl,--wrap=gguflint_run,--wrap=gguflint_check_set,
+ * every cmocka test with -Wl,--wrap=gguflint_run,--wrap=gguflint_check_set
+ * (and gguflint_check_family),
  * so every context a test runs (through any helper, on any thread) adds the
  * rules of its findings to a set; at exit the set is written, one id per
  * line, to the file named by $GGUFLINT_TRIGGERED (ctest sets it per test).
@@ -19,6 +20,8 @@ int __real_gguflint_run(gguflint_ctx *ctx);
 int __real_gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
 int __wrap_gguflint_run(gguflint_ctx *ctx);
 int __wrap_gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
+int __real_gguflint_check_family(gguflint_ctx *const *ctxs, size_t n);
+int __wrap_gguflint_check_family(gguflint_ctx *const *ctxs, size_t n);
 
 static uint8_t seen[MAX_RULES];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -73,6 +76,15 @@ int __wrap_gguflint_run(gguflint_ctx *ctx)
 int __wrap_gguflint_check_set(gguflint_ctx *const *ctxs, size_t n)
 {
     int st = __real_gguflint_check_set(ctxs, n);
+    for (size_t i = 0; ctxs && i < n; i++)
+        if (ctxs[i])
+            record(ctxs[i]);
+    return st;
+}
+
+int __wrap_gguflint_check_family(gguflint_ctx *const *ctxs, size_t n)
+{
+    int st = __real_gguflint_check_family(ctxs, n);
     for (size_t i = 0; ctxs && i < n; i++)
         if (ctxs[i])
             record(ctxs[i]);

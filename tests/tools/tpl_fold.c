@@ -1,6 +1,8 @@
 /* tpl_fold.c - the differential oracle's view of the template folder: reads
  * one Jinja expression per line on stdin, analyses "{{ EXPR }}" with the
- * template analyser (never rendering it) and prints one line per input:
+ * template analyser (never rendering it) - or the line itself when it
+ * starts with "{%" (statements, then one {{ }}) - and prints one line per
+ * input:
  * "K <hex>" with the value the folder computed, as Jinja would print it, or
  * "U" when the folder does not know it. ci/template-oracle.py renders the
  * same expressions with Jinja2's sandbox and compares. */
@@ -27,13 +29,20 @@ int main(void)
     while ((n = getline(&line, &lcap, stdin)) >= 0) {
         if (n > 0 && line[n - 1] == '\n')
             n--;
-        size_t tl = (size_t)n + 6;
+        /* a line that starts with "{%" is a whole template (statements,
+         * then one {{ }}): taken as it is */
+        bool whole = n >= 2 && line[0] == '{' && line[1] == '%';
+        size_t tl = whole ? (size_t)n : (size_t)n + 6;
         char *tplt = malloc(tl + 1);
         if (!tplt)
             return 2;
-        memcpy(tplt, "{{ ", 3);
-        memcpy(tplt + 3, line, (size_t)n);
-        memcpy(tplt + 3 + n, " }}", 3);
+        if (whole) {
+            memcpy(tplt, line, (size_t)n);
+        } else {
+            memcpy(tplt, "{{ ", 3);
+            memcpy(tplt + 3, line, (size_t)n);
+            memcpy(tplt + 3 + n, " }}", 3);
+        }
         size_t len;
         if (tpl_probe(t, (const uint8_t *)tplt, tl, val, cap, &len)) {
             fputs("K ", stdout);

@@ -1,0 +1,233 @@
+/* template_conform.c - the chat templates against the vocabulary
+ * (GG740-GG743), for people testing writers: special tokens a template
+ * emits that the vocabulary lacks, chat-turn tokens in a vocabulary without
+ * any template, a BOS emitted while tokenizer.ggml.add_bos_token adds one,
+ * and templates that never close a turn. check_template.c gives each
+ * analysed template to tc_collect; tc_finish runs the checks once per file.
+ *
+ * Cost: one walk over tokenizer.ggml.tokens, and only over the tokens that
+ * start with '<' or '[' beyond a byte compare; a candidate is looked up by
+ * binary search among at most TPL_TOK_MAX emitted tokens, or among the
+ * chat-turn table's 21 entries, whatever the vocabulary holds. */
+#include "checks/template_conform.h"
+
+#include "model/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tokens only chat formats use (GG741). llama.cpp's templates and the
+ * tokenizers of the models they come from. */
+static const char *const chat_turn_tokens[] = {
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|start_header_id|>",
+    "<|eot_id|>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "<|user|>",
+    "<|assistant|>",
+    "<|system|>",
+    "[INST]",
+    "[/INST]",
+    "<|START_OF_TURN_TOKEN|>",
+    "<|END_OF_TURN_TOKEN|>",
+    "<|im_user|>",
+    "<|im_assistant|>",
+    "<|im_system|>",
+    "<|start|>",
+    "<|message|>",
+    "<|channel|>",
+    "<\xef\xbd\x9c"
+    "User\xef\xbd\x9c>",
+    "<\xef\xbd\x9c"
+    "Assistant\xef\xbd\x9c>",
+};
+
+/* Texts llama.cpp's vocabulary loader treats as end of generation
+ * (llama-vocab.cpp: the EOT auto-detection and special_eog_ids), GG743. */
+static const char *const eog_texts[] = {
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "<|eom_id|>",
+    "<EOT>",
+    "_<EOT>",
+    "<|end_of_text|>",
+    "<end_of_utterance>",
+    "[EOT]",
+    "<\xef\xbd\x9c"
+    "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+};
+
+static const char *quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in)
+{
+    esc_fixed(buf, cap, s, n, max_in);
+    return buf;
+}
+
+static bool in_table(const char *const *tab, size_t n, const uint8_t *s, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strlen(tab[i]) == len && memcmp(tab[i], s, len) == 0)
+            return true;
+    return false;
+}
+
+void tc_init(tc_state *st)
+{
+    memset(st, 0, sizeof *st);
+}
+
+void tc_collect(tc_state *st, const tpl *t, const gguflint_kv *kv)
+{
+    if (!st->first_kv)
+        st->first_kv = kv;
+    st->templates++;
+    if (tpl_emits_var(t, TPL_VAR_BOS) && !st->bos_var_kv)
+        st->bos_var_kv = kv;
+    if (tpl_emits_var(t, TPL_VAR_EOS))
+        st->eos_var = true;
+    for (size_t i = 0; i < tpl_token_count(t) && st->n < TPL_TOK_MAX; i++) {
+        tc_token *e = &st->tok[st->n];
+        size_t len;
+        int kind;
+        const uint8_t *s = tpl_token_get(t, i, &len, &kind, &e->line, &e->col);
+        bool dup = false;
+        for (size_t k = 0; k < st->n && !dup; k++)
+            dup = st->tok[k].len == len && memcmp(st->tok[k].s, s, len) == 0;
+        if (dup)
+            continue;
+        memcpy(e->s, s, len);
+        e->len = (uint8_t)len;
+        e->kind = (uint8_t)kind;
+        e->kv = kv;
+        st->n++;
+    }
+}
+
+static int tok_cmp(const void *a, const void *b)
+{
+    const tc_token *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return memcmp(x->s, y->s, x->len);
+}
+
+static tc_token *find(tc_state *st, const uint8_t *s, size_t n)
+{
+    if (n == 0 || n > TPL_TOK_LEN)
+        return NULL;
+    tc_token key;
+    key.len = (uint8_t)n;
+    memcpy(key.s, s, n);
+    return bsearch(&key, st->tok, st->n, sizeof st->tok[0], tok_cmp);
+}
+
+/* A special id key's value, -1 when absent or not an integer. */
+static int64_t special_id(const gguflint_ctx *ctx, const char *key)
+{
+    int64_t id;
+    const gguflint_kv *kv = kv_by_key(ctx, key);
+    return kv && kv_int(kv, &id) && id >= 0 ? id : -1;
+}
+
+void tc_finish(gguflint_ctx *ctx, tc_state *st)
+{
+    const gguflint_kv *tokens = kv_by_key(ctx, "tokenizer.ggml.tokens");
+    if (!tokens || tokens->type != VT_ARRAY || tokens->elem_type != VT_STRING)
+        return; /* no vocabulary: nothing to hold the templates to */
+    qsort(st->tok, st->n, sizeof st->tok[0], tok_cmp);
+    int64_t ids[4] = {special_id(ctx, "tokenizer.ggml.bos_token_id"),
+                      special_id(ctx, "tokenizer.ggml.eos_token_id"),
+                      special_id(ctx, "tokenizer.ggml.eot_token_id"),
+                      special_id(ctx, "tokenizer.ggml.eom_token_id")};
+    gguflint_view text[4] = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
+    const char *chat = NULL;
+    uint64_t chat_off = 0, chat_id = 0;
+    arr_iter it;
+    gguflint_view el;
+    uint64_t off;
+    if (!arr_iter_init(ctx, tokens, &it))
+        return;
+    while (arr_next(&it, &el, &off)) {
+        uint64_t i = it.index - 1;
+        for (int k = 0; k < 4; k++)
+            if ((int64_t)i == ids[k])
+                text[k] = el;
+        if (el.len < 3 || el.len > TPL_TOK_LEN || (el.ptr[0] != '<' && el.ptr[0] != '['))
+            continue;
+        tc_token *e = find(st, el.ptr, (size_t)el.len);
+        if (e)
+            e->in_vocab = true;
+        if (!st->templates && !chat) {
+            for (size_t k = 0; k < sizeof chat_turn_tokens / sizeof chat_turn_tokens[0]; k++)
+                if (strlen(chat_turn_tokens[k]) == el.len &&
+                    memcmp(chat_turn_tokens[k], el.ptr, el.len) == 0) {
+                    chat = chat_turn_tokens[k];
+                    chat_off = off;
+                    chat_id = i;
+                }
+        }
+    }
+    char e[96], path[192];
+    if (!st->templates) {
+        if (chat)
+            emit(ctx, R_TEMPLATE_MISSING, chat_off, 0, "kv[\"tokenizer.ggml.tokens\"]",
+                 "the vocabulary has the chat-turn token %s (id %llu) but the file has no "
+                 "tokenizer.chat_template: readers fall back to a guessed format",
+                 quote(e, sizeof e, (const uint8_t *)chat, strlen(chat), 40),
+                 (unsigned long long)chat_id);
+        return;
+    }
+    /* GG740: each <|...|> token emitted that no vocabulary token spells */
+    for (size_t i = 0; i < st->n; i++) {
+        const tc_token *k = &st->tok[i];
+        if (k->kind != TKN_BAR || k->in_vocab)
+            continue;
+        kv_path(path, sizeof path, k->kv);
+        char where[64] = "";
+        if (k->line)
+            snprintf(where, sizeof where, " (template line %llu, column %llu)",
+                     (unsigned long long)k->line, (unsigned long long)k->col);
+        if (!emit(ctx, R_TEMPLATE_TOKEN_NOT_IN_VOCAB, k->kv->value_offset, k->kv->value_size, path,
+                  "the template emits %s%s but no token of the vocabulary is that text: the "
+                  "tokenizer splits it into ordinary pieces",
+                  quote(e, sizeof e, k->s, k->len, 64), where))
+            break;
+    }
+    /* GG742: BOS in the template and from the tokenizer */
+    const gguflint_kv *ab = kv_by_key(ctx, "tokenizer.ggml.add_bos_token");
+    bool add_bos = ab && ab->type == VT_BOOL && ab->u == 1;
+    const tc_token *bos_tok = text[0].ptr ? find(st, text[0].ptr, (size_t)text[0].len) : NULL;
+    if (add_bos && (st->bos_var_kv || bos_tok)) {
+        const gguflint_kv *kv = st->bos_var_kv ? st->bos_var_kv : bos_tok->kv;
+        kv_path(path, sizeof path, kv);
+        emit(ctx, R_TEMPLATE_DOUBLE_BOS, kv->value_offset, kv->value_size, path,
+             "the template emits the BOS token (%s) and tokenizer.ggml.add_bos_token is true: "
+             "a reader that tokenizes the rendered prompt with special tokens starts it with "
+             "two BOS tokens",
+             st->bos_var_kv ? "{{ bos_token }}"
+                            : quote(e, sizeof e, text[0].ptr, (size_t)text[0].len, 40));
+    }
+    /* GG743: no template closes a turn */
+    bool closes = st->eos_var;
+    for (int k = 1; k < 4 && !closes; k++)
+        closes = text[k].ptr && find(st, text[k].ptr, (size_t)text[k].len);
+    for (size_t i = 0; i < st->n && !closes; i++)
+        closes = in_table(eog_texts, sizeof eog_texts / sizeof eog_texts[0], st->tok[i].s,
+                          st->tok[i].len);
+    if (!closes) {
+        kv_path(path, sizeof path, st->first_kv);
+        emit(ctx, R_TEMPLATE_NO_EOS, st->first_kv->value_offset, st->first_kv->value_size, path,
+             "no chat template of the file emits eos_token, the EOS, EOT or EOM token%s%s or "
+             "any token llama.cpp ends generation on: turns are never closed",
+             text[1].ptr ? " " : "",
+             text[1].ptr ? quote(e, sizeof e, text[1].ptr, (size_t)text[1].len, 40) : "");
+    }
+}

@@ -1,0 +1,172 @@
+/* chain.c - access chains of the template analyser's evaluator (prefix
+ * ch_): the path by which a value was reached, as Python would spell it
+ * ("lipsum.__globals__['os'].popen", "x.__class__.__base__"), with every
+ * name and key as folded (a subscript key built from '__glo' ~ 'bals__'
+ * shows as ['__globals__']). Findings quote the chain so a reader sees what
+ * was reconstructed, not only the last name.
+ *
+ * A chain is text in the per-tag arena (aval.ch_off/ch_len), at most
+ * TPL_CHAIN_CAP bytes (longer ones keep their tail, after "..."); a tag
+ * spends at most TPL_CHAIN_AREA bytes on chains, after which values simply
+ * have none (messages fall back to the value's description). A variable
+ * keeps the chain of its value (var.chain), so a chain continues across
+ * {% set %}. Chains cost no folding budget: they are bounded per tag. */
+#include "template/tpl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void ch_tag_begin(tpl *t)
+{
+    t->ev.ch_used = 0;
+}
+
+/* Append n bytes to the arena for a chain; false when the tag's chain area
+ * or the arena is full. */
+static bool put(tpl *t, const void *s, size_t n)
+{
+    if (n == 0)
+        return true;
+    if (!fd_ar_reserve(t, (uint32_t)n))
+        return false;
+    memcpy(t->fd.ar + t->fd.ar_len, s, n);
+    t->fd.ar_len += (uint32_t)n;
+    t->ev.ch_used += (uint32_t)n;
+    return true;
+}
+
+/* The chain of dst becomes base's chain followed by pre, s[0..n) (cut to
+ * 40 bytes) and post; dst keeps no chain when base has none. */
+void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t *s, size_t n,
+             const char *post)
+{
+    uint16_t blen = base->ch_len;
+    uint32_t boff = base->ch_off;
+    dst->ch_len = 0;
+    if (blen == 0 || t->ev.ch_used > TPL_CHAIN_AREA)
+        return;
+    if (n > 40)
+        n = 40;
+    size_t lp = strlen(pre), lq = strlen(post);
+    size_t total = blen + lp + n + lq;
+    /* the arena may move: copy the base through a small buffer */
+    uint8_t head[TPL_CHAIN_CAP];
+    size_t keep = blen, skip = 0;
+    if (total > TPL_CHAIN_CAP) {
+        size_t over = total - TPL_CHAIN_CAP + 3; /* room for "..." */
+        skip = over < blen ? over : blen;
+        keep = blen - skip;
+    }
+    memcpy(head, t->fd.ar + boff + skip, keep);
+    uint32_t at = t->fd.ar_len;
+    bool ok = (skip == 0 || put(t, "...", 3)) && put(t, head, keep) && put(t, pre, lp) &&
+              put(t, s, n) && put(t, post, lq);
+    if (!ok || t->fd.ar_len - at > TPL_CHAIN_CAP) {
+        t->fd.ar_len = at;
+        return;
+    }
+    dst->ch_off = at;
+    dst->ch_len = (uint16_t)(t->fd.ar_len - at);
+}
+
+/* A chain that starts at a name (its text is in the arena already). */
+void ch_name(tpl *t, aval *v, uint32_t off, uint32_t len)
+{
+    (void)t;
+    v->ch_off = off;
+    v->ch_len = len <= TPL_CHAIN_CAP ? (uint16_t)len : 0;
+}
+
+/* The key of a subscript, a call's first argument: "'text'", a number or
+ * "..." (the text cut to 40 bytes). */
+static size_t arg_text(const tpl *t, const aval *a, char *buf, size_t cap, bool quote)
+{
+    if (a->kind == AV_STR) {
+        size_t n = a->len > 40 ? 40 : a->len;
+        if (n + 2 >= cap)
+            return 0;
+        size_t k = 0;
+        if (quote)
+            buf[k++] = '\'';
+        memcpy(buf + k, fd_bytes(t, a), n);
+        k += n;
+        if (quote)
+            buf[k++] = '\'';
+        return k;
+    }
+    if (a->kind == AV_INT && !(a->flags & F_HUGE)) {
+        int k = snprintf(buf, cap, "%lld", (long long)a->ival);
+        return k > 0 && (size_t)k < cap ? (size_t)k : 0;
+    }
+    memcpy(buf, "...", 3);
+    return 3;
+}
+
+void ch_subscript(tpl *t, aval *dst, const aval *x, const aval *key)
+{
+    char k[48];
+    size_t n = arg_text(t, key, k, sizeof k, true);
+    ch_step(t, dst, x, "[", (const uint8_t *)k, n, "]");
+}
+
+void ch_attr(tpl *t, aval *dst, const aval *x, const aval *name)
+{
+    if (name->kind == AV_STR) {
+        ch_step(t, dst, x, ".", fd_bytes(t, name), name->len, "");
+        return;
+    }
+    ch_step(t, dst, x, ".", (const uint8_t *)"(...)", 5, "");
+}
+
+void ch_call(tpl *t, aval *dst, const aval *c, const aval *args, uint32_t na)
+{
+    char k[56];
+    size_t n = 0;
+    if (na > 0) {
+        n = arg_text(t, &args[0], k, sizeof k - 5, true);
+        if (na > 1) {
+            memcpy(k + n, ", ...", 5);
+            n += 5;
+        }
+    }
+    ch_step(t, dst, c, "(", (const uint8_t *)k, n, ")");
+}
+
+void ch_filter(tpl *t, aval *dst, const aval *x, unsigned w, uint32_t na)
+{
+    const char *name = word_text(w);
+    ch_step(t, dst, x, "|", (const uint8_t *)name, strlen(name), na ? "(...)" : "");
+}
+
+/* Escaped chain text for a message, or NULL when the value has none. */
+const char *ch_text(const tpl *t, const aval *v, char *buf, size_t cap)
+{
+    if (v->ch_len == 0)
+        return NULL;
+    return tpl_quote(buf, cap, t->fd.ar + v->ch_off, v->ch_len, TPL_CHAIN_CAP);
+}
+
+void ch_store(tpl *t, var *x, const aval *v)
+{
+    x->chain_len = 0;
+    if (v->ch_len == 0 || v->ch_len > TPL_CHAIN_CAP)
+        return;
+    memcpy(x->chain, t->fd.ar + v->ch_off, v->ch_len);
+    x->chain_len = (uint8_t)v->ch_len;
+}
+
+/* A variable's value is read: its chain is the one it was assigned with,
+ * else the variable's name. */
+void ch_load(tpl *t, aval *v, const var *x, const uint8_t *name, uint32_t n)
+{
+    v->ch_len = 0;
+    const uint8_t *s = x->chain_len ? x->chain : name;
+    uint32_t len = x->chain_len ? x->chain_len : n;
+    if (len == 0 || len > TPL_CHAIN_CAP || t->ev.ch_used > TPL_CHAIN_AREA)
+        return;
+    uint32_t at = t->fd.ar_len;
+    if (!put(t, s, len))
+        return;
+    v->ch_off = at;
+    v->ch_len = (uint16_t)len;
+}

@@ -1,0 +1,223 @@
+/* lists.c - list values of the template folder (part of the folder, prefix
+ * fd_): list + list, list * n, and the list mutators a template can call on
+ * a variable or a namespace() attribute (append, extend, insert), folded as
+ * Python computes them, so a name accumulated piece by piece
+ * ({% set _ = ns.k.append('__') %} ... ns.k|join) is checked like any
+ * folded constant. Also fd_frag_of: whether a value holds a piece of a
+ * dunder name, for values that stay unknown.
+ *
+ * Lists are AV_LIST constants (fold.h: items end to end, each a length word
+ * and its bytes). Every operation builds through the folder's builders, so
+ * it costs at most the bytes it copies, charged to the budget, and stays
+ * under TPL_CONST_CAP. ci/template-oracle.py holds the results to Jinja2. */
+#include "template/tpl.h"
+
+#include "common/utf8.h"
+
+#include <string.h>
+
+/* A new AV_LIST of `items` items from the bytes built since b->start. */
+static aval list_done(tpl *t, bld *b, const aval *at, int64_t items, uint16_t flags)
+{
+    aval r = unk_at(at);
+    if (b->fail) {
+        t->fd.ar_len = b->start;
+        return r;
+    }
+    r.kind = AV_LIST;
+    r.flags = flags;
+    r.off = b->start;
+    r.len = t->fd.ar_len - b->start;
+    r.ival = items;
+    r.count = items;
+    return r;
+}
+
+/* One item: its length word, then its bytes (from a value's storage). */
+static void put_item(tpl *t, bld *b, bool var_space, uint32_t off, uint32_t len, bool is_int)
+{
+    uint32_t w = len | (is_int ? LIST_INT : 0);
+    fd_b_raw(t, b, &w, 4);
+    if (len)
+        fd_b_from(t, b, var_space, off, len);
+}
+
+/* An item from a constant value: a string or an integer's decimal text. */
+static bool put_value(tpl *t, bld *b, const aval *v)
+{
+    if (v->kind == AV_STR) {
+        put_item(t, b, (v->flags & F_VAR) != 0, v->off, v->len, false);
+        return true;
+    }
+    if (v->kind == AV_INT && !(v->flags & F_HUGE)) {
+        uint32_t mark = t->fd.ar_len;
+        fd_b_raw(t, b, "\0\0\0\0", 4);
+        uint32_t s0 = t->fd.ar_len;
+        fd_b_int(t, b, v->ival);
+        if (!b->fail) {
+            uint32_t w = (t->fd.ar_len - s0) | LIST_INT;
+            memcpy(t->fd.ar + mark, &w, 4);
+        }
+        return true;
+    }
+    return false;
+}
+
+aval fd_list_concat(tpl *t, const aval *a, const aval *b)
+{
+    aval r = unk_at(a);
+    r.flags = (uint16_t)(((a->flags | b->flags) & F_TAINT) | fd_frag_of(t, a) | fd_frag_of(t, b));
+    if (a->kind != AV_LIST || b->kind != AV_LIST || ((a->flags ^ b->flags) & F_TUPLE))
+        return r; /* a list and a tuple do not add (TypeError) */
+    bld bl;
+    fd_b_begin(t, &bl, a);
+    if (a->len)
+        fd_b_from(t, &bl, (a->flags & F_VAR) != 0, a->off, a->len);
+    if (b->len)
+        fd_b_from(t, &bl, (b->flags & F_VAR) != 0, b->off, b->len);
+    return list_done(
+        t, &bl, a, a->ival + b->ival,
+        (uint16_t)(((a->flags | b->flags) & (F_INEXACT | F_TAINT)) | (a->flags & F_TUPLE)));
+}
+
+aval fd_list_repeat(tpl *t, const aval *l, const aval *n, const aval *at)
+{
+    int64_t cnt = (n->flags & F_HUGE) ? INT64_MAX : n->ival;
+    if (cnt < 0)
+        cnt = 0;
+    int64_t total = sat_mul(l->len, cnt);
+    if (l->kind != AV_LIST || total > TPL_CONST_CAP)
+        return fd_repeat(t, l, n, at); /* unknown, and GG729 when it is huge */
+    bld b;
+    fd_b_begin(t, &b, at);
+    for (int64_t i = 0; i < cnt && l->len && !b.fail; i++)
+        fd_b_from(t, &b, (l->flags & F_VAR) != 0, l->off, l->len);
+    if (!fd_spend(t, 1, at))
+        b.fail = true; /* an empty list repeated still costs a unit */
+    return list_done(t, &b, at, sat_mul(l->ival, cnt), l->flags & (F_INEXACT | F_TUPLE | F_TAINT));
+}
+
+/* Byte offset of item i of the list l (i in 0..items). */
+static uint32_t item_offset(const tpl *t, const aval *l, int64_t i)
+{
+    const uint8_t *p = fd_bytes(t, l);
+    uint32_t pos = 0;
+    for (int64_t k = 0; k < i && pos + 4 <= l->len; k++) {
+        uint32_t w;
+        memcpy(&w, p + pos, 4);
+        pos += 4 + (w & ~LIST_INT);
+    }
+    return pos;
+}
+
+/* extend(s) with a string: one item per code point. */
+static void put_chars(tpl *t, bld *b, const aval *s, int64_t *items, uint16_t *fl)
+{
+    for (uint32_t i = 0; i < s->len && !b->fail;) {
+        uint32_t cp;
+        unsigned k = s->len - i >= 1 && fd_bytes(t, s)[i] < 0x80
+                         ? 1
+                         : utf8_decode(fd_bytes(t, s) + i, s->len - i, &cp);
+        if (k == 0) {
+            k = 1; /* not UTF-8: Python would not have this string */
+            *fl |= F_INEXACT;
+        }
+        put_item(t, b, (s->flags & F_VAR) != 0, s->off + i, k, false);
+        (*items)++;
+        i += k;
+    }
+}
+
+aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_t na,
+                    const aval *at)
+{
+    aval r = unk_at(at);
+    if (l->kind != AV_LIST || (l->flags & F_TUPLE))
+        return r;
+    bool var_space = (l->flags & F_VAR) != 0;
+    uint16_t fl = l->flags & (F_INEXACT | F_TAINT);
+    int64_t items = l->ival;
+    bld b;
+    fd_b_begin(t, &b, at);
+    if (m == W_APPEND && na == 1) {
+        if (l->len)
+            fd_b_from(t, &b, var_space, l->off, l->len);
+        if (!put_value(t, &b, &args[0]))
+            b.fail = true;
+        fl |= args[0].flags & F_INEXACT;
+        items++;
+    } else if (m == W_EXTEND && na == 1 && args[0].kind == AV_LIST) {
+        if (l->len)
+            fd_b_from(t, &b, var_space, l->off, l->len);
+        if (args[0].len)
+            fd_b_from(t, &b, (args[0].flags & F_VAR) != 0, args[0].off, args[0].len);
+        fl |= args[0].flags & F_INEXACT;
+        items += args[0].ival;
+    } else if (m == W_EXTEND && na == 1 && args[0].kind == AV_STR) {
+        if (l->len)
+            fd_b_from(t, &b, var_space, l->off, l->len);
+        fl |= args[0].flags & F_INEXACT;
+        if (fd_spend(t, args[0].len, at))
+            put_chars(t, &b, &args[0], &items, &fl);
+        else
+            b.fail = true;
+    } else if (m == W_INSERT && na == 2 && args[0].kind == AV_INT && !(args[0].flags & F_HUGE)) {
+        /* Python's list.insert: a negative index counts from the end, and
+         * the index is clamped into 0..len */
+        int64_t i = args[0].ival;
+        if (i < 0)
+            i = i + items < 0 ? 0 : i + items;
+        if (i > items)
+            i = items;
+        if (!fd_spend(t, l->len, at))
+            return r;
+        uint32_t cut = item_offset(t, l, i);
+        if (cut)
+            fd_b_from(t, &b, var_space, l->off, cut);
+        if (!put_value(t, &b, &args[1]))
+            b.fail = true;
+        if (l->len > cut)
+            fd_b_from(t, &b, var_space, l->off + cut, l->len - cut);
+        fl |= args[1].flags & F_INEXACT;
+        items++;
+    } else {
+        return r;
+    }
+    return list_done(t, &b, at, items, fl);
+}
+
+/* ------------------------------------------------------------ fragments */
+
+static bool items_frag(tpl *t, const uint8_t *p, uint32_t len, const aval *at)
+{
+    if (!fd_spend(t, len, at))
+        return false;
+    for (uint32_t pos = 0; pos + 4 <= len;) {
+        uint32_t w;
+        memcpy(&w, p + pos, 4);
+        uint32_t n = w & ~LIST_INT;
+        if (n > len - pos - 4)
+            return false;
+        if (fd_has_frag(p + pos + 4, n))
+            return true;
+        pos += 4 + n;
+    }
+    return false;
+}
+
+uint16_t fd_frag_of(tpl *t, const aval *v)
+{
+    if (v->flags & F_FRAG)
+        return F_FRAG;
+    if (v->kind == AV_STR)
+        return fd_has_frag(fd_bytes(t, v), v->len) ? F_FRAG : 0;
+    if (v->kind == AV_LIST)
+        return items_frag(t, fd_bytes(t, v), v->len, v) ? F_FRAG : 0;
+    if (v->kind == AV_UNK && (v->flags & F_ITEMS)) {
+        /* a loop variable: its items are the constant's code points or items */
+        if (v->rword == AV_STR)
+            return memchr(fd_bytes(t, v), '_', v->len) ? F_FRAG : 0;
+        return items_frag(t, fd_bytes(t, v), v->len, v) ? F_FRAG : 0;
+    }
+    return 0;
+}

@@ -1,0 +1,44 @@
+/* tokens.h - the special tokens a template emits (tokens.c, prefix tk_,
+ * state t->tk), for the conformance checks. */
+#ifndef GGUFLINT_TEMPLATE_TOKENS_H
+#define GGUFLINT_TEMPLATE_TOKENS_H
+
+#include "template/caps.h"
+#include "template/template.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tpl_token {
+    uint8_t len, kind; /* TKN_* */
+    uint64_t index;    /* template byte of its first occurrence */
+    uint64_t line, col;
+    uint8_t s[TPL_TOK_LEN];
+} tpl_token;
+
+typedef struct tpl_tokens {
+    /* the output stream's token being read */
+    uint8_t buf[TPL_TOK_LEN];
+    uint32_t len, seg;
+    bool on;
+    uint64_t index;
+    /* the tokens of the tag's literals, until the tag says they are output */
+    tpl_token pend[TPL_TOK_PEND];
+    uint32_t n_pend;
+    /* every token emitted, once */
+    tpl_token set[TPL_TOK_MAX];
+    uint32_t n;
+    bool bos_var, eos_var;
+    uint64_t bos_index, eos_index;
+} tpl_tokens;
+
+void tk_template_begin(tpl *t);
+/* Output text (the OUT stream): n bytes of segment seg at `index`. */
+void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index);
+void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index); /* a literal in a tag */
+void tk_drop(tpl *t, uint64_t index);  /* the literal at index is compared, not emitted */
+void tk_tag_end(tpl *t, bool emitted); /* the tag's literals are output (or not) */
+void tk_name(tpl *t, const uint8_t *s, size_t n, uint64_t index); /* a name in a {{ }} */
+
+#endif
