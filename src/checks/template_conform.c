@@ -5,13 +5,18 @@
  * and templates that never close a turn. check_template.c gives each
  * analysed template to tc_collect; tc_finish runs the checks once per file.
  *
- * Cost: one walk over tokenizer.ggml.tokens, and only over the tokens that
- * start with '<' or '[' beyond a byte compare; a candidate is looked up by
- * binary search among at most TPL_TOK_MAX emitted tokens, or among the
- * chat-turn table's 21 entries, whatever the vocabulary holds. */
+ * Cost: when the parse pass recorded the vocabulary (parse/tokens.h, the
+ * common case), each emitted token and chat-turn text is looked up in its
+ * keyed index and each special id is a short walk from a checkpoint: no
+ * pass over the vocabulary. Otherwise one walk over tokenizer.ggml.tokens,
+ * stepping over the tokens that do not start with '<' or '[' a length
+ * field at a time; a candidate is looked up by binary search among at most
+ * TPL_TOK_MAX emitted tokens, or among the chat-turn table's entries,
+ * whatever the vocabulary holds. */
 #include "checks/template_conform.h"
 
 #include "model/model.h"
+#include "parse/tokens.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +142,91 @@ static int64_t special_id(const gguflint_ctx *ctx, const char *key)
     return kv && kv_int(kv, &id) && id >= 0 ? id : -1;
 }
 
+/* The smallest of the 4 special ids above `after` (UINT64_MAX: none). */
+static uint64_t next_special(const int64_t ids[4], int64_t after)
+{
+    uint64_t m = UINT64_MAX;
+    for (int k = 0; k < 4; k++)
+        if (ids[k] > after && (uint64_t)ids[k] < m)
+            m = (uint64_t)ids[k];
+    return m;
+}
+
+/* arr_next over a string array, but only to the next token that can
+ * matter here: one starting with '<' or '[' (all the texts looked up do),
+ * or token `want` (a special id). The vocabulary is most of the file, so
+ * in the common case (little-endian, 8-byte lengths) the tokens in between
+ * are stepped over a length field at a time, with the checks arr_next
+ * makes; other arrays go through arr_next. */
+static bool next_candidate(arr_iter *it, uint64_t want, gguflint_view *el, uint64_t *el_off)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (it->et == VT_STRING && it->w == 8 && !it->c.big_endian && it->c.len - it->c.off >= 8) {
+        const uint8_t *p = cur_ptr(&it->c), *const lim = it->c.base + it->c.len - 8;
+        uint64_t index = it->index;
+        /* step up to the special id, if it comes first */
+        const uint64_t stop = want - index < it->left ? want : index + it->left;
+        while (index < stop && p <= lim) {
+            const uint64_t n = cur_le64_unchecked(p);
+            if (n > (uint64_t)(lim - p))
+                break; /* as arr_next: a cut element ends the walk */
+            if (n >= 3 && (p[8] == '<' || p[8] == '['))
+                break;
+            p += 8 + n;
+            index++;
+        }
+        it->c.off = (uint64_t)(p - it->c.base);
+        it->left -= index - it->index;
+        it->index = index; /* arr_next takes it from here, or ends the walk */
+    }
+#else
+    (void)want;
+#endif
+    return arr_next(it, el, el_off);
+}
+
+/* The vocabulary walked (when the parse pass did not record it): the
+ * texts of the special ids, which emitted tokens it holds, and (without
+ * templates) its first chat-turn token. */
+static bool tc_walk(const gguflint_ctx *ctx, tc_state *st, const gguflint_kv *tokens,
+                    const int64_t ids[4], gguflint_view text[4], const char **chat_out,
+                    uint64_t *chat_off, uint64_t *chat_id)
+{
+    const char *chat = NULL;
+    arr_iter it;
+    gguflint_view el;
+    uint64_t off;
+    if (!arr_iter_init(ctx, tokens, &it))
+        return false;
+    uint64_t next_id = next_special(ids, -1);
+    while (next_candidate(&it, next_id, &el, &off)) {
+        uint64_t i = it.index - 1;
+        if (i == next_id) {
+            for (int k = 0; k < 4; k++)
+                if ((int64_t)i == ids[k])
+                    text[k] = el;
+            next_id = next_special(ids, (int64_t)i);
+        }
+        if (el.len < 3 || el.len > TPL_TOK_LEN || (el.ptr[0] != '<' && el.ptr[0] != '['))
+            continue;
+        tc_token *e = find(st, el.ptr, (size_t)el.len);
+        if (e)
+            e->in_vocab = true;
+        if (!st->templates && !chat) {
+            for (size_t k = 0; k < sizeof chat_turn_tokens / sizeof chat_turn_tokens[0]; k++)
+                if ((uint8_t)chat_turn_tokens[k][1] == el.ptr[1] &&
+                    strlen(chat_turn_tokens[k]) == el.len &&
+                    memcmp(chat_turn_tokens[k], el.ptr, el.len) == 0) {
+                    chat = chat_turn_tokens[k];
+                    *chat_off = off;
+                    *chat_id = i;
+                }
+        }
+    }
+    *chat_out = chat;
+    return true;
+}
+
 void tc_finish(gguflint_ctx *ctx, tc_state *st)
 {
     const gguflint_kv *tokens = kv_by_key(ctx, "tokenizer.ggml.tokens");
@@ -150,30 +240,35 @@ void tc_finish(gguflint_ctx *ctx, tc_state *st)
     gguflint_view text[4] = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
     const char *chat = NULL;
     uint64_t chat_off = 0, chat_id = 0;
-    arr_iter it;
-    gguflint_view el;
-    uint64_t off;
-    if (!arr_iter_init(ctx, tokens, &it))
-        return;
-    while (arr_next(&it, &el, &off)) {
-        uint64_t i = it.index - 1;
+    const tok_index *ti = ctx->tokens;
+    if (ti && ti->complete && ti->slots && ti->kv < ctx->n_kvs && &ctx->kvs[ti->kv] == tokens &&
+        ti->n == tokens->count) {
+        /* the parse pass's record of the vocabulary: look the few texts up */
         for (int k = 0; k < 4; k++)
-            if ((int64_t)i == ids[k])
-                text[k] = el;
-        if (el.len < 3 || el.len > TPL_TOK_LEN || (el.ptr[0] != '<' && el.ptr[0] != '['))
-            continue;
-        tc_token *e = find(st, el.ptr, (size_t)el.len);
-        if (e)
-            e->in_vocab = true;
-        if (!st->templates && !chat) {
-            for (size_t k = 0; k < sizeof chat_turn_tokens / sizeof chat_turn_tokens[0]; k++)
-                if (strlen(chat_turn_tokens[k]) == el.len &&
-                    memcmp(chat_turn_tokens[k], el.ptr, el.len) == 0) {
-                    chat = chat_turn_tokens[k];
-                    chat_off = off;
-                    chat_id = i;
-                }
+            if (ids[k] >= 0 && (uint64_t)ids[k] < ti->n) {
+                tok_pos pos = tok_pos_start(ti);
+                tok_seek(ti, &pos, (uint64_t)ids[k]);
+                uint64_t len;
+                memcpy(&len, ti->base + pos.off, 8);
+                text[k] = (gguflint_view){ti->base + pos.off + 8, len};
+            }
+        uint64_t index, at;
+        for (size_t i = 0; i < st->n; i++) {
+            tc_token *e = &st->tok[i];
+            if (e->len >= 3 && (e->s[0] == '<' || e->s[0] == '['))
+                e->in_vocab = tok_find(ti, e->s, e->len, &index, &at);
         }
+        if (!st->templates)
+            for (size_t k = 0; k < sizeof chat_turn_tokens / sizeof chat_turn_tokens[0]; k++)
+                if (tok_find(ti, (const uint8_t *)chat_turn_tokens[k], strlen(chat_turn_tokens[k]),
+                             &index, &at) &&
+                    (!chat || index < chat_id)) {
+                    chat = chat_turn_tokens[k];
+                    chat_off = tokens->value_offset + at;
+                    chat_id = index;
+                }
+    } else if (!tc_walk(ctx, st, tokens, ids, text, &chat, &chat_off, &chat_id)) {
+        return;
     }
     char e[96], path[192];
     if (!st->templates) {

@@ -76,11 +76,9 @@ void tok_end(gguflint_ctx *ctx, bool complete)
     if (!t)
         return;
     ctx->probes += t->probes;
-    free(t->slots);
-    t->slots = NULL;
     t->complete = complete && !t->nomem;
     if (!t->complete)
-        tok_free(ctx);
+        tok_free(ctx); /* a complete record keeps its index for tok_find */
 }
 
 void tok_free(gguflint_ctx *ctx)
@@ -255,4 +253,25 @@ uint64_t tok_index_at(const tok_index *t, uint32_t off)
         i++;
     }
     return i;
+}
+
+bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *index, uint64_t *off)
+{
+    if (!t->complete || !t->slots || len == 0)
+        return false;
+    const uint64_t h = tok_hash_ref(t, s, len);
+    const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+    for (size_t k = (size_t)(h >> t->shift); t->slots[k].tag; k = (k + 1) & t->mask) {
+        if (t->slots[k].tag != tag)
+            continue;
+        const uint8_t *q = t->base + t->slots[k].off;
+        uint64_t qn;
+        memcpy(&qn, q, 8);
+        if (qn == len && memcmp(q + 8, s, (size_t)len) == 0) {
+            *off = t->slots[k].off;
+            *index = tok_index_at(t, t->slots[k].off);
+            return true;
+        }
+    }
+    return false;
 }

@@ -58,7 +58,7 @@ typedef struct tok_index {
     size_t n_dups, cap_dups;
     uint32_t *odd; /* tokens of length 0 or over TOKEN_MAX_WARN, in order */
     size_t n_odd, cap_odd;
-    /* the index while the array is read (freed after it) */
+    /* the index (kept with a complete record, for tok_find) */
     tok_oslot *slots;
     size_t mask;
     unsigned shift;
@@ -76,8 +76,8 @@ typedef struct tok_index {
  * by the input's size), as KV `kv`. `dups`: build the duplicate index too.
  * False when memory ran out. */
 bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count, bool dups);
-/* The array was read to its end (complete) or not: frees the index, and the
- * whole record when incomplete. */
+/* The array was read to its end (complete) or not: frees the whole record
+ * when incomplete. */
 void tok_end(gguflint_ctx *ctx, bool complete);
 void tok_free(gguflint_ctx *ctx);
 
@@ -95,6 +95,12 @@ void tok_seek(const tok_index *t, tok_pos *pos, uint64_t i);
 /* The index of the token whose length field is at `off` (an offset the
  * record holds): a binary search of the checkpoints and a short walk. */
 uint64_t tok_index_at(const tok_index *t, uint32_t off);
+
+/* Whether a complete record with its duplicate index (dup_checked) holds
+ * the token s[0..len), len > 0: its first index and the offset of its
+ * length field (from base). The index is kept after the parse for this:
+ * checks look a few texts up instead of walking the vocabulary. */
+bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *index, uint64_t *off);
 
 /* Record the next token (index t->n), whose length field is at `el`, in
  * the general way: its offset, the length rules, and the duplicate index
