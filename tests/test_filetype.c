@@ -566,9 +566,45 @@ static void test_hostile_shapes(void **state)
     EXPECT_NONE(buf, len, "x-Q4_K_M.gguf", "GG510");
 }
 
+/* ft_quantizable: names holding one of llama-quantize's kept substrings,
+ * alone or in a group behind a shared prefix (time_mix_, indexer., sam.),
+ * and names that hold only the prefix or a near miss. */
+static void test_quantizable_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        bool q;
+    } cases[] = {
+        {"blk.0.attn_q.weight", true},
+        {"blk.0.attn_norm.weight", false},
+        {"blk.0.time_mix_w1.weight", false},
+        {"blk.0.time_mix_lerp_fused.weight", false},
+        {"blk.0.time_mix_decay_w2.weight", false},
+        {"blk.0.time_mix_key.weight", true},
+        {"blk.0.time_mix_w3.weight", true},
+        {"blk.0.indexer.k_proj.weight", false},
+        {"blk.0.indexer.v_proj.weight", true},
+        {"v.sam.neck.0.weight", false},
+        {"v.sam.net_2.weight", false},
+        {"v.sam.pos_embd.weight", false},
+        {"v.sam.blk.0.attn.weight", true},
+        {"v.blk.0.ffn_gate_inp.weight", false},
+        {"blk.3.ssm_conv1d.weight", false},
+        {"mm.a.code_embd.weight", false},
+        {"blk.0.ffn_down.weight", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *n = cases[i].name;
+        if (ft_quantizable((const uint8_t *)n, strlen(n), 2) != cases[i].q)
+            fail_msg("%s: quantizable %d, expected %d", n, !cases[i].q, cases[i].q);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quantizable_names),
         cmocka_unit_test(test_q4_k_m_mix_passes),
         cmocka_unit_test(test_q4_k_m_over_q8_0_fails),
         cmocka_unit_test(test_majority_and_overrides),

@@ -180,7 +180,9 @@ static bool eq(const uint8_t *s, size_t n, lit l)
     return n == l.n && memcmp(s, l.s, l.n) == 0;
 }
 
-/* Substrings of names llama-quantize never quantizes (tensor_allows_quantization). */
+/* Substrings of names llama-quantize never quantizes (tensor_allows_quantization).
+ * Those sharing a prefix are grouped under it (keep_groups): a name without
+ * the prefix holds none of them, so most names cost one test per group. */
 static const lit keep_substr[] = {
     L("_norm.weight"),
     L("ffn_gate_inp.weight"),
@@ -190,33 +192,39 @@ static const lit keep_substr[] = {
     L("per_layer_model_proj"),
     L("ssm_conv1d"),
     L("shortconv.conv.weight"),
-    L("indexer.k_proj.weight"),
-    L("indexer.q_proj.weight"),
-    L("time_mix_first.weight"),
-    L("time_mix_w0.weight"),
-    L("time_mix_w1.weight"),
-    L("time_mix_w2.weight"),
-    L("time_mix_v0.weight"),
-    L("time_mix_v1.weight"),
-    L("time_mix_v2.weight"),
-    L("time_mix_a0.weight"),
-    L("time_mix_a1.weight"),
-    L("time_mix_a2.weight"),
-    L("time_mix_g1.weight"),
-    L("time_mix_g2.weight"),
-    L("time_mix_decay_w1.weight"),
-    L("time_mix_decay_w2.weight"),
-    L("time_mix_lerp_fused.weight"),
     L("attn_rel_b.weight"),
     L(".position_embd"),
-    L("sam.pos_embd"),
-    L("sam.neck."),
-    L("sam.net_"),
     L(".rel_pos"),
     L(".patch_embd"),
     L(".patch_merger"),
     L("a.rvq.codebook"),
     L("mm.a.code_embd"),
+};
+static const lit keep_indexer[] = {
+    L("indexer.k_proj.weight"),
+    L("indexer.q_proj.weight"),
+};
+static const lit keep_time_mix[] = {
+    L("time_mix_first.weight"),    L("time_mix_w0.weight"),       L("time_mix_w1.weight"),
+    L("time_mix_w2.weight"),       L("time_mix_v0.weight"),       L("time_mix_v1.weight"),
+    L("time_mix_v2.weight"),       L("time_mix_a0.weight"),       L("time_mix_a1.weight"),
+    L("time_mix_a2.weight"),       L("time_mix_g1.weight"),       L("time_mix_g2.weight"),
+    L("time_mix_decay_w1.weight"), L("time_mix_decay_w2.weight"), L("time_mix_lerp_fused.weight"),
+};
+static const lit keep_sam[] = {
+    L("sam.pos_embd"),
+    L("sam.neck."),
+    L("sam.net_"),
+};
+typedef struct lit_group {
+    lit prefix;
+    const lit *v;
+    size_t n;
+} lit_group;
+static const lit_group keep_groups[] = {
+    {L("indexer."), keep_indexer, sizeof keep_indexer / sizeof keep_indexer[0]},
+    {L("time_mix_"), keep_time_mix, sizeof keep_time_mix / sizeof keep_time_mix[0]},
+    {L("sam."), keep_sam, sizeof keep_sam / sizeof keep_sam[0]},
 };
 
 /* Name tests against literals (inside functions with `name` and `len`). */
@@ -244,7 +252,10 @@ static bool pair_in(const pairset *ps, uint8_t a, uint8_t b)
 static bool may_have(const pairset *ps, lit l)
 {
     const uint8_t *s = (const uint8_t *)l.s;
-    return l.n < 2 || (pair_in(ps, s[0], s[1]) && pair_in(ps, s[l.n - 2], s[l.n - 1]));
+    /* the first, a middle and the last pair: the last is often "ht" of
+     * ".weight", which every candidate name has */
+    return l.n < 2 || (pair_in(ps, s[0], s[1]) && pair_in(ps, s[l.n / 2 - 1], s[l.n / 2]) &&
+                       pair_in(ps, s[l.n - 2], s[l.n - 1]));
 }
 
 bool ft_quantizable(const uint8_t *name, size_t len, unsigned eff_dims)
@@ -261,6 +272,14 @@ bool ft_quantizable(const uint8_t *name, size_t len, unsigned eff_dims)
     for (size_t i = 0; i < sizeof keep_substr / sizeof keep_substr[0]; i++)
         if (may_have(&ps, keep_substr[i]) && has(name, len, keep_substr[i]))
             return false;
+    for (size_t g = 0; g < sizeof keep_groups / sizeof keep_groups[0]; g++) {
+        const lit_group *k = &keep_groups[g];
+        if (!may_have(&ps, k->prefix) || !has(name, len, k->prefix))
+            continue;
+        for (size_t i = 0; i < k->n; i++)
+            if (may_have(&ps, k->v[i]) && has(name, len, k->v[i]))
+                return false;
+    }
     return true;
 }
 
