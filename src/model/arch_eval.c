@@ -109,7 +109,7 @@ static arch_val mul(arch_val a, arch_val b)
 
 static const gguflint_kv *env_key(const arch_env *env, const char *suffix)
 {
-    return kv_by_keyf(env->ctx, "%s.%s", env->arch_name, suffix);
+    return kv_by_arch_key(env->ctx, env->arch_name, env->arch_len, suffix);
 }
 
 static void set_sym(arch_env *env, int i, arch_val v)
@@ -146,6 +146,7 @@ void arch_env_init(arch_env *env, gguflint_ctx *ctx, const arch_info *arch, cons
     env->ctx = ctx;
     env->arch = arch;
     env->arch_name = name;
+    env->arch_len = strlen(name);
     env->vocab_from_tokens = false;
     memset(env->sym_done, 0, sizeof env->sym_done);
     memset(env->row_done, 0, sizeof env->row_done);

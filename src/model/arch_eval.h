@@ -44,7 +44,8 @@ enum { ARCH_F_COUNT, ARCH_F_COND, ARCH_F_NE0 /* .. ARCH_F_NE0 + 3 */, ARCH_F_N =
 typedef struct arch_env {
     gguflint_ctx *ctx;
     const arch_info *arch;
-    const char *arch_name;       /* NUL-terminated, as llama.cpp sees it */
+    const char *arch_name; /* NUL-terminated, as llama.cpp sees it */
+    size_t arch_len;
     arch_val sym[ARCH_MAX_SYMS]; /* layer-0 / scalar value of each symbol, once resolved */
     uint64_t sym_done[(ARCH_MAX_SYMS + 63) / 64]; /* bit i: sym[i] is resolved */
     bool vocab_from_tokens;          /* n_vocab is the length of tokenizer.ggml.tokens */
