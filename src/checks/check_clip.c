@@ -17,24 +17,37 @@
 
 enum { MINICPMV = 1, MERGE2 = 2, NEEDS_PIXELS = 4, NEEDS_SCALE = 8 };
 
+/* Names are fixed char arrays, not pointers: the tables need no relocation
+ * at start. The assertions keep every name (and its NUL) within them. */
+#define CLIP_TYPE_MAX 32
+#define CLIP_TENSOR_MAX 48
 static const struct {
-    const char *name;
+    char name[CLIP_TYPE_MAX];
     unsigned flags;
 } projectors[] = {
 #define CLIP_PROJECTOR(name, flags) {name, flags},
 #include "../../data/arch/clip_projectors.def"
 #undef CLIP_PROJECTOR
 };
+#define CLIP_PROJECTOR(name, flags)                                                                \
+    _Static_assert(sizeof name <= CLIP_TYPE_MAX, "projector type name fits");
+#include "../../data/arch/clip_projectors.def"
+#undef CLIP_PROJECTOR
 
 /* The projector tensors the loader requires per projector type. */
 static const struct {
-    const char *type;
-    const char *tensor;
+    char type[CLIP_TYPE_MAX];
+    char tensor[CLIP_TENSOR_MAX];
 } projector_tensors[] = {
 #define CLIP_TENSOR(type, tensor) {type, tensor},
 #include "../../data/arch/clip_tensors.def"
 #undef CLIP_TENSOR
 };
+#define CLIP_TENSOR(type, tensor)                                                                  \
+    _Static_assert(sizeof type <= CLIP_TYPE_MAX && sizeof tensor <= CLIP_TENSOR_MAX,               \
+                   "projector tensor row fits");
+#include "../../data/arch/clip_tensors.def"
+#undef CLIP_TENSOR
 
 #define PIXELS_LIMIT (1ull << 26)
 #define CHUNK_MAX 8192
