@@ -277,21 +277,25 @@ static void pixel_limits(const clip_file *f)
 }
 
 /* GG591: every projector tensor the loader requires for the file's projector
- * types (clip.projector_type and clip.vision.projector_type; the audio
- * projectors are not in the table). One lookup per table row. */
+ * types (clip.projector_type, clip.vision.projector_type and
+ * clip.audio.projector_type, each distinct type once). One lookup per table
+ * row. */
 static void required_tensors(const clip_file *f)
 {
-    static const char *const keys[] = {"clip.projector_type", "clip.vision.projector_type"};
+    static const char *const keys[] = {"clip.projector_type", "clip.vision.projector_type",
+                                       "clip.audio.projector_type"};
+    const gguflint_kv *seen[3] = {NULL, NULL, NULL};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const gguflint_kv *kv = kv_by_key(f->ctx, keys[k]);
         if (!kv || kv->type != VT_STRING)
             continue;
-        if (k == 1) {
-            const gguflint_kv *legacy = kv_by_key(f->ctx, keys[0]);
-            if (legacy && legacy->type == VT_STRING && legacy->str.len == kv->str.len &&
-                memcmp(legacy->str.ptr, kv->str.ptr, kv->str.len) == 0)
-                continue; /* the same type under both keys: checked once */
-        }
+        bool again = false;
+        for (size_t j = 0; j < k && !again; j++)
+            again = seen[j] && seen[j]->str.len == kv->str.len &&
+                    memcmp(seen[j]->str.ptr, kv->str.ptr, kv->str.len) == 0;
+        seen[k] = kv;
+        if (again)
+            continue; /* the same type under two keys: checked once */
         /* the type as the loader sees it: up to its first NUL (GG514) */
         size_t vis = 0;
         while (vis < kv->str.len && kv->str.ptr[vis] != 0)
