@@ -49,7 +49,9 @@ for tsv in corpus/templates/*.tsv; do
 done
 if [ -d ../shared/real-templates ]; then
     for f in ../shared/real-templates/*.jinja; do
-        [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$TEMPLATE_SEEDS/real-$(basename "$f")"
+        if [ "$(stat -c %s "$f")" -le 65536 ]; then
+            cp "$f" "$TEMPLATE_SEEDS/real-$(basename "$f")"
+        fi
     done
 fi
 seeds_for() {
