@@ -276,6 +276,178 @@ static uint8_t *finish(gb *b, size_t *len)
     return buf;
 }
 
+/* ------------------------------------------------------------ cases as data */
+
+/* Most files are a start (a header and general.architecture, or a bare
+ * header, or the baseline) followed by a few writes: KVs, raw fields, tensor
+ * infos, padding and data. A case names its file, its verdicts and its
+ * description and lists those writes as ops; emit_cases() builds and emits
+ * the cases of a table in order (the manifest keeps that order). */
+static void spm_vocab(gb *b, unsigned flags);
+static void bpe_vocab(gb *b, bool merges);
+static void llama_keys(gb *b, bool u64, bool moe);
+static void llama_tensors(gb *b, const char *experts);
+
+enum op_kind {
+    OP_END = 0,
+    OP_KV, /* a scalar KV: key s, type vt, value u (integers, bool's raw byte), g (f32), f (f64) */
+    OP_KV_STR,   /* a string KV: key s, value p (n bytes when n > 0, else a C string) */
+    OP_KV_ARR,   /* an array KV: key s, element type vt, count u, n bytes from p */
+    OP_KV_STRS,  /* a string-array KV: key s, n C strings at p */
+    OP_KV_BEGIN, /* a KV's key (n bytes when n > 0) and value type vt; the value follows */
+    OP_ARR_HEAD, /* an array header: element type vt, count u */
+    OP_RAW,      /* a raw value of type vt (u8, i16, u32, u64): u */
+    OP_STR,      /* a gguf string of n bytes from p */
+    OP_STR_DECL, /* a gguf string declaring u bytes with n bytes from p */
+    OP_LEN,      /* a length field u */
+    OP_BYTES,    /* n bytes from p, verbatim */
+    OP_COUNTS,   /* declared header counts: u tensors, n KVs */
+    OP_ONE,      /* one_tensor() */
+    OP_TENSORS,  /* put_tensors(): n tdefs at p, alignment 32 */
+    OP_TENSOR,   /* a tensor info: name s (n bytes when n > 0), nd dims at p, type vt, offset u */
+    OP_PAD,      /* zeros up to the next multiple of 32 */
+    OP_FILL,     /* fill(): n data bytes, salt u */
+    OP_ZEROS,    /* n zero bytes */
+    OP_SPM,      /* spm_vocab(flags vt) */
+    OP_BPE,      /* bpe_vocab(merges: vt) */
+    OP_LLAMA,    /* llama_keys(u64: vt & 1, moe: vt & 2) */
+    OP_LLAMA_T,  /* llama_tensors(experts: s) */
+};
+
+typedef struct op {
+    enum op_kind kind;
+    uint32_t vt;
+    uint32_t nd;
+    const char *s;
+    const void *p;
+    size_t n;
+    uint64_t u;
+    double f;
+    float g;
+} op;
+
+/* The ops, one macro each (laid out by hand: one line per op). */
+// clang-format off
+#define KV(vt_, key, v) {.kind = OP_KV, .vt = vt_, .s = key, .u = (uint64_t)(v)}
+#define KVF32(key, v) {.kind = OP_KV, .vt = GB_VT_F32, .s = key, .g = v}
+#define KVF64(key, v) {.kind = OP_KV, .vt = GB_VT_F64, .s = key, .f = v}
+#define KVS(key, v) {.kind = OP_KV_STR, .s = key, .p = v}
+#define KVSN(key, v, len) {.kind = OP_KV_STR, .s = key, .p = v, .n = len}
+#define KVA(key, et, count, elems, nbytes) {.kind = OP_KV_ARR, .vt = et, .s = key, .u = count, .p = elems, .n = nbytes}
+#define KVSTRS(key, strs, count) {.kind = OP_KV_STRS, .s = key, .p = strs, .n = count}
+#define KVBEGIN(key, vt_) {.kind = OP_KV_BEGIN, .vt = vt_, .s = key}
+#define KVBEGINN(key, len, vt_) {.kind = OP_KV_BEGIN, .vt = vt_, .s = key, .n = len}
+#define ARRHEAD(et, count) {.kind = OP_ARR_HEAD, .vt = et, .u = count}
+#define RAW(vt_, v) {.kind = OP_RAW, .vt = vt_, .u = (uint64_t)(v)}
+#define STR(v, len) {.kind = OP_STR, .p = v, .n = len}
+#define STRDECL(decl, v, len) {.kind = OP_STR_DECL, .u = decl, .p = v, .n = len}
+#define LEN(v) {.kind = OP_LEN, .u = v}
+#define BYTES(v, len) {.kind = OP_BYTES, .p = v, .n = len}
+#define COUNTS(tensors, kvs) {.kind = OP_COUNTS, .u = tensors, .n = kvs}
+#define ONE_T {.kind = OP_ONE}
+#define TENSORS(t, count) {.kind = OP_TENSORS, .p = t, .n = count}
+#define TENSOR(name, nd_, ne, type, off) {.kind = OP_TENSOR, .s = name, .nd = nd_, .p = ne, .vt = type, .u = off}
+#define TENSORN(name, len, nd_, ne, type, off) {.kind = OP_TENSOR, .s = name, .n = len, .nd = nd_, .p = ne, .vt = type, .u = off}
+#define PAD {.kind = OP_PAD}
+#define FILL(len, salt) {.kind = OP_FILL, .n = len, .u = salt}
+#define ZEROS(len) {.kind = OP_ZEROS, .n = len}
+#define SPM(flags) {.kind = OP_SPM, .vt = flags}
+#define BPE(merges) {.kind = OP_BPE, .vt = merges}
+#define LLAMA_KEYS(u64, moe) {.kind = OP_LLAMA, .vt = (u64 ? 1u : 0u) | (moe ? 2u : 0u)}
+#define LLAMA_TENSORS(experts) {.kind = OP_LLAMA_T, .s = experts}
+/* The ops of a case, ended by OP_END. */
+#define OPS(...) ((const op[]){__VA_ARGS__, {.kind = OP_END}})
+// clang-format on
+
+/* How a case's file starts. */
+enum from { FROM_START = 0, FROM_BARE, FROM_BASELINE };
+
+typedef struct fcase {
+    const char *name;
+    int spec, ggml, strict;
+    const char *desc;
+    enum from from; /* start(), gb_new(3), baseline() */
+    const op *ops;
+} fcase;
+
+static void put_kv(gb *b, const op *o)
+{
+    switch (o->vt) {
+    case GB_VT_U8: gb_kv_u8(b, o->s, (uint8_t)o->u); break;
+    case GB_VT_I8: gb_kv_i8(b, o->s, (int8_t)o->u); break;
+    case GB_VT_U16: gb_kv_u16(b, o->s, (uint16_t)o->u); break;
+    case GB_VT_I16: gb_kv_i16(b, o->s, (int16_t)o->u); break;
+    case GB_VT_U32: gb_kv_u32(b, o->s, (uint32_t)o->u); break;
+    case GB_VT_I32: gb_kv_i32(b, o->s, (int32_t)o->u); break;
+    case GB_VT_F32: gb_kv_f32(b, o->s, o->g); break;
+    case GB_VT_BOOL: gb_kv_bool(b, o->s, (uint8_t)o->u); break;
+    case GB_VT_U64: gb_kv_u64(b, o->s, o->u); break;
+    case GB_VT_I64: gb_kv_i64(b, o->s, (int64_t)o->u); break;
+    case GB_VT_F64: gb_kv_f64(b, o->s, o->f); break;
+    default: fail("no scalar writer for this value type", o->s); break;
+    }
+}
+
+static void put_raw(gb *b, const op *o)
+{
+    switch (o->vt) {
+    case GB_VT_U8: gb_u8(b, (uint8_t)o->u); break;
+    case GB_VT_I16: gb_i16(b, (int16_t)o->u); break;
+    case GB_VT_U32: gb_u32(b, (uint32_t)o->u); break;
+    case GB_VT_U64: gb_u64(b, o->u); break;
+    default: fail("no raw writer for this value type", "put_raw"); break;
+    }
+}
+
+static void put_op(gb *b, const op *o)
+{
+    switch (o->kind) {
+    case OP_END: break;
+    case OP_KV: put_kv(b, o); break;
+    case OP_KV_STR:
+        if (o->n)
+            gb_kv_strn(b, o->s, o->p, o->n);
+        else
+            gb_kv_str(b, o->s, o->p);
+        break;
+    case OP_KV_ARR: gb_kv_arr(b, o->s, o->vt, o->u, o->p, o->n); break;
+    case OP_KV_STRS: gb_kv_arr_str(b, o->s, o->p, o->n); break;
+    case OP_KV_BEGIN: gb_kv_beginn(b, o->s, o->n ? o->n : strlen(o->s), o->vt); break;
+    case OP_ARR_HEAD: gb_arr_header(b, o->vt, o->u); break;
+    case OP_RAW: put_raw(b, o); break;
+    case OP_STR: gb_str(b, o->p, o->n); break;
+    case OP_STR_DECL: gb_str_decl(b, o->u, o->p, o->n); break;
+    case OP_LEN: gb_len_field(b, o->u); break;
+    case OP_BYTES: gb_bytes(b, o->p, o->n); break;
+    case OP_COUNTS: gb_override_counts(b, o->u, o->n); break;
+    case OP_ONE: one_tensor(b); break;
+    case OP_TENSORS: put_tensors(b, o->p, o->n, 32, 0); break;
+    case OP_TENSOR:
+        gb_tensorn(b, o->s, o->n ? o->n : strlen(o->s), o->nd, o->p, o->vt, o->u);
+        break;
+    case OP_PAD: pad(b, 32, false); break;
+    case OP_FILL: fill(b, o->n, (uint32_t)o->u); break;
+    case OP_ZEROS: gb_zeros(b, o->n); break;
+    case OP_SPM: spm_vocab(b, o->vt); break;
+    case OP_BPE: bpe_vocab(b, o->vt != 0); break;
+    case OP_LLAMA: llama_keys(b, o->vt & 1u, (o->vt & 2u) != 0); break;
+    case OP_LLAMA_T: llama_tensors(b, o->s); break;
+    }
+}
+
+static void emit_cases_n(const fcase *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        gb *b = c[i].from == FROM_BARE       ? gb_new(3)
+                : c[i].from == FROM_BASELINE ? baseline()
+                                             : start();
+        for (const op *o = c[i].ops; o && o->kind != OP_END; o++)
+            put_op(b, o);
+        emit(c[i].name, c[i].spec, c[i].ggml, c[i].strict, c[i].desc, b);
+    }
+}
+#define emit_cases(table) emit_cases_n(table, sizeof table / sizeof table[0])
+
 /* ------------------------------------------------------------ header and container */
 
 static void cases_container(void)
@@ -484,98 +656,141 @@ static void cases_truncated(void)
 
 /* ------------------------------------------------------------ metadata values */
 
-static void cases_values(void)
-{
-    gb *b;
-
+static const fcase VALUES_SCALARS[] = {
     /* scalars */
-    b = start();
-    gb_kv_u8(b, "conformance.value", 200);
-    emit("y_value_u8", ACC, ACC, ACC, "a u8 KV (type 0) = 200", b);
-    b = start();
-    gb_kv_i8(b, "conformance.value", -100);
-    emit("y_value_i8", ACC, ACC, ACC, "an i8 KV (type 1) = -100", b);
-    b = start();
-    gb_kv_u16(b, "conformance.value", 60000);
-    emit("y_value_u16", ACC, ACC, ACC, "a u16 KV (type 2) = 60000", b);
-    b = start();
-    gb_kv_i16(b, "conformance.value", -30000);
-    emit("y_value_i16", ACC, ACC, ACC, "an i16 KV (type 3) = -30000", b);
-    b = start();
-    gb_kv_u32(b, "conformance.value", 4000000000u);
-    emit("y_value_u32", ACC, ACC, ACC, "a u32 KV (type 4) = 4000000000", b);
-    b = start();
-    gb_kv_i32(b, "conformance.value", -2000000000);
-    emit("y_value_i32", ACC, ACC, ACC, "an i32 KV (type 5) = -2000000000", b);
-    b = start();
-    gb_kv_f32(b, "conformance.value", 1.5f);
-    emit("y_value_f32", ACC, ACC, ACC, "an f32 KV (type 6) = 1.5", b);
-    b = start();
-    gb_kv_bool(b, "conformance.yes", 1);
-    gb_kv_bool(b, "conformance.no", 0);
-    emit("y_value_bool", ACC, ACC, ACC, "two bool KVs (type 7): 1 and 0", b);
-    b = start();
-    gb_kv_str(b, "conformance.value", "hello");
-    emit("y_value_string", ACC, ACC, ACC, "a string KV (type 8) = \"hello\"", b);
-    b = start();
-    gb_kv_u64(b, "conformance.value", UINT64_MAX);
-    emit("y_value_u64", ACC, ACC, ACC, "a u64 KV (type 10) = 2^64-1", b);
-    b = start();
-    gb_kv_i64(b, "conformance.value", INT64_MIN);
-    emit("y_value_i64", ACC, ACC, ACC, "an i64 KV (type 11) = -2^63", b);
-    b = start();
-    gb_kv_f64(b, "conformance.value", -2.5e300);
-    emit("y_value_f64", ACC, ACC, ACC, "an f64 KV (type 12) = -2.5e300", b);
-    b = start();
-    gb_kv_f32(b, "conformance.nan", __builtin_nanf(""));
-    gb_kv_f32(b, "conformance.inf", __builtin_inff());
-    gb_kv_f32(b, "conformance.negative_zero", -0.0f);
-    gb_kv_f64(b, "conformance.denormal", 4.9e-324);
-    emit("y_value_float_special", ACC, ACC, ACC,
-         "f32 NaN, +Inf and -0 and an f64 denormal: any IEEE-754 value is a valid float KV", b);
+    {"y_value_u8", ACC, ACC, ACC, "a u8 KV (type 0) = 200",
+     .ops = OPS(KV(GB_VT_U8, "conformance.value", 200))},
+    {"y_value_i8", ACC, ACC, ACC, "an i8 KV (type 1) = -100",
+     .ops = OPS(KV(GB_VT_I8, "conformance.value", -100))},
+    {"y_value_u16", ACC, ACC, ACC, "a u16 KV (type 2) = 60000",
+     .ops = OPS(KV(GB_VT_U16, "conformance.value", 60000))},
+    {"y_value_i16", ACC, ACC, ACC, "an i16 KV (type 3) = -30000",
+     .ops = OPS(KV(GB_VT_I16, "conformance.value", -30000))},
+    {"y_value_u32", ACC, ACC, ACC, "a u32 KV (type 4) = 4000000000",
+     .ops = OPS(KV(GB_VT_U32, "conformance.value", 4000000000u))},
+    {"y_value_i32", ACC, ACC, ACC, "an i32 KV (type 5) = -2000000000",
+     .ops = OPS(KV(GB_VT_I32, "conformance.value", -2000000000))},
+    {"y_value_f32", ACC, ACC, ACC, "an f32 KV (type 6) = 1.5",
+     .ops = OPS(KVF32("conformance.value", 1.5f))},
+    {"y_value_bool", ACC, ACC, ACC, "two bool KVs (type 7): 1 and 0",
+     .ops = OPS(KV(GB_VT_BOOL, "conformance.yes", 1), KV(GB_VT_BOOL, "conformance.no", 0))},
+    {"y_value_string", ACC, ACC, ACC, "a string KV (type 8) = \"hello\"",
+     .ops = OPS(KVS("conformance.value", "hello"))},
+    {"y_value_u64", ACC, ACC, ACC, "a u64 KV (type 10) = 2^64-1",
+     .ops = OPS(KV(GB_VT_U64, "conformance.value", UINT64_MAX))},
+    {"y_value_i64", ACC, ACC, ACC, "an i64 KV (type 11) = -2^63",
+     .ops = OPS(KV(GB_VT_I64, "conformance.value", INT64_MIN))},
+    {"y_value_f64", ACC, ACC, ACC, "an f64 KV (type 12) = -2.5e300",
+     .ops = OPS(KVF64("conformance.value", -2.5e300))},
+    {"y_value_float_special", ACC, ACC, ACC,
+     "f32 NaN, +Inf and -0 and an f64 denormal: any IEEE-754 value is a valid float KV",
+     .ops = OPS(
+         KVF32("conformance.nan", __builtin_nanf("")), KVF32("conformance.inf", __builtin_inff()),
+         KVF32("conformance.negative_zero", -0.0f), KVF64("conformance.denormal", 4.9e-324))},
 
     /* strings */
-    b = start();
-    gb_kv_str(b, "conformance.value", "");
-    emit("y_value_string_empty", ACC, ACC, ACC, "an empty string value (length 0)", b);
-    b = start();
-    gb_kv_str(b, "conformance.value",
-              "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x99\x82");
-    emit("y_value_string_utf8", ACC, ACC, ACC,
-         "a string value with 2-, 3- and 4-byte UTF-8 sequences", b);
-    b = start();
-    gb_kv_strn(b, "conformance.value", "a\0b", 3);
-    emit("y_value_string_embedded_nul", ACC, ACC, ACC,
-         "a string value holding a NUL byte (U+0000 is valid UTF-8; strings are "
-         "length-prefixed, not NUL-terminated)",
-         b);
-    b = start();
-    gb_kv_str(b, "conformance.value", "multi\nline\ttext");
-    emit("y_value_string_newline_tab", ACC, ACC, ACC, "a string value with a newline and a tab", b);
-    b = start();
-    gb_kv_strn(b, "conformance.value", "ab\xff\xfe", 4);
-    emit("i_value_string_invalid_utf8", REJ, ACC, REJ,
-         "a string value with the bytes FF FE: spec strings are UTF-8; ggml does no UTF-8 check "
-         "(gguf-py raises when it decodes the value)",
-         b);
-    b = start();
-    gb_kv_strn(b, "conformance.value", "a\xc0\x80z", 4);
-    emit("i_value_string_overlong_utf8", REJ, ACC, REJ,
-         "a string value with the overlong encoding C0 80 (not UTF-8): spec rejects, ggml does "
-         "not check",
-         b);
+    {"y_value_string_empty", ACC, ACC, ACC, "an empty string value (length 0)",
+     .ops = OPS(KVS("conformance.value", ""))},
+    {"y_value_string_utf8", ACC, ACC, ACC, "a string value with 2-, 3- and 4-byte UTF-8 sequences",
+     .ops = OPS(KVS("conformance.value",
+                    "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x99\x82"))},
+    {"y_value_string_embedded_nul", ACC, ACC, ACC,
+     "a string value holding a NUL byte (U+0000 is valid UTF-8; strings are "
+     "length-prefixed, not NUL-terminated)",
+     .ops = OPS(KVSN("conformance.value", "a\0b", 3))},
+    {"y_value_string_newline_tab", ACC, ACC, ACC, "a string value with a newline and a tab",
+     .ops = OPS(KVS("conformance.value", "multi\nline\ttext"))},
+    {"i_value_string_invalid_utf8", REJ, ACC, REJ,
+     "a string value with the bytes FF FE: spec strings are UTF-8; ggml does no UTF-8 check "
+     "(gguf-py raises when it decodes the value)",
+     .ops = OPS(KVSN("conformance.value", "ab\xff\xfe", 4))},
+    {"i_value_string_overlong_utf8", REJ, ACC, REJ,
+     "a string value with the overlong encoding C0 80 (not UTF-8): spec rejects, ggml does "
+     "not check",
+     .ops = OPS(KVSN("conformance.value", "a\xc0\x80z", 4))},
 
     /* bools */
-    b = start();
-    gb_kv_bool(b, "conformance.flag", 2);
-    emit("i_value_bool_2", REJ, ACC, REJ,
-         "a bool KV with byte 2: spec 'anything else is invalid'; ggml and gguf-py read any "
-         "non-zero as true",
-         b);
-    b = start();
-    gb_kv_arr(b, "conformance.flags", GB_VT_BOOL, 3, (const uint8_t[]){1, 0, 0xff}, 3);
-    emit("i_array_bool_255", REJ, ACC, REJ,
-         "a bool array whose third element is the byte FF: spec invalid, ggml reads true", b);
+    {"i_value_bool_2", REJ, ACC, REJ,
+     "a bool KV with byte 2: spec 'anything else is invalid'; ggml and gguf-py read any "
+     "non-zero as true",
+     .ops = OPS(KV(GB_VT_BOOL, "conformance.flag", 2))},
+    {"i_array_bool_255", REJ, ACC, REJ,
+     "a bool array whose third element is the byte FF: spec invalid, ggml reads true",
+     .ops = OPS(KVA("conformance.flags", GB_VT_BOOL, 3, ((const uint8_t[]){1, 0, 0xff}), 3))},
+};
+
+static const char *const STRS[] = {"alpha", "", "\xce\xb2\xce\xb7\xcf\x84\xce\xb1"};
+
+static const fcase VALUES_NESTED[] = {
+    {"y_array_string", ACC, ACC, ACC,
+     "an array of 3 strings (element type 8), one of them empty, one non-ASCII",
+     .ops = OPS(KVSTRS("conformance.array", STRS, 3))},
+    {"y_array_string_empty", ACC, ACC, ACC, "an empty array of strings",
+     .ops = OPS(KVSTRS("conformance.array", NULL, 0))},
+
+    /* nested arrays */
+    {"i_nested_array_u32", ACC, REJ, REJ,
+     "an array of 2 arrays of u32 ([[1,2],[3]]): spec 'arrays can be nested'; ggml rejects "
+     "an array of arrays; gguf-py reads it",
+     .ops =
+         OPS(KVBEGIN("conformance.matrix", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 2), ARRHEAD(GB_VT_U32, 2),
+             RAW(GB_VT_U32, 1), RAW(GB_VT_U32, 2), ARRHEAD(GB_VT_U32, 1), RAW(GB_VT_U32, 3))},
+    {"i_nested_array_empty", ACC, REJ, REJ,
+     "an empty array whose element type is array: ggml rejects the element type",
+     .ops = OPS(KVBEGIN("conformance.matrix", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 0))},
+    {"i_nested_array_of_empty_arrays", ACC, REJ, REJ, "an array of two empty u8 arrays",
+     .ops = OPS(KVBEGIN("conformance.matrix", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 2),
+                ARRHEAD(GB_VT_U8, 0), ARRHEAD(GB_VT_U8, 0))},
+    {"i_nested_array_mixed_types", ACC, REJ, REJ,
+     "an array of arrays whose inner arrays have different element types (u8, string): "
+     "spec 'any value type is valid, including arrays'",
+     .ops =
+         OPS(KVBEGIN("conformance.mixed", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 2), ARRHEAD(GB_VT_U8, 2),
+             RAW(GB_VT_U8, 7), RAW(GB_VT_U8, 8), ARRHEAD(GB_VT_STR, 1), STR("x", 1))},
+    {"i_nested_array_depth_3", ACC, REJ, REJ, "arrays nested three deep ([[[-1],[2,3]]])",
+     .ops = OPS(KVBEGIN("conformance.cube", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 1),
+                ARRHEAD(GB_VT_ARR, 2), ARRHEAD(GB_VT_I16, 1), RAW(GB_VT_I16, -1),
+                ARRHEAD(GB_VT_I16, 2), RAW(GB_VT_I16, 2), RAW(GB_VT_I16, 3))},
+
+    /* unknown types */
+    {"n_value_type_13", REJ, REJ, REJ,
+     "a KV with value type 13 (one past FLOAT64), as in llama.cpp's historical "
+     "test_writer.gguf",
+     .ops = OPS(KVBEGIN("conformance.value", 13), RAW(GB_VT_U32, 0))},
+    {"n_value_type_negative", REJ, REJ, REJ, "a KV with value type 0xFFFFFFFF (-1 as ggml's int32)",
+     .ops = OPS(KVBEGIN("conformance.value", 0xFFFFFFFFu), RAW(GB_VT_U32, 0))},
+    {"n_array_type_13", REJ, REJ, REJ, "an array with element type 13",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(13, 2), RAW(GB_VT_U64, 0))},
+    {"n_array_type_negative", REJ, REJ, REJ,
+     "an array with element type 0x80000000 (negative as ggml's int32)",
+     .ops =
+         OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(0x80000000u, 2), RAW(GB_VT_U64, 0))},
+
+    /* impossible lengths */
+    {"n_array_count_huge", REJ, REJ, REJ,
+     "a u8 array declaring 2^40 elements with 3 bytes left in the file",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(GB_VT_U8, (uint64_t)1 << 40),
+                BYTES("abc", 3))},
+    {"n_array_count_top_bit", REJ, REJ, REJ,
+     "a u32 array whose count has the top bit set (2^63 elements)",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(GB_VT_U32, 0x8000000000000000u),
+                RAW(GB_VT_U32, 1))},
+    {"n_string_array_count_huge", REJ, REJ, REJ,
+     "a string array declaring 2^40 elements with one present",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(GB_VT_STR, (uint64_t)1 << 40),
+                STR("x", 1))},
+    {"n_string_length_huge", REJ, REJ, REJ, "a string value declaring 2^40 bytes with 3 present",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_STR), STRDECL((uint64_t)1 << 40, "abc", 3))},
+    {"n_string_length_top_bit", REJ, REJ, REJ, "a string value whose length has the top bit set",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_STR), STRDECL(0x8000000000000003u, "abc", 3))},
+    {"n_string_length_past_eof_by_one", REJ, REJ, REJ,
+     "the last string value declares one byte more than the file holds",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_STR), STRDECL(4, "abc", 3))},
+};
+
+static void cases_values(void)
+{
+    emit_cases(VALUES_SCALARS);
 
     /* arrays, one per element type, and empty arrays */
     const struct {
@@ -599,7 +814,7 @@ static void cases_values(void)
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         char name[64], desc[160];
-        b = start();
+        gb *b = start();
         gb_kv_arr(b, "conformance.array", arrays[i].type, arrays[i].count, arrays[i].elems,
                   arrays[i].nbytes);
         snprintf(name, sizeof name, "y_array_%s", arrays[i].name);
@@ -615,121 +830,7 @@ static void cases_values(void)
                  arrays[i].name);
         emit(name, ACC, ACC, ACC, desc, b);
     }
-    static const char *const strs[] = {"alpha", "", "\xce\xb2\xce\xb7\xcf\x84\xce\xb1"};
-    b = start();
-    gb_kv_arr_str(b, "conformance.array", strs, 3);
-    emit("y_array_string", ACC, ACC, ACC,
-         "an array of 3 strings (element type 8), one of them empty, one non-ASCII", b);
-    b = start();
-    gb_kv_arr_str(b, "conformance.array", NULL, 0);
-    emit("y_array_string_empty", ACC, ACC, ACC, "an empty array of strings", b);
-
-    /* nested arrays */
-    b = start();
-    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 2);
-    gb_arr_header(b, GB_VT_U32, 2);
-    gb_u32(b, 1);
-    gb_u32(b, 2);
-    gb_arr_header(b, GB_VT_U32, 1);
-    gb_u32(b, 3);
-    emit("i_nested_array_u32", ACC, REJ, REJ,
-         "an array of 2 arrays of u32 ([[1,2],[3]]): spec 'arrays can be nested'; ggml rejects "
-         "an array of arrays; gguf-py reads it",
-         b);
-    b = start();
-    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 0);
-    emit("i_nested_array_empty", ACC, REJ, REJ,
-         "an empty array whose element type is array: ggml rejects the element type", b);
-    b = start();
-    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 2);
-    gb_arr_header(b, GB_VT_U8, 0);
-    gb_arr_header(b, GB_VT_U8, 0);
-    emit("i_nested_array_of_empty_arrays", ACC, REJ, REJ, "an array of two empty u8 arrays", b);
-    b = start();
-    gb_kv_begin(b, "conformance.mixed", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 2);
-    gb_arr_header(b, GB_VT_U8, 2);
-    gb_u8(b, 7);
-    gb_u8(b, 8);
-    gb_arr_header(b, GB_VT_STR, 1);
-    gb_str(b, "x", 1);
-    emit("i_nested_array_mixed_types", ACC, REJ, REJ,
-         "an array of arrays whose inner arrays have different element types (u8, string): "
-         "spec 'any value type is valid, including arrays'",
-         b);
-    b = start();
-    gb_kv_begin(b, "conformance.cube", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 1);
-    gb_arr_header(b, GB_VT_ARR, 2);
-    gb_arr_header(b, GB_VT_I16, 1);
-    gb_i16(b, -1);
-    gb_arr_header(b, GB_VT_I16, 2);
-    gb_i16(b, 2);
-    gb_i16(b, 3);
-    emit("i_nested_array_depth_3", ACC, REJ, REJ, "arrays nested three deep ([[[-1],[2,3]]])", b);
-
-    /* unknown types */
-    b = start();
-    gb_kv_begin(b, "conformance.value", 13);
-    gb_u32(b, 0);
-    emit("n_value_type_13", REJ, REJ, REJ,
-         "a KV with value type 13 (one past FLOAT64), as in llama.cpp's historical "
-         "test_writer.gguf",
-         b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", 0xFFFFFFFFu);
-    gb_u32(b, 0);
-    emit("n_value_type_negative", REJ, REJ, REJ,
-         "a KV with value type 0xFFFFFFFF (-1 as ggml's int32)", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, 13, 2);
-    gb_u64(b, 0);
-    emit("n_array_type_13", REJ, REJ, REJ, "an array with element type 13", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, 0x80000000u, 2);
-    gb_u64(b, 0);
-    emit("n_array_type_negative", REJ, REJ, REJ,
-         "an array with element type 0x80000000 (negative as ggml's int32)", b);
-
-    /* impossible lengths */
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_U8, (uint64_t)1 << 40);
-    gb_bytes(b, "abc", 3);
-    emit("n_array_count_huge", REJ, REJ, REJ,
-         "a u8 array declaring 2^40 elements with 3 bytes left in the file", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_U32, 0x8000000000000000u);
-    gb_u32(b, 1);
-    emit("n_array_count_top_bit", REJ, REJ, REJ,
-         "a u32 array whose count has the top bit set (2^63 elements)", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_STR, (uint64_t)1 << 40);
-    gb_str(b, "x", 1);
-    emit("n_string_array_count_huge", REJ, REJ, REJ,
-         "a string array declaring 2^40 elements with one present", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_STR);
-    gb_str_decl(b, (uint64_t)1 << 40, "abc", 3);
-    emit("n_string_length_huge", REJ, REJ, REJ,
-         "a string value declaring 2^40 bytes with 3 present", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_STR);
-    gb_str_decl(b, 0x8000000000000003u, "abc", 3);
-    emit("n_string_length_top_bit", REJ, REJ, REJ,
-         "a string value whose length has the top bit set", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_STR);
-    gb_str_decl(b, 4, "abc", 3);
-    emit("n_string_length_past_eof_by_one", REJ, REJ, REJ,
-         "the last string value declares one byte more than the file holds", b);
+    emit_cases(VALUES_NESTED);
 }
 
 /* ------------------------------------------------------------ keys */
