@@ -835,95 +835,70 @@ static void cases_values(void)
 
 /* ------------------------------------------------------------ keys */
 
+static const fcase KEYS[] = {
+    {"n_key_empty", REJ, REJ, REJ,
+     "a KV with an empty key: spec keys are dotted lower_snake_case segments; ggml rejects "
+     "empty keys (since 2026-07)",
+     .ops = OPS(KV(GB_VT_U32, "", 1))},
+    {"i_key_duplicate", REJ, REJ, REJ,
+     "gguflint rejects duplicate keys under every profile: the KV table is a map and two "
+     "values for one key are ambiguous (GG106); "
+     "general.name appears twice with different values: the spec does not say keys are "
+     "unique; ggml and newer gguf-py reject, gguf-py of Feb 2025 only warns, "
+     "@huggingface/gguf and candle keep the last value",
+     .ops = OPS(KVS("general.name", "first"), KVS("general.name", "second"))},
+    {"i_key_not_snake_case", REJ, ACC, REJ,
+     "the key conformance.CamelCase: spec keys must be lower_snake_case ('any keys that do "
+     "not follow these rules are invalid'); ggml only rejects empty keys",
+     .ops = OPS(KV(GB_VT_U32, "conformance.CamelCase", 1))},
+    {"i_key_non_ascii", REJ, ACC, REJ,
+     "a key with valid UTF-8 outside ASCII (conformance.groesse with o-umlaut and sharp s): "
+     "spec keys must be ASCII; ggml does not check",
+     .ops = OPS(KV(GB_VT_U32,
+                   "conformance.gr\xc3\xb6\xc3\x9f"
+                   "e",
+                   1))},
+    {"i_key_invalid_utf8", REJ, REJ, REJ,
+     "gguflint rejects keys with invalid UTF-8 under every profile (GG103): readers decode "
+     "them differently; "
+     "a key ending in the bytes FF FE: spec keys must be ASCII; ggml does no UTF-8 check "
+     "(gguf-py fails to decode it)",
+     .ops = OPS(KVBEGINN("conformance.\xff\xfe", 14, GB_VT_U32), RAW(GB_VT_U32, 1))},
+    {"i_key_control_byte", REJ, REJ, REJ,
+     "gguflint rejects control bytes in keys under every profile (GG104): terminal injection "
+     "and strcmp truncation; "
+     "a key holding an ESC sequence (conformance.ESC[1mkey): not lower_snake_case, so "
+     "spec-invalid; ggml accepts any non-empty key",
+     .ops = OPS(KVBEGINN("conformance.\x1b[1mkey", 19, GB_VT_U32), RAW(GB_VT_U32, 1))},
+    {"i_key_embedded_nul", REJ, REJ, REJ,
+     "gguflint rejects a NUL in a key under every profile (GG104): ggml looks keys up as C "
+     "strings; "
+     "a key with a NUL byte inside (conformance.a NUL b): spec-invalid; ggml accepts it and "
+     "its C-string lookups see conformance.a",
+     .ops = OPS(KVBEGINN("conformance.a\0b", 15, GB_VT_U32), RAW(GB_VT_U32, 1))},
+};
+
+/* "conformance.kkk...": 65535 and 65536 bytes are the spec's limit (filled
+ * by cases_keys) */
+static char big_key[65536];
+
+static const fcase KEYS_LONG[] = {
+    {"y_key_65535_bytes", ACC, ACC, ACC,
+     "a 65535-byte key (conformance.kkk...), the spec's maximum",
+     .ops = OPS(KVBEGINN(big_key, sizeof big_key - 1, GB_VT_U8), RAW(GB_VT_U8, 1))},
+    {"i_key_65536_bytes", REJ, ACC, REJ,
+     "a 65536-byte key: spec keys are at most 65535 bytes; ggml allows up to 1 GiB",
+     .ops = OPS(KVBEGINN(big_key, sizeof big_key, GB_VT_U8), RAW(GB_VT_U8, 1))},
+    {"n_key_length_huge", REJ, REJ, REJ, "a key length of 2^40 bytes with 13 present",
+     .ops = OPS(COUNTS(0, 2), LEN((uint64_t)1 << 40), BYTES("conformance.x", 13))},
+};
+
 static void cases_keys(void)
 {
-    gb *b;
-
-    b = start();
-    gb_kv_u32(b, "", 1);
-    emit("n_key_empty", REJ, REJ, REJ,
-         "a KV with an empty key: spec keys are dotted lower_snake_case segments; ggml rejects "
-         "empty keys (since 2026-07)",
-         b);
-    b = start();
-    gb_kv_str(b, "general.name", "first");
-    gb_kv_str(b, "general.name", "second");
-    emit("i_key_duplicate", REJ, REJ, REJ,
-         "gguflint rejects duplicate keys under every profile: the KV table is a map and two "
-         "values for one key are ambiguous (GG106); "
-         "general.name appears twice with different values: the spec does not say keys are "
-         "unique; ggml and newer gguf-py reject, gguf-py of Feb 2025 only warns, "
-         "@huggingface/gguf and candle keep the last value",
-         b);
-    b = start();
-    gb_kv_u32(b, "conformance.CamelCase", 1);
-    emit("i_key_not_snake_case", REJ, ACC, REJ,
-         "the key conformance.CamelCase: spec keys must be lower_snake_case ('any keys that do "
-         "not follow these rules are invalid'); ggml only rejects empty keys",
-         b);
-    b = start();
-    gb_kv_u32(b,
-              "conformance.gr\xc3\xb6\xc3\x9f"
-              "e",
-              1);
-    emit("i_key_non_ascii", REJ, ACC, REJ,
-         "a key with valid UTF-8 outside ASCII (conformance.groesse with o-umlaut and sharp s): "
-         "spec keys must be ASCII; ggml does not check",
-         b);
-    b = start();
-    gb_kv_beginn(b, "conformance.\xff\xfe", 14, GB_VT_U32);
-    gb_u32(b, 1);
-    emit("i_key_invalid_utf8", REJ, REJ, REJ,
-         "gguflint rejects keys with invalid UTF-8 under every profile (GG103): readers decode "
-         "them differently; "
-         "a key ending in the bytes FF FE: spec keys must be ASCII; ggml does no UTF-8 check "
-         "(gguf-py fails to decode it)",
-         b);
-    b = start();
-    gb_kv_beginn(b, "conformance.\x1b[1mkey", 19, GB_VT_U32);
-    gb_u32(b, 1);
-    emit("i_key_control_byte", REJ, REJ, REJ,
-         "gguflint rejects control bytes in keys under every profile (GG104): terminal injection "
-         "and strcmp truncation; "
-         "a key holding an ESC sequence (conformance.ESC[1mkey): not lower_snake_case, so "
-         "spec-invalid; ggml accepts any non-empty key",
-         b);
-    b = start();
-    gb_kv_beginn(b, "conformance.a\0b", 15, GB_VT_U32);
-    gb_u32(b, 1);
-    emit("i_key_embedded_nul", REJ, REJ, REJ,
-         "gguflint rejects a NUL in a key under every profile (GG104): ggml looks keys up as C "
-         "strings; "
-         "a key with a NUL byte inside (conformance.a NUL b): spec-invalid; ggml accepts it and "
-         "its C-string lookups see conformance.a",
-         b);
-
-    /* 65535 and 65536 bytes: the spec's limit */
-    size_t n = 65536;
-    char *key = malloc(n);
-    if (!key) {
-        fail("out of memory", "cases_keys");
-        return;
-    }
-    memcpy(key, "conformance.", 12);
-    memset(key + 12, 'k', n - 12);
-    b = start();
-    gb_kv_beginn(b, key, n - 1, GB_VT_U8);
-    gb_u8(b, 1);
-    emit("y_key_65535_bytes", ACC, ACC, ACC,
-         "a 65535-byte key (conformance.kkk...), the spec's maximum", b);
-    b = start();
-    gb_kv_beginn(b, key, n, GB_VT_U8);
-    gb_u8(b, 1);
-    emit("i_key_65536_bytes", REJ, ACC, REJ,
-         "a 65536-byte key: spec keys are at most 65535 bytes; ggml allows up to 1 GiB", b);
-    free(key);
-
-    b = start();
-    gb_override_counts(b, 0, 2);
-    gb_len_field(b, (uint64_t)1 << 40);
-    gb_bytes(b, "conformance.x", 13);
-    emit("n_key_length_huge", REJ, REJ, REJ, "a key length of 2^40 bytes with 13 present", b);
+    emit_cases(KEYS);
+    memcpy(big_key, "conformance.", 12);
+    memset(big_key + 12, 'k', sizeof big_key - 12);
+    emit_cases(KEYS_LONG);
 }
 
 /* ------------------------------------------------------------ alignment */
@@ -1442,168 +1417,117 @@ static void cases_shapes(void)
 
 /* ------------------------------------------------------------ general.* semantics */
 
-static void cases_general(void)
-{
-    gb *b;
-    b = gb_new(3);
-    gb_kv_str(b, "general.name", "no architecture");
-    one_tensor(b);
-    emit("n_architecture_missing", REJ, REJ, REJ,
-         "a complete file without general.architecture: required by the spec; llama.cpp's "
-         "loader fails without it (ggml's gguf reader alone does not check)",
-         b);
-    b = gb_new(3);
-    gb_kv_u32(b, "general.architecture", 1);
-    one_tensor(b);
-    emit("n_architecture_not_string", REJ, REJ, REJ,
-         "general.architecture as u32 1: spec type string; llama.cpp's typed read fails", b);
-    static const struct {
-        const char *name, *arch, *desc;
-    } archs[] = {
-        {"i_architecture_uppercase", "Conformance",
-         "general.architecture 'Conformance': spec 'all lowercase ASCII, only [a-z0-9]+'; ggml "
-         "does not check the charset"},
-        {"i_architecture_dash", "conformance-x",
-         "general.architecture 'conformance-x': the spec allows only [a-z0-9]+, while llama.cpp "
-         "itself uses names with '-' and '_' (command-r, gpt-oss, nemotron_h); gguflint accepts "
-         "[a-z0-9_-] under every profile (27 real names use them)"},
-        {"i_architecture_empty", "",
-         "general.architecture is the empty string: spec [a-z0-9]+ needs one character; ggml "
-         "only reads it"},
-    };
-    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-        b = gb_new(3);
-        gb_kv_str(b, "general.architecture", archs[i].arch);
-        one_tensor(b);
-        bool dash = strcmp(archs[i].name, "i_architecture_dash") == 0;
-        emit(archs[i].name, dash ? ACC : REJ, ACC, dash ? ACC : REJ, archs[i].desc, b);
-    }
+static const char *const GENERAL_TAGS[] = {"conformance", "test"};
+static const char *const GENERAL_LANGS[] = {"en"};
+/* one [32, 2] (or [256, 2], [64]) tensor of a type */
+static const tdef Q8_0_W = {"a.weight", 2, {32, 2, 1, 1}, GB_Q8_0};
+static const tdef F32_W = {"a.weight", 2, {32, 2, 1, 1}, GB_F32};
+static const tdef Q4_1_W = {"a.weight", 2, {32, 2, 1, 1}, GB_Q4_1};
+static const tdef IQ4_XS_W = {"a.weight", 2, {256, 2, 1, 1}, 23};
+static const tdef Q8_0_1D = {"a.weight", 1, {64, 1, 1, 1}, GB_Q8_0};
+
+static const fcase GENERAL[] = {
+    {"n_architecture_missing", REJ, REJ, REJ,
+     "a complete file without general.architecture: required by the spec; llama.cpp's "
+     "loader fails without it (ggml's gguf reader alone does not check)",
+     FROM_BARE, OPS(KVS("general.name", "no architecture"), ONE_T)},
+    {"n_architecture_not_string", REJ, REJ, REJ,
+     "general.architecture as u32 1: spec type string; llama.cpp's typed read fails", FROM_BARE,
+     OPS(KV(GB_VT_U32, "general.architecture", 1), ONE_T)},
+    {"i_architecture_uppercase", REJ, ACC, REJ,
+     "general.architecture 'Conformance': spec 'all lowercase ASCII, only [a-z0-9]+'; ggml "
+     "does not check the charset",
+     FROM_BARE, OPS(KVS("general.architecture", "Conformance"), ONE_T)},
+    {"i_architecture_dash", ACC, ACC, ACC,
+     "general.architecture 'conformance-x': the spec allows only [a-z0-9]+, while llama.cpp "
+     "itself uses names with '-' and '_' (command-r, gpt-oss, nemotron_h); gguflint accepts "
+     "[a-z0-9_-] under every profile (27 real names use them)",
+     FROM_BARE, OPS(KVS("general.architecture", "conformance-x"), ONE_T)},
+    {"i_architecture_empty", REJ, ACC, REJ,
+     "general.architecture is the empty string: spec [a-z0-9]+ needs one character; ggml "
+     "only reads it",
+     FROM_BARE, OPS(KVS("general.architecture", ""), ONE_T)},
 
     /* general metadata with the types writers use */
-    static const char *const tags[] = {"conformance", "test"};
-    static const char *const langs[] = {"en"};
-    b = start();
-    gb_kv_str(b, "general.type", "model");
-    gb_kv_str(b, "general.name", "Conformance Test Model");
-    gb_kv_str(b, "general.author", "gguflint");
-    gb_kv_str(b, "general.version", "v1.0");
-    gb_kv_str(b, "general.organization", "gguflint");
-    gb_kv_str(b, "general.basename", "conformance");
-    gb_kv_str(b, "general.finetune", "test");
-    gb_kv_str(b, "general.description", "A file of the GGUF conformance suite.");
-    gb_kv_str(b, "general.size_label", "100");
-    gb_kv_str(b, "general.license", "MIT");
-    gb_kv_str(b, "general.url", "https://example.com/conformance");
-    gb_kv_u32(b, "general.base_model.count", 1);
-    gb_kv_str(b, "general.base_model.0.name", "Conformance Base");
-    gb_kv_arr_str(b, "general.tags", tags, 2);
-    gb_kv_arr_str(b, "general.languages", langs, 1);
-    gb_kv_u32(b, "general.file_type", 0);
-    gb_kv_u32(b, "general.alignment", 32);
-    put_tensors(b, BASE, N_BASE, 32, 0);
-    emit("y_general_metadata", ACC, ACC, ACC,
-         "the baseline with the general.* metadata keys of the spec and gguf-py, each with the "
-         "type writers use (strings, u32 counts, string arrays)",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.name", 7);
-    one_tensor(b);
-    emit("n_general_name_not_string", REJ, REJ, REJ,
-         "general.name as u32: spec type string; llama.cpp reads it as a string and fails", b);
-    b = start();
-    gb_kv_u32(b, "general.author", 7);
-    one_tensor(b);
-    emit("i_general_author_not_string", REJ, ACC, REJ,
-         "general.author as u32: the spec says string; llama.cpp never reads it", b);
-    b = start();
-    gb_kv_str(b, "general.tags", "conformance");
-    one_tensor(b);
-    emit("i_general_tags_not_array", REJ, ACC, REJ,
-         "general.tags as a plain string: the spec says string[]; llama.cpp never reads it", b);
+    {"y_general_metadata", ACC, ACC, ACC,
+     "the baseline with the general.* metadata keys of the spec and gguf-py, each with the "
+     "type writers use (strings, u32 counts, string arrays)",
+     .ops =
+         OPS(KVS("general.type", "model"), KVS("general.name", "Conformance Test Model"),
+             KVS("general.author", "gguflint"), KVS("general.version", "v1.0"),
+             KVS("general.organization", "gguflint"), KVS("general.basename", "conformance"),
+             KVS("general.finetune", "test"),
+             KVS("general.description", "A file of the GGUF conformance suite."),
+             KVS("general.size_label", "100"), KVS("general.license", "MIT"),
+             KVS("general.url", "https://example.com/conformance"),
+             KV(GB_VT_U32, "general.base_model.count", 1),
+             KVS("general.base_model.0.name", "Conformance Base"),
+             KVSTRS("general.tags", GENERAL_TAGS, 2), KVSTRS("general.languages", GENERAL_LANGS, 1),
+             KV(GB_VT_U32, "general.file_type", 0), KV(GB_VT_U32, "general.alignment", 32),
+             TENSORS(BASE, N_BASE))},
+    {"n_general_name_not_string", REJ, REJ, REJ,
+     "general.name as u32: spec type string; llama.cpp reads it as a string and fails",
+     .ops = OPS(KV(GB_VT_U32, "general.name", 7), ONE_T)},
+    {"i_general_author_not_string", REJ, ACC, REJ,
+     "general.author as u32: the spec says string; llama.cpp never reads it",
+     .ops = OPS(KV(GB_VT_U32, "general.author", 7), ONE_T)},
+    {"i_general_tags_not_array", REJ, ACC, REJ,
+     "general.tags as a plain string: the spec says string[]; llama.cpp never reads it",
+     .ops = OPS(KVS("general.tags", "conformance"), ONE_T)},
 
     /* quantization version */
-    const tdef q = {"a.weight", 2, {32, 2, 1, 1}, GB_Q8_0};
-    b = start();
-    gb_kv_u32(b, "general.file_type", 7);
-    put_tensors(b, &q, 1, 32, 0);
-    emit("i_quantized_without_quantization_version", REJ, ACC, REJ,
-         "a q8_0 tensor and no general.quantization_version: spec 'if any tensors are quantized, "
-         "this must be present'; no loader reads it",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 7);
-    gb_kv_u32(b, "general.quantization_version", 3);
-    put_tensors(b, &q, 1, 32, 0);
-    emit("y_quantization_version_3", ACC, ACC, REJ,
-         "general.quantization_version 3 with a q8_0 tensor: any u32 is spec-valid (its example "
-         "uses 4); strict: writers write GGML_QNT_VERSION 2",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 7);
-    gb_kv_str(b, "general.quantization_version", "2");
-    put_tensors(b, &q, 1, 32, 0);
-    emit("i_quantization_version_not_u32", REJ, ACC, REJ,
-         "general.quantization_version as the string \"2\": spec says uint32; no loader reads it",
-         b);
+    {"i_quantized_without_quantization_version", REJ, ACC, REJ,
+     "a q8_0 tensor and no general.quantization_version: spec 'if any tensors are quantized, "
+     "this must be present'; no loader reads it",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 7), TENSORS(&Q8_0_W, 1))},
+    {"y_quantization_version_3", ACC, ACC, REJ,
+     "general.quantization_version 3 with a q8_0 tensor: any u32 is spec-valid (its example "
+     "uses 4); strict: writers write GGML_QNT_VERSION 2",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 7),
+                KV(GB_VT_U32, "general.quantization_version", 3), TENSORS(&Q8_0_W, 1))},
+    {"i_quantization_version_not_u32", REJ, ACC, REJ,
+     "general.quantization_version as the string \"2\": spec says uint32; no loader reads it",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 7), KVS("general.quantization_version", "2"),
+                TENSORS(&Q8_0_W, 1))},
 
     /* file type */
-    const tdef f32w = {"a.weight", 2, {32, 2, 1, 1}, GB_F32};
-    const tdef q41 = {"a.weight", 2, {32, 2, 1, 1}, GB_Q4_1};
-    const tdef iq4 = {"a.weight", 2, {256, 2, 1, 1}, 23};
-    b = start();
-    gb_kv_u32(b, "general.file_type", 4);
-    gb_kv_u32(b, "general.quantization_version", 2);
-    put_tensors(b, &q41, 1, 32, 0);
-    emit("y_file_type_4_removed", ACC, ACC, REJ,
-         "general.file_type 4 (MOSTLY_Q4_1_SOME_F16, still listed by the spec, removed from "
-         "llama.cpp) with a q4_1 tensor: informational to every reader; strict: no current "
-         "writer emits it",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 30);
-    gb_kv_u32(b, "general.quantization_version", 2);
-    put_tensors(b, &iq4, 1, 32, 0);
-    emit("y_file_type_30_beyond_spec_list", ACC, ACC, ACC,
-         "general.file_type 30 (MOSTLY_IQ4_XS; the spec's list stops at 18) with an iq4_xs "
-         "tensor: the key is an optional uint32 'can be inferred from the tensor types'",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 1024);
-    put_tensors(b, &f32w, 1, 32, 0);
-    emit("y_file_type_guessed_flag", ACC, ACC, REJ,
-         "general.file_type 1024 (ALL_F32 | LLAMA_FTYPE_GUESSED, llama.cpp's in-memory flag) with "
-         "an f32 tensor: strict: never stored by a writer",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 999);
-    put_tensors(b, &f32w, 1, 32, 0);
-    emit("y_file_type_unknown", ACC, ACC, REJ,
-         "general.file_type 999, no llama_ftype: readers only display it; strict: writers use "
-         "llama_ftype values",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 7);
-    gb_kv_u32(b, "general.quantization_version", 2);
-    put_tensors(b, &f32w, 1, 32, 0);
-    emit("y_file_type_mismatch", ACC, ACC, REJ,
-         "general.file_type 7 (MOSTLY_Q8_0) but the only 2-D weight, a [32,2] f32 tensor, is not "
-         "q8_0: readers accept; strict: llama-quantize would have made it q8_0",
-         b);
-    b = start();
-    gb_kv_str(b, "general.file_type", "Q8_0");
-    one_tensor(b);
-    emit("n_file_type_not_u32", REJ, REJ, REJ,
-         "general.file_type as the string \"Q8_0\": spec uint32; llama.cpp's getter aborts on a "
-         "non-u32 value (Feb 2025)",
-         b);
-    const tdef q1d[] = {{"a.weight", 1, {64, 1, 1, 1}, GB_Q8_0}};
-    b = start();
-    gb_kv_u32(b, "general.quantization_version", 2);
-    put_tensors(b, q1d, 1, 32, 0);
-    emit("y_quantized_1d_tensor", ACC, ACC, REJ,
-         "a 1-D q8_0 tensor: legal to every reader; strict: converters and llama-quantize keep "
-         "1-D tensors in f32",
-         b);
+    {"y_file_type_4_removed", ACC, ACC, REJ,
+     "general.file_type 4 (MOSTLY_Q4_1_SOME_F16, still listed by the spec, removed from "
+     "llama.cpp) with a q4_1 tensor: informational to every reader; strict: no current "
+     "writer emits it",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 4),
+                KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(&Q4_1_W, 1))},
+    {"y_file_type_30_beyond_spec_list", ACC, ACC, ACC,
+     "general.file_type 30 (MOSTLY_IQ4_XS; the spec's list stops at 18) with an iq4_xs "
+     "tensor: the key is an optional uint32 'can be inferred from the tensor types'",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 30),
+                KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(&IQ4_XS_W, 1))},
+    {"y_file_type_guessed_flag", ACC, ACC, REJ,
+     "general.file_type 1024 (ALL_F32 | LLAMA_FTYPE_GUESSED, llama.cpp's in-memory flag) with "
+     "an f32 tensor: strict: never stored by a writer",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 1024), TENSORS(&F32_W, 1))},
+    {"y_file_type_unknown", ACC, ACC, REJ,
+     "general.file_type 999, no llama_ftype: readers only display it; strict: writers use "
+     "llama_ftype values",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 999), TENSORS(&F32_W, 1))},
+    {"y_file_type_mismatch", ACC, ACC, REJ,
+     "general.file_type 7 (MOSTLY_Q8_0) but the only 2-D weight, a [32,2] f32 tensor, is not "
+     "q8_0: readers accept; strict: llama-quantize would have made it q8_0",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 7),
+                KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(&F32_W, 1))},
+    {"n_file_type_not_u32", REJ, REJ, REJ,
+     "general.file_type as the string \"Q8_0\": spec uint32; llama.cpp's getter aborts on a "
+     "non-u32 value (Feb 2025)",
+     .ops = OPS(KVS("general.file_type", "Q8_0"), ONE_T)},
+    {"y_quantized_1d_tensor", ACC, ACC, REJ,
+     "a 1-D q8_0 tensor: legal to every reader; strict: converters and llama-quantize keep "
+     "1-D tensors in f32",
+     .ops = OPS(KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(&Q8_0_1D, 1))},
+};
+
+static void cases_general(void)
+{
+    emit_cases(GENERAL);
 }
 
 /* ------------------------------------------------------------ tokenizer */
@@ -1651,103 +1575,78 @@ static void bpe_vocab(gb *b, bool merges)
     gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 4);
 }
 
+static const char *const DUP_TOKENS[] = {"<unk>", "<s>", "</s>", "b", "b"};
+static const char *const EMPTY_TOKEN[] = {"<unk>", "<s>", "</s>", "", "b"};
+
+static const fcase TOKENIZER[] = {
+    {"y_tokenizer_llama", ACC, ACC, ACC,
+     "a 5-token SentencePiece vocabulary (tokenizer.ggml.model llama, tokens, scores, "
+     "token_type, bos/eos/unknown ids in range, add_bos/add_eos)",
+     .ops = OPS(SPM(0))},
+    {"y_tokenizer_gpt2", ACC, ACC, ACC,
+     "a 5-token BPE vocabulary (model gpt2, pre default, tokens, token_type, one merge, "
+     "bos/eos ids in range)",
+     .ops = OPS(BPE(1))},
+    {"y_tokenizer_seperator_misspelled", ACC, ACC, ACC,
+     "tokenizer.ggml.seperator_token_id (sic): the spelling llama.cpp reads and gguf-py "
+     "writes; an extra key to the spec",
+     .ops = OPS(SPM(0), KV(GB_VT_U32, "tokenizer.ggml.seperator_token_id", 2))},
+    {"y_tokenizer_separator_spec_spelling", ACC, ACC, ACC,
+     "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
+     "tokenizer.ggml.separator_token_id, the spec's spelling: valid everywhere, but "
+     "llama.cpp only reads the misspelled seperator_token_id, so the id is lost; strict: "
+     "gguf-py writes the misspelling",
+     .ops = OPS(SPM(0), KV(GB_VT_U32, "tokenizer.ggml.separator_token_id", 2))},
+    {"y_tokenizer_chat_template", ACC, ACC, ACC,
+     "the llama vocabulary with a plain Jinja tokenizer.chat_template",
+     .ops = OPS(SPM(0),
+                KVS("tokenizer.chat_template",
+                    "{% for message in messages %}{{ message['role'] }}: {{ message['content'] }}\n"
+                    "{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}"))},
+    {"i_tokenizer_model_replit", ACC, REJ, REJ,
+     "tokenizer.ggml.model replit, listed by the spec: llama.cpp throws 'unknown tokenizer'",
+     .ops = OPS(KVS("tokenizer.ggml.model", "replit"),
+                KVSTRS("tokenizer.ggml.tokens", SPM_TOKENS, N_SPM),
+                KVA("tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES))},
+    {"n_tokenizer_scores_length_mismatch", REJ, REJ, REJ,
+     "4 scores for 5 tokens: spec 'must have the same length'; llama.cpp reads the missing "
+     "score out of bounds",
+     .ops = OPS(SPM(SPM_SHORT_SCORES))},
+    {"n_tokenizer_tokens_not_strings", REJ, REJ, REJ,
+     "tokenizer.ggml.tokens as an array of u32: spec array[string]; llama.cpp's string "
+     "getter aborts",
+     .ops = OPS(KVS("tokenizer.ggml.model", "llama"),
+                KVA("tokenizer.ggml.tokens", GB_VT_U32, 3, ((const uint32_t[]){1, 2, 3}), 12))},
+    {"i_tokenizer_duplicate_token", ACC, REJ, REJ,
+     "the token 'b' twice (ids 3 and 4): the spec says nothing; llama.cpp aborts "
+     "(token_to_id and id_to_token sizes differ)",
+     .ops =
+         OPS(KVS("tokenizer.ggml.model", "llama"), KVSTRS("tokenizer.ggml.tokens", DUP_TOKENS, 5),
+             KVA("tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES),
+             KVA("tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES))},
+    {"y_tokenizer_empty_token", ACC, ACC, REJ,
+     "token 3 is the empty string: readers accept; strict: converters never emit one",
+     .ops =
+         OPS(KVS("tokenizer.ggml.model", "llama"), KVSTRS("tokenizer.ggml.tokens", EMPTY_TOKEN, 5),
+             KVA("tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES),
+             KVA("tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES))},
+    {"y_tokenizer_special_id_out_of_range", ACC, ACC, REJ,
+     "bos_token_id 99 with 5 tokens: the spec says nothing; llama.cpp warns 'bad special "
+     "token' and keeps its default id; strict: a writer's ids index the vocabulary",
+     .ops = OPS(SPM(SPM_NO_IDS), KV(GB_VT_U32, "tokenizer.ggml.bos_token_id", 99))},
+    {"i_tokenizer_gpt2_without_merges", ACC, REJ, REJ,
+     "a gpt2 (BPE) vocabulary without tokenizer.ggml.merges: spec 'if not present, the tokens "
+     "are assumed to be atomic'; llama.cpp throws 'cannot find tokenizer merges'",
+     .ops = OPS(BPE(0))},
+    {"i_tokenizer_model_without_tokens", ACC, REJ, REJ,
+     "tokenizer.ggml.model without tokenizer.ggml.tokens: the spec makes no tokenizer key "
+     "required; llama.cpp throws 'cannot find tokenizer vocab'",
+     .ops = OPS(KVS("tokenizer.ggml.model", "llama"))},
+};
+
 static void cases_tokenizer(void)
 {
-    gb *b;
-    b = start();
-    spm_vocab(b, 0);
-    emit("y_tokenizer_llama", ACC, ACC, ACC,
-         "a 5-token SentencePiece vocabulary (tokenizer.ggml.model llama, tokens, scores, "
-         "token_type, bos/eos/unknown ids in range, add_bos/add_eos)",
-         b);
-    b = start();
-    bpe_vocab(b, true);
-    emit("y_tokenizer_gpt2", ACC, ACC, ACC,
-         "a 5-token BPE vocabulary (model gpt2, pre default, tokens, token_type, one merge, "
-         "bos/eos ids in range)",
-         b);
-    b = start();
-    spm_vocab(b, 0);
-    gb_kv_u32(b, "tokenizer.ggml.seperator_token_id", 2);
-    emit("y_tokenizer_seperator_misspelled", ACC, ACC, ACC,
-         "tokenizer.ggml.seperator_token_id (sic): the spelling llama.cpp reads and gguf-py "
-         "writes; an extra key to the spec",
-         b);
-    b = start();
-    spm_vocab(b, 0);
-    gb_kv_u32(b, "tokenizer.ggml.separator_token_id", 2);
-    emit("y_tokenizer_separator_spec_spelling", ACC, ACC, ACC,
-         "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
-         "tokenizer.ggml.separator_token_id, the spec's spelling: valid everywhere, but "
-         "llama.cpp only reads the misspelled seperator_token_id, so the id is lost; strict: "
-         "gguf-py writes the misspelling",
-         b);
-    b = start();
-    spm_vocab(b, 0);
-    gb_kv_str(b, "tokenizer.chat_template",
-              "{% for message in messages %}{{ message['role'] }}: {{ message['content'] }}\n"
-              "{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}");
-    emit("y_tokenizer_chat_template", ACC, ACC, ACC,
-         "the llama vocabulary with a plain Jinja tokenizer.chat_template", b);
-    b = start();
-    gb_kv_str(b, "tokenizer.ggml.model", "replit");
-    gb_kv_arr_str(b, "tokenizer.ggml.tokens", SPM_TOKENS, N_SPM);
-    gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
-    emit("i_tokenizer_model_replit", ACC, REJ, REJ,
-         "tokenizer.ggml.model replit, listed by the spec: llama.cpp throws 'unknown tokenizer'",
-         b);
-    b = start();
-    spm_vocab(b, SPM_SHORT_SCORES);
-    emit("n_tokenizer_scores_length_mismatch", REJ, REJ, REJ,
-         "4 scores for 5 tokens: spec 'must have the same length'; llama.cpp reads the missing "
-         "score out of bounds",
-         b);
-    b = start();
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    gb_kv_arr(b, "tokenizer.ggml.tokens", GB_VT_U32, 3, (const uint32_t[]){1, 2, 3}, 12);
-    emit("n_tokenizer_tokens_not_strings", REJ, REJ, REJ,
-         "tokenizer.ggml.tokens as an array of u32: spec array[string]; llama.cpp's string "
-         "getter aborts",
-         b);
-    {
-        static const char *const dup[] = {"<unk>", "<s>", "</s>", "b", "b"};
-        b = start();
-        gb_kv_str(b, "tokenizer.ggml.model", "llama");
-        gb_kv_arr_str(b, "tokenizer.ggml.tokens", dup, 5);
-        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
-        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES);
-        emit("i_tokenizer_duplicate_token", ACC, REJ, REJ,
-             "the token 'b' twice (ids 3 and 4): the spec says nothing; llama.cpp aborts "
-             "(token_to_id and id_to_token sizes differ)",
-             b);
-        static const char *const empty[] = {"<unk>", "<s>", "</s>", "", "b"};
-        b = start();
-        gb_kv_str(b, "tokenizer.ggml.model", "llama");
-        gb_kv_arr_str(b, "tokenizer.ggml.tokens", empty, 5);
-        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
-        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES);
-        emit("y_tokenizer_empty_token", ACC, ACC, REJ,
-             "token 3 is the empty string: readers accept; strict: converters never emit one", b);
-    }
-    b = start();
-    spm_vocab(b, SPM_NO_IDS);
-    gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 99);
-    emit("y_tokenizer_special_id_out_of_range", ACC, ACC, REJ,
-         "bos_token_id 99 with 5 tokens: the spec says nothing; llama.cpp warns 'bad special "
-         "token' and keeps its default id; strict: a writer's ids index the vocabulary",
-         b);
-    b = start();
-    bpe_vocab(b, false);
-    emit("i_tokenizer_gpt2_without_merges", ACC, REJ, REJ,
-         "a gpt2 (BPE) vocabulary without tokenizer.ggml.merges: spec 'if not present, the tokens "
-         "are assumed to be atomic'; llama.cpp throws 'cannot find tokenizer merges'",
-         b);
-    b = start();
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    emit("i_tokenizer_model_without_tokens", ACC, REJ, REJ,
-         "tokenizer.ggml.model without tokenizer.ggml.tokens: the spec makes no tokenizer key "
-         "required; llama.cpp throws 'cannot find tokenizer vocab'",
-         b);
+    emit_cases(TOKENIZER);
 }
 
 /* ------------------------------------------------------------ models llama.cpp implements */
@@ -1816,186 +1715,133 @@ static void llama_tensors(gb *b, const char *experts)
     put_tensors(b, t, n, 32, 0);
 }
 
+/* gpt2 with the spec's position-embedding name: E 8, context 16, F 32 */
+enum { G_E = 8, G_C = 16, G_F = 32, G_V = N_BPE };
+static const tdef GPT2_TENSORS[] = {
+    {"token_embd.weight", 2, {G_E, G_V, 1, 1}, GB_F32},
+    {"pos_embd.weight", 2, {G_E, G_C, 1, 1}, GB_F32},
+    {"output_norm.weight", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"output_norm.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"output.weight", 2, {G_E, G_V, 1, 1}, GB_F32},
+    {"blk.0.attn_norm.weight", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.attn_norm.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.attn_qkv.weight", 2, {G_E, 3 * G_E, 1, 1}, GB_F32},
+    {"blk.0.attn_qkv.bias", 1, {3 * G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.attn_output.weight", 2, {G_E, G_E, 1, 1}, GB_F32},
+    {"blk.0.attn_output.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.ffn_norm.weight", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.ffn_norm.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.ffn_up.weight", 2, {G_E, G_F, 1, 1}, GB_F32},
+    {"blk.0.ffn_up.bias", 1, {G_F, 1, 1, 1}, GB_F32},
+    {"blk.0.ffn_down.weight", 2, {G_F, G_E, 1, 1}, GB_F32},
+    {"blk.0.ffn_down.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+};
+
+/* mpt vocabulary-only files: the spec's MPT section and its generic [llm]
+ * list disagree on the ALiBi / clamp key names */
+#define MPT_KEYS(alibi, clamp)                                                                     \
+    KVS("general.architecture", "mpt"), KVS("general.name", "conformance mpt vocabulary"),         \
+        KV(GB_VT_U32, "mpt.context_length", 2048), KV(GB_VT_U32, "mpt.embedding_length", 8),       \
+        KV(GB_VT_U32, "mpt.block_count", 1), KV(GB_VT_U32, "mpt.attention.head_count", 2),         \
+        KVF32("mpt.attention.layer_norm_epsilon", 1e-5f), KVF32(alibi, 8.0f), KVF32(clamp, 6.0f),  \
+        BPE(1)
+
+static const fcase MODELS[] = {
+    {"y_llama_tiny", ACC, ACC, ACC,
+     "a complete llama model llama.cpp can load: E 8, 2 heads (head size 4 = "
+     "rope.dimension_count), F 16, 1 block, u32 hyper-parameters as gguf-py writes them, the "
+     "5-token llama vocabulary, every required tensor with its shape, all f32",
+     FROM_BARE, OPS(LLAMA_KEYS(false, false), SPM(0), LLAMA_TENSORS(NULL))},
+    {"i_llama_counts_u64", ACC, REJ, REJ,
+     "the tiny llama with context_length, embedding_length, block_count, "
+     "feed_forward_length, head_count and rope.dimension_count as uint64, the spec's type; "
+     "llama.cpp wants u32 ('key has wrong type')",
+     FROM_BARE, OPS(LLAMA_KEYS(true, false), SPM(0), LLAMA_TENSORS(NULL))},
+    {"y_llama_rope_scale_spec_key", ACC, ACC, ACC,
+     "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
+     "the tiny llama with llama.rope.scale 4 (an optional key of the spec's LLaMA section): "
+     "llama.cpp reads rope.scale_linear / rope.scaling.factor and ignores it, so the model "
+     "loads unscaled; strict: writers write rope.scaling.type and rope.scaling.factor",
+     FROM_BARE,
+     OPS(LLAMA_KEYS(false, false), KVF32("llama.rope.scale", 4.0f), SPM(0), LLAMA_TENSORS(NULL))},
+    {"y_llama_moe", ACC, ACC, ACC,
+     "the tiny llama as a 2-expert MoE (expert_used_count 1): ffn_gate_inp [8,2] and the "
+     "merged 3-D ffn_gate_exps/ffn_down_exps/ffn_up_exps llama.cpp loads",
+     FROM_BARE, OPS(LLAMA_KEYS(false, true), SPM(0), LLAMA_TENSORS("exps"))},
+    {"i_llama_moe_spec_expert_names", ACC, REJ, REJ,
+     "the MoE llama with the spec's expert tensor names ffn_gate_exp/ffn_down_exp/ffn_up_exp "
+     "(spec tensor names are a recommendation); llama.cpp wants ffn_*_exps: 'tensor not "
+     "found'",
+     FROM_BARE, OPS(LLAMA_KEYS(false, true), SPM(0), LLAMA_TENSORS("exp"))},
+    {"y_llama_vocab_only", ACC, ACC, ACC,
+     "llama hyper-parameters and vocabulary, no tensors and no padding, like llama.cpp's "
+     "models/ggml-vocab-*.gguf",
+     FROM_BARE, OPS(LLAMA_KEYS(false, false), SPM(0))},
+    {"i_gpt2_spec_pos_embd_name", ACC, REJ, REJ,
+     "a tiny gpt2 whose position embedding is named pos_embd.weight as in the spec's "
+     "tensor-name list; llama.cpp loads position_embd.weight: 'missing tensor' "
+     "(GG551) and pos_embd.weight is not a gpt2 tensor (GG552); both are warnings "
+     "under spec, where tensor names are only recommended",
+     FROM_BARE,
+     OPS(KVS("general.architecture", "gpt2"), KVS("general.name", "conformance tiny gpt2"),
+         KV(GB_VT_U32, "general.file_type", 0), KV(GB_VT_U32, "gpt2.context_length", G_C),
+         KV(GB_VT_U32, "gpt2.embedding_length", G_E), KV(GB_VT_U32, "gpt2.block_count", 1),
+         KV(GB_VT_U32, "gpt2.feed_forward_length", G_F),
+         KV(GB_VT_U32, "gpt2.attention.head_count", 2),
+         KVF32("gpt2.attention.layer_norm_epsilon", 1e-5f), BPE(1),
+         TENSORS(GPT2_TENSORS, sizeof GPT2_TENSORS / sizeof GPT2_TENSORS[0]))},
+    {"y_mpt_vocab_spec_key_names", ACC, ACC, ACC,
+     "an mpt vocabulary-only file with the keys the spec's MPT section requires, "
+     "attention.alibi_bias_max and clip_kqv: llama.cpp reads max_alibi_bias / clamp_kqv as "
+     "optional and ignores these (the model would load without its ALiBi bias); strict: "
+     "writers write max_alibi_bias; gguflint does not model MPT's keys",
+     FROM_BARE, OPS(MPT_KEYS("mpt.attention.alibi_bias_max", "mpt.attention.clip_kqv"))},
+    {"i_mpt_vocab_code_key_names", ACC, ACC, ACC,
+     "an mpt vocabulary-only file with attention.max_alibi_bias and clamp_kqv, the names of "
+     "llama.cpp, gguf-py and the real ggml-vocab-mpt.gguf (and of the spec's generic [llm] "
+     "list), but the spec's MPT section says alibi_bias_max and clip_kqv 'must be present'; "
+     "gguflint does not model MPT's keys and follows the real file",
+     FROM_BARE, OPS(MPT_KEYS("mpt.attention.max_alibi_bias", "mpt.attention.clamp_kqv"))},
+};
+
 static void cases_models(void)
 {
-    gb *b;
-    b = gb_new(3);
-    llama_keys(b, false, false);
-    spm_vocab(b, 0);
-    llama_tensors(b, NULL);
-    emit("y_llama_tiny", ACC, ACC, ACC,
-         "a complete llama model llama.cpp can load: E 8, 2 heads (head size 4 = "
-         "rope.dimension_count), F 16, 1 block, u32 hyper-parameters as gguf-py writes them, the "
-         "5-token llama vocabulary, every required tensor with its shape, all f32",
-         b);
-    b = gb_new(3);
-    llama_keys(b, true, false);
-    spm_vocab(b, 0);
-    llama_tensors(b, NULL);
-    emit("i_llama_counts_u64", ACC, REJ, REJ,
-         "the tiny llama with context_length, embedding_length, block_count, "
-         "feed_forward_length, head_count and rope.dimension_count as uint64, the spec's type; "
-         "llama.cpp wants u32 ('key has wrong type')",
-         b);
-    b = gb_new(3);
-    llama_keys(b, false, false);
-    gb_kv_f32(b, "llama.rope.scale", 4.0f);
-    spm_vocab(b, 0);
-    llama_tensors(b, NULL);
-    emit("y_llama_rope_scale_spec_key", ACC, ACC, ACC,
-         "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
-         "the tiny llama with llama.rope.scale 4 (an optional key of the spec's LLaMA section): "
-         "llama.cpp reads rope.scale_linear / rope.scaling.factor and ignores it, so the model "
-         "loads unscaled; strict: writers write rope.scaling.type and rope.scaling.factor",
-         b);
-    b = gb_new(3);
-    llama_keys(b, false, true);
-    spm_vocab(b, 0);
-    llama_tensors(b, "exps");
-    emit("y_llama_moe", ACC, ACC, ACC,
-         "the tiny llama as a 2-expert MoE (expert_used_count 1): ffn_gate_inp [8,2] and the "
-         "merged 3-D ffn_gate_exps/ffn_down_exps/ffn_up_exps llama.cpp loads",
-         b);
-    b = gb_new(3);
-    llama_keys(b, false, true);
-    spm_vocab(b, 0);
-    llama_tensors(b, "exp");
-    emit("i_llama_moe_spec_expert_names", ACC, REJ, REJ,
-         "the MoE llama with the spec's expert tensor names ffn_gate_exp/ffn_down_exp/ffn_up_exp "
-         "(spec tensor names are a recommendation); llama.cpp wants ffn_*_exps: 'tensor not "
-         "found'",
-         b);
-    b = gb_new(3);
-    llama_keys(b, false, false);
-    spm_vocab(b, 0);
-    emit("y_llama_vocab_only", ACC, ACC, ACC,
-         "llama hyper-parameters and vocabulary, no tensors and no padding, like llama.cpp's "
-         "models/ggml-vocab-*.gguf",
-         b);
-
-    /* gpt2 with the spec's position-embedding name */
-    {
-        enum { E = 8, C = 16, F = 32, V = N_BPE };
-        const tdef t[] = {
-            {"token_embd.weight", 2, {E, V, 1, 1}, GB_F32},
-            {"pos_embd.weight", 2, {E, C, 1, 1}, GB_F32},
-            {"output_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
-            {"output_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
-            {"output.weight", 2, {E, V, 1, 1}, GB_F32},
-            {"blk.0.attn_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.attn_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.attn_qkv.weight", 2, {E, 3 * E, 1, 1}, GB_F32},
-            {"blk.0.attn_qkv.bias", 1, {3 * E, 1, 1, 1}, GB_F32},
-            {"blk.0.attn_output.weight", 2, {E, E, 1, 1}, GB_F32},
-            {"blk.0.attn_output.bias", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.ffn_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.ffn_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.ffn_up.weight", 2, {E, F, 1, 1}, GB_F32},
-            {"blk.0.ffn_up.bias", 1, {F, 1, 1, 1}, GB_F32},
-            {"blk.0.ffn_down.weight", 2, {F, E, 1, 1}, GB_F32},
-            {"blk.0.ffn_down.bias", 1, {E, 1, 1, 1}, GB_F32},
-        };
-        b = gb_new(3);
-        gb_kv_str(b, "general.architecture", "gpt2");
-        gb_kv_str(b, "general.name", "conformance tiny gpt2");
-        gb_kv_u32(b, "general.file_type", 0);
-        gb_kv_u32(b, "gpt2.context_length", C);
-        gb_kv_u32(b, "gpt2.embedding_length", E);
-        gb_kv_u32(b, "gpt2.block_count", 1);
-        gb_kv_u32(b, "gpt2.feed_forward_length", F);
-        gb_kv_u32(b, "gpt2.attention.head_count", 2);
-        gb_kv_f32(b, "gpt2.attention.layer_norm_epsilon", 1e-5f);
-        bpe_vocab(b, true);
-        put_tensors(b, t, sizeof t / sizeof t[0], 32, 0);
-        emit("i_gpt2_spec_pos_embd_name", ACC, REJ, REJ,
-             "a tiny gpt2 whose position embedding is named pos_embd.weight as in the spec's "
-             "tensor-name list; llama.cpp loads position_embd.weight: 'missing tensor' "
-             "(GG551) and pos_embd.weight is not a gpt2 tensor (GG552); both are warnings "
-             "under spec, where tensor names are only recommended",
-             b);
-    }
-
-    /* mpt ALiBi / clamp keys: the spec's MPT section and its generic [llm] list disagree */
-    static const struct {
-        const char *name, *alibi, *clamp, *desc;
-        int spec, strict;
-    } mpt[] = {
-        {"y_mpt_vocab_spec_key_names", "mpt.attention.alibi_bias_max", "mpt.attention.clip_kqv",
-         "an mpt vocabulary-only file with the keys the spec's MPT section requires, "
-         "attention.alibi_bias_max and clip_kqv: llama.cpp reads max_alibi_bias / clamp_kqv as "
-         "optional and ignores these (the model would load without its ALiBi bias); strict: "
-         "writers write max_alibi_bias; gguflint does not model MPT's keys",
-         ACC, ACC},
-        {"i_mpt_vocab_code_key_names", "mpt.attention.max_alibi_bias", "mpt.attention.clamp_kqv",
-         "an mpt vocabulary-only file with attention.max_alibi_bias and clamp_kqv, the names of "
-         "llama.cpp, gguf-py and the real ggml-vocab-mpt.gguf (and of the spec's generic [llm] "
-         "list), but the spec's MPT section says alibi_bias_max and clip_kqv 'must be present'; "
-         "gguflint does not model MPT's keys and follows the real file",
-         ACC, ACC},
-    };
-    for (size_t i = 0; i < sizeof mpt / sizeof mpt[0]; i++) {
-        b = gb_new(3);
-        gb_kv_str(b, "general.architecture", "mpt");
-        gb_kv_str(b, "general.name", "conformance mpt vocabulary");
-        gb_kv_u32(b, "mpt.context_length", 2048);
-        gb_kv_u32(b, "mpt.embedding_length", 8);
-        gb_kv_u32(b, "mpt.block_count", 1);
-        gb_kv_u32(b, "mpt.attention.head_count", 2);
-        gb_kv_f32(b, "mpt.attention.layer_norm_epsilon", 1e-5f);
-        gb_kv_f32(b, mpt[i].alibi, 8.0f);
-        gb_kv_f32(b, mpt[i].clamp, 6.0f);
-        bpe_vocab(b, true);
-        emit(mpt[i].name, mpt[i].spec, ACC, mpt[i].strict, mpt[i].desc, b);
-    }
+    emit_cases(MODELS);
 }
 
 /* ------------------------------------------------------------ split shards */
 
+static const tdef SHARD2_T = {"b.weight", 2, {8, 2, 1, 1}, GB_F32};
+
+static const fcase SPLIT[] = {
+    {"y_split-00001-of-00002", ACC, ACC, ACC,
+     "first shard of a 2-file split set as gguf-split writes it: all metadata, split.no u16 "
+     "0, split.count u16 2, split.tensors.count i32 2, one tensor",
+     .ops = OPS(KVS("general.name", "conformance split"), KV(GB_VT_U32, "general.file_type", 0),
+                KV(GB_VT_U16, "split.no", 0), KV(GB_VT_U16, "split.count", 2),
+                KV(GB_VT_I32, "split.tensors.count", 2), ONE_T)},
+    {"y_split-00002-of-00002", ACC, ACC, ACC,
+     "second shard as gguf-split writes it: only the three split.* keys (no "
+     "general.architecture: the model's metadata lives in the first shard; the spec predates "
+     "split files) and one tensor with offsets from 0",
+     FROM_BARE,
+     OPS(KV(GB_VT_U16, "split.no", 1), KV(GB_VT_U16, "split.count", 2),
+         KV(GB_VT_I32, "split.tensors.count", 2), TENSORS(&SHARD2_T, 1))},
+    {"i_split_no_out_of_range-00003-of-00002", ACC, REJ, REJ,
+     "split.no 2 with split.count 2: the split.* keys are llama.cpp's (the spec leaves them "
+     "free); llama.cpp rejects a shard number past the count",
+     .ops = OPS(KV(GB_VT_U16, "split.no", 2), KV(GB_VT_U16, "split.count", 2),
+                KV(GB_VT_I32, "split.tensors.count", 2), ONE_T)},
+    {"i_split_keys_u32-00001-of-00002", ACC, REJ, REJ,
+     "split.no and split.count as u32 instead of u16: free to the spec; llama.cpp's typed "
+     "read fails (its unchecked getter aborts on later shards)",
+     .ops = OPS(KV(GB_VT_U32, "split.no", 0), KV(GB_VT_U32, "split.count", 2),
+                KV(GB_VT_I32, "split.tensors.count", 2), ONE_T)},
+};
+
 static void cases_split(void)
 {
-    gb *b;
-    const tdef t1 = {"a.weight", 2, {8, 2, 1, 1}, GB_F32};
-    const tdef t2 = {"b.weight", 2, {8, 2, 1, 1}, GB_F32};
-
-    b = start();
-    gb_kv_str(b, "general.name", "conformance split");
-    gb_kv_u32(b, "general.file_type", 0);
-    gb_kv_u16(b, "split.no", 0);
-    gb_kv_u16(b, "split.count", 2);
-    gb_kv_i32(b, "split.tensors.count", 2);
-    put_tensors(b, &t1, 1, 32, 0);
-    emit("y_split-00001-of-00002", ACC, ACC, ACC,
-         "first shard of a 2-file split set as gguf-split writes it: all metadata, split.no u16 "
-         "0, split.count u16 2, split.tensors.count i32 2, one tensor",
-         b);
-    b = gb_new(3);
-    gb_kv_u16(b, "split.no", 1);
-    gb_kv_u16(b, "split.count", 2);
-    gb_kv_i32(b, "split.tensors.count", 2);
-    put_tensors(b, &t2, 1, 32, 0);
-    emit("y_split-00002-of-00002", ACC, ACC, ACC,
-         "second shard as gguf-split writes it: only the three split.* keys (no "
-         "general.architecture: the model's metadata lives in the first shard; the spec predates "
-         "split files) and one tensor with offsets from 0",
-         b);
-    b = start();
-    gb_kv_u16(b, "split.no", 2);
-    gb_kv_u16(b, "split.count", 2);
-    gb_kv_i32(b, "split.tensors.count", 2);
-    put_tensors(b, &t1, 1, 32, 0);
-    emit("i_split_no_out_of_range-00003-of-00002", ACC, REJ, REJ,
-         "split.no 2 with split.count 2: the split.* keys are llama.cpp's (the spec leaves them "
-         "free); llama.cpp rejects a shard number past the count",
-         b);
-    b = start();
-    gb_kv_u32(b, "split.no", 0);
-    gb_kv_u32(b, "split.count", 2);
-    gb_kv_i32(b, "split.tensors.count", 2);
-    put_tensors(b, &t1, 1, 32, 0);
-    emit("i_split_keys_u32-00001-of-00002", ACC, REJ, REJ,
-         "split.no and split.count as u32 instead of u16: free to the spec; llama.cpp's typed "
-         "read fails (its unchecked getter aborts on later shards)",
-         b);
+    emit_cases(SPLIT);
 }
 
 /* ------------------------------------------------------------ output */
