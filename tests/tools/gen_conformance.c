@@ -256,11 +256,6 @@ static gb *baseline_ex(uint32_t version, bool be, uint32_t align_kv, unsigned fl
     return b;
 }
 
-static gb *baseline(void)
-{
-    return baseline_ex(3, false, 0, 0);
-}
-
 /* One f32 tensor [8, 2] (64 bytes, no padding needed) after the caller's KVs. */
 static const tdef ONE = {"a.weight", 2, {8, 2, 1, 1}, GB_F32};
 
@@ -305,7 +300,8 @@ enum op_kind {
     OP_ONE,      /* one_tensor() */
     OP_TENSORS,  /* put_tensors(): n tdefs at p, alignment 32 */
     OP_TENSOR,   /* a tensor info: name s (n bytes when n > 0), nd dims at p, type vt, offset u */
-    OP_PAD,      /* zeros up to the next multiple of 32 */
+    OP_PAD,      /* zeros up to the next multiple of u (0: 32) */
+    OP_PATCH,    /* overwrite the u32 at offset n with u */
     OP_FILL,     /* fill(): n data bytes, salt u */
     OP_ZEROS,    /* n zero bytes */
     OP_SPM,      /* spm_vocab(flags vt) */
@@ -333,7 +329,8 @@ typedef struct op {
 #define KVF64(key, v) {.kind = OP_KV, .vt = GB_VT_F64, .s = key, .f = v}
 #define KVS(key, v) {.kind = OP_KV_STR, .s = key, .p = v}
 #define KVSN(key, v, len) {.kind = OP_KV_STR, .s = key, .p = v, .n = len}
-#define KVA(key, et, count, elems, nbytes) {.kind = OP_KV_ARR, .vt = et, .s = key, .u = count, .p = elems, .n = nbytes}
+#define KVA(key, et, count, elems, nbytes) \
+    {.kind = OP_KV_ARR, .vt = et, .s = key, .u = count, .p = elems, .n = nbytes}
 #define KVSTRS(key, strs, count) {.kind = OP_KV_STRS, .s = key, .p = strs, .n = count}
 #define KVBEGIN(key, vt_) {.kind = OP_KV_BEGIN, .vt = vt_, .s = key}
 #define KVBEGINN(key, len, vt_) {.kind = OP_KV_BEGIN, .vt = vt_, .s = key, .n = len}
@@ -346,9 +343,12 @@ typedef struct op {
 #define COUNTS(tensors, kvs) {.kind = OP_COUNTS, .u = tensors, .n = kvs}
 #define ONE_T {.kind = OP_ONE}
 #define TENSORS(t, count) {.kind = OP_TENSORS, .p = t, .n = count}
-#define TENSOR(name, nd_, ne, type, off) {.kind = OP_TENSOR, .s = name, .nd = nd_, .p = ne, .vt = type, .u = off}
-#define TENSORN(name, len, nd_, ne, type, off) {.kind = OP_TENSOR, .s = name, .n = len, .nd = nd_, .p = ne, .vt = type, .u = off}
+#define TENSOR(name, nd_, ne, type, off) TENSORN(name, 0, nd_, ne, type, off)
+#define TENSORN(name, len, nd_, ne, type, off) \
+    {.kind = OP_TENSOR, .s = name, .n = len, .nd = nd_, .p = ne, .vt = type, .u = off}
 #define PAD {.kind = OP_PAD}
+#define PAD_TO(align) {.kind = OP_PAD, .u = align}
+#define PATCH32(at, v) {.kind = OP_PATCH, .n = at, .u = v}
 #define FILL(len, salt) {.kind = OP_FILL, .n = len, .u = salt}
 #define ZEROS(len) {.kind = OP_ZEROS, .n = len}
 #define SPM(flags) {.kind = OP_SPM, .vt = flags}
@@ -366,8 +366,11 @@ typedef struct fcase {
     const char *name;
     int spec, ggml, strict;
     const char *desc;
-    enum from from; /* start(), gb_new(3), baseline() */
-    const op *ops;
+    enum from from;   /* start_ex(), gb_new() or baseline_ex() of version and be */
+    const op *ops;    /* then these */
+    uint32_t version; /* 0: 3 */
+    bool be;          /* big-endian (not with FROM_BARE) */
+    unsigned tf;      /* FROM_BASELINE: TF_* flags */
 } fcase;
 
 static void put_kv(gb *b, const op *o)
@@ -425,7 +428,8 @@ static void put_op(gb *b, const op *o)
     case OP_TENSOR:
         gb_tensorn(b, o->s, o->n ? o->n : strlen(o->s), o->nd, o->p, o->vt, o->u);
         break;
-    case OP_PAD: pad(b, 32, false); break;
+    case OP_PAD: pad(b, o->u ? o->u : 32, false); break;
+    case OP_PATCH: gb_patch_u32(b, o->n, (uint32_t)o->u); break;
     case OP_FILL: fill(b, o->n, (uint32_t)o->u); break;
     case OP_ZEROS: gb_zeros(b, o->n); break;
     case OP_SPM: spm_vocab(b, o->vt); break;
@@ -438,9 +442,10 @@ static void put_op(gb *b, const op *o)
 static void emit_cases_n(const fcase *c, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        gb *b = c[i].from == FROM_BARE       ? gb_new(3)
-                : c[i].from == FROM_BASELINE ? baseline()
-                                             : start();
+        uint32_t v = c[i].version ? c[i].version : 3;
+        gb *b = c[i].from == FROM_BARE       ? gb_new(v)
+                : c[i].from == FROM_BASELINE ? baseline_ex(v, c[i].be, 0, c[i].tf)
+                                             : start_ex(v, c[i].be);
         for (const op *o = c[i].ops; o && o->kind != OP_END; o++)
             put_op(b, o);
         emit(c[i].name, c[i].spec, c[i].ggml, c[i].strict, c[i].desc, b);
@@ -450,129 +455,101 @@ static void emit_cases_n(const fcase *c, size_t n)
 
 /* ------------------------------------------------------------ header and container */
 
-static void cases_container(void)
-{
-    size_t len = 0;
-    gb *b;
-    uint8_t *ref = finish(baseline(), &len);
+static const fcase CONTAINER[] = {
+    {"y_baseline_v3", ACC, ACC, ACC,
+     "v3 file with general.architecture, general.name, general.file_type 0 and three f32 "
+     "tensors of odd sizes laid out contiguously with zero padding (default alignment 32)",
+     .from = FROM_BASELINE},
+    {"y_v2_baseline", ACC, ACC, REJ,
+     "the baseline as version 2 (little-endian v2 and v3 are identical); strict: current "
+     "writers (gguf-py, the ggml writer) emit version 3",
+     .from = FROM_BASELINE, .version = 2},
+    {"i_v1_baseline", ACC, REJ, REJ,
+     "the baseline in the v1 layout (u32 counts, string lengths and dims); the spec's version "
+     "history documents v1; ggml: 'GGUFv1 is no longer supported' (gguf-py too; "
+     "@huggingface/gguf, gguf-parser-go, candle, ollama read it)",
+     .from = FROM_BASELINE, .version = 1},
+    {"i_v1_zero_tensors", ACC, REJ, REJ,
+     "v1 file (16-byte header, u32 lengths) with one KV and no tensors; ggml rejects every v1 "
+     "file",
+     .from = FROM_BARE, .version = 1, .ops = OPS(KVS("general.architecture", "conformance"))},
+    {"i_big_endian_v3", ACC, REJ, REJ,
+     "the baseline written big-endian (magic bytes still GGUF, version bytes 00 00 00 03, "
+     "values and data big-endian) as gguf-py --bigendian does; spec: v3 'adds big-endian "
+     "support'; ggml refuses opposite-endian files; gguf-py swaps",
+     .from = FROM_BASELINE, .be = true},
+    {"i_big_endian_v3_zero_tensors", ACC, REJ, REJ,
+     "big-endian v3 file with general.architecture only", .be = true},
+    {"i_big_endian_v2", ACC, REJ, REJ,
+     "the baseline big-endian with version 2: big-endian files came with v3 (spec version "
+     "history), ggml refuses opposite-endian files (gguf-py would read it);"
+     " gguflint's spec profile grades byte order (GG007 note) and version (GG006) apart",
+     .from = FROM_BASELINE, .version = 2, .be = true},
+};
 
-    emit("y_baseline_v3", ACC, ACC, ACC,
-         "v3 file with general.architecture, general.name, general.file_type 0 and three f32 "
-         "tensors of odd sizes laid out contiguously with zero padding (default alignment 32)",
-         baseline());
-    emit("y_v2_baseline", ACC, ACC, REJ,
-         "the baseline as version 2 (little-endian v2 and v3 are identical); strict: current "
-         "writers (gguf-py, the ggml writer) emit version 3",
-         baseline_ex(2, false, 0, 0));
-    emit("i_v1_baseline", ACC, REJ, REJ,
-         "the baseline in the v1 layout (u32 counts, string lengths and dims); the spec's version "
-         "history documents v1; ggml: 'GGUFv1 is no longer supported' (gguf-py too; "
-         "@huggingface/gguf, gguf-parser-go, candle, ollama read it)",
-         baseline_ex(1, false, 0, 0));
-    b = gb_new(1);
-    gb_kv_str(b, "general.architecture", "conformance");
-    emit("i_v1_zero_tensors", ACC, REJ, REJ,
-         "v1 file (16-byte header, u32 lengths) with one KV and no tensors; ggml rejects every v1 "
-         "file",
-         b);
-    emit("i_big_endian_v3", ACC, REJ, REJ,
-         "the baseline written big-endian (magic bytes still GGUF, version bytes 00 00 00 03, "
-         "values and data big-endian) as gguf-py --bigendian does; spec: v3 'adds big-endian "
-         "support'; ggml refuses opposite-endian files; gguf-py swaps",
-         baseline_ex(3, true, 0, 0));
-    emit("i_big_endian_v3_zero_tensors", ACC, REJ, REJ,
-         "big-endian v3 file with general.architecture only", start_ex(3, true));
-    emit("i_big_endian_v2", ACC, REJ, REJ,
-         "the baseline big-endian with version 2: big-endian files came with v3 (spec version "
-         "history), ggml refuses opposite-endian files (gguf-py would read it);"
-         " gguflint's spec profile grades byte order (GG007 note) and version (GG006) apart",
-         baseline_ex(2, true, 0, 0));
+/* The baseline (or the big-endian baseline) with another magic. */
+static const struct {
+    const char *name;
+    char magic[5];
+    bool be;
+    const char *desc;
+} MAGICS[] = {
+    {"n_magic_wrong_byte", "GGUG", false, "the baseline with magic GGUG"},
+    {"n_magic_lowercase", "gguf", false, "the baseline with magic gguf (lower case)"},
+    {"n_magic_fugg_little_endian", "FUGG", false,
+     "the baseline with the byte-reversed magic FUGG and little-endian contents "
+     "(as the 2023 pre-release v1 writer did); the spec's magic is the bytes GGUF"},
+    {"n_magic_ggjt", "ggjt", false, "the baseline with the pre-GGUF magic ggjt"},
+    {"n_magic_fugg_big_endian", "FUGG", true,
+     "the big-endian baseline with magic FUGG, the big-endian marker gguf-parser-go, "
+     "ollama and candle look for; spec and ggml want the bytes GGUF"},
+};
 
-    /* magic */
-    emit_raw("n_empty_file", REJ, REJ, REJ, "0 bytes", (const uint8_t *)"", 0);
-    if (ref) {
-        uint8_t *m = malloc(len);
-        if (m) {
-            memcpy(m, ref, len);
-            memcpy(m, "GGUG", 4);
-            emit_raw("n_magic_wrong_byte", REJ, REJ, REJ, "the baseline with magic GGUG", m, len);
-            memcpy(m, "gguf", 4);
-            emit_raw("n_magic_lowercase", REJ, REJ, REJ,
-                     "the baseline with magic gguf (lower case)", m, len);
-            memcpy(m, "FUGG", 4);
-            emit_raw("n_magic_fugg_little_endian", REJ, REJ, REJ,
-                     "the baseline with the byte-reversed magic FUGG and little-endian contents "
-                     "(as the 2023 pre-release v1 writer did); the spec's magic is the bytes GGUF",
-                     m, len);
-            memcpy(m, "ggjt", 4);
-            emit_raw("n_magic_ggjt", REJ, REJ, REJ, "the baseline with the pre-GGUF magic ggjt", m,
-                     len);
-            free(m);
-        }
-        size_t blen = 0;
-        uint8_t *be = finish(baseline_ex(3, true, 0, 0), &blen);
-        if (be) {
-            memcpy(be, "FUGG", 4);
-            emit_raw(
-                "n_magic_fugg_big_endian", REJ, REJ, REJ,
-                "the big-endian baseline with magic FUGG, the big-endian marker gguf-parser-go, "
-                "ollama and candle look for; spec and ggml want the bytes GGUF",
-                be, blen);
-            free(be);
-        }
-    }
-
+static const fcase HEADER_FIELDS[] = {
     /* version */
-    static const struct {
-        const char *name;
-        uint32_t version;
-        const char *desc;
-    } versions[] = {
-        {"n_version_0", 0, "the baseline with version 0"},
-        {"n_version_4", 4, "the baseline with version 4 (newer than any reader)"},
-        {"n_version_huge", 0x7FFF0001u,
-         "the baseline with version 0x7FFF0001 (low 16 bits non-zero: not a byte-swapped 1)"},
-    };
-    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
-        b = baseline();
-        gb_patch_u32(b, 4, versions[i].version);
-        emit(versions[i].name, REJ, REJ, REJ, versions[i].desc, b);
-    }
+    {"n_version_0", REJ, REJ, REJ, "the baseline with version 0", .from = FROM_BASELINE,
+     .ops = OPS(PATCH32(4, 0))},
+    {"n_version_4", REJ, REJ, REJ, "the baseline with version 4 (newer than any reader)",
+     .from = FROM_BASELINE, .ops = OPS(PATCH32(4, 4))},
+    {"n_version_huge", REJ, REJ, REJ,
+     "the baseline with version 0x7FFF0001 (low 16 bits non-zero: not a byte-swapped 1)",
+     .from = FROM_BASELINE, .ops = OPS(PATCH32(4, 0x7FFF0001u))},
 
     /* counts */
-    b = gb_new(3);
-    emit("n_no_kvs_no_tensors", REJ, REJ, REJ,
-         "a 24-byte header with 0 tensors and 0 KVs: general.architecture is required (spec; "
-         "llama.cpp's loader fails without it)",
-         b);
-    b = start();
-    one_tensor(b);
-    gb_override_counts(b, 1, 2);
-    emit("n_kv_count_plus_one", REJ, REJ, REJ,
-         "metadata_kv_count is one more than the KVs written: the tensor info is read as a KV", b);
-    b = start();
-    one_tensor(b);
-    gb_override_counts(b, 2, 1);
-    emit("n_tensor_count_plus_one", REJ, REJ, REJ,
-         "tensor_count is one more than the tensor infos written: the data is read as an info", b);
-    static const struct {
-        const char *name;
-        uint64_t tensors, kvs;
-        const char *desc;
-    } counts[] = {
-        {"n_kv_count_huge", 1, (uint64_t)1 << 40, "metadata_kv_count 2^40 in a small file"},
-        {"n_kv_count_top_bit", 1, 0x8000000000000001u,
-         "metadata_kv_count with the top bit set (negative as ggml's int64)"},
-        {"n_tensor_count_huge", (uint64_t)1 << 40, 1, "tensor_count 2^40 in a small file"},
-        {"n_tensor_count_top_bit", UINT64_MAX, 1, "tensor_count 2^64-1 (-1 as ggml's int64)"},
-    };
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        b = start();
-        one_tensor(b);
-        gb_override_counts(b, counts[i].tensors, counts[i].kvs);
-        emit(counts[i].name, REJ, REJ, REJ, counts[i].desc, b);
+    {"n_no_kvs_no_tensors", REJ, REJ, REJ,
+     "a 24-byte header with 0 tensors and 0 KVs: general.architecture is required (spec; "
+     "llama.cpp's loader fails without it)",
+     .from = FROM_BARE},
+    {"n_kv_count_plus_one", REJ, REJ, REJ,
+     "metadata_kv_count is one more than the KVs written: the tensor info is read as a KV",
+     .ops = OPS(ONE_T, COUNTS(1, 2))},
+    {"n_tensor_count_plus_one", REJ, REJ, REJ,
+     "tensor_count is one more than the tensor infos written: the data is read as an info",
+     .ops = OPS(ONE_T, COUNTS(2, 1))},
+    {"n_kv_count_huge", REJ, REJ, REJ, "metadata_kv_count 2^40 in a small file",
+     .ops = OPS(ONE_T, COUNTS(1, (uint64_t)1 << 40))},
+    {"n_kv_count_top_bit", REJ, REJ, REJ,
+     "metadata_kv_count with the top bit set (negative as ggml's int64)",
+     .ops = OPS(ONE_T, COUNTS(1, 0x8000000000000001u))},
+    {"n_tensor_count_huge", REJ, REJ, REJ, "tensor_count 2^40 in a small file",
+     .ops = OPS(ONE_T, COUNTS((uint64_t)1 << 40, 1))},
+    {"n_tensor_count_top_bit", REJ, REJ, REJ, "tensor_count 2^64-1 (-1 as ggml's int64)",
+     .ops = OPS(ONE_T, COUNTS(UINT64_MAX, 1))},
+};
+
+static void cases_container(void)
+{
+    emit_cases(CONTAINER);
+    emit_raw("n_empty_file", REJ, REJ, REJ, "0 bytes", (const uint8_t *)"", 0);
+    for (size_t i = 0; i < sizeof MAGICS / sizeof MAGICS[0]; i++) {
+        size_t len = 0;
+        uint8_t *m = finish(baseline_ex(3, MAGICS[i].be, 0, 0), &len);
+        if (m)
+            memcpy(m, MAGICS[i].magic, 4);
+        emit_raw(MAGICS[i].name, REJ, REJ, REJ, MAGICS[i].desc, m, len);
+        free(m);
     }
-    free(ref);
+    emit_cases(HEADER_FIELDS);
 }
 
 /* ------------------------------------------------------------ truncations */
@@ -958,162 +935,107 @@ static void cases_alignment(void)
 }
 
 /* The wrong-typed and zero alignments (aligned_file cannot write them). */
+#define BAD_ALIGNMENT(kv) OPS(KVS("general.name", "conformance alignment"), kv, TENSORS(BASE, 2))
+static const fcase ALIGNMENT_BAD[] = {
+    {"n_alignment_0", REJ, REJ, REJ,
+     "general.alignment u32 0: ggml rejects; the spec's align_offset "
+     "divides by it (tensors laid out for 32)",
+     .ops = BAD_ALIGNMENT(KV(GB_VT_U32, "general.alignment", 0))},
+    {"n_alignment_u64", REJ, REJ, REJ,
+     "general.alignment as u64 32: spec and ggml want exactly u32",
+     .ops = BAD_ALIGNMENT(KV(GB_VT_U64, "general.alignment", 32))},
+    {"n_alignment_i32", REJ, REJ, REJ,
+     "general.alignment as i32 32: spec and ggml want exactly u32",
+     .ops = BAD_ALIGNMENT(KV(GB_VT_I32, "general.alignment", 32))},
+    {"n_alignment_string", REJ, REJ, REJ, "general.alignment as the string \"32\"",
+     .ops = BAD_ALIGNMENT(KVS("general.alignment", "32"))},
+    {"n_alignment_array", REJ, REJ, REJ, "general.alignment as an array of one u32 32",
+     .ops = BAD_ALIGNMENT(KVA("general.alignment", GB_VT_U32, 1, ((const uint32_t[]){32}), 4))},
+};
+#undef BAD_ALIGNMENT
+
 static void cases_alignment_bad(void)
 {
-    static const struct {
-        const char *name;
-        int kind;
-        const char *desc;
-    } bad[] = {
-        {"n_alignment_0", 0,
-         "general.alignment u32 0: ggml rejects; the spec's align_offset "
-         "divides by it (tensors laid out for 32)"},
-        {"n_alignment_u64", 1, "general.alignment as u64 32: spec and ggml want exactly u32"},
-        {"n_alignment_i32", 2, "general.alignment as i32 32: spec and ggml want exactly u32"},
-        {"n_alignment_string", 3, "general.alignment as the string \"32\""},
-        {"n_alignment_array", 4, "general.alignment as an array of one u32 32"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        gb *b = start();
-        gb_kv_str(b, "general.name", "conformance alignment");
-        switch (bad[i].kind) {
-        case 0: gb_kv_u32(b, "general.alignment", 0); break;
-        case 1: gb_kv_u64(b, "general.alignment", 32); break;
-        case 2: gb_kv_i32(b, "general.alignment", 32); break;
-        case 3: gb_kv_str(b, "general.alignment", "32"); break;
-        default: gb_kv_arr(b, "general.alignment", GB_VT_U32, 1, (const uint32_t[]){32}, 4); break;
-        }
-        put_tensors(b, BASE, 2, 32, 0);
-        emit(bad[i].name, REJ, REJ, REJ, bad[i].desc, b);
-    }
+    emit_cases(ALIGNMENT_BAD);
 }
 
 /* ------------------------------------------------------------ zero tensors, padding, layout */
 
+static const uint64_t NE8[] = {8}, NE16[] = {16};
+
+static const fcase LAYOUT[] = {
+    {"y_zero_tensors_unpadded", ACC, ACC, ACC,
+     "no tensors and no padding after the KVs (as gguf-py's vocab-only files; ggml's reader "
+     "pads the data start only when there are tensors)",
+     .ops = OPS(KVS("general.name", "conformance vocab-like"))},
+    {"y_zero_tensors_padded", ACC, ACC, ACC,
+     "no tensors, zero padding to 32 after the KVs (as the ggml writer does)",
+     .ops = OPS(KVS("general.name", "conformance vocab-like"), PAD)},
+    {"y_zero_tensors_padded_alignment_64", ACC, ACC, ACC,
+     "no tensors, general.alignment 64, zero padding to 64 after the KVs",
+     .ops = OPS(KV(GB_VT_U32, "general.alignment", 64), PAD_TO(64))},
+    {"i_missing_final_padding", ACC, ACC, REJ,
+     "the file ends right after the last tensor's data, without its padding: spec only asks "
+     "for alignment of offsets; llama.cpp (no_alloc) checks each tensor's bytes; ggml's "
+     "gguf_init_from_file loading the data reads the padded total and fails; writers pad",
+     .from = FROM_BASELINE, .tf = TF_NO_FINAL_PAD},
+    {"y_trailing_bytes", ACC, ACC, REJ,
+     "8 bytes after the padded data section: no reader looks past the last tensor; strict: "
+     "writers never leave them",
+     .from = FROM_BASELINE, .ops = OPS(BYTES("trailing", 8))},
+    {"y_nonzero_padding_before_data", ACC, ACC, REJ,
+     "the padding between the tensor infos and the data holds A5 bytes: the spec pads 'with "
+     "0x00' but no reader checks; strict: writers write zeros",
+     .from = FROM_BASELINE, .tf = TF_JUNK_INFO_PAD},
+    {"y_nonzero_padding_between_tensors", ACC, ACC, ACC,
+     "gguflint reads the padding between tensors only with --deep (GG301), so the plain strict "
+     "profile accepts this file; "
+     "the padding between tensors holds A5 bytes (spec: the space between tensors 'should' "
+     "be padded; no reader checks; writers write zeros)",
+     .from = FROM_BASELINE, .tf = TF_JUNK_GAP_PAD},
+
+    /* offsets: a.weight has 64 bytes, b.weight 32 */
+    {"n_offset_misaligned", REJ, REJ, REJ,
+     "the second tensor's offset is 72, not a multiple of the alignment 32 (spec 'must be a "
+     "multiple of ALIGNMENT')",
+     .ops = OPS(TENSOR("a.weight", 1, NE16, GB_F32, 0), TENSOR("b.weight", 1, NE8, GB_F32, 72), PAD,
+                FILL(64, 0), ZEROS(8), FILL(32, 1), PAD)},
+    {"i_offset_gap", ACC, REJ, REJ,
+     "an aligned 32-byte gap between the two tensors' data (offsets 0 and 96): spec asks "
+     "only for aligned offsets; ggml wants each offset to be the running sum of padded sizes",
+     .ops = OPS(TENSOR("a.weight", 1, NE16, GB_F32, 0), TENSOR("b.weight", 1, NE8, GB_F32, 96), PAD,
+                FILL(64, 0), ZEROS(32), FILL(32, 1))},
+    {"y_offsets_contiguous_two", ACC, ACC, ACC,
+     "two tensors (32 and 64 bytes) at offsets 0 and 32, the reference layout",
+     .ops = OPS(TENSOR("b.weight", 1, NE8, GB_F32, 0), TENSOR("a.weight", 1, NE16, GB_F32, 32), PAD,
+                FILL(32, 1), FILL(64, 0))},
+    {"i_offsets_out_of_order", ACC, REJ, REJ,
+     "the first tensor info points after the second one's data (offsets 32 and 0): aligned "
+     "and non-overlapping (spec accepts), not in file order (ggml rejects)",
+     .ops = OPS(TENSOR("a.weight", 1, NE16, GB_F32, 32), TENSOR("b.weight", 1, NE8, GB_F32, 0), PAD,
+                FILL(32, 1), FILL(64, 0))},
+    {"i_offset_first_not_zero", ACC, REJ, REJ,
+     "a single tensor at offset 32 after 32 unused bytes: spec accepts, ggml wants offset 0",
+     .ops = OPS(TENSOR("b.weight", 1, NE8, GB_F32, 32), PAD, ZEROS(32), FILL(32, 1))},
+    {"i_tensors_share_data", REJ, REJ, REJ,
+     "gguflint rejects aliased tensor data under every profile (GG217); "
+     "two tensors of the same shape both at offset 0 (aliased data): the spec does not "
+     "forbid it and gguf-py accepts it; ggml rejects the second offset",
+     .ops = OPS(TENSOR("a.weight", 1, NE8, GB_F32, 0), TENSOR("b.weight", 1, NE8, GB_F32, 0), PAD,
+                FILL(32, 1))},
+    {"n_offset_past_eof", REJ, REJ, REJ,
+     "the second tensor's offset is 1 MiB, far past the end of the file",
+     .ops =
+         OPS(TENSOR("a.weight", 1, NE16, GB_F32, 0),
+             TENSOR("b.weight", 1, NE8, GB_F32, (uint64_t)1 << 20), PAD, FILL(64, 0), FILL(32, 1))},
+    {"n_offset_overflow", REJ, REJ, REJ,
+     "a tensor offset of 2^64-32: data start + offset + size overflows 64 bits",
+     .ops = OPS(TENSOR("b.weight", 1, NE8, GB_F32, UINT64_MAX - 31), PAD, FILL(32, 1))},
+};
+
 static void cases_layout(void)
 {
-    gb *b;
-
-    b = start();
-    gb_kv_str(b, "general.name", "conformance vocab-like");
-    emit("y_zero_tensors_unpadded", ACC, ACC, ACC,
-         "no tensors and no padding after the KVs (as gguf-py's vocab-only files; ggml's reader "
-         "pads the data start only when there are tensors)",
-         b);
-    b = start();
-    gb_kv_str(b, "general.name", "conformance vocab-like");
-    pad(b, 32, false);
-    emit("y_zero_tensors_padded", ACC, ACC, ACC,
-         "no tensors, zero padding to 32 after the KVs (as the ggml writer does)", b);
-    b = start();
-    gb_kv_u32(b, "general.alignment", 64);
-    pad(b, 64, false);
-    emit("y_zero_tensors_padded_alignment_64", ACC, ACC, ACC,
-         "no tensors, general.alignment 64, zero padding to 64 after the KVs", b);
-
-    b = baseline_ex(3, false, 0, TF_NO_FINAL_PAD);
-    emit("i_missing_final_padding", ACC, ACC, REJ,
-         "the file ends right after the last tensor's data, without its padding: spec only asks "
-         "for alignment of offsets; llama.cpp (no_alloc) checks each tensor's bytes; ggml's "
-         "gguf_init_from_file loading the data reads the padded total and fails; writers pad",
-         b);
-    b = baseline();
-    gb_bytes(b, "trailing", 8);
-    emit("y_trailing_bytes", ACC, ACC, REJ,
-         "8 bytes after the padded data section: no reader looks past the last tensor; strict: "
-         "writers never leave them",
-         b);
-    b = baseline_ex(3, false, 0, TF_JUNK_INFO_PAD);
-    emit("y_nonzero_padding_before_data", ACC, ACC, REJ,
-         "the padding between the tensor infos and the data holds A5 bytes: the spec pads 'with "
-         "0x00' but no reader checks; strict: writers write zeros",
-         b);
-    b = baseline_ex(3, false, 0, TF_JUNK_GAP_PAD);
-    emit("y_nonzero_padding_between_tensors", ACC, ACC, ACC,
-         "gguflint reads the padding between tensors only with --deep (GG301), so the plain strict "
-         "profile accepts this file; "
-         "the padding between tensors holds A5 bytes (spec: the space between tensors 'should' "
-         "be padded; no reader checks; writers write zeros)",
-         b);
-
-    /* offsets */
-    const tdef two[] = {
-        {"a.weight", 1, {16, 1, 1, 1}, GB_F32}, /* 64 bytes */
-        {"b.weight", 1, {8, 1, 1, 1}, GB_F32},  /* 32 bytes */
-    };
-    b = start();
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 72);
-    pad(b, 32, false);
-    fill(b, 64, 0);
-    gb_zeros(b, 8);
-    fill(b, 32, 1);
-    pad(b, 32, false);
-    emit("n_offset_misaligned", REJ, REJ, REJ,
-         "the second tensor's offset is 72, not a multiple of the alignment 32 (spec 'must be a "
-         "multiple of ALIGNMENT')",
-         b);
-    b = start();
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 96);
-    pad(b, 32, false);
-    fill(b, 64, 0);
-    gb_zeros(b, 32);
-    fill(b, 32, 1);
-    emit("i_offset_gap", ACC, REJ, REJ,
-         "an aligned 32-byte gap between the two tensors' data (offsets 0 and 96): spec asks "
-         "only for aligned offsets; ggml wants each offset to be the running sum of padded sizes",
-         b);
-    b = start();
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 0);
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 32);
-    pad(b, 32, false);
-    fill(b, 32, 1);
-    fill(b, 64, 0);
-    emit("y_offsets_contiguous_two", ACC, ACC, ACC,
-         "two tensors (32 and 64 bytes) at offsets 0 and 32, the reference layout", b);
-    b = start();
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 32);
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 0);
-    pad(b, 32, false);
-    fill(b, 32, 1);
-    fill(b, 64, 0);
-    emit("i_offsets_out_of_order", ACC, REJ, REJ,
-         "the first tensor info points after the second one's data (offsets 32 and 0): aligned "
-         "and non-overlapping (spec accepts), not in file order (ggml rejects)",
-         b);
-    b = start();
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 32);
-    pad(b, 32, false);
-    gb_zeros(b, 32);
-    fill(b, 32, 1);
-    emit("i_offset_first_not_zero", ACC, REJ, REJ,
-         "a single tensor at offset 32 after 32 unused bytes: spec accepts, ggml wants offset 0",
-         b);
-    b = start();
-    gb_tensor(b, "a.weight", 1, two[1].ne, GB_F32, 0);
-    gb_tensor(b, "b.weight", 1, two[1].ne, GB_F32, 0);
-    pad(b, 32, false);
-    fill(b, 32, 1);
-    emit("i_tensors_share_data", REJ, REJ, REJ,
-         "gguflint rejects aliased tensor data under every profile (GG217); "
-         "two tensors of the same shape both at offset 0 (aliased data): the spec does not "
-         "forbid it and gguf-py accepts it; ggml rejects the second offset",
-         b);
-    b = start();
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, (uint64_t)1 << 20);
-    pad(b, 32, false);
-    fill(b, 64, 0);
-    fill(b, 32, 1);
-    emit("n_offset_past_eof", REJ, REJ, REJ,
-         "the second tensor's offset is 1 MiB, far past the end of the file", b);
-    b = start();
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, UINT64_MAX - 31);
-    pad(b, 32, false);
-    fill(b, 32, 1);
-    emit("n_offset_overflow", REJ, REJ, REJ,
-         "a tensor offset of 2^64-32: data start + offset + size overflows 64 bits", b);
+    emit_cases(LAYOUT);
 }
 
 /* ------------------------------------------------------------ tensor types */
@@ -1228,191 +1150,121 @@ static void cases_types(void)
 
 /* ------------------------------------------------------------ shapes and names */
 
-static void cases_shapes(void)
-{
-    gb *b;
-    {
-        tdef t = {"a.weight", 0, {1, 1, 1, 1}, GB_F32};
-        b = start();
-        put_tensors(b, &t, 1, 32, 0);
-        emit("y_n_dims_0", ACC, ACC, ACC,
-             "a scalar f32 tensor with n_dims 0 (4 bytes; every ne is 1)", b);
-    }
-    {
-        const tdef t[] = {
-            {"a.weight", 1, {4, 1, 1, 1}, GB_F32},
-            {"b.weight", 2, {2, 3, 1, 1}, GB_F32},
-            {"c.weight", 3, {2, 1, 3, 1}, GB_F32},
-            {"d.weight", 4, {2, 2, 1, 2}, GB_F32},
-        };
-        b = start();
-        put_tensors(b, t, 4, 32, 0);
-        emit("y_n_dims_1_to_4", ACC, ACC, ACC,
-             "four f32 tensors with n_dims 1, 2, 3 and 4 (unit dims inside the shape)", b);
-    }
-    {
-        uint64_t ne[5] = {2, 1, 1, 1, 1};
-        b = start();
-        gb_tensor(b, "a.weight", 5, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 8, 0);
-        pad(b, 32, false);
-        emit("n_n_dims_5", REJ, REJ, REJ,
-             "a tensor with n_dims 5 ([2,1,1,1,1]): at most 4 (spec 'currently at most 4', "
-             "GGML_MAX_DIMS)",
-             b);
-        b = start();
-        gb_override_counts(b, 1, 1);
-        gb_str(b, "a.weight", 8);
-        gb_u32(b, 0xFFFFFFFFu);
-        for (size_t i = 0; i < 5; i++)
-            gb_u64(b, ne[i]);
-        emit("n_n_dims_huge", REJ, REJ, REJ,
-             "a tensor with n_dims 0xFFFFFFFF (the file ends after 5 dims)", b);
-    }
-    {
-        const tdef t[] = {{"a.weight", 2, {0, 4, 1, 1}, GB_F32}};
-        b = start();
-        put_tensors(b, t, 1, 32, 0);
-        emit("y_dim_zero", ACC, ACC, REJ,
-             "an f32 tensor [0,4] with no data: spec and ggml (since 2026-08; it crashed older "
-             "ggml with SIGFPE, gguf-parser-go panicked) accept; strict: writers avoid it",
-             b);
-        const tdef z[] = {
-            {"a.weight", 1, {8, 1, 1, 1}, GB_F32},
-            {"b.weight", 3, {32, 2, 0, 1}, GB_Q8_0},
-            {"c.weight", 1, {8, 1, 1, 1}, GB_F32},
-        };
-        b = start();
-        gb_kv_u32(b, "general.quantization_version", 2);
-        put_tensors(b, z, 3, 32, 0);
-        emit("y_dim_zero_between_tensors", ACC, ACC, REJ,
-             "a q8_0 tensor [32,2,0] (0 bytes) between two f32 tensors: it and the third tensor "
-             "share offset 32, an empty range that overlaps nothing",
-             b);
-    }
-    {
-        uint64_t ne[2] = {UINT64_MAX, 2};
-        b = start();
-        gb_tensor(b, "a.weight", 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 32, 0);
-        emit("n_dim_negative", REJ, REJ, REJ,
-             "a tensor dim of 2^64-1 (-1 as ggml's int64): its data cannot fit in any file", b);
-        uint64_t ne2[2] = {(uint64_t)1 << 63, 0};
-        b = start();
-        gb_tensor(b, "a.weight", 2, ne2, GB_F32, 0);
-        pad(b, 32, false);
-        emit("i_dim_top_bit_zero_elements", REJ, REJ, REJ,
-             "gguflint reads dims as int64, as every implementation does (GG208); "
-             "an f32 tensor [2^63, 0]: spec dims are uint64 and the tensor has 0 elements and 0 "
-             "bytes; ggml reads dims as int64 and rejects the negative one",
-             b);
-        uint64_t ne3[3] = {(uint64_t)1 << 32, (uint64_t)1 << 32, (uint64_t)1 << 32};
-        b = start();
-        gb_tensor(b, "a.weight", 3, ne3, GB_I8, 0);
-        pad(b, 32, false);
-        fill(b, 32, 0);
-        emit("i_element_count_overflow", REJ, ACC, REJ,
-             "an i8 tensor [2^32, 2^32, 2^32]: the element count overflows 64 bits and wraps "
-             "to 0; ggml (2026-08) runs its overflow check only for a positive count, so it "
-             "accepts the file (with a data size that wraps to 0); gguflint GG515: a warning "
-             "under ggml, an error under spec, strict and security",
-             b);
-        uint64_t ne4[1] = {(uint64_t)1 << 62};
-        b = start();
-        gb_tensor(b, "a.weight", 1, ne4, 28 /* f64 */, 0);
-        pad(b, 32, false);
-        fill(b, 32, 0);
-        emit("n_byte_size_overflow", REJ, REJ, REJ,
-             "an f64 tensor of 2^62 elements: the byte size (2^65) overflows 64 bits", b);
-    }
+static const tdef SCALAR_T = {"a.weight", 0, {1, 1, 1, 1}, GB_F32};
+static const tdef DIMS_1_TO_4[] = {
+    {"a.weight", 1, {4, 1, 1, 1}, GB_F32},
+    {"b.weight", 2, {2, 3, 1, 1}, GB_F32},
+    {"c.weight", 3, {2, 1, 3, 1}, GB_F32},
+    {"d.weight", 4, {2, 2, 1, 2}, GB_F32},
+};
+static const tdef DIM_ZERO = {"a.weight", 2, {0, 4, 1, 1}, GB_F32};
+static const tdef DIM_ZERO_BETWEEN[] = {
+    {"a.weight", 1, {8, 1, 1, 1}, GB_F32},
+    {"b.weight", 3, {32, 2, 0, 1}, GB_Q8_0},
+    {"c.weight", 1, {8, 1, 1, 1}, GB_F32},
+};
+static const uint64_t NE_5D[] = {2, 1, 1, 1, 1};
+static const uint64_t NE_NEGATIVE[] = {UINT64_MAX, 2};
+static const uint64_t NE_TOP_BIT_ZERO[] = {(uint64_t)1 << 63, 0};
+static const uint64_t NE_COUNT_OVERFLOW[] = {(uint64_t)1 << 32, (uint64_t)1 << 32,
+                                             (uint64_t)1 << 32};
+static const uint64_t NE_2_62[] = {(uint64_t)1 << 62};
+static const uint64_t NE8_2[] = {8, 2};
+/* 65 bytes: its first 63, 64 and 65 bytes name tensors */
+static const char LONG_NAME[] = "blk.0.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn";
+_Static_assert(sizeof LONG_NAME == 66, "65 bytes and the NUL");
+
+/* one [8, 2] f32 tensor named by `name` (n bytes) and its 64 bytes of data */
+#define NAMED(name, n) TENSORN(name, n, 2, NE8_2, GB_F32, 0), PAD, FILL(64, 0)
+
+static const fcase SHAPES[] = {
+    {"y_n_dims_0", ACC, ACC, ACC, "a scalar f32 tensor with n_dims 0 (4 bytes; every ne is 1)",
+     .ops = OPS(TENSORS(&SCALAR_T, 1))},
+    {"y_n_dims_1_to_4", ACC, ACC, ACC,
+     "four f32 tensors with n_dims 1, 2, 3 and 4 (unit dims inside the shape)",
+     .ops = OPS(TENSORS(DIMS_1_TO_4, 4))},
+    {"n_n_dims_5", REJ, REJ, REJ,
+     "a tensor with n_dims 5 ([2,1,1,1,1]): at most 4 (spec 'currently at most 4', "
+     "GGML_MAX_DIMS)",
+     .ops = OPS(TENSOR("a.weight", 5, NE_5D, GB_F32, 0), PAD, FILL(8, 0), PAD)},
+    {"n_n_dims_huge", REJ, REJ, REJ, "a tensor with n_dims 0xFFFFFFFF (the file ends after 5 dims)",
+     .ops = OPS(COUNTS(1, 1), STR("a.weight", 8), RAW(GB_VT_U32, 0xFFFFFFFFu), RAW(GB_VT_U64, 2),
+                RAW(GB_VT_U64, 1), RAW(GB_VT_U64, 1), RAW(GB_VT_U64, 1), RAW(GB_VT_U64, 1))},
+    {"y_dim_zero", ACC, ACC, REJ,
+     "an f32 tensor [0,4] with no data: spec and ggml (since 2026-08; it crashed older "
+     "ggml with SIGFPE, gguf-parser-go panicked) accept; strict: writers avoid it",
+     .ops = OPS(TENSORS(&DIM_ZERO, 1))},
+    {"y_dim_zero_between_tensors", ACC, ACC, REJ,
+     "a q8_0 tensor [32,2,0] (0 bytes) between two f32 tensors: it and the third tensor "
+     "share offset 32, an empty range that overlaps nothing",
+     .ops = OPS(KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(DIM_ZERO_BETWEEN, 3))},
+    {"n_dim_negative", REJ, REJ, REJ,
+     "a tensor dim of 2^64-1 (-1 as ggml's int64): its data cannot fit in any file",
+     .ops = OPS(TENSOR("a.weight", 2, NE_NEGATIVE, GB_F32, 0), PAD, FILL(32, 0))},
+    {"i_dim_top_bit_zero_elements", REJ, REJ, REJ,
+     "gguflint reads dims as int64, as every implementation does (GG208); "
+     "an f32 tensor [2^63, 0]: spec dims are uint64 and the tensor has 0 elements and 0 "
+     "bytes; ggml reads dims as int64 and rejects the negative one",
+     .ops = OPS(TENSOR("a.weight", 2, NE_TOP_BIT_ZERO, GB_F32, 0), PAD)},
+    {"i_element_count_overflow", REJ, ACC, REJ,
+     "an i8 tensor [2^32, 2^32, 2^32]: the element count overflows 64 bits and wraps "
+     "to 0; ggml (2026-08) runs its overflow check only for a positive count, so it "
+     "accepts the file (with a data size that wraps to 0); gguflint GG515: a warning "
+     "under ggml, an error under spec, strict and security",
+     .ops = OPS(TENSOR("a.weight", 3, NE_COUNT_OVERFLOW, GB_I8, 0), PAD, FILL(32, 0))},
+    {"n_byte_size_overflow", REJ, REJ, REJ,
+     "an f64 tensor of 2^62 elements: the byte size (2^65) overflows 64 bits",
+     .ops = OPS(TENSOR("a.weight", 1, NE_2_62, 28 /* f64 */, 0), PAD, FILL(32, 0))},
 
     /* tensor names */
-    char name[80];
-    memset(name, 'n', sizeof name);
-    memcpy(name, "blk.0.", 6);
-    for (size_t n = 63; n <= 65; n++) {
-        uint64_t ne[2] = {8, 2};
-        b = start();
-        gb_tensorn(b, name, n, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        if (n == 63)
-            emit("y_tensor_name_63_bytes", ACC, ACC, ACC,
-                 "a 63-byte tensor name, the longest ggml accepts (char name[64] with its NUL)", b);
-        else if (n == 64)
-            emit("i_tensor_name_64_bytes", ACC, REJ, REJ,
-                 "a 64-byte tensor name: spec 'at most 64 bytes'; ggml wants fewer than 64 "
-                 "(GGML_MAX_NAME)",
-                 b);
-        else
-            emit("n_tensor_name_65_bytes", REJ, REJ, REJ,
-                 "a 65-byte tensor name: over the spec's 64 and ggml's 63", b);
-    }
-    {
-        uint64_t ne[2] = {8, 2};
-        b = start();
-        gb_override_counts(b, 1, 1);
-        gb_str_decl(b, (uint64_t)1 << 40, "a.weight", 8);
-        emit("n_tensor_name_length_huge", REJ, REJ, REJ,
-             "a tensor name declaring 2^40 bytes with 8 present", b);
-        b = start();
-        gb_tensorn(b, "", 0, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        emit("y_tensor_name_empty", ACC, ACC, REJ,
-             "a tensor with an empty name: a valid gguf string of at most 64 bytes, and ggml "
-             "accepts it; strict: writers never write one",
-             b);
-        b = start();
-        gb_tensorn(b, "\xc3\xa9t\xc3\xa9.weight", 12, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        emit("y_tensor_name_non_ascii", ACC, ACC, ACC,
-             "a tensor name with valid non-ASCII UTF-8 (ete.weight with accents)", b);
-        b = start();
-        gb_tensorn(b, "a\xff.weight", 9, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        emit("i_tensor_name_invalid_utf8", REJ, ACC, REJ,
-             "a tensor name with the byte FF: spec names are UTF-8 gguf strings; ggml does not "
-             "check (gguf-py fails to decode it)",
-             b);
-        b = start();
-        gb_tensorn(b, "a.weight\0hidden", 15, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        emit("i_tensor_name_embedded_nul", REJ, REJ, REJ,
-             "gguflint rejects a NUL in a tensor name under every profile: C and length-based "
-             "readers see different names (GG204, GG704); "
-             "the tensor name 'a.weight' NUL 'hidden' (15 bytes): a valid UTF-8 string the spec "
-             "allows and ggml accepts, but ggml's C string sees 'a.weight' while length-based "
-             "readers see all 15 bytes",
-             b);
-        b = start();
-        gb_tensorn(b, "a.weight\0x", 10, 2, ne, GB_F32, 0);
-        gb_tensorn(b, "a.weight\0y", 10, 2, ne, GB_F32, 64);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        fill(b, 64, 1);
-        emit("i_tensor_names_equal_before_nul", REJ, REJ, REJ,
-             "gguflint compares names as C readers see them under every profile (GG205); "
-             "two tensors named 'a.weight' NUL 'x' and 'a.weight' NUL 'y': distinct strings to "
-             "the spec, duplicates to ggml (names are cut at the NUL)",
-             b);
-        b = start();
-        gb_tensor(b, "a.weight", 2, ne, GB_F32, 0);
-        gb_tensor(b, "a.weight", 2, ne, GB_F32, 64);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        fill(b, 64, 1);
-        emit("i_tensor_name_duplicate", REJ, REJ, REJ,
-             "gguflint rejects duplicate tensor names under every profile (GG205); "
-             "two tensors named a.weight with their own data: the spec does not say names are "
-             "unique; ggml and gguf-py reject, @huggingface/gguf and candle keep the last",
-             b);
-    }
+    {"y_tensor_name_63_bytes", ACC, ACC, ACC,
+     "a 63-byte tensor name, the longest ggml accepts (char name[64] with its NUL)",
+     .ops = OPS(NAMED(LONG_NAME, 63))},
+    {"i_tensor_name_64_bytes", ACC, REJ, REJ,
+     "a 64-byte tensor name: spec 'at most 64 bytes'; ggml wants fewer than 64 "
+     "(GGML_MAX_NAME)",
+     .ops = OPS(NAMED(LONG_NAME, 64))},
+    {"n_tensor_name_65_bytes", REJ, REJ, REJ,
+     "a 65-byte tensor name: over the spec's 64 and ggml's 63", .ops = OPS(NAMED(LONG_NAME, 65))},
+    {"n_tensor_name_length_huge", REJ, REJ, REJ,
+     "a tensor name declaring 2^40 bytes with 8 present",
+     .ops = OPS(COUNTS(1, 1), STRDECL((uint64_t)1 << 40, "a.weight", 8))},
+    {"y_tensor_name_empty", ACC, ACC, REJ,
+     "a tensor with an empty name: a valid gguf string of at most 64 bytes, and ggml "
+     "accepts it; strict: writers never write one",
+     .ops = OPS(NAMED("", 0))},
+    {"y_tensor_name_non_ascii", ACC, ACC, ACC,
+     "a tensor name with valid non-ASCII UTF-8 (ete.weight with accents)",
+     .ops = OPS(NAMED("\xc3\xa9t\xc3\xa9.weight", 12))},
+    {"i_tensor_name_invalid_utf8", REJ, ACC, REJ,
+     "a tensor name with the byte FF: spec names are UTF-8 gguf strings; ggml does not "
+     "check (gguf-py fails to decode it)",
+     .ops = OPS(NAMED("a\xff.weight", 9))},
+    {"i_tensor_name_embedded_nul", REJ, REJ, REJ,
+     "gguflint rejects a NUL in a tensor name under every profile: C and length-based "
+     "readers see different names (GG204, GG704); "
+     "the tensor name 'a.weight' NUL 'hidden' (15 bytes): a valid UTF-8 string the spec "
+     "allows and ggml accepts, but ggml's C string sees 'a.weight' while length-based "
+     "readers see all 15 bytes",
+     .ops = OPS(NAMED("a.weight\0hidden", 15))},
+    {"i_tensor_names_equal_before_nul", REJ, REJ, REJ,
+     "gguflint compares names as C readers see them under every profile (GG205); "
+     "two tensors named 'a.weight' NUL 'x' and 'a.weight' NUL 'y': distinct strings to "
+     "the spec, duplicates to ggml (names are cut at the NUL)",
+     .ops = OPS(TENSORN("a.weight\0x", 10, 2, NE8_2, GB_F32, 0),
+                TENSORN("a.weight\0y", 10, 2, NE8_2, GB_F32, 64), PAD, FILL(64, 0), FILL(64, 1))},
+    {"i_tensor_name_duplicate", REJ, REJ, REJ,
+     "gguflint rejects duplicate tensor names under every profile (GG205); "
+     "two tensors named a.weight with their own data: the spec does not say names are "
+     "unique; ggml and gguf-py reject, @huggingface/gguf and candle keep the last",
+     .ops = OPS(TENSOR("a.weight", 2, NE8_2, GB_F32, 0), TENSOR("a.weight", 2, NE8_2, GB_F32, 64),
+                PAD, FILL(64, 0), FILL(64, 1))},
+};
+#undef NAMED
+
+static void cases_shapes(void)
+{
+    emit_cases(SHAPES);
 }
 
 /* ------------------------------------------------------------ general.* semantics */
@@ -1430,23 +1282,23 @@ static const fcase GENERAL[] = {
     {"n_architecture_missing", REJ, REJ, REJ,
      "a complete file without general.architecture: required by the spec; llama.cpp's "
      "loader fails without it (ggml's gguf reader alone does not check)",
-     FROM_BARE, OPS(KVS("general.name", "no architecture"), ONE_T)},
+     .from = FROM_BARE, .ops = OPS(KVS("general.name", "no architecture"), ONE_T)},
     {"n_architecture_not_string", REJ, REJ, REJ,
-     "general.architecture as u32 1: spec type string; llama.cpp's typed read fails", FROM_BARE,
-     OPS(KV(GB_VT_U32, "general.architecture", 1), ONE_T)},
+     "general.architecture as u32 1: spec type string; llama.cpp's typed read fails",
+     .from = FROM_BARE, .ops = OPS(KV(GB_VT_U32, "general.architecture", 1), ONE_T)},
     {"i_architecture_uppercase", REJ, ACC, REJ,
      "general.architecture 'Conformance': spec 'all lowercase ASCII, only [a-z0-9]+'; ggml "
      "does not check the charset",
-     FROM_BARE, OPS(KVS("general.architecture", "Conformance"), ONE_T)},
+     .from = FROM_BARE, .ops = OPS(KVS("general.architecture", "Conformance"), ONE_T)},
     {"i_architecture_dash", ACC, ACC, ACC,
      "general.architecture 'conformance-x': the spec allows only [a-z0-9]+, while llama.cpp "
      "itself uses names with '-' and '_' (command-r, gpt-oss, nemotron_h); gguflint accepts "
      "[a-z0-9_-] under every profile (27 real names use them)",
-     FROM_BARE, OPS(KVS("general.architecture", "conformance-x"), ONE_T)},
+     .from = FROM_BARE, .ops = OPS(KVS("general.architecture", "conformance-x"), ONE_T)},
     {"i_architecture_empty", REJ, ACC, REJ,
      "general.architecture is the empty string: spec [a-z0-9]+ needs one character; ggml "
      "only reads it",
-     FROM_BARE, OPS(KVS("general.architecture", ""), ONE_T)},
+     .from = FROM_BARE, .ops = OPS(KVS("general.architecture", ""), ONE_T)},
 
     /* general metadata with the types writers use */
     {"y_general_metadata", ACC, ACC, ACC,
@@ -1751,57 +1603,60 @@ static const fcase MODELS[] = {
      "a complete llama model llama.cpp can load: E 8, 2 heads (head size 4 = "
      "rope.dimension_count), F 16, 1 block, u32 hyper-parameters as gguf-py writes them, the "
      "5-token llama vocabulary, every required tensor with its shape, all f32",
-     FROM_BARE, OPS(LLAMA_KEYS(false, false), SPM(0), LLAMA_TENSORS(NULL))},
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(false, false), SPM(0), LLAMA_TENSORS(NULL))},
     {"i_llama_counts_u64", ACC, REJ, REJ,
      "the tiny llama with context_length, embedding_length, block_count, "
      "feed_forward_length, head_count and rope.dimension_count as uint64, the spec's type; "
      "llama.cpp wants u32 ('key has wrong type')",
-     FROM_BARE, OPS(LLAMA_KEYS(true, false), SPM(0), LLAMA_TENSORS(NULL))},
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(true, false), SPM(0), LLAMA_TENSORS(NULL))},
     {"y_llama_rope_scale_spec_key", ACC, ACC, ACC,
      "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
      "the tiny llama with llama.rope.scale 4 (an optional key of the spec's LLaMA section): "
      "llama.cpp reads rope.scale_linear / rope.scaling.factor and ignores it, so the model "
      "loads unscaled; strict: writers write rope.scaling.type and rope.scaling.factor",
-     FROM_BARE,
-     OPS(LLAMA_KEYS(false, false), KVF32("llama.rope.scale", 4.0f), SPM(0), LLAMA_TENSORS(NULL))},
+     .from = FROM_BARE,
+     .ops = OPS(LLAMA_KEYS(false, false), KVF32("llama.rope.scale", 4.0f), SPM(0),
+                LLAMA_TENSORS(NULL))},
     {"y_llama_moe", ACC, ACC, ACC,
      "the tiny llama as a 2-expert MoE (expert_used_count 1): ffn_gate_inp [8,2] and the "
      "merged 3-D ffn_gate_exps/ffn_down_exps/ffn_up_exps llama.cpp loads",
-     FROM_BARE, OPS(LLAMA_KEYS(false, true), SPM(0), LLAMA_TENSORS("exps"))},
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(false, true), SPM(0), LLAMA_TENSORS("exps"))},
     {"i_llama_moe_spec_expert_names", ACC, REJ, REJ,
      "the MoE llama with the spec's expert tensor names ffn_gate_exp/ffn_down_exp/ffn_up_exp "
      "(spec tensor names are a recommendation); llama.cpp wants ffn_*_exps: 'tensor not "
      "found'",
-     FROM_BARE, OPS(LLAMA_KEYS(false, true), SPM(0), LLAMA_TENSORS("exp"))},
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(false, true), SPM(0), LLAMA_TENSORS("exp"))},
     {"y_llama_vocab_only", ACC, ACC, ACC,
      "llama hyper-parameters and vocabulary, no tensors and no padding, like llama.cpp's "
      "models/ggml-vocab-*.gguf",
-     FROM_BARE, OPS(LLAMA_KEYS(false, false), SPM(0))},
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(false, false), SPM(0))},
     {"i_gpt2_spec_pos_embd_name", ACC, REJ, REJ,
      "a tiny gpt2 whose position embedding is named pos_embd.weight as in the spec's "
      "tensor-name list; llama.cpp loads position_embd.weight: 'missing tensor' "
      "(GG551) and pos_embd.weight is not a gpt2 tensor (GG552); both are warnings "
      "under spec, where tensor names are only recommended",
-     FROM_BARE,
-     OPS(KVS("general.architecture", "gpt2"), KVS("general.name", "conformance tiny gpt2"),
-         KV(GB_VT_U32, "general.file_type", 0), KV(GB_VT_U32, "gpt2.context_length", G_C),
-         KV(GB_VT_U32, "gpt2.embedding_length", G_E), KV(GB_VT_U32, "gpt2.block_count", 1),
-         KV(GB_VT_U32, "gpt2.feed_forward_length", G_F),
-         KV(GB_VT_U32, "gpt2.attention.head_count", 2),
-         KVF32("gpt2.attention.layer_norm_epsilon", 1e-5f), BPE(1),
-         TENSORS(GPT2_TENSORS, sizeof GPT2_TENSORS / sizeof GPT2_TENSORS[0]))},
+     .from = FROM_BARE,
+     .ops = OPS(KVS("general.architecture", "gpt2"), KVS("general.name", "conformance tiny gpt2"),
+                KV(GB_VT_U32, "general.file_type", 0), KV(GB_VT_U32, "gpt2.context_length", G_C),
+                KV(GB_VT_U32, "gpt2.embedding_length", G_E), KV(GB_VT_U32, "gpt2.block_count", 1),
+                KV(GB_VT_U32, "gpt2.feed_forward_length", G_F),
+                KV(GB_VT_U32, "gpt2.attention.head_count", 2),
+                KVF32("gpt2.attention.layer_norm_epsilon", 1e-5f), BPE(1),
+                TENSORS(GPT2_TENSORS, sizeof GPT2_TENSORS / sizeof GPT2_TENSORS[0]))},
     {"y_mpt_vocab_spec_key_names", ACC, ACC, ACC,
      "an mpt vocabulary-only file with the keys the spec's MPT section requires, "
      "attention.alibi_bias_max and clip_kqv: llama.cpp reads max_alibi_bias / clamp_kqv as "
      "optional and ignores these (the model would load without its ALiBi bias); strict: "
      "writers write max_alibi_bias; gguflint does not model MPT's keys",
-     FROM_BARE, OPS(MPT_KEYS("mpt.attention.alibi_bias_max", "mpt.attention.clip_kqv"))},
+     .from = FROM_BARE,
+     .ops = OPS(MPT_KEYS("mpt.attention.alibi_bias_max", "mpt.attention.clip_kqv"))},
     {"i_mpt_vocab_code_key_names", ACC, ACC, ACC,
      "an mpt vocabulary-only file with attention.max_alibi_bias and clamp_kqv, the names of "
      "llama.cpp, gguf-py and the real ggml-vocab-mpt.gguf (and of the spec's generic [llm] "
      "list), but the spec's MPT section says alibi_bias_max and clip_kqv 'must be present'; "
      "gguflint does not model MPT's keys and follows the real file",
-     FROM_BARE, OPS(MPT_KEYS("mpt.attention.max_alibi_bias", "mpt.attention.clamp_kqv"))},
+     .from = FROM_BARE,
+     .ops = OPS(MPT_KEYS("mpt.attention.max_alibi_bias", "mpt.attention.clamp_kqv"))},
 };
 
 static void cases_models(void)
@@ -1824,9 +1679,9 @@ static const fcase SPLIT[] = {
      "second shard as gguf-split writes it: only the three split.* keys (no "
      "general.architecture: the model's metadata lives in the first shard; the spec predates "
      "split files) and one tensor with offsets from 0",
-     FROM_BARE,
-     OPS(KV(GB_VT_U16, "split.no", 1), KV(GB_VT_U16, "split.count", 2),
-         KV(GB_VT_I32, "split.tensors.count", 2), TENSORS(&SHARD2_T, 1))},
+     .from = FROM_BARE,
+     .ops = OPS(KV(GB_VT_U16, "split.no", 1), KV(GB_VT_U16, "split.count", 2),
+                KV(GB_VT_I32, "split.tensors.count", 2), TENSORS(&SHARD2_T, 1))},
     {"i_split_no_out_of_range-00003-of-00002", ACC, REJ, REJ,
      "split.no 2 with split.count 2: the split.* keys are llama.cpp's (the spec leaves them "
      "free); llama.cpp rejects a shard number past the count",
