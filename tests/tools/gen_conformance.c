@@ -30,6 +30,11 @@
  * The generator enforces: y_ => spec and ggml accept; n_ => both reject;
  * strict accepts only what spec and ggml both accept.
  *
+ * Each file is a row of a table (name, verdicts, description, how the file
+ * starts, the writes that follow: see "cases as data"); the few files that
+ * are easier to say in code (cuts of one reference file, other magics, the
+ * per-type and per-alignment series) are loops over their own tables.
+ *
  * Usage: gen_conformance OUTDIR (run as
  *   build-dev/tests/gen_conformance corpus/conformance
  * from the source root). The output is deterministic; the conformance_fresh
@@ -285,7 +290,7 @@ static void llama_tensors(gb *b, const char *experts);
 
 enum op_kind {
     OP_END = 0,
-    OP_KV, /* a scalar KV: key s, type vt, value u (integers, bool's raw byte), g (f32), f (f64) */
+    OP_KV,       /* a scalar KV: key s, type vt, value u (integer, bool byte), g (f32), f (f64) */
     OP_KV_STR,   /* a string KV: key s, value p (n bytes when n > 0, else a C string) */
     OP_KV_ARR,   /* an array KV: key s, element type vt, count u, n bytes from p */
     OP_KV_STRS,  /* a string-array KV: key s, n C strings at p */
@@ -891,47 +896,54 @@ static gb *aligned_file(uint32_t align_kv, uint64_t align)
     return b;
 }
 
+/* The alignments aligned_file writes, by kind: legal everywhere, a power of
+ * two below 8 (ggml only), a multiple of 8 that is not a power of two (spec
+ * only). The verdicts and the description follow from the kind. */
+enum { ALIGN_GOOD, ALIGN_POW2_SMALL, ALIGN_MULT8 };
+static const struct {
+    uint32_t align;
+    int kind;
+} ALIGNMENTS[] = {
+    {8, ALIGN_GOOD},    {16, ALIGN_GOOD},      {32, ALIGN_GOOD},      {64, ALIGN_GOOD},
+    {4096, ALIGN_GOOD}, {1, ALIGN_POW2_SMALL}, {2, ALIGN_POW2_SMALL}, {4, ALIGN_POW2_SMALL},
+    {24, ALIGN_MULT8},  {48, ALIGN_MULT8},
+};
+
+static const fcase ALIGNMENT_2MIB[] = {
+    {"y_alignment_2mib_zero_tensors", ACC, ACC, ACC,
+     "general.alignment 2^21 (a power of two and a multiple of 8) in a file without tensors, "
+     "so no padding is needed",
+     .ops = OPS(KV(GB_VT_U32, "general.alignment", 1u << 21))},
+};
+
 static void cases_alignment(void)
 {
-    gb *b;
     emit("y_alignment_default", ACC, ACC, ACC,
          "no general.alignment: tensors laid out for the default 32", aligned_file(0, 32));
-    static const uint32_t good[] = {8, 16, 32, 64, 4096};
-    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        char name[64], desc[160];
-        snprintf(name, sizeof name, "y_alignment_%u", (unsigned)good[i]);
-        snprintf(desc, sizeof desc,
-                 "general.alignment u32 %u (a power of two and a multiple of 8), two tensors "
-                 "padded to it",
-                 (unsigned)good[i]);
-        emit(name, ACC, ACC, ACC, desc, aligned_file(good[i], good[i]));
-    }
-    static const uint32_t pow2_small[] = {1, 2, 4};
-    for (size_t i = 0; i < sizeof pow2_small / sizeof pow2_small[0]; i++) {
+    for (size_t i = 0; i < sizeof ALIGNMENTS / sizeof ALIGNMENTS[0]; i++) {
+        unsigned a = ALIGNMENTS[i].align;
+        int kind = ALIGNMENTS[i].kind;
         char name[64], desc[200];
-        snprintf(name, sizeof name, "i_alignment_%u", (unsigned)pow2_small[i]);
-        snprintf(desc, sizeof desc,
-                 "general.alignment %u: a power of two (ggml accepts) but not a multiple of 8 "
-                 "(spec: 'it must be a multiple of 8')",
-                 (unsigned)pow2_small[i]);
-        emit(name, REJ, ACC, REJ, desc, aligned_file(pow2_small[i], pow2_small[i]));
+        snprintf(name, sizeof name, "%s_alignment_%u", kind == ALIGN_GOOD ? "y" : "i", a);
+        if (kind == ALIGN_GOOD)
+            snprintf(desc, sizeof desc,
+                     "general.alignment u32 %u (a power of two and a multiple of 8), two tensors "
+                     "padded to it",
+                     a);
+        else if (kind == ALIGN_POW2_SMALL)
+            snprintf(desc, sizeof desc,
+                     "general.alignment %u: a power of two (ggml accepts) but not a multiple of 8 "
+                     "(spec: 'it must be a multiple of 8')",
+                     a);
+        else
+            snprintf(desc, sizeof desc,
+                     "general.alignment %u: a multiple of 8 (spec accepts; its align_offset works "
+                     "for any value) but not a power of two (ggml rejects)",
+                     a);
+        emit(name, kind == ALIGN_POW2_SMALL ? REJ : ACC, kind == ALIGN_MULT8 ? REJ : ACC,
+             kind == ALIGN_GOOD ? ACC : REJ, desc, aligned_file(a, a));
     }
-    static const uint32_t mult8[] = {24, 48};
-    for (size_t i = 0; i < sizeof mult8 / sizeof mult8[0]; i++) {
-        char name[64], desc[200];
-        snprintf(name, sizeof name, "i_alignment_%u", (unsigned)mult8[i]);
-        snprintf(desc, sizeof desc,
-                 "general.alignment %u: a multiple of 8 (spec accepts; its align_offset works "
-                 "for any value) but not a power of two (ggml rejects)",
-                 (unsigned)mult8[i]);
-        emit(name, ACC, REJ, REJ, desc, aligned_file(mult8[i], mult8[i]));
-    }
-    b = start();
-    gb_kv_u32(b, "general.alignment", 1u << 21);
-    emit("y_alignment_2mib_zero_tensors", ACC, ACC, ACC,
-         "general.alignment 2^21 (a power of two and a multiple of 8) in a file without tensors, "
-         "so no padding is needed",
-         b);
+    emit_cases(ALIGNMENT_2MIB);
 }
 
 /* The wrong-typed and zero alignments (aligned_file cannot write them). */
@@ -1511,20 +1523,20 @@ static void llama_keys(gb *b, bool u64, bool moe)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_str(b, "general.name", "conformance tiny llama");
     gb_kv_u32(b, "general.file_type", 0);
-    if (u64) {
-        gb_kv_u64(b, "llama.context_length", 16);
-        gb_kv_u64(b, "llama.embedding_length", L_E);
-        gb_kv_u64(b, "llama.block_count", 1);
-        gb_kv_u64(b, "llama.feed_forward_length", L_F);
-        gb_kv_u64(b, "llama.attention.head_count", 2);
-        gb_kv_u64(b, "llama.rope.dimension_count", 4);
-    } else {
-        gb_kv_u32(b, "llama.context_length", 16);
-        gb_kv_u32(b, "llama.embedding_length", L_E);
-        gb_kv_u32(b, "llama.block_count", 1);
-        gb_kv_u32(b, "llama.feed_forward_length", L_F);
-        gb_kv_u32(b, "llama.attention.head_count", 2);
-        gb_kv_u32(b, "llama.rope.dimension_count", 4);
+    /* the counts gguf-py writes as u32 (the spec says u64) */
+    static const struct {
+        const char *key;
+        uint32_t v;
+    } counts[] = {
+        {"llama.context_length", 16},      {"llama.embedding_length", L_E},
+        {"llama.block_count", 1},          {"llama.feed_forward_length", L_F},
+        {"llama.attention.head_count", 2}, {"llama.rope.dimension_count", 4},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        if (u64)
+            gb_kv_u64(b, counts[i].key, counts[i].v);
+        else
+            gb_kv_u32(b, counts[i].key, counts[i].v);
     }
     gb_kv_u32(b, "llama.attention.head_count_kv", 2);
     gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
