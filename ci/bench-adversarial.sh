@@ -12,6 +12,14 @@
 # RSS/B = peak resident set (GNU time) per input byte at 16x. Targets (issue
 # 9): growth <= 20, host/twin <= 2 for colliding inputs, Ir/B <= 250.
 #
+#   bash ci/bench-adversarial.sh [--readme]
+#
+# With --readme the README's adversarial section (between the
+# adversarial:begin/end markers) is rewritten from this run: the table with
+# the "before" figures of ci/bench-adversarial-before.txt (the code before
+# issue 9, measured once) beside this run's, each target checked, the
+# machine and the commit. Figures in the README are never typed by hand.
+#
 # Environment:
 #   ADV_SHAPES   shapes to run (default: all; see tests/tools/gen_adversarial.c)
 #   ADV_SCALES   default "1 16"
@@ -26,6 +34,14 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 die() { echo "bench-adversarial: $*" >&2; exit 1; }
+
+readme=0
+for arg in "$@"; do
+    case $arg in
+    --readme) readme=1 ;;
+    *) die "unknown argument '$arg' (only --readme)" ;;
+    esac
+done
 command -v valgrind >/dev/null || die "valgrind is required (apt-get install valgrind)"
 command -v callgrind_control >/dev/null || die "callgrind_control is required (valgrind)"
 /usr/bin/time -f %M true >/dev/null 2>&1 || die "GNU time is required at /usr/bin/time"
@@ -122,7 +138,7 @@ cmd_for() {
     esac
 }
 
-declare -A IR BYTES RSSK
+declare -A IR BYTES RSSK LABEL PB1 PB16 GROW HT RB
 rows=()
 for shape in $shapes; do
     gen_shape=$shape
@@ -177,5 +193,87 @@ for row in "${rows[@]}"; do
     rb=$(calc "%.1f" "${RSSK[$row.$hi]} * 1024 / $b16")
     printf '| %-13s | %-32s | %10s | %9s | %9s | %7s | %9s | %8s |\n' "$row" "$label" "$b16" \
         "$(per_byte "$h1" "$b1")" "$(per_byte "$h16" "$b16")" "$g" "$ht" "$rb"
+    LABEL[$row]=$label; PB1[$row]=$(per_byte "$h1" "$b1"); PB16[$row]=$(per_byte "$h16" "$b16")
+    GROW[$row]=$g; HT[$row]=$ht; RB[$row]=$rb
 done
 echo "(twins at x$hi: Ir/B $(for row in "${rows[@]}"; do printf '%s %s; ' "$row" "$(per_byte "${IR[$row.twin.$hi]}" "${BYTES[$row.twin.$hi]}")"; done))"
+
+# ---- README section ----
+
+# targets ROW: "yes", or the targets of issue 9 this run's figures miss
+targets() {
+    local row=$1 miss=()
+    awk "BEGIN { exit !($(num "${GROW[$row]}") > 20) }" && miss+=("growth ${GROW[$row]} > 20")
+    case $row in
+    tokens | keys | names)
+        awk "BEGIN { exit !($(num "${HT[$row]}") > 2) }" && miss+=("host/twin ${HT[$row]} > 2") ;;
+    esac
+    local pb
+    for pb in "${PB1[$row]}" "${PB16[$row]}"; do
+        if awk "BEGIN { exit !($(num "$pb") > 250) }"; then
+            miss+=("$pb Ir/B > 250")
+            break
+        fi
+    done
+    if [ ${#miss[@]} = 0 ]; then echo yes; else
+        local IFS=';'
+        echo "no: ${miss[*]}" | sed 's/;/; /g'
+    fi
+}
+
+write_readme() {
+    local f=$root/README.md before=$root/ci/bench-adversarial-before.txt sec=$work/section
+    grep -q '^<!-- adversarial:begin -->$' "$f" && grep -q '^<!-- adversarial:end -->$' "$f" ||
+        die "README.md has no <!-- adversarial:begin --> / <!-- adversarial:end --> markers"
+    [ "$lo" = 1 ] && [ "$hi" = 16 ] || die "--readme needs ADV_SCALES=\"1 16\" (the before figures' scales)"
+    declare -A B1 B16 BG BHT BNOTE
+    local shape a b c d note
+    while read -r shape a b c d note; do
+        case $shape in "" | "#"*) continue ;; esac
+        B1[$shape]=$a; B16[$shape]=$b; BG[$shape]=$c; BHT[$shape]=$d; BNOTE[$shape]=$note
+    done <"$before"
+    local commit cpu
+    commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    [ -z "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] ||
+        commit="$commit (with uncommitted changes)"
+    cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+    {
+        echo "Measured by \`bash ci/bench-adversarial.sh --readme\` on $(nproc) CPUs, ${cpu:-unknown CPU}," \
+            "$(uname -sr); commit $commit; $(date -u +%Y-%m-%d). Each cell: before (d83485b, the" \
+            "code before issue 9, from \`ci/bench-adversarial-before.txt\`) -> now. \">=\": a run stopped" \
+            "by its time limit (a lower bound)."
+        echo
+        echo "| shape | command | Ir/B x1 | Ir/B x16 | growth x16/x1 | host/twin x16 | RSS/B x16 | targets met now |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+        local row
+        for row in "${rows[@]}"; do
+            printf '| %s | `%s` | %s -> %s | %s -> %s | %s -> %s | %s -> %s | %s | %s |\n' "$row" \
+                "${LABEL[$row]}" "${B1[$row]:-?}" "${PB1[$row]}" "${B16[$row]:-?}" "${PB16[$row]}" \
+                "${BG[$row]:-?}" "${GROW[$row]}" "${BHT[$row]:-?}" "${HT[$row]}" "${RB[$row]}" \
+                "$(targets "$row")"
+        done
+        echo
+        printf 'Twins at x16 now (Ir/B):'
+        local sep=" "
+        for row in "${rows[@]}"; do
+            printf '%s%s %s' "$sep" "$row" "$(per_byte "${IR[$row.twin.$hi]}" "${BYTES[$row.twin.$hi]}")"
+            sep="; "
+        done
+        echo "."
+        local notes=""
+        for row in "${rows[@]}"; do
+            [ -n "${BNOTE[$row]:-}" ] && [ "${BNOTE[$row]}" != - ] && notes="$notes $row: ${BNOTE[$row]};"
+        done
+        [ -z "$notes" ] || echo "Before-runs stopped by their limit:${notes%;}."
+    } >"$sec"
+    local tmp=$work/README.new
+    awk -v sec="$sec" '
+        /^<!-- adversarial:begin -->$/ { print; while ((getline l < sec) > 0) print l; skip = 1; next }
+        /^<!-- adversarial:end -->$/ { skip = 0 }
+        !skip { print }' "$f" >"$tmp"
+    cat "$tmp" >"$f"
+    echo "bench-adversarial: README.md adversarial section rewritten"
+}
+
+[ "$readme" = 1 ] && write_readme
+exit 0

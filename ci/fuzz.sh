@@ -36,11 +36,30 @@ find corpus -type f -name '*.gguf' -exec cp {} "$SEEDS/" \;
 FETCH_SEEDS=$ROOT/corpus/fetch
 cp corpus/manifests/*.json "$OUT/seeds-manifest/"
 cp corpus/configs/*.ini "$OUT/seeds-config/"
+# fuzz_template reads raw template text: one seed per template of the payload
+# corpus (attacks and clean shapes: the last column of corpus/templates/*.tsv) and,
+# when present, the shared real templates (../shared/real-templates, copied
+# into ci/out only, never into the project). AFL++ wants small seeds: the
+# ones over 64 KiB are left to libFuzzer's -max_len.
+TEMPLATE_SEEDS=$OUT/seeds-template
+mkdir -p "$TEMPLATE_SEEDS"
+for tsv in corpus/templates/*.tsv; do
+    awk -F'\t' -v dir="$TEMPLATE_SEEDS" -v base="$(basename "$tsv" .tsv)" \
+        '!/^#/ && NF >= 2 { f = sprintf("%s/%s-%03d", dir, base, NR); printf "%s", $NF > f; close(f) }' "$tsv"
+done
+if [ -d ../shared/real-templates ]; then
+    for f in ../shared/real-templates/*.jinja; do
+        if [ "$(stat -c %s "$f")" -le 65536 ]; then
+            cp "$f" "$TEMPLATE_SEEDS/real-$(basename "$f")"
+        fi
+    done
+fi
 seeds_for() {
     case $1 in
     fuzz_fetch*) echo "$FETCH_SEEDS" ;;
     fuzz_manifest*) echo "$OUT/seeds-manifest" ;;
     fuzz_config*) echo "$OUT/seeds-config" ;;
+    fuzz_template*) echo "$TEMPLATE_SEEDS" ;;
     *) echo "$SEEDS" ;;
     esac
 }

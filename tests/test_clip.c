@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ typedef struct pspec {
     int64_t merge;          /* 0: absent */
     int64_t chunk;          /* 0: absent (adds an audio encoder when set) */
     int64_t min_px, max_px; /* 0: absent */
+    int64_t scale;          /* clip.vision.projector.scale_factor, 0: absent */
     const char *omit;
     const char *mark; /* the key whose value offset is returned */
 } pspec;
@@ -80,6 +82,8 @@ static uint8_t *projector(const pspec *s, size_t *len)
         u32_or_i64(b, s, "clip.vision.image_min_pixels", s->min_px);
     if (s->max_px)
         u32_or_i64(b, s, "clip.vision.image_max_pixels", s->max_px);
+    if (s->scale)
+        u32_or_i64(b, s, "clip.vision.projector.scale_factor", s->scale);
     if (s->chunk) {
         gb_kv_bool(b, "clip.has_audio_encoder", 1);
         u32_or_i64(b, s, "clip.audio.embedding_length", 32);
@@ -138,6 +142,31 @@ static void expect_one(const pspec *s, const char *id, const char *where)
     ex_expect_at(buf, len, id, mark_at, where);
 }
 
+/* The clean spec of a projector type of the tensor table, leaving out
+ * tensor `omit` (or none); the values some types need besides their
+ * tensors come from the projector rules' own tests above. */
+static const pspec *typed_spec(const char *type, const char *omit)
+{
+    static pspec s;
+    memset(&s, 0, sizeof s);
+    s.ptype = type;
+    s.omit = omit;
+    s.mark = "clip.projector_type";
+    if (strstr(type, "qwen2"))
+        s.merge = 2;
+    if (strcmp(type, "resampler") == 0) {
+        s.image = 448;
+        s.patch = 14;
+    }
+    if (strcmp(type, "dots_ocr") == 0)
+        s.scale = 2;
+    if (strcmp(type, "phi4") == 0) {
+        s.min_px = 256 * 256;
+        s.max_px = 1024 * 1024;
+    }
+    return &s;
+}
+
 static void test_clean_projectors(void **state)
 {
     (void)state;
@@ -147,10 +176,35 @@ static void test_clean_projectors(void **state)
     expect_clean(&(pspec){.ptype = "phi4", .min_px = 256 * 256, .max_px = 1024 * 1024});
     expect_clean(&(pspec){.ptype = "granite_speech", .chunk = 200});
     /* a tiny projector of every type with required projector tensors */
-    static const char *const typed[] = {"gemma3",         "qwen2vl_merger", "qwen2.5vl_merger",
-                                        "qwen3vl_merger", "idefics3",       "ldpv2"};
-    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
-        expect_clean(&(pspec){.ptype = typed[i], .merge = strstr(typed[i], "qwen2") ? 2 : 0});
+    size_t types = 0;
+    for (size_t i = 0; i < sizeof ptensors / sizeof ptensors[0]; i++) {
+        if (i > 0 && strcmp(ptensors[i - 1].type, ptensors[i].type) == 0)
+            continue;
+        expect_clean(typed_spec(ptensors[i].type, NULL));
+        types++;
+    }
+    assert_true(types >= 40);
+}
+
+/* Each type's tiny projector without one of its required tensors (the
+ * first, the last and one in the middle of its rows): exactly one GG591, at
+ * the projector type. */
+static void test_GG591_every_type(void **state)
+{
+    (void)state;
+    size_t n = sizeof ptensors / sizeof ptensors[0];
+    for (size_t first = 0, last; first < n; first = last + 1) {
+        last = first;
+        while (last + 1 < n && strcmp(ptensors[last + 1].type, ptensors[first].type) == 0)
+            last++;
+        size_t pick[3] = {first, first + (last - first) / 2, last};
+        for (size_t k = 0; k < 3; k++) {
+            char where[96];
+            snprintf(where, sizeof where, "%s without %s", ptensors[first].type,
+                     ptensors[pick[k]].tensor);
+            expect_one(typed_spec(ptensors[first].type, ptensors[pick[k]].tensor), "GG591", where);
+        }
+    }
 }
 
 static void test_GG591_tensor_missing(void **state)
@@ -322,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_GG514_projector_type_nul),
         cmocka_unit_test(test_GG557_hparam_missing),
         cmocka_unit_test(test_GG591_tensor_missing),
+        cmocka_unit_test(test_GG591_every_type),
         cmocka_unit_test(test_GG558_patch_grid),
         cmocka_unit_test(test_GG558_zero_patch),
         cmocka_unit_test(test_GG559_merge_size),

@@ -3,7 +3,9 @@
  * points (code points above U+FFFF that must be escaped, such as the
  * invisible tag characters, become a UTF-16 surrogate pair, never per-byte
  * \u00XX escapes that decode to other characters), and every byte that is not
- * UTF-8 becomes \u00XX. */
+ * UTF-8 becomes \u00XX. Also gguflint_escape, the terminal escape: its
+ * eight-bytes-at-a-time path for plain ASCII gives exactly what the byte loop
+ * gives. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,8 +65,57 @@ static void test_json_escape(void **state)
     EXPECT("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\""); /* past U+10FFFF */
 }
 
+typedef struct big {
+    char buf[4096];
+    size_t len;
+} big;
+
+static void put_big(void *user, const char *s, size_t n)
+{
+    big *o = user;
+    assert_true(o->len + n < sizeof o->buf);
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+}
+
+/* gguflint_escape of random strings over the bytes at the edges of every
+ * class (controls, 0x20, '\\', 0x7E, DEL, C1, UTF-8 pieces) against the same
+ * string escaped in pieces of at most 7 bytes, cut only before ASCII bytes
+ * (never inside a UTF-8 sequence): pieces that short never take the 8-byte
+ * path, so the byte loop is the reference. */
+static void test_escape_fast_path(void **state)
+{
+    (void)state;
+    static const uint8_t alpha[] = {0x00, 0x09, 0x1B, 0x1F, 0x20, 'a',  'Z',  0x5C, 0x22,
+                                    0x7E, 0x7F, 0x80, 0x9B, 0xC2, 0xC3, 0xA9, 0xE2, 0x80,
+                                    0xAE, 0xF3, 0xA0, 0x81, 0xBF, 0xFF, 'x',  '.',  '0'};
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int iter = 0; iter < 20000; iter++) {
+        uint8_t s[64];
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = (size_t)(x % sizeof s);
+        unsigned plain = (unsigned)(x >> 40) % 4; /* mostly plain text, sometimes */
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            s[i] = plain && (x >> 33) % 8 ? (uint8_t)(0x20 + (x >> 20) % 95)
+                                          : alpha[(x >> 20) % sizeof alpha];
+        }
+        big whole = {{0}, 0}, parts = {{0}, 0};
+        gguflint_escape(put_big, &whole, s, n);
+        size_t start = 0;
+        for (size_t i = 1; i <= n; i++)
+            if (i == n || (i - start >= 7 && s[i] < 0x80)) {
+                gguflint_escape(put_big, &parts, s + start, i - start);
+                start = i;
+            }
+        if (whole.len != parts.len || memcmp(whole.buf, parts.buf, whole.len) != 0)
+            fail_msg("escape of %zu bytes differs from its 7-byte pieces (iteration %d)", n, iter);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_json_escape)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_json_escape),
+                                       cmocka_unit_test(test_escape_fast_path)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,7 +118,10 @@ static void test_ml_spread(void **state)
 
 /* ---- the view set ---- */
 
-static const char *const words[] = {"alpha", "beta", "", "alpha", "gamma", "beta", "", "delta"};
+static const char *const words[] = {
+    "alpha", "beta", "", "alpha", "gamma", "beta", "", "delta",
+    /* 69 bytes: the same length bit (69 % 64 = 5) as alpha */
+    "a-string-of-sixty-nine-bytes-that-shares-its-length-bit-with-alpha-5."};
 
 static gguflint_view word_of(const void *owner, size_t i)
 {
@@ -137,8 +140,8 @@ static void test_viewset(void **state)
     viewset vs = {0};
 #define FIND(s) viewset_find(&vs, word_of, words, (const uint8_t *)(s), strlen(s))
     assert_int_equal(FIND("alpha"), -1);
-    long expect[] = {-1, -1, -1, 0, -1, 1, 2, -1};
-    for (size_t i = 0; i < 8; i++)
+    long expect[] = {-1, -1, -1, 0, -1, 1, 2, -1, -1};
+    for (size_t i = 0; i < 9; i++)
         assert_int_equal(viewset_insert(&vs, word_of, words, view_of(words[i]), i), expect[i]);
     assert_int_equal(FIND("alpha"), 0);
     assert_int_equal(FIND("beta"), 1);
@@ -146,6 +149,14 @@ static void test_viewset(void **state)
     assert_int_equal(FIND("delta"), 7);
     assert_int_equal(FIND("alph"), -1);
     assert_int_equal(FIND("alphaa"), -1);
+    /* lengths never inserted are answered by the length bits; shared bits
+     * still compare the bytes */
+    assert_int_equal(FIND("a-string-of-sixty-nine-bytes-that-shares-its-length-bit-with-alpha-5."),
+                     8);
+    assert_int_equal(FIND("b-string-of-sixty-nine-bytes-that-shares-its-length-bit-with-alpha-5."),
+                     -1);
+    assert_int_equal(FIND("omega"), -1);
+    assert_int_equal(FIND("a-sixty-four-byte-string-shares-the-length-bit-of-the-empty-one."), -1);
 #undef FIND
     viewset_free(&vs);
 }

@@ -209,6 +209,18 @@ static void test_url_helpers(void **state)
 
 /* ------------------------------------------------------------- the reader */
 
+/* Serve the responses of `b` and open the test URL with the test options
+ * (which must succeed). */
+static net_file *open_scripted(const buf *b, net_script *s)
+{
+    net_script_init(s, b->p, b->len);
+    net_options o = opts();
+    net_file *f = NULL;
+    char err[256] = "";
+    assert_int_equal(net_open("http://127.0.0.1/m.gguf", &o, &s->t, &f, err, sizeof err), NET_OK);
+    return f;
+}
+
 static void test_open_small_file(void **state)
 {
     (void)state;
@@ -216,11 +228,8 @@ static void test_open_small_file(void **state)
     buf b = {0};
     part(&b, file, 0, 499, 500, "ETag: \"v1\"");
     net_script s;
-    net_script_init(&s, b.p, b.len);
-    net_options o = opts();
-    net_file *f;
+    net_file *f = open_scripted(&b, &s);
     char err[256] = "";
-    assert_int_equal(net_open("http://127.0.0.1/m.gguf", &o, &s.t, &f, err, sizeof err), NET_OK);
     assert_int_equal(net_size(f), 500);
     assert_int_equal(net_cached(f), 500);
     assert_true(net_ranges(f));
@@ -249,11 +258,8 @@ static void test_ranges_and_if_range(void **state)
     part(&b, file, 0, 999, 5000, "ETag: \"v1\"\r\nLast-Modified: Mon, 01 Jan 2024 00:00:00 GMT");
     part(&b, file, 1000, 2999, 5000, "ETag: \"v1\"");
     net_script s;
-    net_script_init(&s, b.p, b.len);
-    net_options o = opts();
-    net_file *f;
+    net_file *f = open_scripted(&b, &s);
     char err[256] = "";
-    assert_int_equal(net_open("http://127.0.0.1/m.gguf", &o, &s.t, &f, err, sizeof err), NET_OK);
     assert_int_equal(net_size(f), 5000);
     assert_int_equal(net_cached(f), 1000);
     uint8_t got[3000];
@@ -278,11 +284,8 @@ static void test_weak_etag_uses_date(void **state)
     part(&b, file, 0, 999, 3000, "ETag: W/\"v1\"\r\nLast-Modified: Mon, 01 Jan 2024 00:00:00 GMT");
     part(&b, file, 1000, 1999, 3000, "ETag: W/\"v1\"");
     net_script s;
-    net_script_init(&s, b.p, b.len);
-    net_options o = opts();
-    net_file *f;
+    net_file *f = open_scripted(&b, &s);
     char err[256] = "";
-    assert_int_equal(net_open("http://127.0.0.1/m.gguf", &o, &s.t, &f, err, sizeof err), NET_OK);
     uint8_t got[1000];
     assert_int_equal(net_read_at(f, 1000, got, 1000, err, sizeof err), NET_OK);
     assert_true(sent(&s, 1, "If-Range: Mon, 01 Jan 2024 00:00:00 GMT"));
@@ -736,69 +739,60 @@ static void test_hf_listing(void **state)
     free(b.p);
     hf_ref_free(&r);
 
-    /* a revision answer without a commit leaves the revision as given */
-    b = (buf){0};
-    resp(&b, "HTTP/1.1 200 OK", "{}", 2, 0);
-    resp(&b, "HTTP/1.1 200 OK", p2, strlen(p2), 0);
-    net_script_init(&s, b.p, b.len);
-    assert_true(hf_parse("hf://o/r@v1", &r, err, sizeof err));
-    assert_int_equal(
-        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
-        NET_OK);
-    assert_string_equal(r.rev, "v1");
-    assert_int_equal(l.n, 1);
-    hf_list_free(&l);
-    free(b.p);
-    hf_ref_free(&r);
-
-    /* a Hub (or mirror) without the revision call: listed as given */
-    b = (buf){0};
-    resp(&b, "HTTP/1.1 404 Not Found", "", 0, 0);
-    resp(&b, "HTTP/1.1 200 OK", p2, strlen(p2), 0);
-    net_script_init(&s, b.p, b.len);
-    assert_true(hf_parse("hf://o/r@v1", &r, err, sizeof err));
-    assert_int_equal(
-        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
-        NET_OK);
-    assert_string_equal(r.rev, "v1");
-    assert_int_equal(l.n, 1);
-    hf_list_free(&l);
-    free(b.p);
-    hf_ref_free(&r);
-    /* ... and a repository that does not exist still fails, at the listing */
-    b = (buf){0};
-    resp(&b, "HTTP/1.1 404 Not Found", "", 0, 0);
-    resp(&b, "HTTP/1.1 404 Not Found", "Repository not found", 20, 0);
-    net_script_init(&s, b.p, b.len);
-    assert_true(hf_parse("hf://o/r", &r, err, sizeof err));
-    assert_int_equal(
-        hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
-        NET_E_IO);
-    assert_string_equal(err, "HTTP 404 Not Found: Repository not found");
-    free(b.p);
-    hf_ref_free(&r);
-
-    /* a next link to another host, a hostile path, not JSON, no size, no access */
-    const char *bad_first[] = {"HTTP/1.1 200 OK\r\nLink: <http://127.0.0.1:8/next>; rel=\"next\"",
-                               "HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK",
-                               "HTTP/1.1 401 Unauthorized"};
-    const char *bad_body[] = {"[]", "[{\"type\":\"file\",\"path\":\"../x.gguf\",\"size\":1}]",
-                              "{\"error\":\"x\"}", "[{\"type\":\"file\",\"path\":\"x.gguf\"}]",
-                              "{\"error\":\"Invalid credentials\"}"};
-    const char *want[] = {"another host", "'..'", "not a JSON array", "without a path or size",
-                          "HTTP 401"};
-    for (size_t i = 0; i < 5; i++) {
+    /* listings that keep the revision as given, or fail with a reason: the
+     * responses (the first one, when there is one, answers the revision
+     * call), the reference, the status and the revision or the error */
+    const struct {
+        const char *what;
+        const char *status1, *body1; /* NULL: no first response */
+        const char *status2, *body2;
+        const char *ref;
+        net_status st;
+        const char *rev; /* NET_OK: the revision listed ... */
+        size_t n;        /* ... and the number of files */
+        const char *err; /* else: in the error message ... */
+        bool whole;      /* ... and all of it */
+    } cases[] = {
+        {"a revision answer without a commit leaves the revision as given", "HTTP/1.1 200 OK", "{}",
+         "HTTP/1.1 200 OK", p2, "hf://o/r@v1", NET_OK, "v1", 1, NULL, false},
+        {"a Hub (or mirror) without the revision call: listed as given", "HTTP/1.1 404 Not Found",
+         "", "HTTP/1.1 200 OK", p2, "hf://o/r@v1", NET_OK, "v1", 1, NULL, false},
+        {"... and a repository that does not exist still fails, at the listing",
+         "HTTP/1.1 404 Not Found", "", "HTTP/1.1 404 Not Found", "Repository not found", "hf://o/r",
+         NET_E_IO, NULL, 0, "HTTP 404 Not Found: Repository not found", true},
+        /* a next link to another host, a hostile path, not JSON, no size, no access */
+        {"a next link to another host", "HTTP/1.1 200 OK", sha,
+         "HTTP/1.1 200 OK\r\nLink: <http://127.0.0.1:8/next>; rel=\"next\"", "[]", "hf://o/r",
+         NET_E_IO, NULL, 0, "another host", false},
+        {"a hostile path", "HTTP/1.1 200 OK", sha, "HTTP/1.1 200 OK",
+         "[{\"type\":\"file\",\"path\":\"../x.gguf\",\"size\":1}]", "hf://o/r", NET_E_IO, NULL, 0,
+         "'..'", false},
+        {"not JSON", "HTTP/1.1 200 OK", sha, "HTTP/1.1 200 OK", "{\"error\":\"x\"}", "hf://o/r",
+         NET_E_IO, NULL, 0, "not a JSON array", false},
+        {"no size", "HTTP/1.1 200 OK", sha, "HTTP/1.1 200 OK",
+         "[{\"type\":\"file\",\"path\":\"x.gguf\"}]", "hf://o/r", NET_E_IO, NULL, 0,
+         "without a path or size", false},
+        {"no access", NULL, NULL, "HTTP/1.1 401 Unauthorized",
+         "{\"error\":\"Invalid credentials\"}", "hf://o/r", NET_E_IO, NULL, 0, "HTTP 401", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         b = (buf){0};
-        if (i < 4)
-            resp(&b, "HTTP/1.1 200 OK", sha, strlen(sha), 0);
-        resp(&b, bad_first[i], bad_body[i], strlen(bad_body[i]), 0);
+        if (cases[i].status1)
+            resp(&b, cases[i].status1, cases[i].body1, strlen(cases[i].body1), 0);
+        resp(&b, cases[i].status2, cases[i].body2, strlen(cases[i].body2), 0);
         net_script_init(&s, b.p, b.len);
-        assert_true(hf_parse("hf://o/r", &r, err, sizeof err));
-        assert_int_equal(
-            hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err),
-            NET_E_IO);
-        if (!strstr(err, want[i]))
-            fail_msg("case %zu: '%s'", i, err);
+        assert_true(hf_parse(cases[i].ref, &r, err, sizeof err));
+        net_status st =
+            hf_list_repo("http://127.0.0.1:7", &r, &o, &s.t, &l, &bytes, &reqs, err, sizeof err);
+        if (st != cases[i].st)
+            fail_msg("%s: status %d (%s)", cases[i].what, (int)st, err);
+        if (st == NET_OK) {
+            assert_string_equal(r.rev, cases[i].rev);
+            assert_int_equal(l.n, cases[i].n);
+            hf_list_free(&l);
+        } else if (cases[i].whole ? strcmp(err, cases[i].err) != 0 : !strstr(err, cases[i].err)) {
+            fail_msg("%s: '%s'", cases[i].what, err);
+        }
         free(b.p);
         hf_ref_free(&r);
     }

@@ -34,7 +34,7 @@ void arch_drop(gguflint_ctx *ctx, int rule)
 
 static const gguflint_kv *key_of(const arch_file *f, const char *suffix)
 {
-    return kv_by_keyf(f->ctx, "%s.%s", f->arch, suffix);
+    return kv_by_arch_key(f->ctx, f->arch, strlen(f->arch), suffix);
 }
 
 static bool int_of(const gguflint_kv *kv, uint64_t *out)

@@ -24,6 +24,8 @@
  * tensor; the rows are then matched by lengths and two memcmp. */
 typedef struct split {
     size_t p, d;    /* the digits are name[p..d) */
+    uint16_t gkey;  /* ARCH_GLOBAL_KEY of the name, or 0 */
+    uint16_t lkey;  /* ARCH_LAYER_KEY of the digit run when canonical, or 0 */
     bool canonical; /* at least one digit, no leading zero, then a '.' */
     bool big;       /* the number overflows */
     uint64_t layer;
@@ -31,7 +33,7 @@ typedef struct split {
 
 static split split_name(const uint8_t *s, size_t n)
 {
-    split sp = {n, n, false, false, 0};
+    split sp = {n, n, 0, 0, false, false, 0};
     size_t i = 0;
     while (i < n && (s[i] < '0' || s[i] > '9'))
         i++;
@@ -46,6 +48,10 @@ static split split_name(const uint8_t *s, size_t n)
     size_t digits = sp.d - sp.p;
     sp.canonical = digits > 0 && !(digits > 1 && s[sp.p] == '0') && i < n && s[i] == '.';
     sp.layer = idx;
+    if (n < 256)
+        sp.gkey = ARCH_GLOBAL_KEY(n);
+    if (sp.canonical && sp.p < 128 && n - sp.d < 256)
+        sp.lkey = ARCH_LAYER_KEY(sp.p, n - sp.d);
     return sp;
 }
 
@@ -53,6 +59,8 @@ static split split_name(const uint8_t *s, size_t n)
  * prefix + canonical decimal layer + suffix for a per-layer one. */
 static bool row_hit(const arch_tensor *r, const uint8_t *s, size_t n, const split *sp)
 {
+    if (r->shape_key != sp->gkey && r->shape_key != sp->lkey)
+        return false; /* lengths or layer position differ: most rows stop here */
     const char *rn = arch_str(r->name);
     if (r->layer_at < 0)
         return r->name_len == n && memcmp(rn, s, n) == 0;

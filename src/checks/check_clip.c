@@ -17,24 +17,37 @@
 
 enum { MINICPMV = 1, MERGE2 = 2, NEEDS_PIXELS = 4, NEEDS_SCALE = 8 };
 
+/* Names are fixed char arrays, not pointers: the tables need no relocation
+ * at start. The assertions keep every name (and its NUL) within them. */
+#define CLIP_TYPE_MAX 32
+#define CLIP_TENSOR_MAX 48
 static const struct {
-    const char *name;
+    char name[CLIP_TYPE_MAX];
     unsigned flags;
 } projectors[] = {
 #define CLIP_PROJECTOR(name, flags) {name, flags},
 #include "../../data/arch/clip_projectors.def"
 #undef CLIP_PROJECTOR
 };
+#define CLIP_PROJECTOR(name, flags)                                                                \
+    _Static_assert(sizeof name <= CLIP_TYPE_MAX, "projector type name fits");
+#include "../../data/arch/clip_projectors.def"
+#undef CLIP_PROJECTOR
 
 /* The projector tensors the loader requires per projector type. */
 static const struct {
-    const char *type;
-    const char *tensor;
+    char type[CLIP_TYPE_MAX];
+    char tensor[CLIP_TENSOR_MAX];
 } projector_tensors[] = {
 #define CLIP_TENSOR(type, tensor) {type, tensor},
 #include "../../data/arch/clip_tensors.def"
 #undef CLIP_TENSOR
 };
+#define CLIP_TENSOR(type, tensor)                                                                  \
+    _Static_assert(sizeof type <= CLIP_TYPE_MAX && sizeof tensor <= CLIP_TENSOR_MAX,               \
+                   "projector tensor row fits");
+#include "../../data/arch/clip_tensors.def"
+#undef CLIP_TENSOR
 
 #define PIXELS_LIMIT (1ull << 26)
 #define CHUNK_MAX 8192
@@ -264,21 +277,25 @@ static void pixel_limits(const clip_file *f)
 }
 
 /* GG591: every projector tensor the loader requires for the file's projector
- * types (clip.projector_type and clip.vision.projector_type; the audio
- * projectors are not in the table). One lookup per table row. */
+ * types (clip.projector_type, clip.vision.projector_type and
+ * clip.audio.projector_type, each distinct type once). One lookup per table
+ * row. */
 static void required_tensors(const clip_file *f)
 {
-    static const char *const keys[] = {"clip.projector_type", "clip.vision.projector_type"};
+    static const char *const keys[] = {"clip.projector_type", "clip.vision.projector_type",
+                                       "clip.audio.projector_type"};
+    const gguflint_kv *seen[3] = {NULL, NULL, NULL};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const gguflint_kv *kv = kv_by_key(f->ctx, keys[k]);
         if (!kv || kv->type != VT_STRING)
             continue;
-        if (k == 1) {
-            const gguflint_kv *legacy = kv_by_key(f->ctx, keys[0]);
-            if (legacy && legacy->type == VT_STRING && legacy->str.len == kv->str.len &&
-                memcmp(legacy->str.ptr, kv->str.ptr, kv->str.len) == 0)
-                continue; /* the same type under both keys: checked once */
-        }
+        bool again = false;
+        for (size_t j = 0; j < k && !again; j++)
+            again = seen[j] && seen[j]->str.len == kv->str.len &&
+                    memcmp(seen[j]->str.ptr, kv->str.ptr, kv->str.len) == 0;
+        seen[k] = kv;
+        if (again)
+            continue; /* the same type under two keys: checked once */
         /* the type as the loader sees it: up to its first NUL (GG514) */
         size_t vis = 0;
         while (vis < kv->str.len && kv->str.ptr[vis] != 0)

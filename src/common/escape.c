@@ -29,12 +29,36 @@ static bool cp_unsafe(uint32_t cp)
 
 static const char hexd[] = "0123456789abcdef";
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* True when the 8 bytes at s are all printable ASCII (0x20..0x7E) and, with
+ * backslash, none is '\\'. Exact (the classic bytewise-compare tricks):
+ * every message and path goes through here, most of them plain, so eight
+ * bytes per step instead of one. */
+static bool plain8(const uint8_t *s, bool backslash)
+{
+    uint64_t v, b;
+    memcpy(&v, s, 8);
+    uint64_t bad = (v - 0x20 * ONES) & ~v & HIGHS; /* a byte < 0x20 */
+    bad |= ((v + ONES) | v) & HIGHS;               /* a byte >= 0x7F */
+    if (backslash) {
+        b = v ^ (0x5C * ONES); /* a '\\' is a zero byte of b */
+        bad |= (b - ONES) & ~b & HIGHS;
+    }
+    return bad == 0;
+}
+
 static void escape_impl(gguflint_write_fn w, void *user, const void *data, size_t len,
                         bool backslash)
 {
     const uint8_t *s = data;
     size_t i = 0, run = 0; /* s[run..i) is pending safe output */
     while (i < len) {
+        while (len - i >= 8 && plain8(s + i, backslash))
+            i += 8;
+        if (i >= len)
+            break;
         uint8_t c = s[i];
         if (c >= 0x20 && c < 0x7F && (c != '\\' || !backslash)) {
             i++;

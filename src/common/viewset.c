@@ -112,13 +112,14 @@ long viewset_insert(viewset *set, viewset_get get, const void *owner, gguflint_v
         return prev;
     set->slots[at] = (vs_slot){tag, (uint32_t)index + 1};
     set->used++;
+    set->lens |= 1ull << (v.len & 63);
     return -1;
 }
 
 long viewset_find(const viewset *set, viewset_get get, const void *owner, const uint8_t *s,
                   uint64_t n)
 {
-    if (!set->cap)
+    if (!set->cap || !(set->lens >> (n & 63) & 1))
         return -1;
     size_t at;
     uint64_t probes = 0;
@@ -131,4 +132,5 @@ void viewset_free(viewset *set)
     set->slots = NULL;
     set->cap = set->used = 0;
     set->shift = 0;
+    set->lens = 0;
 }

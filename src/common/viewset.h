@@ -31,6 +31,9 @@ typedef struct viewset {
     size_t used;
     unsigned shift;  /* 32 - log2(cap) */
     uint64_t probes; /* slots visited by inserts: the complexity tests bound it */
+    uint64_t lens;   /* bit len % 64 of every string inserted: a find of a length
+                      * never inserted answers without hashing (most key lookups
+                      * of a small file miss); a file can at most set every bit */
 } viewset;
 
 /* The bytes of the owner's entry `index`. */

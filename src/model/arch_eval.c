@@ -109,7 +109,7 @@ static arch_val mul(arch_val a, arch_val b)
 
 static const gguflint_kv *env_key(const arch_env *env, const char *suffix)
 {
-    return kv_by_keyf(env->ctx, "%s.%s", env->arch_name, suffix);
+    return kv_by_arch_key(env->ctx, env->arch_name, env->arch_len, suffix);
 }
 
 static void set_sym(arch_env *env, int i, arch_val v)
@@ -146,6 +146,7 @@ void arch_env_init(arch_env *env, gguflint_ctx *ctx, const arch_info *arch, cons
     env->ctx = ctx;
     env->arch = arch;
     env->arch_name = name;
+    env->arch_len = strlen(name);
     env->vocab_from_tokens = false;
     memset(env->sym_done, 0, sizeof env->sym_done);
     memset(env->row_done, 0, sizeof env->row_done);
@@ -452,7 +453,8 @@ arch_val arch_eval(arch_env *env, const char *rpn, uint32_t layer, int64_t empty
     return eval_depth(env, rpn, layer, empty, 0, &layered);
 }
 
-arch_val arch_row_eval(arch_env *env, const arch_tensor *r, int which, uint32_t layer)
+/* arch_row_eval when the value is not cached yet (or cannot be). */
+arch_val arch_row_eval_miss(arch_env *env, const arch_tensor *r, int which, uint32_t layer)
 {
     arch_str_t f = which == ARCH_F_COUNT  ? r->count
                    : which == ARCH_F_COND ? r->cond
@@ -464,8 +466,6 @@ arch_val arch_row_eval(arch_env *env, const arch_tensor *r, int which, uint32_t 
     if (a && row >= a->tensor_first && row < (size_t)a->tensor_first + a->tensor_count)
         k = row - a->tensor_first;
     uint8_t bit = (uint8_t)(1u << which);
-    if (k < ARCH_MAX_ROWS && (env->row_done[k] & bit))
-        return env->row_val[k][which];
     bool layered = false;
     arch_val v = eval_depth(env, arch_str(f), layer, empty, 0, &layered);
     if (k < ARCH_MAX_ROWS && !layered) {

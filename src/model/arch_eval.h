@@ -44,7 +44,8 @@ enum { ARCH_F_COUNT, ARCH_F_COND, ARCH_F_NE0 /* .. ARCH_F_NE0 + 3 */, ARCH_F_N =
 typedef struct arch_env {
     gguflint_ctx *ctx;
     const arch_info *arch;
-    const char *arch_name;       /* NUL-terminated, as llama.cpp sees it */
+    const char *arch_name; /* NUL-terminated, as llama.cpp sees it */
+    size_t arch_len;
     arch_val sym[ARCH_MAX_SYMS]; /* layer-0 / scalar value of each symbol, once resolved */
     uint64_t sym_done[(ARCH_MAX_SYMS + 63) / 64]; /* bit i: sym[i] is resolved */
     bool vocab_from_tokens;          /* n_vocab is the length of tokenizer.ggml.tokens */
@@ -71,7 +72,17 @@ arch_val arch_eval(arch_env *env, const char *rpn, uint32_t layer, int64_t empty
 /* Formula `which` (ARCH_F_*) of row r at `layer`, cached per file when it
  * does not depend on the layer; an empty count is 0, any other empty
  * formula 1 (as arch_eval's `empty`). */
-arch_val arch_row_eval(arch_env *env, const arch_tensor *r, int which, uint32_t layer);
+arch_val arch_row_eval_miss(arch_env *env, const arch_tensor *r, int which, uint32_t layer);
+static inline arch_val arch_row_eval(arch_env *env, const arch_tensor *r, int which, uint32_t layer)
+{
+    const arch_info *a = env->arch;
+    if (a) {
+        size_t k = (size_t)(r - arch_tensors) - a->tensor_first; /* wraps below the range */
+        if (k < a->tensor_count && k < ARCH_MAX_ROWS && (env->row_done[k] & (1u << which)))
+            return env->row_val[k][which];
+    }
+    return arch_row_eval_miss(env, r, which, layer);
+}
 /* The tensor name of row `t` at `layer` into buf (NUL-terminated), its
  * length in *len; false if it does not fit. */
 bool arch_tensor_name(const arch_tensor *t, uint32_t layer, char *buf, size_t cap, size_t *len);

@@ -120,6 +120,7 @@ const size_t arch_key_count = sizeof arch_keys / sizeof arch_keys[0];
     {OFF(t_n),                                                                                     \
      (uint8_t)(sizeof name - 1),                                                                   \
      at,                                                                                           \
+     (at) < 0 ? ARCH_GLOBAL_KEY(sizeof name - 1) : ARCH_LAYER_KEY(at, sizeof name - 1 - (at)-2),   \
      req,                                                                                          \
      OFF(t_c),                                                                                     \
      OFF(t_k),                                                                                     \
@@ -155,6 +156,11 @@ _Static_assert(sizeof arch_syms / sizeof arch_syms[0] == SYM_COUNT, "one row per
 _Static_assert(sizeof arch_syms / sizeof arch_syms[0] <= ARCH_MAX_SYMS,
                "every generated symbol has a slot in arch_env (raise ARCH_MAX_SYMS)");
 _Static_assert(sizeof(struct arch_pool) < UINT32_MAX, "pool offsets fit uint32_t");
+/* archgen.py keeps tensor names to 120 bytes: name_len and the keys fit */
+#define GEN_TENSOR(name, at, req, count, cond, a, b, c, d)                                         \
+    _Static_assert(sizeof name <= 121 && (at) < 120, "tensor name fits name_len");
+#include "../../data/arch/gen_tensors.def"
+#undef GEN_TENSOR
 
 const arch_info *arch_find(const uint8_t *name, size_t len)
 {

@@ -45,6 +45,13 @@ static inline const char *arch_str(arch_str_t off)
     return (const char *)(const void *)&arch_pool + off;
 }
 
+/* A cheap first filter for matching a file's tensor name against a row: a
+ * global name of length n has key 0x8000 | n, a per-layer name with its
+ * layer number at byte `at` followed by `suf` bytes has key at << 8 | suf.
+ * Names longer than 255 bytes match no row (no row name is that long). */
+#define ARCH_GLOBAL_KEY(n) ((uint16_t)(0x8000u | (unsigned)(n)))
+#define ARCH_LAYER_KEY(at, suf) ((uint16_t)(((unsigned)(at) << 8) | (unsigned)(suf)))
+
 typedef struct arch_key {
     arch_str_t suffix;  /* the key is "<arch>.<suffix>" */
     unsigned char type; /* KT_* */
@@ -52,13 +59,14 @@ typedef struct arch_key {
 } arch_key;
 
 typedef struct arch_tensor {
-    arch_str_t name;  /* with one "%d" for the layer index when per-layer */
-    uint8_t name_len; /* strlen of name */
-    int8_t layer_at;  /* where "%d" is in name, -1 for a global tensor */
-    bool required;    /* REQ: "missing tensor" when absent and cond holds */
-    arch_str_t count; /* number of layers (per-layer rows), "" for globals */
-    arch_str_t cond;  /* "" always, "?" unknown, else an RPN condition */
-    arch_str_t ne[4]; /* RPN shape formulas; "" = 1 (dimension absent), "?" = any */
+    arch_str_t name;    /* with one "%d" for the layer index when per-layer */
+    uint8_t name_len;   /* strlen of name */
+    int8_t layer_at;    /* where "%d" is in name, -1 for a global tensor */
+    uint16_t shape_key; /* ARCH_*_KEY of the name: equal for every file name it matches */
+    bool required;      /* REQ: "missing tensor" when absent and cond holds */
+    arch_str_t count;   /* number of layers (per-layer rows), "" for globals */
+    arch_str_t cond;    /* "" always, "?" unknown, else an RPN condition */
+    arch_str_t ne[4];   /* RPN shape formulas; "" = 1 (dimension absent), "?" = any */
 } arch_tensor;
 
 typedef struct arch_info {

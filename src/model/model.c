@@ -150,6 +150,23 @@ const gguflint_kv *kv_by_keyf(const gguflint_ctx *ctx, const char *fmt, ...)
     return ok ? kv_by_key(ctx, key) : NULL;
 }
 
+const gguflint_kv *kv_by_arch_key(const gguflint_ctx *ctx, const char *arch, size_t arch_len,
+                                  const char *suffix)
+{
+    char key[256];
+    size_t n = strlen(suffix);
+    if (arch_len + 1 + n >= sizeof key)
+        return NULL;
+    memcpy(key, arch, arch_len);
+    key[arch_len] = '.';
+    memcpy(key + arch_len + 1, suffix, n);
+    n += arch_len + 1;
+    if (!bloom_may(ctx->kv_bloom, (const uint8_t *)key, n))
+        return NULL;
+    long i = viewset_find(&ctx->kv_index, key_of, ctx, (const uint8_t *)key, n);
+    return i < 0 ? NULL : &ctx->kvs[i];
+}
+
 const gguflint_tensor *tensor_by_name(const gguflint_ctx *ctx, const char *name)
 {
     size_t n = strlen(name);

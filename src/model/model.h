@@ -24,6 +24,10 @@ void model_index_free(gguflint_ctx *ctx);
 
 /* The first KV with exactly this key, or NULL. */
 const gguflint_kv *kv_by_key(const gguflint_ctx *ctx, const char *key);
+/* The KV "<arch>.<suffix>" (arch_len bytes of arch), built without
+ * formatting: the architecture checks look up dozens of these per file. */
+const gguflint_kv *kv_by_arch_key(const gguflint_ctx *ctx, const char *arch, size_t arch_len,
+                                  const char *suffix);
 /* printf-style key: kv_by_keyf(ctx, "%s.block_count", arch). */
 const gguflint_kv *kv_by_keyf(const gguflint_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -737,9 +737,13 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
     if (letter) {
         if (!s->wl)
             s->wl_index = s->u_index;
-        s->wl |= (uint8_t)(kind == FK_WIDE     ? WL_WIDE
-                           : kind == FK_STYLED ? WL_STYLED
-                                               : WL_CONFUSABLE);
+        /* dotless i is a letter of Turkish and Azerbaijani words
+         * ("kitapları"): read as 'i' by the phrase detectors, but a word
+         * holding it is text of that language, not a disguise */
+        s->wl |= (uint8_t)(kind == FK_WIDE      ? WL_WIDE
+                           : kind == FK_STYLED  ? WL_STYLED
+                           : s->u_cp == 0x0131u ? WL_OTHER
+                                                : WL_CONFUSABLE);
     } else if (!a && !(s->u_cp >= 0x2000 && s->u_cp <= 0x2BFF) &&
                !(s->u_cp >= 0x3000 && s->u_cp <= 0x303F)) {
         /* a letter of another script: a word in it is text, not a disguise */

@@ -30,6 +30,11 @@
  * The generator enforces: y_ => spec and ggml accept; n_ => both reject;
  * strict accepts only what spec and ggml both accept.
  *
+ * Each file is a row of a table (name, verdicts, description, how the file
+ * starts, the writes that follow: see "cases as data"); the few files that
+ * are easier to say in code (cuts of one reference file, other magics, the
+ * per-type and per-alignment series) are loops over their own tables.
+ *
  * Usage: gen_conformance OUTDIR (run as
  *   build-dev/tests/gen_conformance corpus/conformance
  * from the source root). The output is deterministic; the conformance_fresh
@@ -256,11 +261,6 @@ static gb *baseline_ex(uint32_t version, bool be, uint32_t align_kv, unsigned fl
     return b;
 }
 
-static gb *baseline(void)
-{
-    return baseline_ex(3, false, 0, 0);
-}
-
 /* One f32 tensor [8, 2] (64 bytes, no padding needed) after the caller's KVs. */
 static const tdef ONE = {"a.weight", 2, {8, 2, 1, 1}, GB_F32};
 
@@ -276,131 +276,285 @@ static uint8_t *finish(gb *b, size_t *len)
     return buf;
 }
 
+/* ------------------------------------------------------------ cases as data */
+
+/* Most files are a start (a header and general.architecture, or a bare
+ * header, or the baseline) followed by a few writes: KVs, raw fields, tensor
+ * infos, padding and data. A case names its file, its verdicts and its
+ * description and lists those writes as ops; emit_cases() builds and emits
+ * the cases of a table in order (the manifest keeps that order). */
+static void spm_vocab(gb *b, unsigned flags);
+static void bpe_vocab(gb *b, bool merges);
+static void llama_keys(gb *b, bool u64, bool moe);
+static void llama_tensors(gb *b, const char *experts);
+
+enum op_kind {
+    OP_END = 0,
+    OP_KV,       /* a scalar KV: key s, type vt, value u (integer, bool byte), g (f32), f (f64) */
+    OP_KV_STR,   /* a string KV: key s, value p (n bytes when n > 0, else a C string) */
+    OP_KV_ARR,   /* an array KV: key s, element type vt, count u, n bytes from p */
+    OP_KV_STRS,  /* a string-array KV: key s, n C strings at p */
+    OP_KV_BEGIN, /* a KV's key (n bytes when n > 0) and value type vt; the value follows */
+    OP_ARR_HEAD, /* an array header: element type vt, count u */
+    OP_RAW,      /* a raw value of type vt (u8, i16, u32, u64): u */
+    OP_STR,      /* a gguf string of n bytes from p */
+    OP_STR_DECL, /* a gguf string declaring u bytes with n bytes from p */
+    OP_LEN,      /* a length field u */
+    OP_BYTES,    /* n bytes from p, verbatim */
+    OP_COUNTS,   /* declared header counts: u tensors, n KVs */
+    OP_ONE,      /* one_tensor() */
+    OP_TENSORS,  /* put_tensors(): n tdefs at p, alignment 32 */
+    OP_TENSOR,   /* a tensor info: name s (n bytes when n > 0), nd dims at p, type vt, offset u */
+    OP_PAD,      /* zeros up to the next multiple of u (0: 32) */
+    OP_PATCH,    /* overwrite the u32 at offset n with u */
+    OP_FILL,     /* fill(): n data bytes, salt u */
+    OP_ZEROS,    /* n zero bytes */
+    OP_SPM,      /* spm_vocab(flags vt) */
+    OP_BPE,      /* bpe_vocab(merges: vt) */
+    OP_LLAMA,    /* llama_keys(u64: vt & 1, moe: vt & 2) */
+    OP_LLAMA_T,  /* llama_tensors(experts: s) */
+};
+
+typedef struct op {
+    enum op_kind kind;
+    uint32_t vt;
+    uint32_t nd;
+    const char *s;
+    const void *p;
+    size_t n;
+    uint64_t u;
+    double f;
+    float g;
+} op;
+
+/* The ops, one macro each (laid out by hand: one line per op). */
+// clang-format off
+#define KV(vt_, key, v) {.kind = OP_KV, .vt = vt_, .s = key, .u = (uint64_t)(v)}
+#define KVF32(key, v) {.kind = OP_KV, .vt = GB_VT_F32, .s = key, .g = v}
+#define KVF64(key, v) {.kind = OP_KV, .vt = GB_VT_F64, .s = key, .f = v}
+#define KVS(key, v) {.kind = OP_KV_STR, .s = key, .p = v}
+#define KVSN(key, v, len) {.kind = OP_KV_STR, .s = key, .p = v, .n = len}
+#define KVA(key, et, count, elems, nbytes) \
+    {.kind = OP_KV_ARR, .vt = et, .s = key, .u = count, .p = elems, .n = nbytes}
+#define KVSTRS(key, strs, count) {.kind = OP_KV_STRS, .s = key, .p = strs, .n = count}
+#define KVBEGIN(key, vt_) {.kind = OP_KV_BEGIN, .vt = vt_, .s = key}
+#define KVBEGINN(key, len, vt_) {.kind = OP_KV_BEGIN, .vt = vt_, .s = key, .n = len}
+#define ARRHEAD(et, count) {.kind = OP_ARR_HEAD, .vt = et, .u = count}
+#define RAW(vt_, v) {.kind = OP_RAW, .vt = vt_, .u = (uint64_t)(v)}
+#define STR(v, len) {.kind = OP_STR, .p = v, .n = len}
+#define STRDECL(decl, v, len) {.kind = OP_STR_DECL, .u = decl, .p = v, .n = len}
+#define LEN(v) {.kind = OP_LEN, .u = v}
+#define BYTES(v, len) {.kind = OP_BYTES, .p = v, .n = len}
+#define COUNTS(tensors, kvs) {.kind = OP_COUNTS, .u = tensors, .n = kvs}
+#define ONE_T {.kind = OP_ONE}
+#define TENSORS(t, count) {.kind = OP_TENSORS, .p = t, .n = count}
+#define TENSOR(name, nd_, ne, type, off) TENSORN(name, 0, nd_, ne, type, off)
+#define TENSORN(name, len, nd_, ne, type, off) \
+    {.kind = OP_TENSOR, .s = name, .n = len, .nd = nd_, .p = ne, .vt = type, .u = off}
+#define PAD {.kind = OP_PAD}
+#define PAD_TO(align) {.kind = OP_PAD, .u = align}
+#define PATCH32(at, v) {.kind = OP_PATCH, .n = at, .u = v}
+#define FILL(len, salt) {.kind = OP_FILL, .n = len, .u = salt}
+#define ZEROS(len) {.kind = OP_ZEROS, .n = len}
+#define SPM(flags) {.kind = OP_SPM, .vt = flags}
+#define BPE(merges) {.kind = OP_BPE, .vt = merges}
+#define LLAMA_KEYS(u64, moe) {.kind = OP_LLAMA, .vt = (u64 ? 1u : 0u) | (moe ? 2u : 0u)}
+#define LLAMA_TENSORS(experts) {.kind = OP_LLAMA_T, .s = experts}
+/* The ops of a case, ended by OP_END. */
+#define OPS(...) ((const op[]){__VA_ARGS__, {.kind = OP_END}})
+// clang-format on
+
+/* How a case's file starts. */
+enum from { FROM_START = 0, FROM_BARE, FROM_BASELINE };
+
+typedef struct fcase {
+    const char *name;
+    int spec, ggml, strict;
+    const char *desc;
+    enum from from;   /* start_ex(), gb_new() or baseline_ex() of version and be */
+    const op *ops;    /* then these */
+    uint32_t version; /* 0: 3 */
+    bool be;          /* big-endian (not with FROM_BARE) */
+    unsigned tf;      /* FROM_BASELINE: TF_* flags */
+} fcase;
+
+static void put_kv(gb *b, const op *o)
+{
+    switch (o->vt) {
+    case GB_VT_U8: gb_kv_u8(b, o->s, (uint8_t)o->u); break;
+    case GB_VT_I8: gb_kv_i8(b, o->s, (int8_t)o->u); break;
+    case GB_VT_U16: gb_kv_u16(b, o->s, (uint16_t)o->u); break;
+    case GB_VT_I16: gb_kv_i16(b, o->s, (int16_t)o->u); break;
+    case GB_VT_U32: gb_kv_u32(b, o->s, (uint32_t)o->u); break;
+    case GB_VT_I32: gb_kv_i32(b, o->s, (int32_t)o->u); break;
+    case GB_VT_F32: gb_kv_f32(b, o->s, o->g); break;
+    case GB_VT_BOOL: gb_kv_bool(b, o->s, (uint8_t)o->u); break;
+    case GB_VT_U64: gb_kv_u64(b, o->s, o->u); break;
+    case GB_VT_I64: gb_kv_i64(b, o->s, (int64_t)o->u); break;
+    case GB_VT_F64: gb_kv_f64(b, o->s, o->f); break;
+    default: fail("no scalar writer for this value type", o->s); break;
+    }
+}
+
+static void put_raw(gb *b, const op *o)
+{
+    switch (o->vt) {
+    case GB_VT_U8: gb_u8(b, (uint8_t)o->u); break;
+    case GB_VT_I16: gb_i16(b, (int16_t)o->u); break;
+    case GB_VT_U32: gb_u32(b, (uint32_t)o->u); break;
+    case GB_VT_U64: gb_u64(b, o->u); break;
+    default: fail("no raw writer for this value type", "put_raw"); break;
+    }
+}
+
+static void put_op(gb *b, const op *o)
+{
+    switch (o->kind) {
+    case OP_END: break;
+    case OP_KV: put_kv(b, o); break;
+    case OP_KV_STR:
+        if (o->n)
+            gb_kv_strn(b, o->s, o->p, o->n);
+        else
+            gb_kv_str(b, o->s, o->p);
+        break;
+    case OP_KV_ARR: gb_kv_arr(b, o->s, o->vt, o->u, o->p, o->n); break;
+    case OP_KV_STRS: gb_kv_arr_str(b, o->s, o->p, o->n); break;
+    case OP_KV_BEGIN: gb_kv_beginn(b, o->s, o->n ? o->n : strlen(o->s), o->vt); break;
+    case OP_ARR_HEAD: gb_arr_header(b, o->vt, o->u); break;
+    case OP_RAW: put_raw(b, o); break;
+    case OP_STR: gb_str(b, o->p, o->n); break;
+    case OP_STR_DECL: gb_str_decl(b, o->u, o->p, o->n); break;
+    case OP_LEN: gb_len_field(b, o->u); break;
+    case OP_BYTES: gb_bytes(b, o->p, o->n); break;
+    case OP_COUNTS: gb_override_counts(b, o->u, o->n); break;
+    case OP_ONE: one_tensor(b); break;
+    case OP_TENSORS: put_tensors(b, o->p, o->n, 32, 0); break;
+    case OP_TENSOR:
+        gb_tensorn(b, o->s, o->n ? o->n : strlen(o->s), o->nd, o->p, o->vt, o->u);
+        break;
+    case OP_PAD: pad(b, o->u ? o->u : 32, false); break;
+    case OP_PATCH: gb_patch_u32(b, o->n, (uint32_t)o->u); break;
+    case OP_FILL: fill(b, o->n, (uint32_t)o->u); break;
+    case OP_ZEROS: gb_zeros(b, o->n); break;
+    case OP_SPM: spm_vocab(b, o->vt); break;
+    case OP_BPE: bpe_vocab(b, o->vt != 0); break;
+    case OP_LLAMA: llama_keys(b, o->vt & 1u, (o->vt & 2u) != 0); break;
+    case OP_LLAMA_T: llama_tensors(b, o->s); break;
+    }
+}
+
+static void emit_cases_n(const fcase *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = c[i].version ? c[i].version : 3;
+        gb *b = c[i].from == FROM_BARE       ? gb_new(v)
+                : c[i].from == FROM_BASELINE ? baseline_ex(v, c[i].be, 0, c[i].tf)
+                                             : start_ex(v, c[i].be);
+        for (const op *o = c[i].ops; o && o->kind != OP_END; o++)
+            put_op(b, o);
+        emit(c[i].name, c[i].spec, c[i].ggml, c[i].strict, c[i].desc, b);
+    }
+}
+#define emit_cases(table) emit_cases_n(table, sizeof table / sizeof table[0])
+
 /* ------------------------------------------------------------ header and container */
+
+static const fcase CONTAINER[] = {
+    {"y_baseline_v3", ACC, ACC, ACC,
+     "v3 file with general.architecture, general.name, general.file_type 0 and three f32 "
+     "tensors of odd sizes laid out contiguously with zero padding (default alignment 32)",
+     .from = FROM_BASELINE},
+    {"y_v2_baseline", ACC, ACC, REJ,
+     "the baseline as version 2 (little-endian v2 and v3 are identical); strict: current "
+     "writers (gguf-py, the ggml writer) emit version 3",
+     .from = FROM_BASELINE, .version = 2},
+    {"i_v1_baseline", ACC, REJ, REJ,
+     "the baseline in the v1 layout (u32 counts, string lengths and dims); the spec's version "
+     "history documents v1; ggml: 'GGUFv1 is no longer supported' (gguf-py too; "
+     "@huggingface/gguf, gguf-parser-go, candle, ollama read it)",
+     .from = FROM_BASELINE, .version = 1},
+    {"i_v1_zero_tensors", ACC, REJ, REJ,
+     "v1 file (16-byte header, u32 lengths) with one KV and no tensors; ggml rejects every v1 "
+     "file",
+     .from = FROM_BARE, .version = 1, .ops = OPS(KVS("general.architecture", "conformance"))},
+    {"i_big_endian_v3", ACC, REJ, REJ,
+     "the baseline written big-endian (magic bytes still GGUF, version bytes 00 00 00 03, "
+     "values and data big-endian) as gguf-py --bigendian does; spec: v3 'adds big-endian "
+     "support'; ggml refuses opposite-endian files; gguf-py swaps",
+     .from = FROM_BASELINE, .be = true},
+    {"i_big_endian_v3_zero_tensors", ACC, REJ, REJ,
+     "big-endian v3 file with general.architecture only", .be = true},
+    {"i_big_endian_v2", ACC, REJ, REJ,
+     "the baseline big-endian with version 2: big-endian files came with v3 (spec version "
+     "history), ggml refuses opposite-endian files (gguf-py would read it);"
+     " gguflint's spec profile grades byte order (GG007 note) and version (GG006) apart",
+     .from = FROM_BASELINE, .version = 2, .be = true},
+};
+
+/* The baseline (or the big-endian baseline) with another magic. */
+static const struct {
+    const char *name;
+    char magic[5];
+    bool be;
+    const char *desc;
+} MAGICS[] = {
+    {"n_magic_wrong_byte", "GGUG", false, "the baseline with magic GGUG"},
+    {"n_magic_lowercase", "gguf", false, "the baseline with magic gguf (lower case)"},
+    {"n_magic_fugg_little_endian", "FUGG", false,
+     "the baseline with the byte-reversed magic FUGG and little-endian contents "
+     "(as the 2023 pre-release v1 writer did); the spec's magic is the bytes GGUF"},
+    {"n_magic_ggjt", "ggjt", false, "the baseline with the pre-GGUF magic ggjt"},
+    {"n_magic_fugg_big_endian", "FUGG", true,
+     "the big-endian baseline with magic FUGG, the big-endian marker gguf-parser-go, "
+     "ollama and candle look for; spec and ggml want the bytes GGUF"},
+};
+
+static const fcase HEADER_FIELDS[] = {
+    /* version */
+    {"n_version_0", REJ, REJ, REJ, "the baseline with version 0", .from = FROM_BASELINE,
+     .ops = OPS(PATCH32(4, 0))},
+    {"n_version_4", REJ, REJ, REJ, "the baseline with version 4 (newer than any reader)",
+     .from = FROM_BASELINE, .ops = OPS(PATCH32(4, 4))},
+    {"n_version_huge", REJ, REJ, REJ,
+     "the baseline with version 0x7FFF0001 (low 16 bits non-zero: not a byte-swapped 1)",
+     .from = FROM_BASELINE, .ops = OPS(PATCH32(4, 0x7FFF0001u))},
+
+    /* counts */
+    {"n_no_kvs_no_tensors", REJ, REJ, REJ,
+     "a 24-byte header with 0 tensors and 0 KVs: general.architecture is required (spec; "
+     "llama.cpp's loader fails without it)",
+     .from = FROM_BARE},
+    {"n_kv_count_plus_one", REJ, REJ, REJ,
+     "metadata_kv_count is one more than the KVs written: the tensor info is read as a KV",
+     .ops = OPS(ONE_T, COUNTS(1, 2))},
+    {"n_tensor_count_plus_one", REJ, REJ, REJ,
+     "tensor_count is one more than the tensor infos written: the data is read as an info",
+     .ops = OPS(ONE_T, COUNTS(2, 1))},
+    {"n_kv_count_huge", REJ, REJ, REJ, "metadata_kv_count 2^40 in a small file",
+     .ops = OPS(ONE_T, COUNTS(1, (uint64_t)1 << 40))},
+    {"n_kv_count_top_bit", REJ, REJ, REJ,
+     "metadata_kv_count with the top bit set (negative as ggml's int64)",
+     .ops = OPS(ONE_T, COUNTS(1, 0x8000000000000001u))},
+    {"n_tensor_count_huge", REJ, REJ, REJ, "tensor_count 2^40 in a small file",
+     .ops = OPS(ONE_T, COUNTS((uint64_t)1 << 40, 1))},
+    {"n_tensor_count_top_bit", REJ, REJ, REJ, "tensor_count 2^64-1 (-1 as ggml's int64)",
+     .ops = OPS(ONE_T, COUNTS(UINT64_MAX, 1))},
+};
 
 static void cases_container(void)
 {
-    size_t len = 0;
-    gb *b;
-    uint8_t *ref = finish(baseline(), &len);
-
-    emit("y_baseline_v3", ACC, ACC, ACC,
-         "v3 file with general.architecture, general.name, general.file_type 0 and three f32 "
-         "tensors of odd sizes laid out contiguously with zero padding (default alignment 32)",
-         baseline());
-    emit("y_v2_baseline", ACC, ACC, REJ,
-         "the baseline as version 2 (little-endian v2 and v3 are identical); strict: current "
-         "writers (gguf-py, the ggml writer) emit version 3",
-         baseline_ex(2, false, 0, 0));
-    emit("i_v1_baseline", ACC, REJ, REJ,
-         "the baseline in the v1 layout (u32 counts, string lengths and dims); the spec's version "
-         "history documents v1; ggml: 'GGUFv1 is no longer supported' (gguf-py too; "
-         "@huggingface/gguf, gguf-parser-go, candle, ollama read it)",
-         baseline_ex(1, false, 0, 0));
-    b = gb_new(1);
-    gb_kv_str(b, "general.architecture", "conformance");
-    emit("i_v1_zero_tensors", ACC, REJ, REJ,
-         "v1 file (16-byte header, u32 lengths) with one KV and no tensors; ggml rejects every v1 "
-         "file",
-         b);
-    emit("i_big_endian_v3", ACC, REJ, REJ,
-         "the baseline written big-endian (magic bytes still GGUF, version bytes 00 00 00 03, "
-         "values and data big-endian) as gguf-py --bigendian does; spec: v3 'adds big-endian "
-         "support'; ggml refuses opposite-endian files; gguf-py swaps",
-         baseline_ex(3, true, 0, 0));
-    emit("i_big_endian_v3_zero_tensors", ACC, REJ, REJ,
-         "big-endian v3 file with general.architecture only", start_ex(3, true));
-    emit("i_big_endian_v2", ACC, REJ, REJ,
-         "the baseline big-endian with version 2: big-endian files came with v3 (spec version "
-         "history), ggml refuses opposite-endian files (gguf-py would read it);"
-         " gguflint's spec profile grades byte order (GG007 note) and version (GG006) apart",
-         baseline_ex(2, true, 0, 0));
-
-    /* magic */
+    emit_cases(CONTAINER);
     emit_raw("n_empty_file", REJ, REJ, REJ, "0 bytes", (const uint8_t *)"", 0);
-    if (ref) {
-        uint8_t *m = malloc(len);
-        if (m) {
-            memcpy(m, ref, len);
-            memcpy(m, "GGUG", 4);
-            emit_raw("n_magic_wrong_byte", REJ, REJ, REJ, "the baseline with magic GGUG", m, len);
-            memcpy(m, "gguf", 4);
-            emit_raw("n_magic_lowercase", REJ, REJ, REJ,
-                     "the baseline with magic gguf (lower case)", m, len);
-            memcpy(m, "FUGG", 4);
-            emit_raw("n_magic_fugg_little_endian", REJ, REJ, REJ,
-                     "the baseline with the byte-reversed magic FUGG and little-endian contents "
-                     "(as the 2023 pre-release v1 writer did); the spec's magic is the bytes GGUF",
-                     m, len);
-            memcpy(m, "ggjt", 4);
-            emit_raw("n_magic_ggjt", REJ, REJ, REJ, "the baseline with the pre-GGUF magic ggjt", m,
-                     len);
-            free(m);
-        }
-        size_t blen = 0;
-        uint8_t *be = finish(baseline_ex(3, true, 0, 0), &blen);
-        if (be) {
-            memcpy(be, "FUGG", 4);
-            emit_raw(
-                "n_magic_fugg_big_endian", REJ, REJ, REJ,
-                "the big-endian baseline with magic FUGG, the big-endian marker gguf-parser-go, "
-                "ollama and candle look for; spec and ggml want the bytes GGUF",
-                be, blen);
-            free(be);
-        }
+    for (size_t i = 0; i < sizeof MAGICS / sizeof MAGICS[0]; i++) {
+        size_t len = 0;
+        uint8_t *m = finish(baseline_ex(3, MAGICS[i].be, 0, 0), &len);
+        if (m)
+            memcpy(m, MAGICS[i].magic, 4);
+        emit_raw(MAGICS[i].name, REJ, REJ, REJ, MAGICS[i].desc, m, len);
+        free(m);
     }
-
-    /* version */
-    static const struct {
-        const char *name;
-        uint32_t version;
-        const char *desc;
-    } versions[] = {
-        {"n_version_0", 0, "the baseline with version 0"},
-        {"n_version_4", 4, "the baseline with version 4 (newer than any reader)"},
-        {"n_version_huge", 0x7FFF0001u,
-         "the baseline with version 0x7FFF0001 (low 16 bits non-zero: not a byte-swapped 1)"},
-    };
-    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
-        b = baseline();
-        gb_patch_u32(b, 4, versions[i].version);
-        emit(versions[i].name, REJ, REJ, REJ, versions[i].desc, b);
-    }
-
-    /* counts */
-    b = gb_new(3);
-    emit("n_no_kvs_no_tensors", REJ, REJ, REJ,
-         "a 24-byte header with 0 tensors and 0 KVs: general.architecture is required (spec; "
-         "llama.cpp's loader fails without it)",
-         b);
-    b = start();
-    one_tensor(b);
-    gb_override_counts(b, 1, 2);
-    emit("n_kv_count_plus_one", REJ, REJ, REJ,
-         "metadata_kv_count is one more than the KVs written: the tensor info is read as a KV", b);
-    b = start();
-    one_tensor(b);
-    gb_override_counts(b, 2, 1);
-    emit("n_tensor_count_plus_one", REJ, REJ, REJ,
-         "tensor_count is one more than the tensor infos written: the data is read as an info", b);
-    static const struct {
-        const char *name;
-        uint64_t tensors, kvs;
-        const char *desc;
-    } counts[] = {
-        {"n_kv_count_huge", 1, (uint64_t)1 << 40, "metadata_kv_count 2^40 in a small file"},
-        {"n_kv_count_top_bit", 1, 0x8000000000000001u,
-         "metadata_kv_count with the top bit set (negative as ggml's int64)"},
-        {"n_tensor_count_huge", (uint64_t)1 << 40, 1, "tensor_count 2^40 in a small file"},
-        {"n_tensor_count_top_bit", UINT64_MAX, 1, "tensor_count 2^64-1 (-1 as ggml's int64)"},
-    };
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        b = start();
-        one_tensor(b);
-        gb_override_counts(b, counts[i].tensors, counts[i].kvs);
-        emit(counts[i].name, REJ, REJ, REJ, counts[i].desc, b);
-    }
-    free(ref);
+    emit_cases(HEADER_FIELDS);
 }
 
 /* ------------------------------------------------------------ truncations */
@@ -484,98 +638,141 @@ static void cases_truncated(void)
 
 /* ------------------------------------------------------------ metadata values */
 
-static void cases_values(void)
-{
-    gb *b;
-
+static const fcase VALUES_SCALARS[] = {
     /* scalars */
-    b = start();
-    gb_kv_u8(b, "conformance.value", 200);
-    emit("y_value_u8", ACC, ACC, ACC, "a u8 KV (type 0) = 200", b);
-    b = start();
-    gb_kv_i8(b, "conformance.value", -100);
-    emit("y_value_i8", ACC, ACC, ACC, "an i8 KV (type 1) = -100", b);
-    b = start();
-    gb_kv_u16(b, "conformance.value", 60000);
-    emit("y_value_u16", ACC, ACC, ACC, "a u16 KV (type 2) = 60000", b);
-    b = start();
-    gb_kv_i16(b, "conformance.value", -30000);
-    emit("y_value_i16", ACC, ACC, ACC, "an i16 KV (type 3) = -30000", b);
-    b = start();
-    gb_kv_u32(b, "conformance.value", 4000000000u);
-    emit("y_value_u32", ACC, ACC, ACC, "a u32 KV (type 4) = 4000000000", b);
-    b = start();
-    gb_kv_i32(b, "conformance.value", -2000000000);
-    emit("y_value_i32", ACC, ACC, ACC, "an i32 KV (type 5) = -2000000000", b);
-    b = start();
-    gb_kv_f32(b, "conformance.value", 1.5f);
-    emit("y_value_f32", ACC, ACC, ACC, "an f32 KV (type 6) = 1.5", b);
-    b = start();
-    gb_kv_bool(b, "conformance.yes", 1);
-    gb_kv_bool(b, "conformance.no", 0);
-    emit("y_value_bool", ACC, ACC, ACC, "two bool KVs (type 7): 1 and 0", b);
-    b = start();
-    gb_kv_str(b, "conformance.value", "hello");
-    emit("y_value_string", ACC, ACC, ACC, "a string KV (type 8) = \"hello\"", b);
-    b = start();
-    gb_kv_u64(b, "conformance.value", UINT64_MAX);
-    emit("y_value_u64", ACC, ACC, ACC, "a u64 KV (type 10) = 2^64-1", b);
-    b = start();
-    gb_kv_i64(b, "conformance.value", INT64_MIN);
-    emit("y_value_i64", ACC, ACC, ACC, "an i64 KV (type 11) = -2^63", b);
-    b = start();
-    gb_kv_f64(b, "conformance.value", -2.5e300);
-    emit("y_value_f64", ACC, ACC, ACC, "an f64 KV (type 12) = -2.5e300", b);
-    b = start();
-    gb_kv_f32(b, "conformance.nan", __builtin_nanf(""));
-    gb_kv_f32(b, "conformance.inf", __builtin_inff());
-    gb_kv_f32(b, "conformance.negative_zero", -0.0f);
-    gb_kv_f64(b, "conformance.denormal", 4.9e-324);
-    emit("y_value_float_special", ACC, ACC, ACC,
-         "f32 NaN, +Inf and -0 and an f64 denormal: any IEEE-754 value is a valid float KV", b);
+    {"y_value_u8", ACC, ACC, ACC, "a u8 KV (type 0) = 200",
+     .ops = OPS(KV(GB_VT_U8, "conformance.value", 200))},
+    {"y_value_i8", ACC, ACC, ACC, "an i8 KV (type 1) = -100",
+     .ops = OPS(KV(GB_VT_I8, "conformance.value", -100))},
+    {"y_value_u16", ACC, ACC, ACC, "a u16 KV (type 2) = 60000",
+     .ops = OPS(KV(GB_VT_U16, "conformance.value", 60000))},
+    {"y_value_i16", ACC, ACC, ACC, "an i16 KV (type 3) = -30000",
+     .ops = OPS(KV(GB_VT_I16, "conformance.value", -30000))},
+    {"y_value_u32", ACC, ACC, ACC, "a u32 KV (type 4) = 4000000000",
+     .ops = OPS(KV(GB_VT_U32, "conformance.value", 4000000000u))},
+    {"y_value_i32", ACC, ACC, ACC, "an i32 KV (type 5) = -2000000000",
+     .ops = OPS(KV(GB_VT_I32, "conformance.value", -2000000000))},
+    {"y_value_f32", ACC, ACC, ACC, "an f32 KV (type 6) = 1.5",
+     .ops = OPS(KVF32("conformance.value", 1.5f))},
+    {"y_value_bool", ACC, ACC, ACC, "two bool KVs (type 7): 1 and 0",
+     .ops = OPS(KV(GB_VT_BOOL, "conformance.yes", 1), KV(GB_VT_BOOL, "conformance.no", 0))},
+    {"y_value_string", ACC, ACC, ACC, "a string KV (type 8) = \"hello\"",
+     .ops = OPS(KVS("conformance.value", "hello"))},
+    {"y_value_u64", ACC, ACC, ACC, "a u64 KV (type 10) = 2^64-1",
+     .ops = OPS(KV(GB_VT_U64, "conformance.value", UINT64_MAX))},
+    {"y_value_i64", ACC, ACC, ACC, "an i64 KV (type 11) = -2^63",
+     .ops = OPS(KV(GB_VT_I64, "conformance.value", INT64_MIN))},
+    {"y_value_f64", ACC, ACC, ACC, "an f64 KV (type 12) = -2.5e300",
+     .ops = OPS(KVF64("conformance.value", -2.5e300))},
+    {"y_value_float_special", ACC, ACC, ACC,
+     "f32 NaN, +Inf and -0 and an f64 denormal: any IEEE-754 value is a valid float KV",
+     .ops = OPS(
+         KVF32("conformance.nan", __builtin_nanf("")), KVF32("conformance.inf", __builtin_inff()),
+         KVF32("conformance.negative_zero", -0.0f), KVF64("conformance.denormal", 4.9e-324))},
 
     /* strings */
-    b = start();
-    gb_kv_str(b, "conformance.value", "");
-    emit("y_value_string_empty", ACC, ACC, ACC, "an empty string value (length 0)", b);
-    b = start();
-    gb_kv_str(b, "conformance.value",
-              "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x99\x82");
-    emit("y_value_string_utf8", ACC, ACC, ACC,
-         "a string value with 2-, 3- and 4-byte UTF-8 sequences", b);
-    b = start();
-    gb_kv_strn(b, "conformance.value", "a\0b", 3);
-    emit("y_value_string_embedded_nul", ACC, ACC, ACC,
-         "a string value holding a NUL byte (U+0000 is valid UTF-8; strings are "
-         "length-prefixed, not NUL-terminated)",
-         b);
-    b = start();
-    gb_kv_str(b, "conformance.value", "multi\nline\ttext");
-    emit("y_value_string_newline_tab", ACC, ACC, ACC, "a string value with a newline and a tab", b);
-    b = start();
-    gb_kv_strn(b, "conformance.value", "ab\xff\xfe", 4);
-    emit("i_value_string_invalid_utf8", REJ, ACC, REJ,
-         "a string value with the bytes FF FE: spec strings are UTF-8; ggml does no UTF-8 check "
-         "(gguf-py raises when it decodes the value)",
-         b);
-    b = start();
-    gb_kv_strn(b, "conformance.value", "a\xc0\x80z", 4);
-    emit("i_value_string_overlong_utf8", REJ, ACC, REJ,
-         "a string value with the overlong encoding C0 80 (not UTF-8): spec rejects, ggml does "
-         "not check",
-         b);
+    {"y_value_string_empty", ACC, ACC, ACC, "an empty string value (length 0)",
+     .ops = OPS(KVS("conformance.value", ""))},
+    {"y_value_string_utf8", ACC, ACC, ACC, "a string value with 2-, 3- and 4-byte UTF-8 sequences",
+     .ops = OPS(KVS("conformance.value",
+                    "h\xc3\xa9llo \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x99\x82"))},
+    {"y_value_string_embedded_nul", ACC, ACC, ACC,
+     "a string value holding a NUL byte (U+0000 is valid UTF-8; strings are "
+     "length-prefixed, not NUL-terminated)",
+     .ops = OPS(KVSN("conformance.value", "a\0b", 3))},
+    {"y_value_string_newline_tab", ACC, ACC, ACC, "a string value with a newline and a tab",
+     .ops = OPS(KVS("conformance.value", "multi\nline\ttext"))},
+    {"i_value_string_invalid_utf8", REJ, ACC, REJ,
+     "a string value with the bytes FF FE: spec strings are UTF-8; ggml does no UTF-8 check "
+     "(gguf-py raises when it decodes the value)",
+     .ops = OPS(KVSN("conformance.value", "ab\xff\xfe", 4))},
+    {"i_value_string_overlong_utf8", REJ, ACC, REJ,
+     "a string value with the overlong encoding C0 80 (not UTF-8): spec rejects, ggml does "
+     "not check",
+     .ops = OPS(KVSN("conformance.value", "a\xc0\x80z", 4))},
 
     /* bools */
-    b = start();
-    gb_kv_bool(b, "conformance.flag", 2);
-    emit("i_value_bool_2", REJ, ACC, REJ,
-         "a bool KV with byte 2: spec 'anything else is invalid'; ggml and gguf-py read any "
-         "non-zero as true",
-         b);
-    b = start();
-    gb_kv_arr(b, "conformance.flags", GB_VT_BOOL, 3, (const uint8_t[]){1, 0, 0xff}, 3);
-    emit("i_array_bool_255", REJ, ACC, REJ,
-         "a bool array whose third element is the byte FF: spec invalid, ggml reads true", b);
+    {"i_value_bool_2", REJ, ACC, REJ,
+     "a bool KV with byte 2: spec 'anything else is invalid'; ggml and gguf-py read any "
+     "non-zero as true",
+     .ops = OPS(KV(GB_VT_BOOL, "conformance.flag", 2))},
+    {"i_array_bool_255", REJ, ACC, REJ,
+     "a bool array whose third element is the byte FF: spec invalid, ggml reads true",
+     .ops = OPS(KVA("conformance.flags", GB_VT_BOOL, 3, ((const uint8_t[]){1, 0, 0xff}), 3))},
+};
+
+static const char *const STRS[] = {"alpha", "", "\xce\xb2\xce\xb7\xcf\x84\xce\xb1"};
+
+static const fcase VALUES_NESTED[] = {
+    {"y_array_string", ACC, ACC, ACC,
+     "an array of 3 strings (element type 8), one of them empty, one non-ASCII",
+     .ops = OPS(KVSTRS("conformance.array", STRS, 3))},
+    {"y_array_string_empty", ACC, ACC, ACC, "an empty array of strings",
+     .ops = OPS(KVSTRS("conformance.array", NULL, 0))},
+
+    /* nested arrays */
+    {"i_nested_array_u32", ACC, REJ, REJ,
+     "an array of 2 arrays of u32 ([[1,2],[3]]): spec 'arrays can be nested'; ggml rejects "
+     "an array of arrays; gguf-py reads it",
+     .ops =
+         OPS(KVBEGIN("conformance.matrix", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 2), ARRHEAD(GB_VT_U32, 2),
+             RAW(GB_VT_U32, 1), RAW(GB_VT_U32, 2), ARRHEAD(GB_VT_U32, 1), RAW(GB_VT_U32, 3))},
+    {"i_nested_array_empty", ACC, REJ, REJ,
+     "an empty array whose element type is array: ggml rejects the element type",
+     .ops = OPS(KVBEGIN("conformance.matrix", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 0))},
+    {"i_nested_array_of_empty_arrays", ACC, REJ, REJ, "an array of two empty u8 arrays",
+     .ops = OPS(KVBEGIN("conformance.matrix", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 2),
+                ARRHEAD(GB_VT_U8, 0), ARRHEAD(GB_VT_U8, 0))},
+    {"i_nested_array_mixed_types", ACC, REJ, REJ,
+     "an array of arrays whose inner arrays have different element types (u8, string): "
+     "spec 'any value type is valid, including arrays'",
+     .ops =
+         OPS(KVBEGIN("conformance.mixed", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 2), ARRHEAD(GB_VT_U8, 2),
+             RAW(GB_VT_U8, 7), RAW(GB_VT_U8, 8), ARRHEAD(GB_VT_STR, 1), STR("x", 1))},
+    {"i_nested_array_depth_3", ACC, REJ, REJ, "arrays nested three deep ([[[-1],[2,3]]])",
+     .ops = OPS(KVBEGIN("conformance.cube", GB_VT_ARR), ARRHEAD(GB_VT_ARR, 1),
+                ARRHEAD(GB_VT_ARR, 2), ARRHEAD(GB_VT_I16, 1), RAW(GB_VT_I16, -1),
+                ARRHEAD(GB_VT_I16, 2), RAW(GB_VT_I16, 2), RAW(GB_VT_I16, 3))},
+
+    /* unknown types */
+    {"n_value_type_13", REJ, REJ, REJ,
+     "a KV with value type 13 (one past FLOAT64), as in llama.cpp's historical "
+     "test_writer.gguf",
+     .ops = OPS(KVBEGIN("conformance.value", 13), RAW(GB_VT_U32, 0))},
+    {"n_value_type_negative", REJ, REJ, REJ, "a KV with value type 0xFFFFFFFF (-1 as ggml's int32)",
+     .ops = OPS(KVBEGIN("conformance.value", 0xFFFFFFFFu), RAW(GB_VT_U32, 0))},
+    {"n_array_type_13", REJ, REJ, REJ, "an array with element type 13",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(13, 2), RAW(GB_VT_U64, 0))},
+    {"n_array_type_negative", REJ, REJ, REJ,
+     "an array with element type 0x80000000 (negative as ggml's int32)",
+     .ops =
+         OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(0x80000000u, 2), RAW(GB_VT_U64, 0))},
+
+    /* impossible lengths */
+    {"n_array_count_huge", REJ, REJ, REJ,
+     "a u8 array declaring 2^40 elements with 3 bytes left in the file",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(GB_VT_U8, (uint64_t)1 << 40),
+                BYTES("abc", 3))},
+    {"n_array_count_top_bit", REJ, REJ, REJ,
+     "a u32 array whose count has the top bit set (2^63 elements)",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(GB_VT_U32, 0x8000000000000000u),
+                RAW(GB_VT_U32, 1))},
+    {"n_string_array_count_huge", REJ, REJ, REJ,
+     "a string array declaring 2^40 elements with one present",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_ARR), ARRHEAD(GB_VT_STR, (uint64_t)1 << 40),
+                STR("x", 1))},
+    {"n_string_length_huge", REJ, REJ, REJ, "a string value declaring 2^40 bytes with 3 present",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_STR), STRDECL((uint64_t)1 << 40, "abc", 3))},
+    {"n_string_length_top_bit", REJ, REJ, REJ, "a string value whose length has the top bit set",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_STR), STRDECL(0x8000000000000003u, "abc", 3))},
+    {"n_string_length_past_eof_by_one", REJ, REJ, REJ,
+     "the last string value declares one byte more than the file holds",
+     .ops = OPS(KVBEGIN("conformance.value", GB_VT_STR), STRDECL(4, "abc", 3))},
+};
+
+static void cases_values(void)
+{
+    emit_cases(VALUES_SCALARS);
 
     /* arrays, one per element type, and empty arrays */
     const struct {
@@ -599,7 +796,7 @@ static void cases_values(void)
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         char name[64], desc[160];
-        b = start();
+        gb *b = start();
         gb_kv_arr(b, "conformance.array", arrays[i].type, arrays[i].count, arrays[i].elems,
                   arrays[i].nbytes);
         snprintf(name, sizeof name, "y_array_%s", arrays[i].name);
@@ -615,214 +812,75 @@ static void cases_values(void)
                  arrays[i].name);
         emit(name, ACC, ACC, ACC, desc, b);
     }
-    static const char *const strs[] = {"alpha", "", "\xce\xb2\xce\xb7\xcf\x84\xce\xb1"};
-    b = start();
-    gb_kv_arr_str(b, "conformance.array", strs, 3);
-    emit("y_array_string", ACC, ACC, ACC,
-         "an array of 3 strings (element type 8), one of them empty, one non-ASCII", b);
-    b = start();
-    gb_kv_arr_str(b, "conformance.array", NULL, 0);
-    emit("y_array_string_empty", ACC, ACC, ACC, "an empty array of strings", b);
-
-    /* nested arrays */
-    b = start();
-    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 2);
-    gb_arr_header(b, GB_VT_U32, 2);
-    gb_u32(b, 1);
-    gb_u32(b, 2);
-    gb_arr_header(b, GB_VT_U32, 1);
-    gb_u32(b, 3);
-    emit("i_nested_array_u32", ACC, REJ, REJ,
-         "an array of 2 arrays of u32 ([[1,2],[3]]): spec 'arrays can be nested'; ggml rejects "
-         "an array of arrays; gguf-py reads it",
-         b);
-    b = start();
-    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 0);
-    emit("i_nested_array_empty", ACC, REJ, REJ,
-         "an empty array whose element type is array: ggml rejects the element type", b);
-    b = start();
-    gb_kv_begin(b, "conformance.matrix", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 2);
-    gb_arr_header(b, GB_VT_U8, 0);
-    gb_arr_header(b, GB_VT_U8, 0);
-    emit("i_nested_array_of_empty_arrays", ACC, REJ, REJ, "an array of two empty u8 arrays", b);
-    b = start();
-    gb_kv_begin(b, "conformance.mixed", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 2);
-    gb_arr_header(b, GB_VT_U8, 2);
-    gb_u8(b, 7);
-    gb_u8(b, 8);
-    gb_arr_header(b, GB_VT_STR, 1);
-    gb_str(b, "x", 1);
-    emit("i_nested_array_mixed_types", ACC, REJ, REJ,
-         "an array of arrays whose inner arrays have different element types (u8, string): "
-         "spec 'any value type is valid, including arrays'",
-         b);
-    b = start();
-    gb_kv_begin(b, "conformance.cube", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_ARR, 1);
-    gb_arr_header(b, GB_VT_ARR, 2);
-    gb_arr_header(b, GB_VT_I16, 1);
-    gb_i16(b, -1);
-    gb_arr_header(b, GB_VT_I16, 2);
-    gb_i16(b, 2);
-    gb_i16(b, 3);
-    emit("i_nested_array_depth_3", ACC, REJ, REJ, "arrays nested three deep ([[[-1],[2,3]]])", b);
-
-    /* unknown types */
-    b = start();
-    gb_kv_begin(b, "conformance.value", 13);
-    gb_u32(b, 0);
-    emit("n_value_type_13", REJ, REJ, REJ,
-         "a KV with value type 13 (one past FLOAT64), as in llama.cpp's historical "
-         "test_writer.gguf",
-         b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", 0xFFFFFFFFu);
-    gb_u32(b, 0);
-    emit("n_value_type_negative", REJ, REJ, REJ,
-         "a KV with value type 0xFFFFFFFF (-1 as ggml's int32)", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, 13, 2);
-    gb_u64(b, 0);
-    emit("n_array_type_13", REJ, REJ, REJ, "an array with element type 13", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, 0x80000000u, 2);
-    gb_u64(b, 0);
-    emit("n_array_type_negative", REJ, REJ, REJ,
-         "an array with element type 0x80000000 (negative as ggml's int32)", b);
-
-    /* impossible lengths */
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_U8, (uint64_t)1 << 40);
-    gb_bytes(b, "abc", 3);
-    emit("n_array_count_huge", REJ, REJ, REJ,
-         "a u8 array declaring 2^40 elements with 3 bytes left in the file", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_U32, 0x8000000000000000u);
-    gb_u32(b, 1);
-    emit("n_array_count_top_bit", REJ, REJ, REJ,
-         "a u32 array whose count has the top bit set (2^63 elements)", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_ARR);
-    gb_arr_header(b, GB_VT_STR, (uint64_t)1 << 40);
-    gb_str(b, "x", 1);
-    emit("n_string_array_count_huge", REJ, REJ, REJ,
-         "a string array declaring 2^40 elements with one present", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_STR);
-    gb_str_decl(b, (uint64_t)1 << 40, "abc", 3);
-    emit("n_string_length_huge", REJ, REJ, REJ,
-         "a string value declaring 2^40 bytes with 3 present", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_STR);
-    gb_str_decl(b, 0x8000000000000003u, "abc", 3);
-    emit("n_string_length_top_bit", REJ, REJ, REJ,
-         "a string value whose length has the top bit set", b);
-    b = start();
-    gb_kv_begin(b, "conformance.value", GB_VT_STR);
-    gb_str_decl(b, 4, "abc", 3);
-    emit("n_string_length_past_eof_by_one", REJ, REJ, REJ,
-         "the last string value declares one byte more than the file holds", b);
+    emit_cases(VALUES_NESTED);
 }
 
 /* ------------------------------------------------------------ keys */
 
+static const fcase KEYS[] = {
+    {"n_key_empty", REJ, REJ, REJ,
+     "a KV with an empty key: spec keys are dotted lower_snake_case segments; ggml rejects "
+     "empty keys (since 2026-07)",
+     .ops = OPS(KV(GB_VT_U32, "", 1))},
+    {"i_key_duplicate", REJ, REJ, REJ,
+     "gguflint rejects duplicate keys under every profile: the KV table is a map and two "
+     "values for one key are ambiguous (GG106); "
+     "general.name appears twice with different values: the spec does not say keys are "
+     "unique; ggml and newer gguf-py reject, gguf-py of Feb 2025 only warns, "
+     "@huggingface/gguf and candle keep the last value",
+     .ops = OPS(KVS("general.name", "first"), KVS("general.name", "second"))},
+    {"i_key_not_snake_case", REJ, ACC, REJ,
+     "the key conformance.CamelCase: spec keys must be lower_snake_case ('any keys that do "
+     "not follow these rules are invalid'); ggml only rejects empty keys",
+     .ops = OPS(KV(GB_VT_U32, "conformance.CamelCase", 1))},
+    {"i_key_non_ascii", REJ, ACC, REJ,
+     "a key with valid UTF-8 outside ASCII (conformance.groesse with o-umlaut and sharp s): "
+     "spec keys must be ASCII; ggml does not check",
+     .ops = OPS(KV(GB_VT_U32,
+                   "conformance.gr\xc3\xb6\xc3\x9f"
+                   "e",
+                   1))},
+    {"i_key_invalid_utf8", REJ, REJ, REJ,
+     "gguflint rejects keys with invalid UTF-8 under every profile (GG103): readers decode "
+     "them differently; "
+     "a key ending in the bytes FF FE: spec keys must be ASCII; ggml does no UTF-8 check "
+     "(gguf-py fails to decode it)",
+     .ops = OPS(KVBEGINN("conformance.\xff\xfe", 14, GB_VT_U32), RAW(GB_VT_U32, 1))},
+    {"i_key_control_byte", REJ, REJ, REJ,
+     "gguflint rejects control bytes in keys under every profile (GG104): terminal injection "
+     "and strcmp truncation; "
+     "a key holding an ESC sequence (conformance.ESC[1mkey): not lower_snake_case, so "
+     "spec-invalid; ggml accepts any non-empty key",
+     .ops = OPS(KVBEGINN("conformance.\x1b[1mkey", 19, GB_VT_U32), RAW(GB_VT_U32, 1))},
+    {"i_key_embedded_nul", REJ, REJ, REJ,
+     "gguflint rejects a NUL in a key under every profile (GG104): ggml looks keys up as C "
+     "strings; "
+     "a key with a NUL byte inside (conformance.a NUL b): spec-invalid; ggml accepts it and "
+     "its C-string lookups see conformance.a",
+     .ops = OPS(KVBEGINN("conformance.a\0b", 15, GB_VT_U32), RAW(GB_VT_U32, 1))},
+};
+
+/* "conformance.kkk...": 65535 and 65536 bytes are the spec's limit (filled
+ * by cases_keys) */
+static char big_key[65536];
+
+static const fcase KEYS_LONG[] = {
+    {"y_key_65535_bytes", ACC, ACC, ACC,
+     "a 65535-byte key (conformance.kkk...), the spec's maximum",
+     .ops = OPS(KVBEGINN(big_key, sizeof big_key - 1, GB_VT_U8), RAW(GB_VT_U8, 1))},
+    {"i_key_65536_bytes", REJ, ACC, REJ,
+     "a 65536-byte key: spec keys are at most 65535 bytes; ggml allows up to 1 GiB",
+     .ops = OPS(KVBEGINN(big_key, sizeof big_key, GB_VT_U8), RAW(GB_VT_U8, 1))},
+    {"n_key_length_huge", REJ, REJ, REJ, "a key length of 2^40 bytes with 13 present",
+     .ops = OPS(COUNTS(0, 2), LEN((uint64_t)1 << 40), BYTES("conformance.x", 13))},
+};
+
 static void cases_keys(void)
 {
-    gb *b;
-
-    b = start();
-    gb_kv_u32(b, "", 1);
-    emit("n_key_empty", REJ, REJ, REJ,
-         "a KV with an empty key: spec keys are dotted lower_snake_case segments; ggml rejects "
-         "empty keys (since 2026-07)",
-         b);
-    b = start();
-    gb_kv_str(b, "general.name", "first");
-    gb_kv_str(b, "general.name", "second");
-    emit("i_key_duplicate", REJ, REJ, REJ,
-         "gguflint rejects duplicate keys under every profile: the KV table is a map and two "
-         "values for one key are ambiguous (GG106); "
-         "general.name appears twice with different values: the spec does not say keys are "
-         "unique; ggml and newer gguf-py reject, gguf-py of Feb 2025 only warns, "
-         "@huggingface/gguf and candle keep the last value",
-         b);
-    b = start();
-    gb_kv_u32(b, "conformance.CamelCase", 1);
-    emit("i_key_not_snake_case", REJ, ACC, REJ,
-         "the key conformance.CamelCase: spec keys must be lower_snake_case ('any keys that do "
-         "not follow these rules are invalid'); ggml only rejects empty keys",
-         b);
-    b = start();
-    gb_kv_u32(b,
-              "conformance.gr\xc3\xb6\xc3\x9f"
-              "e",
-              1);
-    emit("i_key_non_ascii", REJ, ACC, REJ,
-         "a key with valid UTF-8 outside ASCII (conformance.groesse with o-umlaut and sharp s): "
-         "spec keys must be ASCII; ggml does not check",
-         b);
-    b = start();
-    gb_kv_beginn(b, "conformance.\xff\xfe", 14, GB_VT_U32);
-    gb_u32(b, 1);
-    emit("i_key_invalid_utf8", REJ, REJ, REJ,
-         "gguflint rejects keys with invalid UTF-8 under every profile (GG103): readers decode "
-         "them differently; "
-         "a key ending in the bytes FF FE: spec keys must be ASCII; ggml does no UTF-8 check "
-         "(gguf-py fails to decode it)",
-         b);
-    b = start();
-    gb_kv_beginn(b, "conformance.\x1b[1mkey", 19, GB_VT_U32);
-    gb_u32(b, 1);
-    emit("i_key_control_byte", REJ, REJ, REJ,
-         "gguflint rejects control bytes in keys under every profile (GG104): terminal injection "
-         "and strcmp truncation; "
-         "a key holding an ESC sequence (conformance.ESC[1mkey): not lower_snake_case, so "
-         "spec-invalid; ggml accepts any non-empty key",
-         b);
-    b = start();
-    gb_kv_beginn(b, "conformance.a\0b", 15, GB_VT_U32);
-    gb_u32(b, 1);
-    emit("i_key_embedded_nul", REJ, REJ, REJ,
-         "gguflint rejects a NUL in a key under every profile (GG104): ggml looks keys up as C "
-         "strings; "
-         "a key with a NUL byte inside (conformance.a NUL b): spec-invalid; ggml accepts it and "
-         "its C-string lookups see conformance.a",
-         b);
-
-    /* 65535 and 65536 bytes: the spec's limit */
-    size_t n = 65536;
-    char *key = malloc(n);
-    if (!key) {
-        fail("out of memory", "cases_keys");
-        return;
-    }
-    memcpy(key, "conformance.", 12);
-    memset(key + 12, 'k', n - 12);
-    b = start();
-    gb_kv_beginn(b, key, n - 1, GB_VT_U8);
-    gb_u8(b, 1);
-    emit("y_key_65535_bytes", ACC, ACC, ACC,
-         "a 65535-byte key (conformance.kkk...), the spec's maximum", b);
-    b = start();
-    gb_kv_beginn(b, key, n, GB_VT_U8);
-    gb_u8(b, 1);
-    emit("i_key_65536_bytes", REJ, ACC, REJ,
-         "a 65536-byte key: spec keys are at most 65535 bytes; ggml allows up to 1 GiB", b);
-    free(key);
-
-    b = start();
-    gb_override_counts(b, 0, 2);
-    gb_len_field(b, (uint64_t)1 << 40);
-    gb_bytes(b, "conformance.x", 13);
-    emit("n_key_length_huge", REJ, REJ, REJ, "a key length of 2^40 bytes with 13 present", b);
+    emit_cases(KEYS);
+    memcpy(big_key, "conformance.", 12);
+    memset(big_key + 12, 'k', sizeof big_key - 12);
+    emit_cases(KEYS_LONG);
 }
 
 /* ------------------------------------------------------------ alignment */
@@ -838,206 +896,158 @@ static gb *aligned_file(uint32_t align_kv, uint64_t align)
     return b;
 }
 
+/* The alignments aligned_file writes, by kind: legal everywhere, a power of
+ * two below 8 (ggml only), a multiple of 8 that is not a power of two (spec
+ * only). The verdicts and the description follow from the kind. */
+enum { ALIGN_GOOD, ALIGN_POW2_SMALL, ALIGN_MULT8 };
+static const struct {
+    uint32_t align;
+    int kind;
+} ALIGNMENTS[] = {
+    {8, ALIGN_GOOD},    {16, ALIGN_GOOD},      {32, ALIGN_GOOD},      {64, ALIGN_GOOD},
+    {4096, ALIGN_GOOD}, {1, ALIGN_POW2_SMALL}, {2, ALIGN_POW2_SMALL}, {4, ALIGN_POW2_SMALL},
+    {24, ALIGN_MULT8},  {48, ALIGN_MULT8},
+};
+
+static const fcase ALIGNMENT_2MIB[] = {
+    {"y_alignment_2mib_zero_tensors", ACC, ACC, ACC,
+     "general.alignment 2^21 (a power of two and a multiple of 8) in a file without tensors, "
+     "so no padding is needed",
+     .ops = OPS(KV(GB_VT_U32, "general.alignment", 1u << 21))},
+};
+
 static void cases_alignment(void)
 {
-    gb *b;
     emit("y_alignment_default", ACC, ACC, ACC,
          "no general.alignment: tensors laid out for the default 32", aligned_file(0, 32));
-    static const uint32_t good[] = {8, 16, 32, 64, 4096};
-    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        char name[64], desc[160];
-        snprintf(name, sizeof name, "y_alignment_%u", (unsigned)good[i]);
-        snprintf(desc, sizeof desc,
-                 "general.alignment u32 %u (a power of two and a multiple of 8), two tensors "
-                 "padded to it",
-                 (unsigned)good[i]);
-        emit(name, ACC, ACC, ACC, desc, aligned_file(good[i], good[i]));
-    }
-    static const uint32_t pow2_small[] = {1, 2, 4};
-    for (size_t i = 0; i < sizeof pow2_small / sizeof pow2_small[0]; i++) {
+    for (size_t i = 0; i < sizeof ALIGNMENTS / sizeof ALIGNMENTS[0]; i++) {
+        unsigned a = ALIGNMENTS[i].align;
+        int kind = ALIGNMENTS[i].kind;
         char name[64], desc[200];
-        snprintf(name, sizeof name, "i_alignment_%u", (unsigned)pow2_small[i]);
-        snprintf(desc, sizeof desc,
-                 "general.alignment %u: a power of two (ggml accepts) but not a multiple of 8 "
-                 "(spec: 'it must be a multiple of 8')",
-                 (unsigned)pow2_small[i]);
-        emit(name, REJ, ACC, REJ, desc, aligned_file(pow2_small[i], pow2_small[i]));
+        snprintf(name, sizeof name, "%s_alignment_%u", kind == ALIGN_GOOD ? "y" : "i", a);
+        if (kind == ALIGN_GOOD)
+            snprintf(desc, sizeof desc,
+                     "general.alignment u32 %u (a power of two and a multiple of 8), two tensors "
+                     "padded to it",
+                     a);
+        else if (kind == ALIGN_POW2_SMALL)
+            snprintf(desc, sizeof desc,
+                     "general.alignment %u: a power of two (ggml accepts) but not a multiple of 8 "
+                     "(spec: 'it must be a multiple of 8')",
+                     a);
+        else
+            snprintf(desc, sizeof desc,
+                     "general.alignment %u: a multiple of 8 (spec accepts; its align_offset works "
+                     "for any value) but not a power of two (ggml rejects)",
+                     a);
+        emit(name, kind == ALIGN_POW2_SMALL ? REJ : ACC, kind == ALIGN_MULT8 ? REJ : ACC,
+             kind == ALIGN_GOOD ? ACC : REJ, desc, aligned_file(a, a));
     }
-    static const uint32_t mult8[] = {24, 48};
-    for (size_t i = 0; i < sizeof mult8 / sizeof mult8[0]; i++) {
-        char name[64], desc[200];
-        snprintf(name, sizeof name, "i_alignment_%u", (unsigned)mult8[i]);
-        snprintf(desc, sizeof desc,
-                 "general.alignment %u: a multiple of 8 (spec accepts; its align_offset works "
-                 "for any value) but not a power of two (ggml rejects)",
-                 (unsigned)mult8[i]);
-        emit(name, ACC, REJ, REJ, desc, aligned_file(mult8[i], mult8[i]));
-    }
-    b = start();
-    gb_kv_u32(b, "general.alignment", 1u << 21);
-    emit("y_alignment_2mib_zero_tensors", ACC, ACC, ACC,
-         "general.alignment 2^21 (a power of two and a multiple of 8) in a file without tensors, "
-         "so no padding is needed",
-         b);
+    emit_cases(ALIGNMENT_2MIB);
 }
 
 /* The wrong-typed and zero alignments (aligned_file cannot write them). */
+#define BAD_ALIGNMENT(kv) OPS(KVS("general.name", "conformance alignment"), kv, TENSORS(BASE, 2))
+static const fcase ALIGNMENT_BAD[] = {
+    {"n_alignment_0", REJ, REJ, REJ,
+     "general.alignment u32 0: ggml rejects; the spec's align_offset "
+     "divides by it (tensors laid out for 32)",
+     .ops = BAD_ALIGNMENT(KV(GB_VT_U32, "general.alignment", 0))},
+    {"n_alignment_u64", REJ, REJ, REJ,
+     "general.alignment as u64 32: spec and ggml want exactly u32",
+     .ops = BAD_ALIGNMENT(KV(GB_VT_U64, "general.alignment", 32))},
+    {"n_alignment_i32", REJ, REJ, REJ,
+     "general.alignment as i32 32: spec and ggml want exactly u32",
+     .ops = BAD_ALIGNMENT(KV(GB_VT_I32, "general.alignment", 32))},
+    {"n_alignment_string", REJ, REJ, REJ, "general.alignment as the string \"32\"",
+     .ops = BAD_ALIGNMENT(KVS("general.alignment", "32"))},
+    {"n_alignment_array", REJ, REJ, REJ, "general.alignment as an array of one u32 32",
+     .ops = BAD_ALIGNMENT(KVA("general.alignment", GB_VT_U32, 1, ((const uint32_t[]){32}), 4))},
+};
+#undef BAD_ALIGNMENT
+
 static void cases_alignment_bad(void)
 {
-    static const struct {
-        const char *name;
-        int kind;
-        const char *desc;
-    } bad[] = {
-        {"n_alignment_0", 0,
-         "general.alignment u32 0: ggml rejects; the spec's align_offset "
-         "divides by it (tensors laid out for 32)"},
-        {"n_alignment_u64", 1, "general.alignment as u64 32: spec and ggml want exactly u32"},
-        {"n_alignment_i32", 2, "general.alignment as i32 32: spec and ggml want exactly u32"},
-        {"n_alignment_string", 3, "general.alignment as the string \"32\""},
-        {"n_alignment_array", 4, "general.alignment as an array of one u32 32"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        gb *b = start();
-        gb_kv_str(b, "general.name", "conformance alignment");
-        switch (bad[i].kind) {
-        case 0: gb_kv_u32(b, "general.alignment", 0); break;
-        case 1: gb_kv_u64(b, "general.alignment", 32); break;
-        case 2: gb_kv_i32(b, "general.alignment", 32); break;
-        case 3: gb_kv_str(b, "general.alignment", "32"); break;
-        default: gb_kv_arr(b, "general.alignment", GB_VT_U32, 1, (const uint32_t[]){32}, 4); break;
-        }
-        put_tensors(b, BASE, 2, 32, 0);
-        emit(bad[i].name, REJ, REJ, REJ, bad[i].desc, b);
-    }
+    emit_cases(ALIGNMENT_BAD);
 }
 
 /* ------------------------------------------------------------ zero tensors, padding, layout */
 
+static const uint64_t NE8[] = {8}, NE16[] = {16};
+
+static const fcase LAYOUT[] = {
+    {"y_zero_tensors_unpadded", ACC, ACC, ACC,
+     "no tensors and no padding after the KVs (as gguf-py's vocab-only files; ggml's reader "
+     "pads the data start only when there are tensors)",
+     .ops = OPS(KVS("general.name", "conformance vocab-like"))},
+    {"y_zero_tensors_padded", ACC, ACC, ACC,
+     "no tensors, zero padding to 32 after the KVs (as the ggml writer does)",
+     .ops = OPS(KVS("general.name", "conformance vocab-like"), PAD)},
+    {"y_zero_tensors_padded_alignment_64", ACC, ACC, ACC,
+     "no tensors, general.alignment 64, zero padding to 64 after the KVs",
+     .ops = OPS(KV(GB_VT_U32, "general.alignment", 64), PAD_TO(64))},
+    {"i_missing_final_padding", ACC, ACC, REJ,
+     "the file ends right after the last tensor's data, without its padding: spec only asks "
+     "for alignment of offsets; llama.cpp (no_alloc) checks each tensor's bytes; ggml's "
+     "gguf_init_from_file loading the data reads the padded total and fails; writers pad",
+     .from = FROM_BASELINE, .tf = TF_NO_FINAL_PAD},
+    {"y_trailing_bytes", ACC, ACC, REJ,
+     "8 bytes after the padded data section: no reader looks past the last tensor; strict: "
+     "writers never leave them",
+     .from = FROM_BASELINE, .ops = OPS(BYTES("trailing", 8))},
+    {"y_nonzero_padding_before_data", ACC, ACC, REJ,
+     "the padding between the tensor infos and the data holds A5 bytes: the spec pads 'with "
+     "0x00' but no reader checks; strict: writers write zeros",
+     .from = FROM_BASELINE, .tf = TF_JUNK_INFO_PAD},
+    {"y_nonzero_padding_between_tensors", ACC, ACC, ACC,
+     "gguflint reads the padding between tensors only with --deep (GG301), so the plain strict "
+     "profile accepts this file; "
+     "the padding between tensors holds A5 bytes (spec: the space between tensors 'should' "
+     "be padded; no reader checks; writers write zeros)",
+     .from = FROM_BASELINE, .tf = TF_JUNK_GAP_PAD},
+
+    /* offsets: a.weight has 64 bytes, b.weight 32 */
+    {"n_offset_misaligned", REJ, REJ, REJ,
+     "the second tensor's offset is 72, not a multiple of the alignment 32 (spec 'must be a "
+     "multiple of ALIGNMENT')",
+     .ops = OPS(TENSOR("a.weight", 1, NE16, GB_F32, 0), TENSOR("b.weight", 1, NE8, GB_F32, 72), PAD,
+                FILL(64, 0), ZEROS(8), FILL(32, 1), PAD)},
+    {"i_offset_gap", ACC, REJ, REJ,
+     "an aligned 32-byte gap between the two tensors' data (offsets 0 and 96): spec asks "
+     "only for aligned offsets; ggml wants each offset to be the running sum of padded sizes",
+     .ops = OPS(TENSOR("a.weight", 1, NE16, GB_F32, 0), TENSOR("b.weight", 1, NE8, GB_F32, 96), PAD,
+                FILL(64, 0), ZEROS(32), FILL(32, 1))},
+    {"y_offsets_contiguous_two", ACC, ACC, ACC,
+     "two tensors (32 and 64 bytes) at offsets 0 and 32, the reference layout",
+     .ops = OPS(TENSOR("b.weight", 1, NE8, GB_F32, 0), TENSOR("a.weight", 1, NE16, GB_F32, 32), PAD,
+                FILL(32, 1), FILL(64, 0))},
+    {"i_offsets_out_of_order", ACC, REJ, REJ,
+     "the first tensor info points after the second one's data (offsets 32 and 0): aligned "
+     "and non-overlapping (spec accepts), not in file order (ggml rejects)",
+     .ops = OPS(TENSOR("a.weight", 1, NE16, GB_F32, 32), TENSOR("b.weight", 1, NE8, GB_F32, 0), PAD,
+                FILL(32, 1), FILL(64, 0))},
+    {"i_offset_first_not_zero", ACC, REJ, REJ,
+     "a single tensor at offset 32 after 32 unused bytes: spec accepts, ggml wants offset 0",
+     .ops = OPS(TENSOR("b.weight", 1, NE8, GB_F32, 32), PAD, ZEROS(32), FILL(32, 1))},
+    {"i_tensors_share_data", REJ, REJ, REJ,
+     "gguflint rejects aliased tensor data under every profile (GG217); "
+     "two tensors of the same shape both at offset 0 (aliased data): the spec does not "
+     "forbid it and gguf-py accepts it; ggml rejects the second offset",
+     .ops = OPS(TENSOR("a.weight", 1, NE8, GB_F32, 0), TENSOR("b.weight", 1, NE8, GB_F32, 0), PAD,
+                FILL(32, 1))},
+    {"n_offset_past_eof", REJ, REJ, REJ,
+     "the second tensor's offset is 1 MiB, far past the end of the file",
+     .ops =
+         OPS(TENSOR("a.weight", 1, NE16, GB_F32, 0),
+             TENSOR("b.weight", 1, NE8, GB_F32, (uint64_t)1 << 20), PAD, FILL(64, 0), FILL(32, 1))},
+    {"n_offset_overflow", REJ, REJ, REJ,
+     "a tensor offset of 2^64-32: data start + offset + size overflows 64 bits",
+     .ops = OPS(TENSOR("b.weight", 1, NE8, GB_F32, UINT64_MAX - 31), PAD, FILL(32, 1))},
+};
+
 static void cases_layout(void)
 {
-    gb *b;
-
-    b = start();
-    gb_kv_str(b, "general.name", "conformance vocab-like");
-    emit("y_zero_tensors_unpadded", ACC, ACC, ACC,
-         "no tensors and no padding after the KVs (as gguf-py's vocab-only files; ggml's reader "
-         "pads the data start only when there are tensors)",
-         b);
-    b = start();
-    gb_kv_str(b, "general.name", "conformance vocab-like");
-    pad(b, 32, false);
-    emit("y_zero_tensors_padded", ACC, ACC, ACC,
-         "no tensors, zero padding to 32 after the KVs (as the ggml writer does)", b);
-    b = start();
-    gb_kv_u32(b, "general.alignment", 64);
-    pad(b, 64, false);
-    emit("y_zero_tensors_padded_alignment_64", ACC, ACC, ACC,
-         "no tensors, general.alignment 64, zero padding to 64 after the KVs", b);
-
-    b = baseline_ex(3, false, 0, TF_NO_FINAL_PAD);
-    emit("i_missing_final_padding", ACC, ACC, REJ,
-         "the file ends right after the last tensor's data, without its padding: spec only asks "
-         "for alignment of offsets; llama.cpp (no_alloc) checks each tensor's bytes; ggml's "
-         "gguf_init_from_file loading the data reads the padded total and fails; writers pad",
-         b);
-    b = baseline();
-    gb_bytes(b, "trailing", 8);
-    emit("y_trailing_bytes", ACC, ACC, REJ,
-         "8 bytes after the padded data section: no reader looks past the last tensor; strict: "
-         "writers never leave them",
-         b);
-    b = baseline_ex(3, false, 0, TF_JUNK_INFO_PAD);
-    emit("y_nonzero_padding_before_data", ACC, ACC, REJ,
-         "the padding between the tensor infos and the data holds A5 bytes: the spec pads 'with "
-         "0x00' but no reader checks; strict: writers write zeros",
-         b);
-    b = baseline_ex(3, false, 0, TF_JUNK_GAP_PAD);
-    emit("y_nonzero_padding_between_tensors", ACC, ACC, ACC,
-         "gguflint reads the padding between tensors only with --deep (GG301), so the plain strict "
-         "profile accepts this file; "
-         "the padding between tensors holds A5 bytes (spec: the space between tensors 'should' "
-         "be padded; no reader checks; writers write zeros)",
-         b);
-
-    /* offsets */
-    const tdef two[] = {
-        {"a.weight", 1, {16, 1, 1, 1}, GB_F32}, /* 64 bytes */
-        {"b.weight", 1, {8, 1, 1, 1}, GB_F32},  /* 32 bytes */
-    };
-    b = start();
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 72);
-    pad(b, 32, false);
-    fill(b, 64, 0);
-    gb_zeros(b, 8);
-    fill(b, 32, 1);
-    pad(b, 32, false);
-    emit("n_offset_misaligned", REJ, REJ, REJ,
-         "the second tensor's offset is 72, not a multiple of the alignment 32 (spec 'must be a "
-         "multiple of ALIGNMENT')",
-         b);
-    b = start();
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 96);
-    pad(b, 32, false);
-    fill(b, 64, 0);
-    gb_zeros(b, 32);
-    fill(b, 32, 1);
-    emit("i_offset_gap", ACC, REJ, REJ,
-         "an aligned 32-byte gap between the two tensors' data (offsets 0 and 96): spec asks "
-         "only for aligned offsets; ggml wants each offset to be the running sum of padded sizes",
-         b);
-    b = start();
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 0);
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 32);
-    pad(b, 32, false);
-    fill(b, 32, 1);
-    fill(b, 64, 0);
-    emit("y_offsets_contiguous_two", ACC, ACC, ACC,
-         "two tensors (32 and 64 bytes) at offsets 0 and 32, the reference layout", b);
-    b = start();
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 32);
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 0);
-    pad(b, 32, false);
-    fill(b, 32, 1);
-    fill(b, 64, 0);
-    emit("i_offsets_out_of_order", ACC, REJ, REJ,
-         "the first tensor info points after the second one's data (offsets 32 and 0): aligned "
-         "and non-overlapping (spec accepts), not in file order (ggml rejects)",
-         b);
-    b = start();
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, 32);
-    pad(b, 32, false);
-    gb_zeros(b, 32);
-    fill(b, 32, 1);
-    emit("i_offset_first_not_zero", ACC, REJ, REJ,
-         "a single tensor at offset 32 after 32 unused bytes: spec accepts, ggml wants offset 0",
-         b);
-    b = start();
-    gb_tensor(b, "a.weight", 1, two[1].ne, GB_F32, 0);
-    gb_tensor(b, "b.weight", 1, two[1].ne, GB_F32, 0);
-    pad(b, 32, false);
-    fill(b, 32, 1);
-    emit("i_tensors_share_data", REJ, REJ, REJ,
-         "gguflint rejects aliased tensor data under every profile (GG217); "
-         "two tensors of the same shape both at offset 0 (aliased data): the spec does not "
-         "forbid it and gguf-py accepts it; ggml rejects the second offset",
-         b);
-    b = start();
-    gb_tensor(b, two[0].name, 1, two[0].ne, GB_F32, 0);
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, (uint64_t)1 << 20);
-    pad(b, 32, false);
-    fill(b, 64, 0);
-    fill(b, 32, 1);
-    emit("n_offset_past_eof", REJ, REJ, REJ,
-         "the second tensor's offset is 1 MiB, far past the end of the file", b);
-    b = start();
-    gb_tensor(b, two[1].name, 1, two[1].ne, GB_F32, UINT64_MAX - 31);
-    pad(b, 32, false);
-    fill(b, 32, 1);
-    emit("n_offset_overflow", REJ, REJ, REJ,
-         "a tensor offset of 2^64-32: data start + offset + size overflows 64 bits", b);
+    emit_cases(LAYOUT);
 }
 
 /* ------------------------------------------------------------ tensor types */
@@ -1152,357 +1162,236 @@ static void cases_types(void)
 
 /* ------------------------------------------------------------ shapes and names */
 
-static void cases_shapes(void)
-{
-    gb *b;
-    {
-        tdef t = {"a.weight", 0, {1, 1, 1, 1}, GB_F32};
-        b = start();
-        put_tensors(b, &t, 1, 32, 0);
-        emit("y_n_dims_0", ACC, ACC, ACC,
-             "a scalar f32 tensor with n_dims 0 (4 bytes; every ne is 1)", b);
-    }
-    {
-        const tdef t[] = {
-            {"a.weight", 1, {4, 1, 1, 1}, GB_F32},
-            {"b.weight", 2, {2, 3, 1, 1}, GB_F32},
-            {"c.weight", 3, {2, 1, 3, 1}, GB_F32},
-            {"d.weight", 4, {2, 2, 1, 2}, GB_F32},
-        };
-        b = start();
-        put_tensors(b, t, 4, 32, 0);
-        emit("y_n_dims_1_to_4", ACC, ACC, ACC,
-             "four f32 tensors with n_dims 1, 2, 3 and 4 (unit dims inside the shape)", b);
-    }
-    {
-        uint64_t ne[5] = {2, 1, 1, 1, 1};
-        b = start();
-        gb_tensor(b, "a.weight", 5, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 8, 0);
-        pad(b, 32, false);
-        emit("n_n_dims_5", REJ, REJ, REJ,
-             "a tensor with n_dims 5 ([2,1,1,1,1]): at most 4 (spec 'currently at most 4', "
-             "GGML_MAX_DIMS)",
-             b);
-        b = start();
-        gb_override_counts(b, 1, 1);
-        gb_str(b, "a.weight", 8);
-        gb_u32(b, 0xFFFFFFFFu);
-        for (size_t i = 0; i < 5; i++)
-            gb_u64(b, ne[i]);
-        emit("n_n_dims_huge", REJ, REJ, REJ,
-             "a tensor with n_dims 0xFFFFFFFF (the file ends after 5 dims)", b);
-    }
-    {
-        const tdef t[] = {{"a.weight", 2, {0, 4, 1, 1}, GB_F32}};
-        b = start();
-        put_tensors(b, t, 1, 32, 0);
-        emit("y_dim_zero", ACC, ACC, REJ,
-             "an f32 tensor [0,4] with no data: spec and ggml (since 2026-08; it crashed older "
-             "ggml with SIGFPE, gguf-parser-go panicked) accept; strict: writers avoid it",
-             b);
-        const tdef z[] = {
-            {"a.weight", 1, {8, 1, 1, 1}, GB_F32},
-            {"b.weight", 3, {32, 2, 0, 1}, GB_Q8_0},
-            {"c.weight", 1, {8, 1, 1, 1}, GB_F32},
-        };
-        b = start();
-        gb_kv_u32(b, "general.quantization_version", 2);
-        put_tensors(b, z, 3, 32, 0);
-        emit("y_dim_zero_between_tensors", ACC, ACC, REJ,
-             "a q8_0 tensor [32,2,0] (0 bytes) between two f32 tensors: it and the third tensor "
-             "share offset 32, an empty range that overlaps nothing",
-             b);
-    }
-    {
-        uint64_t ne[2] = {UINT64_MAX, 2};
-        b = start();
-        gb_tensor(b, "a.weight", 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 32, 0);
-        emit("n_dim_negative", REJ, REJ, REJ,
-             "a tensor dim of 2^64-1 (-1 as ggml's int64): its data cannot fit in any file", b);
-        uint64_t ne2[2] = {(uint64_t)1 << 63, 0};
-        b = start();
-        gb_tensor(b, "a.weight", 2, ne2, GB_F32, 0);
-        pad(b, 32, false);
-        emit("i_dim_top_bit_zero_elements", REJ, REJ, REJ,
-             "gguflint reads dims as int64, as every implementation does (GG208); "
-             "an f32 tensor [2^63, 0]: spec dims are uint64 and the tensor has 0 elements and 0 "
-             "bytes; ggml reads dims as int64 and rejects the negative one",
-             b);
-        uint64_t ne3[3] = {(uint64_t)1 << 32, (uint64_t)1 << 32, (uint64_t)1 << 32};
-        b = start();
-        gb_tensor(b, "a.weight", 3, ne3, GB_I8, 0);
-        pad(b, 32, false);
-        fill(b, 32, 0);
-        emit("i_element_count_overflow", REJ, ACC, REJ,
-             "an i8 tensor [2^32, 2^32, 2^32]: the element count overflows 64 bits and wraps "
-             "to 0; ggml (2026-08) runs its overflow check only for a positive count, so it "
-             "accepts the file (with a data size that wraps to 0); gguflint GG515: a warning "
-             "under ggml, an error under spec, strict and security",
-             b);
-        uint64_t ne4[1] = {(uint64_t)1 << 62};
-        b = start();
-        gb_tensor(b, "a.weight", 1, ne4, 28 /* f64 */, 0);
-        pad(b, 32, false);
-        fill(b, 32, 0);
-        emit("n_byte_size_overflow", REJ, REJ, REJ,
-             "an f64 tensor of 2^62 elements: the byte size (2^65) overflows 64 bits", b);
-    }
+static const tdef SCALAR_T = {"a.weight", 0, {1, 1, 1, 1}, GB_F32};
+static const tdef DIMS_1_TO_4[] = {
+    {"a.weight", 1, {4, 1, 1, 1}, GB_F32},
+    {"b.weight", 2, {2, 3, 1, 1}, GB_F32},
+    {"c.weight", 3, {2, 1, 3, 1}, GB_F32},
+    {"d.weight", 4, {2, 2, 1, 2}, GB_F32},
+};
+static const tdef DIM_ZERO = {"a.weight", 2, {0, 4, 1, 1}, GB_F32};
+static const tdef DIM_ZERO_BETWEEN[] = {
+    {"a.weight", 1, {8, 1, 1, 1}, GB_F32},
+    {"b.weight", 3, {32, 2, 0, 1}, GB_Q8_0},
+    {"c.weight", 1, {8, 1, 1, 1}, GB_F32},
+};
+static const uint64_t NE_5D[] = {2, 1, 1, 1, 1};
+static const uint64_t NE_NEGATIVE[] = {UINT64_MAX, 2};
+static const uint64_t NE_TOP_BIT_ZERO[] = {(uint64_t)1 << 63, 0};
+static const uint64_t NE_COUNT_OVERFLOW[] = {(uint64_t)1 << 32, (uint64_t)1 << 32,
+                                             (uint64_t)1 << 32};
+static const uint64_t NE_2_62[] = {(uint64_t)1 << 62};
+static const uint64_t NE8_2[] = {8, 2};
+/* 65 bytes: its first 63, 64 and 65 bytes name tensors */
+static const char LONG_NAME[] = "blk.0.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn";
+_Static_assert(sizeof LONG_NAME == 66, "65 bytes and the NUL");
+
+/* one [8, 2] f32 tensor named by `name` (n bytes) and its 64 bytes of data */
+#define NAMED(name, n) TENSORN(name, n, 2, NE8_2, GB_F32, 0), PAD, FILL(64, 0)
+
+static const fcase SHAPES[] = {
+    {"y_n_dims_0", ACC, ACC, ACC, "a scalar f32 tensor with n_dims 0 (4 bytes; every ne is 1)",
+     .ops = OPS(TENSORS(&SCALAR_T, 1))},
+    {"y_n_dims_1_to_4", ACC, ACC, ACC,
+     "four f32 tensors with n_dims 1, 2, 3 and 4 (unit dims inside the shape)",
+     .ops = OPS(TENSORS(DIMS_1_TO_4, 4))},
+    {"n_n_dims_5", REJ, REJ, REJ,
+     "a tensor with n_dims 5 ([2,1,1,1,1]): at most 4 (spec 'currently at most 4', "
+     "GGML_MAX_DIMS)",
+     .ops = OPS(TENSOR("a.weight", 5, NE_5D, GB_F32, 0), PAD, FILL(8, 0), PAD)},
+    {"n_n_dims_huge", REJ, REJ, REJ, "a tensor with n_dims 0xFFFFFFFF (the file ends after 5 dims)",
+     .ops = OPS(COUNTS(1, 1), STR("a.weight", 8), RAW(GB_VT_U32, 0xFFFFFFFFu), RAW(GB_VT_U64, 2),
+                RAW(GB_VT_U64, 1), RAW(GB_VT_U64, 1), RAW(GB_VT_U64, 1), RAW(GB_VT_U64, 1))},
+    {"y_dim_zero", ACC, ACC, REJ,
+     "an f32 tensor [0,4] with no data: spec and ggml (since 2026-08; it crashed older "
+     "ggml with SIGFPE, gguf-parser-go panicked) accept; strict: writers avoid it",
+     .ops = OPS(TENSORS(&DIM_ZERO, 1))},
+    {"y_dim_zero_between_tensors", ACC, ACC, REJ,
+     "a q8_0 tensor [32,2,0] (0 bytes) between two f32 tensors: it and the third tensor "
+     "share offset 32, an empty range that overlaps nothing",
+     .ops = OPS(KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(DIM_ZERO_BETWEEN, 3))},
+    {"n_dim_negative", REJ, REJ, REJ,
+     "a tensor dim of 2^64-1 (-1 as ggml's int64): its data cannot fit in any file",
+     .ops = OPS(TENSOR("a.weight", 2, NE_NEGATIVE, GB_F32, 0), PAD, FILL(32, 0))},
+    {"i_dim_top_bit_zero_elements", REJ, REJ, REJ,
+     "gguflint reads dims as int64, as every implementation does (GG208); "
+     "an f32 tensor [2^63, 0]: spec dims are uint64 and the tensor has 0 elements and 0 "
+     "bytes; ggml reads dims as int64 and rejects the negative one",
+     .ops = OPS(TENSOR("a.weight", 2, NE_TOP_BIT_ZERO, GB_F32, 0), PAD)},
+    {"i_element_count_overflow", REJ, ACC, REJ,
+     "an i8 tensor [2^32, 2^32, 2^32]: the element count overflows 64 bits and wraps "
+     "to 0; ggml (2026-08) runs its overflow check only for a positive count, so it "
+     "accepts the file (with a data size that wraps to 0); gguflint GG515: a warning "
+     "under ggml, an error under spec, strict and security",
+     .ops = OPS(TENSOR("a.weight", 3, NE_COUNT_OVERFLOW, GB_I8, 0), PAD, FILL(32, 0))},
+    {"n_byte_size_overflow", REJ, REJ, REJ,
+     "an f64 tensor of 2^62 elements: the byte size (2^65) overflows 64 bits",
+     .ops = OPS(TENSOR("a.weight", 1, NE_2_62, 28 /* f64 */, 0), PAD, FILL(32, 0))},
 
     /* tensor names */
-    char name[80];
-    memset(name, 'n', sizeof name);
-    memcpy(name, "blk.0.", 6);
-    for (size_t n = 63; n <= 65; n++) {
-        uint64_t ne[2] = {8, 2};
-        b = start();
-        gb_tensorn(b, name, n, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        if (n == 63)
-            emit("y_tensor_name_63_bytes", ACC, ACC, ACC,
-                 "a 63-byte tensor name, the longest ggml accepts (char name[64] with its NUL)", b);
-        else if (n == 64)
-            emit("i_tensor_name_64_bytes", ACC, REJ, REJ,
-                 "a 64-byte tensor name: spec 'at most 64 bytes'; ggml wants fewer than 64 "
-                 "(GGML_MAX_NAME)",
-                 b);
-        else
-            emit("n_tensor_name_65_bytes", REJ, REJ, REJ,
-                 "a 65-byte tensor name: over the spec's 64 and ggml's 63", b);
-    }
-    {
-        uint64_t ne[2] = {8, 2};
-        b = start();
-        gb_override_counts(b, 1, 1);
-        gb_str_decl(b, (uint64_t)1 << 40, "a.weight", 8);
-        emit("n_tensor_name_length_huge", REJ, REJ, REJ,
-             "a tensor name declaring 2^40 bytes with 8 present", b);
-        b = start();
-        gb_tensorn(b, "", 0, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        emit("y_tensor_name_empty", ACC, ACC, REJ,
-             "a tensor with an empty name: a valid gguf string of at most 64 bytes, and ggml "
-             "accepts it; strict: writers never write one",
-             b);
-        b = start();
-        gb_tensorn(b, "\xc3\xa9t\xc3\xa9.weight", 12, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        emit("y_tensor_name_non_ascii", ACC, ACC, ACC,
-             "a tensor name with valid non-ASCII UTF-8 (ete.weight with accents)", b);
-        b = start();
-        gb_tensorn(b, "a\xff.weight", 9, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        emit("i_tensor_name_invalid_utf8", REJ, ACC, REJ,
-             "a tensor name with the byte FF: spec names are UTF-8 gguf strings; ggml does not "
-             "check (gguf-py fails to decode it)",
-             b);
-        b = start();
-        gb_tensorn(b, "a.weight\0hidden", 15, 2, ne, GB_F32, 0);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        emit("i_tensor_name_embedded_nul", REJ, REJ, REJ,
-             "gguflint rejects a NUL in a tensor name under every profile: C and length-based "
-             "readers see different names (GG204, GG704); "
-             "the tensor name 'a.weight' NUL 'hidden' (15 bytes): a valid UTF-8 string the spec "
-             "allows and ggml accepts, but ggml's C string sees 'a.weight' while length-based "
-             "readers see all 15 bytes",
-             b);
-        b = start();
-        gb_tensorn(b, "a.weight\0x", 10, 2, ne, GB_F32, 0);
-        gb_tensorn(b, "a.weight\0y", 10, 2, ne, GB_F32, 64);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        fill(b, 64, 1);
-        emit("i_tensor_names_equal_before_nul", REJ, REJ, REJ,
-             "gguflint compares names as C readers see them under every profile (GG205); "
-             "two tensors named 'a.weight' NUL 'x' and 'a.weight' NUL 'y': distinct strings to "
-             "the spec, duplicates to ggml (names are cut at the NUL)",
-             b);
-        b = start();
-        gb_tensor(b, "a.weight", 2, ne, GB_F32, 0);
-        gb_tensor(b, "a.weight", 2, ne, GB_F32, 64);
-        pad(b, 32, false);
-        fill(b, 64, 0);
-        fill(b, 64, 1);
-        emit("i_tensor_name_duplicate", REJ, REJ, REJ,
-             "gguflint rejects duplicate tensor names under every profile (GG205); "
-             "two tensors named a.weight with their own data: the spec does not say names are "
-             "unique; ggml and gguf-py reject, @huggingface/gguf and candle keep the last",
-             b);
-    }
+    {"y_tensor_name_63_bytes", ACC, ACC, ACC,
+     "a 63-byte tensor name, the longest ggml accepts (char name[64] with its NUL)",
+     .ops = OPS(NAMED(LONG_NAME, 63))},
+    {"i_tensor_name_64_bytes", ACC, REJ, REJ,
+     "a 64-byte tensor name: spec 'at most 64 bytes'; ggml wants fewer than 64 "
+     "(GGML_MAX_NAME)",
+     .ops = OPS(NAMED(LONG_NAME, 64))},
+    {"n_tensor_name_65_bytes", REJ, REJ, REJ,
+     "a 65-byte tensor name: over the spec's 64 and ggml's 63", .ops = OPS(NAMED(LONG_NAME, 65))},
+    {"n_tensor_name_length_huge", REJ, REJ, REJ,
+     "a tensor name declaring 2^40 bytes with 8 present",
+     .ops = OPS(COUNTS(1, 1), STRDECL((uint64_t)1 << 40, "a.weight", 8))},
+    {"y_tensor_name_empty", ACC, ACC, REJ,
+     "a tensor with an empty name: a valid gguf string of at most 64 bytes, and ggml "
+     "accepts it; strict: writers never write one",
+     .ops = OPS(NAMED("", 0))},
+    {"y_tensor_name_non_ascii", ACC, ACC, ACC,
+     "a tensor name with valid non-ASCII UTF-8 (ete.weight with accents)",
+     .ops = OPS(NAMED("\xc3\xa9t\xc3\xa9.weight", 12))},
+    {"i_tensor_name_invalid_utf8", REJ, ACC, REJ,
+     "a tensor name with the byte FF: spec names are UTF-8 gguf strings; ggml does not "
+     "check (gguf-py fails to decode it)",
+     .ops = OPS(NAMED("a\xff.weight", 9))},
+    {"i_tensor_name_embedded_nul", REJ, REJ, REJ,
+     "gguflint rejects a NUL in a tensor name under every profile: C and length-based "
+     "readers see different names (GG204, GG704); "
+     "the tensor name 'a.weight' NUL 'hidden' (15 bytes): a valid UTF-8 string the spec "
+     "allows and ggml accepts, but ggml's C string sees 'a.weight' while length-based "
+     "readers see all 15 bytes",
+     .ops = OPS(NAMED("a.weight\0hidden", 15))},
+    {"i_tensor_names_equal_before_nul", REJ, REJ, REJ,
+     "gguflint compares names as C readers see them under every profile (GG205); "
+     "two tensors named 'a.weight' NUL 'x' and 'a.weight' NUL 'y': distinct strings to "
+     "the spec, duplicates to ggml (names are cut at the NUL)",
+     .ops = OPS(TENSORN("a.weight\0x", 10, 2, NE8_2, GB_F32, 0),
+                TENSORN("a.weight\0y", 10, 2, NE8_2, GB_F32, 64), PAD, FILL(64, 0), FILL(64, 1))},
+    {"i_tensor_name_duplicate", REJ, REJ, REJ,
+     "gguflint rejects duplicate tensor names under every profile (GG205); "
+     "two tensors named a.weight with their own data: the spec does not say names are "
+     "unique; ggml and gguf-py reject, @huggingface/gguf and candle keep the last",
+     .ops = OPS(TENSOR("a.weight", 2, NE8_2, GB_F32, 0), TENSOR("a.weight", 2, NE8_2, GB_F32, 64),
+                PAD, FILL(64, 0), FILL(64, 1))},
+};
+#undef NAMED
+
+static void cases_shapes(void)
+{
+    emit_cases(SHAPES);
 }
 
 /* ------------------------------------------------------------ general.* semantics */
 
-static void cases_general(void)
-{
-    gb *b;
-    b = gb_new(3);
-    gb_kv_str(b, "general.name", "no architecture");
-    one_tensor(b);
-    emit("n_architecture_missing", REJ, REJ, REJ,
-         "a complete file without general.architecture: required by the spec; llama.cpp's "
-         "loader fails without it (ggml's gguf reader alone does not check)",
-         b);
-    b = gb_new(3);
-    gb_kv_u32(b, "general.architecture", 1);
-    one_tensor(b);
-    emit("n_architecture_not_string", REJ, REJ, REJ,
-         "general.architecture as u32 1: spec type string; llama.cpp's typed read fails", b);
-    static const struct {
-        const char *name, *arch, *desc;
-    } archs[] = {
-        {"i_architecture_uppercase", "Conformance",
-         "general.architecture 'Conformance': spec 'all lowercase ASCII, only [a-z0-9]+'; ggml "
-         "does not check the charset"},
-        {"i_architecture_dash", "conformance-x",
-         "general.architecture 'conformance-x': the spec allows only [a-z0-9]+, while llama.cpp "
-         "itself uses names with '-' and '_' (command-r, gpt-oss, nemotron_h); gguflint accepts "
-         "[a-z0-9_-] under every profile (27 real names use them)"},
-        {"i_architecture_empty", "",
-         "general.architecture is the empty string: spec [a-z0-9]+ needs one character; ggml "
-         "only reads it"},
-    };
-    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-        b = gb_new(3);
-        gb_kv_str(b, "general.architecture", archs[i].arch);
-        one_tensor(b);
-        bool dash = strcmp(archs[i].name, "i_architecture_dash") == 0;
-        emit(archs[i].name, dash ? ACC : REJ, ACC, dash ? ACC : REJ, archs[i].desc, b);
-    }
+static const char *const GENERAL_TAGS[] = {"conformance", "test"};
+static const char *const GENERAL_LANGS[] = {"en"};
+/* one [32, 2] (or [256, 2], [64]) tensor of a type */
+static const tdef Q8_0_W = {"a.weight", 2, {32, 2, 1, 1}, GB_Q8_0};
+static const tdef F32_W = {"a.weight", 2, {32, 2, 1, 1}, GB_F32};
+static const tdef Q4_1_W = {"a.weight", 2, {32, 2, 1, 1}, GB_Q4_1};
+static const tdef IQ4_XS_W = {"a.weight", 2, {256, 2, 1, 1}, 23};
+static const tdef Q8_0_1D = {"a.weight", 1, {64, 1, 1, 1}, GB_Q8_0};
+
+static const fcase GENERAL[] = {
+    {"n_architecture_missing", REJ, REJ, REJ,
+     "a complete file without general.architecture: required by the spec; llama.cpp's "
+     "loader fails without it (ggml's gguf reader alone does not check)",
+     .from = FROM_BARE, .ops = OPS(KVS("general.name", "no architecture"), ONE_T)},
+    {"n_architecture_not_string", REJ, REJ, REJ,
+     "general.architecture as u32 1: spec type string; llama.cpp's typed read fails",
+     .from = FROM_BARE, .ops = OPS(KV(GB_VT_U32, "general.architecture", 1), ONE_T)},
+    {"i_architecture_uppercase", REJ, ACC, REJ,
+     "general.architecture 'Conformance': spec 'all lowercase ASCII, only [a-z0-9]+'; ggml "
+     "does not check the charset",
+     .from = FROM_BARE, .ops = OPS(KVS("general.architecture", "Conformance"), ONE_T)},
+    {"i_architecture_dash", ACC, ACC, ACC,
+     "general.architecture 'conformance-x': the spec allows only [a-z0-9]+, while llama.cpp "
+     "itself uses names with '-' and '_' (command-r, gpt-oss, nemotron_h); gguflint accepts "
+     "[a-z0-9_-] under every profile (27 real names use them)",
+     .from = FROM_BARE, .ops = OPS(KVS("general.architecture", "conformance-x"), ONE_T)},
+    {"i_architecture_empty", REJ, ACC, REJ,
+     "general.architecture is the empty string: spec [a-z0-9]+ needs one character; ggml "
+     "only reads it",
+     .from = FROM_BARE, .ops = OPS(KVS("general.architecture", ""), ONE_T)},
 
     /* general metadata with the types writers use */
-    static const char *const tags[] = {"conformance", "test"};
-    static const char *const langs[] = {"en"};
-    b = start();
-    gb_kv_str(b, "general.type", "model");
-    gb_kv_str(b, "general.name", "Conformance Test Model");
-    gb_kv_str(b, "general.author", "gguflint");
-    gb_kv_str(b, "general.version", "v1.0");
-    gb_kv_str(b, "general.organization", "gguflint");
-    gb_kv_str(b, "general.basename", "conformance");
-    gb_kv_str(b, "general.finetune", "test");
-    gb_kv_str(b, "general.description", "A file of the GGUF conformance suite.");
-    gb_kv_str(b, "general.size_label", "100");
-    gb_kv_str(b, "general.license", "MIT");
-    gb_kv_str(b, "general.url", "https://example.com/conformance");
-    gb_kv_u32(b, "general.base_model.count", 1);
-    gb_kv_str(b, "general.base_model.0.name", "Conformance Base");
-    gb_kv_arr_str(b, "general.tags", tags, 2);
-    gb_kv_arr_str(b, "general.languages", langs, 1);
-    gb_kv_u32(b, "general.file_type", 0);
-    gb_kv_u32(b, "general.alignment", 32);
-    put_tensors(b, BASE, N_BASE, 32, 0);
-    emit("y_general_metadata", ACC, ACC, ACC,
-         "the baseline with the general.* metadata keys of the spec and gguf-py, each with the "
-         "type writers use (strings, u32 counts, string arrays)",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.name", 7);
-    one_tensor(b);
-    emit("n_general_name_not_string", REJ, REJ, REJ,
-         "general.name as u32: spec type string; llama.cpp reads it as a string and fails", b);
-    b = start();
-    gb_kv_u32(b, "general.author", 7);
-    one_tensor(b);
-    emit("i_general_author_not_string", REJ, ACC, REJ,
-         "general.author as u32: the spec says string; llama.cpp never reads it", b);
-    b = start();
-    gb_kv_str(b, "general.tags", "conformance");
-    one_tensor(b);
-    emit("i_general_tags_not_array", REJ, ACC, REJ,
-         "general.tags as a plain string: the spec says string[]; llama.cpp never reads it", b);
+    {"y_general_metadata", ACC, ACC, ACC,
+     "the baseline with the general.* metadata keys of the spec and gguf-py, each with the "
+     "type writers use (strings, u32 counts, string arrays)",
+     .ops =
+         OPS(KVS("general.type", "model"), KVS("general.name", "Conformance Test Model"),
+             KVS("general.author", "gguflint"), KVS("general.version", "v1.0"),
+             KVS("general.organization", "gguflint"), KVS("general.basename", "conformance"),
+             KVS("general.finetune", "test"),
+             KVS("general.description", "A file of the GGUF conformance suite."),
+             KVS("general.size_label", "100"), KVS("general.license", "MIT"),
+             KVS("general.url", "https://example.com/conformance"),
+             KV(GB_VT_U32, "general.base_model.count", 1),
+             KVS("general.base_model.0.name", "Conformance Base"),
+             KVSTRS("general.tags", GENERAL_TAGS, 2), KVSTRS("general.languages", GENERAL_LANGS, 1),
+             KV(GB_VT_U32, "general.file_type", 0), KV(GB_VT_U32, "general.alignment", 32),
+             TENSORS(BASE, N_BASE))},
+    {"n_general_name_not_string", REJ, REJ, REJ,
+     "general.name as u32: spec type string; llama.cpp reads it as a string and fails",
+     .ops = OPS(KV(GB_VT_U32, "general.name", 7), ONE_T)},
+    {"i_general_author_not_string", REJ, ACC, REJ,
+     "general.author as u32: the spec says string; llama.cpp never reads it",
+     .ops = OPS(KV(GB_VT_U32, "general.author", 7), ONE_T)},
+    {"i_general_tags_not_array", REJ, ACC, REJ,
+     "general.tags as a plain string: the spec says string[]; llama.cpp never reads it",
+     .ops = OPS(KVS("general.tags", "conformance"), ONE_T)},
 
     /* quantization version */
-    const tdef q = {"a.weight", 2, {32, 2, 1, 1}, GB_Q8_0};
-    b = start();
-    gb_kv_u32(b, "general.file_type", 7);
-    put_tensors(b, &q, 1, 32, 0);
-    emit("i_quantized_without_quantization_version", REJ, ACC, REJ,
-         "a q8_0 tensor and no general.quantization_version: spec 'if any tensors are quantized, "
-         "this must be present'; no loader reads it",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 7);
-    gb_kv_u32(b, "general.quantization_version", 3);
-    put_tensors(b, &q, 1, 32, 0);
-    emit("y_quantization_version_3", ACC, ACC, REJ,
-         "general.quantization_version 3 with a q8_0 tensor: any u32 is spec-valid (its example "
-         "uses 4); strict: writers write GGML_QNT_VERSION 2",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 7);
-    gb_kv_str(b, "general.quantization_version", "2");
-    put_tensors(b, &q, 1, 32, 0);
-    emit("i_quantization_version_not_u32", REJ, ACC, REJ,
-         "general.quantization_version as the string \"2\": spec says uint32; no loader reads it",
-         b);
+    {"i_quantized_without_quantization_version", REJ, ACC, REJ,
+     "a q8_0 tensor and no general.quantization_version: spec 'if any tensors are quantized, "
+     "this must be present'; no loader reads it",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 7), TENSORS(&Q8_0_W, 1))},
+    {"y_quantization_version_3", ACC, ACC, REJ,
+     "general.quantization_version 3 with a q8_0 tensor: any u32 is spec-valid (its example "
+     "uses 4); strict: writers write GGML_QNT_VERSION 2",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 7),
+                KV(GB_VT_U32, "general.quantization_version", 3), TENSORS(&Q8_0_W, 1))},
+    {"i_quantization_version_not_u32", REJ, ACC, REJ,
+     "general.quantization_version as the string \"2\": spec says uint32; no loader reads it",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 7), KVS("general.quantization_version", "2"),
+                TENSORS(&Q8_0_W, 1))},
 
     /* file type */
-    const tdef f32w = {"a.weight", 2, {32, 2, 1, 1}, GB_F32};
-    const tdef q41 = {"a.weight", 2, {32, 2, 1, 1}, GB_Q4_1};
-    const tdef iq4 = {"a.weight", 2, {256, 2, 1, 1}, 23};
-    b = start();
-    gb_kv_u32(b, "general.file_type", 4);
-    gb_kv_u32(b, "general.quantization_version", 2);
-    put_tensors(b, &q41, 1, 32, 0);
-    emit("y_file_type_4_removed", ACC, ACC, REJ,
-         "general.file_type 4 (MOSTLY_Q4_1_SOME_F16, still listed by the spec, removed from "
-         "llama.cpp) with a q4_1 tensor: informational to every reader; strict: no current "
-         "writer emits it",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 30);
-    gb_kv_u32(b, "general.quantization_version", 2);
-    put_tensors(b, &iq4, 1, 32, 0);
-    emit("y_file_type_30_beyond_spec_list", ACC, ACC, ACC,
-         "general.file_type 30 (MOSTLY_IQ4_XS; the spec's list stops at 18) with an iq4_xs "
-         "tensor: the key is an optional uint32 'can be inferred from the tensor types'",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 1024);
-    put_tensors(b, &f32w, 1, 32, 0);
-    emit("y_file_type_guessed_flag", ACC, ACC, REJ,
-         "general.file_type 1024 (ALL_F32 | LLAMA_FTYPE_GUESSED, llama.cpp's in-memory flag) with "
-         "an f32 tensor: strict: never stored by a writer",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 999);
-    put_tensors(b, &f32w, 1, 32, 0);
-    emit("y_file_type_unknown", ACC, ACC, REJ,
-         "general.file_type 999, no llama_ftype: readers only display it; strict: writers use "
-         "llama_ftype values",
-         b);
-    b = start();
-    gb_kv_u32(b, "general.file_type", 7);
-    gb_kv_u32(b, "general.quantization_version", 2);
-    put_tensors(b, &f32w, 1, 32, 0);
-    emit("y_file_type_mismatch", ACC, ACC, REJ,
-         "general.file_type 7 (MOSTLY_Q8_0) but the only 2-D weight, a [32,2] f32 tensor, is not "
-         "q8_0: readers accept; strict: llama-quantize would have made it q8_0",
-         b);
-    b = start();
-    gb_kv_str(b, "general.file_type", "Q8_0");
-    one_tensor(b);
-    emit("n_file_type_not_u32", REJ, REJ, REJ,
-         "general.file_type as the string \"Q8_0\": spec uint32; llama.cpp's getter aborts on a "
-         "non-u32 value (Feb 2025)",
-         b);
-    const tdef q1d[] = {{"a.weight", 1, {64, 1, 1, 1}, GB_Q8_0}};
-    b = start();
-    gb_kv_u32(b, "general.quantization_version", 2);
-    put_tensors(b, q1d, 1, 32, 0);
-    emit("y_quantized_1d_tensor", ACC, ACC, REJ,
-         "a 1-D q8_0 tensor: legal to every reader; strict: converters and llama-quantize keep "
-         "1-D tensors in f32",
-         b);
+    {"y_file_type_4_removed", ACC, ACC, REJ,
+     "general.file_type 4 (MOSTLY_Q4_1_SOME_F16, still listed by the spec, removed from "
+     "llama.cpp) with a q4_1 tensor: informational to every reader; strict: no current "
+     "writer emits it",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 4),
+                KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(&Q4_1_W, 1))},
+    {"y_file_type_30_beyond_spec_list", ACC, ACC, ACC,
+     "general.file_type 30 (MOSTLY_IQ4_XS; the spec's list stops at 18) with an iq4_xs "
+     "tensor: the key is an optional uint32 'can be inferred from the tensor types'",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 30),
+                KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(&IQ4_XS_W, 1))},
+    {"y_file_type_guessed_flag", ACC, ACC, REJ,
+     "general.file_type 1024 (ALL_F32 | LLAMA_FTYPE_GUESSED, llama.cpp's in-memory flag) with "
+     "an f32 tensor: strict: never stored by a writer",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 1024), TENSORS(&F32_W, 1))},
+    {"y_file_type_unknown", ACC, ACC, REJ,
+     "general.file_type 999, no llama_ftype: readers only display it; strict: writers use "
+     "llama_ftype values",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 999), TENSORS(&F32_W, 1))},
+    {"y_file_type_mismatch", ACC, ACC, REJ,
+     "general.file_type 7 (MOSTLY_Q8_0) but the only 2-D weight, a [32,2] f32 tensor, is not "
+     "q8_0: readers accept; strict: llama-quantize would have made it q8_0",
+     .ops = OPS(KV(GB_VT_U32, "general.file_type", 7),
+                KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(&F32_W, 1))},
+    {"n_file_type_not_u32", REJ, REJ, REJ,
+     "general.file_type as the string \"Q8_0\": spec uint32; llama.cpp's getter aborts on a "
+     "non-u32 value (Feb 2025)",
+     .ops = OPS(KVS("general.file_type", "Q8_0"), ONE_T)},
+    {"y_quantized_1d_tensor", ACC, ACC, REJ,
+     "a 1-D q8_0 tensor: legal to every reader; strict: converters and llama-quantize keep "
+     "1-D tensors in f32",
+     .ops = OPS(KV(GB_VT_U32, "general.quantization_version", 2), TENSORS(&Q8_0_1D, 1))},
+};
+
+static void cases_general(void)
+{
+    emit_cases(GENERAL);
 }
 
 /* ------------------------------------------------------------ tokenizer */
@@ -1550,103 +1439,78 @@ static void bpe_vocab(gb *b, bool merges)
     gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 4);
 }
 
+static const char *const DUP_TOKENS[] = {"<unk>", "<s>", "</s>", "b", "b"};
+static const char *const EMPTY_TOKEN[] = {"<unk>", "<s>", "</s>", "", "b"};
+
+static const fcase TOKENIZER[] = {
+    {"y_tokenizer_llama", ACC, ACC, ACC,
+     "a 5-token SentencePiece vocabulary (tokenizer.ggml.model llama, tokens, scores, "
+     "token_type, bos/eos/unknown ids in range, add_bos/add_eos)",
+     .ops = OPS(SPM(0))},
+    {"y_tokenizer_gpt2", ACC, ACC, ACC,
+     "a 5-token BPE vocabulary (model gpt2, pre default, tokens, token_type, one merge, "
+     "bos/eos ids in range)",
+     .ops = OPS(BPE(1))},
+    {"y_tokenizer_seperator_misspelled", ACC, ACC, ACC,
+     "tokenizer.ggml.seperator_token_id (sic): the spelling llama.cpp reads and gguf-py "
+     "writes; an extra key to the spec",
+     .ops = OPS(SPM(0), KV(GB_VT_U32, "tokenizer.ggml.seperator_token_id", 2))},
+    {"y_tokenizer_separator_spec_spelling", ACC, ACC, ACC,
+     "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
+     "tokenizer.ggml.separator_token_id, the spec's spelling: valid everywhere, but "
+     "llama.cpp only reads the misspelled seperator_token_id, so the id is lost; strict: "
+     "gguf-py writes the misspelling",
+     .ops = OPS(SPM(0), KV(GB_VT_U32, "tokenizer.ggml.separator_token_id", 2))},
+    {"y_tokenizer_chat_template", ACC, ACC, ACC,
+     "the llama vocabulary with a plain Jinja tokenizer.chat_template",
+     .ops = OPS(SPM(0),
+                KVS("tokenizer.chat_template",
+                    "{% for message in messages %}{{ message['role'] }}: {{ message['content'] }}\n"
+                    "{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}"))},
+    {"i_tokenizer_model_replit", ACC, REJ, REJ,
+     "tokenizer.ggml.model replit, listed by the spec: llama.cpp throws 'unknown tokenizer'",
+     .ops = OPS(KVS("tokenizer.ggml.model", "replit"),
+                KVSTRS("tokenizer.ggml.tokens", SPM_TOKENS, N_SPM),
+                KVA("tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES))},
+    {"n_tokenizer_scores_length_mismatch", REJ, REJ, REJ,
+     "4 scores for 5 tokens: spec 'must have the same length'; llama.cpp reads the missing "
+     "score out of bounds",
+     .ops = OPS(SPM(SPM_SHORT_SCORES))},
+    {"n_tokenizer_tokens_not_strings", REJ, REJ, REJ,
+     "tokenizer.ggml.tokens as an array of u32: spec array[string]; llama.cpp's string "
+     "getter aborts",
+     .ops = OPS(KVS("tokenizer.ggml.model", "llama"),
+                KVA("tokenizer.ggml.tokens", GB_VT_U32, 3, ((const uint32_t[]){1, 2, 3}), 12))},
+    {"i_tokenizer_duplicate_token", ACC, REJ, REJ,
+     "the token 'b' twice (ids 3 and 4): the spec says nothing; llama.cpp aborts "
+     "(token_to_id and id_to_token sizes differ)",
+     .ops =
+         OPS(KVS("tokenizer.ggml.model", "llama"), KVSTRS("tokenizer.ggml.tokens", DUP_TOKENS, 5),
+             KVA("tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES),
+             KVA("tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES))},
+    {"y_tokenizer_empty_token", ACC, ACC, REJ,
+     "token 3 is the empty string: readers accept; strict: converters never emit one",
+     .ops =
+         OPS(KVS("tokenizer.ggml.model", "llama"), KVSTRS("tokenizer.ggml.tokens", EMPTY_TOKEN, 5),
+             KVA("tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES),
+             KVA("tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES))},
+    {"y_tokenizer_special_id_out_of_range", ACC, ACC, REJ,
+     "bos_token_id 99 with 5 tokens: the spec says nothing; llama.cpp warns 'bad special "
+     "token' and keeps its default id; strict: a writer's ids index the vocabulary",
+     .ops = OPS(SPM(SPM_NO_IDS), KV(GB_VT_U32, "tokenizer.ggml.bos_token_id", 99))},
+    {"i_tokenizer_gpt2_without_merges", ACC, REJ, REJ,
+     "a gpt2 (BPE) vocabulary without tokenizer.ggml.merges: spec 'if not present, the tokens "
+     "are assumed to be atomic'; llama.cpp throws 'cannot find tokenizer merges'",
+     .ops = OPS(BPE(0))},
+    {"i_tokenizer_model_without_tokens", ACC, REJ, REJ,
+     "tokenizer.ggml.model without tokenizer.ggml.tokens: the spec makes no tokenizer key "
+     "required; llama.cpp throws 'cannot find tokenizer vocab'",
+     .ops = OPS(KVS("tokenizer.ggml.model", "llama"))},
+};
+
 static void cases_tokenizer(void)
 {
-    gb *b;
-    b = start();
-    spm_vocab(b, 0);
-    emit("y_tokenizer_llama", ACC, ACC, ACC,
-         "a 5-token SentencePiece vocabulary (tokenizer.ggml.model llama, tokens, scores, "
-         "token_type, bos/eos/unknown ids in range, add_bos/add_eos)",
-         b);
-    b = start();
-    bpe_vocab(b, true);
-    emit("y_tokenizer_gpt2", ACC, ACC, ACC,
-         "a 5-token BPE vocabulary (model gpt2, pre default, tokens, token_type, one merge, "
-         "bos/eos ids in range)",
-         b);
-    b = start();
-    spm_vocab(b, 0);
-    gb_kv_u32(b, "tokenizer.ggml.seperator_token_id", 2);
-    emit("y_tokenizer_seperator_misspelled", ACC, ACC, ACC,
-         "tokenizer.ggml.seperator_token_id (sic): the spelling llama.cpp reads and gguf-py "
-         "writes; an extra key to the spec",
-         b);
-    b = start();
-    spm_vocab(b, 0);
-    gb_kv_u32(b, "tokenizer.ggml.separator_token_id", 2);
-    emit("y_tokenizer_separator_spec_spelling", ACC, ACC, ACC,
-         "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
-         "tokenizer.ggml.separator_token_id, the spec's spelling: valid everywhere, but "
-         "llama.cpp only reads the misspelled seperator_token_id, so the id is lost; strict: "
-         "gguf-py writes the misspelling",
-         b);
-    b = start();
-    spm_vocab(b, 0);
-    gb_kv_str(b, "tokenizer.chat_template",
-              "{% for message in messages %}{{ message['role'] }}: {{ message['content'] }}\n"
-              "{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}");
-    emit("y_tokenizer_chat_template", ACC, ACC, ACC,
-         "the llama vocabulary with a plain Jinja tokenizer.chat_template", b);
-    b = start();
-    gb_kv_str(b, "tokenizer.ggml.model", "replit");
-    gb_kv_arr_str(b, "tokenizer.ggml.tokens", SPM_TOKENS, N_SPM);
-    gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
-    emit("i_tokenizer_model_replit", ACC, REJ, REJ,
-         "tokenizer.ggml.model replit, listed by the spec: llama.cpp throws 'unknown tokenizer'",
-         b);
-    b = start();
-    spm_vocab(b, SPM_SHORT_SCORES);
-    emit("n_tokenizer_scores_length_mismatch", REJ, REJ, REJ,
-         "4 scores for 5 tokens: spec 'must have the same length'; llama.cpp reads the missing "
-         "score out of bounds",
-         b);
-    b = start();
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    gb_kv_arr(b, "tokenizer.ggml.tokens", GB_VT_U32, 3, (const uint32_t[]){1, 2, 3}, 12);
-    emit("n_tokenizer_tokens_not_strings", REJ, REJ, REJ,
-         "tokenizer.ggml.tokens as an array of u32: spec array[string]; llama.cpp's string "
-         "getter aborts",
-         b);
-    {
-        static const char *const dup[] = {"<unk>", "<s>", "</s>", "b", "b"};
-        b = start();
-        gb_kv_str(b, "tokenizer.ggml.model", "llama");
-        gb_kv_arr_str(b, "tokenizer.ggml.tokens", dup, 5);
-        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
-        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES);
-        emit("i_tokenizer_duplicate_token", ACC, REJ, REJ,
-             "the token 'b' twice (ids 3 and 4): the spec says nothing; llama.cpp aborts "
-             "(token_to_id and id_to_token sizes differ)",
-             b);
-        static const char *const empty[] = {"<unk>", "<s>", "</s>", "", "b"};
-        b = start();
-        gb_kv_str(b, "tokenizer.ggml.model", "llama");
-        gb_kv_arr_str(b, "tokenizer.ggml.tokens", empty, 5);
-        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_SPM, SPM_SCORES, sizeof SPM_SCORES);
-        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_SPM, SPM_TYPES, sizeof SPM_TYPES);
-        emit("y_tokenizer_empty_token", ACC, ACC, REJ,
-             "token 3 is the empty string: readers accept; strict: converters never emit one", b);
-    }
-    b = start();
-    spm_vocab(b, SPM_NO_IDS);
-    gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 99);
-    emit("y_tokenizer_special_id_out_of_range", ACC, ACC, REJ,
-         "bos_token_id 99 with 5 tokens: the spec says nothing; llama.cpp warns 'bad special "
-         "token' and keeps its default id; strict: a writer's ids index the vocabulary",
-         b);
-    b = start();
-    bpe_vocab(b, false);
-    emit("i_tokenizer_gpt2_without_merges", ACC, REJ, REJ,
-         "a gpt2 (BPE) vocabulary without tokenizer.ggml.merges: spec 'if not present, the tokens "
-         "are assumed to be atomic'; llama.cpp throws 'cannot find tokenizer merges'",
-         b);
-    b = start();
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    emit("i_tokenizer_model_without_tokens", ACC, REJ, REJ,
-         "tokenizer.ggml.model without tokenizer.ggml.tokens: the spec makes no tokenizer key "
-         "required; llama.cpp throws 'cannot find tokenizer vocab'",
-         b);
+    emit_cases(TOKENIZER);
 }
 
 /* ------------------------------------------------------------ models llama.cpp implements */
@@ -1659,20 +1523,20 @@ static void llama_keys(gb *b, bool u64, bool moe)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_str(b, "general.name", "conformance tiny llama");
     gb_kv_u32(b, "general.file_type", 0);
-    if (u64) {
-        gb_kv_u64(b, "llama.context_length", 16);
-        gb_kv_u64(b, "llama.embedding_length", L_E);
-        gb_kv_u64(b, "llama.block_count", 1);
-        gb_kv_u64(b, "llama.feed_forward_length", L_F);
-        gb_kv_u64(b, "llama.attention.head_count", 2);
-        gb_kv_u64(b, "llama.rope.dimension_count", 4);
-    } else {
-        gb_kv_u32(b, "llama.context_length", 16);
-        gb_kv_u32(b, "llama.embedding_length", L_E);
-        gb_kv_u32(b, "llama.block_count", 1);
-        gb_kv_u32(b, "llama.feed_forward_length", L_F);
-        gb_kv_u32(b, "llama.attention.head_count", 2);
-        gb_kv_u32(b, "llama.rope.dimension_count", 4);
+    /* the counts gguf-py writes as u32 (the spec says u64) */
+    static const struct {
+        const char *key;
+        uint32_t v;
+    } counts[] = {
+        {"llama.context_length", 16},      {"llama.embedding_length", L_E},
+        {"llama.block_count", 1},          {"llama.feed_forward_length", L_F},
+        {"llama.attention.head_count", 2}, {"llama.rope.dimension_count", 4},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        if (u64)
+            gb_kv_u64(b, counts[i].key, counts[i].v);
+        else
+            gb_kv_u32(b, counts[i].key, counts[i].v);
     }
     gb_kv_u32(b, "llama.attention.head_count_kv", 2);
     gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
@@ -1715,186 +1579,136 @@ static void llama_tensors(gb *b, const char *experts)
     put_tensors(b, t, n, 32, 0);
 }
 
+/* gpt2 with the spec's position-embedding name: E 8, context 16, F 32 */
+enum { G_E = 8, G_C = 16, G_F = 32, G_V = N_BPE };
+static const tdef GPT2_TENSORS[] = {
+    {"token_embd.weight", 2, {G_E, G_V, 1, 1}, GB_F32},
+    {"pos_embd.weight", 2, {G_E, G_C, 1, 1}, GB_F32},
+    {"output_norm.weight", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"output_norm.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"output.weight", 2, {G_E, G_V, 1, 1}, GB_F32},
+    {"blk.0.attn_norm.weight", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.attn_norm.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.attn_qkv.weight", 2, {G_E, 3 * G_E, 1, 1}, GB_F32},
+    {"blk.0.attn_qkv.bias", 1, {3 * G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.attn_output.weight", 2, {G_E, G_E, 1, 1}, GB_F32},
+    {"blk.0.attn_output.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.ffn_norm.weight", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.ffn_norm.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+    {"blk.0.ffn_up.weight", 2, {G_E, G_F, 1, 1}, GB_F32},
+    {"blk.0.ffn_up.bias", 1, {G_F, 1, 1, 1}, GB_F32},
+    {"blk.0.ffn_down.weight", 2, {G_F, G_E, 1, 1}, GB_F32},
+    {"blk.0.ffn_down.bias", 1, {G_E, 1, 1, 1}, GB_F32},
+};
+
+/* mpt vocabulary-only files: the spec's MPT section and its generic [llm]
+ * list disagree on the ALiBi / clamp key names */
+#define MPT_KEYS(alibi, clamp)                                                                     \
+    KVS("general.architecture", "mpt"), KVS("general.name", "conformance mpt vocabulary"),         \
+        KV(GB_VT_U32, "mpt.context_length", 2048), KV(GB_VT_U32, "mpt.embedding_length", 8),       \
+        KV(GB_VT_U32, "mpt.block_count", 1), KV(GB_VT_U32, "mpt.attention.head_count", 2),         \
+        KVF32("mpt.attention.layer_norm_epsilon", 1e-5f), KVF32(alibi, 8.0f), KVF32(clamp, 6.0f),  \
+        BPE(1)
+
+static const fcase MODELS[] = {
+    {"y_llama_tiny", ACC, ACC, ACC,
+     "a complete llama model llama.cpp can load: E 8, 2 heads (head size 4 = "
+     "rope.dimension_count), F 16, 1 block, u32 hyper-parameters as gguf-py writes them, the "
+     "5-token llama vocabulary, every required tensor with its shape, all f32",
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(false, false), SPM(0), LLAMA_TENSORS(NULL))},
+    {"i_llama_counts_u64", ACC, REJ, REJ,
+     "the tiny llama with context_length, embedding_length, block_count, "
+     "feed_forward_length, head_count and rope.dimension_count as uint64, the spec's type; "
+     "llama.cpp wants u32 ('key has wrong type')",
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(true, false), SPM(0), LLAMA_TENSORS(NULL))},
+    {"y_llama_rope_scale_spec_key", ACC, ACC, ACC,
+     "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
+     "the tiny llama with llama.rope.scale 4 (an optional key of the spec's LLaMA section): "
+     "llama.cpp reads rope.scale_linear / rope.scaling.factor and ignores it, so the model "
+     "loads unscaled; strict: writers write rope.scaling.type and rope.scaling.factor",
+     .from = FROM_BARE,
+     .ops = OPS(LLAMA_KEYS(false, false), KVF32("llama.rope.scale", 4.0f), SPM(0),
+                LLAMA_TENSORS(NULL))},
+    {"y_llama_moe", ACC, ACC, ACC,
+     "the tiny llama as a 2-expert MoE (expert_used_count 1): ffn_gate_inp [8,2] and the "
+     "merged 3-D ffn_gate_exps/ffn_down_exps/ffn_up_exps llama.cpp loads",
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(false, true), SPM(0), LLAMA_TENSORS("exps"))},
+    {"i_llama_moe_spec_expert_names", ACC, REJ, REJ,
+     "the MoE llama with the spec's expert tensor names ffn_gate_exp/ffn_down_exp/ffn_up_exp "
+     "(spec tensor names are a recommendation); llama.cpp wants ffn_*_exps: 'tensor not "
+     "found'",
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(false, true), SPM(0), LLAMA_TENSORS("exp"))},
+    {"y_llama_vocab_only", ACC, ACC, ACC,
+     "llama hyper-parameters and vocabulary, no tensors and no padding, like llama.cpp's "
+     "models/ggml-vocab-*.gguf",
+     .from = FROM_BARE, .ops = OPS(LLAMA_KEYS(false, false), SPM(0))},
+    {"i_gpt2_spec_pos_embd_name", ACC, REJ, REJ,
+     "a tiny gpt2 whose position embedding is named pos_embd.weight as in the spec's "
+     "tensor-name list; llama.cpp loads position_embd.weight: 'missing tensor' "
+     "(GG551) and pos_embd.weight is not a gpt2 tensor (GG552); both are warnings "
+     "under spec, where tensor names are only recommended",
+     .from = FROM_BARE,
+     .ops = OPS(KVS("general.architecture", "gpt2"), KVS("general.name", "conformance tiny gpt2"),
+                KV(GB_VT_U32, "general.file_type", 0), KV(GB_VT_U32, "gpt2.context_length", G_C),
+                KV(GB_VT_U32, "gpt2.embedding_length", G_E), KV(GB_VT_U32, "gpt2.block_count", 1),
+                KV(GB_VT_U32, "gpt2.feed_forward_length", G_F),
+                KV(GB_VT_U32, "gpt2.attention.head_count", 2),
+                KVF32("gpt2.attention.layer_norm_epsilon", 1e-5f), BPE(1),
+                TENSORS(GPT2_TENSORS, sizeof GPT2_TENSORS / sizeof GPT2_TENSORS[0]))},
+    {"y_mpt_vocab_spec_key_names", ACC, ACC, ACC,
+     "an mpt vocabulary-only file with the keys the spec's MPT section requires, "
+     "attention.alibi_bias_max and clip_kqv: llama.cpp reads max_alibi_bias / clamp_kqv as "
+     "optional and ignores these (the model would load without its ALiBi bias); strict: "
+     "writers write max_alibi_bias; gguflint does not model MPT's keys",
+     .from = FROM_BARE,
+     .ops = OPS(MPT_KEYS("mpt.attention.alibi_bias_max", "mpt.attention.clip_kqv"))},
+    {"i_mpt_vocab_code_key_names", ACC, ACC, ACC,
+     "an mpt vocabulary-only file with attention.max_alibi_bias and clamp_kqv, the names of "
+     "llama.cpp, gguf-py and the real ggml-vocab-mpt.gguf (and of the spec's generic [llm] "
+     "list), but the spec's MPT section says alibi_bias_max and clip_kqv 'must be present'; "
+     "gguflint does not model MPT's keys and follows the real file",
+     .from = FROM_BARE,
+     .ops = OPS(MPT_KEYS("mpt.attention.max_alibi_bias", "mpt.attention.clamp_kqv"))},
+};
+
 static void cases_models(void)
 {
-    gb *b;
-    b = gb_new(3);
-    llama_keys(b, false, false);
-    spm_vocab(b, 0);
-    llama_tensors(b, NULL);
-    emit("y_llama_tiny", ACC, ACC, ACC,
-         "a complete llama model llama.cpp can load: E 8, 2 heads (head size 4 = "
-         "rope.dimension_count), F 16, 1 block, u32 hyper-parameters as gguf-py writes them, the "
-         "5-token llama vocabulary, every required tensor with its shape, all f32",
-         b);
-    b = gb_new(3);
-    llama_keys(b, true, false);
-    spm_vocab(b, 0);
-    llama_tensors(b, NULL);
-    emit("i_llama_counts_u64", ACC, REJ, REJ,
-         "the tiny llama with context_length, embedding_length, block_count, "
-         "feed_forward_length, head_count and rope.dimension_count as uint64, the spec's type; "
-         "llama.cpp wants u32 ('key has wrong type')",
-         b);
-    b = gb_new(3);
-    llama_keys(b, false, false);
-    gb_kv_f32(b, "llama.rope.scale", 4.0f);
-    spm_vocab(b, 0);
-    llama_tensors(b, NULL);
-    emit("y_llama_rope_scale_spec_key", ACC, ACC, ACC,
-         "gguflint does not flag spec-only key spellings that llama.cpp ignores (not modelled); "
-         "the tiny llama with llama.rope.scale 4 (an optional key of the spec's LLaMA section): "
-         "llama.cpp reads rope.scale_linear / rope.scaling.factor and ignores it, so the model "
-         "loads unscaled; strict: writers write rope.scaling.type and rope.scaling.factor",
-         b);
-    b = gb_new(3);
-    llama_keys(b, false, true);
-    spm_vocab(b, 0);
-    llama_tensors(b, "exps");
-    emit("y_llama_moe", ACC, ACC, ACC,
-         "the tiny llama as a 2-expert MoE (expert_used_count 1): ffn_gate_inp [8,2] and the "
-         "merged 3-D ffn_gate_exps/ffn_down_exps/ffn_up_exps llama.cpp loads",
-         b);
-    b = gb_new(3);
-    llama_keys(b, false, true);
-    spm_vocab(b, 0);
-    llama_tensors(b, "exp");
-    emit("i_llama_moe_spec_expert_names", ACC, REJ, REJ,
-         "the MoE llama with the spec's expert tensor names ffn_gate_exp/ffn_down_exp/ffn_up_exp "
-         "(spec tensor names are a recommendation); llama.cpp wants ffn_*_exps: 'tensor not "
-         "found'",
-         b);
-    b = gb_new(3);
-    llama_keys(b, false, false);
-    spm_vocab(b, 0);
-    emit("y_llama_vocab_only", ACC, ACC, ACC,
-         "llama hyper-parameters and vocabulary, no tensors and no padding, like llama.cpp's "
-         "models/ggml-vocab-*.gguf",
-         b);
-
-    /* gpt2 with the spec's position-embedding name */
-    {
-        enum { E = 8, C = 16, F = 32, V = N_BPE };
-        const tdef t[] = {
-            {"token_embd.weight", 2, {E, V, 1, 1}, GB_F32},
-            {"pos_embd.weight", 2, {E, C, 1, 1}, GB_F32},
-            {"output_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
-            {"output_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
-            {"output.weight", 2, {E, V, 1, 1}, GB_F32},
-            {"blk.0.attn_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.attn_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.attn_qkv.weight", 2, {E, 3 * E, 1, 1}, GB_F32},
-            {"blk.0.attn_qkv.bias", 1, {3 * E, 1, 1, 1}, GB_F32},
-            {"blk.0.attn_output.weight", 2, {E, E, 1, 1}, GB_F32},
-            {"blk.0.attn_output.bias", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.ffn_norm.weight", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.ffn_norm.bias", 1, {E, 1, 1, 1}, GB_F32},
-            {"blk.0.ffn_up.weight", 2, {E, F, 1, 1}, GB_F32},
-            {"blk.0.ffn_up.bias", 1, {F, 1, 1, 1}, GB_F32},
-            {"blk.0.ffn_down.weight", 2, {F, E, 1, 1}, GB_F32},
-            {"blk.0.ffn_down.bias", 1, {E, 1, 1, 1}, GB_F32},
-        };
-        b = gb_new(3);
-        gb_kv_str(b, "general.architecture", "gpt2");
-        gb_kv_str(b, "general.name", "conformance tiny gpt2");
-        gb_kv_u32(b, "general.file_type", 0);
-        gb_kv_u32(b, "gpt2.context_length", C);
-        gb_kv_u32(b, "gpt2.embedding_length", E);
-        gb_kv_u32(b, "gpt2.block_count", 1);
-        gb_kv_u32(b, "gpt2.feed_forward_length", F);
-        gb_kv_u32(b, "gpt2.attention.head_count", 2);
-        gb_kv_f32(b, "gpt2.attention.layer_norm_epsilon", 1e-5f);
-        bpe_vocab(b, true);
-        put_tensors(b, t, sizeof t / sizeof t[0], 32, 0);
-        emit("i_gpt2_spec_pos_embd_name", ACC, REJ, REJ,
-             "a tiny gpt2 whose position embedding is named pos_embd.weight as in the spec's "
-             "tensor-name list; llama.cpp loads position_embd.weight: 'missing tensor' "
-             "(GG551) and pos_embd.weight is not a gpt2 tensor (GG552); both are warnings "
-             "under spec, where tensor names are only recommended",
-             b);
-    }
-
-    /* mpt ALiBi / clamp keys: the spec's MPT section and its generic [llm] list disagree */
-    static const struct {
-        const char *name, *alibi, *clamp, *desc;
-        int spec, strict;
-    } mpt[] = {
-        {"y_mpt_vocab_spec_key_names", "mpt.attention.alibi_bias_max", "mpt.attention.clip_kqv",
-         "an mpt vocabulary-only file with the keys the spec's MPT section requires, "
-         "attention.alibi_bias_max and clip_kqv: llama.cpp reads max_alibi_bias / clamp_kqv as "
-         "optional and ignores these (the model would load without its ALiBi bias); strict: "
-         "writers write max_alibi_bias; gguflint does not model MPT's keys",
-         ACC, ACC},
-        {"i_mpt_vocab_code_key_names", "mpt.attention.max_alibi_bias", "mpt.attention.clamp_kqv",
-         "an mpt vocabulary-only file with attention.max_alibi_bias and clamp_kqv, the names of "
-         "llama.cpp, gguf-py and the real ggml-vocab-mpt.gguf (and of the spec's generic [llm] "
-         "list), but the spec's MPT section says alibi_bias_max and clip_kqv 'must be present'; "
-         "gguflint does not model MPT's keys and follows the real file",
-         ACC, ACC},
-    };
-    for (size_t i = 0; i < sizeof mpt / sizeof mpt[0]; i++) {
-        b = gb_new(3);
-        gb_kv_str(b, "general.architecture", "mpt");
-        gb_kv_str(b, "general.name", "conformance mpt vocabulary");
-        gb_kv_u32(b, "mpt.context_length", 2048);
-        gb_kv_u32(b, "mpt.embedding_length", 8);
-        gb_kv_u32(b, "mpt.block_count", 1);
-        gb_kv_u32(b, "mpt.attention.head_count", 2);
-        gb_kv_f32(b, "mpt.attention.layer_norm_epsilon", 1e-5f);
-        gb_kv_f32(b, mpt[i].alibi, 8.0f);
-        gb_kv_f32(b, mpt[i].clamp, 6.0f);
-        bpe_vocab(b, true);
-        emit(mpt[i].name, mpt[i].spec, ACC, mpt[i].strict, mpt[i].desc, b);
-    }
+    emit_cases(MODELS);
 }
 
 /* ------------------------------------------------------------ split shards */
 
+static const tdef SHARD2_T = {"b.weight", 2, {8, 2, 1, 1}, GB_F32};
+
+static const fcase SPLIT[] = {
+    {"y_split-00001-of-00002", ACC, ACC, ACC,
+     "first shard of a 2-file split set as gguf-split writes it: all metadata, split.no u16 "
+     "0, split.count u16 2, split.tensors.count i32 2, one tensor",
+     .ops = OPS(KVS("general.name", "conformance split"), KV(GB_VT_U32, "general.file_type", 0),
+                KV(GB_VT_U16, "split.no", 0), KV(GB_VT_U16, "split.count", 2),
+                KV(GB_VT_I32, "split.tensors.count", 2), ONE_T)},
+    {"y_split-00002-of-00002", ACC, ACC, ACC,
+     "second shard as gguf-split writes it: only the three split.* keys (no "
+     "general.architecture: the model's metadata lives in the first shard; the spec predates "
+     "split files) and one tensor with offsets from 0",
+     .from = FROM_BARE,
+     .ops = OPS(KV(GB_VT_U16, "split.no", 1), KV(GB_VT_U16, "split.count", 2),
+                KV(GB_VT_I32, "split.tensors.count", 2), TENSORS(&SHARD2_T, 1))},
+    {"i_split_no_out_of_range-00003-of-00002", ACC, REJ, REJ,
+     "split.no 2 with split.count 2: the split.* keys are llama.cpp's (the spec leaves them "
+     "free); llama.cpp rejects a shard number past the count",
+     .ops = OPS(KV(GB_VT_U16, "split.no", 2), KV(GB_VT_U16, "split.count", 2),
+                KV(GB_VT_I32, "split.tensors.count", 2), ONE_T)},
+    {"i_split_keys_u32-00001-of-00002", ACC, REJ, REJ,
+     "split.no and split.count as u32 instead of u16: free to the spec; llama.cpp's typed "
+     "read fails (its unchecked getter aborts on later shards)",
+     .ops = OPS(KV(GB_VT_U32, "split.no", 0), KV(GB_VT_U32, "split.count", 2),
+                KV(GB_VT_I32, "split.tensors.count", 2), ONE_T)},
+};
+
 static void cases_split(void)
 {
-    gb *b;
-    const tdef t1 = {"a.weight", 2, {8, 2, 1, 1}, GB_F32};
-    const tdef t2 = {"b.weight", 2, {8, 2, 1, 1}, GB_F32};
-
-    b = start();
-    gb_kv_str(b, "general.name", "conformance split");
-    gb_kv_u32(b, "general.file_type", 0);
-    gb_kv_u16(b, "split.no", 0);
-    gb_kv_u16(b, "split.count", 2);
-    gb_kv_i32(b, "split.tensors.count", 2);
-    put_tensors(b, &t1, 1, 32, 0);
-    emit("y_split-00001-of-00002", ACC, ACC, ACC,
-         "first shard of a 2-file split set as gguf-split writes it: all metadata, split.no u16 "
-         "0, split.count u16 2, split.tensors.count i32 2, one tensor",
-         b);
-    b = gb_new(3);
-    gb_kv_u16(b, "split.no", 1);
-    gb_kv_u16(b, "split.count", 2);
-    gb_kv_i32(b, "split.tensors.count", 2);
-    put_tensors(b, &t2, 1, 32, 0);
-    emit("y_split-00002-of-00002", ACC, ACC, ACC,
-         "second shard as gguf-split writes it: only the three split.* keys (no "
-         "general.architecture: the model's metadata lives in the first shard; the spec predates "
-         "split files) and one tensor with offsets from 0",
-         b);
-    b = start();
-    gb_kv_u16(b, "split.no", 2);
-    gb_kv_u16(b, "split.count", 2);
-    gb_kv_i32(b, "split.tensors.count", 2);
-    put_tensors(b, &t1, 1, 32, 0);
-    emit("i_split_no_out_of_range-00003-of-00002", ACC, REJ, REJ,
-         "split.no 2 with split.count 2: the split.* keys are llama.cpp's (the spec leaves them "
-         "free); llama.cpp rejects a shard number past the count",
-         b);
-    b = start();
-    gb_kv_u32(b, "split.no", 0);
-    gb_kv_u32(b, "split.count", 2);
-    gb_kv_i32(b, "split.tensors.count", 2);
-    put_tensors(b, &t1, 1, 32, 0);
-    emit("i_split_keys_u32-00001-of-00002", ACC, REJ, REJ,
-         "split.no and split.count as u32 instead of u16: free to the spec; llama.cpp's typed "
-         "read fails (its unchecked getter aborts on later shards)",
-         b);
+    emit_cases(SPLIT);
 }
 
 /* ------------------------------------------------------------ output */
