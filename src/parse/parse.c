@@ -523,6 +523,7 @@ static void report_invalid(parser *p, const uint8_t *at, uint64_t n, uint64_t in
  * place. Only when it fails are its strings checked one by one. `first` is
  * the length field of the run's first string, `stop` the end of its last. */
 #define SHORT_STRING 0x80u
+_Static_assert(TOKEN_NH_MAX < SHORT_STRING, "the token loops take only short strings");
 
 static void check_run(parser *p, const uint8_t *first, uint64_t first_index, const uint8_t *stop,
                       const uint8_t *limit, bool *esc)
@@ -625,11 +626,6 @@ static tok_index *start_tokens(parser *p, uint64_t count)
  * shorter than SHORT_STRING) and take an empty slot. Stops at the first
  * other token (empty, longer, or a slot with its tag: a duplicate or a rare
  * accident), which the caller records with tok_add_slow. */
-typedef struct tok_walk {
-    const uint8_t *q;
-    uint64_t left, tn;
-} tok_walk;
-
 __attribute__((noinline)) static tok_walk tok_walk_fast(tok_index *ti, tok_walk w,
                                                         const uint8_t *lim)
 {
@@ -642,7 +638,7 @@ __attribute__((noinline)) static tok_walk tok_walk_fast(tok_index *ti, tok_walk 
     const __m128i nk1 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 4));
     const __m128i nk2 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 8));
     const __m128i nk3 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 12));
-    const uint64_t klen = ti->klen, mul = ti->mul;
+    const uint64_t mul = ti->mul; /* n * klen: ti->klen_tab[n], one add off ti */
     const uint8_t *q = w.q;
     uint64_t left = w.left, tn = w.tn;
     /* probes (rare: only past an occupied slot) are counted in memory,
@@ -650,9 +646,9 @@ __attribute__((noinline)) static tok_walk tok_walk_fast(tok_index *ti, tok_walk 
     volatile uint64_t *const probes = &ti->probes;
     while (left > 0 && q < lim) {
         const uint64_t n = cur_le64_unchecked(q);
-        if (n - 1 >= (TOKEN_NH_MAX < SHORT_STRING ? TOKEN_NH_MAX : SHORT_STRING - 1))
+        if (n - 1 >= TOKEN_NH_MAX)
             break; /* empty, or long: tok_add_slow */
-        const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, nk2, nk3, klen, mul);
+        const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, nk2, nk3, ti->klen_tab, mul);
         const uint32_t tag = (uint32_t)(h >> 32) | 1u;
         size_t k = (size_t)(h >> shift);
         uint32_t st;
@@ -706,6 +702,7 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
         rec_lim = tbase + UINT32_MAX;
 #if defined(__SSE2__)
     const bool inline_tokens = ti && ti->slots != NULL;
+    const bool tok_avx2 = inline_tokens && tok_have_avx2();
 #else
     const bool inline_tokens = false;
 #endif
@@ -725,7 +722,8 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
         }
 #if defined(__SSE2__)
         if (ti && q < lim) {
-            tok_walk w = tok_walk_fast(ti, (tok_walk){q, left, tn}, lim);
+            tok_walk w = tok_avx2 ? tok_walk_avx2(ti, (tok_walk){q, left, tn}, lim)
+                                  : tok_walk_fast(ti, (tok_walk){q, left, tn}, lim);
             q = w.q, left = w.left, tn = w.tn;
         }
 #endif

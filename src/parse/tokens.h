@@ -68,6 +68,7 @@ typedef struct tok_index {
      * length's and the final multiplier (odd), SipHash's for long tokens */
     uint32_t nh[TOKEN_NH_MAX / 4];
     uint64_t klen, mul;
+    uint64_t klen_tab[TOKEN_NH_MAX + 1]; /* n * klen: one add in the token loops */
     keyhash_key sip;
 } tok_index;
 
@@ -132,10 +133,9 @@ extern const uint8_t tok_keep_mask[64];
  * start: NH 16 bytes per step (add the word keys, shift the odd words down,
  * multiply, accumulate), then the length and the multiplier. k0..k3: the
  * word keys nh[0..3], [4..7], [8..11], [12..15] as vectors. */
-static inline __attribute__((always_inline)) uint64_t tok_hash_fast(const uint8_t *s, uint64_t len,
-                                                                    __m128i k0, __m128i k1,
-                                                                    __m128i k2, __m128i k3,
-                                                                    uint64_t klen, uint64_t mul)
+static inline __attribute__((always_inline)) uint64_t
+tok_hash_fast(const uint8_t *s, uint64_t len, __m128i k0, __m128i k1, __m128i k2, __m128i k3,
+              const uint64_t *klen_tab, uint64_t mul)
 {
 #define TOK_LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define TOK_NH16(v, k) _mm_mul_epu32(_mm_add_epi32(v, k), _mm_srli_epi64(_mm_add_epi32(v, k), 32))
@@ -155,11 +155,26 @@ static inline __attribute__((always_inline)) uint64_t tok_hash_fast(const uint8_
                           TOK_NH16(_mm_and_si128(TOK_LD(s + 48), TOK_LD(m + 16)), k3)));
     }
     p = _mm_add_epi64(p, _mm_unpackhi_epi64(p, p));
-    return tok_finish((uint64_t)_mm_cvtsi128_si64(p) + len * klen, mul);
+    return tok_finish((uint64_t)_mm_cvtsi128_si64(p) + klen_tab[len], mul);
 #undef TOK_LD
 #undef TOK_NH16
 }
 #endif
+
+/* The token loop of the parse pass (parse.c's walk_strings with a tokens
+ * record): from q, while below `lim` and strings are left, hash each token
+ * of 1..TOKEN_NH_MAX bytes and take an empty slot; stop at the first other
+ * token (empty, longer, or a slot with its tag: a duplicate or a rare
+ * accident), which the caller records with tok_add_slow. `lim` leaves 64
+ * readable bytes after each token's start. tok_walk_fast (SSE2, in
+ * parse.c) and tok_walk_avx2 (tokens.c; when tok_have_avx2()) compute the
+ * same hash, tok_hash_ref's. */
+typedef struct tok_walk {
+    const uint8_t *q;
+    uint64_t left, tn;
+} tok_walk;
+bool tok_have_avx2(void);
+tok_walk tok_walk_avx2(tok_index *ti, tok_walk w, const uint8_t *lim);
 
 /* The keyed hash of one token (1 <= len; tests compare the vector and
  * scalar paths with it). */
