@@ -45,8 +45,10 @@ echo "ok: gguflint.pc: includedir $incdir, libdir $libdir"
 echo "ok: pkg-config static consumer that defines emit"
 
 # CMake package
+want=$(sed -n 's/^#define GGUFLINT_VERSION_MAJOR \([0-9]*\)$/\1/p' "$src/src/gguflint.h").$(
+    sed -n 's/^#define GGUFLINT_VERSION_MINOR \([0-9]*\)$/\1/p' "$src/src/gguflint.h")
 cmake -S "$src/tests/consumers" -B "$tmp/consumers" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    -DGGUFLINT_WANT_VERSION="$want" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$tmp/consumers" -j2 >/dev/null
 for exe in consumer_cxx consumer_static consumer_shared_emit; do
     [ -x "$tmp/consumers/$exe" ] || continue
