@@ -318,34 +318,40 @@ static void test_changed_between_requests(void **state)
     uint8_t *file = pattern(3000);
     char err[256];
     net_script s;
-    /* If-Range failed: the server sends the whole new file */
-    buf b = {0};
-    part(&b, file, 0, 999, 3000, "ETag: \"v1\"");
-    resp(&b, "HTTP/1.1 200 OK\r\nETag: \"v2\"\r\nContent-Length: 3000", file, 3000, 0);
-    assert_int_equal(open_read(&b, 1000, 500, err, sizeof err, &s), NET_E_IO);
-    assert_non_null(strstr(err, "changed between requests"));
-    free(b.p);
-    /* a server that ignores If-Range but shows the new ETag */
-    b = (buf){0};
-    part(&b, file, 0, 999, 3000, "ETag: \"v1\"");
-    part(&b, file, 1000, 1499, 3000, "ETag: \"v2\"");
-    assert_int_equal(open_read(&b, 1000, 500, err, sizeof err, &s), NET_E_IO);
-    assert_non_null(strstr(err, "changed between requests"));
-    free(b.p);
-    /* no validator at all: the total size changed */
-    b = (buf){0};
-    part(&b, file, 0, 999, 3000, NULL);
-    part(&b, file, 1000, 1499, 2999, NULL);
-    assert_int_equal(open_read(&b, 1000, 500, err, sizeof err, &s), NET_E_IO);
-    assert_non_null(strstr(err, "changed between requests"));
-    free(b.p);
-    /* shrunk: 416 */
-    b = (buf){0};
-    part(&b, file, 0, 999, 3000, NULL);
-    resp(&b, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */900", "", 0, 0);
-    assert_int_equal(open_read(&b, 1000, 500, err, sizeof err, &s), NET_E_IO);
-    assert_non_null(strstr(err, "416"));
-    free(b.p);
+    /* the first 1000 bytes, then a second answer that shows a new file: a
+     * whole response (headers, and that many bytes of the file as the body)
+     * or the part [1000, last] of a file of `total` bytes */
+    const struct {
+        const char *what;
+        const char *first_hdr; /* headers of the first part */
+        const char *whole;     /* NULL: the second answer is a part */
+        size_t whole_len;
+        uint64_t last, total;
+        const char *part_hdr;
+        const char *want; /* in the error */
+    } cases[] = {
+        {"If-Range failed: the server sends the whole new file", "ETag: \"v1\"",
+         "HTTP/1.1 200 OK\r\nETag: \"v2\"\r\nContent-Length: 3000", 3000, 0, 0, NULL,
+         "changed between requests"},
+        {"a server that ignores If-Range but shows the new ETag", "ETag: \"v1\"", NULL, 0, 1499,
+         3000, "ETag: \"v2\"", "changed between requests"},
+        {"no validator at all: the total size changed", NULL, NULL, 0, 1499, 2999, NULL,
+         "changed between requests"},
+        {"shrunk: 416", NULL, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */900", 0,
+         0, 0, NULL, "416"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        buf b = {0};
+        part(&b, file, 0, 999, 3000, cases[i].first_hdr);
+        if (cases[i].whole)
+            resp(&b, cases[i].whole, file, cases[i].whole_len, 0);
+        else
+            part(&b, file, 1000, cases[i].last, cases[i].total, cases[i].part_hdr);
+        assert_int_equal(open_read(&b, 1000, 500, err, sizeof err, &s), NET_E_IO);
+        if (!strstr(err, cases[i].want))
+            fail_msg("%s: '%s' does not mention '%s'", cases[i].what, err, cases[i].want);
+        free(b.p);
+    }
     free(file);
 }
 
