@@ -535,26 +535,13 @@ static void run_cases_n(const acase *cases, size_t n, const char *test)
 }
 #define run_cases(table) run_cases_n(table, sizeof table / sizeof table[0], __func__)
 
-/* A cmocka test that is one table: named after the table, which it gets as
- * its state (TABLE_TEST in main). */
-typedef struct atable {
-    const char *name;
-    const acase *cases;
-    size_t n;
-} atable;
-
+/* A cmocka test that is one table (TABLE_TEST in main). */
 static void run_table(void **state)
 {
-    const atable *t = *state;
-    run_cases_n(t->cases, t->n, t->name);
+    const ex_table *t = *state;
+    run_cases_n(t->rows, t->n, t->name);
 }
-#define TABLE_TEST(table)                                                                          \
-    {                                                                                              \
-#table, run_table, NULL, NULL, &(atable)                                                   \
-        {                                                                                          \
-#table, table, sizeof table / sizeof table[0]                                          \
-        }                                                                                          \
-    }
+#define TABLE_TEST(table) EX_TABLE_TEST(run_table, table)
 
 /* ------------------------------------------------------ extra KVs (hooks) */
 

@@ -37,6 +37,9 @@ typedef struct pspec {
     int64_t chunk;          /* 0: absent (adds an audio encoder when set) */
     int64_t min_px, max_px; /* 0: absent */
     int64_t scale;          /* clip.vision.projector.scale_factor, 0: absent */
+    const char *atype;      /* set: no clip.projector_type; ptype is written as
+                               clip.vision.projector_type and atype as
+                               clip.audio.projector_type (chunk must be set) */
     const char *omit;
     const char *mark; /* the key whose value offset is returned */
 } pspec;
@@ -62,7 +65,16 @@ static uint8_t *projector(const pspec *s, size_t *len)
     mark_at = 0;
     gb_kv_str(b, "general.architecture", "clip");
     const char *pt = s->ptype ? s->ptype : "mlp";
-    gb_kv_strn(b, "clip.projector_type", pt, s->ptype_len ? s->ptype_len : strlen(pt));
+    if (s->atype) {
+        gb_kv_str(b, "clip.vision.projector_type", pt);
+        if (s->mark && strcmp(s->mark, "clip.vision.projector_type") == 0)
+            mark_at = gb_last(b)->value;
+        gb_kv_str(b, "clip.audio.projector_type", s->atype);
+        if (s->mark && strcmp(s->mark, "clip.audio.projector_type") == 0)
+            mark_at = gb_last(b)->value;
+    } else {
+        gb_kv_strn(b, "clip.projector_type", pt, s->ptype_len ? s->ptype_len : strlen(pt));
+    }
     if (s->mark && strcmp(s->mark, "clip.projector_type") == 0)
         mark_at = gb_last(b)->value;
     gb_kv_bool(b, "clip.has_vision_encoder", 1);
@@ -99,11 +111,25 @@ static uint8_t *projector(const pspec *s, size_t *len)
     uint64_t off = 14 * 14 * 3 * 32 * 4;
     size_t extra = 0;
     for (size_t i = 0; i < sizeof ptensors / sizeof ptensors[0]; i++) {
-        if (strcmp(ptensors[i].type, pt) != 0 ||
+        if ((strcmp(ptensors[i].type, pt) != 0 &&
+             !(s->atype && strcmp(ptensors[i].type, s->atype) == 0)) ||
             (s->omit && strcmp(s->omit, ptensors[i].tensor) == 0))
             continue;
         uint64_t ne1[4] = {8, 1, 1, 1};
         gb_tensor(b, ptensors[i].tensor, 1, ne1, GB_F32, off);
+        off += 32;
+        extra++;
+    }
+    /* the encoder layers the loader requires (GG592): attn_out, ffn_up and
+     * ffn_down of each of the block_count = 1 layers, per encoder */
+    static const char *const layer[] = {"v.blk.0.attn_out.weight", "v.blk.0.ffn_up.weight",
+                                        "v.blk.0.ffn_down.weight", "a.blk.0.attn_out.weight",
+                                        "a.blk.0.ffn_up.weight",   "a.blk.0.ffn_down.weight"};
+    for (size_t i = 0; i < 6; i++) {
+        if ((i >= 3 && !s->chunk) || (s->omit && strcmp(s->omit, layer[i]) == 0))
+            continue;
+        uint64_t ne1[4] = {8, 1, 1, 1};
+        gb_tensor(b, layer[i], 1, ne1, GB_F32, off);
         off += 32;
         extra++;
     }
@@ -224,6 +250,38 @@ static void test_GG591_tensor_missing(void **state)
                         .omit = "resampler.query",
                         .mark = "clip.projector_type"},
                "GG591", "MiniCPM-V resampler without its query");
+}
+
+static void test_GG592_layer_tensor_missing(void **state)
+{
+    (void)state;
+    expect_one(&(pspec){.omit = "v.blk.0.ffn_down.weight", .mark = "clip.vision.block_count"},
+               "GG592", "vision layer without ffn_down");
+    expect_one(&(pspec){.omit = "v.blk.0.attn_out.weight", .mark = "clip.vision.block_count"},
+               "GG592", "vision layer without attn_out");
+    expect_one(&(pspec){.ptype = "granite_speech",
+                        .chunk = 200,
+                        .omit = "a.blk.0.ffn_up.weight",
+                        .mark = "clip.audio.block_count"},
+               "GG592", "audio layer without ffn_up");
+    /* GG591 with a type per encoder (no clip.projector_type): each
+     * encoder's own type, reported at its key */
+    expect_clean(&(pspec){.ptype = "gemma3", .atype = "ultravox", .chunk = 200});
+    expect_one(&(pspec){.ptype = "gemma3",
+                        .atype = "ultravox",
+                        .chunk = 200,
+                        .omit = "mm.a.norm_mid.weight",
+                        .mark = "clip.audio.projector_type"},
+               "GG591", "ultravox audio encoder without mm.a.norm_mid");
+    expect_one(&(pspec){.ptype = "gemma3",
+                        .atype = "ultravox",
+                        .chunk = 200,
+                        .omit = "mm.soft_emb_norm.weight",
+                        .mark = "clip.vision.projector_type"},
+               "GG591", "gemma3 vision encoder without its soft embedding norm");
+    /* gemma3nv: the MobileNet tower has no such layers (its loader sets
+     * n_layer to 0): a projector without them is clean */
+    expect_clean(&(pspec){.ptype = "gemma3nv", .omit = "v.blk.0.attn_out.weight"});
 }
 
 static void test_GG556_projector_unknown(void **state)
@@ -377,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_GG557_hparam_missing),
         cmocka_unit_test(test_GG591_tensor_missing),
         cmocka_unit_test(test_GG591_every_type),
+        cmocka_unit_test(test_GG592_layer_tensor_missing),
         cmocka_unit_test(test_GG558_patch_grid),
         cmocka_unit_test(test_GG558_zero_patch),
         cmocka_unit_test(test_GG559_merge_size),

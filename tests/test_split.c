@@ -4,8 +4,9 @@
  * in memory and named m-0000N-of-00003.gguf: the clean set (in any order),
  * then a missing shard, an extra shard, a duplicated shard, a tensor in two
  * shards, a wrong tensor total, disagreeing counts and metadata outside the
- * first shard, each reported on the shard holding the field. Clean means no
- * finding of the split family. */
+ * first shard, each reported on the shard holding the field (those broken
+ * sets are tables run by one loop). Clean means no finding of the split
+ * family. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -344,120 +345,173 @@ static void test_set_not_run(void **state)
     shard_free(&s);
 }
 
-static void test_GG410_split_shard_missing(void **state)
+/* ---------------------------------------------------------- broken sets */
+
+/* A shard of a set case: make_shard's arguments (no split-key changes) and
+ * the name it is linted under (NULL: its own m-0000N-of-0000M.gguf). */
+typedef struct sdef {
+    long no, count, total;
+    const char *const *tensors;
+    size_t nt;
+    bool meta;
+    const char *name;
+} sdef;
+
+/* The field of a shard a finding must point at. */
+typedef enum { AT_COUNT, AT_NO, AT_TOTAL, AT_META, AT_TENSOR1 } sfield;
+
+/* A set checked with gguflint_check_set: rule `id` `times` times (0: once)
+ * on shard k, one at its field `at`, nowhere else; and, when `none` is set,
+ * no finding of that rule on shard none_k (-1: on any shard). */
+typedef struct setcase {
+    const char *what;
+    sdef shards[MAXS]; /* up to the first without tensors */
+    size_t k;
+    const char *id;
+    sfield at;
+    size_t times;
+    const char *none;
+    int none_k;
+} setcase;
+
+static uint64_t shard_field(const shard *s, sfield f)
 {
-    (void)state;
-    set st;
-    memset(&st, 0, sizeof st);
-    set_add(&st, make_shard(0, 3, 3, t_a, 1, true, K0), NULL);
-    set_add(&st, make_shard(2, 3, 3, t_c, 1, false, K0), NULL);
-    check(&st);
-    set_expect(&st, 0, "GG410", st.s[0].count.value);
-    assert_int_equal(ex_count_id(st.ctx[0], "GG415", 0, NULL), 0); /* not with a gap */
-    set_free(&st);
-    /* shard 1 missing: reported on the lowest shard present */
-    memset(&st, 0, sizeof st);
-    set_add(&st, make_shard(2, 3, 3, t_c, 1, false, K0), NULL);
-    set_add(&st, make_shard(1, 3, 3, t_b, 1, false, K0), NULL);
-    check(&st);
-    set_expect(&st, 1, "GG410", st.s[1].count.value);
-    set_free(&st);
+    switch (f) {
+    case AT_COUNT: return s->count.value;
+    case AT_NO: return s->no.value;
+    case AT_TOTAL: return s->total.value;
+    case AT_META: return s->meta.start;
+    default: return s->tensor[1].start;
+    }
 }
 
-static void test_GG411_split_shard_extra(void **state)
+static void run_set_cases(void **state)
 {
-    (void)state;
-    set st;
-    clean_set(&st);
-    static const char *const t_d[] = {"d"};
-    set_add(&st, make_shard(3, 3, 4, t_d, 1, false, K0), "m-00004-of-00003.gguf");
-    check(&st);
-    set_expect(&st, 3, "GG411", st.s[3].no.value);
-    set_free(&st);
+    const ex_table *t = *state;
+    const setcase *cases = t->rows;
+    for (size_t i = 0; i < t->n; i++) {
+        const setcase *c = &cases[i];
+        char where[256];
+        snprintf(where, sizeof where, "%s: %s", t->name, c->what);
+        set st;
+        memset(&st, 0, sizeof st);
+        for (size_t j = 0; j < MAXS && c->shards[j].tensors; j++) {
+            const sdef *d = &c->shards[j];
+            set_add(&st, make_shard(d->no, d->count, d->total, d->tensors, d->nt, d->meta, K0),
+                    d->name);
+        }
+        check(&st);
+        set_expect_at(&st, c->k, c->id, shard_field(&st.s[c->k], c->at), c->times ? c->times : 1,
+                      where);
+        for (size_t j = 0; c->none && j < st.n; j++)
+            if (c->none_k < 0 || (size_t)c->none_k == j)
+                if (ex_count_id(st.ctx[j], c->none, 0, NULL) != 0)
+                    fail_msg("%s: %s on shard %zu", where, c->none, j);
+        set_free(&st);
+    }
 }
 
-static void test_GG412_split_shard_duplicate(void **state)
-{
-    (void)state;
-    set st;
-    clean_set(&st);
-    set_add(&st, make_shard(1, 3, 3, t_b, 1, false, K0), NULL);
-    check(&st);
-    set_expect(&st, 3, "GG412", st.s[3].no.value);
-    /* the copy takes no part in the tensor checks */
-    for (size_t i = 0; i < st.n; i++)
-        assert_int_equal(ex_count_id(st.ctx[i], "GG414", 0, NULL), 0);
-    set_free(&st);
-}
+static const char *const t_d[] = {"d"}, *const t_cb[] = {"c", "b"};
 
-static void test_GG413_split_set_inconsistent(void **state)
-{
-    (void)state;
-    set st;
-    memset(&st, 0, sizeof st);
-    set_add(&st, make_shard(0, 3, 3, t_a, 1, true, K0), NULL);
-    set_add(&st, make_shard(1, 4, 3, t_b, 1, false, K0), "m-00002-of-00003.gguf");
-    set_add(&st, make_shard(2, 3, 3, t_c, 1, false, K0), NULL);
-    check(&st);
-    set_expect(&st, 1, "GG413", st.s[1].count.value);
-    set_free(&st);
-    memset(&st, 0, sizeof st);
-    set_add(&st, make_shard(0, 3, 3, t_a, 1, true, K0), NULL);
-    set_add(&st, make_shard(1, 3, 3, t_b, 1, false, K0), NULL);
-    set_add(&st, make_shard(2, 3, 5, t_c, 1, false, K0), NULL);
-    check(&st);
-    set_expect(&st, 2, "GG413", st.s[2].total.value);
-    set_free(&st);
-}
+/* the shards of the clean 3-shard set (clean_set) */
+#define SHARD_A                                                                                    \
+    {                                                                                              \
+        0, 3, 3, t_a, 1, true, NULL                                                                \
+    }
+#define SHARD_B                                                                                    \
+    {                                                                                              \
+        1, 3, 3, t_b, 1, false, NULL                                                               \
+    }
+#define SHARD_C                                                                                    \
+    {                                                                                              \
+        2, 3, 3, t_c, 1, false, NULL                                                               \
+    }
 
-static void test_GG414_split_duplicate_tensor(void **state)
-{
-    (void)state;
-    static const char *const t_cb[] = {"c", "b"};
-    set st;
-    memset(&st, 0, sizeof st);
-    set_add(&st, make_shard(0, 3, 4, t_a, 1, true, K0), NULL);
-    set_add(&st, make_shard(1, 3, 4, t_b, 1, false, K0), NULL);
-    set_add(&st, make_shard(2, 3, 4, t_cb, 2, false, K0), NULL);
-    check(&st);
-    set_expect(&st, 2, "GG414", st.s[2].tensor[1].start);
-    set_free(&st);
-    /* given in another order, the later shard (by number) still gets it */
-    memset(&st, 0, sizeof st);
-    set_add(&st, make_shard(2, 3, 4, t_cb, 2, false, K0), NULL);
-    set_add(&st, make_shard(1, 3, 4, t_b, 1, false, K0), NULL);
-    set_add(&st, make_shard(0, 3, 4, t_a, 1, true, K0), NULL);
-    check(&st);
-    set_expect(&st, 0, "GG414", st.s[0].tensor[1].start);
-    set_free(&st);
-}
+static const setcase test_GG410_split_shard_missing[] = {
+    {"shard 2 of 3 missing",
+     {SHARD_A, SHARD_C},
+     0,
+     "GG410",
+     .at = AT_COUNT,
+     .none = "GG415",
+     .none_k = 0 /* not with a gap */},
+    {"shard 1 missing: reported on the lowest shard present",
+     {SHARD_C, SHARD_B},
+     1,
+     "GG410",
+     .at = AT_COUNT},
+};
 
-static void test_GG415_split_tensor_total_mismatch(void **state)
-{
-    (void)state;
-    set st;
-    memset(&st, 0, sizeof st);
-    set_add(&st, make_shard(0, 3, 4, t_a, 1, true, K0), NULL);
-    set_add(&st, make_shard(1, 3, 4, t_b, 1, false, K0), NULL);
-    set_add(&st, make_shard(2, 3, 4, t_c, 1, false, K0), NULL);
-    check(&st);
-    set_expect(&st, 0, "GG415", st.s[0].total.value);
-    set_free(&st);
-}
+static const setcase test_GG411_split_shard_extra[] = {
+    {"shard 4 of 3",
+     {SHARD_A, SHARD_B, SHARD_C, {3, 3, 4, t_d, 1, false, "m-00004-of-00003.gguf"}},
+     3,
+     "GG411",
+     .at = AT_NO},
+};
 
-static void test_GG416_split_metadata_not_first(void **state)
-{
-    (void)state;
-    set st;
-    memset(&st, 0, sizeof st);
-    set_add(&st, make_shard(0, 3, 3, t_a, 1, true, K0), NULL);
-    set_add(&st, make_shard(1, 3, 3, t_b, 1, true, K0), NULL);
-    set_add(&st, make_shard(2, 3, 3, t_c, 1, false, K0), NULL);
-    check(&st);
+static const setcase test_GG412_split_shard_duplicate[] = {
+    {"shard 2 twice; the copy takes no part in the tensor checks",
+     {SHARD_A, SHARD_B, SHARD_C, SHARD_B},
+     3,
+     "GG412",
+     .at = AT_NO,
+     .none = "GG414",
+     .none_k = -1},
+};
+
+static const setcase test_GG413_split_set_inconsistent[] = {
+    {"shard 2 says 4 shards",
+     {SHARD_A, {1, 4, 3, t_b, 1, false, "m-00002-of-00003.gguf"}, SHARD_C},
+     1,
+     "GG413",
+     .at = AT_COUNT},
+    {"shard 3 says 5 tensors",
+     {SHARD_A, SHARD_B, {2, 3, 5, t_c, 1, false, NULL}},
+     2,
+     "GG413",
+     .at = AT_TOTAL},
+};
+
+#define SHARD_A4                                                                                   \
+    {                                                                                              \
+        0, 3, 4, t_a, 1, true, NULL                                                                \
+    }
+#define SHARD_B4                                                                                   \
+    {                                                                                              \
+        1, 3, 4, t_b, 1, false, NULL                                                               \
+    }
+#define SHARD_CB4                                                                                  \
+    {                                                                                              \
+        2, 3, 4, t_cb, 2, false, NULL                                                              \
+    }
+
+static const setcase test_GG414_split_duplicate_tensor[] = {
+    {"b in shards 2 and 3", {SHARD_A4, SHARD_B4, SHARD_CB4}, 2, "GG414", .at = AT_TENSOR1},
+    {"given in another order, the later shard (by number) still gets it",
+     {SHARD_CB4, SHARD_B4, SHARD_A4},
+     0,
+     "GG414",
+     .at = AT_TENSOR1},
+};
+
+static const setcase test_GG415_split_tensor_total_mismatch[] = {
+    {"4 tensors declared, 3 found",
+     {SHARD_A4, SHARD_B4, {2, 3, 4, t_c, 1, false, NULL}},
+     0,
+     "GG415",
+     .at = AT_TOTAL},
+};
+
+static const setcase test_GG416_split_metadata_not_first[] = {
     /* general.architecture and general.name: two findings, the first at the key */
-    set_expect_at(&st, 1, "GG416", st.s[1].meta.start, 2, __func__);
-    set_free(&st);
-}
+    {"metadata in shard 2",
+     {SHARD_A, {1, 3, 3, t_b, 1, true, NULL}, SHARD_C},
+     1,
+     "GG416",
+     .at = AT_META,
+     .times = 2},
+};
 
 int main(void)
 {
@@ -471,13 +525,13 @@ int main(void)
         cmocka_unit_test(test_GG406_split_name_mismatch),
         cmocka_unit_test(test_set_clean),
         cmocka_unit_test(test_set_not_run),
-        cmocka_unit_test(test_GG410_split_shard_missing),
-        cmocka_unit_test(test_GG411_split_shard_extra),
-        cmocka_unit_test(test_GG412_split_shard_duplicate),
-        cmocka_unit_test(test_GG413_split_set_inconsistent),
-        cmocka_unit_test(test_GG414_split_duplicate_tensor),
-        cmocka_unit_test(test_GG415_split_tensor_total_mismatch),
-        cmocka_unit_test(test_GG416_split_metadata_not_first),
+        EX_TABLE_TEST(run_set_cases, test_GG410_split_shard_missing),
+        EX_TABLE_TEST(run_set_cases, test_GG411_split_shard_extra),
+        EX_TABLE_TEST(run_set_cases, test_GG412_split_shard_duplicate),
+        EX_TABLE_TEST(run_set_cases, test_GG413_split_set_inconsistent),
+        EX_TABLE_TEST(run_set_cases, test_GG414_split_duplicate_tensor),
+        EX_TABLE_TEST(run_set_cases, test_GG415_split_tensor_total_mismatch),
+        EX_TABLE_TEST(run_set_cases, test_GG416_split_metadata_not_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

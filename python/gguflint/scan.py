@@ -349,18 +349,65 @@ def batches(items: Sequence[str], size: int) -> Iterator[List[str]]:
         yield list(items[i:i + size])
 
 
+class NoWorkersError(RuntimeError):
+    """The cluster had no worker for too long and none could be brought back.
+    The records written so far stay; a rerun resumes after them."""
+
+
+def _bring_workers_back(client: Any, wanted: int, timeout: float) -> None:
+    """Replace the workers of a cluster this process owns (a LocalCluster or
+    another SpecCluster) when all of them are gone: a nanny whose worker
+    died may fail to start a new one on a loaded machine, and then waits
+    forever. Tasks left without a worker stay queued at the scheduler and
+    run on the new workers. A cluster reached by address is not ours to
+    restart: raise NoWorkersError."""
+    cluster = getattr(client, "cluster", None)
+    if cluster is None or not hasattr(cluster, "scale"):
+        raise NoWorkersError(f"the scheduler has had no worker for {timeout:g} s")
+    cluster.scale(0)
+    cluster.scale(wanted)
+    try:
+        client.wait_for_workers(1, timeout=max(timeout, 60.0))
+    except Exception as e:  # noqa: BLE001 - distributed raises its own TimeoutError
+        raise NoWorkersError(f"no worker came back after a restart of the cluster ({e})") from e
+
+
+def _wait_ready(running: Any, client: Any, wanted: int, no_workers_timeout: float) -> None:
+    """Return when a future of `running` is done. Meanwhile look at the
+    cluster once a second: after `no_workers_timeout` seconds without any
+    worker, bring workers back (or raise NoWorkersError)."""
+    gone_since: Optional[float] = None
+    next_look = time.monotonic() + 1.0
+    while not running.has_ready():
+        time.sleep(0.02)
+        now = time.monotonic()
+        if now < next_look:
+            continue
+        next_look = now + 1.0
+        if client.nthreads():
+            gone_since = None
+        elif gone_since is None:
+            gone_since = now
+        elif now - gone_since >= no_workers_timeout:
+            _bring_workers_back(client, wanted, no_workers_timeout)
+            gone_since = None
+
+
 def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
          batch_size: int = 16, window: int = 0, progress: Optional[Progress] = None,
-         task_retries: int = 2) -> Summary:
+         task_retries: int = 2, no_workers_timeout: float = 30.0) -> Summary:
     """Lint `sources` on the Dask `client`, append records to `out` as they
     complete and return the summary. At most `window` batches are in flight
     (default: four per worker thread), so a list of millions never becomes
-    millions of futures at once."""
+    millions of futures at once. When the cluster has had no worker for
+    `no_workers_timeout` seconds, a cluster this process owns gets new
+    workers; otherwise NoWorkersError is raised."""
     from distributed import as_completed
 
     summary = Summary()
     rules: Counter = Counter()
     errors: Counter = Counter()
+    wanted = len(client.nthreads()) or 1
     if not window:
         threads = sum(client.nthreads().values()) or 1
         window = 4 * threads
@@ -374,8 +421,7 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
         batch_of[fut] = b
         return fut
 
-    running = as_completed([submit(b) for b in _take(pending, window)])
-    for fut in running:
+    def _take_result(fut: Any) -> None:
         batch = batch_of.pop(fut)
         try:
             records = fut.result()
@@ -388,7 +434,7 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
                     if len(batch) == 1:
                         solo_failures[s] += 1
                     running.add(submit([s]))
-                continue
+                return
             records = [{"source": batch[0], "status": "crashed",
                         "report": {"path": batch[0], "error": "worker died",
                                    "detail": f"{type(e).__name__}: {e}"},
@@ -404,6 +450,12 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
             progress.update(len(records))
         for b in _take(pending, 1):
             running.add(submit(b))
+
+    running = as_completed([submit(b) for b in _take(pending, window)])
+    while not running.is_empty():
+        _wait_ready(running, client, wanted, no_workers_timeout)
+        for fut in running.next_batch(block=False):
+            _take_result(fut)
     summary.seconds = time.monotonic() - start
     summary.files_with_errors_by_rule = dict(rules)
     summary.failures_by_error = dict(errors)
@@ -494,6 +546,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         with open(a.output, "a", encoding="ascii") as out:  # json.dumps escapes the rest
             summary = scan(todo, out, client, options, batch_size=a.batch,
                            progress=Progress(len(todo), sys.stderr, a.progress))
+    except NoWorkersError as e:
+        print(f"gguflint.scan: {e}; the records written so far are kept in {a.output}, "
+              "run again to resume", file=sys.stderr)
+        return 2
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()

@@ -219,3 +219,53 @@ def test_a_port_or_path_that_looks_like_a_status_is_not_a_client_error():
     assert scan._transient(gguflint.IOError("I/O error", detail=busy))
     gone = "http://127.0.0.1:8080/a.gguf: HTTP 404 Not Found"
     assert not scan._transient(gguflint.IOError("I/O error", detail=gone))
+
+
+def _wait_for_no_workers(client, seconds=60):
+    t0 = time.monotonic()
+    while client.nthreads():
+        assert time.monotonic() - t0 < seconds, "the workers did not go"
+        time.sleep(0.1)
+
+
+def test_an_owned_cluster_that_lost_every_worker_gets_new_ones():
+    """A nanny whose worker died can fail to start a new one on a loaded
+    machine, and then the scheduler has no worker forever (this hung the
+    scan). The scan replaces the workers of a cluster it owns."""
+    import io
+
+    files = corpus_files(realfiles=False)[:30]
+    client = scan.make_client(None, 1, 1)
+    try:
+        client.cluster.scale(0)
+        _wait_for_no_workers(client)
+        out = io.StringIO()
+        s = scan.scan(files, out, client, scan.ScanOptions(), batch_size=4,
+                      no_workers_timeout=1.0)
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sorted(r["source"] for r in records) == sorted(files)
+    assert s.ok == len(files)
+
+
+def test_a_cluster_by_address_without_workers_is_an_error(tmp_path):
+    """A cluster reached by address is not the scan's to restart: after the
+    timeout the scan stops with NoWorkersError, and the CLI exits 2 with the
+    records written so far kept."""
+    import io
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    files = corpus_files(realfiles=False)[:5]
+    with LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster:
+        with Client(cluster.scheduler_address) as client:
+            t0 = time.monotonic()
+            with pytest.raises(scan.NoWorkersError):
+                scan.scan(files, io.StringIO(), client, scan.ScanOptions(),
+                          no_workers_timeout=1.0)
+            assert time.monotonic() - t0 < 30

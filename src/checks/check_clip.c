@@ -276,39 +276,129 @@ static void pixel_limits(const clip_file *f)
                (long long)a, (long long)b);
 }
 
-/* GG591: every projector tensor the loader requires for the file's projector
- * types (clip.projector_type, clip.vision.projector_type and
- * clip.audio.projector_type, each distinct type once). One lookup per table
- * row. */
+/* The encoders the loader builds: clip.has_vision_encoder /
+ * clip.has_audio_encoder, or (without the flag) any clip.vision.* /
+ * clip.audio.* key, as required_keys reads them. */
+static void modalities(const clip_file *f, bool *has_v, bool *has_a)
+{
+    *has_v = *has_a = false;
+    if (!flag_of(f->ctx, "clip.has_vision_encoder", has_v))
+        *has_v = any_key_with_prefix(f->ctx, "clip.vision.");
+    if (!flag_of(f->ctx, "clip.has_audio_encoder", has_a))
+        *has_a = any_key_with_prefix(f->ctx, "clip.audio.");
+}
+
+/* The visible part (up to a NUL, GG514) of a string KV, or 0. */
+static size_t visible(const gguflint_kv *kv)
+{
+    size_t vis = 0;
+    if (!kv || kv->type != VT_STRING)
+        return 0;
+    while (vis < kv->str.len && kv->str.ptr[vis] != 0)
+        vis++;
+    return vis;
+}
+
+/* The projector type the loader uses for one encoder (clip.cpp
+ * load_hparams): clip.projector_type when it is set, else the encoder's own
+ * key; the legacy "qwen2.5o" is qwen2.5vl_merger for vision and qwen2a for
+ * audio. *type / *len name it, *kv is where it was read; false if none. */
+static bool type_for(const clip_file *f, bool vision, const char **type, size_t *len,
+                     const gguflint_kv **kv)
+{
+    const gguflint_kv *k = kv_by_key(f->ctx, "clip.projector_type");
+    size_t n = visible(k);
+    if (n == 0) {
+        k = kv_by_key(f->ctx, vision ? "clip.vision.projector_type" : "clip.audio.projector_type");
+        n = visible(k);
+    }
+    if (n == 0)
+        return false;
+    *kv = k;
+    *type = (const char *)k->str.ptr;
+    *len = n;
+    if (n == 8 && memcmp(k->str.ptr, "qwen2.5o", 8) == 0) {
+        *type = vision ? "qwen2.5vl_merger" : "qwen2a";
+        *len = strlen(*type);
+    }
+    return true;
+}
+
+/* GG591: every projector tensor the loader requires for the projector type
+ * of each encoder it builds (type_for), each distinct type once. One lookup
+ * per table row. */
 static void required_tensors(const clip_file *f)
 {
-    static const char *const keys[] = {"clip.projector_type", "clip.vision.projector_type",
-                                       "clip.audio.projector_type"};
-    const gguflint_kv *seen[3] = {NULL, NULL, NULL};
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        const gguflint_kv *kv = kv_by_key(f->ctx, keys[k]);
-        if (!kv || kv->type != VT_STRING)
+    bool has[2];
+    modalities(f, &has[0], &has[1]);
+    const char *done = NULL;
+    size_t done_len = 0;
+    for (int m = 0; m < 2; m++) {
+        const char *type;
+        size_t len;
+        const gguflint_kv *kv;
+        if (!has[m] || !type_for(f, m == 0, &type, &len, &kv))
             continue;
-        bool again = false;
-        for (size_t j = 0; j < k && !again; j++)
-            again = seen[j] && seen[j]->str.len == kv->str.len &&
-                    memcmp(seen[j]->str.ptr, kv->str.ptr, kv->str.len) == 0;
-        seen[k] = kv;
-        if (again)
-            continue; /* the same type under two keys: checked once */
-        /* the type as the loader sees it: up to its first NUL (GG514) */
-        size_t vis = 0;
-        while (vis < kv->str.len && kv->str.ptr[vis] != 0)
-            vis++;
+        if (done && done_len == len && memcmp(done, type, len) == 0)
+            continue; /* one type for both encoders: checked once */
+        done = type;
+        done_len = len;
         for (size_t i = 0; i < sizeof projector_tensors / sizeof projector_tensors[0]; i++) {
             const char *t = projector_tensors[i].type;
-            if (strlen(t) != vis || memcmp(t, kv->str.ptr, vis) != 0)
+            if (strlen(t) != len || memcmp(t, type, len) != 0)
                 continue;
             if (!tensor_by_name(f->ctx, projector_tensors[i].tensor))
                 report(f, R_CLIP_TENSOR_MISSING, kv,
                        "projector type '%s' needs the tensor '%s', which is absent (the mtmd "
                        "loader: \"tensor not found\")",
                        t, projector_tensors[i].tensor);
+        }
+    }
+}
+
+/* GG592: the encoder layers. clip.cpp load_tensors creates, for every layer
+ * below clip.{vision,audio}.block_count, "<v|a>.blk.N.attn_out.weight",
+ * ".ffn_up.weight" and ".ffn_down.weight" as required, whatever the
+ * projector type (gemma3nv's vision tower has no such layers: its loader
+ * sets n_layer to 0). One finding per encoder, at its block_count, naming
+ * the first absent tensor; the walk stops there, so it costs at most three
+ * lookups per layer the file has, plus three. */
+static void layer_tensors(const clip_file *f)
+{
+    static const char *const parts[] = {"attn_out", "ffn_up", "ffn_down"};
+    bool has[2];
+    modalities(f, &has[0], &has[1]);
+    for (int m = 0; m < 2; m++) {
+        const char *type;
+        size_t len;
+        const gguflint_kv *tkv;
+        if (!has[m])
+            continue;
+        if (m == 0 && type_for(f, true, &type, &len, &tkv) && len == 8 &&
+            memcmp(type, "gemma3nv", 8) == 0)
+            continue;
+        const gguflint_kv *bk =
+            kv_by_key(f->ctx, m == 0 ? "clip.vision.block_count" : "clip.audio.block_count");
+        int64_t n;
+        if (!value_of(bk, &n) || n <= 0)
+            continue;
+        for (int64_t il = 0; il < n && f->ctx->status == GGUFLINT_OK; il++) {
+            char name[64];
+            const char *miss = NULL;
+            for (size_t p = 0; p < 3 && !miss; p++) {
+                snprintf(name, sizeof name, "%s.blk.%lld.%s.weight", m == 0 ? "v" : "a",
+                         (long long)il, parts[p]);
+                if (!tensor_by_name(f->ctx, name))
+                    miss = name;
+            }
+            if (!miss)
+                continue;
+            report(f, R_CLIP_LAYER_TENSOR_MISSING, bk,
+                   "%s block_count is %lld but the tensor '%s' is absent: the mtmd loader "
+                   "requires attn_out, ffn_up and ffn_down weights in every layer (\"unable "
+                   "to find tensor\")",
+                   m == 0 ? "vision" : "audio", (long long)n, miss);
+            break;
         }
     }
 }
@@ -328,6 +418,7 @@ void arch_check_clip(const arch_file *af)
     if (af->complete) {
         required_keys(&f);
         required_tensors(&f);
+        layer_tensors(&f);
     }
     patch_grid(&f);
     merge_sizes(&f);

@@ -86,4 +86,20 @@ void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, con
 void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
                   gguflint_severity min);
 
+/* ---- tests that are tables ---- */
+
+/* A table of cases run as one cmocka test: the test's name, the rows and
+ * their number. EX_TABLE_TEST(runner, table) in a CMUnitTest array makes a
+ * test named after the table, whose state is the table's ex_table (the
+ * runner reads it through *state). */
+typedef struct ex_table {
+    const char *name;
+    const void *rows;
+    size_t n;
+} ex_table;
+// clang-format off
+#define EX_TABLE_TEST(runner, table) \
+    {#table, runner, NULL, NULL, &(ex_table){#table, table, sizeof table / sizeof table[0]}}
+// clang-format on
+
 #endif

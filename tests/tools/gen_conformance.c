@@ -1718,26 +1718,39 @@ static const char *verdict(int v)
     return v == ACC ? "accept" : "reject";
 }
 
-static void write_manifest(void)
+/* OUTDIR/file for writing text, or NULL (counted as a failure). */
+static FILE *out_open(const char *file)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/MANIFEST.tsv", outdir);
+    snprintf(path, sizeof path, "%s/%s", outdir, file);
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "gen_conformance: cannot write %s: %s\n", path, strerror(errno));
         failures++;
-        return;
     }
+    return f;
+}
+
+static void out_close(FILE *f, const char *file)
+{
+    if (fclose(f) != 0) {
+        fprintf(stderr, "gen_conformance: cannot write %s/%s\n", outdir, file);
+        failures++;
+    }
+}
+
+static void write_manifest(void)
+{
+    FILE *f = out_open("MANIFEST.tsv");
+    if (!f)
+        return;
     fprintf(f, "file\tcategory\tdescription\tspec\tggml\tstrict\n");
     for (size_t i = 0; i < n_entries; i++) {
         const entry *e = &entries[i];
         fprintf(f, "%s\t%c\t%s\t%s\t%s\t%s\n", e->file, e->cat, e->desc, verdict(e->v[0]),
                 verdict(e->v[1]), verdict(e->v[2]));
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "gen_conformance: cannot write %s\n", path);
-        failures++;
-    }
+    out_close(f, "MANIFEST.tsv");
 }
 
 static void write_readme(void)
@@ -1745,14 +1758,9 @@ static void write_readme(void)
     size_t count[3] = {0, 0, 0};
     for (size_t i = 0; i < n_entries; i++)
         count[entries[i].cat == 'y' ? 0 : entries[i].cat == 'n' ? 1 : 2]++;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/README.md", outdir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "gen_conformance: cannot write %s: %s\n", path, strerror(errno));
-        failures++;
+    FILE *f = out_open("README.md");
+    if (!f)
         return;
-    }
     fprintf(
         f,
         "# GGUF conformance suite\n"
@@ -1795,10 +1803,7 @@ static void write_readme(void)
         "`--reader` the script holds gguflint to the manifest under every profile (a file\n"
         "is accepted when gguflint reports no error).\n",
         count[0], count[1], count[2]);
-    if (fclose(f) != 0) {
-        fprintf(stderr, "gen_conformance: cannot write %s\n", path);
-        failures++;
-    }
+    out_close(f, "README.md");
 }
 
 int main(int argc, char **argv)

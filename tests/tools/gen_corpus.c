@@ -74,11 +74,19 @@ static uint8_t *done(gb *b, size_t *len)
     return buf;
 }
 
-/* A llama file with one more string KV (a chat template, mostly). */
-static uint8_t *llama_str(const char *key, const char *value, size_t *len)
+/* A v3 builder holding general.architecture = "llama", the start of most
+ * regressions. */
+static gb *llama_file(void)
 {
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
+    return b;
+}
+
+/* A llama file with one more string KV (a chat template, mostly). */
+static uint8_t *llama_str(const char *key, const char *value, size_t *len)
+{
+    gb *b = llama_file();
     gb_kv_str(b, key, value);
     return done(b, len);
 }
@@ -459,8 +467,7 @@ typedef struct tinfo {
 
 static gb *tensors_begin(uint32_t align, const tinfo *t, size_t n)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     if (align)
         gb_kv_u32(b, "general.alignment", align);
     for (size_t i = 0; i < n; i++)
@@ -511,8 +518,7 @@ static uint8_t *r_truncated_header(size_t *len)
 
 static uint8_t *r_bad_magic(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     uint8_t *buf = done(b, len);
     if (buf)
         memcpy(buf, "GGUX", 4);
@@ -567,8 +573,7 @@ static uint8_t *r_v1(size_t *len)
 
 static uint8_t *r_kv_count(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     /* 2^64 / sizeof(gguf_kv) + 1: malloc(n_kv * 88) wrapped before aec8550d */
     gb_override_counts(b, 0, 209622091746699451ull);
     return done(b, len);
@@ -576,8 +581,7 @@ static uint8_t *r_kv_count(size_t *len)
 
 static uint8_t *r_tensor_count(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     /* 2^64 / sizeof(gguf_tensor_info) + 1 (344 bytes on x86-64) */
     gb_override_counts(b, 53624256028225441ull, 1);
     return done(b, len);
@@ -585,16 +589,14 @@ static uint8_t *r_tensor_count(size_t *len)
 
 static uint8_t *r_counts_all_ones(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_override_counts(b, UINT64_MAX, UINT64_MAX);
     return done(b, len);
 }
 
 static uint8_t *r_gguf_tools_kv_count(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_u32(b, "llama.block_count", 1);
     gb_override_counts(b, 0, (1ull << 32) + 2);
     return done(b, len);
@@ -602,8 +604,7 @@ static uint8_t *r_gguf_tools_kv_count(size_t *len)
 
 static uint8_t *r_truncated_kv(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "general.size_label", GB_VT_U64);
     gb_u8(b, 1);
     gb_u8(b, 2);
@@ -614,8 +615,7 @@ static uint8_t *r_truncated_kv(size_t *len)
 
 static uint8_t *r_truncated_tensor_info(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_str(b, "token_embd.weight", 17);
     gb_u32(b, 2);
     gb_u64(b, 4096); /* ne[0]; the file ends before ne[1] */
@@ -627,8 +627,7 @@ static uint8_t *r_unaligned_eof(size_t *len)
 {
     /* odd key lengths put every later u64 at an odd address; the last value
      * is cut inside a u64 read through a struct cast by gguf-tools */
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_u8(b, "a.b", 1);
     gb_kv_u16(b, "odd.key", 2);
     gb_kv_begin(b, "general.parameter_count", GB_VT_U64);
@@ -648,8 +647,7 @@ static uint8_t *r_string_length(size_t *len)
 
 static uint8_t *r_string_resize(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "tokenizer.chat_template", GB_VT_STR);
     gb_str_decl(b, 1ull << 40, "{", 1);
     return done(b, len);
@@ -673,8 +671,7 @@ static uint8_t *r_negative_int_length(size_t *len)
 
 static uint8_t *r_token_length(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
     gb_arr_header(b, GB_VT_STR, 2);
     gb_str(b, "a", 1);
@@ -684,8 +681,7 @@ static uint8_t *r_token_length(size_t *len)
 
 static uint8_t *r_string_len_wrap(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "general.name", GB_VT_STR);
     gb_str_decl(b, UINT64_MAX - 7, "abc", 3); /* 8 + len wraps to 0 */
     gb_kv_u32(b, "llama.block_count", 1);
@@ -694,8 +690,7 @@ static uint8_t *r_string_len_wrap(size_t *len)
 
 static uint8_t *r_key_len_wrap(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_str_decl(b, UINT64_MAX - 11, "general.name", 12); /* 8 + len + 4 wraps to 0 */
     gb_u32(b, GB_VT_U32);
     gb_u32(b, 1);
@@ -705,8 +700,7 @@ static uint8_t *r_key_len_wrap(size_t *len)
 
 static uint8_t *r_tensor_name_length(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_str_decl(b, 1ull << 33, "output.weight", 13);
     gb_u32(b, 1);
     gb_u64(b, 8);
@@ -737,8 +731,7 @@ TEMPLATE_FILE(r_string_invalid_utf8, "{{ messages }}\xff\xfe\xc0\xaf{{ eos }}")
 
 static uint8_t *r_array_count(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     /* malloc(n * 4) wraps to 0 */
     gb_kv_arr(b, "llama.feed_forward_length", GB_VT_U32, 1ull << 62, (const uint32_t[]){1, 2, 3, 4},
               16);
@@ -747,8 +740,7 @@ static uint8_t *r_array_count(size_t *len)
 
 static uint8_t *r_string_array_count(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
     gb_arr_header(b, GB_VT_STR, 1ull << 60); /* x sizeof(gguf_str) = 16 wraps */
     gb_str(b, "a", 1);
@@ -757,8 +749,7 @@ static uint8_t *r_string_array_count(size_t *len)
 
 static uint8_t *r_array_type(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "tokenizer.ggml.scores", GB_VT_ARR);
     gb_arr_header(b, 0xFFFFFFFFu, 1); /* index -1 into the type-size table */
     gb_u32(b, 0);
@@ -767,8 +758,7 @@ static uint8_t *r_array_type(size_t *len)
 
 static uint8_t *r_value_type_negative(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "general.file_type", 0x80000000u);
     gb_u32(b, 7);
     return done(b, len);
@@ -776,8 +766,7 @@ static uint8_t *r_value_type_negative(size_t *len)
 
 static uint8_t *r_value_type_13(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "general.file_type", 13);
     gb_u32(b, 7);
     gb_kv_u32(b, "llama.block_count", 1);
@@ -786,16 +775,14 @@ static uint8_t *r_value_type_13(size_t *len)
 
 static uint8_t *r_scores_2_30(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, 1ull << 30, (const float[]){0, -1}, 8);
     return done(b, len);
 }
 
 static uint8_t *r_array_alloc_i64(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_arr(b, "llama.rope.dimension_sections", GB_VT_I64, (uint64_t)INT64_MAX,
               (const int64_t[]){1}, 8);
     return done(b, len);
@@ -803,16 +790,14 @@ static uint8_t *r_array_alloc_i64(size_t *len)
 
 static uint8_t *r_array_capacity_u8(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_arr(b, "tokenizer.ggml.precompiled_charsmap", GB_VT_U8, 1ull << 40, "\x00\x01\x02", 3);
     return done(b, len);
 }
 
 static uint8_t *r_nested_array(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "tokenizer.ggml.merges", GB_VT_ARR);
     gb_arr_header(b, GB_VT_ARR, 2);
     gb_arr_header(b, GB_VT_U8, 2);
@@ -826,8 +811,7 @@ static uint8_t *r_nested_array(size_t *len)
 
 static uint8_t *nested(unsigned levels, size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_begin(b, "test.deep", GB_VT_ARR);
     for (unsigned i = 0; i < levels; i++)
         gb_arr_header(b, GB_VT_ARR, 1);
@@ -848,8 +832,7 @@ static uint8_t *r_array_recursion(size_t *len)
 
 static uint8_t *r_bool(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_bool(b, "tokenizer.ggml.add_bos_token", 2);
     gb_kv_arr(b, "test.bools", GB_VT_BOOL, 3, "\x00\x01\xff", 3);
     return done(b, len);
@@ -859,8 +842,7 @@ static uint8_t *r_bool(size_t *len)
 
 static uint8_t *r_empty_key(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_beginn(b, "", 0, GB_VT_U32);
     gb_u32(b, 1);
     return done(b, len);
@@ -868,8 +850,7 @@ static uint8_t *r_empty_key(size_t *len)
 
 static uint8_t *r_duplicate_key(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_u32(b, "llama.block_count", 1);
     gb_kv_u32(b, "llama.block_count", 512);
     return done(b, len);
@@ -892,8 +873,7 @@ static uint8_t *r_key_too_long(size_t *len)
 
 static uint8_t *r_key_escape(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     /* an OSC 8 hyperlink and a colour change in a key shown by a terminal */
     gb_kv_u32(b, "general.\x1b]8;;http://evil.example/\x07name\x1b[0m", 1);
     return done(b, len);
@@ -901,8 +881,7 @@ static uint8_t *r_key_escape(size_t *len)
 
 static uint8_t *r_key_nul(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_str(b, "general.name", "good");
     /* strcmp sees "general.name" again: a shadowing key */
     gb_kv_beginn(b, "general.name\0evil", 17, GB_VT_STR);
@@ -912,16 +891,14 @@ static uint8_t *r_key_nul(size_t *len)
 
 static uint8_t *r_key_utf8(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_u32(b, "general.\xc3\x28name", 1);
     return done(b, len);
 }
 
 static uint8_t *r_key_traversal(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_str(b, "../../etc/passwd", "root:x:0:0");
     return done(b, len);
 }
@@ -932,8 +909,7 @@ static const tinfo one_f32 = {"output_norm.weight", 0, 1, {8, 1, 1, 1, 1, 1, 1, 
 
 static uint8_t *r_alignment_type(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_i32(b, "general.alignment", 32);
     gb_tensorn(b, one_f32.name, strlen(one_f32.name), 1, one_f32.ne, GB_F32, 0);
     gb_pad_to(b, 32);
@@ -943,8 +919,7 @@ static uint8_t *r_alignment_type(size_t *len)
 
 static uint8_t *r_alignment_array(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_arr(b, "general.alignment", GB_VT_U32, 1, (const uint32_t[]){32}, 4);
     gb_tensorn(b, one_f32.name, strlen(one_f32.name), 1, one_f32.ne, GB_F32, 0);
     gb_pad_to(b, 32);
@@ -963,8 +938,7 @@ static uint8_t *alignment_file(uint32_t align, uint64_t pad, size_t *len)
 
 static uint8_t *r_alignment_zero(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_u32(b, "general.alignment", 0); /* ggufPadding(offset, 0): offset % 0 */
     gb_tensorn(b, one_f32.name, strlen(one_f32.name), 1, one_f32.ne, GB_F32, 0);
     gb_pad_to(b, 32);
@@ -1039,8 +1013,7 @@ static uint8_t *r_n_dims_8(size_t *len)
 
 static uint8_t *r_n_dims_huge(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_str(b, "token_embd.weight", 17);
     gb_u32(b, 0xFFFFFFFFu); /* np.empty(n_dims) / 32 GiB of dims */
     gb_u64(b, 8);
@@ -1232,8 +1205,7 @@ static uint8_t *r_data_start(size_t *len)
 static uint8_t *r_missing_final_padding(size_t *len)
 {
     uint64_t ne[1] = {5};
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_tensor(b, "output_norm.weight", 1, ne, GB_F32, 0);
     gb_pad_to(b, 32);
     data_bytes(b, 20, 0); /* 20 bytes; the 12 bytes of padding after it are missing */
@@ -1269,8 +1241,7 @@ static uint8_t *r_trailing(size_t *len)
 
 static uint8_t *r_trailing_no_tensors(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_str(b, "tokenizer.ggml.model", "llama");
     gb_bytes(b, "PK\x03\x04\x14\x00\x00\x00\x08\x00hidden", 16);
     return done(b, len);
@@ -1314,8 +1285,7 @@ TEMPLATE_FILE(r_tpl_split_phrase,
  * template let the file fold 180 MiB; the file's budget stops it. */
 static uint8_t *r_tpl_many_budget(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     for (int i = 0; i < 300; i++) {
         char key[64];
         snprintf(key, sizeof key, "tokenizer.chat_template.t%d", i);
@@ -1339,8 +1309,7 @@ static uint8_t *r_colliding_keys(size_t *len)
     collide_family f;
     if (!collide_fnv(&f, "k.", KEY_ALPHA, 4, 512))
         return NULL;
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     char key[300];
     for (uint64_t j = 0; j < 512; j++) {
         collide_fnv_string(&f, j, key);
@@ -1357,8 +1326,7 @@ static uint8_t *r_colliding_names(size_t *len)
     collide_family f;
     if (!collide_fnv(&f, "t.", NAME_ALPHA, 3, 512))
         return NULL;
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_u32(b, "general.alignment", 8);
     char name[300];
     uint64_t ne[1] = {8};
@@ -1375,8 +1343,7 @@ static uint8_t *r_colliding_names(size_t *len)
  * golden-ratio hash, then a repeat of token 5. */
 static uint8_t *r_colliding_tokens(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_str(b, "tokenizer.ggml.model", "llama");
     gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
     gb_arr_header(b, GB_VT_STR, 2049);
@@ -1393,8 +1360,7 @@ static uint8_t *r_colliding_tokens(size_t *len)
 /* 64 tensor infos over one 4 KiB region: --deep and hash read it once. */
 static uint8_t *r_aliased_tensors(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     char name[16];
     uint64_t ne[1] = {1024};
     for (int j = 0; j < 64; j++) {
@@ -1410,8 +1376,7 @@ static uint8_t *r_aliased_tensors(size_t *len)
 static uint8_t *r_data_size_overflow(size_t *len)
 {
     const uint64_t big = (1ull << 62) + (1ull << 61);
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     uint64_t ne[1] = {big};
     gb_tensor(b, "a", 1, ne, GB_I8, 0);
     gb_tensor(b, "b", 1, ne, GB_I8, big);
@@ -1423,8 +1388,7 @@ static uint8_t *r_data_size_overflow(size_t *len)
 /* general.alignment 2^31 without tensors, followed by 4 KiB of zeros. */
 static uint8_t *r_alignment_2_31_no_tensors(size_t *len)
 {
-    gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
+    gb *b = llama_file();
     gb_kv_str(b, "tokenizer.ggml.model", "llama");
     gb_kv_u32(b, "general.alignment", 1u << 31);
     gb_zeros(b, 4096);
