@@ -65,7 +65,7 @@ extern "C" {
  * The one home of the version number (CMake reads it from here). The
  * numeric form orders versions: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define GGUFLINT_VERSION_MAJOR 0
-#define GGUFLINT_VERSION_MINOR 1
+#define GGUFLINT_VERSION_MINOR 2
 #define GGUFLINT_VERSION_PATCH 0
 #define GGUFLINT_VERSION_NUMBER                                                                    \
     (GGUFLINT_VERSION_MAJOR * 10000 + GGUFLINT_VERSION_MINOR * 100 + GGUFLINT_VERSION_PATCH)
