@@ -79,6 +79,52 @@ static bool row_malformed(const arch_tensor *r, const uint8_t *s, size_t n, cons
     return n >= at && memcmp(arch_str(r->name), s, at) == 0 && !(sp->p == at && sp->canonical);
 }
 
+/* Which (row, layer) pairs check_one found in the file: bit l of seen[k]
+ * is set when a tensor named row k at layer l (0 for a global row) exists.
+ * check_missing consults it first and looks the name up only when the bit
+ * is clear (a tensor can name two rows; the bit is set for the first it
+ * matched), so it is an accelerator, never the only evidence. */
+typedef struct seen_set {
+    uint64_t bits[ARCH_MAX_ROWS][ARCH_MAX_LAYERS / 64];
+    size_t rows; /* rows of the architecture that fit (the rest: lookups) */
+    /* The rows by shape_key, built once per file: bucket b lists the rows
+     * whose key hashes to b in table order (head[b], then next[]; 0xFF
+     * ends a list). A file name is matched against the rows of its two
+     * keys' buckets only. Keys come from the tables, never from the file;
+     * a bucket holds at most the architecture's rows. */
+    bool indexed; /* false: more rows than the index holds, scan them all */
+    uint8_t head[64], next[ARCH_MAX_ROWS];
+} seen_set;
+
+static unsigned key_bucket(uint16_t key)
+{
+    return (unsigned)((key * 0x9E37u) >> 10) & 63u;
+}
+
+static void index_rows(seen_set *s, const arch_tensor *rows, size_t n)
+{
+    s->indexed = n < 0xFF && n <= ARCH_MAX_ROWS;
+    if (!s->indexed)
+        return;
+    memset(s->head, 0xFF, sizeof s->head);
+    for (size_t k = n; k-- > 0;) { /* backwards: each list in table order */
+        unsigned b = key_bucket(rows[k].shape_key);
+        s->next[k] = s->head[b];
+        s->head[b] = (uint8_t)k;
+    }
+}
+
+static void seen_mark(seen_set *s, size_t k, uint64_t layer)
+{
+    if (k < s->rows && layer < ARCH_MAX_LAYERS)
+        s->bits[k][layer / 64] |= 1ull << (layer % 64);
+}
+
+static bool seen_has(const seen_set *s, size_t k, uint32_t layer)
+{
+    return k < s->rows && layer < ARCH_MAX_LAYERS && (s->bits[k][layer / 64] >> (layer % 64) & 1u);
+}
+
 /* Is formula f exactly the symbol `sym` ("#N")? */
 static bool is_sym(const char *f, int sym)
 {
@@ -208,7 +254,7 @@ static bool layer_in_range(arch_env *env, const arch_tensor *r, const split *sp,
     return !sp->big && sp->layer < (uint64_t)c.v;
 }
 
-static void check_one(const arch_file *f, arch_env *env, const gguflint_tensor *t)
+static void check_one(const arch_file *f, arch_env *env, const gguflint_tensor *t, seen_set *seen)
 {
     const arch_info *a = f->info;
     const uint8_t *p = t->name.ptr;
@@ -224,7 +270,25 @@ static void check_one(const arch_file *f, arch_env *env, const gguflint_tensor *
     bool bad_known = false;
     split sp = split_name(p, n);
     const arch_tensor *rows = &arch_tensors[a->tensor_first];
-    for (uint16_t k = 0; k < a->tensor_count; k++) {
+    /* the candidate rows in table order: every row, or the merged lists of
+     * the buckets of the name's two keys */
+    unsigned ka = 0xFF, kb = 0xFF;
+    if (seen->indexed) {
+        ka = sp.gkey ? seen->head[key_bucket(sp.gkey)] : 0xFF;
+        kb = sp.lkey ? seen->head[key_bucket(sp.lkey)] : 0xFF;
+        if (ka == kb)
+            kb = 0xFF; /* one bucket for both keys */
+    }
+    for (size_t k = 0; seen->indexed ? (ka != 0xFF || kb != 0xFF) : k < a->tensor_count; k++) {
+        if (seen->indexed) {
+            if (kb == 0xFF || (ka != 0xFF && ka < kb)) {
+                k = ka;
+                ka = seen->next[ka];
+            } else {
+                k = kb;
+                kb = seen->next[kb];
+            }
+        }
         const arch_tensor *r = &rows[k];
         if (!row_hit(r, p, n, &sp))
             continue;
@@ -240,6 +304,7 @@ static void check_one(const arch_file *f, arch_env *env, const gguflint_tensor *
             }
             layer = (uint32_t)(sp.layer < ARCH_MAX_LAYERS ? sp.layer : ARCH_MAX_LAYERS);
         }
+        seen_mark(seen, k, r->layer_at >= 0 ? sp.layer : 0);
         arch_val c = arch_row_eval(env, r, ARCH_F_COND, layer);
         if (c.known && !c.v) {
             if (!first_any)
@@ -325,7 +390,7 @@ static void missing(const arch_file *f, const char *name)
          f->arch, name);
 }
 
-static void check_missing(const arch_file *f, arch_env *env)
+static void check_missing(const arch_file *f, arch_env *env, const seen_set *seen)
 {
     const arch_info *a = f->info;
     gguflint_ctx *ctx = f->ctx;
@@ -336,7 +401,8 @@ static void check_missing(const arch_file *f, arch_env *env)
         char name[160];
         if (r->layer_at < 0) {
             arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
-            if (c.known && c.v && arch_tensor_name(r, 0, name, sizeof name, NULL))
+            if (c.known && c.v && !seen_has(seen, k, 0) &&
+                arch_tensor_name(r, 0, name, sizeof name, NULL))
                 missing(f, name);
             continue;
         }
@@ -345,6 +411,8 @@ static void check_missing(const arch_file *f, arch_env *env)
             continue;
         uint32_t layers = cnt.v < (int64_t)ARCH_MAX_LAYERS ? (uint32_t)cnt.v : ARCH_MAX_LAYERS;
         for (uint32_t l = 0; l < layers && ctx->status == GGUFLINT_OK; l++) {
+            if (seen_has(seen, k, l))
+                continue;
             arch_val c = arch_row_eval(env, r, ARCH_F_COND, l);
             if (c.known && c.v && arch_tensor_name(r, l, name, sizeof name, NULL))
                 missing(f, name);
@@ -377,8 +445,12 @@ const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t 
 void arch_check_tensors(const arch_file *f, arch_env *env)
 {
     gguflint_ctx *ctx = f->ctx;
+    seen_set seen;
+    seen.rows = f->info->tensor_count < ARCH_MAX_ROWS ? f->info->tensor_count : ARCH_MAX_ROWS;
+    memset(seen.bits, 0, seen.rows * sizeof seen.bits[0]); /* only the rows in use */
+    index_rows(&seen, &arch_tensors[f->info->tensor_first], f->info->tensor_count);
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
-        check_one(f, env, &ctx->tensors[i]);
+        check_one(f, env, &ctx->tensors[i], &seen);
     if (f->complete && !f->shard && ctx->status == GGUFLINT_OK)
-        check_missing(f, env);
+        check_missing(f, env, &seen);
 }
