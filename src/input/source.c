@@ -137,6 +137,11 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
         close(fd);
         return fail(ctx, GGUFLINT_E_IO, strerror(e));
     }
+    /* no PMD mappings: a file just written sits in the page cache in 2 MiB
+     * folios, and mapped whole they put several MB of metadata in the RSS
+     * that source_drop cannot give back page by page (peak RSS on
+     * gen_bench's a.gguf right after writing it: median 18.6 -> 16.1 MB) */
+    madvise(m, (size_t)size, MADV_NOHUGEPAGE);
     ctx->fd = fd;
     ctx->map = m;
     ctx->map_size = size;
