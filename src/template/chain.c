@@ -22,14 +22,22 @@ void ch_tag_begin(tpl *t)
 }
 
 /* Append n bytes to the arena for a chain; false when the tag's chain area
- * or the arena is full. */
+ * or the arena is full. s may point into the arena itself (a folded name
+ * given to ch_attr): reserving can move the arena, so such a source is
+ * found again by its offset. */
 static bool put(tpl *t, const void *s, size_t n)
 {
     if (n == 0)
         return true;
+    const uint8_t *p = s;
+    uintptr_t a = (uintptr_t)t->fd.ar, q = (uintptr_t)p;
+    bool inside = t->fd.ar && q >= a && q - a < t->fd.ar_len;
+    size_t off = inside ? (size_t)(q - a) : 0;
     if (!fd_ar_reserve(t, (uint32_t)n))
         return false;
-    memcpy(t->fd.ar + t->fd.ar_len, s, n);
+    if (inside)
+        p = t->fd.ar + off;
+    memcpy(t->fd.ar + t->fd.ar_len, p, n);
     t->fd.ar_len += (uint32_t)n;
     t->ev.ch_used += (uint32_t)n;
     return true;
