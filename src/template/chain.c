@@ -22,9 +22,9 @@ void ch_tag_begin(tpl *t)
 }
 
 /* Append n bytes to the arena for a chain; false when the tag's chain area
- * or the arena is full. s may point into the arena itself (a folded name
- * given to ch_attr): reserving can move the arena, so such a source is
- * found again by its offset. */
+ * or the arena is full. s may point into the arena itself: reserving can
+ * move the arena, so such a source is found again by its offset (callers
+ * that append several pieces copy them out first, see ch_step). */
 static bool put(tpl *t, const void *s, size_t n)
 {
     if (n == 0)
@@ -57,8 +57,12 @@ void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t
         n = 40;
     size_t lp = strlen(pre), lq = strlen(post);
     size_t total = blen + lp + n + lq;
-    /* the arena may move: copy the base through a small buffer */
-    uint8_t head[TPL_CHAIN_CAP];
+    /* the arena may move at any of the appends below: copy the base and
+     * the step's text (a folded name may point into the arena too) through
+     * small buffers first */
+    uint8_t head[TPL_CHAIN_CAP], step[40];
+    memcpy(step, s, n);
+    s = step;
     size_t keep = blen, skip = 0;
     if (total > TPL_CHAIN_CAP) {
         size_t over = total - TPL_CHAIN_CAP + 3; /* room for "..." */
