@@ -237,12 +237,30 @@ static void test_line_column(void **state)
     free(p);
 }
 
+/* A chain step whose text points into the per-tag arena (a folded name
+ * given to |attr) while appending the step grows, and moves, the arena: the
+ * literal before it puts the arena's fill at every position around its
+ * first growth (1024 bytes). Under ASan the old code read freed memory
+ * (fuzz_template; regression gguflint-10-template-chain-arena-move). */
+static void test_chain_arena_moves(void **state)
+{
+    (void)state;
+    static const char head[] = "{{ '", tail[] = "' ~ lipsum|attr('__globals__') }}";
+    char tpl[sizeof head + 1200 + sizeof tail];
+    for (size_t k = 900; k <= 1100; k++) {
+        memcpy(tpl, head, sizeof head - 1);
+        memset(tpl + sizeof head - 1, 'a', k);
+        memcpy(tpl + sizeof head - 1 + k, tail, sizeof tail);
+        EXPECT(tpl, "GG720", "__globals__");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_namespace_lists), cmocka_unit_test(test_namespace_lists_benign),
         cmocka_unit_test(test_format_fields),   cmocka_unit_test(test_chains),
-        cmocka_unit_test(test_line_column),
+        cmocka_unit_test(test_line_column),     cmocka_unit_test(test_chain_arena_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

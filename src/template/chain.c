@@ -22,14 +22,22 @@ void ch_tag_begin(tpl *t)
 }
 
 /* Append n bytes to the arena for a chain; false when the tag's chain area
- * or the arena is full. */
+ * or the arena is full. s may point into the arena itself: reserving can
+ * move the arena, so such a source is found again by its offset (callers
+ * that append several pieces copy them out first, see ch_step). */
 static bool put(tpl *t, const void *s, size_t n)
 {
     if (n == 0)
         return true;
+    const uint8_t *p = s;
+    uintptr_t a = (uintptr_t)t->fd.ar, q = (uintptr_t)p;
+    bool inside = t->fd.ar && q >= a && q - a < t->fd.ar_len;
+    size_t off = inside ? (size_t)(q - a) : 0;
     if (!fd_ar_reserve(t, (uint32_t)n))
         return false;
-    memcpy(t->fd.ar + t->fd.ar_len, s, n);
+    if (inside)
+        p = t->fd.ar + off;
+    memcpy(t->fd.ar + t->fd.ar_len, p, n);
     t->fd.ar_len += (uint32_t)n;
     t->ev.ch_used += (uint32_t)n;
     return true;
@@ -49,8 +57,12 @@ void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t
         n = 40;
     size_t lp = strlen(pre), lq = strlen(post);
     size_t total = blen + lp + n + lq;
-    /* the arena may move: copy the base through a small buffer */
-    uint8_t head[TPL_CHAIN_CAP];
+    /* the arena may move at any of the appends below: copy the base and
+     * the step's text (a folded name may point into the arena too) through
+     * small buffers first */
+    uint8_t head[TPL_CHAIN_CAP], step[40];
+    memcpy(step, s, n);
+    s = step;
     size_t keep = blen, skip = 0;
     if (total > TPL_CHAIN_CAP) {
         size_t over = total - TPL_CHAIN_CAP + 3; /* room for "..." */

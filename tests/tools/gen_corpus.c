@@ -1766,6 +1766,31 @@ static void write_regression(const regression *r)
     write_one("regressions", r->name, ".expect", text, (size_t)n);
 }
 
+/* Issue 10 (template2): findings quote the access chain; appending a chain
+ * step could move the per-tag arena while the step's text (a folded
+ * attribute name) still pointed into it: heap-use-after-free, found by
+ * fuzz_template. The literal fills the arena to just below its first
+ * growth. */
+static uint8_t *r_tpl_chain_arena_move(size_t *len)
+{
+    static const char head[] = "{{ '", tail[] = "' ~ lipsum|attr('__globals__') }}";
+    char tpl[sizeof head + 990 + sizeof tail];
+    memcpy(tpl, head, sizeof head - 1);
+    memset(tpl + sizeof head - 1, 'a', 990);
+    memcpy(tpl + sizeof head - 1 + 990, tail, sizeof tail);
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "tokenizer.chat_template", tpl);
+    return done(b, len);
+}
+
+static const regression template2_regressions[] = {
+    {"gguflint-10-template-chain-arena-move",
+     "a chain step's text pointed into the template arena that appending it moved "
+     "(heap-use-after-free found by fuzz_template, issue 10)",
+     "GG720", r_tpl_chain_arena_move},
+};
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1782,5 +1807,7 @@ int main(int argc, char **argv)
         write_regression(&regressions[i]);
     for (size_t i = 0; i < sizeof arch_regressions / sizeof arch_regressions[0]; i++)
         write_regression(&arch_regressions[i]);
+    for (size_t i = 0; i < sizeof template2_regressions / sizeof template2_regressions[0]; i++)
+        write_regression(&template2_regressions[i]);
     return failures ? 1 : 0;
 }
