@@ -126,6 +126,70 @@ static void test_key_cases(void **state)
     }
 }
 
+/* GG105 as the byte rule decides it: ASCII keys of [a-z0-9_] segments joined
+ * by single dots, '-' allowed in the first segment. */
+static bool snake_case(const char *k, size_t n)
+{
+    size_t seg = 0, segs = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = k[i];
+        if (c == '.') {
+            if (seg == 0)
+                return false;
+            seg = 0;
+            segs++;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+              (c == '-' && segs == 0)))
+            return false;
+        seg++;
+    }
+    return seg > 0;
+}
+
+/* Keys of 1 to 200 bytes, plain or with one defect (a dot, an upper-case
+ * letter, a '-' or a space) placed at the ends or around the 64-byte steps
+ * of the parser's fast path: GG105 exactly when the byte rule says so. */
+static void test_long_keys(void **state)
+{
+    (void)state;
+    static const char word[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+    static const char bad[] = ".A- ";
+    uint64_t x = 0x243F6A8885A308D3ull;
+    for (int iter = 0; iter < 1500; iter++) {
+        char key[201];
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = 1 + (size_t)(x % 200);
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            bool dot = i > 0 && i + 1 < n && key[i - 1] != '.' && (x >> 11) % 7 == 0;
+            key[i] = dot ? '.' : word[(x >> 20) % (sizeof word - 1)];
+        }
+        if (iter % 2) {
+            static const size_t spots[] = {0, 1, 62, 63, 64, 65, 126, 127, 128, 129};
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t at = (x >> 8) % 3 == 0 ? n - 1 - (x >> 16) % 2 : spots[(x >> 24) % 10];
+            if (at < n)
+                key[at] = bad[(x >> 32) % (sizeof bad - 1)];
+        }
+        key[n] = 0;
+        gb *b = gb_new(3);
+        size_t kv = gb_kv_beginn(b, key, n, GB_VT_U8);
+        gb_u8(b, 1);
+        gb_kv_u8(b, "general.x", 1); /* bytes after the key: its loads stay inside */
+        size_t len;
+        uint8_t *buf = rk_finish(b, &len);
+        char where[256];
+        snprintf(where, sizeof where, "key '%s' (%zu bytes)", key, n);
+        if (snake_case(key, n))
+            ex_assert_no_rule_at(buf, len, ST, "GG105", where);
+        else
+            ex_assert_finding_at(buf, len, ST, "GG105", kv, where);
+        free(buf);
+    }
+}
+
 static void test_GG106_duplicate_key(void **state)
 {
     (void)state;
@@ -575,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_GG101_empty_key),
         cmocka_unit_test(test_GG102_key_too_long),
         cmocka_unit_test(test_key_cases),
+        cmocka_unit_test(test_long_keys),
         cmocka_unit_test(test_GG106_duplicate_key),
         cmocka_unit_test(test_GG107_unknown_value_type),
         cmocka_unit_test(test_GG108_unknown_array_type),

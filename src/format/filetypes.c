@@ -439,7 +439,11 @@ const ftype_tag *ft_tag_in_name(const char *name, size_t *at, size_t *len)
         /* the longest tag that matches here with a delimiter after it */
         const ftype_tag *here = NULL;
         size_t here_len = 0;
+        char first = ascii_upper((unsigned char)name[i]);
         for (size_t k = 0; k < sizeof tags / sizeof tags[0]; k++) {
+            if (tags[k].tag[0] != first)
+                continue; /* most tags, before measuring them (every file of a -r
+                           * scan comes here twice) */
             size_t m = strlen(tags[k].tag);
             if (m <= here_len || m > n - i)
                 continue;

@@ -18,6 +18,59 @@
 /* by severity: off (unused), note cyan, warning yellow, error red; bold */
 static const char *const sgr[4] = {"", "\x1b[1;36m", "\x1b[1;33m", "\x1b[1;31m"};
 
+typedef struct line {
+    char b[256];
+    size_t n;
+    bool full;
+} line;
+
+static void add(line *l, const char *s)
+{
+    size_t m = strlen(s);
+    if (m > sizeof l->b - l->n) {
+        l->full = true;
+        return;
+    }
+    memcpy(l->b + l->n, s, m);
+    l->n += m;
+}
+
+/* ":0xOFFSET: SEVERITY ID slug: " in one write, without stdio: out_putf
+ * and a write per piece cost a few hundred instructions a finding, and a -r
+ * scan of many small files prints mostly these lines. Library text only. */
+static void put_head(const out *o, bool color, const gguflint_finding *f,
+                     const gguflint_rule_info *ri)
+{
+    line l = {{0}, 0, false};
+    char hex[20];
+    size_t h = sizeof hex;
+    uint64_t v = f->offset;
+    hex[--h] = '\0';
+    do {
+        hex[--h] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    add(&l, ":0x");
+    add(&l, hex + h);
+    add(&l, ": ");
+    if (color)
+        add(&l, sgr[f->severity & 3]);
+    add(&l, gguflint_severity_name(f->severity));
+    if (color)
+        add(&l, SGR_RESET);
+    add(&l, " ");
+    add(&l, ri->id);
+    add(&l, " ");
+    add(&l, ri->slug);
+    add(&l, ": ");
+    if (!l.full) {
+        out_putn(o, l.b, l.n);
+        return;
+    }
+    out_putf(o, ":0x%" PRIx64 ": %s%s%s %s %s: ", f->offset, color ? sgr[f->severity & 3] : "",
+             gguflint_severity_name(f->severity), color ? SGR_RESET : "", ri->id, ri->slug);
+}
+
 static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
 {
     if (status != GGUFLINT_OK || !ctx)
@@ -28,13 +81,7 @@ static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         out_escape(o, path, strlen(path));
-        out_putf(o, ":0x%" PRIx64 ": ", f->offset);
-        if (r->color)
-            out_put(o, sgr[f->severity & 3]);
-        out_put(o, gguflint_severity_name(f->severity));
-        if (r->color)
-            out_put(o, SGR_RESET);
-        out_putf(o, " %s %s: ", ri->id, ri->slug);
+        put_head(o, r->color, f, ri);
         if (f->path[0]) {
             safe_text(o->w, o->u, f->path, strlen(f->path));
             out_put(o, ": ");
