@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "tiny_llama.h"
 
@@ -51,27 +53,11 @@ static void write_gb(const char *rel, gb *b)
 }
 
 /* Run the CLI in dir/cwd with args; stdout+stderr into `out`; the exit code. */
-static int run_in(const char *cwd, const char *args)
-{
-    char cmd[2048], path[512];
-    snprintf(path, sizeof path, "%s/out.txt", dir);
-    snprintf(cmd, sizeof cmd, "cd %s/%s && %s %s > %s 2>&1", dir, cwd, GGUFLINT_CLI, args, path);
-    int st = system(cmd);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-    out[n] = '\0';
-    if (f)
-        fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void expect(const char *cwd, const char *args, int code, const char *needle)
 {
-    int rc = run_in(cwd, args);
-    if (rc != code || (needle && !strstr(out, needle)))
-        fail_msg("'%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s", args, cwd, rc, code,
-                 needle ? needle : "", out);
+    ex_cli_expect(GGUFLINT_CLI, dir, cwd, args, code, needle, out, sizeof out);
 }
+
 #define EXPECT(cwd, args, code, needle) expect(cwd, args, code, needle)
 
 static int setup(void **state)

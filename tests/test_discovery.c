@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "tiny_llama.h"
 
@@ -82,27 +84,9 @@ static void link_to(const char *target, const char *rel)
     assert_int_equal(symlink(target, path), 0);
 }
 
-static int run_in(const char *cwd, const char *args)
-{
-    char cmd[2048], path[512];
-    snprintf(path, sizeof path, "%s/out.txt", dir);
-    snprintf(cmd, sizeof cmd, "cd '%s/%s' && timeout 60 %s %s > %s 2>&1", dir, cwd, GGUFLINT_CLI,
-             args, path);
-    int st = system(cmd);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-    out[n] = '\0';
-    if (f)
-        fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void expect(const char *cwd, const char *args, int code, const char *needle)
 {
-    int rc = run_in(cwd, args);
-    if (rc != code || (needle && !strstr(out, needle)))
-        fail_msg("'%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s", args, cwd, rc, code,
-                 needle ? needle : "", out);
+    ex_cli_expect(GGUFLINT_CLI, dir, cwd, args, code, needle, out, sizeof out);
 }
 
 static void lacks(const char *needle)

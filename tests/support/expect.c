@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -254,4 +255,34 @@ void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix, gg
         gguflint_free(ctx);
     }
     closedir(d);
+}
+
+/* ---- the command line ---- */
+
+int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *args, char *out,
+               size_t cap)
+{
+    char cmd[4096], path[1024];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    int w = snprintf(cmd, sizeof cmd, "cd '%s/%s' && timeout 60 %s %s > '%s' 2>&1", dir, cwd, cli,
+                     args, path);
+    if (w < 0 || (size_t)w >= sizeof cmd)
+        fail_msg("command line too long: %s", args);
+    int st = system(cmd);
+    FILE *f = fopen(path, "r");
+    size_t n = f && cap ? fread(out, 1, cap - 1, f) : 0;
+    if (cap)
+        out[n] = '\0';
+    if (f)
+        fclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
+                   const char *needle, char *out, size_t cap)
+{
+    int rc = ex_cli_run(cli, dir, cwd, args, out, cap);
+    if (rc != code || (needle && !strstr(out, needle)))
+        fail_msg("'%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s", args, cwd, rc, code,
+                 needle ? needle : "", out);
 }

@@ -102,4 +102,17 @@ typedef struct ex_table {
     {#table, runner, NULL, NULL, &(ex_table){#table, table, sizeof table / sizeof table[0]}}
 // clang-format on
 
+/* ---- the command line ---- */
+
+/* Run `cli args` in the directory dir/cwd (a shell command line: args may
+ * quote), at most 60 s, with stdout and stderr into out (NUL-terminated,
+ * cut at cap - 1 bytes; the output file is dir/out.txt). Returns the exit
+ * status, -1 when the command did not exit. */
+int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *args, char *out,
+               size_t cap);
+/* ex_cli_run, then fail the test unless it exits with `code` and, when
+ * `needle` is non-NULL, the output holds needle. */
+void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
+                   const char *needle, char *out, size_t cap);
+
 #endif
