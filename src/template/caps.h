@@ -34,9 +34,14 @@
 /* Folding copies, per analyser (one analyser per file): TPL_BUDGET_BASE,
  * plus TPL_BUDGET_PER_BYTE for every template byte fed, up to TPL_BUDGET_MAX
  * in all, so the work of a file is linear in its size however many
- * templates it holds (8000 tiny ones cost what one big one does). */
+ * templates it holds (8000 tiny ones cost what one big one does). One
+ * budget byte per template byte: a folded byte costs a few tens of
+ * instructions (copied, checked, scanned when output), and dense tags
+ * already cost about 150 per byte, so more would break the 250 per byte of
+ * the complexity contract (a 1 MiB template of folding expressions). Real
+ * chat templates stay well within the 1 MiB base. */
 #define TPL_BUDGET_BASE (1u << 20)
-#define TPL_BUDGET_PER_BYTE 4u
+#define TPL_BUDGET_PER_BYTE 1u
 #define TPL_BUDGET_MAX (256ull << 20)
 
 #endif

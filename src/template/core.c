@@ -176,6 +176,13 @@ bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col)
     return true;
 }
 
+const char *tpl_where_lc(char *buf, size_t cap, uint64_t line, uint64_t col)
+{
+    snprintf(buf, cap, " (template line %llu, column %llu)", (unsigned long long)line,
+             (unsigned long long)col);
+    return buf;
+}
+
 const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap)
 {
     uint64_t line, col;
@@ -183,8 +190,7 @@ const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap)
         return buf;
     buf[0] = '\0';
     if (tpl_line_col(t, index, &line, &col))
-        snprintf(buf, cap, " (template line %llu, column %llu)", (unsigned long long)line,
-                 (unsigned long long)col);
+        tpl_where_lc(buf, cap, line, col);
     return buf;
 }
 

@@ -1064,10 +1064,12 @@ void ev_template_end(tpl *t)
         return;
     for (uint32_t i = t->ev.n_blocks; i-- > 0;) {
         const block *b = &t->ev.blocks[i];
+        char where[64];
         tpl_report(t, TH_SYNTAX, b->pos, UINT64_MAX,
                    "'%s' is never closed by 'end%s' (Jinja rejects the "
                    "template)%s",
-                   word_text(b->kind), word_text(b->kind), b->where);
+                   word_text(b->kind), word_text(b->kind),
+                   b->lc_known ? tpl_where_lc(where, sizeof where, b->line, b->col) : "");
     }
     t->ev.n_blocks = 0;
 }

@@ -57,7 +57,8 @@ typedef struct block {
     uint16_t items_vid; /* for over a constant: 1 + its loop variable, 0 none */
     tpl_pos pos;
     uint64_t index;
-    char where[56]; /* " (template line L, column C)" of its opening tag, or "" */
+    bool lc_known; /* line and col of its opening tag are known (formatted for a report) */
+    uint64_t line, col;
 } block;
 
 typedef struct tpl_eval {

@@ -181,10 +181,15 @@ void ev_attr_access(tpl *t, const tok *k)
     uint16_t c = word_class(w);
     uint16_t fl = r->flags & F_TAINT;
     bool rname = r->kind == AV_NAME;
-    fd_desc(t, r, d, sizeof d);
-    tpl_quote(e, sizeof e, s, n, 40);
+    /* the receiver's description and the quoted name, formatted only for
+     * a report (most accesses report nothing) */
+    bool de = false;
+#define DE()                                                                                       \
+    (de ? (void)0                                                                                  \
+        : (fd_desc(t, r, d, sizeof d), tpl_quote(e, sizeof e, s, n, 40), (void)(de = true)))
     bool internal = (c & WC_INTERNAL) || (n > 3 && memcmp(s, "co_", 3) == 0 && fd_is_ident(s, n));
     if (fd_is_dunder(s, n) || fd_is_mangled(s, n) || w == W_MRO || w == W_MODULE_ATTR || internal) {
+        DE();
         if (rname && (word_class(r->word) & WC_GADGET))
             tpl_report(t, TH_GADGET, k->pos, k->index,
                        "'%s.%s': Python attribute %s reached from the "
@@ -198,27 +203,30 @@ void ev_attr_access(tpl *t, const tok *k)
         fl |= F_TAINT;
     }
     if (rname && (word_class(r->word) & WC_MODULE)) {
+        DE();
         tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.%s': attribute of the Python module '%s'", d,
                    e, d);
         fl |= F_TAINT;
     } else if ((c & WC_ATTRSINK) ||
                ((r->flags & F_TAINT) && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK)))) {
+        DE();
         tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.%s': %s is a command or code-execution sink",
                    d, e, e);
         fl |= F_TAINT;
     }
     if ((w == W_FORMAT || w == W_FORMAT_MAP) && r->kind == AV_UNK &&
-        (r->flags & (F_STRTYPE | F_FRAG)))
+        (r->flags & (F_STRTYPE | F_FRAG)) && (DE(), true))
         tpl_report(t, TH_OBFUSCATION, k->pos, k->index,
                    "'%s.%s': str.%s on a string built at render time: its replacement fields "
                    "can read any attribute of the arguments ('{0.__class__}') and cannot be "
                    "checked statically",
                    d, e, e);
-    if (w == W_FORMAT_MAP)
+    if (w == W_FORMAT_MAP && (DE(), true))
         tpl_report(t, TH_EXEC, k->pos, k->index,
                    "'%s.format_map': str.format_map reads attributes "
                    "through format fields (sandbox escape, CVE-2024-56326 class)",
                    d);
+#undef DE
     if (rname && r->word == W_LOOP &&
         (w == W_INDEX || w == W_INDEX0 || w == W_REVINDEX || w == W_REVINDEX0 || w == W_LENGTH))
         fl |= F_TURNS;

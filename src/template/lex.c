@@ -26,8 +26,21 @@ void lx_begin(tpl *t)
     t->lx.esc = E_NONE;
 }
 
+/* byte classes of the tag fast paths */
+#define LC_NAME 0x01u  /* continues a name: [A-Za-z0-9_] (non-ASCII goes the slow way) */
+#define LC_SPACE 0x02u /* whitespace between tokens */
+#define LC_STR 0x04u   /* plain string literal text: not a quote, backslash, CR or LF */
+
 bool lx_init(tpl *t)
 {
+    for (unsigned c = 0; c < 256; c++) {
+        bool name =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+        bool str = c != '\'' && c != '"' && c != '\\' && c != '\r' && c != '\n';
+        t->lx.cls[c] =
+            (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) | (str ? LC_STR : 0));
+    }
     t->lx.lit = malloc(256); /* a first buffer, so no token ever points into NULL */
     t->lx.lit_cap = 256;
     return t->lx.lit != NULL;
@@ -783,8 +796,66 @@ static void lex_byte(tpl *t, uint8_t c)
     }
 }
 
+/* Inside a tag, the bytes from p that the byte loop would only append or
+ * skip: whitespace between tokens, the rest of a name, plain string literal
+ * text (up to its quote, a backslash or a line break). Taken in one piece;
+ * returns how many (0: the byte loop takes the next byte). The raw scanner
+ * is idle, so it sees a literal's run in one piece too. */
+static const uint8_t run_class[] = {[S_NONE] = LC_SPACE, [S_NAME] = LC_NAME, [S_STR] = LC_STR};
+_Static_assert(sizeof run_class == S_STR + 1, "one entry per sub-state up to S_STR");
+
+static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
+{
+    const uint8_t *cls = t->lx.cls;
+    size_t k = 0;
+    switch (t->lx.sub) {
+    case S_NONE:
+        while (k < n && (cls[p[k]] & LC_SPACE))
+            k++;
+        return k;
+    case S_NAME: {
+        while (k < n && (cls[p[k]] & LC_NAME))
+            k++;
+        uint32_t room = TPL_NAME_CAP - t->lx.name_len, put = k < room ? (uint32_t)k : room;
+        memcpy(t->lx.name + t->lx.name_len, p, put);
+        t->lx.name_len += put;
+        return k;
+    }
+    case S_STR: {
+        if (t->lx.esc != E_NONE)
+            return 0;
+        while (k < n && (cls[p[k]] & LC_STR))
+            k++;
+        if (k == 0 || t->lx.lit_len + k > TPL_CONST_CAP)
+            return 0; /* past the kept prefix: the byte loop */
+        if (t->lx.lit_len + k > t->lx.lit_cap) {
+            uint32_t nc = t->lx.lit_cap;
+            while (nc < t->lx.lit_len + k)
+                nc *= 2;
+            if (nc > TPL_CONST_CAP)
+                nc = TPL_CONST_CAP;
+            uint8_t *b = realloc(t->lx.lit, nc);
+            if (!b) {
+                t->nomem = true;
+                return 0;
+            }
+            t->lx.lit = b;
+            t->lx.lit_cap = nc;
+        }
+        raw_run(t, p, k);
+        memcpy(t->lx.lit + t->lx.lit_len, p, k);
+        t->lx.lit_len += (uint32_t)k;
+        t->lx.lit_full += k;
+        t->lx.lit_cr = false;
+        return k;
+    }
+    default: return 0;
+    }
+}
+
 /* n bytes of template at t->index: runs of plain text (and comment / raw
- * bodies) go to the scanners in one piece, other bytes one at a time. */
+ * bodies) go to the scanners in one piece, inside tags the runs tag_run
+ * takes, other bytes one at a time. */
 void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
 {
     uint64_t i = 0;
@@ -801,6 +872,14 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
                 raw_run(t, p + i, run);
                 if (t->lx.mode != M_COMMENT)
                     ts_run(t, &t->ts.out, p + i, run, t->index, false);
+                t->index += run;
+                i += run;
+                continue;
+            }
+        } else if (t->lx.mode == M_TAG && (t->lx.cls[p[i]] & run_class[t->lx.sub]) && !t->lx.pend &&
+                   !t->lx.tag_fresh && raw_idle(t)) {
+            size_t run = tag_run(t, p + i, (size_t)(n - i));
+            if (run > 0) {
                 t->index += run;
                 i += run;
                 continue;

@@ -42,7 +42,7 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t in
     b->product = kind == W_FOR ? sat_mul(outer, bound) : outer;
     b->pos = pos;
     b->index = index;
-    tpl_where(t, index, b->where, sizeof b->where);
+    b->lc_known = tpl_line_col(t, index, &b->line, &b->col);
 }
 
 static unsigned opener_of(unsigned end)
@@ -77,11 +77,13 @@ void ev_block_end(tpl *t, const tok *k)
         return;
     }
     block *b = &t->ev.blocks[t->ev.n_blocks - 1];
+    char where[64];
     if (b->kind != open)
         tpl_report(t, TH_SYNTAX, k->pos, k->index,
                    "'%s' closes the '%s' opened%s "
                    "(Jinja rejects the template)",
-                   word_text(k->word), word_text(b->kind), b->where[0] ? b->where : " before");
+                   word_text(k->word), word_text(b->kind),
+                   b->lc_known ? tpl_where_lc(where, sizeof where, b->line, b->col) : " before");
     t->ev.n_blocks--;
     ev_gate_update(t);
 }

@@ -764,110 +764,176 @@ static void url_byte(tpl *t, tscan *s, uint8_t c)
         url_finish(t, s);
 }
 
-/* The scanners over n bytes. The hot state lives in locals, written back
- * around the rare slow paths (non-ASCII, a match, a finished word, a blob
- * reaching the threshold). */
-void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+/* The phrase automaton, URL capture, UTF-8 folding and letter words over n
+ * bytes. The hot state lives in locals, written back around the rare slow
+ * paths (non-ASCII, a URL being captured, a match, a word ending). */
+static void ac_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
 {
-    if (s == &t->ts.out)
-        tk_run(t, p, n, s->seg, index, same_index); /* special tokens output */
-    uint32_t st = s->ac_state, rn = s->ring_n, blen = s->blob_len, wlen = s->word_len;
-    uint8_t bcls = s->blob_cls, wk = s->word_kind;
+    uint32_t st = s->ac_state, rn = s->ring_n, wl_n = s->wl_n;
+    uint8_t wl = s->wl;
     bool space = s->ac_space;
-    const uint8_t *sym = t->ts.sym, *symf = t->ts.symf, *bc = t->ts.bcls;
+    const uint8_t *sym = t->ts.sym;
     uint16_t(*next)[AC_SYMS] = t->ts.ac_next;
     const uint16_t *out = t->ts.ac_out;
     uint64_t *ring = s->ring_index;
-    const uint64_t step = same_index ? 0 : 1;
 #define SYNC()                                                                                     \
-    (s->ac_state = (uint16_t)st, s->ring_n = rn, s->blob_len = blen, s->blob_cls = bcls,           \
-     s->word_len = wlen, s->word_kind = wk, s->ac_space = space)
-#define LOAD()                                                                                     \
-    (st = s->ac_state, rn = s->ring_n, blen = s->blob_len, bcls = s->blob_cls, wlen = s->word_len, \
-     wk = s->word_kind, space = s->ac_space)
-    for (size_t i = 0; i < n; i++) {
+    (s->ac_state = (uint16_t)st, s->ring_n = rn, s->ac_space = space, s->wl = wl, s->wl_n = wl_n)
+#define LOAD() (st = s->ac_state, rn = s->ring_n, space = s->ac_space, wl = s->wl, wl_n = s->wl_n)
+    uint64_t idx = index;
+    for (size_t i = 0; i < n; i++, idx += step) {
         const uint8_t c = p[i];
-        const uint64_t idx = index + i * step;
-        if (s->url_cap) {
+        if (c >= 0x80 || s->u_need || s->url_cap) {
             SYNC();
-            url_byte(t, s, c);
-            LOAD();
-        }
-        if (c >= 0x80 || s->u_need) {
-            SYNC();
+            if (s->url_cap)
+                url_byte(t, s, c);
             if (c >= 0x80) {
                 feed_u8(t, s, c, idx);
-            } else {
+                LOAD();
+                continue;
+            }
+            if (s->u_need) {
                 s->u_need = 0; /* a sequence cut short */
                 feed_sym(t, s, Y_OTHER, s->u_index, false);
                 feed_sym(t, s, sym[c], idx, false);
+                LOAD();
+                continue;
             }
             LOAD();
-        } else {
-            const unsigned y = sym[c];
-            if (y - 1u < 26u) { /* letters: words for GG738 and GG734 */
-                if (!s->wl)
-                    s->wl_index = idx;
-                s->wl |= WL_ASCII;
-                s->wl_n++;
-            } else if (s->wl || s->gate) {
-                letters_end(t, s, y);
-            }
-            if (s->ctx & CTX_MDLINK && (c == ')' || c == '\n'))
-                s->ctx &= (uint8_t)~CTX_MDLINK;
-            if (y != Y_SPACE || !space) { /* whitespace runs fold to one symbol */
-                space = y == Y_SPACE;
-                ring[rn % TS_RING] = idx;
-                rn++;
-                st = next[st][y];
-                if (out[st]) {
-                    SYNC();
-                    matched(t, s, out[st]);
-                    LOAD();
-                }
-            }
         }
-        const uint8_t f = symf[c];
-        if (f & SYM_BLOB) {
-            if (blen == 0) {
-                bcls = 0;
-                s->blob_index = idx;
-                s->blob_seg = s->seg;
-            }
-            if (blen < sizeof s->blob_head)
-                s->blob_head[blen] = c;
-            if (blen < UINT32_MAX)
-                blen++;
-            bcls |= bc[c];
-            if (blen >= TPL_BLOB_MIN && !(bcls & BC_DONE)) {
+        const unsigned y = sym[c];
+        if (y - 1u < 26u) { /* letters: words for GG738 and GG734 */
+            if (!wl)
+                s->wl_index = idx;
+            wl |= WL_ASCII;
+            wl_n++;
+        } else if (wl || s->gate) {
+            SYNC();
+            letters_end(t, s, y);
+            LOAD();
+        }
+        if ((c == ')' || c == '\n') && (s->ctx & CTX_MDLINK))
+            s->ctx &= (uint8_t)~CTX_MDLINK;
+        if (y != Y_SPACE || !space) { /* whitespace runs fold to one symbol */
+            space = y == Y_SPACE;
+            ring[rn % TS_RING] = idx;
+            rn++;
+            st = next[st][y];
+            if (out[st]) {
                 SYNC();
-                blob_hit(t, s);
+                matched(t, s, out[st]);
                 LOAD();
             }
-        } else {
-            blen = 0;
-        }
-        if (f & SYM_WORD) {
-            if (wlen == 0) {
-                s->word_index = idx;
-                s->word_seg = s->seg;
-                wk = 0;
-            }
-            if (c == '@')
-                wk |= WK_AT;
-            else if (!(f & SYM_DIGITDOT))
-                wk |= WK_NOTIP;
-            if (wlen < sizeof s->word)
-                s->word[wlen] = c;
-            if (wlen <= sizeof s->word)
-                wlen++;
-        } else if (wlen) {
-            SYNC();
-            word_finish(t, s);
-            LOAD();
         }
     }
     SYNC();
 #undef SYNC
 #undef LOAD
+}
+
+/* Base64 / hex runs over n bytes: a run is judged when it reaches
+ * TPL_BLOB_MIN and again only when its class changes, so the bytes of a
+ * long run of one class are skipped in a tight loop. */
+static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
+{
+    const uint8_t *symf = t->ts.symf, *bc = t->ts.bcls;
+    uint32_t blen = s->blob_len;
+    uint8_t bcls = s->blob_cls;
+    size_t i = 0;
+    while (i < n) {
+        if (!(symf[p[i]] & SYM_BLOB)) {
+            blen = 0;
+            while (++i < n && !(symf[p[i]] & SYM_BLOB))
+                ;
+            continue;
+        }
+        if (blen >= TPL_BLOB_MIN) { /* judged already: skip while the class holds */
+            size_t j = i;
+            while (j < n && (symf[p[j]] & SYM_BLOB) && !(bc[p[j]] & ~bcls))
+                j++;
+            uint64_t nl = (uint64_t)blen + (j - i);
+            blen = nl < UINT32_MAX ? (uint32_t)nl : UINT32_MAX;
+            i = j;
+            if (i == n || !(symf[p[i]] & SYM_BLOB))
+                continue;
+        }
+        const uint8_t c = p[i];
+        if (blen == 0) {
+            bcls = 0;
+            s->blob_index = index + i * step;
+            s->blob_seg = s->seg;
+        }
+        if (blen < sizeof s->blob_head)
+            s->blob_head[blen] = c;
+        if (blen < UINT32_MAX)
+            blen++;
+        const uint8_t was = bcls;
+        bcls |= bc[c];
+        if (blen >= TPL_BLOB_MIN && !(bcls & BC_DONE) && (blen == TPL_BLOB_MIN || bcls != was)) {
+            s->blob_len = blen;
+            s->blob_cls = bcls;
+            blob_hit(t, s);
+            bcls = s->blob_cls;
+        }
+        i++;
+    }
+    s->blob_len = blen;
+    s->blob_cls = bcls;
+}
+
+/* IPv4 / e-mail words ([A-Za-z0-9._%+-@] runs) over n bytes; a word longer
+ * than the buffer can be neither, so the rest of it is skipped. */
+static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
+{
+    const uint8_t *symf = t->ts.symf;
+    uint32_t wlen = s->word_len;
+    uint8_t wk = s->word_kind;
+    size_t i = 0;
+    while (i < n) {
+        const uint8_t c = p[i];
+        const uint8_t f = symf[c];
+        if (!(f & SYM_WORD)) {
+            if (wlen) {
+                s->word_len = wlen;
+                s->word_kind = wk;
+                word_finish(t, s);
+                wlen = 0;
+            }
+            while (++i < n && !(symf[p[i]] & SYM_WORD))
+                ;
+            continue;
+        }
+        if (wlen > sizeof s->word) { /* too long for either: skip the rest */
+            while (++i < n && (symf[p[i]] & SYM_WORD))
+                ;
+            continue;
+        }
+        if (wlen == 0) {
+            s->word_index = index + i * step;
+            s->word_seg = s->seg;
+            wk = 0;
+        }
+        if (c == '@')
+            wk |= WK_AT;
+        else if (!(f & SYM_DIGITDOT))
+            wk |= WK_NOTIP;
+        if (wlen < sizeof s->word)
+            s->word[wlen] = c;
+        wlen++;
+        i++;
+    }
+    s->word_len = wlen;
+    s->word_kind = wk;
+}
+
+/* The scanners over n bytes, one pass each: the phrase automaton (with URL
+ * capture and words of letters), blobs, IPv4 / e-mail words. The passes
+ * share no state; each keeps the order of its own findings. */
+void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+{
+    if (s == &t->ts.out)
+        tk_run(t, p, n, s->seg, index, same_index); /* special tokens output */
+    const uint64_t step = same_index ? 0 : 1;
+    ac_pass(t, s, p, n, index, step);
+    blob_pass(t, s, p, n, index, step);
+    word_pass(t, s, p, n, index, step);
 }

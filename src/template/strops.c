@@ -291,6 +291,25 @@ unknown:
     return unk_at(fmt);
 }
 
+/* The next match of o (m bytes) in p[i..n), or n. */
+static uint32_t next_match(const uint8_t *p, uint32_t i, uint32_t n, const uint8_t *o, uint32_t m)
+{
+    while (n - i >= m) {
+        const uint8_t *q = memchr(p + i, o[0], n - i - m + 1);
+        if (!q)
+            return n;
+        i = (uint32_t)(q - p);
+        if (memcmp(q, o, m) == 0)
+            return i;
+        i++;
+    }
+    return n;
+}
+
+/* str.replace: one pass counts the matches (memchr for the first byte),
+ * the result is reserved once, a second pass writes it. Both passes are
+ * linear; the check is charged to the budget as s->len * old->len, the
+ * copy by the result's length plus one unit per match when new is empty. */
 aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count)
 {
     bld b;
@@ -299,24 +318,63 @@ aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, i
         !fd_spend(t, s->len * old->len, s))
         return unk_at(s);
     b.fl |= (uint16_t)((s->flags & F_INEXACT) | (old->inexact ? F_INEXACT : 0));
-    uint32_t i = 0, n = s->len;
-    bool var_space = (s->flags & F_VAR) != 0;
-    while (i < n && !b.fail) {
-        const uint8_t *p = fd_bytes(t, s);
-        const uint8_t *o = cbytes(t, old);
-        if (count != 0 && n - i >= old->len && memcmp(p + i, o, old->len) == 0) {
-            b_cval(t, &b, new_);
-            i += old->len;
-            if (count > 0)
-                count--;
-            continue;
+    const uint32_t n = s->len, m = old->len, r = new_->len;
+    uint64_t hits = 0;
+    {
+        const uint8_t *p = fd_bytes(t, s), *o = cbytes(t, old);
+        if (m == 1) { /* a byte: count it in one plain loop (matches may be dense) */
+            for (uint32_t i = 0; i < n; i++)
+                hits += p[i] == o[0];
+            if (count >= 0 && hits > (uint64_t)count)
+                hits = (uint64_t)count;
+        } else {
+            for (uint32_t i = next_match(p, 0, n, o, m);
+                 i < n && (count < 0 || hits < (uint64_t)count); i = next_match(p, i + m, n, o, m))
+                hits++;
         }
-        uint32_t j = i + 1; /* copy up to the next possible match */
-        while (j < n && p[j] != o[0])
-            j++;
-        fd_b_from(t, &b, var_space, s->off + i, j - i);
-        i = j;
     }
+    if (hits && new_->inexact)
+        b.fl |= F_INEXACT;
+    uint64_t out = (uint64_t)n - hits * m + hits * r;
+    if (hits && r == 0 && !fd_spend(t, (uint32_t)(hits < UINT32_MAX ? hits : UINT32_MAX), s))
+        return unk_at(s);
+    if (out == 0) /* an empty result still costs one unit, as an empty piece does */
+        return fd_spend(t, 1, s) ? fd_b_done(t, &b) : unk_at(s);
+    if (!fd_b_room(t, &b, out))
+        return fd_b_done(t, &b);
+    /* the arena is reserved: the pointers stay valid, and the result lies
+     * past every source in the arena */
+    const uint8_t *p = fd_bytes(t, s), *o = cbytes(t, old), *w = cbytes(t, new_);
+    uint8_t *d = t->fd.ar + t->fd.ar_len;
+    if (m == 1 && r == 1 && (uint64_t)count >= n) { /* every match (count < 0 is all) */
+        const uint8_t a = o[0], z = w[0];
+        for (uint32_t i = 0; i < n; i++)
+            d[i] = p[i] == a ? z : p[i];
+    } else if (m == 1) {
+        uint32_t i = 0;
+        for (uint64_t k = 0; k < hits; i++) {
+            if (p[i] == o[0]) {
+                memcpy(d, w, r);
+                d += r;
+                k++;
+            } else {
+                *d++ = p[i];
+            }
+        }
+        memcpy(d, p + i, n - i);
+    } else {
+        uint32_t i = 0;
+        for (uint64_t k = 0; k < hits; k++) {
+            uint32_t j = next_match(p, i, n, o, m);
+            memcpy(d, p + i, j - i);
+            d += j - i;
+            memcpy(d, w, r);
+            d += r;
+            i = j + m;
+        }
+        memcpy(d, p + i, n - i);
+    }
+    t->fd.ar_len += (uint32_t)out;
     return fd_b_done(t, &b);
 }
 

@@ -61,6 +61,8 @@ tpl_pos tpl_pos_at(const tpl *t, uint64_t index); /* the chunk holding a recent 
 bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col);
 /* " (template line L, column C)" for a message, or "" when not known. */
 const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap);
+/* the same for a known line and column (cap > 0) */
+const char *tpl_where_lc(char *buf, size_t cap, uint64_t line, uint64_t col);
 
 /* rawscan.c, inline for the lexer's byte loop: no sequence is open */
 static inline bool raw_idle(const tpl *t)

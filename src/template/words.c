@@ -212,10 +212,13 @@ void word_init(tpl *t)
         const char *s = words[id].s;
         if (!s)
             continue;
-        uint32_t h = word_hash((const uint8_t *)s, strlen(s)) & (TPL_WORD_SLOTS - 1);
+        size_t n = strlen(s);
+        uint32_t full = word_hash((const uint8_t *)s, n), h = full & (TPL_WORD_SLOTS - 1);
         while (t->wd.slots[h])
             h = (h + 1) & (TPL_WORD_SLOTS - 1);
         t->wd.slots[h] = (uint16_t)id;
+        t->wd.hash[h] = full;
+        t->wd.len[h] = (uint8_t)n;
     }
 }
 
@@ -225,8 +228,8 @@ unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash)
         return W_NONE;
     uint32_t h = hash & (TPL_WORD_SLOTS - 1);
     while (t->wd.slots[h]) {
-        const char *w = words[t->wd.slots[h]].s;
-        if (strlen(w) == n && memcmp(w, s, n) == 0)
+        if (t->wd.hash[h] == hash && t->wd.len[h] == n &&
+            memcmp(words[t->wd.slots[h]].s, s, n) == 0)
             return t->wd.slots[h];
         h = (h + 1) & (TPL_WORD_SLOTS - 1);
     }

@@ -210,6 +210,8 @@ enum {
 /* open addressing over word ids, built by word_init */
 typedef struct tpl_words {
     uint16_t slots[TPL_WORD_SLOTS];
+    uint32_t hash[TPL_WORD_SLOTS]; /* each slot's full hash, compared before the bytes */
+    uint8_t len[TPL_WORD_SLOTS];
 } tpl_words;
 
 void word_init(tpl *t);
