@@ -510,7 +510,7 @@ static void close_bracket(tpl *t, uint8_t c)
                    t->lx.bstack[t->lx.depth]);
 }
 
-static void tag_byte(tpl *t, uint8_t c)
+static inline __attribute__((always_inline)) void tag_byte(tpl *t, uint8_t c)
 {
     if (t->lx.tag_fresh) {
         t->lx.tag_fresh = false;
@@ -791,8 +791,7 @@ static void lex_byte(tpl *t, uint8_t c)
             t->lx.pend_c = c;
         }
         return;
-    case M_RAW: raw_mode_byte(t, c); return;
-    default: tag_byte(t, c); return;
+    default: raw_mode_byte(t, c); return; /* M_RAW (lx_feed takes tags itself) */
     }
 }
 
@@ -860,6 +859,27 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
 {
     uint64_t i = 0;
     while (i < n && !t->nomem) {
+        if (t->lx.mode == M_TAG) {
+            /* a tag: its own loop, until the tag ends or the bytes do */
+            do {
+                const uint8_t c = p[i];
+                if (c >= 0x80 || !raw_idle(t)) {
+                    raw_byte(t, c);
+                } else if ((t->lx.cls[c] & run_class[t->lx.sub]) && !t->lx.pend &&
+                           !t->lx.tag_fresh) {
+                    size_t run = tag_run(t, p + i, (size_t)(n - i));
+                    if (run > 0) {
+                        t->index += run;
+                        i += run;
+                        continue;
+                    }
+                }
+                tag_byte(t, c);
+                t->index++;
+                i++;
+            } while (i < n && t->lx.mode == M_TAG && !t->nomem);
+            continue;
+        }
         /* runs of plain text (and comment / raw bodies) up to the next
          * byte that can change the lexer's state */
         uint8_t stop = t->lx.mode == M_TEXT || (t->lx.mode == M_RAW && !t->lx.raw_collect) ? '{'
@@ -872,14 +892,6 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
                 raw_run(t, p + i, run);
                 if (t->lx.mode != M_COMMENT)
                     ts_run(t, &t->ts.out, p + i, run, t->index, false);
-                t->index += run;
-                i += run;
-                continue;
-            }
-        } else if (t->lx.mode == M_TAG && (t->lx.cls[p[i]] & run_class[t->lx.sub]) && !t->lx.pend &&
-                   !t->lx.tag_fresh && raw_idle(t)) {
-            size_t run = tag_run(t, p + i, (size_t)(n - i));
-            if (run > 0) {
                 t->index += run;
                 i += run;
                 continue;

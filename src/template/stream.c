@@ -290,6 +290,10 @@ static const pattern patterns[] = {
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(N_PATTERNS < 65535, "pattern index fits");
 
+/* what a word ([A-Za-z0-9._%+-@]) holds: an IPv4 address or an e-mail? */
+#define WK_AT 1u    /* holds an '@' */
+#define WK_NOTIP 2u /* holds something other than digits and dots */
+
 /* blob classes */
 #define BC_DIGIT 1u
 #define BC_UPPER 2u
@@ -321,6 +325,7 @@ bool ts_init(tpl *t)
         t->ts.symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
                                   (digitdot ? SYM_DIGITDOT : 0));
         t->ts.bcls[c] = blob_class((uint8_t)c);
+        t->ts.wkind[c] = (uint8_t)(c == '@' ? WK_AT : digitdot ? 0 : WK_NOTIP);
     }
     t->ts.ac_next = calloc(AC_MAX_STATES, sizeof *t->ts.ac_next);
     t->ts.ac_out = calloc(AC_MAX_STATES, sizeof *t->ts.ac_out);
@@ -552,8 +557,6 @@ void ts_gate(tscan *s, unsigned gate)
 }
 
 /* The word run ([A-Za-z0-9._%+-@]) ended: an IPv4 address or an e-mail? */
-#define WK_AT 1u    /* holds an '@' */
-#define WK_NOTIP 2u /* holds something other than digits and dots */
 
 static void word_finish(tpl *t, tscan *s)
 {
@@ -846,6 +849,15 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
                 ;
             continue;
         }
+        if (blen == 0) { /* a fresh run that ends here short of the minimum: nothing */
+            size_t j = i + 1;
+            while (j < n && (symf[p[j]] & SYM_BLOB))
+                j++;
+            if (j < n && j - i < TPL_BLOB_MIN) {
+                i = j;
+                continue;
+            }
+        }
         if (blen >= TPL_BLOB_MIN) { /* judged already: skip while the class holds */
             size_t j = i;
             while (j < n && (symf[p[j]] & SYM_BLOB) && !(bc[p[j]] & ~bcls))
@@ -884,7 +896,7 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
  * than the buffer can be neither, so the rest of it is skipped. */
 static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
 {
-    const uint8_t *symf = t->ts.symf;
+    const uint8_t *symf = t->ts.symf, *wkt = t->ts.wkind;
     uint32_t wlen = s->word_len;
     uint8_t wk = s->word_kind;
     size_t i = 0;
@@ -901,6 +913,16 @@ static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
             while (++i < n && !(symf[p[i]] & SYM_WORD))
                 ;
             continue;
+        }
+        if (wlen == 0) { /* a fresh word that ends here holding a letter and no '@': nothing */
+            size_t j = i;
+            uint8_t acc = 0;
+            while (j < n && (symf[p[j]] & SYM_WORD))
+                acc |= wkt[p[j++]];
+            if (j < n && (acc & (WK_AT | WK_NOTIP)) == WK_NOTIP) {
+                i = j;
+                continue;
+            }
         }
         if (wlen > sizeof s->word) { /* too long for either: skip the rest */
             while (++i < n && (symf[p[i]] & SYM_WORD))
@@ -925,6 +947,39 @@ static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
     s->word_kind = wk;
 }
 
+/* Whether p[0..n) is all whitespace (the text between trimmed tags). */
+static bool blank(const tpl *t, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t->ts.sym[p[i]] != Y_SPACE)
+            return false;
+    return true;
+}
+
+/* The three passes over whitespace only, in one step: what the first
+ * whitespace byte does (a word of letters ends, one space symbol, runs
+ * end) and what a line feed does to a markdown link target; the bytes
+ * after it change nothing. */
+static void blank_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index)
+{
+    if (s->wl || s->gate)
+        letters_end(t, s, Y_SPACE);
+    if ((s->ctx & CTX_MDLINK) && memchr(p, '\n', n))
+        s->ctx &= (uint8_t)~CTX_MDLINK;
+    if (!s->ac_space) {
+        s->ac_space = true;
+        s->ring_index[s->ring_n % TS_RING] = index;
+        s->ring_n++;
+        s->ac_state = t->ts.ac_next[s->ac_state][Y_SPACE];
+        uint16_t o = t->ts.ac_out[s->ac_state];
+        if (o)
+            matched(t, s, o);
+    }
+    s->blob_len = 0;
+    if (s->word_len)
+        word_finish(t, s);
+}
+
 /* The scanners over n bytes, one pass each: the phrase automaton (with URL
  * capture and words of letters), blobs, IPv4 / e-mail words. The passes
  * share no state; each keeps the order of its own findings. */
@@ -932,6 +987,12 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
 {
     if (s == &t->ts.out)
         tk_run(t, p, n, s->seg, index, same_index); /* special tokens output */
+    if (n == 0)
+        return;
+    if (!s->url_cap && !s->u_need && blank(t, p, n)) {
+        blank_run(t, s, p, n, index);
+        return;
+    }
     const uint64_t step = same_index ? 0 : 1;
     ac_pass(t, s, p, n, index, step);
     blob_pass(t, s, p, n, index, step);

@@ -87,11 +87,12 @@ typedef struct tpl_streams {
     uint16_t *ac_out;             /* pattern index + 1 ending at a state, 0 none */
     uint16_t *ac_link;            /* dictionary suffix link */
     uint16_t ac_states;
-    uint8_t sym[256];  /* byte -> folded symbol */
-    uint8_t symf[256]; /* byte -> run classes */
-    uint8_t bcls[256]; /* byte -> blob class */
-    tscan out;         /* the text as Jinja emits it */
-    tscan lits;        /* the current string literal */
+    uint8_t sym[256];   /* byte -> folded symbol */
+    uint8_t symf[256];  /* byte -> run classes */
+    uint8_t bcls[256];  /* byte -> blob class */
+    uint8_t wkind[256]; /* byte of a word -> what it makes the word (WK_* of stream.c) */
+    tscan out;          /* the text as Jinja emits it */
+    tscan lits;         /* the current string literal */
 } tpl_streams;
 
 bool ts_init(tpl *t);
