@@ -30,6 +30,8 @@ void lx_begin(tpl *t)
 #define LC_NAME 0x01u  /* continues a name: [A-Za-z0-9_] (non-ASCII goes the slow way) */
 #define LC_SPACE 0x02u /* whitespace between tokens */
 #define LC_STR 0x04u   /* plain string literal text: not a quote, backslash, CR or LF */
+#define LC_START 0x08u /* starts a name: [A-Za-z_] */
+#define LC_QUOTE 0x10u /* opens a string literal */
 
 bool lx_init(tpl *t)
 {
@@ -38,8 +40,11 @@ bool lx_init(tpl *t)
             (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
         bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
         bool str = c != '\'' && c != '"' && c != '\\' && c != '\r' && c != '\n';
+        bool start = name && !(c >= '0' && c <= '9');
+        bool quote = c == '\'' || c == '"';
         t->lx.cls[c] =
-            (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) | (str ? LC_STR : 0));
+            (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) | (str ? LC_STR : 0) |
+                      (start ? LC_START : 0) | (quote ? LC_QUOTE : 0));
     }
     t->lx.lit = malloc(256); /* a first buffer, so no token ever points into NULL */
     t->lx.lit_cap = 256;
@@ -510,6 +515,20 @@ static void close_bracket(tpl *t, uint8_t c)
                    t->lx.bstack[t->lx.depth]);
 }
 
+/* A string literal opens with quote c (the token starts here). */
+static void str_open(tpl *t, uint8_t c)
+{
+    t->lx.sub = S_STR;
+    t->lx.quote = c;
+    t->lx.lit_len = 0;
+    t->lx.lit_full = 0;
+    t->lx.lit_flags = 0;
+    t->lx.lit_cr = false;
+    t->lx.lit_esc[0] = '\0';
+    t->lx.esc = E_NONE;
+    ts_reset(&t->ts.lits, "string literal");
+}
+
 static inline __attribute__((always_inline)) void tag_byte(tpl *t, uint8_t c)
 {
     if (t->lx.tag_fresh) {
@@ -635,17 +654,7 @@ again:
     }
     switch (c) {
     case '\'':
-    case '"':
-        t->lx.sub = S_STR;
-        t->lx.quote = c;
-        t->lx.lit_len = 0;
-        t->lx.lit_full = 0;
-        t->lx.lit_flags = 0;
-        t->lx.lit_cr = false;
-        t->lx.lit_esc[0] = '\0';
-        t->lx.esc = E_NONE;
-        ts_reset(&t->ts.lits, "string literal");
-        return;
+    case '"': str_open(t, c); return;
     case '*':
     case '/':
     case '=':
@@ -795,61 +804,117 @@ static void lex_byte(tpl *t, uint8_t c)
     }
 }
 
-/* Inside a tag, the bytes from p that the byte loop would only append or
- * skip: whitespace between tokens, the rest of a name, plain string literal
- * text (up to its quote, a backslash or a line break). Taken in one piece;
- * returns how many (0: the byte loop takes the next byte). The raw scanner
- * is idle, so it sees a literal's run in one piece too. */
-static const uint8_t run_class[] = {[S_NONE] = LC_SPACE, [S_NAME] = LC_NAME, [S_STR] = LC_STR};
+/* Inside a tag, the tokens the byte loop would take a byte at a time but
+ * that need no lookahead: whitespace, names (emitted at the byte after
+ * them) and string literals without escapes or line breaks (emitted at
+ * their closing quote, their text appended in one piece and seen by the
+ * raw scanner in one piece). Returns how many bytes it took, with t->index
+ * moved past them (0: the byte loop takes the next byte). Stops where the
+ * byte loop must decide: operators, numbers, escapes, non-ASCII in a name,
+ * a literal past its kept prefix, the end of the bytes. Entered with the
+ * raw scanner idle, no pending operator and not at a tag's first byte. */
+static const uint8_t run_class[] = {
+    [S_NONE] = LC_SPACE | LC_START | LC_QUOTE, [S_NAME] = LC_NAME, [S_STR] = LC_STR};
 _Static_assert(sizeof run_class == S_STR + 1, "one entry per sub-state up to S_STR");
+
+/* Room in the literal buffer for k more bytes within its kept prefix. */
+static bool lit_room(tpl *t, size_t k)
+{
+    if (t->lx.lit_len + k > TPL_CONST_CAP)
+        return false; /* past the kept prefix: the byte loop */
+    if (t->lx.lit_len + k > t->lx.lit_cap) {
+        uint32_t nc = t->lx.lit_cap;
+        while (nc < t->lx.lit_len + k)
+            nc *= 2;
+        if (nc > TPL_CONST_CAP)
+            nc = TPL_CONST_CAP;
+        uint8_t *b = realloc(t->lx.lit, nc);
+        if (!b) {
+            t->nomem = true;
+            return false;
+        }
+        t->lx.lit = b;
+        t->lx.lit_cap = nc;
+    }
+    return true;
+}
 
 static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
 {
     const uint8_t *cls = t->lx.cls;
+    const uint64_t base = t->index;
     size_t k = 0;
-    switch (t->lx.sub) {
-    case S_NONE:
-        while (k < n && (cls[p[k]] & LC_SPACE))
-            k++;
-        return k;
-    case S_NAME: {
-        while (k < n && (cls[p[k]] & LC_NAME))
-            k++;
-        uint32_t room = TPL_NAME_CAP - t->lx.name_len, put = k < room ? (uint32_t)k : room;
-        memcpy(t->lx.name + t->lx.name_len, p, put);
-        t->lx.name_len += put;
-        return k;
-    }
-    case S_STR: {
-        if (t->lx.esc != E_NONE)
-            return 0;
-        while (k < n && (cls[p[k]] & LC_STR))
-            k++;
-        if (k == 0 || t->lx.lit_len + k > TPL_CONST_CAP)
-            return 0; /* past the kept prefix: the byte loop */
-        if (t->lx.lit_len + k > t->lx.lit_cap) {
-            uint32_t nc = t->lx.lit_cap;
-            while (nc < t->lx.lit_len + k)
-                nc *= 2;
-            if (nc > TPL_CONST_CAP)
-                nc = TPL_CONST_CAP;
-            uint8_t *b = realloc(t->lx.lit, nc);
-            if (!b) {
-                t->nomem = true;
-                return 0;
+    while (k < n && !t->nomem) {
+        switch (t->lx.sub) {
+        case S_NONE: {
+            while (k < n && (cls[p[k]] & LC_SPACE))
+                k++;
+            if (k == n)
+                goto out;
+            const uint8_t c = p[k];
+            if (!(cls[c] & (LC_START | LC_QUOTE)))
+                goto out;
+            t->index = base + k;
+            tok_start(t);
+            if (cls[c] & LC_QUOTE) {
+                str_open(t, c);
+                k++;
+            } else {
+                t->lx.sub = S_NAME;
+                t->lx.name_len = 0;
             }
-            t->lx.lit = b;
-            t->lx.lit_cap = nc;
+            break;
         }
-        raw_run(t, p, k);
-        memcpy(t->lx.lit + t->lx.lit_len, p, k);
-        t->lx.lit_len += (uint32_t)k;
-        t->lx.lit_full += k;
-        t->lx.lit_cr = false;
-        return k;
+        case S_NAME: {
+            size_t j = k;
+            while (j < n && (cls[p[j]] & LC_NAME))
+                j++;
+            uint32_t room = TPL_NAME_CAP - t->lx.name_len;
+            uint32_t put = j - k < room ? (uint32_t)(j - k) : room;
+            memcpy(t->lx.name + t->lx.name_len, p + k, put);
+            t->lx.name_len += put;
+            k = j;
+            if (k == n || p[k] >= 0x80)
+                goto out; /* the name may go on (next bytes, or non-ASCII) */
+            t->index = base + k;
+            t->lx.sub = S_NONE;
+            emit_name(t);
+            break;
+        }
+        case S_STR: {
+            if (t->lx.esc != E_NONE)
+                goto out;
+            size_t j = k;
+            while (j < n && (cls[p[j]] & LC_STR))
+                j++;
+            if (j > k) {
+                if (!lit_room(t, j - k))
+                    goto out;
+                t->index = base + k;
+                raw_run(t, p + k, j - k);
+                memcpy(t->lx.lit + t->lx.lit_len, p + k, j - k);
+                t->lx.lit_len += (uint32_t)(j - k);
+                t->lx.lit_full += j - k;
+                t->lx.lit_cr = false;
+                k = j;
+                if (!raw_idle(t))
+                    goto out; /* a sequence cut short: the byte loop reports it */
+            }
+            if (k == n || p[k] != t->lx.quote)
+                goto out;
+            t->index = base + k;
+            t->lx.sub = S_NONE;
+            t->lx.lit_cr = false;
+            str_end(t);
+            k++;
+            break;
+        }
+        default: goto out;
+        }
     }
-    default: return 0;
-    }
+out:
+    t->index = base + k;
+    return k;
 }
 
 /* n bytes of template at t->index: runs of plain text (and comment / raw
@@ -869,8 +934,7 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
                            !t->lx.tag_fresh) {
                     size_t run = tag_run(t, p + i, (size_t)(n - i));
                     if (run > 0) {
-                        t->index += run;
-                        i += run;
+                        i += run; /* tag_run moved t->index */
                         continue;
                     }
                 }
