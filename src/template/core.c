@@ -196,6 +196,17 @@ const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap)
 
 /* ------------------------------------------------------------------ hits */
 
+static void hit_write(tpl *t, tpl_hit *h, tpl_pos pos, uint64_t index, const char *fmt, va_list ap)
+{
+    h->pos = pos;
+    h->index = index;
+    int n = vsnprintf(h->msg, sizeof h->msg, fmt, ap);
+    char where[64];
+    if (n >= 0 && (size_t)n < sizeof h->msg)
+        snprintf(h->msg + n, sizeof h->msg - (size_t)n, "%s",
+                 tpl_where(t, index, where, sizeof where));
+}
+
 void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
 {
     tpl_hit *h = &t->hits[kind];
@@ -205,16 +216,29 @@ void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, 
     }
     h->have = true;
     t->hit_mask |= 1u << kind;
-    h->pos = pos;
     h->more = 0;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(h->msg, sizeof h->msg, fmt, ap);
+    hit_write(t, h, pos, index, fmt, ap);
     va_end(ap);
-    char where[64];
-    if (n >= 0 && (size_t)n < sizeof h->msg)
-        snprintf(h->msg + n, sizeof h->msg - (size_t)n, "%s",
-                 tpl_where(t, index, where, sizeof where));
+}
+
+void tpl_report_earliest(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
+{
+    tpl_hit *h = &t->hits[kind];
+    if (h->have) {
+        h->more++;
+        if (index >= h->index)
+            return;
+    } else {
+        h->have = true;
+        t->hit_mask |= 1u << kind;
+        h->more = 0;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    hit_write(t, h, pos, index, fmt, ap);
+    va_end(ap);
 }
 
 const char *tpl_quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in)

@@ -28,6 +28,7 @@
 #define SYM_BLOB 0x20u /* base64 / hex alphabet */
 #define SYM_WORD 0x40u /* IPv4 / e-mail word */
 #define SYM_DIGITDOT 0x80u
+#define SYM_ATDIGIT 0x10u /* a digit or '@': a word holding neither is no address */
 
 /* Symbols: 0 other, 1-26 letters (any case), 27 whitespace, then the
  * punctuation phrases and commands need. */
@@ -322,8 +323,11 @@ bool ts_init(tpl *t)
         bool word = alnum || (c != 0 && strchr("._%+-@", (int)c));
         bool digitdot = (c >= '0' && c <= '9') || c == '.';
         t->ts.sym[c] = (uint8_t)ac_sym((uint8_t)c);
+        t->ts.symx[c] = (uint8_t)(t->ts.sym[c] | (c >= 0x80 ? SX_SLOW : 0) |
+                                  (c == ')' || c == '\n' ? SX_MDEND : 0));
         t->ts.symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
-                                  (digitdot ? SYM_DIGITDOT : 0));
+                                  (digitdot ? SYM_DIGITDOT : 0) |
+                                  ((c >= '0' && c <= '9') || c == '@' ? SYM_ATDIGIT : 0));
         t->ts.bcls[c] = blob_class((uint8_t)c);
         t->ts.wkind[c] = (uint8_t)(c == '@' ? WK_AT : digitdot ? 0 : WK_NOTIP);
     }
@@ -479,9 +483,9 @@ static void url_finish(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[200], w[200];
-    tpl_report(t, TH_URL, tpl_pos_at(t, s->url_index), s->url_index, "URL '%s' in %s",
-               tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
-               ts_where(s, how, w, sizeof w));
+    tpl_report_earliest(t, TH_URL, tpl_pos_at(t, s->url_index), s->url_index, "URL '%s' in %s",
+                        tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
+                        ts_where(s, how, w, sizeof w));
 }
 
 static const char *const gate_why[] = {"message content", "the turn count", "the date"};
@@ -586,9 +590,9 @@ static void word_finish(tpl *t, tscan *s)
         }
     }
     if (ip && groups == 3 && digits > 0) {
-        tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index,
-                   "IPv4 address '%s' in %s", tpl_quote(e, sizeof e, w, n, 40),
-                   ts_where(s, how, where, sizeof where));
+        tpl_report_earliest(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index,
+                            "IPv4 address '%s' in %s", tpl_quote(e, sizeof e, w, n, 40),
+                            ts_where(s, how, where, sizeof where));
         return;
     }
     /* e-mail: local@domain.tld, one '@', a dot in the domain, a 2+ letter tld */
@@ -609,8 +613,9 @@ static void word_finish(tpl *t, tscan *s)
     for (const uint8_t *p = dot + 1; p < end; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
-    tpl_report(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index, "e-mail address '%s' in %s",
-               tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
+    tpl_report_earliest(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index,
+                        "e-mail address '%s' in %s", tpl_quote(e, sizeof e, w, n, 60),
+                        ts_where(s, how, where, sizeof where));
 }
 
 static void blob_hit(tpl *t, tscan *s)
@@ -775,17 +780,21 @@ static void ac_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index
     uint32_t st = s->ac_state, rn = s->ring_n, wl_n = s->wl_n;
     uint8_t wl = s->wl;
     bool space = s->ac_space;
-    const uint8_t *sym = t->ts.sym;
+    const uint8_t *sym = t->ts.sym, *symx = t->ts.symx;
     uint16_t(*next)[AC_SYMS] = t->ts.ac_next;
     const uint16_t *out = t->ts.ac_out;
     uint64_t *ring = s->ring_index;
 #define SYNC()                                                                                     \
     (s->ac_state = (uint16_t)st, s->ring_n = rn, s->ac_space = space, s->wl = wl, s->wl_n = wl_n)
-#define LOAD() (st = s->ac_state, rn = s->ring_n, space = s->ac_space, wl = s->wl, wl_n = s->wl_n)
+#define LOAD()                                                                                     \
+    (st = s->ac_state, rn = s->ring_n, space = s->ac_space, wl = s->wl, wl_n = s->wl_n,            \
+     slow = s->u_need || s->url_cap)
+    bool slow = s->u_need || s->url_cap; /* a sequence or a URL is open */
     uint64_t idx = index;
     for (size_t i = 0; i < n; i++, idx += step) {
         const uint8_t c = p[i];
-        if (c >= 0x80 || s->u_need || s->url_cap) {
+        const uint8_t x = symx[c];
+        if ((x & SX_SLOW) || slow) {
             SYNC();
             if (s->url_cap)
                 url_byte(t, s, c);
@@ -803,18 +812,21 @@ static void ac_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index
             }
             LOAD();
         }
-        const unsigned y = sym[c];
+        const unsigned y = x & SX_SYM;
         if (y - 1u < 26u) { /* letters: words for GG738 and GG734 */
             if (!wl)
                 s->wl_index = idx;
             wl |= WL_ASCII;
             wl_n++;
+        } else if (wl == WL_ASCII && !s->gate) { /* letters_end's common case: nothing */
+            wl = 0;
+            wl_n = 0;
         } else if (wl || s->gate) {
             SYNC();
             letters_end(t, s, y);
             LOAD();
         }
-        if ((c == ')' || c == '\n') && (s->ctx & CTX_MDLINK))
+        if ((x & SX_MDEND) && (s->ctx & CTX_MDLINK))
             s->ctx &= (uint8_t)~CTX_MDLINK;
         if (y != Y_SPACE || !space) { /* whitespace runs fold to one symbol */
             space = y == Y_SPACE;
@@ -980,6 +992,58 @@ static void blank_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
         word_finish(t, s);
 }
 
+/* Where the run of bytes with class bit `cls` that ends p[0..n) starts. */
+static size_t tail_start(const uint8_t *symf, const uint8_t *p, size_t n, uint8_t cls)
+{
+    size_t i = n;
+    while (i > 0 && (symf[p[i - 1]] & cls))
+        i--;
+    return i;
+}
+
+/* blob_pass when no run in p can reach the minimum: only the run at the
+ * end is kept open. */
+static void blob_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
+{
+    const uint8_t *symf = t->ts.symf, *bc = t->ts.bcls;
+    size_t i = tail_start(symf, p, n, SYM_BLOB);
+    s->blob_len = (uint32_t)(n - i);
+    if (i == n)
+        return;
+    uint8_t cls = 0;
+    for (size_t j = i; j < n; j++) {
+        cls |= bc[p[j]];
+        if (j - i < sizeof s->blob_head)
+            s->blob_head[j - i] = p[j];
+    }
+    s->blob_cls = cls;
+    s->blob_index = index + i * step;
+    s->blob_seg = s->seg;
+}
+
+/* word_pass when no word in p can be an address: only the word at the
+ * end is kept open. */
+static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
+{
+    const uint8_t *symf = t->ts.symf, *wkt = t->ts.wkind;
+    size_t i = tail_start(symf, p, n, SYM_WORD);
+    if (i == n)
+        return;
+    uint8_t wk = 0;
+    uint32_t wlen = 0;
+    for (size_t j = i; j < n; j++) {
+        wk |= wkt[p[j]];
+        if (wlen < sizeof s->word)
+            s->word[wlen] = p[j];
+        if (wlen <= sizeof s->word)
+            wlen++;
+    }
+    s->word_len = wlen;
+    s->word_kind = wk;
+    s->word_index = index + i * step;
+    s->word_seg = s->seg;
+}
+
 /* The scanners over n bytes, one pass each: the phrase automaton (with URL
  * capture and words of letters), blobs, IPv4 / e-mail words. The passes
  * share no state; each keeps the order of its own findings. */
@@ -995,6 +1059,24 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
     }
     const uint64_t step = same_index ? 0 : 1;
     ac_pass(t, s, p, n, index, step);
-    blob_pass(t, s, p, n, index, step);
-    word_pass(t, s, p, n, index, step);
+    if (n >= TPL_BLOB_MIN) {
+        blob_pass(t, s, p, n, index, step);
+        word_pass(t, s, p, n, index, step);
+        return;
+    }
+    /* a short piece (most string literals): with no blob run open it holds
+     * no blob (only the run at its end may grow into one); with no digit,
+     * no '@' and no word open it holds no IPv4 address or e-mail */
+    const uint8_t *symf = t->ts.symf;
+    uint8_t any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= symf[p[i]];
+    if (s->blob_len == 0)
+        blob_tail(t, s, p, n, index, step);
+    else
+        blob_pass(t, s, p, n, index, step);
+    if (s->word_len == 0 && !(any & SYM_ATDIGIT))
+        word_tail(t, s, p, n, index, step);
+    else
+        word_pass(t, s, p, n, index, step);
 }

@@ -16,6 +16,12 @@
 #define AC_MAX_STATES 2048u
 #define TS_RING 64u /* folded symbols remembered (a phrase is shorter) */
 
+/* symx: the symbol (< 64) and what else the automaton pass needs of a byte */
+#define SX_SYM 0x3Fu
+#define SX_MDEND 0x40u /* ')' or a line feed: ends a markdown link target */
+#define SX_SLOW 0x80u  /* non-ASCII: the slow path (UTF-8 folding) */
+_Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
+
 /* segment flags (what the bytes of a stretch of the OUT stream are) */
 #define SG_TEXT 0x01u    /* template text or a raw block */
 #define SG_VALUE 0x02u   /* the value of a {{ }} */
@@ -88,6 +94,7 @@ typedef struct tpl_streams {
     uint16_t *ac_link;            /* dictionary suffix link */
     uint16_t ac_states;
     uint8_t sym[256];   /* byte -> folded symbol */
+    uint8_t symx[256];  /* byte -> symbol | SX_* (the automaton pass's one lookup) */
     uint8_t symf[256];  /* byte -> run classes */
     uint8_t bcls[256];  /* byte -> blob class */
     uint8_t wkind[256]; /* byte of a word -> what it makes the word (WK_* of stream.c) */

@@ -47,9 +47,10 @@ typedef struct tpl_pos {
 
 typedef struct tpl_hit {
     bool have;
-    tpl_pos pos;   /* of the first occurrence */
-    uint64_t more; /* further occurrences */
-    char msg[448]; /* escaped, one line */
+    tpl_pos pos;    /* of the occurrence quoted */
+    uint64_t index; /* its template byte index */
+    uint64_t more;  /* further occurrences */
+    char msg[448];  /* escaped, one line */
 } tpl_hit;
 
 typedef struct tpl tpl;

@@ -50,6 +50,12 @@ struct tpl {
 /* core.c */
 void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The same, but the hit quoted is the earliest in the template rather than
+ * the first reported: for hits the text scanners find in separate passes
+ * over a piece (URLs, IPv4 and e-mail addresses), so the passes' order
+ * does not decide which one a user is shown. */
+void tpl_report_earliest(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* Count one more hit of `kind` when one is kept already (true), else false. */
 bool tpl_hit_count(tpl *t, int kind);
 /* Escape up to max_in bytes for a message into buf (cap bytes). */
