@@ -1193,6 +1193,43 @@ static void test_malformed_and_hostile(void **state)
     free(h);
 }
 
+/* A 1 MiB string literal (ASCII, then with multi-byte UTF-8): the lexer's
+ * literal fast path once rescanned the rest of a literal at every byte
+ * past its 64 KiB prefix, about 30 s for 1 MiB (regression
+ * gguflint-9-template-long-literal). Linear now: a few ms; the bound is
+ * hundreds of times that, so a loaded machine or a sanitizer build cannot
+ * trip it, and the quadratic loop could not pass it. */
+static void test_long_literal(void **state)
+{
+    (void)state;
+    static const char *const fill[] = {"lorem ipsum ", "\xc3\xa9t\xc3\xa9 \xe4\xb8\xad "};
+    for (int v = 0; v < 2; v++) {
+        size_t unit = strlen(fill[v]), n = (1u << 20) / unit * unit;
+        char *big = malloc(n + 16);
+        assert_non_null(big);
+        memcpy(big, "{{ '", 4);
+        for (size_t i = 0; i < n; i += unit)
+            memcpy(big + 4 + i, fill[v], unit);
+        memcpy(big + 4 + n, "' }}", 5);
+        size_t len;
+        uint8_t *buf = tpl_file(big, &len, NULL);
+        double t0 = now();
+        gguflint_ctx *ctx = lint(buf, len);
+        double dt = now() - t0;
+        print_message("  1 MiB string literal (%s): %.2f ms\n", v ? "UTF-8" : "ASCII", dt * 1e3);
+        bool limit = false;
+        for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+            const gguflint_finding *f = gguflint_finding_get(ctx, i);
+            limit |= strcmp(ex_id(f), "GG733") == 0 && strstr(f->message, "over 64 KiB");
+        }
+        gguflint_free(ctx);
+        free(buf);
+        free(big);
+        assert_true(limit);
+        assert_true(dt < 2.0);
+    }
+}
+
 static void test_cost_256k(void **state)
 {
     (void)state;
@@ -1248,6 +1285,7 @@ int main(void)
         cmocka_unit_test(test_messages_escaped),
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_malformed_and_hostile),
+        cmocka_unit_test(test_long_literal),
         cmocka_unit_test(test_cost_256k),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

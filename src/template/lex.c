@@ -884,16 +884,29 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
         case S_STR: {
             if (t->lx.esc != E_NONE)
                 goto out;
+            /* within the kept prefix the run is appended; past it (room 0)
+             * it goes to the LIT stream directly, as lit_put does a byte at
+             * a time. Never scanned further than it is taken, so a long
+             * literal costs O(1) per byte. */
+            const size_t room = TPL_CONST_CAP - t->lx.lit_len;
+            const size_t lim = room && n - k > room ? k + room : n;
             size_t j = k;
-            while (j < n && (cls[p[j]] & LC_STR))
+            while (j < lim && (cls[p[j]] & LC_STR))
                 j++;
             if (j > k) {
-                if (!lit_room(t, j - k))
-                    goto out;
                 t->index = base + k;
-                raw_run(t, p + k, j - k);
-                memcpy(t->lx.lit + t->lx.lit_len, p + k, j - k);
-                t->lx.lit_len += (uint32_t)(j - k);
+                if (room) {
+                    if (!lit_room(t, j - k))
+                        goto out;
+                    raw_run(t, p + k, j - k);
+                    memcpy(t->lx.lit + t->lx.lit_len, p + k, j - k);
+                    t->lx.lit_len += (uint32_t)(j - k);
+                } else {
+                    raw_run(t, p + k, j - k);
+                    lit_scan_prefix(t);
+                    ts_run(t, &t->ts.lits, p + k, j - k, base + k, false);
+                    t->lx.lit_flags |= LF_TRUNC;
+                }
                 t->lx.lit_full += j - k;
                 t->lx.lit_cr = false;
                 k = j;

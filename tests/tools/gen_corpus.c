@@ -1296,6 +1296,25 @@ static uint8_t *r_tpl_many_budget(size_t *len)
     return done(b, len);
 }
 
+/* A string literal of 96 KiB, 32 KiB past the kept prefix: the lexer's
+ * literal fast path once rescanned the rest of such a literal at every byte
+ * past the prefix (quadratic). */
+static uint8_t *r_tpl_long_literal(size_t *len)
+{
+    enum { LIT = 96 * 1024 };
+    char *t = malloc(LIT + 16);
+    if (!t)
+        return NULL;
+    memcpy(t, "{{ '", 4);
+    for (size_t i = 0; i < LIT; i++)
+        t[4 + i] = "lorem ipsum "[i % 12];
+    memcpy(t + 4 + LIT, "' }}", 5);
+    gb *b = llama_file();
+    gb_kv_str(b, "tokenizer.chat_template", t);
+    free(t);
+    return done(b, len);
+}
+
 /* ---- adversarial inputs (issue 9): cost, not crashes ---- */
 
 static const char KEY_ALPHA[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
@@ -1516,6 +1535,10 @@ static const regression regressions[] = {
      "300 small templates folding 600 KiB each: the folding budget was per template, not per "
      "file (issue 9)",
      "GG733", r_tpl_many_budget},
+    {"gguflint-9-template-long-literal",
+     "a 96 KiB string literal: the lexer's literal fast path rescanned the rest of the literal at "
+     "every byte past its 64 KiB prefix, quadratic (test_long_literal bounds the cost)",
+     "GG733", r_tpl_long_literal},
     /* adversarial cost (issue 9) */
     {"gguflint-9-colliding-keys",
      "512 keys sharing the low 20 bits of gguflint's old FNV-1a: quadratic key-set inserts "
