@@ -309,9 +309,9 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
         const uint32_t rel = (uint32_t)(el - base);
         offs[i] = rel;
         /* keyed (strongly universal): the slot from the top bits, the tag
-         * from the top 32 */
+         * from the 32 below them (tok_tag) */
         const uint64_t h = keyhash_ml_hash(ml, s, (size_t)len, vend);
-        const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+        const uint32_t tag = tok_tag(h);
         size_t k = (size_t)(h >> shift);
         for (; slots[k].tag; k = (k + 1) & mask) {
             probes++;

@@ -660,7 +660,7 @@ __attribute__((noinline)) static tok_walk tok_walk_fast(tok_index *ti, tok_walk 
         if (n - 1 >= TOKEN_NH_MAX)
             break; /* empty, or long: tok_add_slow */
         const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, nk2, nk3, ti->klen_tab, mul);
-        const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+        const uint32_t tag = tok_tag(h);
         size_t k = (size_t)(h >> shift);
         uint32_t st;
         while ((st = slots[k].tag) != 0 && st != tag) {
