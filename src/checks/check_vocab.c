@@ -19,6 +19,7 @@
 
 #include "model/model.h"
 #include "parse/tokens.h"
+#include "input/source.h"
 
 #include "common/keyhash.h"
 
@@ -470,6 +471,11 @@ __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const ggufl
     if (t && t->complete && t->kv < ctx->n_kvs && &ctx->kvs[t->kv] == tokens &&
         t->n == tokens->count) {
         report_recorded(ctx, t, tokens, types);
+        /* token_type was read once, in order: give its pages back, as the
+         * parse pass gave back the tokens' (1 MB of a 256k vocabulary) */
+        if (types)
+            source_drop(ctx, wire_array_elems_off(model_width(ctx), types),
+                        wire_array_elems_off(model_width(ctx), types) + 4 * types->count);
         return;
     }
     arr_iter it;

@@ -746,9 +746,15 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
             left--;
         }
         if (left > 0 && end - run > (ptrdiff_t)RUN_BYTES && q >= run + RUN_BYTES) {
-            /* a full run: validate it and give its pages back */
+            /* a full run: validate it and give its pages back (the page
+             * it starts in too, after the first run: that page's start is
+             * the run before; the first run's holds the KV's key, which
+             * checks read again) */
             check_run(p, run, run_index, q, end, &esc);
-            source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+            if (dropping)
+                source_drop_behind(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+            else
+                source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
             dropping = true;
             run = q;
             run_index = f->index + (f->left - left);
@@ -781,7 +787,7 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
         ti->n = tn;
     check_run(p, run, run_index, q, end, &esc);
     if (dropping)
-        source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+        source_drop_behind(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
     /* every string of the KV's own array was read here */
     if (depth == 1 && left == 0 && ctx->status == GGUFLINT_OK)
         ctx->kv_flags[ctx->n_kvs - 1] |= KVF_STR_SCANNED | (esc ? KVF_ESC : 0);
