@@ -7,7 +7,10 @@
  * input (the general path), and the same as the walk check_vocab does
  * itself for arrays the parse pass does not record (a v1 file); and
  * structured vocabularies (progressions) cost the index no more probes than
- * random ones. */
+ * random ones, and no byte compares: a slot's tag does not repeat the slot
+ * bits, so distinct tokens probing from one slot almost never share a tag
+ * (a shared tag means a compare with an earlier token, whose pages the
+ * parse pass has given back). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -299,6 +302,12 @@ static uint64_t progression_probes(uint64_t step, size_t len)
     assert_true(ctx->tokens->complete && ctx->tokens->dup_checked); /* indexed there */
     assert_int_equal(ex_count_id(ctx, "GG577", 0, NULL), 0);
     uint64_t p = ctx->probes;
+    /* distinct tokens: a compare is a 2^-31 accident per probe, so more
+     * than 2 in a run means the tag repeats slot bits */
+    if (ctx->tokens->compares > 2)
+        print_error("step %llu, %zu bytes: %llu byte compares for %d distinct tokens\n",
+                    (unsigned long long)step, len, (unsigned long long)ctx->tokens->compares, NAP);
+    assert_true(ctx->tokens->compares <= 2);
     gguflint_free(ctx);
     gguflint_options_free(opt);
     free(buf);
@@ -325,12 +334,43 @@ static void test_progressions(void **state)
     print_message("progressions: at most %.2f probes per token\n", (double)worst / NAP);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Hashes that pick the same slot of the largest index (equal top
+ * TOK_SLOT_BITS_MAX bits) and differ below must get different tags: with
+ * the tag taken from the top 32 bits, 2^14 such hashes had only 2^7 tags
+ * between them. */
+static void test_tag_below_slot(void **state)
+{
+    (void)state;
+    enum { N = 1 << 14 };
+    uint32_t *tags = calloc(N, sizeof *tags);
+    assert_non_null(tags);
+    const uint64_t slot = rnd() << (64 - TOK_SLOT_BITS_MAX);
+    for (size_t i = 0; i < N; i++)
+        tags[i] = tok_tag(slot | (rnd() >> TOK_SLOT_BITS_MAX));
+    qsort(tags, N, sizeof *tags, cmp_u32);
+    size_t same = 0; /* hashes whose tag an earlier one has */
+    for (size_t i = 1; i < N; i++)
+        same += tags[i] == tags[i - 1];
+    /* N^2/2 pairs at 2^-31 each: 0.06 repeats expected */
+    if (same > 2)
+        print_error("%zu repeated tags among %d hashes of one slot\n", same, N);
+    assert_true(same <= 2);
+    free(tags);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_vocabularies),
         cmocka_unit_test(test_near_misses),
         cmocka_unit_test(test_progressions),
+        cmocka_unit_test(test_tag_below_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 
 #include "model/model.h"
 #include "parse/tokens.h"
+#include "input/source.h"
 
 #include "common/keyhash.h"
 
@@ -309,9 +310,9 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
         const uint32_t rel = (uint32_t)(el - base);
         offs[i] = rel;
         /* keyed (strongly universal): the slot from the top bits, the tag
-         * from the top 32 */
+         * from the 32 below them (tok_tag) */
         const uint64_t h = keyhash_ml_hash(ml, s, (size_t)len, vend);
-        const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+        const uint32_t tag = tok_tag(h);
         size_t k = (size_t)(h >> shift);
         for (; slots[k].tag; k = (k + 1) & mask) {
             probes++;
@@ -470,6 +471,11 @@ __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const ggufl
     if (t && t->complete && t->kv < ctx->n_kvs && &ctx->kvs[t->kv] == tokens &&
         t->n == tokens->count) {
         report_recorded(ctx, t, tokens, types);
+        /* token_type was read once, in order: give its pages back, as the
+         * parse pass gave back the tokens' (1 MB of a 256k vocabulary) */
+        if (types)
+            source_drop(ctx, wire_array_elems_off(model_width(ctx), types),
+                        wire_array_elems_off(model_width(ctx), types) + 4 * types->count);
         return;
     }
     arr_iter it;

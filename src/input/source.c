@@ -344,15 +344,26 @@ int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len)
     return GGUFLINT_OK;
 }
 
-void source_drop(gguflint_ctx *ctx, uint64_t from, uint64_t to)
+static void drop_pages(gguflint_ctx *ctx, uint64_t from, uint64_t to, bool whole_first)
 {
     if (!ctx->map || ctx->data != ctx->map || to > ctx->map_size || from >= to)
         return;
     long ps = sysconf(_SC_PAGESIZE);
     uint64_t page = ps > 0 ? (uint64_t)ps : 4096;
-    uint64_t a = (from + page - 1) / page * page, b = to / page * page;
+    uint64_t a = whole_first ? from / page * page : (from + page - 1) / page * page;
+    uint64_t b = to / page * page;
     if (a < b)
         madvise((uint8_t *)ctx->map + a, (size_t)(b - a), MADV_DONTNEED);
+}
+
+void source_drop(gguflint_ctx *ctx, uint64_t from, uint64_t to)
+{
+    drop_pages(ctx, from, to, false);
+}
+
+void source_drop_behind(gguflint_ctx *ctx, uint64_t from, uint64_t to)
+{
+    drop_pages(ctx, from, to, true);
 }
 
 void source_drop_pages(gguflint_ctx *ctx)

@@ -32,6 +32,10 @@ bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_
  * the resident set of a run follows what it is reading, not the size of the
  * metadata. A no-op for other inputs (a caller's buffer is not ours). */
 void source_drop(gguflint_ctx *ctx, uint64_t from, uint64_t to);
+/* The same for a reader moving forward that is done with every byte before
+ * `to`: the page holding `from` goes back too, so that back-to-back ranges
+ * leave no page resident at their boundaries. */
+void source_drop_behind(gguflint_ctx *ctx, uint64_t from, uint64_t to);
 /* Release the input mapping or buffer. */
 void source_release(gguflint_ctx *ctx);
 /* GGUFLINT_E_IO (and the sticky status) when a mapped file has shrunk since it

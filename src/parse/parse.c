@@ -660,7 +660,7 @@ __attribute__((noinline)) static tok_walk tok_walk_fast(tok_index *ti, tok_walk 
         if (n - 1 >= TOKEN_NH_MAX)
             break; /* empty, or long: tok_add_slow */
         const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, nk2, nk3, ti->klen_tab, mul);
-        const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+        const uint32_t tag = tok_tag(h);
         size_t k = (size_t)(h >> shift);
         uint32_t st;
         while ((st = slots[k].tag) != 0 && st != tag) {
@@ -746,9 +746,15 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
             left--;
         }
         if (left > 0 && end - run > (ptrdiff_t)RUN_BYTES && q >= run + RUN_BYTES) {
-            /* a full run: validate it and give its pages back */
+            /* a full run: validate it and give its pages back (the page
+             * it starts in too, after the first run: that page's start is
+             * the run before; the first run's holds the KV's key, which
+             * checks read again) */
             check_run(p, run, run_index, q, end, &esc);
-            source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+            if (dropping)
+                source_drop_behind(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+            else
+                source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
             dropping = true;
             run = q;
             run_index = f->index + (f->left - left);
@@ -781,7 +787,7 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
         ti->n = tn;
     check_run(p, run, run_index, q, end, &esc);
     if (dropping)
-        source_drop(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
+        source_drop_behind(ctx, (uint64_t)(run - p->c.base), (uint64_t)(q - p->c.base));
     /* every string of the KV's own array was read here */
     if (depth == 1 && left == 0 && ctx->status == GGUFLINT_OK)
         ctx->kv_flags[ctx->n_kvs - 1] |= KVF_STR_SCANNED | (esc ? KVF_ESC : 0);

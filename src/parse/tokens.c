@@ -50,6 +50,12 @@ static void derive_keys(tok_index *t)
     t->sip = key_proto.sip;
 }
 
+/* tok_tag's bits end below the slot bits: at most 2^TOK_SLOT_BITS_MAX
+ * slots, 1.5 x DUP_MAX_TOKENS rounded up to a power of two (check_vocab's
+ * fallback index sizes alike). */
+_Static_assert((uint64_t)DUP_MAX_TOKENS * 3 / 2 <= (1ull << TOK_SLOT_BITS_MAX),
+               "tok_tag's bits overlap the slot bits");
+
 bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count, bool dups)
 {
     tok_free(ctx);
@@ -195,6 +201,7 @@ __attribute__((noinline)) static size_t probe_equal(tok_index *t, size_t k, uint
         t->probes++;
         if (t->slots[k].tag != tag)
             continue;
+        t->compares++;
         const uint8_t *q = t->base + t->slots[k].off;
         uint64_t qn;
         memcpy(&qn, q, 8);
@@ -221,7 +228,7 @@ bool tok_add_slow(tok_index *t, const uint8_t *el, const uint8_t *end)
     const uint8_t *s = el + 8;
     (void)end; /* tok_hash_ref reads only the token */
     const uint64_t h = tok_hash_ref(t, s, len);
-    const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+    const uint32_t tag = tok_tag(h);
     size_t k = probe_equal(t, (size_t)(h >> t->shift), tag, s, len);
     if (t->slots[k].tag)
         return tok_note_dup(t, i, t->slots[k].off);
@@ -279,7 +286,7 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
     if (!t->complete || !t->slots || len == 0)
         return false;
     const uint64_t h = tok_hash_ref(t, s, len);
-    const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+    const uint32_t tag = tok_tag(h);
     for (size_t k = (size_t)(h >> t->shift); t->slots[k].tag; k = (k + 1) & t->mask) {
         if (t->slots[k].tag != tag)
             continue;
@@ -362,7 +369,7 @@ TOK_AVX2 __attribute__((noinline)) tok_walk tok_walk_avx2(tok_index *ti, tok_wal
         }
         x = _mm_add_epi64(x, _mm_unpackhi_epi64(x, x));
         const uint64_t h = tok_finish((uint64_t)_mm_cvtsi128_si64(x) + ti->klen_tab[n], mul);
-        const uint32_t tag = (uint32_t)(h >> 32) | 1u;
+        const uint32_t tag = tok_tag(h);
         size_t k = (size_t)(h >> shift);
         uint32_t st;
         while ((st = slots[k].tag) != 0 && st != tag) {

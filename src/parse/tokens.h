@@ -25,14 +25,14 @@
 #define TOKEN_NH_MAX 64u
 
 typedef struct tok_slot {
-    uint32_t tag; /* top 32 bits of the keyed hash, | 1 (0: empty) */
+    uint32_t tag; /* tok_tag of the keyed hash (0: empty) */
     uint32_t idx; /* token index */
 } tok_slot;
 
 /* A slot of the parse pass's index: the token's offset instead of its
  * index, so that no per-token offset table is needed (see cps). */
 typedef struct tok_oslot {
-    uint32_t tag; /* top 32 bits of the keyed hash, | 1 (0: empty) */
+    uint32_t tag; /* tok_tag of the keyed hash (0: empty) */
     uint32_t off; /* the token's length field, from base */
 } tok_oslot;
 
@@ -63,7 +63,8 @@ typedef struct tok_index {
     size_t mask;
     unsigned shift;
     uint64_t probes;
-    bool nomem; /* a note could not be stored (the run is out of memory) */
+    uint64_t compares; /* byte compares on equal tags (duplicates, false matches) */
+    bool nomem;        /* a note could not be stored (the run is out of memory) */
     /* the keys (from the per-process key): NH's 32-bit word keys, the
      * length's and the final multiplier (odd), SipHash's for long tokens */
     uint32_t nh[TOKEN_NH_MAX / 4];
@@ -110,6 +111,22 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
  * rest. `end`: readable memory ends there. False when the record must stop:
  * memory ran out (t->nomem) or the array passes 4 GiB (offsets are 32-bit). */
 bool tok_add_slow(tok_index *t, const uint8_t *el, const uint8_t *end);
+
+/* The tag kept in a slot: 32 bits of the hash below the slot bits. Not the
+ * top 32 bits, which hold the slot bits themselves: tokens probing from
+ * the same slot would then share all but 32 - log2(capacity) tag bits, and
+ * every equal tag costs a byte compare with an earlier token, whose pages
+ * the parse pass has given back (on a.gguf such false matches mapped about
+ * 3 MB of dropped vocabulary back in). A fixed shift (one instruction, like
+ * the top half's): an index has at most 2^TOK_SLOT_BITS_MAX slots, so the
+ * slot bits (h >> shift) start at bit 64 - TOK_SLOT_BITS_MAX or above and
+ * the tag's 32 bits end just below. | 1: 0 marks an empty slot. */
+#define TOK_SLOT_BITS_MAX 25u
+#define TOK_TAG_SHIFT (64u - TOK_SLOT_BITS_MAX - 32u)
+static inline uint32_t tok_tag(uint64_t h)
+{
+    return (uint32_t)(h >> TOK_TAG_SHIFT) | 1u;
+}
 
 /* The last step of the token hash: NH's sum plus the length term, folded by
  * keyhash_mix's xor-shift (a fixed bijection: NH is linear in each word, so
