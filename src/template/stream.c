@@ -813,7 +813,36 @@ static void ac_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index
             LOAD();
         }
         const unsigned y = x & SX_SYM;
-        if (y - 1u < 26u) { /* letters: words for GG738 and GG734 */
+        if (y - 1u < 26u && !slow) {
+            /* a run of ASCII letters, in one inner loop: the word of
+             * letters (GG738, GG734) and the automaton; it ends at a byte
+             * that is not an ASCII letter, or when a match opens a URL */
+            if (!wl)
+                s->wl_index = idx;
+            wl |= WL_ASCII;
+            space = false;
+            unsigned yy = y;
+            for (;;) {
+                wl_n++;
+                ring[rn % TS_RING] = idx;
+                rn++;
+                st = next[st][yy];
+                if (out[st]) {
+                    SYNC();
+                    matched(t, s, out[st]);
+                    LOAD();
+                }
+                if (i + 1 == n || slow)
+                    break;
+                yy = symx[p[i + 1]] & SX_SYM;
+                if (yy - 1u >= 26u)
+                    break;
+                i++;
+                idx += step;
+            }
+            continue;
+        }
+        if (y - 1u < 26u) { /* a letter after a URL opened (the URL byte is taken) */
             if (!wl)
                 s->wl_index = idx;
             wl |= WL_ASCII;
@@ -1059,22 +1088,27 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
     }
     const uint64_t step = same_index ? 0 : 1;
     ac_pass(t, s, p, n, index, step);
-    if (n >= TPL_BLOB_MIN) {
+    /* One look over the piece decides what the run passes must do: with no
+     * blob run open and no run of TPL_BLOB_MIN blob bytes in it, the piece
+     * holds no blob (only the run at its end may grow into one); with no
+     * digit, no '@' and no word open, it holds no IPv4 or e-mail address.
+     * The look stops at the first long run (a blob may be there: both
+     * passes run), so a long run costs nothing extra. */
+    const uint8_t *symf = t->ts.symf;
+    uint8_t any = 0;
+    uint32_t run = s->blob_len < TPL_BLOB_MIN ? s->blob_len : TPL_BLOB_MIN;
+    size_t i = 0;
+    for (; i < n && run < TPL_BLOB_MIN; i++) {
+        const uint8_t f = symf[p[i]];
+        any |= f;
+        run = (f & SYM_BLOB) ? run + 1 : 0;
+    }
+    if (i < n || run >= TPL_BLOB_MIN || s->blob_len) {
         blob_pass(t, s, p, n, index, step);
         word_pass(t, s, p, n, index, step);
         return;
     }
-    /* a short piece (most string literals): with no blob run open it holds
-     * no blob (only the run at its end may grow into one); with no digit,
-     * no '@' and no word open it holds no IPv4 address or e-mail */
-    const uint8_t *symf = t->ts.symf;
-    uint8_t any = 0;
-    for (size_t i = 0; i < n; i++)
-        any |= symf[p[i]];
-    if (s->blob_len == 0)
-        blob_tail(t, s, p, n, index, step);
-    else
-        blob_pass(t, s, p, n, index, step);
+    blob_tail(t, s, p, n, index, step);
     if (s->word_len == 0 && !(any & SYM_ATDIGIT))
         word_tail(t, s, p, n, index, step);
     else

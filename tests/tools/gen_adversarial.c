@@ -27,6 +27,9 @@
  *               the same keys holding plain text
  *   tplbig      one 1 MiB chat template of repeated folding expressions;
  *               twin: 1 MiB of plain text
+ *   tpllit      one 1 MiB chat template that is one string literal, all
+ *               but 64 KiB of it past the lexer's kept prefix; twin: 1 MiB
+ *               of plain text
  *   findings    as many findings per byte as the format allows: KVs with an
  *               empty key and a bool of 2, tensors with an empty name, four
  *               zero dims, an unknown type and a misaligned offset; twin: the
@@ -362,6 +365,21 @@ static void shape_tplbig(const char *dir, uint64_t size, bool twin)
     finish(b, dir, twin ? "tplbig.twin.gguf" : "tplbig.gguf");
 }
 
+static void shape_tpllit(const char *dir, uint64_t size, bool twin)
+{
+    char *text = xcalloc((size_t)size, 1);
+    uint64_t seed = 0x33ull;
+    plain_text(&seed, text, (size_t)size);
+    if (!twin && size >= 8) {
+        memcpy(text, "{{ '", 4);
+        memcpy(text + size - 4, "' }}", 4);
+    }
+    gb *b = new_builder();
+    gb_kv_strn(b, "tokenizer.chat_template", text, (size_t)size);
+    free(text);
+    finish(b, dir, twin ? "tpllit.twin.gguf" : "tpllit.gguf");
+}
+
 static void shape_findings(const char *dir, uint64_t n, bool twin)
 {
     /* Hostile and twin have the same byte counts: a KV is an 8-byte key length,
@@ -494,6 +512,8 @@ int main(int argc, char **argv)
                 shape_tplmany(dir, 500 * s, twin);
             else if (strcmp(sh, "tplbig") == 0)
                 shape_tplbig(dir, (1u << 20) * s, twin);
+            else if (strcmp(sh, "tpllit") == 0)
+                shape_tpllit(dir, (1u << 20) * s, twin);
             else if (strcmp(sh, "findings") == 0)
                 shape_findings(dir, 16384 * s, twin);
             else if (strcmp(sh, "nesting") == 0)
