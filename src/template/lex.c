@@ -95,7 +95,7 @@ static void emit_name(tpl *t)
     tok_init(t, &k, TK_NAME);
     k.s = t->lx.name;
     k.n = t->lx.name_len;
-    k.hash = word_hash(t->lx.name, t->lx.name_len);
+    k.hash = t->lx.name_hash; /* word_hash of the name, kept as it was read */
     k.word = (uint16_t)word_lookup(t, t->lx.name, t->lx.name_len, k.hash);
     ev_tok(t, &k);
 }
@@ -541,8 +541,10 @@ again:
     case S_STR: str_byte(t, c); return;
     case S_NAME:
         if (name_char(c)) {
-            if (t->lx.name_len < TPL_NAME_CAP)
+            if (t->lx.name_len < TPL_NAME_CAP) {
                 t->lx.name[t->lx.name_len++] = c;
+                t->lx.name_hash = (t->lx.name_hash ^ c) * WORD_FNV_PRIME;
+            }
             return;
         }
         t->lx.sub = S_NONE;
@@ -642,6 +644,7 @@ again:
         t->lx.sub = S_NAME;
         t->lx.name[0] = c;
         t->lx.name_len = 1;
+        t->lx.name_hash = (WORD_FNV_BASIS ^ c) * WORD_FNV_PRIME;
         return;
     }
     if (c >= '0' && c <= '9') {
@@ -862,6 +865,7 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             } else {
                 t->lx.sub = S_NAME;
                 t->lx.name_len = 0;
+                t->lx.name_hash = WORD_FNV_BASIS;
             }
             break;
         }
@@ -871,7 +875,13 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                 j++;
             uint32_t room = TPL_NAME_CAP - t->lx.name_len;
             uint32_t put = j - k < room ? (uint32_t)(j - k) : room;
-            memcpy(t->lx.name + t->lx.name_len, p + k, put);
+            uint32_t h = t->lx.name_hash;
+            for (uint32_t m = 0; m < put; m++) {
+                const uint8_t c = p[k + m];
+                t->lx.name[t->lx.name_len + m] = c;
+                h = (h ^ c) * WORD_FNV_PRIME;
+            }
+            t->lx.name_hash = h;
             t->lx.name_len += put;
             k = j;
             if (k == n || p[k] >= 0x80)
@@ -891,14 +901,16 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             const size_t room = TPL_CONST_CAP - t->lx.lit_len;
             const size_t lim = room && n - k > room ? k + room : n;
             size_t j = k;
+            uint8_t hi = 0; /* any byte >= 0x80: the raw scanner must see the run */
             while (j < lim && (cls[p[j]] & LC_STR))
-                j++;
+                hi |= p[j++];
             if (j > k) {
                 t->index = base + k;
                 if (room) {
                     if (!lit_room(t, j - k))
                         goto out;
-                    raw_run(t, p + k, j - k);
+                    if (hi & 0x80)
+                        raw_run(t, p + k, j - k);
                     memcpy(t->lx.lit + t->lx.lit_len, p + k, j - k);
                     t->lx.lit_len += (uint32_t)(j - k);
                 } else {

@@ -100,10 +100,14 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
         t->tk.len = 0;
     }
     for (size_t i = 0; i < n; i++) {
+        if (!t->tk.on) { /* outside a token: skip to the next opener in one loop */
+            while (i < n && p[i] != '<' && p[i] != '[')
+                i++;
+            if (i == n)
+                break;
+        }
         uint8_t c = p[i];
         if (!t->tk.on) {
-            if (c != '<' && c != '[')
-                continue;
             t->tk.on = true;
             t->tk.len = 0;
             t->tk.index = same_index ? index : index + i;

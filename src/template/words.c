@@ -197,11 +197,9 @@ const char *word_text(unsigned id)
 
 uint32_t word_hash(const uint8_t *s, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 16777619u;
-    }
+    uint32_t h = WORD_FNV_BASIS;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * WORD_FNV_PRIME;
     return h;
 }
 

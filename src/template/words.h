@@ -216,6 +216,10 @@ typedef struct tpl_words {
 
 void word_init(tpl *t);
 uint32_t word_hash(const uint8_t *s, size_t n);
+/* word_hash is 32-bit FNV-1a (the word table is fixed, not built from file
+ * data); the lexer folds a name into it a byte at a time as it reads it */
+#define WORD_FNV_BASIS 2166136261u
+#define WORD_FNV_PRIME 16777619u
 /* The word of s[0..n) (hash = word_hash(s, n)), W_NONE when none. */
 unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash);
 uint16_t word_class(unsigned id);
