@@ -14,7 +14,12 @@
  * Cyrillic and Greek homoglyphs, mathematical alphanumerics, enclosed
  * letters) fold to the ASCII letter they imitate, while zero-width and
  * combining characters are skipped. Each scanner keeps O(1) state per
- * stream and costs O(1) per byte. */
+ * stream and costs O(1) per byte. A piece of text goes through them in
+ * separate passes (ts_run): the automaton with URL capture and words of
+ * letters, then blob runs, then address words; the passes share no state,
+ * and a piece that only holds whitespace, or that cannot hold a blob or an
+ * address, is taken in one step. GG725's example is the earliest hit in the
+ * template (tpl_report_earliest), so the passes' order is never visible. */
 #include "template/tpl.h"
 
 #include "common/utf8.h"
