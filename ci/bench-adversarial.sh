@@ -264,7 +264,7 @@ write_readme() {
         for row in "${rows[@]}"; do
             [ -n "${BNOTE[$row]:-}" ] && [ "${BNOTE[$row]}" != - ] && notes="$notes $row: ${BNOTE[$row]};"
         done
-        [ -z "$notes" ] || echo "Before-runs stopped by their limit:${notes%;}."
+        [ -z "$notes" ] || echo "Notes on the before figures:${notes%;}."
     } >"$sec"
     local tmp=$work/README.new
     awk -v sec="$sec" '
