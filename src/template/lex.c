@@ -120,6 +120,28 @@ static void lit_scan_prefix(tpl *t)
     t->lx.lit_flags |= LF_SCANNED;
 }
 
+/* Room in the literal buffer for k more bytes within its kept prefix. */
+static bool lit_room(tpl *t, size_t k)
+{
+    if (t->lx.lit_len + k > TPL_CONST_CAP)
+        return false; /* past the kept prefix: the byte loop */
+    if (t->lx.lit_len + k > t->lx.lit_cap) {
+        uint32_t nc = t->lx.lit_cap;
+        while (nc < t->lx.lit_len + k)
+            nc *= 2;
+        if (nc > TPL_CONST_CAP)
+            nc = TPL_CONST_CAP;
+        uint8_t *b = realloc(t->lx.lit, nc);
+        if (!b) {
+            t->nomem = true;
+            return false;
+        }
+        t->lx.lit = b;
+        t->lx.lit_cap = nc;
+    }
+    return true;
+}
+
 static void lit_put(tpl *t, uint8_t c)
 {
     t->lx.lit_full++;
@@ -130,18 +152,8 @@ static void lit_put(tpl *t, uint8_t c)
         t->lx.lit_flags |= LF_TRUNC;
         return;
     }
-    if (t->lx.lit_len == t->lx.lit_cap) {
-        uint32_t nc = t->lx.lit_cap ? t->lx.lit_cap * 2 : 256;
-        if (nc > TPL_CONST_CAP)
-            nc = TPL_CONST_CAP;
-        uint8_t *p = realloc(t->lx.lit, nc);
-        if (!p) {
-            t->nomem = true;
-            return;
-        }
-        t->lx.lit = p;
-        t->lx.lit_cap = nc;
-    }
+    if (!lit_room(t, 1))
+        return; /* out of memory */
     t->lx.lit[t->lx.lit_len++] = c;
 }
 
@@ -819,28 +831,6 @@ static void lex_byte(tpl *t, uint8_t c)
 static const uint8_t run_class[] = {
     [S_NONE] = LC_SPACE | LC_START | LC_QUOTE, [S_NAME] = LC_NAME, [S_STR] = LC_STR};
 _Static_assert(sizeof run_class == S_STR + 1, "one entry per sub-state up to S_STR");
-
-/* Room in the literal buffer for k more bytes within its kept prefix. */
-static bool lit_room(tpl *t, size_t k)
-{
-    if (t->lx.lit_len + k > TPL_CONST_CAP)
-        return false; /* past the kept prefix: the byte loop */
-    if (t->lx.lit_len + k > t->lx.lit_cap) {
-        uint32_t nc = t->lx.lit_cap;
-        while (nc < t->lx.lit_len + k)
-            nc *= 2;
-        if (nc > TPL_CONST_CAP)
-            nc = TPL_CONST_CAP;
-        uint8_t *b = realloc(t->lx.lit, nc);
-        if (!b) {
-            t->nomem = true;
-            return false;
-        }
-        t->lx.lit = b;
-        t->lx.lit_cap = nc;
-    }
-    return true;
-}
 
 static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
 {
