@@ -91,8 +91,7 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     if ((c->flags & F_TAINT) && (m == W_GET || m == W_POP || m == W_SETDEFAULT) && na >= 1 &&
         args[0].kind == AV_STR) {
         const uint8_t *s = fd_bytes(t, &args[0]);
-        unsigned w =
-            args[0].len <= 24 ? word_lookup(t, s, args[0].len, word_hash(s, args[0].len)) : W_NONE;
+        unsigned w = word_of(t, s, args[0].len);
         if (word_class(w) & (WC_CALLSINK | WC_KEYSINK | WC_MODULE | WC_TAINTSINK)) {
             char e[64];
             tpl_report(t, TH_EXEC, args[0].pos, args[0].index,

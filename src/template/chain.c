@@ -44,7 +44,9 @@ static bool put(tpl *t, const void *s, size_t n)
 }
 
 /* The chain of dst becomes base's chain followed by pre, s[0..n) (cut to
- * 40 bytes) and post; dst keeps no chain when base has none. */
+ * 40 bytes) and post; dst keeps no chain when base has none. One
+ * reservation, then plain copies: the step's text (a folded name may lie in
+ * the arena) is copied out first, the base is found again by its offset. */
 void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t *s, size_t n,
              const char *post)
 {
@@ -57,28 +59,34 @@ void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t
         n = 40;
     size_t lp = strlen(pre), lq = strlen(post);
     size_t total = blen + lp + n + lq;
-    /* the arena may move at any of the appends below: copy the base and
-     * the step's text (a folded name may point into the arena too) through
-     * small buffers first */
-    uint8_t head[TPL_CHAIN_CAP], step[40];
-    memcpy(step, s, n);
-    s = step;
     size_t keep = blen, skip = 0;
     if (total > TPL_CHAIN_CAP) {
         size_t over = total - TPL_CHAIN_CAP + 3; /* room for "..." */
         skip = over < blen ? over : blen;
         keep = blen - skip;
     }
-    memcpy(head, t->fd.ar + boff + skip, keep);
-    uint32_t at = t->fd.ar_len;
-    bool ok = (skip == 0 || put(t, "...", 3)) && put(t, head, keep) && put(t, pre, lp) &&
-              put(t, s, n) && put(t, post, lq);
-    if (!ok || t->fd.ar_len - at > TPL_CHAIN_CAP) {
-        t->fd.ar_len = at;
+    size_t out = (skip ? 3u : 0u) + keep + lp + n + lq;
+    if (out > TPL_CHAIN_CAP)
         return;
-    }
+    uint8_t step[40];
+    memcpy(step, s, n);
+    if (!fd_ar_reserve(t, (uint32_t)out))
+        return;
+    uint32_t at = t->fd.ar_len;
+    uint8_t *w = t->fd.ar + at;
+    const size_t dots = skip ? 3 : 0;
+    memmove(w + dots, t->fd.ar + boff + skip, keep); /* a rolled-back base may lie past at */
+    memcpy(w, "...", dots);
+    w += dots + keep;
+    memcpy(w, pre, lp);
+    w += lp;
+    memcpy(w, step, n);
+    w += n;
+    memcpy(w, post, lq);
+    t->fd.ar_len += (uint32_t)out;
+    t->ev.ch_used += (uint32_t)out;
     dst->ch_off = at;
-    dst->ch_len = (uint16_t)(t->fd.ar_len - at);
+    dst->ch_len = (uint16_t)out;
 }
 
 /* A chain that starts at a name (its text is in the arena already). */

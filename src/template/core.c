@@ -162,6 +162,11 @@ bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col)
     uint64_t have = t->nl_count < TPL_NL_RING ? t->nl_count : TPL_NL_RING;
     uint64_t first = t->nl_count - have; /* newline number of the oldest kept */
     uint64_t lo = 0, hi = have;          /* first kept entry >= index */
+    /* most questions are about the last lines read: look there first */
+    while (hi > 0 && have - hi < 8 && t->nl_ring[(first + hi - 1) & (TPL_NL_RING - 1)] >= index)
+        hi--;
+    if (have - hi < 8 || hi == 0)
+        lo = hi;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (t->nl_ring[(first + mid) & (TPL_NL_RING - 1)] < index)

@@ -34,7 +34,7 @@ static bool field_step(tpl *t, const uint8_t *s, size_t n, bool item, bool *tain
             return false; /* [0]: an index */
     }
     tpl_quote(e, sizeof e, s, n, 40);
-    unsigned w = n <= 24 ? word_lookup(t, s, n, word_hash(s, n)) : W_NONE;
+    unsigned w = word_of(t, s, n);
     uint16_t c = word_class(w);
     if (fd_is_dunder(s, n) || fd_is_mangled(s, n) || (c & WC_INTERNAL) ||
         (!item && (w == W_MRO || w == W_MODULE_ATTR || (n > 3 && memcmp(s, "co_", 3) == 0)))) {

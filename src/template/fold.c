@@ -104,7 +104,10 @@ bool fd_has_frag(const uint8_t *s, size_t n)
 {
     if ((n == 2 && s[0] == '_' && s[1] == '_') || (n == 1 && s[0] == '_'))
         return true;
-    for (size_t i = 0; i + 1 < n; i++)
+    const uint8_t *u = n > 1 ? memchr(s, '_', n - 1) : NULL;
+    if (!u)
+        return false; /* most pieces have no '_' at all */
+    for (size_t i = (size_t)(u - s); i + 1 < n; i++)
         if (s[i] == '_' && s[i + 1] == '_' &&
             ((i + 2 < n && identc(s[i + 2]) && s[i + 2] != '_') ||
              (i > 0 && identc(s[i - 1]) && s[i - 1] != '_')))
@@ -384,7 +387,7 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
     }
     if (n > 24)
         return;
-    unsigned w = word_lookup(t, s, n, word_hash(s, n));
+    unsigned w = word_of(t, s, n);
     uint16_t c = word_class(w);
     if (c & WC_CLASSHUNT)
         tpl_report(t, TH_GADGET, pos, index,
@@ -410,7 +413,7 @@ void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_
     size_t m = ts_fold_text(s, n, f, sizeof f, &folded);
     if (!folded)
         return;
-    unsigned w = m <= 24 ? word_lookup(t, f, m, word_hash(f, m)) : W_NONE;
+    unsigned w = word_of(t, f, m);
     if (!fd_is_dunder(f, m) && !(word_class(w) & (WC_GADGET | WC_MODULE | WC_CALLSINK |
                                                   WC_ATTRSINK | WC_KEYSINK | WC_INTERNAL)))
         return;

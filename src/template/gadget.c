@@ -55,7 +55,7 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
     uint32_t n = key->len;
     if (fd_is_dunder(s, n) || fd_is_mangled(s, n))
         return F_TAINT; /* the constant itself was reported */
-    unsigned w = n <= 24 ? word_lookup(t, s, n, word_hash(s, n)) : W_NONE;
+    unsigned w = word_of(t, s, n);
     uint16_t c = word_class(w);
     bool tainted = (recv->flags & F_TAINT) != 0;
     if (c & WC_INTERNAL) {

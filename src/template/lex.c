@@ -32,6 +32,8 @@ void lx_begin(tpl *t)
 #define LC_STR 0x04u   /* plain string literal text: not a quote, backslash, CR or LF */
 #define LC_START 0x08u /* starts a name: [A-Za-z_] */
 #define LC_QUOTE 0x10u /* opens a string literal */
+#define LC_OP                                                                                      \
+    0x20u /* a one-byte operator or bracket that needs no lookahead: ( ) [ ] { . | , : ~ + - */
 
 bool lx_init(tpl *t)
 {
@@ -42,9 +44,10 @@ bool lx_init(tpl *t)
         bool str = c != '\'' && c != '"' && c != '\\' && c != '\r' && c != '\n';
         bool start = name && !(c >= '0' && c <= '9');
         bool quote = c == '\'' || c == '"';
+        bool op = c != 0 && strchr("()[]{.|,:~+-", (int)c) != NULL;
         t->lx.cls[c] =
             (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) | (str ? LC_STR : 0) |
-                      (start ? LC_START : 0) | (quote ? LC_QUOTE : 0));
+                      (start ? LC_START : 0) | (quote ? LC_QUOTE : 0) | (op ? LC_OP : 0));
     }
     t->lx.lit = malloc(256); /* a first buffer, so no token ever points into NULL */
     t->lx.lit_cap = 256;
@@ -89,15 +92,22 @@ static void emit_other(tpl *t)
     ev_tok(t, &k);
 }
 
-static void emit_name(tpl *t)
+/* A name token: s[0..n) is its text (cut to TPL_NAME_CAP), in the name
+ * buffer or, when the whole name lay in the bytes being fed, in them. */
+static void emit_name_at(tpl *t, const uint8_t *s, uint32_t n)
 {
     tok k;
     tok_init(t, &k, TK_NAME);
-    k.s = t->lx.name;
-    k.n = t->lx.name_len;
-    k.hash = t->lx.name_hash; /* word_hash of the name, kept as it was read */
-    k.word = (uint16_t)word_lookup(t, t->lx.name, t->lx.name_len, k.hash);
+    k.s = s;
+    k.n = n;
+    k.hash = word_hash(s, n);
+    k.word = (uint16_t)word_lookup(t, s, n, k.hash);
     ev_tok(t, &k);
+}
+
+static void emit_name(tpl *t)
+{
+    emit_name_at(t, t->lx.name, t->lx.name_len);
 }
 
 static void emit_num(tpl *t, bool is_float)
@@ -527,6 +537,20 @@ static void close_bracket(tpl *t, uint8_t c)
                    t->lx.bstack[t->lx.depth]);
 }
 
+/* A one-byte operator or bracket (LC_OP; the token starts here). */
+static void op_byte(tpl *t, uint8_t c)
+{
+    if (c == ')' || c == ']') {
+        close_bracket(t, c);
+    } else if (c == '(' || c == '[' || c == '{') {
+        if (t->lx.depth < TPL_BSTACK)
+            t->lx.bstack[t->lx.depth] = c;
+        if (t->lx.depth < UINT32_MAX)
+            t->lx.depth++;
+    }
+    emit_op(t, c);
+}
+
 /* A string literal opens with quote c (the token starts here). */
 static void str_open(tpl *t, uint8_t c)
 {
@@ -553,10 +577,8 @@ again:
     case S_STR: str_byte(t, c); return;
     case S_NAME:
         if (name_char(c)) {
-            if (t->lx.name_len < TPL_NAME_CAP) {
+            if (t->lx.name_len < TPL_NAME_CAP)
                 t->lx.name[t->lx.name_len++] = c;
-                t->lx.name_hash = (t->lx.name_hash ^ c) * WORD_FNV_PRIME;
-            }
             return;
         }
         t->lx.sub = S_NONE;
@@ -656,7 +678,6 @@ again:
         t->lx.sub = S_NAME;
         t->lx.name[0] = c;
         t->lx.name_len = 1;
-        t->lx.name_hash = (WORD_FNV_BASIS ^ c) * WORD_FNV_PRIME;
         return;
     }
     if (c >= '0' && c <= '9') {
@@ -696,28 +717,12 @@ again:
         close_bracket(t, c);
         emit_op(t, c);
         return;
-    case ')':
-    case ']':
-        close_bracket(t, c);
-        emit_op(t, c);
+    default:
+        if (t->lx.cls[c] & LC_OP)
+            op_byte(t, c);
+        else
+            emit_other(t);
         return;
-    case '(':
-    case '[':
-    case '{':
-        if (t->lx.depth < TPL_BSTACK)
-            t->lx.bstack[t->lx.depth] = c;
-        if (t->lx.depth < UINT32_MAX)
-            t->lx.depth++;
-        emit_op(t, c);
-        return;
-    case '.':
-    case '|':
-    case ',':
-    case ':':
-    case '~':
-    case '+':
-    case '-': emit_op(t, c); return;
-    default: emit_other(t); return;
     }
 }
 
@@ -829,7 +834,7 @@ static void lex_byte(tpl *t, uint8_t c)
  * a literal past its kept prefix, the end of the bytes. Entered with the
  * raw scanner idle, no pending operator and not at a tag's first byte. */
 static const uint8_t run_class[] = {
-    [S_NONE] = LC_SPACE | LC_START | LC_QUOTE, [S_NAME] = LC_NAME, [S_STR] = LC_STR};
+    [S_NONE] = LC_SPACE | LC_START | LC_QUOTE | LC_OP, [S_NAME] = LC_NAME, [S_STR] = LC_STR};
 _Static_assert(sizeof run_class == S_STR + 1, "one entry per sub-state up to S_STR");
 
 static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
@@ -845,17 +850,19 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             if (k == n)
                 goto out;
             const uint8_t c = p[k];
-            if (!(cls[c] & (LC_START | LC_QUOTE)))
+            if (!(cls[c] & (LC_START | LC_QUOTE | LC_OP)))
                 goto out;
             t->index = base + k;
             tok_start(t);
-            if (cls[c] & LC_QUOTE) {
+            if (cls[c] & LC_OP) {
+                op_byte(t, c);
+                k++;
+            } else if (cls[c] & LC_QUOTE) {
                 str_open(t, c);
                 k++;
             } else {
                 t->lx.sub = S_NAME;
                 t->lx.name_len = 0;
-                t->lx.name_hash = WORD_FNV_BASIS;
             }
             break;
         }
@@ -863,15 +870,17 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             size_t j = k;
             while (j < n && (cls[p[j]] & LC_NAME))
                 j++;
+            if (t->lx.name_len == 0 && j < n && p[j] < 0x80) {
+                /* the whole name is here: no copy */
+                t->index = base + j;
+                t->lx.sub = S_NONE;
+                emit_name_at(t, p + k, j - k < TPL_NAME_CAP ? (uint32_t)(j - k) : TPL_NAME_CAP);
+                k = j;
+                break;
+            }
             uint32_t room = TPL_NAME_CAP - t->lx.name_len;
             uint32_t put = j - k < room ? (uint32_t)(j - k) : room;
-            uint32_t h = t->lx.name_hash;
-            for (uint32_t m = 0; m < put; m++) {
-                const uint8_t c = p[k + m];
-                t->lx.name[t->lx.name_len + m] = c;
-                h = (h ^ c) * WORD_FNV_PRIME;
-            }
-            t->lx.name_hash = h;
+            memcpy(t->lx.name + t->lx.name_len, p + k, put);
             t->lx.name_len += put;
             k = j;
             if (k == n || p[k] >= 0x80)

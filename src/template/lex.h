@@ -42,10 +42,10 @@ typedef struct tpl_lexer {
     uint8_t mode, tagkind, sub;
     bool pend, tag_fresh;
     uint8_t pend_c;
-    uint32_t depth;               /* brackets open in the tag */
-    uint8_t name[TPL_NAME_CAP];   /* the name being read */
-    uint32_t name_len, name_hash; /* name_hash: word_hash of name[0..name_len) */
-    int64_t num;                  /* the number being read */
+    uint32_t depth;             /* brackets open in the tag */
+    uint8_t name[TPL_NAME_CAP]; /* the name being read */
+    uint32_t name_len;
+    int64_t num; /* the number being read */
     bool num_huge;
     uint8_t num_base, num_digits;
     uint8_t quote, esc, esc_digits, esc_need; /* the string literal being read */

@@ -197,10 +197,31 @@ const char *word_text(unsigned id)
 
 uint32_t word_hash(const uint8_t *s, size_t n)
 {
-    uint32_t h = WORD_FNV_BASIS;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * WORD_FNV_PRIME;
-    return h;
+    /* eight bytes a step, the tail (1..7 bytes) as two overlapping loads */
+    uint64_t h = WORD_HASH_SEED ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * WORD_HASH_MUL;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t w;
+        if (n >= 4) {
+            uint32_t lo, hi;
+            memcpy(&lo, s, 4);
+            memcpy(&hi, s + n - 4, 4);
+            w = lo | (uint64_t)hi << 32;
+        } else {
+            w = s[0] | (uint64_t)s[n / 2] << 8 | (uint64_t)s[n - 1] << 16;
+        }
+        h = (h ^ w) * WORD_HASH_MUL;
+        h ^= h >> 29;
+    }
+    h *= WORD_HASH_MUL;
+    return (uint32_t)(h >> 32);
 }
 
 void word_init(tpl *t)
@@ -232,4 +253,17 @@ unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash)
         h = (h + 1) & (TPL_WORD_SLOTS - 1);
     }
     return W_NONE;
+}
+
+unsigned word_of(const tpl *t, const uint8_t *s, size_t n)
+{
+    if (n == 0 || n > 24)
+        return W_NONE;
+    uint8_t a = s[0], z = s[n - 1];
+    bool start = (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') || a == '_';
+    bool end =
+        (z >= 'a' && z <= 'z') || (z >= 'A' && z <= 'Z') || z == '_' || (z >= '0' && z <= '9');
+    if (!start || !end)
+        return W_NONE;
+    return word_lookup(t, s, n, word_hash(s, n));
 }

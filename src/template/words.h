@@ -216,12 +216,17 @@ typedef struct tpl_words {
 
 void word_init(tpl *t);
 uint32_t word_hash(const uint8_t *s, size_t n);
-/* word_hash is 32-bit FNV-1a (the word table is fixed, not built from file
- * data); the lexer folds a name into it a byte at a time as it reads it */
-#define WORD_FNV_BASIS 2166136261u
-#define WORD_FNV_PRIME 16777619u
+/* word_hash reads eight bytes a step (names are short: one to three steps);
+ * the word table is fixed and the variable table is bounded, so no input can
+ * make its collisions cost more than a bounded probe */
+#define WORD_HASH_SEED 0x9E3779B97F4A7C15u
+#define WORD_HASH_MUL 0xFF51AFD7ED558CCDu
 /* The word of s[0..n) (hash = word_hash(s, n)), W_NONE when none. */
 unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash);
+/* The word of s[0..n) for bytes whose hash is not at hand (a constant's):
+ * W_NONE at once when they cannot be a word (every word is an identifier
+ * of at most 24 bytes), else hashed and looked up. */
+unsigned word_of(const tpl *t, const uint8_t *s, size_t n);
 uint16_t word_class(unsigned id);
 const char *word_text(unsigned id);
 
