@@ -726,6 +726,75 @@ again:
     }
 }
 
+/* ------------------------------------------------------------ byte runs */
+
+/* The end of the run of name bytes ([A-Za-z0-9_]) from j, before n; and of
+ * plain string literal bytes (LC_STR) from j, before lim, with *hi OR-ed
+ * with 0x80 when the run holds a non-ASCII byte. Sixteen bytes a step where
+ * SSE2 is at hand, the class table for the rest. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+
+static size_t name_end(const uint8_t *cls, const uint8_t *p, size_t j, size_t n)
+{
+    const __m128i c20 = _mm_set1_epi8(0x20), a1 = _mm_set1_epi8('a' - 1),
+                  z1 = _mm_set1_epi8('z' + 1);
+    const __m128i d1 = _mm_set1_epi8('0' - 1), d2 = _mm_set1_epi8('9' + 1), us = _mm_set1_epi8('_');
+    for (; n - j >= 16; j += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + j));
+        __m128i l = _mm_or_si128(a, c20); /* signed: non-ASCII is negative, never a letter */
+        __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(l, a1), _mm_cmplt_epi8(l, z1));
+        __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(a, d1), _mm_cmplt_epi8(a, d2));
+        __m128i ok = _mm_or_si128(_mm_or_si128(letter, digit), _mm_cmpeq_epi8(a, us));
+        unsigned m = (unsigned)_mm_movemask_epi8(ok);
+        if (m != 0xFFFFu)
+            return j + (unsigned)__builtin_ctz(~m);
+    }
+    while (j < n && (cls[p[j]] & LC_NAME))
+        j++;
+    return j;
+}
+
+static size_t str_end_run(const uint8_t *cls, const uint8_t *p, size_t j, size_t lim, uint8_t *hi)
+{
+    const __m128i q1 = _mm_set1_epi8('\''), q2 = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+    const __m128i cr = _mm_set1_epi8('\r'), lf = _mm_set1_epi8('\n');
+    for (; lim - j >= 16; j += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + j));
+        __m128i stop =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(a, q1), _mm_cmpeq_epi8(a, q2)),
+                         _mm_or_si128(_mm_cmpeq_epi8(a, bs),
+                                      _mm_or_si128(_mm_cmpeq_epi8(a, cr), _mm_cmpeq_epi8(a, lf))));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop), h = (unsigned)_mm_movemask_epi8(a);
+        if (m) {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            if (h & ((1u << k) - 1u))
+                *hi |= 0x80;
+            return j + k;
+        }
+        if (h)
+            *hi |= 0x80;
+    }
+    while (j < lim && (cls[p[j]] & LC_STR))
+        *hi |= p[j++];
+    return j;
+}
+#else
+static size_t name_end(const uint8_t *cls, const uint8_t *p, size_t j, size_t n)
+{
+    while (j < n && (cls[p[j]] & LC_NAME))
+        j++;
+    return j;
+}
+
+static size_t str_end_run(const uint8_t *cls, const uint8_t *p, size_t j, size_t lim, uint8_t *hi)
+{
+    while (j < lim && (cls[p[j]] & LC_STR))
+        *hi |= p[j++];
+    return j;
+}
+#endif
+
 /* {% raw %} ... {% endraw %}: text until {%[-+]? endraw [-+]?%} */
 static bool is_endraw(const uint8_t *b, uint32_t n)
 {
@@ -867,9 +936,7 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             break;
         }
         case S_NAME: {
-            size_t j = k;
-            while (j < n && (cls[p[j]] & LC_NAME))
-                j++;
+            size_t j = name_end(cls, p, k, n);
             if (t->lx.name_len == 0 && j < n && p[j] < 0x80) {
                 /* the whole name is here: no copy */
                 t->index = base + j;
@@ -899,10 +966,8 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
              * literal costs O(1) per byte. */
             const size_t room = TPL_CONST_CAP - t->lx.lit_len;
             const size_t lim = room && n - k > room ? k + room : n;
-            size_t j = k;
             uint8_t hi = 0; /* any byte >= 0x80: the raw scanner must see the run */
-            while (j < lim && (cls[p[j]] & LC_STR))
-                hi |= p[j++];
+            size_t j = str_end_run(cls, p, k, lim, &hi);
             if (j > k) {
                 t->index = base + k;
                 if (room) {
