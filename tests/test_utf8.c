@@ -323,15 +323,21 @@ static void test_print_span(void **state)
         size_t n = (x >> 8) % sizeof buf;
         for (size_t i = 0; i < n; i++) {
             x = x * 1664525u + 1013904223u;
-            buf[i] = (x >> 24) % 64 ? (uint8_t)(0x20 + (x >> 8) % 0x5F) : (uint8_t)(x >> 16);
+            buf[i] = (x >> 24) % 64  ? (uint8_t)(0x20 + (x >> 8) % 0x5F)
+                     : (x >> 20) % 3 ? (uint8_t)((x >> 16) % 2 ? '\t' : '\n')
+                                     : (uint8_t)(x >> 16);
         }
-        size_t want = 0;
+        size_t want = 0, want_text = 0;
         while (want < n && buf[want] >= 0x20 && buf[want] < 0x7F)
             want++;
+        while (want_text < n && ((buf[want_text] >= 0x20 && buf[want_text] < 0x7F) ||
+                                 buf[want_text] == '\t' || buf[want_text] == '\n'))
+            want_text++;
         uint8_t *exact = malloc(n ? n : 1);
         assert_non_null(exact);
         memcpy(exact, buf, n);
-        assert_int_equal(ascii_print_span(exact, n), want);
+        assert_int_equal(ascii_print_span(exact, n, false), want);
+        assert_int_equal(ascii_print_span(exact, n, true), want_text);
         free(exact);
     }
 }

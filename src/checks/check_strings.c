@@ -72,10 +72,11 @@ static void scan_string(const uint8_t *s, uint64_t n, scan_mode mode, scan *r)
         scan_vocab(s, n, r);
         return;
     }
-    bool flag_seq = false; /* inside an emoji tag sequence (U+1F3F4 + tags) */
+    bool flag_seq = false;             /* inside an emoji tag sequence (U+1F3F4 + tags) */
+    const bool text = mode == M_VALUE; /* tabs and line feeds are fine in values */
     uint64_t i = 0;
     while (i < n) {
-        uint64_t run = ascii_print_span(s + i, n - i);
+        uint64_t run = ascii_print_span(s + i, n - i, text);
         i += run;
         if (run)
             flag_seq = false;

@@ -173,58 +173,69 @@ bool utf8_valid_region_esc(const uint8_t *s, uint64_t n, const uint8_t *limit, b
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <emmintrin.h>
 
-/* Bit i set when byte i of the 16 at p is printable ASCII. */
-static unsigned print16(const uint8_t *p)
+/* Bit i set when byte i of the 16 at p is printable ASCII (or, with text,
+ * a tab or a line feed). */
+static inline unsigned print16(const uint8_t *p, bool text)
 {
     /* signed bytes: printable is > 0x1F and < 0x7F (0x80.. are negative) */
     const __m128i lo = _mm_set1_epi8(0x1F), hi = _mm_set1_epi8(0x7F);
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(a, lo), _mm_cmplt_epi8(a, hi)));
+    __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(a, lo), _mm_cmplt_epi8(a, hi));
+    if (text)
+        ok = _mm_or_si128(ok, _mm_or_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('\t')),
+                                           _mm_cmpeq_epi8(a, _mm_set1_epi8('\n'))));
+    return (unsigned)_mm_movemask_epi8(ok);
 }
 
-uint64_t ascii_print_span(const uint8_t *s, uint64_t n)
+static inline bool print1(uint8_t c, bool text)
+{
+    return (uint8_t)(c - 0x20u) < 0x5Fu || (text && (c == '\t' || c == '\n'));
+}
+
+uint64_t ascii_print_span(const uint8_t *s, uint64_t n, bool text)
 {
     uint64_t i = 0;
     if (n >= 16) {
         for (; n - i >= 32; i += 32) {
-            unsigned m = print16(s + i) | print16(s + i + 16) << 16;
+            unsigned m = print16(s + i, text) | print16(s + i + 16, text) << 16;
             if (m != 0xFFFFFFFFu)
                 return i + (unsigned)__builtin_ctz(~m);
         }
         if (n - i >= 16) {
-            unsigned m = print16(s + i);
+            unsigned m = print16(s + i, text);
             if (m != 0xFFFFu)
                 return i + (unsigned)__builtin_ctz(~m);
             i += 16;
         }
         /* the last bytes: an overlapping load ending at s + n (all of
-         * [n - 16, i) were printable) */
+         * [n - 16, i) were taken) */
         if (i < n) {
-            unsigned m = print16(s + n - 16);
+            unsigned m = print16(s + n - 16, text);
             return m == 0xFFFFu ? n : n - 16 + (unsigned)__builtin_ctz(~m);
         }
         return n;
     }
     for (; i < n; i++)
-        if ((uint8_t)(s[i] - 0x20u) >= 0x5Fu)
+        if (!print1(s[i], text))
             return i;
     return n;
 }
 #else
-uint64_t ascii_print_span(const uint8_t *s, uint64_t n)
+uint64_t ascii_print_span(const uint8_t *s, uint64_t n, bool text)
 {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
     uint64_t i = 0;
     for (; n - i >= 8; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
-        /* a byte below 0x20, at or above 0x7F (w + 1 reaches 0x80), or 0x80.. */
+        /* a byte below 0x20, at or above 0x7F (w + 1 reaches 0x80), or 0x80..;
+         * a tab or line feed is looked at byte by byte */
         uint64_t bad = ((w - 0x20 * ones) | (w + ones) | w) & high;
         if (bad)
             break;
     }
     for (; i < n; i++)
-        if ((uint8_t)(s[i] - 0x20u) >= 0x5Fu)
+        if ((uint8_t)(s[i] - 0x20u) >= 0x5Fu && !(text && (s[i] == '\t' || s[i] == '\n')))
             return i;
     return n;
 }

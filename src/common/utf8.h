@@ -66,8 +66,9 @@ static inline bool utf8_valid(const uint8_t *s, uint64_t n)
     return utf8_is_ascii(s, n) || utf8_valid_slow(s, n);
 }
 
-/* The length of the run of printable ASCII bytes (0x20..0x7E) that starts
- * s[0..n): n when every byte is one. 16 or 32 bytes per step. */
-uint64_t ascii_print_span(const uint8_t *s, uint64_t n);
+/* The length of the run of printable ASCII bytes (0x20..0x7E; with text,
+ * tabs and line feeds too) that starts s[0..n): n when every byte is one.
+ * 16 or 32 bytes per step. */
+uint64_t ascii_print_span(const uint8_t *s, uint64_t n, bool text);
 
 #endif
