@@ -202,20 +202,9 @@ const uint8_t *fd_bytes(const tpl *t, const aval *v)
     return ((v->flags & F_VAR) ? t->fd.vs : t->fd.ar) + v->off;
 }
 
-bool fd_ar_put(tpl *t, const uint8_t *s, uint32_t n, uint32_t *off)
-{
-    if (n && !fd_ar_reserve(t, n))
-        return false;
-    if (n)
-        memcpy(t->fd.ar + t->fd.ar_len, s, n);
-    *off = t->fd.ar_len;
-    t->fd.ar_len += n;
-    return true;
-}
-
 /* --------------------------------------------------------------- arena */
 
-bool fd_ar_reserve(tpl *t, uint32_t n)
+bool fd_ar_grow(tpl *t, uint32_t n)
 {
     if (n > TPL_ARENA_CAP - t->fd.ar_len)
         return false;

@@ -84,8 +84,6 @@ void fd_free(tpl *t);
 void fd_budget_reset(tpl *t);                   /* a fresh budget (tpl_probe) */
 void fd_template_begin(tpl *t, uint64_t total); /* grant its share, clear the store */
 void fd_tag_begin(tpl *t);                      /* empty the arena */
-/* Copy n bytes into the arena: their offset, or false when it is full. */
-bool fd_ar_put(tpl *t, const uint8_t *s, uint32_t n, uint32_t *off);
 
 /* Small helpers shared with the evaluator. */
 
@@ -169,7 +167,9 @@ const char *fd_desc(const tpl *t, const aval *v, char *buf, size_t cap);
  * bounded by TPL_CONST_CAP, the arena cap and the folding budget; a failed
  * build yields an unknown value (and a TH_LIMIT note). fd_b_done runs the
  * constant checks on the new bytes. */
-bool fd_ar_reserve(tpl *t, uint32_t n);
+/* (fd_ar_reserve and fd_ar_put are inline in tpl.h; this is their slow
+ * path: grow the arena for n more bytes, false past its cap) */
+bool fd_ar_grow(tpl *t, uint32_t n);
 void fd_b_begin(tpl *t, bld *b, const aval *at);
 void fd_b_raw(tpl *t, bld *b, const void *s, size_t n);
 void fd_b_int(tpl *t, bld *b, int64_t x);

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct tpl {
     /* shared: core.c */
@@ -69,6 +70,24 @@ bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col);
 const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap);
 /* the same for a known line and column (cap > 0) */
 const char *tpl_where_lc(char *buf, size_t cap, uint64_t line, uint64_t col);
+
+/* fold.c's arena, inline for the evaluator: room for n more bytes (false
+ * past the arena's cap), and n bytes copied in (their offset in *off). */
+static inline bool fd_ar_reserve(tpl *t, uint32_t n)
+{
+    return n <= t->fd.ar_cap - t->fd.ar_len || fd_ar_grow(t, n);
+}
+
+static inline bool fd_ar_put(tpl *t, const uint8_t *s, uint32_t n, uint32_t *off)
+{
+    if (n && !fd_ar_reserve(t, n))
+        return false;
+    if (n)
+        memcpy(t->fd.ar + t->fd.ar_len, s, n);
+    *off = t->fd.ar_len;
+    t->fd.ar_len += n;
+    return true;
+}
 
 /* rawscan.c, inline for the lexer's byte loop: no sequence is open */
 static inline bool raw_idle(const tpl *t)

@@ -247,9 +247,15 @@ unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash)
         return W_NONE;
     uint32_t h = hash & (TPL_WORD_SLOTS - 1);
     while (t->wd.slots[h]) {
-        if (t->wd.hash[h] == hash && t->wd.len[h] == n &&
-            memcmp(words[t->wd.slots[h]].s, s, n) == 0)
-            return t->wd.slots[h];
+        if (t->wd.hash[h] == hash && t->wd.len[h] == n) {
+            /* a hit is almost always the word: compare inline (n <= 24) */
+            const char *w = words[t->wd.slots[h]].s;
+            size_t i = 0;
+            while (i < n && (uint8_t)w[i] == s[i])
+                i++;
+            if (i == n)
+                return t->wd.slots[h];
+        }
         h = (h + 1) & (TPL_WORD_SLOTS - 1);
     }
     return W_NONE;
