@@ -471,7 +471,8 @@ static void name_tok(tpl *t, const tok *k)
     if (fd_is_dunder(k->s, k->n))
         tpl_report(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
                    tpl_quote(e, sizeof e, k->s, k->n, 40));
-    fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "name");
+    if (!(k->lflags & LF_ASCII))
+        fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "name");
     aval v;
     var *x = fd_var_find(t, k->s, k->n, k->hash);
     if (x) {
@@ -520,7 +521,7 @@ static void str_tok(tpl *t, const tok *k, bool after_str)
         v.len = k->n;
         v.count = k->n;
         v.flags = F_LITERAL | F_SCANNED;
-        if ((k->lflags & LF_INEXACT) || !utf8_valid(k->s, k->n))
+        if ((k->lflags & LF_INEXACT) || (!(k->lflags & LF_ASCII) && !utf8_valid(k->s, k->n)))
             v.flags |= F_INEXACT;
     }
     if (!t->ev.expect && after_str && t->ev.nv > 0 && t->ev.V[t->ev.nv - 1].kind == AV_STR &&

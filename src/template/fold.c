@@ -419,7 +419,8 @@ void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_
 
 void fd_literal_check(tpl *t, const tok *k)
 {
-    fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "string literal");
+    if (!(k->lflags & LF_ASCII))
+        fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "string literal");
     char e[160], e2[40];
     size_t n = k->n;
     if (k->lflags & LF_ESC_IDENT)

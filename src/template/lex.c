@@ -9,8 +9,14 @@
  * TPL_CONST_CAP once and is reused. */
 #include "template/tpl.h"
 
+#include "common/utf8.h"
+
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+#endif
 
 enum { M_TEXT, M_COMMENT, M_TAG, M_RAW };
 enum { S_NONE, S_NAME, S_NUM, S_NUMDOT, S_FLOAT, S_STR };
@@ -94,10 +100,11 @@ static void emit_other(tpl *t)
 
 /* A name token: s[0..n) is its text (cut to TPL_NAME_CAP), in the name
  * buffer or, when the whole name lay in the bytes being fed, in them. */
-static void emit_name_at(tpl *t, const uint8_t *s, uint32_t n)
+static void emit_name_at(tpl *t, const uint8_t *s, uint32_t n, uint8_t lflags)
 {
     tok k;
     tok_init(t, &k, TK_NAME);
+    k.lflags = lflags;
     k.s = s;
     k.n = n;
     k.hash = word_hash(s, n);
@@ -107,7 +114,7 @@ static void emit_name_at(tpl *t, const uint8_t *s, uint32_t n)
 
 static void emit_name(tpl *t)
 {
-    emit_name_at(t, t->lx.name, t->lx.name_len);
+    emit_name_at(t, t->lx.name, t->lx.name_len, 0);
 }
 
 static void emit_num(tpl *t, bool is_float)
@@ -316,6 +323,8 @@ static void str_end(tpl *t)
     k.n = t->lx.lit_len;
     k.full = t->lx.lit_full;
     k.lflags = t->lx.lit_flags;
+    if (utf8_is_ascii(k.s, k.n))
+        k.lflags |= LF_ASCII;
     memcpy(k.esc, t->lx.lit_esc, sizeof k.esc);
     lit_scan_prefix(t);
     ts_end(t, &t->ts.lits);
@@ -733,8 +742,6 @@ again:
  * with 0x80 when the run holds a non-ASCII byte. Sixteen bytes a step where
  * SSE2 is at hand, the class table for the rest. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <emmintrin.h>
-
 static size_t name_end(const uint8_t *cls, const uint8_t *p, size_t j, size_t n)
 {
     const __m128i c20 = _mm_set1_epi8(0x20), a1 = _mm_set1_epi8('a' - 1),
@@ -926,25 +933,28 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             if (cls[c] & LC_OP) {
                 op_byte(t, c);
                 k++;
-            } else if (cls[c] & LC_QUOTE) {
+                break;
+            }
+            if (cls[c] & LC_QUOTE) {
                 str_open(t, c);
                 k++;
-            } else {
-                t->lx.sub = S_NAME;
-                t->lx.name_len = 0;
+                goto str; /* its text follows */
             }
+            size_t j = name_end(cls, p, k, n);
+            if (j < n && p[j] < 0x80) {
+                /* the whole name is here: no copy */
+                t->index = base + j;
+                emit_name_at(t, p + k, j - k < TPL_NAME_CAP ? (uint32_t)(j - k) : TPL_NAME_CAP,
+                             LF_ASCII);
+                k = j;
+                break;
+            }
+            t->lx.sub = S_NAME; /* it may go on: the buffer */
+            t->lx.name_len = 0;
             break;
         }
         case S_NAME: {
             size_t j = name_end(cls, p, k, n);
-            if (t->lx.name_len == 0 && j < n && p[j] < 0x80) {
-                /* the whole name is here: no copy */
-                t->index = base + j;
-                t->lx.sub = S_NONE;
-                emit_name_at(t, p + k, j - k < TPL_NAME_CAP ? (uint32_t)(j - k) : TPL_NAME_CAP);
-                k = j;
-                break;
-            }
             uint32_t room = TPL_NAME_CAP - t->lx.name_len;
             uint32_t put = j - k < room ? (uint32_t)(j - k) : room;
             memcpy(t->lx.name + t->lx.name_len, p + k, put);
@@ -957,7 +967,8 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             emit_name(t);
             break;
         }
-        case S_STR: {
+        case S_STR:
+        str : {
             if (t->lx.esc != E_NONE)
                 goto out;
             /* within the kept prefix the run is appended; past it (room 0)

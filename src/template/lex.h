@@ -19,6 +19,7 @@ enum { OPC_POW = 1, OPC_FDIV, OPC_EQ, OPC_NE, OPC_LE, OPC_GE };
 #define LF_TRUNC 0x02u     /* longer than TPL_CONST_CAP: only a prefix kept */
 #define LF_SCANNED 0x04u   /* the kept prefix went to the LIT stream */
 #define LF_INEXACT 0x08u   /* an escape Python treats otherwise (or rejects) */
+#define LF_ASCII 0x10u     /* every byte of the token's text is ASCII (names too) */
 
 typedef struct tok {
     uint8_t kind;
