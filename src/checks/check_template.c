@@ -50,9 +50,8 @@ static bool is_template_key(gguflint_view k)
 static bool analyse(const gguflint_ctx *ctx, tpl *t, const gguflint_kv *kv)
 {
     if (kv->type == VT_STRING) {
-        tpl_pos pos = {kv->value_offset, kv->value_size, 0};
         tpl_begin(t, kv->str.len);
-        tpl_feed(t, kv->str.ptr, kv->str.len, pos);
+        tpl_feed(t, kv->str.ptr, kv->str.len);
         tpl_end(t);
         return true;
     }
@@ -68,12 +67,51 @@ static bool analyse(const gguflint_ctx *ctx, tpl *t, const gguflint_kv *kv)
     if (!arr_iter_init(ctx, kv, &it))
         return false;
     tpl_begin(t, total);
-    while (arr_next(&it, &el, &off)) {
-        tpl_pos pos = {off, it.w + el.len, it.index - 1};
-        tpl_feed(t, el.ptr, el.len, pos);
-    }
+    while (arr_next(&it, &el, &off))
+        tpl_feed(t, el.ptr, el.len);
     tpl_end(t);
     return true;
+}
+
+/* Where a hit is reported: the value, or for an array the element that
+ * holds the hit's byte (the last one starting at or before it: an empty
+ * element fed last at that byte counts). */
+typedef struct place {
+    int kind;
+    uint64_t loc, off, len, elem;
+} place;
+
+static int place_cmp(const void *a, const void *b)
+{
+    const place *x = a, *y = b;
+    return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+/* One pass over the elements for all the hits (sorted by byte). */
+static void place_hits(const gguflint_ctx *ctx, const gguflint_kv *kv, place *pl, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pl[i].off = kv->value_offset;
+        pl[i].len = kv->value_size;
+        pl[i].elem = 0;
+    }
+    arr_iter it;
+    if (kv->type != VT_ARRAY || n == 0 || !arr_iter_init(ctx, kv, &it))
+        return;
+    qsort(pl, n, sizeof *pl, place_cmp);
+    gguflint_view el;
+    uint64_t off, start = 0;
+    size_t first = 0; /* hits before it have their element */
+    while (first < n && arr_next(&it, &el, &off)) {
+        while (first < n && pl[first].loc < start)
+            first++;
+        for (size_t i = first; i < n; i++) { /* every hit at or after this start, for now */
+            pl[i].off = off;
+            pl[i].len = it.w + el.len;
+            pl[i].elem = it.index - 1;
+        }
+        start += el.len;
+    }
 }
 
 static void report(gguflint_ctx *ctx, const tpl *t, const gguflint_kv *kv)
@@ -81,16 +119,27 @@ static void report(gguflint_ctx *ctx, const tpl *t, const gguflint_kv *kv)
     char path[192];
     kv_path(path, sizeof path, kv);
     bool array = kv->type == VT_ARRAY;
+    place pl[TH__COUNT];
+    size_t n = 0;
+    for (int k = 0; k < TH__COUNT; k++)
+        if (tpl_hit_get(t, k)->have)
+            pl[n++] = (place){.kind = k, .loc = tpl_hit_get(t, k)->loc};
+    place_hits(ctx, kv, pl, n);
+    /* in the order of the kinds, as always */
     for (int k = 0; k < TH__COUNT; k++) {
         const tpl_hit *h = tpl_hit_get(t, k);
         if (!h->have)
             continue;
+        const place *p = NULL;
+        for (size_t i = 0; i < n && !p; i++)
+            if (pl[i].kind == k)
+                p = &pl[i];
         char more[48] = "", elem[48] = "";
         if (h->more)
             snprintf(more, sizeof more, " (and %llu more)", (unsigned long long)h->more);
         if (array)
-            snprintf(elem, sizeof elem, " [array element %llu]", (unsigned long long)h->pos.elem);
-        if (!emit(ctx, rule_of[k], h->pos.off, h->pos.len, path, "%s%s%s", h->msg, more, elem))
+            snprintf(elem, sizeof elem, " [array element %llu]", (unsigned long long)p->elem);
+        if (!emit(ctx, rule_of[k], p->off, p->len, path, "%s%s%s", h->msg, more, elem))
             return;
     }
 }

@@ -94,7 +94,7 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
         unsigned w = word_of(t, s, args[0].len);
         if (word_class(w) & (WC_CALLSINK | WC_KEYSINK | WC_MODULE | WC_TAINTSINK)) {
             char e[64];
-            tpl_report(t, TH_EXEC, args[0].pos, args[0].index,
+            tpl_report(t, TH_EXEC, args[0].index,
                        ".%s('%s') on a dictionary "
                        "reached through the object model fetches the Python sink '%s'",
                        word_text(m), tpl_quote(e, sizeof e, s, args[0].len, 30), e);
@@ -208,7 +208,7 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         if (known) {
             r.count = n;
             if (n > TPL_DOS_BIG)
-                tpl_report(t, TH_DOS, c->pos, c->index,
+                tpl_report(t, TH_DOS, c->index,
                            "range() of %lld%s items: rendering iterates "
                            "or allocates that many (Jinja's sandbox refuses ranges over 100000)",
                            (long long)n, n == INT64_MAX ? "+" : "");
@@ -220,7 +220,7 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         return r;
     }
     if (w == W_CHR) {
-        tpl_report(t, TH_OBFUSCATION, c->pos, c->index,
+        tpl_report(t, TH_OBFUSCATION, c->index,
                    "chr() builds characters from numbers "
                    "(not a Jinja global: an obfuscation helper)");
         if (na == 1 && args[0].kind == AV_INT && args[0].ival >= 0 && args[0].ival < 0x80) {
@@ -233,7 +233,7 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         return r;
     }
     if (w == W_GETATTR) {
-        tpl_report(t, TH_OBFUSCATION, c->pos, c->index,
+        tpl_report(t, TH_OBFUSCATION, c->index,
                    "getattr() call (not a Jinja global: an "
                    "attribute-access helper)");
         if (na >= 2) {
@@ -244,12 +244,12 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
     }
     if (word_class(w) & WC_CALLSINK) {
         if (a0)
-            tpl_report(t, TH_EXEC, c->pos, c->index,
+            tpl_report(t, TH_EXEC, c->index,
                        "call %s('%s') to a Python builtin that runs "
                        "code, imports modules or opens files",
                        fd_desc(t, c, d, sizeof d), a0);
         else
-            tpl_report(t, TH_EXEC, c->pos, c->index,
+            tpl_report(t, TH_EXEC, c->index,
                        "call %s() to a Python builtin that runs code, "
                        "imports modules or opens files",
                        fd_desc(t, c, d, sizeof d));
@@ -362,7 +362,7 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
     case W_INDENT:
         if (na >= 1 && args[0].kind == AV_INT &&
             ((args[0].flags & F_HUGE) || args[0].ival > TPL_DOS_BIG))
-            tpl_report(t, TH_DOS, at->pos, at->index,
+            tpl_report(t, TH_DOS, at->index,
                        "|%s(%lld) pads to a width that builds a "
                        "huge string at render time",
                        word_text(w), (long long)args[0].ival);
@@ -393,7 +393,7 @@ aval ev_namespace(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t
         if (t->ev.kw[i].frame != t->ev.no || p < base || p >= base + na)
             continue; /* another call's (this one's frame was just popped: index no) */
         var *x = fd_var_get_ns(t, id, t->fd.ar + t->ev.kw[i].off, t->ev.kw[i].len, t->ev.kw[i].hash,
-                               c->pos, c->index);
+                               c->index);
         if (!x)
             break;
         aval v = args[p - base];

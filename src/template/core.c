@@ -65,11 +65,9 @@ void tpl_begin(tpl *t, uint64_t total_len)
     t->total = total_len;
     t->index = 0;
     t->first_tag = -1;
-    t->hist_n = 0;
     t->nl_scan = t->nl_count = 0;
     t->chunk_p = NULL;
     t->chunk_index = t->chunk_n = 0;
-    memset(&t->cur, 0, sizeof t->cur);
     raw_begin(t);
     ts_reset(&t->ts.out, "text");
     ts_segment(&t->ts.out, SG_TEXT);
@@ -80,14 +78,8 @@ void tpl_begin(tpl *t, uint64_t total_len)
     tk_template_begin(t);
 }
 
-void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos)
+void tpl_feed(tpl *t, const uint8_t *p, uint64_t n)
 {
-    t->cur = pos;
-    if (t->index == 0)
-        t->first_pos = pos;
-    t->hist_pos[t->hist_n & 7] = pos;
-    t->hist_index[t->hist_n & 7] = t->index;
-    t->hist_n++;
     t->chunk_p = p;
     t->chunk_index = t->index;
     t->chunk_n = n;
@@ -106,18 +98,17 @@ void tpl_end(tpl *t)
     raw_end(t);
     ev_template_end(t);
     if (t->total > TPL_OVERSIZE)
-        tpl_report(t, TH_OVERSIZE, t->first_pos, UINT64_MAX,
-                   "the template is %llu bytes, over the 256 KiB no real chat template needs",
-                   (unsigned long long)t->total);
+        tpl_report_loc(t, TH_OVERSIZE, 0,
+                       "the template is %llu bytes, over the 256 KiB no real chat template needs",
+                       (unsigned long long)t->total);
 }
 
 int tpl_probe(tpl *t, const uint8_t *p, size_t n, uint8_t *buf, size_t cap, size_t *len)
 {
     fd_budget_reset(t);
     ev_probe_begin(t, buf, cap);
-    tpl_pos pos = {0, n, 0};
     tpl_begin(t, n);
-    tpl_feed(t, p, n, pos);
+    tpl_feed(t, p, n);
     tpl_end(t);
     bool known = ev_probe_end(t, len);
     return known && !t->nomem;
@@ -201,10 +192,10 @@ const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap)
 
 /* ------------------------------------------------------------------ hits */
 
-static void hit_write(tpl *t, tpl_hit *h, tpl_pos pos, uint64_t index, const char *fmt, va_list ap)
+static void hit_write(tpl *t, tpl_hit *h, uint64_t index, const char *fmt, va_list ap)
 {
-    h->pos = pos;
     h->index = index;
+    h->loc = index;
     int n = vsnprintf(h->msg, sizeof h->msg, fmt, ap);
     char where[64];
     if (n >= 0 && (size_t)n < sizeof h->msg)
@@ -212,7 +203,7 @@ static void hit_write(tpl *t, tpl_hit *h, tpl_pos pos, uint64_t index, const cha
                  tpl_where(t, index, where, sizeof where));
 }
 
-void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
+void tpl_report(tpl *t, int kind, uint64_t index, const char *fmt, ...)
 {
     tpl_hit *h = &t->hits[kind];
     if (h->have) {
@@ -224,11 +215,28 @@ void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, 
     h->more = 0;
     va_list ap;
     va_start(ap, fmt);
-    hit_write(t, h, pos, index, fmt, ap);
+    hit_write(t, h, index, fmt, ap);
     va_end(ap);
 }
 
-void tpl_report_earliest(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
+void tpl_report_loc(tpl *t, int kind, uint64_t loc, const char *fmt, ...)
+{
+    tpl_hit *h = &t->hits[kind];
+    if (h->have) {
+        h->more++;
+        return;
+    }
+    h->have = true;
+    t->hit_mask |= 1u << kind;
+    h->more = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    hit_write(t, h, UINT64_MAX, fmt, ap);
+    va_end(ap);
+    h->loc = loc;
+}
+
+void tpl_report_earliest(tpl *t, int kind, uint64_t index, const char *fmt, ...)
 {
     tpl_hit *h = &t->hits[kind];
     if (h->have) {
@@ -242,7 +250,7 @@ void tpl_report_earliest(tpl *t, int kind, tpl_pos pos, uint64_t index, const ch
     }
     va_list ap;
     va_start(ap, fmt);
-    hit_write(t, h, pos, index, fmt, ap);
+    hit_write(t, h, index, fmt, ap);
     va_end(ap);
 }
 
@@ -261,14 +269,3 @@ bool tpl_hit_count(tpl *t, int kind)
 }
 
 /* ------------------------------------------------------------- positions */
-
-tpl_pos tpl_pos_at(const tpl *t, uint64_t index)
-{
-    uint32_t n = t->hist_n < 8 ? t->hist_n : 8;
-    for (uint32_t k = 1; k <= n; k++) {
-        uint32_t slot = (t->hist_n - k) & 7;
-        if (t->hist_index[slot] <= index)
-            return t->hist_pos[slot];
-    }
-    return n ? t->hist_pos[(t->hist_n - n) & 7] : t->cur; /* older: the oldest known */
-}

@@ -22,10 +22,10 @@
 
 /* A cap was hit: a TH_LIMIT note, and the rest of the tag is checked name by
  * name only. */
-void ev_go_dead(tpl *t, tpl_pos pos, uint64_t index, const char *what)
+void ev_go_dead(tpl *t, uint64_t index, const char *what)
 {
     t->ev.dead = true;
-    fd_limit(t, pos, index, what);
+    fd_limit(t, index, what);
 }
 
 /* ---------------------------------------------------------------- stacks */
@@ -33,7 +33,7 @@ void ev_go_dead(tpl *t, tpl_pos pos, uint64_t index, const char *what)
 static bool vpush(tpl *t, aval v)
 {
     if (t->ev.nv >= TPL_STACK) {
-        ev_go_dead(t, v.pos, v.index, "an expression nests more than 128 levels");
+        ev_go_dead(t, v.index, "an expression nests more than 128 levels");
         return false;
     }
     t->ev.V[t->ev.nv++] = v;
@@ -43,7 +43,7 @@ static bool vpush(tpl *t, aval v)
 static void opush(tpl *t, oframe f)
 {
     if (t->ev.no >= TPL_STACK) {
-        ev_go_dead(t, f.pos, f.index, "an expression nests more than 128 levels");
+        ev_go_dead(t, f.index, "an expression nests more than 128 levels");
         return;
     }
     t->ev.O[t->ev.no++] = f;
@@ -240,12 +240,7 @@ static int reduce_to_marker(tpl *t)
 
 static void push_unary(tpl *t, uint8_t op, const tok *k)
 {
-    oframe f = {.kind = O_UNARY,
-                .op = op,
-                .prec = prec_of(op),
-                .vh = t->ev.nv,
-                .pos = k->pos,
-                .index = k->index};
+    oframe f = {.kind = O_UNARY, .op = op, .prec = prec_of(op), .vh = t->ev.nv, .index = k->index};
     opush(t, f);
     t->ev.expect = true;
 }
@@ -269,8 +264,7 @@ static void push_bin(tpl *t, uint8_t op, const tok *k)
         else
             break;
     }
-    oframe f = {
-        .kind = O_BIN, .op = op, .prec = p, .vh = t->ev.nv, .pos = k->pos, .index = k->index};
+    oframe f = {.kind = O_BIN, .op = op, .prec = p, .vh = t->ev.nv, .index = k->index};
     opush(t, f);
     t->ev.expect = true;
 }
@@ -286,7 +280,7 @@ static void operand(tpl *t, aval v)
 {
     if (!t->ev.expect) {
         if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR)
-            tpl_report(t, TH_SYNTAX, v.pos, v.index,
+            tpl_report(t, TH_SYNTAX, v.index,
                        "two operands in a row in a {{ }} tag, no operator between them "
                        "(Jinja rejects the template: \"expected token 'end of print "
                        "statement'\")");
@@ -298,7 +292,7 @@ static void operand(tpl *t, aval v)
 
 static void open_marker(tpl *t, uint8_t kind, const tok *k, uint16_t word)
 {
-    oframe f = {.kind = kind, .word = word, .vh = t->ev.nv, .pos = k->pos, .index = k->index};
+    oframe f = {.kind = kind, .word = word, .vh = t->ev.nv, .index = k->index};
     opush(t, f);
     t->ev.expect = true;
 }
@@ -308,7 +302,6 @@ static void apply_pending_filter(tpl *t)
     if (t->ev.nv == 0)
         return;
     aval at = t->ev.V[t->ev.nv - 1];
-    at.pos = t->ev.pend_pos;
     at.index = t->ev.pend_index;
     aval x = t->ev.V[t->ev.nv - 1];
     aval r = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
@@ -334,7 +327,6 @@ static void close_marker(tpl *t, const tok *k)
     aval r;
     aval at;
     memset(&at, 0, sizeof at);
-    at.pos = f.pos;
     at.index = f.index;
     switch (f.kind) {
     case M_GROUP:
@@ -469,15 +461,14 @@ static void name_tok(tpl *t, const tok *k)
     }
     char e[96];
     if (fd_is_dunder(k->s, k->n))
-        tpl_report(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
+        tpl_report(t, TH_GADGET, k->index, "name '%s' is a Python dunder (SSTI gadget)",
                    tpl_quote(e, sizeof e, k->s, k->n, 40));
     if (!(k->lflags & LF_ASCII))
-        fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "name");
+        fd_homoglyph_check(t, k->s, k->n, k->index, "name");
     aval v;
     var *x = fd_var_find(t, k->s, k->n, k->hash);
     if (x) {
         v = x->v;
-        v.pos = k->pos;
         v.index = k->index;
         v.vid = (uint16_t)(x - t->fd.vars + 1);
         ch_load(t, &v, x, k->s, k->n);
@@ -514,7 +505,7 @@ static void str_tok(tpl *t, const tok *k, bool after_str)
         v.count = (int64_t)k->full;
     } else if (!fd_ar_put(t, k->s, k->n, &v.off)) {
         if (!t->nomem)
-            fd_limit(t, k->pos, k->index, "the per-tag arena (256 KiB) is full");
+            fd_limit(t, k->index, "the per-tag arena (256 KiB) is full");
         v.kind = AV_UNK;
         v.count = k->n;
     } else {
@@ -679,7 +670,6 @@ static void expr_tok(tpl *t, const tok *k)
         if (k->kind == TK_NAME) {
             t->ev.pend_ev = PE_FILTER;
             t->ev.pend_word = k->word;
-            t->ev.pend_pos = k->pos;
             t->ev.pend_index = k->index;
             return;
         }
@@ -787,13 +777,12 @@ void ev_template_begin(tpl *t)
     t->ev.raw_next = false;
 }
 
-void ev_begin(tpl *t, uint8_t tagkind, tpl_pos pos, uint64_t index)
+void ev_begin(tpl *t, uint8_t tagkind, uint64_t index)
 {
     t->ev.tagkind = tagkind;
     t->ev.stmt_word = W_NONE;
     t->ev.cond = 0;
     t->ev.for_targets = 0;
-    t->ev.tag_pos = pos;
     t->ev.tag_index = index;
     fd_tag_begin(t);
     ch_tag_begin(t);
@@ -863,10 +852,9 @@ static void set_value(tpl *t)
         if (!ns || ns->v.kind != AV_NS || t->ev.attr_len == 0)
             return;
         x = fd_var_get_ns(t, (uint32_t)ns->v.ival, t->ev.attr_name, t->ev.attr_len, t->ev.attr_hash,
-                          t->ev.tag_pos, t->ev.tag_index);
+                          t->ev.tag_index);
     } else {
-        x = fd_var_get(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos,
-                       t->ev.tag_index);
+        x = fd_var_get(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_index);
     }
     if (!x)
         return;
@@ -874,7 +862,6 @@ static void set_value(tpl *t)
     memset(&v, 0, sizeof v);
     v.kind = AV_UNK;
     v.count = -1;
-    v.pos = t->ev.tag_pos;
     v.index = t->ev.tag_index;
     if (!t->ev.set_multi && !t->ev.tuple && t->ev.nv == 1)
         v = t->ev.V[0];
@@ -998,19 +985,19 @@ static void syntax_end(tpl *t)
     else if (t->ev.stmt == ST_FOR_ITER)
         what = "{% for %} iterable";
     else if (t->ev.stmt == ST_FOR_TARGET)
-        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.tag_index,
+        tpl_report(t, TH_SYNTAX, t->ev.tag_index,
                    "{%% for %%} without 'in' (Jinja rejects the template)");
     if (!what)
         return;
     uint32_t n = t->ev.sect - (t->ev.ws_close && t->ev.sect ? 1 : 0);
     bool dangling = t->ev.ws_close ? t->ev.dangling_prev : t->ev.dangling;
     if (n == 0)
-        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.tag_index,
+        tpl_report(t, TH_SYNTAX, t->ev.tag_index,
                    "the %s holds no expression (Jinja rejects the template: \"Expected an "
                    "expression\")",
                    what);
     else if (dangling)
-        tpl_report(t, TH_SYNTAX, t->ev.tag_pos, t->ev.dangling_index,
+        tpl_report(t, TH_SYNTAX, t->ev.dangling_index,
                    "the %s ends with an operator that has no operand after it (Jinja rejects "
                    "the template: \"Expected an expression\")",
                    what);
@@ -1024,17 +1011,16 @@ void ev_end(tpl *t)
     switch (t->ev.stmt) {
     case ST_SET_TARGET: /* {% set x %}...{% endset %} */
         if (t->ev.set_len)
-            fd_var_unknown(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_pos,
-                           t->ev.tag_index);
+            fd_var_unknown(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_index);
         if (!t->ev.set_attr && !t->ev.set_multi)
-            ev_block_push(t, W_SET, 1, t->ev.tag_pos, t->ev.tag_index);
+            ev_block_push(t, W_SET, 1, t->ev.tag_index);
         break;
     case ST_SET_VALUE:
         ev_flush(t);
         set_value(t);
         break;
     case ST_FOR_TARGET: /* no 'in': keep the block structure */
-        ev_block_push(t, W_FOR, 1, t->ev.tag_pos, t->ev.tag_index);
+        ev_block_push(t, W_FOR, 1, t->ev.tag_index);
         break;
     case ST_FOR_ITER: ev_finish_for(t); break;
     default:
@@ -1066,11 +1052,11 @@ void ev_template_end(tpl *t)
     for (uint32_t i = t->ev.n_blocks; i-- > 0;) {
         const block *b = &t->ev.blocks[i];
         char where[64];
-        tpl_report(t, TH_SYNTAX, b->pos, UINT64_MAX,
-                   "'%s' is never closed by 'end%s' (Jinja rejects the "
-                   "template)%s",
-                   word_text(b->kind), word_text(b->kind),
-                   b->lc_known ? tpl_where_lc(where, sizeof where, b->line, b->col) : "");
+        tpl_report_loc(t, TH_SYNTAX, b->index,
+                       "'%s' is never closed by 'end%s' (Jinja rejects the "
+                       "template)%s",
+                       word_text(b->kind), word_text(b->kind),
+                       b->lc_known ? tpl_where_lc(where, sizeof where, b->line, b->col) : "");
     }
     t->ev.n_blocks = 0;
 }

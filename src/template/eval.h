@@ -45,7 +45,6 @@ typedef struct oframe {
     uint8_t attr_kw; /* 1 + index (from vh) of the value of an attribute= argument, 0 none */
     uint16_t word;   /* M_FILTER: the filter */
     uint32_t vh;     /* value height when pushed */
-    tpl_pos pos;
     uint64_t index;
 } oframe;
 
@@ -55,7 +54,6 @@ typedef struct block {
     int64_t bound;      /* for: this loop's constant bound (1 if unknown) */
     int64_t product;    /* for: product of the enclosing constant bounds */
     uint16_t items_vid; /* for over a constant: 1 + its loop variable, 0 none */
-    tpl_pos pos;
     uint64_t index;
     bool lc_known; /* line and col of its opening tag are known (formatted for a report) */
     uint64_t line, col;
@@ -68,9 +66,7 @@ typedef struct tpl_eval {
     uint32_t nv, no;
     uint8_t tagkind, stmt, pend_ev;
     uint16_t pend_word;
-    tpl_pos pend_pos;
     uint64_t pend_index;
-    tpl_pos tag_pos;
     uint64_t tag_index;
     bool expect, dead, last_str, last_dot, first, tuple, raw_next;
     uint8_t set_name[TPL_NAME_CAP];
@@ -113,7 +109,7 @@ enum { K_SUB, K_ATTR, K_GETATTR, K_ATTRARG };
 
 /* eval.c: the interface of the evaluator */
 void ev_template_begin(tpl *t);
-void ev_begin(tpl *t, uint8_t tagkind, tpl_pos pos, uint64_t index);
+void ev_begin(tpl *t, uint8_t tagkind, uint64_t index);
 void ev_tok(tpl *t, const tok *k);
 void ev_end(tpl *t);
 void ev_template_end(tpl *t);
@@ -123,8 +119,8 @@ void ev_probe_begin(tpl *t, uint8_t *buf, size_t cap);
 bool ev_probe_end(tpl *t, size_t *len);
 
 /* eval.c, for the evaluator's other files */
-void ev_go_dead(tpl *t, tpl_pos pos, uint64_t index, const char *what); /* give up on the tag */
-void ev_flush(tpl *t); /* reduce what the tag left open */
+void ev_go_dead(tpl *t, uint64_t index, const char *what); /* give up on the tag */
+void ev_flush(tpl *t);                                     /* reduce what the tag left open */
 
 /* gadget.c: the indicators */
 uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how); /* F_TAINT or 0 */
@@ -153,7 +149,7 @@ uint16_t ev_attr_args(tpl *t, unsigned w, const aval *x, const aval *args, uint3
 uint16_t ev_format_fields(tpl *t, const aval *fmt, const aval *args, uint32_t na);
 
 /* stmt.c: statements and blocks */
-void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index);
+void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index);
 void ev_block_end(tpl *t, const tok *k);
 void ev_block_middle(tpl *t, const tok *k);
 void ev_finish_for(tpl *t);

@@ -38,7 +38,7 @@ static bool field_step(tpl *t, const uint8_t *s, size_t n, bool item, bool *tain
     uint16_t c = word_class(w);
     if (fd_is_dunder(s, n) || fd_is_mangled(s, n) || (c & WC_INTERNAL) ||
         (!item && (w == W_MRO || w == W_MODULE_ATTR || (n > 3 && memcmp(s, "co_", 3) == 0)))) {
-        tpl_report(t, TH_GADGET, at->pos, at->index,
+        tpl_report(t, TH_GADGET, at->index,
                    "str.format field '%s' reads the Python %s %s through the object model "
                    "(SSTI gadget): %s",
                    field, item ? "item" : "attribute", e, chain);
@@ -47,8 +47,8 @@ static bool field_step(tpl *t, const uint8_t *s, size_t n, bool item, bool *tain
     }
     if ((c & (WC_ATTRSINK | WC_KEYSINK)) ||
         (*tainted && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK)))) {
-        tpl_report(t, TH_EXEC, at->pos, at->index,
-                   "str.format field '%s' reaches the Python sink '%s': %s", field, e, chain);
+        tpl_report(t, TH_EXEC, at->index, "str.format field '%s' reaches the Python sink '%s': %s",
+                   field, e, chain);
         *tainted = true;
         return true;
     }

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void fd_limit(tpl *t, tpl_pos pos, uint64_t index, const char *what)
+void fd_limit(tpl *t, uint64_t index, const char *what)
 {
-    tpl_report(t, TH_LIMIT, pos, index,
+    tpl_report(t, TH_LIMIT, index,
                "static analysis limit reached: %s; names are still checked "
                "one by one, folded constants may be missed",
                what);
@@ -241,12 +241,12 @@ bool fd_b_room(tpl *t, bld *b, uint64_t n)
     if (b->fail)
         return false;
     if (t->fd.ar_len - b->start + n > TPL_CONST_CAP) {
-        fd_limit(t, b->at->pos, b->at->index, "a folded string constant would exceed 64 KiB");
+        fd_limit(t, b->at->index, "a folded string constant would exceed 64 KiB");
     } else if (n > t->fd.budget) {
-        fd_limit(t, b->at->pos, b->at->index, "the constant-folding budget is spent");
+        fd_limit(t, b->at->index, "the constant-folding budget is spent");
     } else if (!fd_ar_reserve(t, (uint32_t)n)) {
         if (!t->nomem)
-            fd_limit(t, b->at->pos, b->at->index, "the per-tag arena (256 KiB) is full");
+            fd_limit(t, b->at->index, "the per-tag arena (256 KiB) is full");
     } else {
         t->fd.budget -= n;
         return true;
@@ -259,7 +259,7 @@ bool fd_b_room(tpl *t, bld *b, uint64_t n)
 bool fd_spend(tpl *t, uint32_t n, const aval *at)
 {
     if (n > t->fd.budget) {
-        fd_limit(t, at->pos, at->index, "the constant-folding budget is spent");
+        fd_limit(t, at->index, "the constant-folding budget is spent");
         return false;
     }
     t->fd.budget -= n;
@@ -301,7 +301,7 @@ void fd_b_int(tpl *t, bld *b, int64_t x)
 }
 
 static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
-                        tpl_pos pos, uint64_t index, const char *what);
+                        uint64_t index, const char *what);
 
 /* Finish a built constant: run the constant checks on the bytes not yet
  * checked (charged to the budget). */
@@ -311,7 +311,7 @@ aval fd_b_done(tpl *t, bld *b)
     uint32_t len = t->fd.ar_len - b->start;
     uint32_t fresh = (len > b->checked ? len - b->checked : 0) + 64;
     if (!b->fail && fresh > t->fd.budget) {
-        fd_limit(t, b->at->pos, b->at->index, "the constant-folding budget is spent");
+        fd_limit(t, b->at->index, "the constant-folding budget is spent");
         b->fail = true;
     }
     if (b->fail) {
@@ -324,7 +324,7 @@ aval fd_b_done(tpl *t, bld *b)
     v.off = b->start;
     v.len = len;
     v.count = len;
-    const_check(t, t->fd.ar + v.off, len, b->checked, F_BUILT, v.pos, v.index, "folded string");
+    const_check(t, t->fd.ar + v.off, len, b->checked, F_BUILT, v.index, "folded string");
     return v;
 }
 
@@ -343,16 +343,15 @@ void fd_b_val(tpl *t, bld *b, const aval *v)
 /* ------------------------------------------------------ constant checks */
 
 static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
-                        tpl_pos pos, uint64_t index, const char *what)
+                        uint64_t index, const char *what)
 {
     char e[160], e2[128];
     bool built = (flags & F_BUILT) != 0;
     if (fd_is_dunder(s, n)) {
-        tpl_report(t, TH_GADGET, pos, index,
-                   "%s '%s' is a Python dunder attribute name (SSTI gadget)", what,
-                   tpl_quote(e, sizeof e, s, n, 60));
+        tpl_report(t, TH_GADGET, index, "%s '%s' is a Python dunder attribute name (SSTI gadget)",
+                   what, tpl_quote(e, sizeof e, s, n, 60));
         if (built)
-            tpl_report(t, TH_OBFUSCATION, pos, index, "%s '%s' assembles a dunder name from pieces",
+            tpl_report(t, TH_OBFUSCATION, index, "%s '%s' assembles a dunder name from pieces",
                        what, tpl_quote(e, sizeof e, s, n, 60));
         return;
     }
@@ -368,7 +367,7 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
             at + len < n && len < 120 &&
             (identc(s[at + len]) || s[at + len] == '.' || s[at + len] == '[' || s[at + len] == ']'))
             len++;
-        tpl_report(t, TH_GADGET, pos, index,
+        tpl_report(t, TH_GADGET, index,
                    "%s '%s' holds the attribute path '%s' (reached through str.format fields or "
                    "attribute getters: SSTI gadget)",
                    what, tpl_quote(e, sizeof e, s, n, 60),
@@ -379,21 +378,20 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
     unsigned w = word_of(t, s, n);
     uint16_t c = word_class(w);
     if (c & WC_CLASSHUNT)
-        tpl_report(t, TH_GADGET, pos, index,
+        tpl_report(t, TH_GADGET, index,
                    "%s '%s' names a class or attribute that SSTI payloads "
                    "hunt for among __subclasses__() (as catch_warnings in CVE-2024-34359)",
                    what, tpl_quote(e, sizeof e, s, n, 40));
     if (built && ((c & (WC_MODULE | WC_CALLSINK | WC_ATTRSINK | WC_KEYSINK | WC_CLASSHUNT)) ||
                   w == W_SYSTEM))
-        tpl_report(t, TH_OBFUSCATION, pos, index,
+        tpl_report(t, TH_OBFUSCATION, index,
                    "%s '%s' assembles the name of a Python code-execution sink from pieces", what,
                    tpl_quote(e, sizeof e, s, n, 40));
 }
 
 /* A literal (or name) that only becomes a dunder, a Jinja global or a sink
  * once its look-alike letters are folded (GG722 and GG738). */
-void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_t index,
-                        const char *what)
+void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, uint64_t index, const char *what)
 {
     uint8_t f[256];
     bool folded;
@@ -409,31 +407,30 @@ void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_
     char e[120], g[80];
     tpl_quote(e, sizeof e, s, n, 40);
     tpl_quote(g, sizeof g, f, m, 40);
-    tpl_report(t, TH_OBFUSCATION, pos, index,
+    tpl_report(t, TH_OBFUSCATION, index,
                "%s '%s' reads as '%s' once its look-alike "
                "letters are folded",
                what, e, g);
-    tpl_report(t, TH_HOMOGLYPH, pos, index, "%s '%s' is '%s' written with look-alike letters", what,
-               e, g);
+    tpl_report(t, TH_HOMOGLYPH, index, "%s '%s' is '%s' written with look-alike letters", what, e,
+               g);
 }
 
 void fd_literal_check(tpl *t, const tok *k)
 {
     if (!(k->lflags & LF_ASCII))
-        fd_homoglyph_check(t, k->s, k->n, k->pos, k->index, "string literal");
+        fd_homoglyph_check(t, k->s, k->n, k->index, "string literal");
     char e[160], e2[40];
     size_t n = k->n;
     if (k->lflags & LF_ESC_IDENT)
-        tpl_report(t, TH_OBFUSCATION, k->pos, k->index,
+        tpl_report(t, TH_OBFUSCATION, k->index,
                    "string literal '%s' spells identifier characters with escapes such as '%s'",
                    tpl_quote(e, sizeof e, k->s, n, 60),
                    tpl_quote(e2, sizeof e2, (const uint8_t *)k->esc, strlen(k->esc), 16));
     if (k->lflags & LF_TRUNC)
-        fd_limit(t, k->pos, k->index,
-                 "a string literal over 64 KiB is folded from its prefix only");
+        fd_limit(t, k->index, "a string literal over 64 KiB is folded from its prefix only");
     if (n)
-        const_check(t, k->s, n, 0, (uint8_t)((k->lflags & LF_ESC_IDENT) ? F_BUILT : 0), k->pos,
-                    k->index, "string literal");
+        const_check(t, k->s, n, 0, (uint8_t)((k->lflags & LF_ESC_IDENT) ? F_BUILT : 0), k->index,
+                    "string literal");
 }
 
 /* ----------------------------------------------------------- variables */
@@ -464,14 +461,13 @@ var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
     return fd_var_find_ns(t, 0, s, n, h);
 }
 
-var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                   uint64_t index)
+var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index)
 {
     var *x = fd_var_find_ns(t, ns, s, n, h);
     if (x)
         return x;
     if (t->fd.n_vars >= TPL_VARS_MAX) {
-        fd_limit(t, pos, index, "more than 256 variables are set");
+        fd_limit(t, index, "more than 256 variables are set");
         return NULL;
     }
     if (n > TPL_NAME_CAP)
@@ -492,9 +488,9 @@ var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h
     return x;
 }
 
-var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index)
+var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index)
 {
-    return fd_var_get_ns(t, 0, s, n, h, pos, index);
+    return fd_var_get_ns(t, 0, s, n, h, index);
 }
 
 static bool vs_reserve(tpl *t, uint32_t n)
@@ -535,7 +531,7 @@ void fd_var_assign(tpl *t, var *x, const aval *v)
     if (v->kind == AV_STR || v->kind == AV_LIST) {
         uint32_t len = v->len;
         if (len > t->fd.budget) {
-            fd_limit(t, v->pos, v->index, "the constant-folding budget is spent");
+            fd_limit(t, v->index, "the constant-folding budget is spent");
             nv = unk_at(v);
         } else {
             t->fd.budget -= len;
@@ -545,7 +541,7 @@ void fd_var_assign(tpl *t, var *x, const aval *v)
                     cap = x->cap_len * 2 < TPL_CONST_CAP ? x->cap_len * 2 : TPL_CONST_CAP;
                 if (!vs_reserve(t, cap)) {
                     if (!t->nomem)
-                        fd_limit(t, v->pos, v->index, "the {% set %} store (1 MiB) is full");
+                        fd_limit(t, v->index, "the {% set %} store (1 MiB) is full");
                     nv = unk_at(v);
                     goto store;
                 }
@@ -569,9 +565,9 @@ store:
     x->v = nv;
 }
 
-void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index)
+void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index)
 {
-    var *x = fd_var_get(t, s, n, h, pos, index);
+    var *x = fd_var_get(t, s, n, h, index);
     if (x) {
         x->v.kind = AV_UNK;
         x->v.flags = 0;

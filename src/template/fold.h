@@ -46,7 +46,6 @@ typedef struct aval {
     uint16_t vid;      /* 1 + the variable the value was read from (unchanged), 0 none */
     int64_t ival;      /* AV_INT value, AV_LIST item count, AV_NS namespace id */
     int64_t count;     /* items when iterated (-1 unknown) */
-    tpl_pos pos;
     uint64_t index;
 } aval;
 
@@ -112,7 +111,6 @@ static inline aval unk_at(const aval *at)
     memset(&v, 0, sizeof v);
     v.kind = AV_UNK;
     v.count = -1;
-    v.pos = at->pos;
     v.index = at->index;
     return v;
 }
@@ -124,7 +122,6 @@ static inline aval val_tok(const tok *k, uint8_t kind)
     memset(&v, 0, sizeof v);
     v.kind = kind;
     v.count = -1;
-    v.pos = k->pos;
     v.index = k->index;
     return v;
 }
@@ -152,7 +149,7 @@ typedef struct cval {
 enum { CASE_LOWER, CASE_UPPER, CASE_CAP, CASE_TITLE, CASE_JTITLE, CASE_SWAP };
 
 /* Reporting: a TH_LIMIT note. */
-void fd_limit(tpl *t, tpl_pos pos, uint64_t index, const char *what);
+void fd_limit(tpl *t, uint64_t index, const char *what);
 /* Names: a dunder (__x__), a mangled private (_Cls__x), a plain identifier;
  * a literal that reads like a trigger word (not markup, not a /switch). */
 bool fd_is_dunder(const uint8_t *s, size_t n);
@@ -185,8 +182,7 @@ bool fd_spend(tpl *t, uint32_t n, const aval *at);
 /* The checks of a string literal token (escapes, dunders, class names). */
 void fd_literal_check(tpl *t, const tok *k);
 /* A literal or name that folds (look-alike letters) to a dunder or sink. */
-void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, tpl_pos pos, uint64_t index,
-                        const char *what);
+void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, uint64_t index, const char *what);
 
 /* Folding. Each returns a constant when it can, else an unknown value. */
 bool fd_to_cval(const aval *v, cval *c);
@@ -222,10 +218,9 @@ uint16_t fd_frag_of(tpl *t, const aval *v);
  * assignment (copies constant bytes into the store), forgetting a value. */
 var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h);
 var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h);
-var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos,
-                   uint64_t index);
-var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
+var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
+var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
 void fd_var_assign(tpl *t, var *x, const aval *v);
-void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, tpl_pos pos, uint64_t index);
+void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
 
 #endif

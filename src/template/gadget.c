@@ -35,13 +35,13 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
     char e[120], d[96];
     if (key->kind != AV_STR) {
         if (how != K_SUB && key->kind != AV_INT)
-            tpl_report(t, TH_OBFUSCATION, key->pos, key->index,
+            tpl_report(t, TH_OBFUSCATION, key->index,
                        "%s on '%s' with a name that is not a "
                        "constant: the attribute cannot be checked statically",
                        hows[how], fd_desc(t, recv, d, sizeof d));
         if (how == K_SUB && key->kind != AV_INT && computed_key_suspect(recv, key)) {
             tpl_report(
-                t, TH_OBFUSCATION, key->pos, key->index,
+                t, TH_OBFUSCATION, key->index,
                 "subscript on '%s' with a key computed "
                 "at render time%s: Jinja's getitem falls back to getattr, so the key can name "
                 "any attribute (__init__, __globals__) and cannot be checked statically",
@@ -59,14 +59,14 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
     uint16_t c = word_class(w);
     bool tainted = (recv->flags & F_TAINT) != 0;
     if (c & WC_INTERNAL) {
-        tpl_report(t, TH_GADGET, key->pos, key->index,
+        tpl_report(t, TH_GADGET, key->index,
                    "%s '%s' on '%s' reaches generator / "
                    "frame internals (SSTI gadget)",
                    hows[how], tpl_quote(e, sizeof e, s, n, 40), fd_desc(t, recv, d, sizeof d));
         return F_TAINT;
     }
     if (how != K_SUB && (w == W_FORMAT || w == W_FORMAT_MAP)) {
-        tpl_report(t, TH_EXEC, key->pos, key->index,
+        tpl_report(t, TH_EXEC, key->index,
                    "%s('%s') returns a bound str.%s, which reads "
                    "any attribute through its format fields: the sandbox escape of CVE-2025-27516",
                    hows[how], word_text(w), word_text(w));
@@ -74,7 +74,7 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
     }
     if ((c & WC_KEYSINK) ||
         (tainted && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK | WC_ATTRSINK)))) {
-        tpl_report(t, TH_EXEC, key->pos, key->index,
+        tpl_report(t, TH_EXEC, key->index,
                    "%s '%s' on '%s' reaches the Python "
                    "code-execution sink '%s'",
                    hows[how], tpl_quote(e, sizeof e, s, n, 40), fd_desc(t, recv, d, sizeof d),
@@ -85,7 +85,7 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
      * when it names something (checked above): real templates build keys */
     if (how != K_SUB && (key->flags & F_BUILT) && fd_is_ident(s, n) &&
         !(c & (WC_MODULE | WC_CALLSINK | WC_ATTRSINK | WC_CLASSHUNT)))
-        tpl_report(t, TH_OBFUSCATION, key->pos, key->index,
+        tpl_report(t, TH_OBFUSCATION, key->index,
                    "%s name '%s' is built by constant "
                    "folding, which hides it from a plain-text search",
                    hows[how], tpl_quote(e, sizeof e, s, n, 40));
@@ -95,7 +95,7 @@ uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how)
 void ev_trigger(tpl *t, const aval *lit, const char *how)
 {
     char e[120];
-    tpl_report(t, TH_TRIGGER, lit->pos, lit->index,
+    tpl_report(t, TH_TRIGGER, lit->index,
                "message content is tested %s '%s': a template "
                "that changes its output on a trigger word is a backdoor pattern",
                how, tpl_quote(e, sizeof e, fd_bytes(t, lit), lit->len, 60));
@@ -159,7 +159,6 @@ static bool ns_attr(tpl *t, aval *r, const tok *k)
     } else {
         v = unk_at(r);
     }
-    v.pos = k->pos;
     v.index = k->index;
     if (x && x->chain_len)
         ch_load(t, &v, x, NULL, 0); /* the chain it was set from */
@@ -191,12 +190,12 @@ void ev_attr_access(tpl *t, const tok *k)
     if (fd_is_dunder(s, n) || fd_is_mangled(s, n) || w == W_MRO || w == W_MODULE_ATTR || internal) {
         DE();
         if (rname && (word_class(r->word) & WC_GADGET))
-            tpl_report(t, TH_GADGET, k->pos, k->index,
+            tpl_report(t, TH_GADGET, k->index,
                        "'%s.%s': Python attribute %s reached from the "
                        "Jinja global '%s' (SSTI gadget)",
                        d, e, e, d);
         else
-            tpl_report(t, TH_GADGET, k->pos, k->index,
+            tpl_report(t, TH_GADGET, k->index,
                        "'%s.%s': access to the Python attribute %s "
                        "(SSTI gadget)",
                        d, e, e);
@@ -204,25 +203,24 @@ void ev_attr_access(tpl *t, const tok *k)
     }
     if (rname && (word_class(r->word) & WC_MODULE)) {
         DE();
-        tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.%s': attribute of the Python module '%s'", d,
-                   e, d);
+        tpl_report(t, TH_EXEC, k->index, "'%s.%s': attribute of the Python module '%s'", d, e, d);
         fl |= F_TAINT;
     } else if ((c & WC_ATTRSINK) ||
                ((r->flags & F_TAINT) && (c & (WC_TAINTSINK | WC_MODULE | WC_CALLSINK)))) {
         DE();
-        tpl_report(t, TH_EXEC, k->pos, k->index, "'%s.%s': %s is a command or code-execution sink",
-                   d, e, e);
+        tpl_report(t, TH_EXEC, k->index, "'%s.%s': %s is a command or code-execution sink", d, e,
+                   e);
         fl |= F_TAINT;
     }
     if ((w == W_FORMAT || w == W_FORMAT_MAP) && r->kind == AV_UNK &&
         (r->flags & (F_STRTYPE | F_FRAG)) && (DE(), true))
-        tpl_report(t, TH_OBFUSCATION, k->pos, k->index,
+        tpl_report(t, TH_OBFUSCATION, k->index,
                    "'%s.%s': str.%s on a string built at render time: its replacement fields "
                    "can read any attribute of the arguments ('{0.__class__}') and cannot be "
                    "checked statically",
                    d, e, e);
     if (w == W_FORMAT_MAP && (DE(), true))
-        tpl_report(t, TH_EXEC, k->pos, k->index,
+        tpl_report(t, TH_EXEC, k->index,
                    "'%s.format_map': str.format_map reads attributes "
                    "through format fields (sandbox escape, CVE-2024-56326 class)",
                    d);
@@ -266,7 +264,7 @@ void ev_settle_attr(tpl *t)
         aval fmt = *a;
         fmt.kind = AV_STR;
         ev_format_fields(t, &fmt, NULL, 0);
-        tpl_report(t, TH_EXEC, a->pos, a->index,
+        tpl_report(t, TH_EXEC, a->index,
                    "'%s'.format is referenced without a call: a bound "
                    "str.format reads attributes through format fields (sandbox escape, "
                    "CVE-2024-56326)",

@@ -71,13 +71,11 @@ static void tok_init(const tpl *t, tok *k, uint8_t kind)
 {
     memset(k, 0, sizeof *k);
     k->kind = kind;
-    k->pos = t->lx.tok_pos;
     k->index = t->lx.tok_index;
 }
 
 static void tok_start(tpl *t)
 {
-    t->lx.tok_pos = t->cur;
     t->lx.tok_index = t->index;
 }
 
@@ -215,7 +213,7 @@ static void esc_done(tpl *t, uint32_t cp)
             memcpy(t->lx.lit_esc, t->lx.esc_text, sizeof t->lx.lit_esc);
         t->lx.lit_flags |= LF_ESC_IDENT;
     } else if (raw_invisible(cp, &name)) {
-        tpl_report(t, TH_INVISIBLE, t->cur, t->index,
+        tpl_report(t, TH_INVISIBLE, t->index,
                    "escape '%s' in a string literal produces the invisible character U+%04X (%s)",
                    t->lx.esc_text, (unsigned)cp, name);
     }
@@ -535,13 +533,13 @@ static void close_bracket(tpl *t, uint8_t c)
 {
     uint8_t open = c == ')' ? '(' : c == ']' ? '[' : '{';
     if (t->lx.depth == 0) {
-        tpl_report(t, TH_SYNTAX, t->cur, t->index,
+        tpl_report(t, TH_SYNTAX, t->index,
                    "unexpected '%c': it closes no bracket (Jinja rejects the template)", c);
         return;
     }
     t->lx.depth--;
     if (t->lx.depth < TPL_BSTACK && t->lx.bstack[t->lx.depth] != open)
-        tpl_report(t, TH_SYNTAX, t->cur, t->index,
+        tpl_report(t, TH_SYNTAX, t->index,
                    "unexpected '%c': the bracket open is '%c' (Jinja rejects the template)", c,
                    t->lx.bstack[t->lx.depth]);
 }
@@ -855,7 +853,7 @@ static void open_tag(tpl *t, uint8_t kind)
     t->lx.last_op = 0;
     t->lx.tag_fresh = true;
     t->lx.sub = S_NONE;
-    ev_begin(t, kind, t->lx.tag_pos, t->lx.tag_index);
+    ev_begin(t, kind, t->lx.tag_index);
 }
 
 static void lex_byte(tpl *t, uint8_t c)
@@ -876,7 +874,6 @@ static void lex_byte(tpl *t, uint8_t c)
         }
         if (c == '{') {
             t->lx.pend = true;
-            t->lx.tag_pos = t->cur;
             t->lx.tag_index = t->index;
             return;
         }
@@ -1078,21 +1075,21 @@ void lx_end(tpl *t)
             ts_run(t, &t->ts.out, (const uint8_t *)"{", 1, t->index - 1, false);
         break;
     case M_COMMENT:
-        tpl_report(t, TH_SYNTAX, t->lx.tag_pos, t->lx.tag_index,
+        tpl_report(t, TH_SYNTAX, t->lx.tag_index,
                    "the template ends inside a {# comment #} (Jinja rejects it)");
         break;
     case M_RAW:
-        tpl_report(t, TH_SYNTAX, t->lx.tag_pos, t->lx.tag_index,
+        tpl_report(t, TH_SYNTAX, t->lx.tag_index,
                    "the template ends inside a {%% raw %%} block (Jinja rejects it)");
         break;
     default:
         if (t->lx.sub == S_STR) {
-            tpl_report(t, TH_SYNTAX, t->lx.tok_pos, t->lx.tok_index,
+            tpl_report(t, TH_SYNTAX, t->lx.tok_index,
                        "the template ends inside a string literal (Jinja rejects it)");
             lit_scan_prefix(t);
             ts_end(t, &t->ts.lits);
         } else {
-            tpl_report(t, TH_SYNTAX, t->lx.tag_pos, t->lx.tag_index,
+            tpl_report(t, TH_SYNTAX, t->lx.tag_index,
                        "the template ends inside a %s tag "
                        "(Jinja rejects it)",
                        t->lx.tagkind == TAG_VAR ? "{{ }}" : "{% %}");

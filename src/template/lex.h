@@ -29,11 +29,10 @@ typedef struct tok {
     uint32_t hash;    /* TK_NAME */
     const uint8_t *s; /* TK_NAME text, TK_STR resolved bytes */
     uint32_t n;
-    uint64_t full; /* TK_STR: resolved length before truncation */
-    int64_t ival;  /* TK_INT (saturated) */
-    bool huge;     /* TK_INT past int64 */
-    char esc[16];  /* TK_STR with LF_ESC_IDENT: the first such escape */
-    tpl_pos pos;
+    uint64_t full;  /* TK_STR: resolved length before truncation */
+    int64_t ival;   /* TK_INT (saturated) */
+    bool huge;      /* TK_INT past int64 */
+    char esc[16];   /* TK_STR with LF_ESC_IDENT: the first such escape */
     uint64_t index; /* template byte index of the token's first byte */
 } tok;
 
@@ -62,9 +61,7 @@ typedef struct tpl_lexer {
     uint8_t rawbuf[48]; /* {% endraw %} detection, \N{...} names */
     uint32_t raw_len;
     bool raw_collect;
-    tpl_pos tok_pos; /* where the token being read starts */
     uint64_t tok_index;
-    tpl_pos tag_pos; /* where the tag being read starts */
     uint64_t tag_index;
     uint8_t last_op; /* the tag's last operator token, for -}} and -%} */
     uint64_t last_op_index;

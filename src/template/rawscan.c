@@ -49,9 +49,9 @@ bool raw_invisible(uint32_t cp, const char **name)
     return s != NULL;
 }
 
-static void u8_invalid(tpl *t, tpl_pos pos, uint64_t index, uint8_t c)
+static void u8_invalid(tpl *t, uint64_t index, uint8_t c)
 {
-    tpl_report(t, TH_UTF8, pos, index,
+    tpl_report(t, TH_UTF8, index,
                "invalid UTF-8: byte 0x%02x does not start or continue a "
                "valid sequence",
                c);
@@ -63,7 +63,6 @@ again:
     if (t->raw.need == 0) {
         if (c < 0x80)
             return;
-        t->raw.pos = t->cur;
         t->raw.index = t->index;
         t->raw.bytes[0] = c;
         t->raw.len = 1;
@@ -80,12 +79,12 @@ again:
             t->raw.cp = c & 0x07u;
             t->raw.min = 0x10000;
         } else {
-            u8_invalid(t, t->cur, t->index, c);
+            u8_invalid(t, t->index, c);
         }
         return;
     }
     if ((c & 0xC0) != 0x80) {
-        u8_invalid(t, t->raw.pos, t->raw.index, t->raw.bytes[0]);
+        u8_invalid(t, t->raw.index, t->raw.bytes[0]);
         t->raw.need = 0;
         goto again;
     }
@@ -97,16 +96,16 @@ again:
     uint32_t cp = t->raw.cp;
     const char *name;
     if (cp < t->raw.min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        u8_invalid(t, t->raw.pos, t->raw.index, t->raw.bytes[0]);
+        u8_invalid(t, t->raw.index, t->raw.bytes[0]);
     else if (raw_invisible(cp, &name))
-        tpl_report(t, TH_INVISIBLE, t->raw.pos, t->raw.index, "invisible character U+%04X (%s)",
-                   (unsigned)cp, name);
+        tpl_report(t, TH_INVISIBLE, t->raw.index, "invisible character U+%04X (%s)", (unsigned)cp,
+                   name);
 }
 
 void raw_end(tpl *t)
 {
     if (t->raw.need > 0)
-        tpl_report(t, TH_UTF8, t->raw.pos, t->raw.index,
+        tpl_report(t, TH_UTF8, t->raw.index,
                    "invalid UTF-8: the template ends inside a %u-byte sequence",
                    t->raw.len + t->raw.need);
     t->raw.need = 0;

@@ -13,7 +13,6 @@ typedef struct tpl_raw {
     uint32_t cp, min; /* the sequence being decoded */
     uint8_t need, len;
     uint8_t bytes[4];
-    tpl_pos pos; /* where it started */
     uint64_t index;
 } tpl_raw;
 

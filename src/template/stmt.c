@@ -25,11 +25,11 @@ void ev_gate_update(tpl *t)
     ts_gate(&t->ts.out, g);
 }
 
-void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t index)
+void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index)
 {
     if (t->ev.n_blocks >= TPL_BLOCKS) {
         if (t->ev.blocks_over == 0)
-            fd_limit(t, pos, index, "blocks nest more than 128 levels");
+            fd_limit(t, index, "blocks nest more than 128 levels");
         t->ev.blocks_over++;
         return;
     }
@@ -40,7 +40,6 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, tpl_pos pos, uint64_t in
     b->items_vid = 0;
     b->bound = bound;
     b->product = kind == W_FOR ? sat_mul(outer, bound) : outer;
-    b->pos = pos;
     b->index = index;
     b->lc_known = tpl_line_col(t, index, &b->line, &b->col);
 }
@@ -70,7 +69,7 @@ void ev_block_end(tpl *t, const tok *k)
         return;
     }
     if (t->ev.n_blocks == 0) {
-        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+        tpl_report(t, TH_SYNTAX, k->index,
                    "'%s' without an open '%s' (Jinja rejects the "
                    "template)",
                    word_text(k->word), word_text(open));
@@ -79,7 +78,7 @@ void ev_block_end(tpl *t, const tok *k)
     block *b = &t->ev.blocks[t->ev.n_blocks - 1];
     char where[64];
     if (b->kind != open)
-        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+        tpl_report(t, TH_SYNTAX, k->index,
                    "'%s' closes the '%s' opened%s "
                    "(Jinja rejects the template)",
                    word_text(k->word), word_text(b->kind),
@@ -95,7 +94,7 @@ void ev_block_middle(tpl *t, const tok *k)
     unsigned top = t->ev.n_blocks ? t->ev.blocks[t->ev.n_blocks - 1].kind : W_NONE;
     bool ok = k->word == W_ELIF ? top == W_IF : (top == W_IF || top == W_FOR);
     if (!ok)
-        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+        tpl_report(t, TH_SYNTAX, k->index,
                    "'%s' outside an 'if'%s block (Jinja rejects the "
                    "template)",
                    word_text(k->word), k->word == W_ELSE ? " or 'for'" : "");
@@ -110,8 +109,7 @@ static uint16_t loop_items(tpl *t, const aval *it)
 {
     if (t->ev.for_targets != 1 || (it->kind != AV_LIST && it->kind != AV_STR))
         return 0;
-    var *x = fd_var_get(t, t->ev.for_name, t->ev.for_len, t->ev.for_hash, t->ev.tag_pos,
-                        t->ev.tag_index);
+    var *x = fd_var_get(t, t->ev.for_name, t->ev.for_len, t->ev.for_hash, t->ev.tag_index);
     if (!x)
         return 0;
     aval v = *it;
@@ -140,11 +138,11 @@ void ev_finish_for(tpl *t)
     int64_t outer = outer_product(t);
     int64_t prod = sat_mul(outer, b);
     if (prod > TPL_DOS_NEST && outer > 1 && b <= TPL_DOS_NEST)
-        tpl_report(t, TH_DOS, t->ev.tag_pos, t->ev.tag_index,
+        tpl_report(t, TH_DOS, t->ev.tag_index,
                    "nested loops with constant bounds run "
                    "%lld%s iterations (this loop %lld times, inside loops of %lld)",
                    (long long)prod, prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
-    ev_block_push(t, W_FOR, b, t->ev.tag_pos, t->ev.tag_index);
+    ev_block_push(t, W_FOR, b, t->ev.tag_index);
     if (t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR)
         t->ev.blocks[t->ev.n_blocks - 1].items_vid = items;
     t->ev.nv = t->ev.no = 0;
@@ -166,7 +164,7 @@ bool ev_statement(tpl *t, const tok *k)
     case W_BLOCK:
     case W_GENERATION:
     case W_AUTOESCAPE:
-        ev_block_push(t, (uint8_t)k->word, 1, k->pos, k->index);
+        ev_block_push(t, (uint8_t)k->word, 1, k->index);
         t->ev.stmt_word = k->word;
         t->ev.stmt = ST_EXPR;
         return true;
@@ -200,7 +198,7 @@ bool ev_statement(tpl *t, const tok *k)
     case W_IMPORT:
     case W_EXTENDS:
     case W_FROM:
-        tpl_report(t, TH_EXEC, k->pos, k->index,
+        tpl_report(t, TH_EXEC, k->index,
                    "{%% %s %%} loads and renders another "
                    "template by name (a file, with a file-system loader): no chat template "
                    "needs it",
@@ -216,7 +214,7 @@ bool ev_statement(tpl *t, const tok *k)
             if (strlen(known[i]) == k->n && memcmp(known[i], k->s, k->n) == 0)
                 return false;
         char e[80];
-        tpl_report(t, TH_SYNTAX, k->pos, k->index,
+        tpl_report(t, TH_SYNTAX, k->index,
                    "unknown tag '%s' (Jinja rejects the template: \"Encountered unknown tag\")",
                    tpl_quote(e, sizeof e, k->s, k->n, 40));
         return false;
@@ -259,7 +257,7 @@ void ev_set_target(tpl *t, const tok *k)
             return;
         }
         if (t->ev.set_multi)
-            fd_var_unknown(t, k->s, k->n, k->hash, k->pos, k->index);
+            fd_var_unknown(t, k->s, k->n, k->hash, k->index);
         return;
     }
     if (k->kind != TK_OP)
@@ -287,7 +285,7 @@ void ev_for_target(tpl *t, const tok *k)
         return;
     if (k->word == W_IN) {
         if (t->ev.for_targets == 0)
-            tpl_report(t, TH_SYNTAX, k->pos, k->index,
+            tpl_report(t, TH_SYNTAX, k->index,
                        "{%% for %%} without a loop variable before 'in' (Jinja rejects the "
                        "template)");
         t->ev.stmt = ST_FOR_ITER;
@@ -295,7 +293,7 @@ void ev_for_target(tpl *t, const tok *k)
         t->ev.expect = true;
         return;
     }
-    fd_var_unknown(t, k->s, k->n, k->hash, k->pos, k->index);
+    fd_var_unknown(t, k->s, k->n, k->hash, k->index);
     if (t->ev.for_targets++ == 0) {
         memcpy(t->ev.for_name, k->s, k->n);
         t->ev.for_len = k->n;
@@ -317,17 +315,17 @@ void ev_lexical(tpl *t, const tok *k)
     if (k->kind == TK_NAME) {
         char e[96];
         if (t->ev.last_dot && (fd_is_dunder(k->s, k->n) || fd_is_mangled(k->s, k->n)))
-            tpl_report(t, TH_GADGET, k->pos, k->index,
+            tpl_report(t, TH_GADGET, k->index,
                        "attribute '.%s': access to a Python "
                        "attribute (SSTI gadget)",
                        tpl_quote(e, sizeof e, k->s, k->n, 40));
         else if (t->ev.last_dot && (word_class(k->word) & WC_ATTRSINK))
-            tpl_report(t, TH_EXEC, k->pos, k->index,
+            tpl_report(t, TH_EXEC, k->index,
                        "attribute '.%s' is a command or code-execution "
                        "sink",
                        tpl_quote(e, sizeof e, k->s, k->n, 40));
         else if (!t->ev.last_dot && fd_is_dunder(k->s, k->n))
-            tpl_report(t, TH_GADGET, k->pos, k->index, "name '%s' is a Python dunder (SSTI gadget)",
+            tpl_report(t, TH_GADGET, k->index, "name '%s' is a Python dunder (SSTI gadget)",
                        tpl_quote(e, sizeof e, k->s, k->n, 40));
     }
     t->ev.last_dot = k->kind == TK_OP && k->op == '.';

@@ -488,7 +488,7 @@ static void url_finish(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[200], w[200];
-    tpl_report_earliest(t, TH_URL, tpl_pos_at(t, s->url_index), s->url_index, "URL '%s' in %s",
+    tpl_report_earliest(t, TH_URL, s->url_index, "URL '%s' in %s",
                         tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
                         ts_where(s, how, w, sizeof w));
 }
@@ -524,15 +524,13 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
                                            [TH_CONCEAL] = "concealment phrase",
                                            [TH_SHELL] = "shell or installer command"};
         ts_where(s, how, w, sizeof w);
-        tpl_report(t, p->kind, tpl_pos_at(t, index), index, "%s '%s' in %s", what[p->kind], p->s,
-                   w);
+        tpl_report(t, p->kind, index, "%s '%s' in %s", what[p->kind], p->s, w);
         if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
-            tpl_report(t, TH_ASSEMBLED, tpl_pos_at(t, index), index,
-                       "%s '%s' exists only as assembled output: %s", what[p->kind], p->s, w);
+            tpl_report(t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s",
+                       what[p->kind], p->s, w);
         if (s->gate)
-            tpl_report(t, TH_GATED, tpl_pos_at(t, index), index,
-                       "%s '%s' is output only under a condition on %s", what[p->kind], p->s,
-                       gate_text(s->gate));
+            tpl_report(t, TH_GATED, index, "%s '%s' is output only under a condition on %s",
+                       what[p->kind], p->s, gate_text(s->gate));
         return;
     }
     default: break;
@@ -553,8 +551,8 @@ void ts_content(tpl *t, tscan *s, uint64_t index)
                       : (s->ctx & CTX_COMMENT) ? "an HTML comment"
                                                : NULL;
     if (ctx)
-        tpl_report(t, TH_EXFIL, tpl_pos_at(t, index), index,
-                   "message content is output inside %s: an exfiltration sink", ctx);
+        tpl_report(t, TH_EXFIL, index, "message content is output inside %s: an exfiltration sink",
+                   ctx);
 }
 
 void ts_gate(tscan *s, unsigned gate)
@@ -595,8 +593,8 @@ static void word_finish(tpl *t, tscan *s)
         }
     }
     if (ip && groups == 3 && digits > 0) {
-        tpl_report_earliest(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index,
-                            "IPv4 address '%s' in %s", tpl_quote(e, sizeof e, w, n, 40),
+        tpl_report_earliest(t, TH_URL, s->word_index, "IPv4 address '%s' in %s",
+                            tpl_quote(e, sizeof e, w, n, 40),
                             ts_where(s, how, where, sizeof where));
         return;
     }
@@ -618,9 +616,8 @@ static void word_finish(tpl *t, tscan *s)
     for (const uint8_t *p = dot + 1; p < end; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
-    tpl_report_earliest(t, TH_URL, tpl_pos_at(t, s->word_index), s->word_index,
-                        "e-mail address '%s' in %s", tpl_quote(e, sizeof e, w, n, 60),
-                        ts_where(s, how, where, sizeof where));
+    tpl_report_earliest(t, TH_URL, s->word_index, "e-mail address '%s' in %s",
+                        tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
 }
 
 static void blob_hit(tpl *t, tscan *s)
@@ -635,9 +632,8 @@ static void blob_hit(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[120], w[200];
-    tpl_report(t, TH_BLOB, tpl_pos_at(t, s->blob_index), s->blob_index,
-               "%s-like run of %u+ characters in %s: '%s'", hex ? "hex" : "base64", TPL_BLOB_MIN,
-               ts_where(s, how, w, sizeof w),
+    tpl_report(t, TH_BLOB, s->blob_index, "%s-like run of %u+ characters in %s: '%s'",
+               hex ? "hex" : "base64", TPL_BLOB_MIN, ts_where(s, how, w, sizeof w),
                tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
 }
 
@@ -663,8 +659,8 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
     if (!(wl & WL_OTHER) && (((wl & WL_ASCII) && (wl & WL_CONFUSABLE)) ||
                              ((wl & (WL_WIDE | WL_STYLED)) && s->wl_n >= 2))) {
         char w[200];
-        tpl_report(t, TH_HOMOGLYPH, tpl_pos_at(t, s->wl_index), s->wl_index,
-                   "a word in %s is written with %s", ts_where(s, 0, w, sizeof w),
+        tpl_report(t, TH_HOMOGLYPH, s->wl_index, "a word in %s is written with %s",
+                   ts_where(s, 0, w, sizeof w),
                    (wl & WL_CONFUSABLE) ? "Cyrillic or Greek letters that look Latin"
                    : (wl & WL_WIDE)     ? "fullwidth Latin letters"
                                         : "styled (mathematical or circled) letters");
@@ -678,7 +674,7 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
         s->nl_words = 0; /* markup, not prose */
     if (s->nl_words >= 5 && !s->nl_done) {
         s->nl_done = true;
-        tpl_report(t, TH_GATED, tpl_pos_at(t, s->wl_index), s->wl_index,
+        tpl_report(t, TH_GATED, s->wl_index,
                    "natural-language text is output only under a condition on %s",
                    gate_text(s->gate));
     }

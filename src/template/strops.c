@@ -762,7 +762,7 @@ aval fd_concat(tpl *t, const aval *a, const aval *b)
         const aval *o = k == a ? b : a;
         if (k && (o->flags & F_CONTENT) && sink_text(fd_bytes(t, k), k->len)) {
             char e[120];
-            tpl_report(t, TH_EXFIL, a->pos, a->index,
+            tpl_report(t, TH_EXFIL, a->index,
                        "message content is concatenated to "
                        "'%s' (a URL, markdown link or HTML comment): an exfiltration sink",
                        tpl_quote(e, sizeof e, fd_bytes(t, k), k->len, 60));
@@ -796,7 +796,7 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
         int64_t total = sat_mul(s->len, cnt < 0 ? 0 : cnt);
         if (total > TPL_DOS_BIG) {
             char e[96];
-            tpl_report(t, TH_DOS, at->pos, at->index,
+            tpl_report(t, TH_DOS, at->index,
                        "string repetition '%s' * %lld builds %lld%s "
                        "bytes at render time",
                        tpl_quote(e, sizeof e, fd_bytes(t, s), s->len, 30), (long long)cnt,
@@ -829,7 +829,7 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
         return fd_b_done(t, &b);
     }
     if (cnt > TPL_DOS_BIG)
-        tpl_report(t, TH_DOS, at->pos, at->index,
+        tpl_report(t, TH_DOS, at->index,
                    "repetition by %lld%s: a string or list repeated "
                    "that many times at render time",
                    (long long)cnt, cnt == INT64_MAX ? "+" : "");
@@ -856,7 +856,7 @@ aval fd_power(tpl *t, const aval *a, const aval *b)
     }
     int64_t total = huge ? INT64_MAX : sat_mul(bits ? bits - 1 : 0, y);
     if (total > (int64_t)TPL_POW_BITS) {
-        tpl_report(t, TH_DOS, a->pos, a->index,
+        tpl_report(t, TH_DOS, a->index,
                    "'%lld ** %lld' is an integer of about %lld%s bits: "
                    "a Python renderer computes it and hangs",
                    (long long)x, (long long)y, (long long)total, total == INT64_MAX ? "+" : "");

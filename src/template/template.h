@@ -39,16 +39,11 @@ enum {
     TH__COUNT
 };
 
-/* Where a byte of the template lives: the string value (or array element)
- * holding it, for the finding's offset and length, and the element index. */
-typedef struct tpl_pos {
-    uint64_t off, len, elem;
-} tpl_pos;
-
 typedef struct tpl_hit {
     bool have;
-    tpl_pos pos;    /* of the occurrence quoted */
-    uint64_t index; /* its template byte index */
+    uint64_t index; /* its template byte index (UINT64_MAX: none quoted) */
+    uint64_t loc;   /* the template byte that places it: the caller maps it to
+                     * the string or array element holding that byte */
     uint64_t more;  /* further occurrences */
     char msg[448];  /* escaped, one line */
 } tpl_hit;
@@ -63,8 +58,9 @@ tpl *tpl_new(void);
 void tpl_free(tpl *t);
 /* Start a template of total_len bytes (the sum of the chunks to come). */
 void tpl_begin(tpl *t, uint64_t total_len);
-/* Feed the next n bytes; pos says where they live. */
-void tpl_feed(tpl *t, const uint8_t *p, uint64_t n, tpl_pos pos);
+/* Feed the next n bytes (the template's bytes are numbered from 0 across
+ * the chunks; a hit's loc is such a number). */
+void tpl_feed(tpl *t, const uint8_t *p, uint64_t n);
 /* End of template: flush, check what is left open. */
 void tpl_end(tpl *t);
 /* The hit of a kind (have == false when none). */

@@ -26,12 +26,7 @@ struct tpl {
     tpl_hit hits[TH__COUNT];
     uint32_t hit_mask;     /* kinds with have == true */
     uint64_t total, index; /* template length, index of the next byte */
-    tpl_pos cur;           /* position of the chunk being fed */
-    tpl_pos first_pos;     /* position of the first chunk */
     int64_t first_tag;
-    tpl_pos hist_pos[8]; /* the last chunks fed, to map an index to its chunk */
-    uint64_t hist_index[8];
-    uint32_t hist_n;
     /* line positions (core.c): the chunk being fed, the bytes scanned for
      * newlines so far, their count and the indices of the last ones */
     const uint8_t *chunk_p;
@@ -49,19 +44,22 @@ struct tpl {
 };
 
 /* core.c */
-void tpl_report(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+void tpl_report(tpl *t, int kind, uint64_t index, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same for a message that says where itself: no line and column are
+ * added; loc is the byte that places the finding (its chunk). */
+void tpl_report_loc(tpl *t, int kind, uint64_t loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* The same, but the hit quoted is the earliest in the template rather than
  * the first reported: for hits the text scanners find in separate passes
  * over a piece (URLs, IPv4 and e-mail addresses), so the passes' order
  * does not decide which one a user is shown. */
-void tpl_report_earliest(tpl *t, int kind, tpl_pos pos, uint64_t index, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+void tpl_report_earliest(tpl *t, int kind, uint64_t index, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Count one more hit of `kind` when one is kept already (true), else false. */
 bool tpl_hit_count(tpl *t, int kind);
 /* Escape up to max_in bytes for a message into buf (cap bytes). */
 const char *tpl_quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in);
-tpl_pos tpl_pos_at(const tpl *t, uint64_t index); /* the chunk holding a recent byte */
 /* Line and column (1-based, the column in bytes) of template byte `index`;
  * false when it is not known (further back than the last TPL_NL_RING
  * newlines, or not fed yet). */
