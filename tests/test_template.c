@@ -1021,6 +1021,26 @@ static void test_array_template(void **state)
     assert_non_null(buf);
     EXPECT(buf, len, "GG720", elem_off(&m, split, 0), "__class__");
     free(buf);
+    /* a URL that starts in element 1 and runs on through thirteen more (and
+     * an empty one): placed at the element where it starts, however many
+     * elements were fed before it ended */
+    static const char *const url[] = {"text ", "see http://evil.example",
+                                      ".c",    "o",
+                                      "m",     "",
+                                      "/",     "a",
+                                      "b",     "c",
+                                      "d",     "e",
+                                      "f",     "g",
+                                      "h",     " end"};
+    b = gb_new(3);
+    gb_kv_arr_str(b, KEY, url, 16);
+    m = *gb_last(b);
+    buf = gb_finish(b, &len);
+    gb_free(b);
+    assert_non_null(buf);
+    EXPECT(buf, len, "GG725", elem_off(&m, url, 1), "http://evil.example.com/abcdefgh",
+           "array element 1");
+    free(buf);
 }
 
 /* ------------------------------------------------------- messages, profiles */
