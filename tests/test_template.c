@@ -693,6 +693,9 @@ static void test_GG731_syntax(void **state)
     TRIG("{% endif %}", "GG731", "without an open");
     TRIG("{% raw %}abc", "GG731", "raw");
     TRIG("{% frobnicate x %}", "GG731", "unknown tag 'frobnicate'");
+    /* the operator left without an operand is the '|', not the '-' of -%} */
+    TRIG("{% if a | -%}x{% endif %}", "GG731", "operand after it");
+    TRIG("{% if a | -%}x{% endif %}", "GG731", "(template line 1, column 9)");
     CLEAN("{% for m in messages %}{% if m.role == 'tool' %}{% continue %}{% endif %}"
           "{% do ns.update(x=1) %}{{ m.content }}{% if loop.index > 3 %}{% break %}{% endif %}"
           "{% endfor %}",

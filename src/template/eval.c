@@ -646,6 +646,7 @@ static void expr_tok(tpl *t, const tok *k)
     bool paren = k->kind == TK_OP && k->op == '(';
     t->ev.sect++;
     t->ev.dangling_prev = t->ev.dangling;
+    t->ev.dangling_index_prev = t->ev.dangling_index;
     t->ev.dangling = needs_operand(k);
     if (t->ev.dangling)
         t->ev.dangling_index = k->index;
@@ -997,7 +998,7 @@ static void syntax_end(tpl *t)
                    "expression\")",
                    what);
     else if (dangling)
-        tpl_report(t, TH_SYNTAX, t->ev.dangling_index,
+        tpl_report(t, TH_SYNTAX, t->ev.ws_close ? t->ev.dangling_index_prev : t->ev.dangling_index,
                    "the %s ends with an operator that has no operand after it (Jinja rejects "
                    "the template: \"Expected an expression\")",
                    what);

@@ -84,7 +84,7 @@ typedef struct tpl_eval {
      * whether the tag closed with -}} / -%} */
     uint32_t sect;
     bool dangling, dangling_prev, ws_close;
-    uint64_t dangling_index;
+    uint64_t dangling_index, dangling_index_prev; /* of the operator left without an operand */
     uint32_t kw_at;                /* value height after the last name operand in a call (0 none) */
     uint8_t kw_name[TPL_NAME_CAP]; /* its text */
     uint32_t kw_len, kw_hash;

@@ -928,6 +928,15 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             t->index = base + k;
             tok_start(t);
             if (cls[c] & LC_OP) {
+                if ((c == '-' || c == '+') && n - k > 2 && t->lx.depth == 0 && p[k + 2] == '}' &&
+                    p[k + 1] == (t->lx.tagkind == TAG_BLOCK ? '%' : '}')) {
+                    /* '-%}' / '-}}': whitespace control, not an operator; the
+                     * evaluator never sees it (tag_end's ev_ws_close is for
+                     * a '-' the byte loop emitted) */
+                    t->lx.last_op = 0;
+                    k++;
+                    break;
+                }
                 op_byte(t, c);
                 k++;
                 break;
