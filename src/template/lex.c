@@ -38,8 +38,10 @@ void lx_begin(tpl *t)
 #define LC_STR 0x04u   /* plain string literal text: not a quote, backslash, CR or LF */
 #define LC_START 0x08u /* starts a name: [A-Za-z_] */
 #define LC_QUOTE 0x10u /* opens a string literal */
-#define LC_OP                                                                                      \
-    0x20u /* a one-byte operator or bracket that needs no lookahead: ( ) [ ] { . | , : ~ + - */
+/* LC_OP: a one-byte operator or bracket that needs no lookahead: ( ) [ ] { . | , : ~ + -
+ * LC_PEND: may start a two-byte operator or the tag's closer: * / = ! < > % } */
+#define LC_OP 0x20u
+#define LC_PEND 0x40u
 
 bool lx_init(tpl *t)
 {
@@ -51,9 +53,10 @@ bool lx_init(tpl *t)
         bool start = name && !(c >= '0' && c <= '9');
         bool quote = c == '\'' || c == '"';
         bool op = c != 0 && strchr("()[]{.|,:~+-", (int)c) != NULL;
-        t->lx.cls[c] =
-            (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) | (str ? LC_STR : 0) |
-                      (start ? LC_START : 0) | (quote ? LC_QUOTE : 0) | (op ? LC_OP : 0));
+        bool pend = c != 0 && strchr("*/=!<>%}", (int)c) != NULL;
+        t->lx.cls[c] = (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) |
+                                 (str ? LC_STR : 0) | (start ? LC_START : 0) |
+                                 (quote ? LC_QUOTE : 0) | (op ? LC_OP : 0) | (pend ? LC_PEND : 0));
     }
     t->lx.lit = malloc(256); /* a first buffer, so no token ever points into NULL */
     t->lx.lit_cap = 256;
@@ -906,8 +909,9 @@ static void lex_byte(tpl *t, uint8_t c)
  * byte loop must decide: operators, numbers, escapes, non-ASCII in a name,
  * a literal past its kept prefix, the end of the bytes. Entered with the
  * raw scanner idle, no pending operator and not at a tag's first byte. */
-static const uint8_t run_class[] = {
-    [S_NONE] = LC_SPACE | LC_START | LC_QUOTE | LC_OP, [S_NAME] = LC_NAME, [S_STR] = LC_STR};
+static const uint8_t run_class[] = {[S_NONE] = LC_SPACE | LC_START | LC_QUOTE | LC_OP | LC_PEND,
+                                    [S_NAME] = LC_NAME,
+                                    [S_STR] = LC_STR};
 _Static_assert(sizeof run_class == S_STR + 1, "one entry per sub-state up to S_STR");
 
 static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
@@ -923,8 +927,41 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             if (k == n)
                 goto out;
             const uint8_t c = p[k];
-            if (!(cls[c] & (LC_START | LC_QUOTE | LC_OP)))
+            if (!(cls[c] & (LC_START | LC_QUOTE | LC_OP | LC_PEND)))
                 goto out;
+            if (cls[c] & LC_PEND) {
+                /* the closer, or a two-byte operator, when both bytes are
+                 * here; the rarer cases ('!' alone, a stray '}', '%' as an
+                 * operator) stay with the byte loop */
+                if (n - k < 2)
+                    goto out;
+                const uint8_t d = p[k + 1];
+                if (t->lx.depth == 0 && d == '}' && c == (t->lx.tagkind == TAG_BLOCK ? '%' : '}')) {
+                    t->index = base + k + 1; /* tag_end is at the closer's second byte */
+                    tag_end(t);
+                    k += 2;
+                    goto out;
+                }
+                uint8_t two;
+                switch (c) {
+                case '*': two = d == '*' ? OPC_POW : 0; break;
+                case '/': two = d == '/' ? OPC_FDIV : 0; break;
+                case '=': two = d == '=' ? OPC_EQ : 0; break;
+                case '<': two = d == '=' ? OPC_LE : 0; break;
+                case '>': two = d == '=' ? OPC_GE : 0; break;
+                case '!':
+                    if (d != '=')
+                        goto out;
+                    two = OPC_NE;
+                    break;
+                default: goto out;
+                }
+                t->index = base + k;
+                tok_start(t);
+                emit_op(t, two ? two : c);
+                k += two ? 2 : 1;
+                break;
+            }
             t->index = base + k;
             tok_start(t);
             if (cls[c] & LC_OP) {
