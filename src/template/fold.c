@@ -373,8 +373,8 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
                    what, tpl_quote(e, sizeof e, s, n, 60),
                    tpl_quote(e2, sizeof e2, s + at, len, 60));
     }
-    if (n > 24)
-        return;
+    if (n > 24 || (!built && !(t->wd.hunt_lens >> n & 1u)))
+        return; /* a plain literal only matters below when it names a class hunted for */
     unsigned w = word_of(t, s, n);
     uint16_t c = word_class(w);
     if (c & WC_CLASSHUNT)

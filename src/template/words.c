@@ -227,6 +227,7 @@ uint32_t word_hash(const uint8_t *s, size_t n)
 void word_init(tpl *t)
 {
     memset(t->wd.slots, 0, sizeof t->wd.slots);
+    t->wd.hunt_lens = 0;
     for (unsigned id = 1; id < W__COUNT; id++) {
         const char *s = words[id].s;
         if (!s)
@@ -238,6 +239,8 @@ void word_init(tpl *t)
         t->wd.slots[h] = (uint16_t)id;
         t->wd.hash[h] = full;
         t->wd.len[h] = (uint8_t)n;
+        if ((words[id].cls & WC_CLASSHUNT) && n < 32)
+            t->wd.hunt_lens |= 1u << n;
     }
 }
 

@@ -212,6 +212,7 @@ typedef struct tpl_words {
     uint16_t slots[TPL_WORD_SLOTS];
     uint32_t hash[TPL_WORD_SLOTS]; /* each slot's full hash, compared before the bytes */
     uint8_t len[TPL_WORD_SLOTS];
+    uint32_t hunt_lens; /* bit n: some WC_CLASSHUNT word is n bytes long */
 } tpl_words;
 
 void word_init(tpl *t);
