@@ -33,9 +33,9 @@ bool fd_is_ident(const uint8_t *s, size_t n)
 }
 
 /* __name__ with at least one letter or digit inside */
-bool fd_is_dunder(const uint8_t *s, size_t n)
+bool fd_is_dunder_slow(const uint8_t *s, size_t n)
 {
-    if (n < 5 || n > 256 || s[0] != '_' || s[1] != '_' || s[n - 1] != '_' || s[n - 2] != '_')
+    if (n > 256 || s[n - 1] != '_' || s[n - 2] != '_')
         return false;
     bool inner = false;
     for (size_t i = 0; i < n; i++) {

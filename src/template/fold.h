@@ -152,7 +152,13 @@ enum { CASE_LOWER, CASE_UPPER, CASE_CAP, CASE_TITLE, CASE_JTITLE, CASE_SWAP };
 void fd_limit(tpl *t, uint64_t index, const char *what);
 /* Names: a dunder (__x__), a mangled private (_Cls__x), a plain identifier;
  * a literal that reads like a trigger word (not markup, not a /switch). */
-bool fd_is_dunder(const uint8_t *s, size_t n);
+bool fd_is_dunder_slow(const uint8_t *s, size_t n);
+/* s[0..n) is a Python dunder name (__x__); inline, as almost every name
+ * and literal fails its first test */
+static inline bool fd_is_dunder(const uint8_t *s, size_t n)
+{
+    return n >= 5 && s[0] == '_' && s[1] == '_' && fd_is_dunder_slow(s, n);
+}
 bool fd_is_mangled(const uint8_t *s, size_t n);
 bool fd_is_ident(const uint8_t *s, size_t n);
 bool fd_wordlike(const uint8_t *s, size_t n);
