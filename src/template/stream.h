@@ -54,9 +54,9 @@ _Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
 
 typedef struct tscan {
     const char *what; /* "text" or "string literal" */
-    uint32_t seg;     /* current segment number */
-    uint16_t seg_fl;  /* SG_* of the current segment */
-    uint16_t ac_state;
+    uint32_t seg;      /* current segment number */
+    uint32_t ac_state; /* row offset in ac_go */
+    uint16_t seg_fl;   /* SG_* of the current segment */
     bool ac_space;  /* the last symbol fed was a space */
     uint8_t u_need; /* UTF-8: continuation bytes still expected */
     uint32_t u_cp;
@@ -88,13 +88,22 @@ typedef struct tscan {
     uint64_t url_index;
 } tscan;
 
+/* ac_go[state * AC_SYMS + symbol]: the next state, as its row offset
+ * (state * AC_SYMS): one add and one load per symbol. ac_hit[offset] is 1
+ * when a pattern ends at that state. A scanner's ac_state is such an offset. */
+_Static_assert((uint64_t)AC_MAX_STATES * AC_SYMS < UINT32_MAX, "a row offset fits ac_go");
+
+/* symw: symx in the low byte, the run classes (symf) in the high byte */
+#define SW_RUNS(w) ((uint8_t)((w) >> 8))
+
 typedef struct tpl_streams {
-    uint16_t (*ac_next)[AC_SYMS]; /* goto/fail-folded transitions */
-    uint16_t *ac_out;             /* pattern index + 1 ending at a state, 0 none */
-    uint16_t *ac_link;            /* dictionary suffix link */
+    uint32_t *ac_go;  /* goto/fail-folded transitions, as row offsets */
+    uint8_t *ac_hit;  /* by row offset: a pattern ends at the state */
+    uint16_t *ac_out; /* pattern index + 1 ending at a state, 0 none */
     uint16_t ac_states;
-    uint8_t sym[256];   /* byte -> folded symbol */
-    uint8_t symx[256];  /* byte -> symbol | SX_* (the automaton pass's one lookup) */
+    uint8_t sym[256];    /* byte -> folded symbol */
+    uint8_t symx[256];   /* byte -> symbol | SX_* */
+    uint16_t symw[256];  /* byte -> symx | symf << 8 (the automaton pass's one lookup) */
     uint8_t symf[256];  /* byte -> run classes */
     uint8_t bcls[256];  /* byte -> blob class */
     uint8_t wkind[256]; /* byte of a word -> what it makes the word (WK_* of stream.c) */

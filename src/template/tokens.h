@@ -36,6 +36,9 @@ typedef struct tpl_tokens {
 void tk_template_begin(tpl *t);
 /* Output text (the OUT stream): n bytes of segment seg at `index`. */
 void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index);
+/* Output text of segment seg that is only ' ', '\t', '\n' and '\r' (tk_run's
+ * effect on such text in one step: it ends a token). */
+void tk_space(tpl *t, uint32_t seg);
 void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index); /* a literal in a tag */
 void tk_drop(tpl *t, uint64_t index);  /* the literal at index is compared, not emitted */
 void tk_tag_end(tpl *t, bool emitted); /* the tag's literals are output (or not) */
