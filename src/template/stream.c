@@ -22,11 +22,17 @@
  * template (tpl_report_earliest), so the passes' order is never visible. */
 #include "template/tpl.h"
 
+#include "common/keyhash.h"
 #include "common/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Every finding of a scanner goes through these, so that a scan knows
+ * whether it reported anything (the literal memo below). */
+#define REPORT(s, ...) ((s)->hits++, tpl_report(__VA_ARGS__))
+#define REPORT_EARLIEST(s, ...) ((s)->hits++, tpl_report_earliest(__VA_ARGS__))
 
 /* ------------------------------------------------------ folded alphabet */
 
@@ -343,6 +349,8 @@ bool ts_init(tpl *t)
         t->ts.bcls[c] = blob_class((uint8_t)c);
         t->ts.wkind[c] = (uint8_t)(c == '@' ? WK_AT : digitdot ? 0 : WK_NOTIP);
     }
+    t->ts.memo_key = keyhash_ml_process();
+    t->ts.out.owner = t->ts.lits.owner = t;
     /* states are kept as row offsets (state * AC_SYMS) throughout; rows
      * are zeroed as they are made, so the table is sized by the patterns
      * (a state per byte at most) and only the rows in use are written */
@@ -415,10 +423,14 @@ void ts_free(tpl *t)
 
 /* ------------------------------------------------------------ segments */
 
+static void memo_resolve(tscan *s);
+
 /* Only the scalars: the ring is read back only over the symbols of a match,
  * which were all fed after the reset (so a literal costs O(1) to start). */
 void ts_reset(tscan *s, const char *what)
 {
+    s->fresh = true;
+    s->memo = MEMO_NONE;
     s->what = what;
     s->seg = 0;
     s->seg_fl = 0;
@@ -441,6 +453,9 @@ void ts_reset(tscan *s, const char *what)
 
 void ts_segment(tscan *s, uint16_t fl)
 {
+    if (s->memo >= MEMO_HELD)
+        memo_resolve(s);
+    s->fresh = false;
     s->seg++;
     s->seg_fl = fl;
     s->seg_start = s->ring_n;
@@ -510,9 +525,9 @@ static __attribute__((noinline)) void url_finish(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[200], w[200];
-    tpl_report_earliest(t, TH_URL, s->url_index, "URL '%s' in %s",
-                        tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
-                        ts_where(s, how, w, sizeof w));
+    REPORT_EARLIEST(s, t, TH_URL, s->url_index, "URL '%s' in %s",
+                    tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
+                    ts_where(s, how, w, sizeof w));
 }
 
 static const char *const gate_why[] = {"message content", "the turn count", "the date"};
@@ -546,13 +561,13 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
                                            [TH_CONCEAL] = "concealment phrase",
                                            [TH_SHELL] = "shell or installer command"};
         ts_where(s, how, w, sizeof w);
-        tpl_report(t, p->kind, index, "%s '%s' in %s", what[p->kind], p->s, w);
+        REPORT(s, t, p->kind, index, "%s '%s' in %s", what[p->kind], p->s, w);
         if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
-            tpl_report(t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s",
-                       what[p->kind], p->s, w);
+            REPORT(s, t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s",
+                   what[p->kind], p->s, w);
         if (s->gate)
-            tpl_report(t, TH_GATED, index, "%s '%s' is output only under a condition on %s",
-                       what[p->kind], p->s, gate_text(s->gate));
+            REPORT(s, t, TH_GATED, index, "%s '%s' is output only under a condition on %s",
+                   what[p->kind], p->s, gate_text(s->gate));
         return;
     }
     default: break;
@@ -568,17 +583,22 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
 /* An unknown {{ }} value that holds message content is output here. */
 void ts_content(tpl *t, tscan *s, uint64_t index)
 {
+    if (s->memo >= MEMO_HELD)
+        memo_resolve(s);
     const char *ctx = s->url_cap               ? "a URL"
                       : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
                       : (s->ctx & CTX_COMMENT) ? "an HTML comment"
                                                : NULL;
     if (ctx)
-        tpl_report(t, TH_EXFIL, index, "message content is output inside %s: an exfiltration sink",
-                   ctx);
+        REPORT(s, t, TH_EXFIL, index, "message content is output inside %s: an exfiltration sink",
+               ctx);
 }
 
 void ts_gate(tscan *s, unsigned gate)
 {
+    if (s->memo >= MEMO_HELD)
+        memo_resolve(s);
+    s->fresh = false;
     if (gate != s->gate)
         s->nl_done = false;
     s->gate = (uint8_t)gate;
@@ -637,9 +657,8 @@ static void word_finish(tpl *t, tscan *s)
         }
     }
     if (ip && groups == 3 && digits > 0) {
-        tpl_report_earliest(t, TH_URL, s->word_index, "IPv4 address '%s' in %s",
-                            tpl_quote(e, sizeof e, w, n, 40),
-                            ts_where(s, how, where, sizeof where));
+        REPORT_EARLIEST(s, t, TH_URL, s->word_index, "IPv4 address '%s' in %s",
+                        tpl_quote(e, sizeof e, w, n, 40), ts_where(s, how, where, sizeof where));
         return;
     }
     /* e-mail: local@domain.tld, one '@', a dot in the domain, a 2+ letter tld */
@@ -660,8 +679,8 @@ static void word_finish(tpl *t, tscan *s)
     for (const uint8_t *p = dot + 1; p < end; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
-    tpl_report_earliest(t, TH_URL, s->word_index, "e-mail address '%s' in %s",
-                        tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
+    REPORT_EARLIEST(s, t, TH_URL, s->word_index, "e-mail address '%s' in %s",
+                    tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
 }
 
 static void blob_hit(tpl *t, tscan *s)
@@ -676,12 +695,13 @@ static void blob_hit(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[120], w[200];
-    tpl_report(t, TH_BLOB, s->blob_index, "%s-like run of %u+ characters in %s: '%s'",
-               hex ? "hex" : "base64", TPL_BLOB_MIN, ts_where(s, how, w, sizeof w),
-               tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
+    REPORT(s, t, TH_BLOB, s->blob_index, "%s-like run of %u+ characters in %s: '%s'",
+           hex ? "hex" : "base64", TPL_BLOB_MIN, ts_where(s, how, w, sizeof w),
+           tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
 }
 
-void ts_end(tpl *t, tscan *s)
+/* ts_end's work (without the memo). */
+static void end_scan(tpl *t, tscan *s)
 {
     if (s->url_cap)
         url_finish(t, s);
@@ -708,11 +728,11 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
     if (!(wl & WL_OTHER) && (((wl & WL_ASCII) && (wl & WL_CONFUSABLE)) ||
                              ((wl & (WL_WIDE | WL_STYLED)) && s->wl_n >= 2))) {
         char w[200];
-        tpl_report(t, TH_HOMOGLYPH, s->wl_index, "a word in %s is written with %s",
-                   ts_where(s, 0, w, sizeof w),
-                   (wl & WL_CONFUSABLE) ? "Cyrillic or Greek letters that look Latin"
-                   : (wl & WL_WIDE)     ? "fullwidth Latin letters"
-                                        : "styled (mathematical or circled) letters");
+        REPORT(s, t, TH_HOMOGLYPH, s->wl_index, "a word in %s is written with %s",
+               ts_where(s, 0, w, sizeof w),
+               (wl & WL_CONFUSABLE) ? "Cyrillic or Greek letters that look Latin"
+               : (wl & WL_WIDE)     ? "fullwidth Latin letters"
+                                    : "styled (mathematical or circled) letters");
     }
     s->wl_n = 0;
     if (!s->gate)
@@ -723,9 +743,8 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
         s->nl_words = 0; /* markup, not prose */
     if (s->nl_words >= 5 && !s->nl_done) {
         s->nl_done = true;
-        tpl_report(t, TH_GATED, s->wl_index,
-                   "natural-language text is output only under a condition on %s",
-                   gate_text(s->gate));
+        REPORT(s, t, TH_GATED, s->wl_index,
+               "natural-language text is output only under a condition on %s", gate_text(s->gate));
     }
 }
 
@@ -899,7 +918,7 @@ ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint
     do {                                                                                           \
         any |= (w);                                                                                \
         if (!((w) & (SYM_BLOB << 8))) {                                                            \
-            lng |= (i) - bst >= TPL_BLOB_MIN;                                                      \
+            lng |= (i)-bst >= TPL_BLOB_MIN;                                                        \
             bst = (i) + 1;                                                                         \
         }                                                                                          \
         if (!((w) & (SYM_WORD << 8)))                                                              \
@@ -1242,7 +1261,8 @@ static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, ui
  * with no blob run open and no run of TPL_BLOB_MIN blob bytes in it, the
  * piece holds no blob (only the run at its end may grow into one); with no
  * digit, no '@' and no word open, it holds no IPv4 or e-mail address. */
-void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index,
+                       bool same_index)
 {
     const bool out = s == &t->ts.out;
     if (n == 0) {
@@ -1274,4 +1294,73 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
         word_tail(t, s, p, n, sn.wst, index, step);
     else
         word_pass(t, s, p, n, index, step);
+}
+
+/* ------------------------------------------------------------ literal memo */
+
+/* A template repeats its string literals ('role', 'content', '<|im_end|>'),
+ * and a literal's scan from a fresh stream (ts_reset) depends on its bytes
+ * only. So the short literals whose scan and end reported nothing are
+ * remembered (ts_memo, by a keyed hash of the bytes, one entry a slot: no
+ * probing, so a hostile template can only miss); the same bytes again are
+ * not scanned but held (s->lit), and scanned after all only if something
+ * other than ts_end or ts_reset follows (memo_resolve): then they report
+ * nothing again and leave the stream as the scan would have. Findings and
+ * state are never cached, only the fact that there were none. */
+
+/* Scan the held literal now, as ts_run would have, and ts_end if it came. */
+static void memo_resolve(tscan *s)
+{
+    tpl *t = s->owner;
+    const bool ended = s->memo == MEMO_ENDED;
+    s->memo = MEMO_NONE;
+    s->fresh = false;
+    scan_piece(t, s, s->lit, s->lit_n, s->lit_index, false);
+    if (ended)
+        end_scan(t, s);
+}
+
+void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+{
+    if (s->memo != MEMO_NONE) {
+        if (s->memo >= MEMO_HELD)
+            memo_resolve(s);
+        s->memo = MEMO_NONE; /* a second piece: no entry for this literal */
+    }
+    if (s->fresh && n && n <= sizeof s->lit && !same_index && s == &t->ts.lits) {
+        s->fresh = false;
+        const uint64_t h = keyhash_ml_hash(t->ts.memo_key, p, n, p + n);
+        const uint32_t slot = (uint32_t)(h >> (64 - TS_MEMO_BITS));
+        const ts_memo_entry *e = &t->ts.memo[slot];
+        copy_short(s->lit, p, n);
+        s->lit_n = (uint8_t)n;
+        s->lit_index = index;
+        if (e->n == n && memcmp(e->b, p, n) == 0) {
+            s->memo = MEMO_HELD; /* known to report nothing */
+            return;
+        }
+        s->memo = MEMO_PENDING; /* remember it at ts_end if it reports nothing */
+        s->memo_slot = slot;
+        s->memo_hits = s->hits;
+    }
+    s->fresh = false;
+    scan_piece(t, s, p, n, index, same_index);
+}
+
+void ts_end(tpl *t, tscan *s)
+{
+    if (s->memo == MEMO_HELD) {
+        s->memo = MEMO_ENDED;
+        return;
+    }
+    if (s->memo == MEMO_ENDED)
+        return; /* a second end changes nothing */
+    s->fresh = false;
+    end_scan(t, s);
+    if (s->memo == MEMO_PENDING && s->hits == s->memo_hits) {
+        ts_memo_entry *e = &t->ts.memo[s->memo_slot];
+        e->n = s->lit_n;
+        memcpy(e->b, s->lit, s->lit_n);
+    }
+    s->memo = MEMO_NONE;
 }

@@ -52,8 +52,21 @@ _Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
 #define GATE_TURNS 0x02u
 #define GATE_DATE 0x04u
 
+/* what a scanner holds of the literal memo (stream.c) */
+enum { MEMO_NONE, MEMO_PENDING, MEMO_HELD, MEMO_ENDED };
+#define TS_MEMO_BITS 8u
+#define TS_MEMO_LEN 64u /* longest literal remembered */
+
 typedef struct tscan {
     const char *what; /* "text" or "string literal" */
+    struct tpl *owner;
+    uint32_t hits;  /* findings reported */
+    bool fresh;     /* nothing since ts_reset */
+    uint8_t memo;   /* MEMO_*: s->lit is being remembered, or held unscanned */
+    uint8_t lit_n;
+    uint32_t memo_slot, memo_hits;
+    uint64_t lit_index;
+    uint8_t lit[TS_MEMO_LEN];
     uint32_t seg;      /* current segment number */
     uint32_t ac_state; /* row offset in ac_go */
     uint16_t seg_fl;   /* SG_* of the current segment */
@@ -96,6 +109,11 @@ _Static_assert((uint64_t)AC_MAX_STATES * AC_SYMS < UINT32_MAX, "a row offset fit
 /* symw: symx in the low byte, the run classes (symf) in the high byte */
 #define SW_RUNS(w) ((uint8_t)((w) >> 8))
 
+typedef struct ts_memo_entry {
+    uint8_t n; /* 0: empty */
+    uint8_t b[TS_MEMO_LEN];
+} ts_memo_entry;
+
 typedef struct tpl_streams {
     uint32_t *ac_go;  /* goto/fail-folded transitions, as row offsets */
     uint8_t *ac_hit;  /* by row offset: a pattern ends at the state */
@@ -107,6 +125,8 @@ typedef struct tpl_streams {
     uint8_t symf[256];  /* byte -> run classes */
     uint8_t bcls[256];  /* byte -> blob class */
     uint8_t wkind[256]; /* byte of a word -> what it makes the word (WK_* of stream.c) */
+    const struct keyhash_ml *memo_key;
+    ts_memo_entry memo[1u << TS_MEMO_BITS]; /* literals known to report nothing */
     tscan out;          /* the text as Jinja emits it */
     tscan lits;         /* the current string literal */
 } tpl_streams;
