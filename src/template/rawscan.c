@@ -138,8 +138,9 @@ static bool all_ascii(const uint8_t *p, size_t n)
     return !(acc & 0x80);
 }
 
-/* raw_byte over the bytes of p[0..n) from the first non-ASCII one on. */
-static void raw_run_bytes(tpl *t, const uint8_t *p, size_t n)
+/* raw_byte over the bytes of p[0..n) from the first non-ASCII one on (out
+ * of line: raw_run's common case is then a leaf). */
+static __attribute__((noinline)) void raw_run_bytes(tpl *t, const uint8_t *p, size_t n)
 {
     uint64_t base = t->index;
     size_t i = 0;

@@ -423,7 +423,7 @@ void ts_free(tpl *t)
 
 /* ------------------------------------------------------------ segments */
 
-static void memo_resolve(tscan *s);
+static __attribute__((noinline)) void memo_resolve(tscan *s);
 
 /* Only the scalars: the ring is read back only over the symbols of a match,
  * which were all fed after the reset (so a literal costs O(1) to start). */
@@ -1261,6 +1261,27 @@ static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, ui
  * with no blob run open and no run of TPL_BLOB_MIN blob bytes in it, the
  * piece holds no blob (only the run at its end may grow into one); with no
  * digit, no '@' and no word open, it holds no IPv4 or e-mail address. */
+/* The pieces that are not whitespace only: the automaton pass, then the
+ * run passes as it tells (out of line, so that a piece of whitespace does
+ * not pay for their registers). */
+static __attribute__((noinline)) void scan_text(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                uint64_t index, bool same_index)
+{
+    const uint64_t step = same_index ? 0 : 1;
+    seen sn;
+    ac_pass(t, s, p, n, index, step, &sn);
+    if (sn.lng || s->blob_len) {
+        blob_pass(t, s, p, n, index, step);
+        word_pass(t, s, p, n, index, step);
+        return;
+    }
+    blob_tail(t, s, p, n, sn.bst, index, step);
+    if (s->word_len == 0 && !(SW_RUNS(sn.any) & SYM_ATDIGIT))
+        word_tail(t, s, p, n, sn.wst, index, step);
+    else
+        word_pass(t, s, p, n, index, step);
+}
+
 static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index,
                        bool same_index)
 {
@@ -1277,23 +1298,10 @@ static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t in
         else
             tk_run(t, p, n, s->seg, index, same_index);
     }
-    if (bl && !s->url_cap && !s->u_need) {
+    if (bl && !s->url_cap && !s->u_need)
         blank_run(t, s, p, n, index);
-        return;
-    }
-    const uint64_t step = same_index ? 0 : 1;
-    seen sn;
-    ac_pass(t, s, p, n, index, step, &sn);
-    if (sn.lng || s->blob_len) {
-        blob_pass(t, s, p, n, index, step);
-        word_pass(t, s, p, n, index, step);
-        return;
-    }
-    blob_tail(t, s, p, n, sn.bst, index, step);
-    if (s->word_len == 0 && !(SW_RUNS(sn.any) & SYM_ATDIGIT))
-        word_tail(t, s, p, n, sn.wst, index, step);
     else
-        word_pass(t, s, p, n, index, step);
+        scan_text(t, s, p, n, index, same_index);
 }
 
 /* ------------------------------------------------------------ literal memo */
@@ -1301,15 +1309,16 @@ static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t in
 /* A template repeats its string literals ('role', 'content', '<|im_end|>'),
  * and a literal's scan from a fresh stream (ts_reset) depends on its bytes
  * only. So the short literals whose scan and end reported nothing are
- * remembered (ts_memo, by a keyed hash of the bytes, one entry a slot: no
- * probing, so a hostile template can only miss); the same bytes again are
+ * remembered (ts_memo, in a set of TS_MEMO_WAYS entries picked by a keyed
+ * hash of the bytes, replaced in turn: no probing, so a hostile template
+ * can only make it miss); the same bytes again are
  * not scanned but held (s->lit), and scanned after all only if something
  * other than ts_end or ts_reset follows (memo_resolve): then they report
  * nothing again and leave the stream as the scan would have. Findings and
  * state are never cached, only the fact that there were none. */
 
 /* Scan the held literal now, as ts_run would have, and ts_end if it came. */
-static void memo_resolve(tscan *s)
+static __attribute__((noinline)) void memo_resolve(tscan *s)
 {
     tpl *t = s->owner;
     const bool ended = s->memo == MEMO_ENDED;
@@ -1320,6 +1329,61 @@ static void memo_resolve(tscan *s)
         end_scan(t, s);
 }
 
+/* Whether a[0..n) and b[0..n) (n <= TS_MEMO_LEN) hold the same bytes: a
+ * few word compares, the last overlapping the one before it. */
+static bool same_short(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t x, y;
+    if (n >= 8) {
+        for (size_t k = 0; k + 8 < n; k += 8) {
+            memcpy(&x, a + k, 8);
+            memcpy(&y, b + k, 8);
+            if (x != y)
+                return false;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t u, v, w, z;
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        memcpy(&w, a + n - 4, 4);
+        memcpy(&z, b + n - 4, 4);
+        return u == v && w == z;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+
+/* The first piece of a fresh literal, p[0..n) (0 < n <= TS_MEMO_LEN): true
+ * when it is known to report nothing and is held, false when it must be
+ * scanned (and is then remembered at ts_end if it reports nothing). */
+static __attribute__((noinline)) bool memo_first(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                 uint64_t index)
+{
+    copy_short(s->lit, p, n);
+    /* hashed in s->lit, whose loads may run to the end of the buffer */
+    const uint64_t h = keyhash_ml_hash(t->ts.memo_key, s->lit, n, s->lit + sizeof s->lit);
+    const uint32_t set = (uint32_t)(h >> (64 - TS_MEMO_BITS));
+    ts_memo_entry *e = t->ts.memo[set];
+    s->lit_n = (uint8_t)n;
+    s->lit_index = index;
+    for (unsigned w = 0; w < TS_MEMO_WAYS; w++)
+        if (e[w].h == h && e[w].n == n && same_short(e[w].b, p, n)) {
+            s->memo = MEMO_HELD; /* known to report nothing */
+            return true;
+        }
+    s->memo = MEMO_PENDING; /* remembered at ts_end if it reports nothing */
+    s->memo_slot = set;
+    s->memo_hits = s->hits;
+    s->lit_h = h;
+    return false;
+}
+
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
 {
     if (s->memo != MEMO_NONE) {
@@ -1327,23 +1391,12 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
             memo_resolve(s);
         s->memo = MEMO_NONE; /* a second piece: no entry for this literal */
     }
-    if (s->fresh && n && n <= sizeof s->lit && !same_index && s == &t->ts.lits) {
+    if (s->fresh) {
         s->fresh = false;
-        const uint64_t h = keyhash_ml_hash(t->ts.memo_key, p, n, p + n);
-        const uint32_t slot = (uint32_t)(h >> (64 - TS_MEMO_BITS));
-        const ts_memo_entry *e = &t->ts.memo[slot];
-        copy_short(s->lit, p, n);
-        s->lit_n = (uint8_t)n;
-        s->lit_index = index;
-        if (e->n == n && memcmp(e->b, p, n) == 0) {
-            s->memo = MEMO_HELD; /* known to report nothing */
+        if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
+            memo_first(t, s, p, n, index))
             return;
-        }
-        s->memo = MEMO_PENDING; /* remember it at ts_end if it reports nothing */
-        s->memo_slot = slot;
-        s->memo_hits = s->hits;
     }
-    s->fresh = false;
     scan_piece(t, s, p, n, index, same_index);
 }
 
@@ -1358,7 +1411,10 @@ void ts_end(tpl *t, tscan *s)
     s->fresh = false;
     end_scan(t, s);
     if (s->memo == MEMO_PENDING && s->hits == s->memo_hits) {
-        ts_memo_entry *e = &t->ts.memo[s->memo_slot];
+        /* the ways of a set are replaced in turn */
+        const uint32_t set = s->memo_slot;
+        ts_memo_entry *e = &t->ts.memo[set][t->ts.memo_next[set]++ % TS_MEMO_WAYS];
+        e->h = s->lit_h;
         e->n = s->lit_n;
         memcpy(e->b, s->lit, s->lit_n);
     }

@@ -28,35 +28,41 @@ void tk_template_begin(tpl *t)
 }
 
 /* Byte classes of the token scanners (one table lookup per byte). */
-#define TC_OPEN 0x01u   /* '<' or '[': a token may start */
-#define TC_END_A 0x02u  /* ends the scan of a '<' token: whitespace, '<', '[', '>' */
-#define TC_END_B 0x04u  /* ends the scan of a '[' token: whitespace, '<', '[', ']' */
-#define TC_ANGLE 0x08u  /* may be inside "<...>": [A-Za-z0-9_/|-] and non-ASCII */
-#define TC_BRACK 0x10u  /* may be inside "[...]": [A-Z_/] */
+#define TC_OPEN 0x01u  /* '<' or '[': a token may start */
+#define TC_END_A 0x02u /* ends the scan of a '<' token: whitespace, '<', '[', '>' */
+#define TC_END_B 0x04u /* ends the scan of a '[' token: whitespace, '<', '[', ']' */
+#define TC_ANGLE 0x08u /* may be inside "<...>": [A-Za-z0-9_/|-] and non-ASCII */
+#define TC_BRACK 0x10u /* may be inside "[...]": [A-Z_/] */
 #define TC_WS (TC_END_A | TC_END_B)
 #define TC_UP (TC_ANGLE | TC_BRACK)
 #define TC_LO TC_ANGLE
 #define TC_HI TC_ANGLE
-#define TC_HI16 TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI
+#define TC_HI16                                                                                    \
+    TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI,     \
+        TC_HI, TC_HI, TC_HI
 #define TC_OPEN_BOTH (TC_OPEN | TC_END_A | TC_END_B)
 static const uint8_t tclass[256] = {
-    ['\t'] = TC_WS, ['\n'] = TC_WS, ['\r'] = TC_WS, [' '] = TC_WS,
+    ['\t'] = TC_WS,       ['\n'] = TC_WS,       ['\r'] = TC_WS,   [' '] = TC_WS,
     ['<'] = TC_OPEN_BOTH, ['['] = TC_OPEN_BOTH, ['>'] = TC_END_A, [']'] = TC_END_B,
-    ['_'] = TC_UP, ['/'] = TC_UP, ['-'] = TC_ANGLE, ['|'] = TC_ANGLE,
-    ['0'] = TC_ANGLE, ['1'] = TC_ANGLE, ['2'] = TC_ANGLE, ['3'] = TC_ANGLE, ['4'] = TC_ANGLE,
-    ['5'] = TC_ANGLE, ['6'] = TC_ANGLE, ['7'] = TC_ANGLE, ['8'] = TC_ANGLE, ['9'] = TC_ANGLE,
-    ['A'] = TC_UP, ['B'] = TC_UP, ['C'] = TC_UP, ['D'] = TC_UP, ['E'] = TC_UP, ['F'] = TC_UP,
-    ['G'] = TC_UP, ['H'] = TC_UP, ['I'] = TC_UP, ['J'] = TC_UP, ['K'] = TC_UP, ['L'] = TC_UP,
-    ['M'] = TC_UP, ['N'] = TC_UP, ['O'] = TC_UP, ['P'] = TC_UP, ['Q'] = TC_UP, ['R'] = TC_UP,
-    ['S'] = TC_UP, ['T'] = TC_UP, ['U'] = TC_UP, ['V'] = TC_UP, ['W'] = TC_UP, ['X'] = TC_UP,
-    ['Y'] = TC_UP, ['Z'] = TC_UP,
-    ['a'] = TC_LO, ['b'] = TC_LO, ['c'] = TC_LO, ['d'] = TC_LO, ['e'] = TC_LO, ['f'] = TC_LO,
-    ['g'] = TC_LO, ['h'] = TC_LO, ['i'] = TC_LO, ['j'] = TC_LO, ['k'] = TC_LO, ['l'] = TC_LO,
-    ['m'] = TC_LO, ['n'] = TC_LO, ['o'] = TC_LO, ['p'] = TC_LO, ['q'] = TC_LO, ['r'] = TC_LO,
-    ['s'] = TC_LO, ['t'] = TC_LO, ['u'] = TC_LO, ['v'] = TC_LO, ['w'] = TC_LO, ['x'] = TC_LO,
-    ['y'] = TC_LO, ['z'] = TC_LO,
-    [0x80] = TC_HI16, [0x90] = TC_HI16, [0xA0] = TC_HI16, [0xB0] = TC_HI16,
-    [0xC0] = TC_HI16, [0xD0] = TC_HI16, [0xE0] = TC_HI16, [0xF0] = TC_HI16,
+    ['_'] = TC_UP,        ['/'] = TC_UP,        ['-'] = TC_ANGLE, ['|'] = TC_ANGLE,
+    ['0'] = TC_ANGLE,     ['1'] = TC_ANGLE,     ['2'] = TC_ANGLE, ['3'] = TC_ANGLE,
+    ['4'] = TC_ANGLE,     ['5'] = TC_ANGLE,     ['6'] = TC_ANGLE, ['7'] = TC_ANGLE,
+    ['8'] = TC_ANGLE,     ['9'] = TC_ANGLE,     ['A'] = TC_UP,    ['B'] = TC_UP,
+    ['C'] = TC_UP,        ['D'] = TC_UP,        ['E'] = TC_UP,    ['F'] = TC_UP,
+    ['G'] = TC_UP,        ['H'] = TC_UP,        ['I'] = TC_UP,    ['J'] = TC_UP,
+    ['K'] = TC_UP,        ['L'] = TC_UP,        ['M'] = TC_UP,    ['N'] = TC_UP,
+    ['O'] = TC_UP,        ['P'] = TC_UP,        ['Q'] = TC_UP,    ['R'] = TC_UP,
+    ['S'] = TC_UP,        ['T'] = TC_UP,        ['U'] = TC_UP,    ['V'] = TC_UP,
+    ['W'] = TC_UP,        ['X'] = TC_UP,        ['Y'] = TC_UP,    ['Z'] = TC_UP,
+    ['a'] = TC_LO,        ['b'] = TC_LO,        ['c'] = TC_LO,    ['d'] = TC_LO,
+    ['e'] = TC_LO,        ['f'] = TC_LO,        ['g'] = TC_LO,    ['h'] = TC_LO,
+    ['i'] = TC_LO,        ['j'] = TC_LO,        ['k'] = TC_LO,    ['l'] = TC_LO,
+    ['m'] = TC_LO,        ['n'] = TC_LO,        ['o'] = TC_LO,    ['p'] = TC_LO,
+    ['q'] = TC_LO,        ['r'] = TC_LO,        ['s'] = TC_LO,    ['t'] = TC_LO,
+    ['u'] = TC_LO,        ['v'] = TC_LO,        ['w'] = TC_LO,    ['x'] = TC_LO,
+    ['y'] = TC_LO,        ['z'] = TC_LO,        [0x80] = TC_HI16, [0x90] = TC_HI16,
+    [0xA0] = TC_HI16,     [0xB0] = TC_HI16,     [0xC0] = TC_HI16, [0xD0] = TC_HI16,
+    [0xE0] = TC_HI16,     [0xF0] = TC_HI16,
 };
 
 /* The kind of a complete token s[0..n) (brackets included), 0 when it is
@@ -84,15 +90,50 @@ static uint8_t token_kind(const uint8_t *s, size_t n)
     return 0;
 }
 
-/* Keep token s[0..n) of kind `kind` (not 0), first seen at index, once. */
-static void add(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8_t kind)
+/* token_kind of s[0..n), a '<' or '[' and its closing bracket, given the
+ * classes all the bytes between them have. */
+static uint8_t inner_kind(const uint8_t *s, size_t n, unsigned inner)
 {
+    if (n < 3)
+        return 0;
+    if (s[0] == '<') {
+        if (n >= 5 && s[1] == '|' && s[n - 2] == '|')
+            return TKN_BAR;
+        if (n >= 9 && memcmp(s + 1, FW_BAR, 3) == 0 && memcmp(s + n - 4, FW_BAR, 3) == 0)
+            return TKN_BAR;
+        return (inner & TC_ANGLE) ? TKN_ANGLE : 0;
+    }
+    return n >= 4 && (inner & TC_BRACK) ? TKN_BRACKET : 0;
+}
+
+/* What add compares first: the length and three of the bytes (n >= 3). */
+static uint32_t token_key(const uint8_t *s, size_t n)
+{
+    return (uint32_t)n | (uint32_t)s[1] << 8 | (uint32_t)s[n / 2] << 16 | (uint32_t)s[n - 2] << 24;
+}
+
+/* Keep token s[0..n) of kind `kind` (not 0), first seen at index, once
+ * (out of line: the callers' common case is then a leaf). */
+static __attribute__((noinline)) void add(tpl *t, const uint8_t *s, size_t n, uint64_t index,
+                                          uint8_t kind)
+{
+    const uint32_t key = token_key(s, n);
+    /* a hint first: the entry last found or added under this key's slot
+     * (a wrong or stale hint only costs the scan of the at most
+     * TPL_TOK_MAX entries, so no keyed hash is needed) */
+    const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
+    const uint32_t h = t->tk.hint[slot];
+    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && memcmp(t->tk.set[h - 1].s, s, n) == 0)
+        return;
     for (uint32_t i = 0; i < t->tk.n; i++)
-        if (t->tk.set[i].len == n && t->tk.set[i].s[n - 1] == s[n - 1] &&
-            t->tk.set[i].s[n / 2] == s[n / 2] && memcmp(t->tk.set[i].s, s, n) == 0)
+        if (t->tk.key[i] == key && memcmp(t->tk.set[i].s, s, n) == 0) {
+            t->tk.hint[slot] = (uint8_t)(i + 1);
             return;
+        }
     if (t->tk.n >= TPL_TOK_MAX)
         return;
+    t->tk.hint[slot] = (uint8_t)(t->tk.n + 1);
+    t->tk.key[t->tk.n] = key;
     tpl_token *e = &t->tk.set[t->tk.n++];
     memcpy(e->s, s, n);
     e->len = (uint8_t)n;
@@ -111,8 +152,15 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
     }
     for (size_t i = 0; i < n; i++) {
         if (!t->tk.on) { /* outside a token: skip to the next opener in one loop */
-            while (i < n && p[i] != '<' && p[i] != '[')
+            while (i < n && !(tclass[p[i]] & TC_OPEN))
                 i++;
+            if (i == n)
+                break;
+        } else { /* inside one: take the bytes that change nothing in one loop */
+            uint32_t len = t->tk.len;
+            while (i < n && len < TPL_TOK_LEN && !(tclass[p[i]] & (TC_END_A | TC_END_B)))
+                t->tk.buf[len++] = p[i++];
+            t->tk.len = len;
             if (i == n)
                 break;
         }
@@ -160,11 +208,12 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
         const unsigned end = s[i] == '<' ? TC_END_A : TC_END_B;
         const size_t lim = n - i > TPL_TOK_LEN ? i + TPL_TOK_LEN : n;
         size_t j = i + 1;
+        unsigned inner = 0xFFu; /* the classes all the bytes inside have */
         while (j < lim && !(tclass[s[j]] & end))
-            j++;
+            inner &= tclass[s[j++]];
         if (j < lim && s[j] == close) {
             const size_t len = j - i + 1;
-            const uint8_t kind = token_kind(s + i, len);
+            const uint8_t kind = inner_kind(s + i, len, inner);
             if (kind && t->tk.n_pend < TPL_TOK_PEND) {
                 tpl_token *e = &t->tk.pend[t->tk.n_pend++];
                 memcpy(e->s, s + i, len);
