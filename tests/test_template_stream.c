@@ -51,24 +51,25 @@ static void test_clean_literal_is_held(void **state)
     tpl_free(t);
 }
 
+/* s reports `kind` as a whole literal, and is scanned again the next time. */
+static void never_held(tpl *t, const char *s, int kind, uint64_t index)
+{
+    whole(t, s, index);
+    assert_true(tpl_hit_get(t, kind)->have);
+    const uint64_t more = tpl_hit_get(t, kind)->more;
+    ts_reset(&t->ts.lits, "string literal");
+    lit(t, s, index + 100);
+    assert_int_not_equal(t->ts.lits.memo, MEMO_HELD);
+    ts_end(t, &t->ts.lits);
+    assert_int_equal(tpl_hit_get(t, kind)->more, more + 1);
+}
+
 static void test_reporting_literal_is_never_held(void **state)
 {
     (void)state;
     tpl *t = fresh();
-    whole(t, "then rm -rf it", 10);
-    assert_true(tpl_hit_get(t, TH_SHELL)->have);
-    ts_reset(&t->ts.lits, "string literal");
-    lit(t, "then rm -rf it", 40);
-    assert_int_not_equal(t->ts.lits.memo, MEMO_HELD);
-    ts_end(t, &t->ts.lits);
-    assert_int_equal(tpl_hit_get(t, TH_SHELL)->more, 1);
-    /* a finding only at the end (an e-mail address ends the literal) */
-    whole(t, "ask bob@evil.example", 80);
-    assert_true(tpl_hit_get(t, TH_URL)->have);
-    ts_reset(&t->ts.lits, "string literal");
-    lit(t, "ask bob@evil.example", 120);
-    assert_int_not_equal(t->ts.lits.memo, MEMO_HELD);
-    ts_end(t, &t->ts.lits);
+    never_held(t, "then rm -rf it", TH_SHELL, 10);
+    never_held(t, "ask bob@evil.example", TH_URL, 300); /* reported only at its end */
     tpl_free(t);
 }
 
