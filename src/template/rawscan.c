@@ -111,7 +111,36 @@ void raw_end(tpl *t)
     t->raw.need = 0;
 }
 
-void raw_run(tpl *t, const uint8_t *p, size_t n)
+/* Whether p[0..n) is all ASCII: eight bytes at a time, the last word
+ * overlapping the one before it, so a short run is two loads. */
+static bool all_ascii(const uint8_t *p, size_t n)
+{
+    const uint64_t HI = 0x8080808080808080ull;
+    uint64_t w, acc = 0;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            memcpy(&w, p + i, 8);
+            if (w & HI)
+                return false;
+        }
+        memcpy(&w, p + n - 8, 8);
+        return !(w & HI);
+    }
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        return !((a | b) & 0x80808080u);
+    }
+    for (size_t i = 0; i < n; i++)
+        acc |= p[i];
+    return !(acc & 0x80);
+}
+
+/* raw_byte over the bytes of p[0..n) from the first non-ASCII one on (out
+ * of line: raw_run's common case is then a leaf). */
+static __attribute__((noinline)) void raw_run_bytes(tpl *t, const uint8_t *p, size_t n)
 {
     uint64_t base = t->index;
     size_t i = 0;
@@ -135,4 +164,11 @@ void raw_run(tpl *t, const uint8_t *p, size_t n)
         i++;
     }
     t->index = base;
+}
+
+void raw_run(tpl *t, const uint8_t *p, size_t n)
+{
+    if (t->raw.need == 0 && all_ascii(p, n))
+        return; /* the common case: nothing to decode */
+    raw_run_bytes(t, p, n);
 }

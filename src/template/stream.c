@@ -22,11 +22,17 @@
  * template (tpl_report_earliest), so the passes' order is never visible. */
 #include "template/tpl.h"
 
+#include "common/keyhash.h"
 #include "common/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Every finding of a scanner goes through these, so that a scan knows
+ * whether it reported anything (the literal memo below). */
+#define REPORT(s, ...) ((s)->hits++, tpl_report(__VA_ARGS__))
+#define REPORT_EARLIEST(s, ...) ((s)->hits++, tpl_report_earliest(__VA_ARGS__))
 
 /* ------------------------------------------------------ folded alphabet */
 
@@ -299,6 +305,7 @@ _Static_assert(N_PATTERNS < 65535, "pattern index fits");
 /* what a word ([A-Za-z0-9._%+-@]) holds: an IPv4 address or an e-mail? */
 #define WK_AT 1u    /* holds an '@' */
 #define WK_NOTIP 2u /* holds something other than digits and dots */
+#define WK_LAZY 4u  /* not known yet: read it from the word's bytes (word_kind_of) */
 
 /* blob classes */
 #define BC_DIGIT 1u
@@ -306,6 +313,9 @@ _Static_assert(N_PATTERNS < 65535, "pattern index fits");
 #define BC_LOWER 4u
 #define BC_NOTHEX 8u
 #define BC_DONE 16u
+#define BC_LAZY 32u /* not known yet: read it from blob_head, which holds the run */
+
+#define SYM_ODDSP 0x01u /* '\f' or '\v': whitespace that does not end a special token */
 
 static uint8_t blob_class(uint8_t c)
 {
@@ -319,7 +329,8 @@ static uint8_t blob_class(uint8_t c)
 }
 
 /* Build the automaton: a trie, then breadth-first failure links folded into
- * a full transition table (so feeding is one lookup per symbol). */
+ * a full transition table (so feeding is one lookup per symbol), stored as
+ * ac_go. The trie and the links are only needed while building. */
 bool ts_init(tpl *t)
 {
     for (unsigned c = 0; c < 256; c++) {
@@ -332,71 +343,94 @@ bool ts_init(tpl *t)
                                   (c == ')' || c == '\n' ? SX_MDEND : 0));
         t->ts.symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
                                   (digitdot ? SYM_DIGITDOT : 0) |
-                                  ((c >= '0' && c <= '9') || c == '@' ? SYM_ATDIGIT : 0));
+                                  ((c >= '0' && c <= '9') || c == '@' ? SYM_ATDIGIT : 0) |
+                                  (c == '\f' || c == '\v' ? SYM_ODDSP : 0));
+        t->ts.symw[c] = (uint16_t)(t->ts.symx[c] | t->ts.symf[c] << 8);
         t->ts.bcls[c] = blob_class((uint8_t)c);
         t->ts.wkind[c] = (uint8_t)(c == '@' ? WK_AT : digitdot ? 0 : WK_NOTIP);
     }
-    t->ts.ac_next = calloc(AC_MAX_STATES, sizeof *t->ts.ac_next);
-    t->ts.ac_out = calloc(AC_MAX_STATES, sizeof *t->ts.ac_out);
-    t->ts.ac_link = calloc(AC_MAX_STATES, sizeof *t->ts.ac_link);
-    if (!t->ts.ac_next || !t->ts.ac_out || !t->ts.ac_link)
-        return false;
-    uint16_t(*next)[AC_SYMS] = t->ts.ac_next;
-    uint16_t n = 1;
-    for (size_t p = 0; p < N_PATTERNS; p++) {
-        uint16_t s = 0;
-        for (const char *c = patterns[p].s; *c; c++) {
+    t->ts.memo_key = keyhash_ml_process();
+    t->ts.out.owner = t->ts.lits.owner = t;
+    /* states are kept as row offsets (state * AC_SYMS) throughout; rows
+     * are zeroed as they are made, so the table is sized by the patterns
+     * (a state per byte at most) and only the rows in use are written */
+    size_t rows = 1;
+    for (size_t p = 0; p < N_PATTERNS; p++)
+        rows += strlen(patterns[p].s);
+    if (rows > AC_MAX_STATES)
+        rows = AC_MAX_STATES;
+    /* one block: the transitions, then ac_hit (by row offset; only the
+     * entries at row starts are ever read, and all of those are written) */
+    uint32_t *go = t->ts.ac_go = malloc(rows * AC_SYMS * (sizeof *go + 1));
+    uint32_t *link = calloc(rows, sizeof *link);
+    uint32_t *queue = malloc(rows * sizeof *queue);
+    uint16_t *out = t->ts.ac_out = calloc(rows, sizeof *t->ts.ac_out);
+    bool ok = go && link && queue && out;
+    if (ok)
+        memset(go, 0, AC_SYMS * sizeof *go);
+    uint32_t n = 1;
+    for (size_t p = 0; ok && p < N_PATTERNS; p++) {
+        uint32_t s = 0;
+        for (const char *c = patterns[p].s; ok && *c; c++) {
             unsigned y = ac_sym((uint8_t)*c);
-            if (!next[s][y]) {
-                if (n >= AC_MAX_STATES)
-                    return false;
-                next[s][y] = n++;
+            if (!go[s + y] && !(ok = n < rows))
+                break;
+            if (!go[s + y]) {
+                memset(go + (size_t)n * AC_SYMS, 0, AC_SYMS * sizeof *go);
+                go[s + y] = n++ * AC_SYMS;
             }
-            s = next[s][y];
+            s = go[s + y];
         }
-        t->ts.ac_out[s] = (uint16_t)(p + 1);
+        if (ok)
+            out[s / AC_SYMS] = (uint16_t)(p + 1);
     }
-    t->ts.ac_states = n;
-    uint16_t *queue = malloc(AC_MAX_STATES * sizeof *queue);
-    if (!queue)
-        return false;
-    size_t qh = 0, qt = 0;
-    for (unsigned y = 1; y < AC_SYMS; y++)
-        if (next[0][y]) {
-            t->ts.ac_link[next[0][y]] = 0;
-            queue[qt++] = next[0][y];
-        }
-    while (qh < qt) {
-        uint16_t s = queue[qh++];
-        if (!t->ts.ac_out[s])
-            t->ts.ac_out[s] = t->ts.ac_out[t->ts.ac_link[s]];
-        for (unsigned y = 1; y < AC_SYMS; y++) {
-            uint16_t u = next[s][y];
-            if (u) {
-                t->ts.ac_link[u] = next[t->ts.ac_link[s]][y];
-                queue[qt++] = u;
-            } else {
-                next[s][y] = next[t->ts.ac_link[s]][y];
+    if (ok) {
+        t->ts.ac_states = (uint16_t)n;
+        size_t qh = 0, qt = 0;
+        for (unsigned y = 1; y < AC_SYMS; y++)
+            if (go[y]) {
+                link[go[y] / AC_SYMS] = 0;
+                queue[qt++] = go[y];
+            }
+        while (qh < qt) {
+            const uint32_t s = queue[qh++], ls = link[s / AC_SYMS];
+            if (!out[s / AC_SYMS])
+                out[s / AC_SYMS] = out[ls / AC_SYMS];
+            for (unsigned y = 1; y < AC_SYMS; y++) {
+                const uint32_t u = go[s + y];
+                if (u) {
+                    link[u / AC_SYMS] = go[ls + y];
+                    queue[qt++] = u;
+                } else {
+                    go[s + y] = go[ls + y];
+                }
             }
         }
+        t->ts.ac_hit = (uint8_t *)(go + rows * AC_SYMS);
+        for (uint32_t s = 0; s < n; s++)
+            t->ts.ac_hit[s * AC_SYMS] = out[s] != 0;
     }
+    free(link);
     free(queue);
-    return true;
+    return ok;
 }
 
 void ts_free(tpl *t)
 {
-    free(t->ts.ac_next);
+    free(t->ts.ac_go); /* ac_hit is in the same block */
     free(t->ts.ac_out);
-    free(t->ts.ac_link);
 }
 
 /* ------------------------------------------------------------ segments */
+
+static __attribute__((noinline)) void memo_resolve(tscan *s);
 
 /* Only the scalars: the ring is read back only over the symbols of a match,
  * which were all fed after the reset (so a literal costs O(1) to start). */
 void ts_reset(tscan *s, const char *what)
 {
+    s->fresh = true;
+    s->memo = MEMO_NONE;
     s->what = what;
     s->seg = 0;
     s->seg_fl = 0;
@@ -419,6 +453,9 @@ void ts_reset(tscan *s, const char *what)
 
 void ts_segment(tscan *s, uint16_t fl)
 {
+    if (s->memo >= MEMO_HELD)
+        memo_resolve(s);
+    s->fresh = false;
     s->seg++;
     s->seg_fl = fl;
     s->seg_start = s->ring_n;
@@ -479,7 +516,7 @@ static bool url_char(uint8_t c)
     return c > 0x20 && c < 0x7F && !strchr("\"'<>{}|\\^`", c);
 }
 
-static void url_finish(tpl *t, tscan *s)
+static __attribute__((noinline)) void url_finish(tpl *t, tscan *s)
 {
     if (!s->url_cap)
         return;
@@ -488,9 +525,9 @@ static void url_finish(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[200], w[200];
-    tpl_report_earliest(t, TH_URL, s->url_index, "URL '%s' in %s",
-                        tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
-                        ts_where(s, how, w, sizeof w));
+    REPORT_EARLIEST(s, t, TH_URL, s->url_index, "URL '%s' in %s",
+                    tpl_quote(e, sizeof e, (const uint8_t *)s->url, s->url_len, 100),
+                    ts_where(s, how, w, sizeof w));
 }
 
 static const char *const gate_why[] = {"message content", "the turn count", "the date"};
@@ -524,13 +561,13 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
                                            [TH_CONCEAL] = "concealment phrase",
                                            [TH_SHELL] = "shell or installer command"};
         ts_where(s, how, w, sizeof w);
-        tpl_report(t, p->kind, index, "%s '%s' in %s", what[p->kind], p->s, w);
+        REPORT(s, t, p->kind, index, "%s '%s' in %s", what[p->kind], p->s, w);
         if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
-            tpl_report(t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s",
-                       what[p->kind], p->s, w);
+            REPORT(s, t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s",
+                   what[p->kind], p->s, w);
         if (s->gate)
-            tpl_report(t, TH_GATED, index, "%s '%s' is output only under a condition on %s",
-                       what[p->kind], p->s, gate_text(s->gate));
+            REPORT(s, t, TH_GATED, index, "%s '%s' is output only under a condition on %s",
+                   what[p->kind], p->s, gate_text(s->gate));
         return;
     }
     default: break;
@@ -546,21 +583,44 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
 /* An unknown {{ }} value that holds message content is output here. */
 void ts_content(tpl *t, tscan *s, uint64_t index)
 {
+    if (s->memo >= MEMO_HELD)
+        memo_resolve(s);
     const char *ctx = s->url_cap               ? "a URL"
                       : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
                       : (s->ctx & CTX_COMMENT) ? "an HTML comment"
                                                : NULL;
     if (ctx)
-        tpl_report(t, TH_EXFIL, index, "message content is output inside %s: an exfiltration sink",
-                   ctx);
+        REPORT(s, t, TH_EXFIL, index, "message content is output inside %s: an exfiltration sink",
+               ctx);
 }
 
 void ts_gate(tscan *s, unsigned gate)
 {
+    if (s->memo >= MEMO_HELD)
+        memo_resolve(s);
+    s->fresh = false;
     if (gate != s->gate)
         s->nl_done = false;
     s->gate = (uint8_t)gate;
     s->nl_words = 0;
+}
+
+/* The WK_* of the word w[0..n). */
+static uint8_t word_kind_of(const tpl *t, const uint8_t *w, size_t n)
+{
+    uint8_t wk = 0;
+    for (size_t i = 0; i < n; i++)
+        wk |= t->ts.wkind[w[i]];
+    return wk;
+}
+
+/* The BC_* of the blob run b[0..n). */
+static uint8_t blob_class_of(const tpl *t, const uint8_t *b, size_t n)
+{
+    uint8_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k |= t->ts.bcls[b[i]];
+    return k;
 }
 
 /* The word run ([A-Za-z0-9._%+-@]) ended: an IPv4 address or an e-mail? */
@@ -569,7 +629,11 @@ static void word_finish(tpl *t, tscan *s)
 {
     uint32_t n = s->word_len;
     s->word_len = 0;
-    if (n == 0 || n > sizeof s->word || (s->word_kind & (WK_AT | WK_NOTIP)) == WK_NOTIP)
+    if (n == 0 || n > sizeof s->word)
+        return;
+    if (s->word_kind & WK_LAZY)
+        s->word_kind = word_kind_of(t, s->word, n);
+    if ((s->word_kind & (WK_AT | WK_NOTIP)) == WK_NOTIP)
         return;
     unsigned how = run_how(s, s->word_seg);
     if (how & HOW_DUP)
@@ -593,9 +657,8 @@ static void word_finish(tpl *t, tscan *s)
         }
     }
     if (ip && groups == 3 && digits > 0) {
-        tpl_report_earliest(t, TH_URL, s->word_index, "IPv4 address '%s' in %s",
-                            tpl_quote(e, sizeof e, w, n, 40),
-                            ts_where(s, how, where, sizeof where));
+        REPORT_EARLIEST(s, t, TH_URL, s->word_index, "IPv4 address '%s' in %s",
+                        tpl_quote(e, sizeof e, w, n, 40), ts_where(s, how, where, sizeof where));
         return;
     }
     /* e-mail: local@domain.tld, one '@', a dot in the domain, a 2+ letter tld */
@@ -616,8 +679,8 @@ static void word_finish(tpl *t, tscan *s)
     for (const uint8_t *p = dot + 1; p < end; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
-    tpl_report_earliest(t, TH_URL, s->word_index, "e-mail address '%s' in %s",
-                        tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
+    REPORT_EARLIEST(s, t, TH_URL, s->word_index, "e-mail address '%s' in %s",
+                    tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
 }
 
 static void blob_hit(tpl *t, tscan *s)
@@ -632,15 +695,21 @@ static void blob_hit(tpl *t, tscan *s)
     if (how & HOW_DUP)
         return;
     char e[120], w[200];
-    tpl_report(t, TH_BLOB, s->blob_index, "%s-like run of %u+ characters in %s: '%s'",
-               hex ? "hex" : "base64", TPL_BLOB_MIN, ts_where(s, how, w, sizeof w),
-               tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
+    REPORT(s, t, TH_BLOB, s->blob_index, "%s-like run of %u+ characters in %s: '%s'",
+           hex ? "hex" : "base64", TPL_BLOB_MIN, ts_where(s, how, w, sizeof w),
+           tpl_quote(e, sizeof e, s->blob_head, sizeof s->blob_head, 40));
 }
 
-void ts_end(tpl *t, tscan *s)
+/* ts_end's work (without the memo). */
+static void end_scan(tpl *t, tscan *s)
 {
-    url_finish(t, s);
-    word_finish(t, s);
+    if (s->url_cap)
+        url_finish(t, s);
+    /* word_finish, called only for a word that may be an address */
+    if (s->word_len && s->word_len <= sizeof s->word &&
+        (s->word_kind & (WK_AT | WK_NOTIP | WK_LAZY)) != WK_NOTIP)
+        word_finish(t, s);
+    s->word_len = 0;
     s->blob_len = 0;
     s->ac_state = 0;
     s->ac_space = false;
@@ -659,11 +728,11 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
     if (!(wl & WL_OTHER) && (((wl & WL_ASCII) && (wl & WL_CONFUSABLE)) ||
                              ((wl & (WL_WIDE | WL_STYLED)) && s->wl_n >= 2))) {
         char w[200];
-        tpl_report(t, TH_HOMOGLYPH, s->wl_index, "a word in %s is written with %s",
-                   ts_where(s, 0, w, sizeof w),
-                   (wl & WL_CONFUSABLE) ? "Cyrillic or Greek letters that look Latin"
-                   : (wl & WL_WIDE)     ? "fullwidth Latin letters"
-                                        : "styled (mathematical or circled) letters");
+        REPORT(s, t, TH_HOMOGLYPH, s->wl_index, "a word in %s is written with %s",
+               ts_where(s, 0, w, sizeof w),
+               (wl & WL_CONFUSABLE) ? "Cyrillic or Greek letters that look Latin"
+               : (wl & WL_WIDE)     ? "fullwidth Latin letters"
+                                    : "styled (mathematical or circled) letters");
     }
     s->wl_n = 0;
     if (!s->gate)
@@ -674,18 +743,25 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
         s->nl_words = 0; /* markup, not prose */
     if (s->nl_words >= 5 && !s->nl_done) {
         s->nl_done = true;
-        tpl_report(t, TH_GATED, s->wl_index,
-                   "natural-language text is output only under a condition on %s",
-                   gate_text(s->gate));
+        REPORT(s, t, TH_GATED, s->wl_index,
+               "natural-language text is output only under a condition on %s", gate_text(s->gate));
     }
 }
 
 /* --------------------------------------------------------------- feed */
 
-/* A match ends at the symbol just fed. */
-static void matched(tpl *t, tscan *s, uint16_t o)
+/* A match ends at the symbol just fed (the state s->ac_state has an output). */
+static void matched(tpl *t, tscan *s)
 {
-    ac_match(t, s, &patterns[o - 1]);
+    ac_match(t, s, &patterns[t->ts.ac_out[s->ac_state / AC_SYMS] - 1]);
+}
+
+/* Symbol y into the automaton. */
+static void ac_step(tpl *t, tscan *s, unsigned y)
+{
+    s->ac_state = t->ts.ac_go[s->ac_state + y];
+    if (t->ts.ac_hit[s->ac_state])
+        matched(t, s);
 }
 
 /* One folded symbol (the slow path: non-ASCII). */
@@ -698,10 +774,7 @@ static void ac_feed(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
     s->ring_n++;
     if (folded)
         s->fold_n = s->ring_n;
-    s->ac_state = t->ts.ac_next[s->ac_state][y];
-    uint16_t o = t->ts.ac_out[s->ac_state];
-    if (o)
-        matched(t, s, o);
+    ac_step(t, s, y);
 }
 
 static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
@@ -773,106 +846,203 @@ static void url_byte(tpl *t, tscan *s, uint8_t c)
         url_finish(t, s);
 }
 
+/* What the automaton pass saw of a piece, for the run passes: where the
+ * blob run and the word run that end it start (n: none), whether a run of
+ * TPL_BLOB_MIN blob bytes lies in it, and the run classes of its bytes. */
+typedef struct seen {
+    size_t bst, wst;
+    unsigned any; /* symw bits of the bytes (letters only add SYM_BLOB | SYM_WORD) */
+    bool lng;
+} seen;
+
+/* One byte the slow way, all its state in s: a non-ASCII byte, or any
+ * byte while a UTF-8 sequence or a URL is open. */
+static void slow_byte(tpl *t, tscan *s, uint8_t c, uint64_t idx)
+{
+    if (s->url_cap)
+        url_byte(t, s, c);
+    if (c >= 0x80) {
+        feed_u8(t, s, c, idx);
+        return;
+    }
+    const unsigned y = t->ts.sym[c];
+    if (s->u_need) {
+        s->u_need = 0; /* a sequence cut short */
+        feed_sym(t, s, Y_OTHER, s->u_index, false);
+        feed_sym(t, s, y, idx, false);
+        return;
+    }
+    if (y - 1u < 26u) { /* a letter after a URL opened (the URL byte is taken) */
+        if (!s->wl)
+            s->wl_index = idx;
+        s->wl |= WL_ASCII;
+        s->wl_n++;
+    } else if (s->wl || s->gate) {
+        letters_end(t, s, y);
+    }
+    if ((t->ts.symx[c] & SX_MDEND) && (s->ctx & CTX_MDLINK))
+        s->ctx &= (uint8_t)~CTX_MDLINK;
+    if (y != Y_SPACE || !s->ac_space) { /* whitespace runs fold to one symbol */
+        s->ac_space = y == Y_SPACE;
+        s->ring_index[s->ring_n % TS_RING] = idx;
+        s->ring_n++;
+        ac_step(t, s, y);
+    }
+}
+
 /* The phrase automaton, URL capture, UTF-8 folding and letter words over n
- * bytes. The hot state lives in locals, written back around the rare slow
- * paths (non-ASCII, a URL being captured, a match, a word ending). */
-static void ac_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
+ * bytes (byte i at index + i * step), noting in *sn what the run passes
+ * need to know of the piece. ASCII bytes take the fast loops, their hot
+ * state in locals (written back around a match or a word's end); other
+ * bytes, and every byte while a sequence or a URL is open, take slow_byte.
+ * step is a constant where this is used, so each use is its own loop. */
+static inline __attribute__((always_inline)) void
+ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint64_t step, seen *sn)
 {
     uint32_t st = s->ac_state, rn = s->ring_n, wl_n = s->wl_n;
     uint8_t wl = s->wl;
     bool space = s->ac_space;
-    const uint8_t *sym = t->ts.sym, *symx = t->ts.symx;
-    uint16_t(*next)[AC_SYMS] = t->ts.ac_next;
-    const uint16_t *out = t->ts.ac_out;
+    const uint8_t gate = s->gate; /* only ts_gate changes it */
+    const uint16_t *symw = t->ts.symw;
+    const uint32_t *go = t->ts.ac_go;
+    const uint8_t *hit = t->ts.ac_hit;
     uint64_t *ring = s->ring_index;
-#define SYNC()                                                                                     \
-    (s->ac_state = (uint16_t)st, s->ring_n = rn, s->ac_space = space, s->wl = wl, s->wl_n = wl_n)
-#define LOAD()                                                                                     \
-    (st = s->ac_state, rn = s->ring_n, space = s->ac_space, wl = s->wl, wl_n = s->wl_n,            \
-     slow = s->u_need || s->url_cap)
+    size_t bst = 0, wst = 0;
+    unsigned any = 0;
+    bool lng = false;
+#define SYNC() (s->ac_state = st, s->ring_n = rn, s->ac_space = space, s->wl = wl, s->wl_n = wl_n)
+#define LOAD() (st = s->ac_state, rn = s->ring_n, space = s->ac_space, wl = s->wl, wl_n = s->wl_n)
+    /* the runs: a byte outside one ends it (the letters the inner loop
+     * takes after the first are in both, so they change nothing) */
+#define TRACK(w, i)                                                                                \
+    do {                                                                                           \
+        any |= (w);                                                                                \
+        if (!((w) & (SYM_BLOB << 8))) {                                                            \
+            lng |= (i)-bst >= TPL_BLOB_MIN;                                                        \
+            bst = (i) + 1;                                                                         \
+        }                                                                                          \
+        if (!((w) & (SYM_WORD << 8)))                                                              \
+            wst = (i) + 1;                                                                         \
+    } while (0)
+    size_t i = 0;
     bool slow = s->u_need || s->url_cap; /* a sequence or a URL is open */
-    uint64_t idx = index;
-    for (size_t i = 0; i < n; i++, idx += step) {
-        const uint8_t c = p[i];
-        const uint8_t x = symx[c];
-        if ((x & SX_SLOW) || slow) {
+    for (;;) {
+        if (slow) {
             SYNC();
-            if (s->url_cap)
-                url_byte(t, s, c);
-            if (c >= 0x80) {
-                feed_u8(t, s, c, idx);
-                LOAD();
-                continue;
-            }
-            if (s->u_need) {
-                s->u_need = 0; /* a sequence cut short */
-                feed_sym(t, s, Y_OTHER, s->u_index, false);
-                feed_sym(t, s, sym[c], idx, false);
-                LOAD();
-                continue;
-            }
+            do {
+                const unsigned w = symw[p[i]];
+                TRACK(w, i);
+                slow_byte(t, s, p[i], index + i * step);
+                i++;
+            } while (i < n && (s->u_need || s->url_cap));
             LOAD();
+            slow = false;
         }
-        const unsigned y = x & SX_SYM;
-        if (y - 1u < 26u && !slow) {
-            /* a run of ASCII letters, in one inner loop: the word of
-             * letters (GG738, GG734) and the automaton; it ends at a byte
-             * that is not an ASCII letter, or when a match opens a URL */
-            if (!wl)
-                s->wl_index = idx;
-            wl |= WL_ASCII;
-            space = false;
-            unsigned yy = y;
-            for (;;) {
-                wl_n++;
-                ring[rn % TS_RING] = idx;
-                rn++;
-                st = next[st][yy];
-                if (out[st]) {
+        while (i < n) {
+            const unsigned w = symw[p[i]];
+            if (w & SX_SLOW) {
+                slow = true;
+                break;
+            }
+            TRACK(w, i);
+            const unsigned y = w & SX_SYM;
+            const uint64_t idx = index + i * step;
+            if (y - 1u < 26u) {
+                /* a run of ASCII letters, in one inner loop: the word of
+                 * letters (GG738, GG734) and the automaton; it ends at a
+                 * byte that is not an ASCII letter, or when a match opens
+                 * a URL */
+                if (!wl)
+                    s->wl_index = idx;
+                wl |= WL_ASCII;
+                space = false;
+                const size_t i0 = i;
+                uint64_t id = idx;
+                unsigned yy = y;
+                for (;;) {
+                    unsigned v;
+                    for (;;) { /* the tight loop: no call in it */
+                        ring[rn % TS_RING] = id;
+                        rn++;
+                        st = go[st + yy];
+                        i++;
+                        if ((v = hit[st]) || i == n)
+                            break;
+                        yy = symw[p[i]] & SX_SYM;
+                        if (yy - 1u >= 26u)
+                            break;
+                        id += step;
+                    }
+                    if (!v)
+                        break;
                     SYNC();
-                    matched(t, s, out[st]);
+                    matched(t, s);
+                    LOAD();
+                    if (s->url_cap || i == n)
+                        break;
+                    yy = symw[p[i]] & SX_SYM;
+                    if (yy - 1u >= 26u)
+                        break;
+                    id += step;
+                }
+                wl_n += (uint32_t)(i - i0);
+                if (s->url_cap) {
+                    slow = true;
+                    break;
+                }
+                continue;
+            }
+            if (wl || gate) {
+                if (wl == WL_ASCII && !gate) { /* letters_end's common case: nothing */
+                    wl = 0;
+                    wl_n = 0;
+                } else {
+                    SYNC();
+                    letters_end(t, s, y);
                     LOAD();
                 }
-                if (i + 1 == n || slow)
-                    break;
-                yy = symx[p[i + 1]] & SX_SYM;
-                if (yy - 1u >= 26u)
-                    break;
-                i++;
-                idx += step;
             }
-            continue;
-        }
-        if (y - 1u < 26u) { /* a letter after a URL opened (the URL byte is taken) */
-            if (!wl)
-                s->wl_index = idx;
-            wl |= WL_ASCII;
-            wl_n++;
-        } else if (wl == WL_ASCII && !s->gate) { /* letters_end's common case: nothing */
-            wl = 0;
-            wl_n = 0;
-        } else if (wl || s->gate) {
-            SYNC();
-            letters_end(t, s, y);
-            LOAD();
-        }
-        if ((x & SX_MDEND) && (s->ctx & CTX_MDLINK))
-            s->ctx &= (uint8_t)~CTX_MDLINK;
-        if (y != Y_SPACE || !space) { /* whitespace runs fold to one symbol */
-            space = y == Y_SPACE;
-            ring[rn % TS_RING] = idx;
-            rn++;
-            st = next[st][y];
-            if (out[st]) {
-                SYNC();
-                matched(t, s, out[st]);
-                LOAD();
+            if ((w & SX_MDEND) && (s->ctx & CTX_MDLINK))
+                s->ctx &= (uint8_t)~CTX_MDLINK;
+            i++;
+            if (y != Y_SPACE || !space) { /* whitespace runs fold to one symbol */
+                space = y == Y_SPACE;
+                ring[rn % TS_RING] = idx;
+                rn++;
+                st = go[st + y];
+                if (hit[st]) {
+                    SYNC();
+                    matched(t, s);
+                    LOAD();
+                    if (s->url_cap) {
+                        slow = true;
+                        break;
+                    }
+                }
             }
         }
+        if (i >= n)
+            break;
     }
     SYNC();
 #undef SYNC
 #undef LOAD
+#undef TRACK
+    sn->bst = bst;
+    sn->wst = wst;
+    sn->any = any;
+    sn->lng = lng || n - bst >= TPL_BLOB_MIN;
+}
+
+/* ac_loop for a piece of n > 0 bytes, one loop for text (step 1) and one
+ * for a folded value (all its bytes at one index). */
+static void ac_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step,
+                    seen *sn)
+{
+    if (step)
+        ac_loop(t, s, p, n, index, 1, sn);
+    else
+        ac_loop(t, s, p, n, index, 0, sn);
 }
 
 /* Base64 / hex runs over n bytes: a run is judged when it reaches
@@ -882,6 +1052,8 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
 {
     const uint8_t *symf = t->ts.symf, *bc = t->ts.bcls;
     uint32_t blen = s->blob_len;
+    if (blen && (s->blob_cls & BC_LAZY))
+        s->blob_cls = blob_class_of(t, s->blob_head, blen);
     uint8_t bcls = s->blob_cls;
     size_t i = 0;
     while (i < n) {
@@ -940,6 +1112,8 @@ static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
 {
     const uint8_t *symf = t->ts.symf, *wkt = t->ts.wkind;
     uint32_t wlen = s->word_len;
+    if (wlen && wlen <= sizeof s->word && (s->word_kind & WK_LAZY))
+        s->word_kind = word_kind_of(t, s->word, wlen);
     uint8_t wk = s->word_kind;
     size_t i = 0;
     while (i < n) {
@@ -989,13 +1163,18 @@ static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
     s->word_kind = wk;
 }
 
-/* Whether p[0..n) is all whitespace (the text between trimmed tags). */
-static bool blank(const tpl *t, const uint8_t *p, size_t n)
+/* Whether p[0..n) is all whitespace (the text between trimmed tags): 0
+ * no, 1 yes, 3 yes and it holds a '\f' or '\v'. */
+static unsigned blank(const tpl *t, const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (t->ts.sym[p[i]] != Y_SPACE)
-            return false;
-    return true;
+    unsigned acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned w = t->ts.symw[p[i]];
+        if ((w & SX_SYM) != Y_SPACE)
+            return 0;
+        acc |= w;
+    }
+    return (SW_RUNS(acc) & SYM_ODDSP) ? 3 : 1;
 }
 
 /* The three passes over whitespace only, in one step: what the first
@@ -1012,106 +1191,232 @@ static void blank_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
         s->ac_space = true;
         s->ring_index[s->ring_n % TS_RING] = index;
         s->ring_n++;
-        s->ac_state = t->ts.ac_next[s->ac_state][Y_SPACE];
-        uint16_t o = t->ts.ac_out[s->ac_state];
-        if (o)
-            matched(t, s, o);
+        ac_step(t, s, Y_SPACE);
     }
     s->blob_len = 0;
     if (s->word_len)
         word_finish(t, s);
 }
 
-/* Where the run of bytes with class bit `cls` that ends p[0..n) starts. */
-static size_t tail_start(const uint8_t *symf, const uint8_t *p, size_t n, uint8_t cls)
+/* d[0..n) = s[0..n) for the short copies of the tails (n <= 72): a few
+ * word-sized moves, not a byte loop nor a library call. */
+static void copy_short(uint8_t *d, const uint8_t *s, size_t n)
 {
-    size_t i = n;
-    while (i > 0 && (symf[p[i - 1]] & cls))
-        i--;
-    return i;
+    if (n >= 8) {
+        for (size_t k = 0; k + 8 < n; k += 8)
+            memcpy(d + k, s + k, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            d[k] = s[k];
+    }
 }
 
-/* blob_pass when no run in p can reach the minimum: only the run at the
- * end is kept open. */
-static void blob_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
+/* blob_pass when no run in p can reach the minimum (and none was open):
+ * only the run at the end, p[i..n), is kept open. Its class is read from
+ * blob_head when the run goes on (BC_LAZY), or now when it does not fit. */
+static void blob_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, uint64_t index,
+                      uint64_t step)
 {
-    const uint8_t *symf = t->ts.symf, *bc = t->ts.bcls;
-    size_t i = tail_start(symf, p, n, SYM_BLOB);
-    s->blob_len = (uint32_t)(n - i);
-    if (i == n)
+    const size_t k = n - i;
+    s->blob_len = (uint32_t)k;
+    if (k == 0)
         return;
-    uint8_t cls = 0;
-    for (size_t j = i; j < n; j++) {
-        cls |= bc[p[j]];
-        if (j - i < sizeof s->blob_head)
-            s->blob_head[j - i] = p[j];
+    if (k <= sizeof s->blob_head) {
+        copy_short(s->blob_head, p + i, k);
+        s->blob_cls = BC_LAZY;
+    } else {
+        copy_short(s->blob_head, p + i, sizeof s->blob_head);
+        s->blob_cls = blob_class_of(t, p + i, k);
     }
-    s->blob_cls = cls;
     s->blob_index = index + i * step;
     s->blob_seg = s->seg;
 }
 
-/* word_pass when no word in p can be an address: only the word at the
- * end is kept open. */
-static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, uint64_t step)
+/* word_pass when no word in p can be an address (p holds no digit and no
+ * '@', and no word was open): only the word at the end, p[i..n), is kept
+ * open. Its last byte is no digit and no '@': it is no IPv4 address unless
+ * it is all dots, which word_kind_of tells later. */
+static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, uint64_t index,
+                      uint64_t step)
 {
-    const uint8_t *symf = t->ts.symf, *wkt = t->ts.wkind;
-    size_t i = tail_start(symf, p, n, SYM_WORD);
-    if (i == n)
+    const size_t k = n - i;
+    if (k == 0)
         return;
-    uint8_t wk = 0;
-    uint32_t wlen = 0;
-    for (size_t j = i; j < n; j++) {
-        wk |= wkt[p[j]];
-        if (wlen < sizeof s->word)
-            s->word[wlen] = p[j];
-        if (wlen <= sizeof s->word)
-            wlen++;
-    }
-    s->word_len = wlen;
-    s->word_kind = wk;
+    copy_short(s->word, p + i, k < sizeof s->word ? k : sizeof s->word);
+    s->word_len = k <= sizeof s->word ? (uint32_t)k : (uint32_t)sizeof s->word + 1;
+    s->word_kind = p[n - 1] != '.' ? WK_NOTIP : WK_LAZY;
     s->word_index = index + i * step;
     s->word_seg = s->seg;
+    (void)t;
 }
 
 /* The scanners over n bytes, one pass each: the phrase automaton (with URL
  * capture and words of letters), blobs, IPv4 / e-mail words. The passes
- * share no state; each keeps the order of its own findings. */
-void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+ * share no state; each keeps the order of its own findings. What the
+ * automaton pass notes of the piece decides what the run passes must do:
+ * with no blob run open and no run of TPL_BLOB_MIN blob bytes in it, the
+ * piece holds no blob (only the run at its end may grow into one); with no
+ * digit, no '@' and no word open, it holds no IPv4 or e-mail address. */
+/* The pieces that are not whitespace only: the automaton pass, then the
+ * run passes as it tells (out of line, so that a piece of whitespace does
+ * not pay for their registers). */
+static __attribute__((noinline)) void scan_text(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                uint64_t index, bool same_index)
 {
-    if (s == &t->ts.out)
-        tk_run(t, p, n, s->seg, index, same_index); /* special tokens output */
-    if (n == 0)
-        return;
-    if (!s->url_cap && !s->u_need && blank(t, p, n)) {
-        blank_run(t, s, p, n, index);
-        return;
-    }
     const uint64_t step = same_index ? 0 : 1;
-    ac_pass(t, s, p, n, index, step);
-    /* One look over the piece decides what the run passes must do: with no
-     * blob run open and no run of TPL_BLOB_MIN blob bytes in it, the piece
-     * holds no blob (only the run at its end may grow into one); with no
-     * digit, no '@' and no word open, it holds no IPv4 or e-mail address.
-     * The look stops at the first long run (a blob may be there: both
-     * passes run), so a long run costs nothing extra. */
-    const uint8_t *symf = t->ts.symf;
-    uint8_t any = 0;
-    uint32_t run = s->blob_len < TPL_BLOB_MIN ? s->blob_len : TPL_BLOB_MIN;
-    size_t i = 0;
-    for (; i < n && run < TPL_BLOB_MIN; i++) {
-        const uint8_t f = symf[p[i]];
-        any |= f;
-        run = (f & SYM_BLOB) ? run + 1 : 0;
-    }
-    if (i < n || run >= TPL_BLOB_MIN || s->blob_len) {
+    seen sn;
+    ac_pass(t, s, p, n, index, step, &sn);
+    if (sn.lng || s->blob_len) {
         blob_pass(t, s, p, n, index, step);
         word_pass(t, s, p, n, index, step);
         return;
     }
-    blob_tail(t, s, p, n, index, step);
-    if (s->word_len == 0 && !(any & SYM_ATDIGIT))
-        word_tail(t, s, p, n, index, step);
+    blob_tail(t, s, p, n, sn.bst, index, step);
+    if (s->word_len == 0 && !(SW_RUNS(sn.any) & SYM_ATDIGIT))
+        word_tail(t, s, p, n, sn.wst, index, step);
     else
         word_pass(t, s, p, n, index, step);
+}
+
+static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index,
+                       bool same_index)
+{
+    const bool out = s == &t->ts.out;
+    if (n == 0) {
+        if (out)
+            tk_run(t, p, n, s->seg, index, same_index);
+        return;
+    }
+    const unsigned bl = blank(t, p, n);
+    if (out) { /* special tokens output */
+        if (bl == 1)
+            tk_space(t, s->seg);
+        else
+            tk_run(t, p, n, s->seg, index, same_index);
+    }
+    if (bl && !s->url_cap && !s->u_need)
+        blank_run(t, s, p, n, index);
+    else
+        scan_text(t, s, p, n, index, same_index);
+}
+
+/* ------------------------------------------------------------ literal memo */
+
+/* A template repeats its string literals ('role', 'content', '<|im_end|>'),
+ * and a literal's scan from a fresh stream (ts_reset) depends on its bytes
+ * only. So the short literals whose scan and end reported nothing are
+ * remembered (ts_memo, in a set of TS_MEMO_WAYS entries picked by a keyed
+ * hash of the bytes, replaced in turn: no probing, so a hostile template
+ * can only make it miss); the same bytes again are
+ * not scanned but held (s->lit), and scanned after all only if something
+ * other than ts_end or ts_reset follows (memo_resolve): then they report
+ * nothing again and leave the stream as the scan would have. Findings and
+ * state are never cached, only the fact that there were none. */
+
+/* Scan the held literal now, as ts_run would have, and ts_end if it came. */
+static __attribute__((noinline)) void memo_resolve(tscan *s)
+{
+    tpl *t = s->owner;
+    const bool ended = s->memo == MEMO_ENDED;
+    s->memo = MEMO_NONE;
+    s->fresh = false;
+    scan_piece(t, s, s->lit, s->lit_n, s->lit_index, false);
+    if (ended)
+        end_scan(t, s);
+}
+
+/* Whether a[0..n) and b[0..n) (n <= TS_MEMO_LEN) hold the same bytes: a
+ * few word compares, the last overlapping the one before it. */
+static bool same_short(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t x, y;
+    if (n >= 8) {
+        for (size_t k = 0; k + 8 < n; k += 8) {
+            memcpy(&x, a + k, 8);
+            memcpy(&y, b + k, 8);
+            if (x != y)
+                return false;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t u, v, w, z;
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        memcpy(&w, a + n - 4, 4);
+        memcpy(&z, b + n - 4, 4);
+        return u == v && w == z;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+
+/* The first piece of a fresh literal, p[0..n) (0 < n <= TS_MEMO_LEN): true
+ * when it is known to report nothing and is held, false when it must be
+ * scanned (and is then remembered at ts_end if it reports nothing). */
+static __attribute__((noinline)) bool memo_first(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                 uint64_t index)
+{
+    copy_short(s->lit, p, n);
+    /* hashed in s->lit, whose loads may run to the end of the buffer */
+    const uint64_t h = keyhash_ml_hash(t->ts.memo_key, s->lit, n, s->lit + sizeof s->lit);
+    const uint32_t set = (uint32_t)(h >> (64 - TS_MEMO_BITS));
+    ts_memo_entry *e = t->ts.memo[set];
+    s->lit_n = (uint8_t)n;
+    s->lit_index = index;
+    for (unsigned w = 0; w < TS_MEMO_WAYS; w++)
+        if (e[w].h == h && e[w].n == n && same_short(e[w].b, p, n)) {
+            s->memo = MEMO_HELD; /* known to report nothing */
+            return true;
+        }
+    s->memo = MEMO_PENDING; /* remembered at ts_end if it reports nothing */
+    s->memo_slot = set;
+    s->memo_hits = s->hits;
+    s->lit_h = h;
+    return false;
+}
+
+void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+{
+    if (s->memo != MEMO_NONE) {
+        if (s->memo >= MEMO_HELD)
+            memo_resolve(s);
+        s->memo = MEMO_NONE; /* a second piece: no entry for this literal */
+    }
+    if (s->fresh) {
+        s->fresh = false;
+        if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
+            memo_first(t, s, p, n, index))
+            return;
+    }
+    scan_piece(t, s, p, n, index, same_index);
+}
+
+void ts_end(tpl *t, tscan *s)
+{
+    if (s->memo == MEMO_HELD) {
+        s->memo = MEMO_ENDED;
+        return;
+    }
+    if (s->memo == MEMO_ENDED)
+        return; /* a second end changes nothing */
+    s->fresh = false;
+    end_scan(t, s);
+    if (s->memo == MEMO_PENDING && s->hits == s->memo_hits) {
+        /* the ways of a set are replaced in turn */
+        const uint32_t set = s->memo_slot;
+        ts_memo_entry *e = &t->ts.memo[set][t->ts.memo_next[set]++ % TS_MEMO_WAYS];
+        e->h = s->lit_h;
+        e->n = s->lit_n;
+        memcpy(e->b, s->lit, s->lit_n);
+    }
+    s->memo = MEMO_NONE;
 }

@@ -52,13 +52,27 @@ _Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
 #define GATE_TURNS 0x02u
 #define GATE_DATE 0x04u
 
+/* what a scanner holds of the literal memo (stream.c) */
+enum { MEMO_NONE, MEMO_PENDING, MEMO_HELD, MEMO_ENDED };
+#define TS_MEMO_BITS 7u /* 2^7 sets */
+#define TS_MEMO_WAYS 4u /* of 4 entries */
+#define TS_MEMO_LEN 64u /* longest literal remembered */
+
 typedef struct tscan {
     const char *what; /* "text" or "string literal" */
-    uint32_t seg;     /* current segment number */
-    uint16_t seg_fl;  /* SG_* of the current segment */
-    uint16_t ac_state;
-    bool ac_space;  /* the last symbol fed was a space */
-    uint8_t u_need; /* UTF-8: continuation bytes still expected */
+    struct tpl *owner;
+    uint32_t hits; /* findings reported */
+    bool fresh;    /* nothing since ts_reset */
+    uint8_t memo;  /* MEMO_*: s->lit is being remembered, or held unscanned */
+    uint8_t lit_n;
+    uint32_t memo_slot, memo_hits;
+    uint64_t lit_index, lit_h;
+    uint8_t lit[TS_MEMO_LEN];
+    uint32_t seg;      /* current segment number */
+    uint32_t ac_state; /* row offset in ac_go */
+    uint16_t seg_fl;   /* SG_* of the current segment */
+    bool ac_space;     /* the last symbol fed was a space */
+    uint8_t u_need;    /* UTF-8: continuation bytes still expected */
     uint32_t u_cp;
     uint64_t u_index;
     uint32_t ring_n;              /* symbols fed */
@@ -88,18 +102,36 @@ typedef struct tscan {
     uint64_t url_index;
 } tscan;
 
+/* ac_go[state * AC_SYMS + symbol]: the next state, as its row offset
+ * (state * AC_SYMS): one add and one load per symbol. ac_hit[offset] is 1
+ * when a pattern ends at that state. A scanner's ac_state is such an offset. */
+_Static_assert(AC_MAX_STATES * 1ull * AC_SYMS < UINT32_MAX, "a row offset fits ac_go");
+
+/* symw: symx in the low byte, the run classes (symf) in the high byte */
+#define SW_RUNS(w) ((uint8_t)((w) >> 8))
+
+typedef struct ts_memo_entry {
+    uint64_t h; /* the keyed hash of b[0..n) */
+    uint8_t n;  /* 0: empty */
+    uint8_t b[TS_MEMO_LEN];
+} ts_memo_entry;
+
 typedef struct tpl_streams {
-    uint16_t (*ac_next)[AC_SYMS]; /* goto/fail-folded transitions */
-    uint16_t *ac_out;             /* pattern index + 1 ending at a state, 0 none */
-    uint16_t *ac_link;            /* dictionary suffix link */
+    uint32_t *ac_go;  /* goto/fail-folded transitions, as row offsets */
+    uint8_t *ac_hit;  /* by row offset: a pattern ends at the state */
+    uint16_t *ac_out; /* pattern index + 1 ending at a state, 0 none */
     uint16_t ac_states;
     uint8_t sym[256];   /* byte -> folded symbol */
-    uint8_t symx[256];  /* byte -> symbol | SX_* (the automaton pass's one lookup) */
+    uint8_t symx[256];  /* byte -> symbol | SX_* */
+    uint16_t symw[256]; /* byte -> symx | symf << 8 (the automaton pass's one lookup) */
     uint8_t symf[256];  /* byte -> run classes */
     uint8_t bcls[256];  /* byte -> blob class */
     uint8_t wkind[256]; /* byte of a word -> what it makes the word (WK_* of stream.c) */
-    tscan out;          /* the text as Jinja emits it */
-    tscan lits;         /* the current string literal */
+    const struct keyhash_ml *memo_key;
+    ts_memo_entry memo[1u << TS_MEMO_BITS][TS_MEMO_WAYS]; /* literals known to report nothing */
+    uint8_t memo_next[1u << TS_MEMO_BITS];                /* the way replaced next */
+    tscan out;                                            /* the text as Jinja emits it */
+    tscan lits;                                           /* the current string literal */
 } tpl_streams;
 
 bool ts_init(tpl *t);

@@ -27,43 +27,113 @@ void tk_template_begin(tpl *t)
     t->tk.bos_index = t->tk.eos_index = 0;
 }
 
+/* Byte classes of the token scanners (one table lookup per byte). */
+#define TC_OPEN 0x01u  /* '<' or '[': a token may start */
+#define TC_END_A 0x02u /* ends the scan of a '<' token: whitespace, '<', '[', '>' */
+#define TC_END_B 0x04u /* ends the scan of a '[' token: whitespace, '<', '[', ']' */
+#define TC_ANGLE 0x08u /* may be inside "<...>": [A-Za-z0-9_/|-] and non-ASCII */
+#define TC_BRACK 0x10u /* may be inside "[...]": [A-Z_/] */
+#define TC_WS (TC_END_A | TC_END_B)
+#define TC_UP (TC_ANGLE | TC_BRACK)
+#define TC_LO TC_ANGLE
+#define TC_HI TC_ANGLE
+#define TC_HI16                                                                                    \
+    TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI, TC_HI,     \
+        TC_HI, TC_HI, TC_HI
+#define TC_OPEN_BOTH (TC_OPEN | TC_END_A | TC_END_B)
+static const uint8_t tclass[256] = {
+    ['\t'] = TC_WS,       ['\n'] = TC_WS,       ['\r'] = TC_WS,   [' '] = TC_WS,
+    ['<'] = TC_OPEN_BOTH, ['['] = TC_OPEN_BOTH, ['>'] = TC_END_A, [']'] = TC_END_B,
+    ['_'] = TC_UP,        ['/'] = TC_UP,        ['-'] = TC_ANGLE, ['|'] = TC_ANGLE,
+    ['0'] = TC_ANGLE,     ['1'] = TC_ANGLE,     ['2'] = TC_ANGLE, ['3'] = TC_ANGLE,
+    ['4'] = TC_ANGLE,     ['5'] = TC_ANGLE,     ['6'] = TC_ANGLE, ['7'] = TC_ANGLE,
+    ['8'] = TC_ANGLE,     ['9'] = TC_ANGLE,     ['A'] = TC_UP,    ['B'] = TC_UP,
+    ['C'] = TC_UP,        ['D'] = TC_UP,        ['E'] = TC_UP,    ['F'] = TC_UP,
+    ['G'] = TC_UP,        ['H'] = TC_UP,        ['I'] = TC_UP,    ['J'] = TC_UP,
+    ['K'] = TC_UP,        ['L'] = TC_UP,        ['M'] = TC_UP,    ['N'] = TC_UP,
+    ['O'] = TC_UP,        ['P'] = TC_UP,        ['Q'] = TC_UP,    ['R'] = TC_UP,
+    ['S'] = TC_UP,        ['T'] = TC_UP,        ['U'] = TC_UP,    ['V'] = TC_UP,
+    ['W'] = TC_UP,        ['X'] = TC_UP,        ['Y'] = TC_UP,    ['Z'] = TC_UP,
+    ['a'] = TC_LO,        ['b'] = TC_LO,        ['c'] = TC_LO,    ['d'] = TC_LO,
+    ['e'] = TC_LO,        ['f'] = TC_LO,        ['g'] = TC_LO,    ['h'] = TC_LO,
+    ['i'] = TC_LO,        ['j'] = TC_LO,        ['k'] = TC_LO,    ['l'] = TC_LO,
+    ['m'] = TC_LO,        ['n'] = TC_LO,        ['o'] = TC_LO,    ['p'] = TC_LO,
+    ['q'] = TC_LO,        ['r'] = TC_LO,        ['s'] = TC_LO,    ['t'] = TC_LO,
+    ['u'] = TC_LO,        ['v'] = TC_LO,        ['w'] = TC_LO,    ['x'] = TC_LO,
+    ['y'] = TC_LO,        ['z'] = TC_LO,        [0x80] = TC_HI16, [0x90] = TC_HI16,
+    [0xA0] = TC_HI16,     [0xB0] = TC_HI16,     [0xC0] = TC_HI16, [0xD0] = TC_HI16,
+    [0xE0] = TC_HI16,     [0xF0] = TC_HI16,
+};
+
 /* The kind of a complete token s[0..n) (brackets included), 0 when it is
  * not a token shape. */
 static uint8_t token_kind(const uint8_t *s, size_t n)
 {
-    if (n >= 5 && s[0] == '<' && s[1] == '|' && s[n - 2] == '|' && s[n - 1] == '>')
-        return TKN_BAR;
-    if (n >= 9 && s[0] == '<' && memcmp(s + 1, FW_BAR, 3) == 0 &&
-        memcmp(s + n - 4, FW_BAR, 3) == 0 && s[n - 1] == '>')
-        return TKN_BAR;
-    if (n >= 3 && s[0] == '<' && s[n - 1] == '>') {
-        for (size_t i = 1; i + 1 < n; i++) {
-            uint8_t c = s[i];
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '/' || c == '-' || c == '|' || c >= 0x80))
+    if (n < 3)
+        return 0;
+    if (s[0] == '<' && s[n - 1] == '>') {
+        if (n >= 5 && s[1] == '|' && s[n - 2] == '|')
+            return TKN_BAR;
+        if (n >= 9 && memcmp(s + 1, FW_BAR, 3) == 0 && memcmp(s + n - 4, FW_BAR, 3) == 0)
+            return TKN_BAR;
+        for (size_t i = 1; i + 1 < n; i++)
+            if (!(tclass[s[i]] & TC_ANGLE))
                 return 0;
-        }
         return TKN_ANGLE;
     }
     if (n >= 4 && s[0] == '[' && s[n - 1] == ']') {
         for (size_t i = 1; i + 1 < n; i++)
-            if (!((s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || s[i] == '/'))
+            if (!(tclass[s[i]] & TC_BRACK))
                 return 0;
         return TKN_BRACKET;
     }
     return 0;
 }
 
-static void add(tpl *t, const uint8_t *s, size_t n, uint64_t index)
+/* token_kind of s[0..n), a '<' or '[' and its closing bracket, given the
+ * classes all the bytes between them have. */
+static uint8_t inner_kind(const uint8_t *s, size_t n, unsigned inner)
 {
-    uint8_t kind = token_kind(s, n);
-    if (!kind)
+    if (n < 3)
+        return 0;
+    if (s[0] == '<') {
+        if (n >= 5 && s[1] == '|' && s[n - 2] == '|')
+            return TKN_BAR;
+        if (n >= 9 && memcmp(s + 1, FW_BAR, 3) == 0 && memcmp(s + n - 4, FW_BAR, 3) == 0)
+            return TKN_BAR;
+        return (inner & TC_ANGLE) ? TKN_ANGLE : 0;
+    }
+    return n >= 4 && (inner & TC_BRACK) ? TKN_BRACKET : 0;
+}
+
+/* What add compares first: the length and three of the bytes (n >= 3). */
+static uint32_t token_key(const uint8_t *s, size_t n)
+{
+    return (uint32_t)n | (uint32_t)s[1] << 8 | (uint32_t)s[n / 2] << 16 | (uint32_t)s[n - 2] << 24;
+}
+
+/* Keep token s[0..n) of kind `kind` (not 0), first seen at index, once
+ * (out of line: the callers' common case is then a leaf). */
+static __attribute__((noinline)) void add(tpl *t, const uint8_t *s, size_t n, uint64_t index,
+                                          uint8_t kind)
+{
+    const uint32_t key = token_key(s, n);
+    /* a hint first: the entry last found or added under this key's slot
+     * (a wrong or stale hint only costs the scan of the at most
+     * TPL_TOK_MAX entries, so no keyed hash is needed) */
+    const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
+    const uint32_t h = t->tk.hint[slot];
+    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && memcmp(t->tk.set[h - 1].s, s, n) == 0)
         return;
     for (uint32_t i = 0; i < t->tk.n; i++)
-        if (t->tk.set[i].len == n && memcmp(t->tk.set[i].s, s, n) == 0)
+        if (t->tk.key[i] == key && memcmp(t->tk.set[i].s, s, n) == 0) {
+            t->tk.hint[slot] = (uint8_t)(i + 1);
             return;
+        }
     if (t->tk.n >= TPL_TOK_MAX)
         return;
+    t->tk.hint[slot] = (uint8_t)(t->tk.n + 1);
+    t->tk.key[t->tk.n] = key;
     tpl_token *e = &t->tk.set[t->tk.n++];
     memcpy(e->s, s, n);
     e->len = (uint8_t)n;
@@ -71,25 +141,6 @@ static void add(tpl *t, const uint8_t *s, size_t n, uint64_t index)
     e->index = index;
     if (!tpl_line_col(t, index, &e->line, &e->col))
         e->line = e->col = 0;
-}
-
-/* Find the tokens in s[0..n) (no state across calls). */
-static void scan(tpl *t, const uint8_t *s, size_t n, uint64_t index, bool same_index,
-                 void (*put)(tpl *, const uint8_t *, size_t, uint64_t))
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '<' && s[i] != '[')
-            continue;
-        uint8_t close = s[i] == '<' ? '>' : ']';
-        size_t j = i + 1;
-        while (j < n && j - i < TPL_TOK_LEN && s[j] != close && s[j] != '<' && s[j] != '[' &&
-               s[j] != ' ' && s[j] != '\n' && s[j] != '\t' && s[j] != '\r')
-            j++;
-        if (j < n && s[j] == close && j - i + 1 <= TPL_TOK_LEN) {
-            put(t, s + i, j - i + 1, same_index ? index : index + i);
-            i = j;
-        }
-    }
 }
 
 void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index)
@@ -101,8 +152,15 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
     }
     for (size_t i = 0; i < n; i++) {
         if (!t->tk.on) { /* outside a token: skip to the next opener in one loop */
-            while (i < n && p[i] != '<' && p[i] != '[')
+            while (i < n && !(tclass[p[i]] & TC_OPEN))
                 i++;
+            if (i == n)
+                break;
+        } else { /* inside one: take the bytes that change nothing in one loop */
+            uint32_t len = t->tk.len;
+            while (i < n && len < TPL_TOK_LEN && !(tclass[p[i]] & (TC_END_A | TC_END_B)))
+                t->tk.buf[len++] = p[i++];
+            t->tk.len = len;
             if (i == n)
                 break;
         }
@@ -120,25 +178,52 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
         }
         t->tk.buf[t->tk.len++] = c;
         if ((c == '>' && t->tk.buf[0] == '<') || (c == ']' && t->tk.buf[0] == '[')) {
-            add(t, t->tk.buf, t->tk.len, t->tk.index);
+            uint8_t kind = token_kind(t->tk.buf, t->tk.len);
+            if (kind)
+                add(t, t->tk.buf, t->tk.len, t->tk.index, kind);
             t->tk.on = false;
         }
     }
 }
 
-static void put_pending(tpl *t, const uint8_t *s, size_t n, uint64_t index)
+void tk_space(tpl *t, uint32_t seg)
 {
-    if (t->tk.n_pend >= TPL_TOK_PEND || !token_kind(s, n))
-        return;
-    tpl_token *e = &t->tk.pend[t->tk.n_pend++];
-    memcpy(e->s, s, n);
-    e->len = (uint8_t)n;
-    e->index = index;
+    if (t->tk.seg != seg) {
+        t->tk.seg = seg;
+        t->tk.len = 0;
+    }
+    t->tk.on = false;
 }
 
+/* The tokens in literal s[0..n) of a tag wait for the tag's end (all at
+ * `index`, the literal's). */
 void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
 {
-    scan(t, s, n, index, true, put_pending);
+    for (size_t i = 0; i < n; i++) {
+        while (i < n && !(tclass[s[i]] & TC_OPEN))
+            i++;
+        if (i == n)
+            return;
+        const uint8_t close = s[i] == '<' ? '>' : ']';
+        const unsigned end = s[i] == '<' ? TC_END_A : TC_END_B;
+        const size_t lim = n - i > TPL_TOK_LEN ? i + TPL_TOK_LEN : n;
+        size_t j = i + 1;
+        unsigned inner = 0xFFu; /* the classes all the bytes inside have */
+        while (j < lim && !(tclass[s[j]] & end))
+            inner &= tclass[s[j++]];
+        if (j < lim && s[j] == close) {
+            const size_t len = j - i + 1;
+            const uint8_t kind = inner_kind(s + i, len, inner);
+            if (kind && t->tk.n_pend < TPL_TOK_PEND) {
+                tpl_token *e = &t->tk.pend[t->tk.n_pend++];
+                memcpy(e->s, s + i, len);
+                e->len = (uint8_t)len;
+                e->kind = kind;
+                e->index = index;
+            }
+            i = j;
+        }
+    }
 }
 
 void tk_drop(tpl *t, uint64_t index)
@@ -152,8 +237,10 @@ void tk_drop(tpl *t, uint64_t index)
 
 void tk_tag_end(tpl *t, bool emitted)
 {
+    if (!t->tk.n_pend)
+        return;
     for (uint32_t i = 0; emitted && i < t->tk.n_pend; i++)
-        add(t, t->tk.pend[i].s, t->tk.pend[i].len, t->tk.pend[i].index);
+        add(t, t->tk.pend[i].s, t->tk.pend[i].len, t->tk.pend[i].index, t->tk.pend[i].kind);
     t->tk.n_pend = 0;
 }
 

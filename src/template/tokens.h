@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define TK_HINT_BITS 6u
+_Static_assert(TPL_TOK_MAX < 255, "an entry's index + 1 fits a hint");
+
 typedef struct tpl_token {
     uint8_t len, kind; /* TKN_* */
     uint64_t index;    /* template byte of its first occurrence */
@@ -28,6 +31,8 @@ typedef struct tpl_tokens {
     uint32_t n_pend;
     /* every token emitted, once */
     tpl_token set[TPL_TOK_MAX];
+    uint32_t key[TPL_TOK_MAX];        /* what add compares first (tokens.c) */
+    uint8_t hint[1u << TK_HINT_BITS]; /* by key: index + 1 of an entry (tokens.c) */
     uint32_t n;
     bool bos_var, eos_var;
     uint64_t bos_index, eos_index;
@@ -36,6 +41,9 @@ typedef struct tpl_tokens {
 void tk_template_begin(tpl *t);
 /* Output text (the OUT stream): n bytes of segment seg at `index`. */
 void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index);
+/* Output text of segment seg that is only ' ', '\t', '\n' and '\r' (tk_run's
+ * effect on such text in one step: it ends a token). */
+void tk_space(tpl *t, uint32_t seg);
 void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index); /* a literal in a tag */
 void tk_drop(tpl *t, uint64_t index);  /* the literal at index is compared, not emitted */
 void tk_tag_end(tpl *t, bool emitted); /* the tag's literals are output (or not) */
