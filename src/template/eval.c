@@ -276,7 +276,7 @@ static void juxtapose(tpl *t)
     reduce_to_marker(t);
 }
 
-static void operand(tpl *t, aval v)
+static inline __attribute__((always_inline)) void operand(tpl *t, aval v)
 {
     if (!t->ev.expect) {
         if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR)
