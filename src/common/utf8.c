@@ -173,18 +173,21 @@ bool utf8_valid_region_esc(const uint8_t *s, uint64_t n, const uint8_t *limit, b
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <emmintrin.h>
 
-/* Bit i set when byte i of the 16 at p is printable ASCII (or, with text,
- * a tab or a line feed). */
-static inline unsigned print16(const uint8_t *p, bool text)
+/* Bit i set when byte i of the 16 at p is printable ASCII. */
+static inline unsigned print16(const uint8_t *p)
 {
     /* signed bytes: printable is > 0x1F and < 0x7F (0x80.. are negative) */
     const __m128i lo = _mm_set1_epi8(0x1F), hi = _mm_set1_epi8(0x7F);
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(a, lo), _mm_cmplt_epi8(a, hi));
-    if (text)
-        ok = _mm_or_si128(ok, _mm_or_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('\t')),
-                                           _mm_cmpeq_epi8(a, _mm_set1_epi8('\n'))));
-    return (unsigned)_mm_movemask_epi8(ok);
+    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(a, lo), _mm_cmplt_epi8(a, hi)));
+}
+
+/* Bit i set when byte i of the 16 at p is a tab or a line feed. */
+static inline unsigned tablf16(const uint8_t *p)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('\t')),
+                                                    _mm_cmpeq_epi8(a, _mm_set1_epi8('\n'))));
 }
 
 static inline bool print1(uint8_t c, bool text)
@@ -192,17 +195,23 @@ static inline bool print1(uint8_t c, bool text)
     return (uint8_t)(c - 0x20u) < 0x5Fu || (text && (c == '\t' || c == '\n'));
 }
 
+/* (with text, the tab / line-feed mask is only made for the blocks that are
+ * not all printable: a run of printable bytes costs what it did without) */
 uint64_t ascii_print_span(const uint8_t *s, uint64_t n, bool text)
 {
     uint64_t i = 0;
     if (n >= 16) {
         for (; n - i >= 32; i += 32) {
-            unsigned m = print16(s + i, text) | print16(s + i + 16, text) << 16;
+            unsigned m = print16(s + i) | print16(s + i + 16) << 16;
+            if (m != 0xFFFFFFFFu && text)
+                m |= tablf16(s + i) | tablf16(s + i + 16) << 16;
             if (m != 0xFFFFFFFFu)
                 return i + (unsigned)__builtin_ctz(~m);
         }
         if (n - i >= 16) {
-            unsigned m = print16(s + i, text);
+            unsigned m = print16(s + i);
+            if (m != 0xFFFFu && text)
+                m |= tablf16(s + i);
             if (m != 0xFFFFu)
                 return i + (unsigned)__builtin_ctz(~m);
             i += 16;
@@ -210,7 +219,9 @@ uint64_t ascii_print_span(const uint8_t *s, uint64_t n, bool text)
         /* the last bytes: an overlapping load ending at s + n (all of
          * [n - 16, i) were taken) */
         if (i < n) {
-            unsigned m = print16(s + n - 16, text);
+            unsigned m = print16(s + n - 16);
+            if (m != 0xFFFFu && text)
+                m |= tablf16(s + n - 16);
             return m == 0xFFFFu ? n : n - 16 + (unsigned)__builtin_ctz(~m);
         }
         return n;
