@@ -192,10 +192,12 @@ const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap)
 
 /* ------------------------------------------------------------------ hits */
 
-static void hit_write(tpl *t, tpl_hit *h, uint64_t index, const char *fmt, va_list ap)
+/* The hit's message, with " (template line L, column C)" for index
+ * (none for UINT64_MAX); loc places the finding (check_template). */
+static void hit_write(tpl *t, tpl_hit *h, uint64_t index, uint64_t loc, const char *fmt, va_list ap)
 {
     h->index = index;
-    h->loc = index;
+    h->loc = loc;
     int n = vsnprintf(h->msg, sizeof h->msg, fmt, ap);
     char where[64];
     if (n >= 0 && (size_t)n < sizeof h->msg)
@@ -203,37 +205,39 @@ static void hit_write(tpl *t, tpl_hit *h, uint64_t index, const char *fmt, va_li
                  tpl_where(t, index, where, sizeof where));
 }
 
-void tpl_report(tpl *t, int kind, uint64_t index, const char *fmt, ...)
+/* The first hit of a kind is kept, later ones are counted: true when this
+ * one is to be written. */
+static bool hit_first(tpl *t, int kind)
 {
     tpl_hit *h = &t->hits[kind];
     if (h->have) {
         h->more++;
-        return;
+        return false;
     }
     h->have = true;
     t->hit_mask |= 1u << kind;
     h->more = 0;
+    return true;
+}
+
+void tpl_report(tpl *t, int kind, uint64_t index, const char *fmt, ...)
+{
+    if (!hit_first(t, kind))
+        return;
     va_list ap;
     va_start(ap, fmt);
-    hit_write(t, h, index, fmt, ap);
+    hit_write(t, &t->hits[kind], index, index, fmt, ap);
     va_end(ap);
 }
 
 void tpl_report_loc(tpl *t, int kind, uint64_t loc, const char *fmt, ...)
 {
-    tpl_hit *h = &t->hits[kind];
-    if (h->have) {
-        h->more++;
+    if (!hit_first(t, kind))
         return;
-    }
-    h->have = true;
-    t->hit_mask |= 1u << kind;
-    h->more = 0;
     va_list ap;
     va_start(ap, fmt);
-    hit_write(t, h, UINT64_MAX, fmt, ap);
+    hit_write(t, &t->hits[kind], UINT64_MAX, loc, fmt, ap);
     va_end(ap);
-    h->loc = loc;
 }
 
 void tpl_report_earliest(tpl *t, int kind, uint64_t index, const char *fmt, ...)
@@ -250,7 +254,7 @@ void tpl_report_earliest(tpl *t, int kind, uint64_t index, const char *fmt, ...)
     }
     va_list ap;
     va_start(ap, fmt);
-    hit_write(t, h, index, fmt, ap);
+    hit_write(t, h, index, index, fmt, ap);
     va_end(ap);
 }
 
