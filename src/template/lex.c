@@ -1101,8 +1101,32 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
                     ts_run(t, &t->ts.out, p + i, run, t->index, false);
                 t->index += run;
                 i += run;
+            }
+            /* a tag's opener with both bytes here, and its whitespace
+             * control byte: taken at once (lex_byte and tag_byte take them
+             * a byte at a time otherwise, to the same effect) */
+            if (t->lx.mode == M_TEXT && n - i >= 2 && p[i] == '{' && raw_idle(t) &&
+                (p[i + 1] == '{' || p[i + 1] == '%' || p[i + 1] == '#')) {
+                t->lx.tag_index = t->index;
+                const uint8_t c = p[i + 1];
+                t->index += 2;
+                i += 2;
+                if (c == '#') {
+                    t->lx.mode = M_COMMENT; /* transparent: the output stream goes on */
+                    continue;
+                }
+                open_tag(t, c == '{' ? TAG_VAR : TAG_BLOCK);
+                if (i < n) {
+                    t->lx.tag_fresh = false;
+                    if (p[i] == '-' || p[i] == '+') {
+                        t->index++;
+                        i++;
+                    }
+                }
                 continue;
             }
+            if (run > 0)
+                continue;
         }
         if (p[i] >= 0x80 || !raw_idle(t))
             raw_byte(t, p[i]);
