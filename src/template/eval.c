@@ -631,39 +631,37 @@ static void op_tok(tpl *t, const tok *k)
 
 /* Whether the token needs an operand after it: a binary or unary
  * operator, '.', '|', or one of and / or / not / in / is / if / else. */
+static const uint8_t op_closes[256] = {[','] = 1, [':'] = 1, ['('] = 1, ['['] = 1, ['{'] = 1,
+                                       ['='] = 1, [')'] = 1, [']'] = 1, ['}'] = 1};
+
 static bool needs_operand(const tok *k)
 {
     if (k->kind == TK_OP)
-        return !(k->op == ',' || k->op == ':' || k->op == '(' || k->op == '[' || k->op == '{' ||
-                 k->op == '=' || k->op == ')' || k->op == ']' || k->op == '}');
+        return !op_closes[k->op];
     if (k->kind == TK_NAME)
         return is_op_keyword(k->word);
     return false;
 }
 
-static void expr_tok(tpl *t, const tok *k)
+/* What the token before left pending (PE_*): true when that took the
+ * token. */
+static bool pending_tok(tpl *t, const tok *k)
 {
     bool paren = k->kind == TK_OP && k->op == '(';
-    t->ev.sect++;
-    t->ev.dangling_prev = t->ev.dangling;
-    t->ev.dangling_index_prev = t->ev.dangling_index;
-    t->ev.dangling = needs_operand(k);
-    if (t->ev.dangling)
-        t->ev.dangling_index = k->index;
     switch (t->ev.pend_ev) {
     case PE_DOT:
         t->ev.pend_ev = PE_NONE;
         if (k->kind == TK_NAME) {
             ev_attr_access(t, k);
             t->ev.last_str = false;
-            return;
+            return true;
         }
         if (k->kind == TK_INT && t->ev.nv > 0) { /* foo.0 */
             aval *r = &t->ev.V[t->ev.nv - 1];
             uint16_t fl = r->flags & F_TAINT;
             *r = unk_at(r);
             r->flags = fl;
-            return;
+            return true;
         }
         break;
     case PE_PIPE:
@@ -672,14 +670,14 @@ static void expr_tok(tpl *t, const tok *k)
             t->ev.pend_ev = PE_FILTER;
             t->ev.pend_word = k->word;
             t->ev.pend_index = k->index;
-            return;
+            return true;
         }
         break;
     case PE_ATTR:
         t->ev.pend_ev = PE_NONE;
         if (paren) {
             open_marker(t, M_CALL, k, 0);
-            return;
+            return true;
         }
         ev_settle_attr(t);
         break;
@@ -687,7 +685,7 @@ static void expr_tok(tpl *t, const tok *k)
         t->ev.pend_ev = PE_NONE;
         if (paren) {
             open_marker(t, M_FILTER, k, t->ev.pend_word);
-            return;
+            return true;
         }
         apply_pending_filter(t);
         break;
@@ -695,30 +693,43 @@ static void expr_tok(tpl *t, const tok *k)
         t->ev.pend_ev = PE_NONE;
         if (k->kind == TK_NAME && k->word == W_IN) {
             push_bin(t, OP_NOTIN, k);
-            return;
+            return true;
         }
         break;
     case PE_IS:
         if (k->kind == TK_NAME && k->word == W_NOT)
-            return;
+            return true;
         t->ev.pend_ev = PE_NONE;
         if (k->kind == TK_NAME) {
             t->ev.pend_ev = PE_IS_NAME;
-            return;
+            return true;
         }
         break;
     case PE_IS_NAME:
         t->ev.pend_ev = PE_NONE;
         if (paren) {
             open_marker(t, M_TEST, k, 0);
-            return;
+            return true;
         }
         if (k->kind == TK_STR || k->kind == TK_INT || k->kind == TK_FLOAT ||
             (k->kind == TK_NAME && !is_op_keyword(k->word)))
-            return; /* the test's single argument */
+            return true; /* the test's single argument */
         break;
     default: break;
     }
+    return false;
+}
+
+static void expr_tok(tpl *t, const tok *k)
+{
+    t->ev.sect++;
+    t->ev.dangling_prev = t->ev.dangling;
+    t->ev.dangling_index_prev = t->ev.dangling_index;
+    t->ev.dangling = needs_operand(k);
+    if (t->ev.dangling)
+        t->ev.dangling_index = k->index;
+    if (t->ev.pend_ev != PE_NONE && pending_tok(t, k))
+        return;
     bool after_str = t->ev.last_str;
     t->ev.last_str = false;
     switch (k->kind) {
@@ -806,12 +817,15 @@ void ev_begin(tpl *t, uint8_t tagkind, uint64_t index)
     t->ev.raw_next = false;
 }
 
-void ev_tok(tpl *t, const tok *k)
+/* A token that is not the tag's first, in an expression of a live tag. */
+static bool tok_plain(const tpl *t)
 {
-    if (t->nomem)
-        return;
-    if (k->kind == TK_STR)
-        fd_literal_check(t, k);
+    return !t->ev.first && !t->ev.dead && (t->ev.stmt == ST_EXPR || t->ev.stmt == ST_SET_VALUE);
+}
+
+/* The other tokens: statements and their targets, dead tags. */
+static void tok_special(tpl *t, const tok *k)
+{
     if (t->ev.first) {
         t->ev.first = false;
         if (t->ev.tagkind == TAG_BLOCK && k->kind == TK_NAME && ev_statement(t, k))
@@ -833,6 +847,21 @@ void ev_tok(tpl *t, const tok *k)
     }
     if (t->ev.dead) {
         ev_lexical(t, k);
+        return;
+    }
+    expr_tok(t, k);
+    if (t->ev.dead)
+        t->ev.last_dot = false;
+}
+
+void ev_tok(tpl *t, const tok *k)
+{
+    if (t->nomem)
+        return;
+    if (k->kind == TK_STR)
+        fd_literal_check(t, k);
+    if (!tok_plain(t)) {
+        tok_special(t, k);
         return;
     }
     expr_tok(t, k);
