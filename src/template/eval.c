@@ -1070,11 +1070,6 @@ void ev_end(tpl *t)
     fd_tag_begin(t);
 }
 
-bool ev_wants_raw(const tpl *t)
-{
-    return t->ev.raw_next;
-}
-
 void ev_template_end(tpl *t)
 {
     if (t->nomem)

@@ -113,7 +113,6 @@ void ev_begin(tpl *t, uint8_t tagkind, uint64_t index);
 void ev_tok(tpl *t, const tok *k);
 void ev_end(tpl *t);
 void ev_template_end(tpl *t);
-bool ev_wants_raw(const tpl *t);
 void ev_ws_close(tpl *t); /* the tag ends with -}} or -%}: that '-' was no operator */
 void ev_probe_begin(tpl *t, uint8_t *buf, size_t cap);
 bool ev_probe_end(tpl *t, size_t *len);

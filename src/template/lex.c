@@ -914,13 +914,19 @@ static const uint8_t run_class[] = {[S_NONE] = LC_SPACE | LC_START | LC_QUOTE | 
                                     [S_STR] = LC_STR};
 _Static_assert(sizeof run_class == S_STR + 1, "one entry per sub-state up to S_STR");
 
+/* The one-character escapes of a string literal and the byte each stands
+ * for (str_byte's E_START cases that put one byte); 0: another kind. */
+static const uint8_t simple_esc[256] = {
+    ['\\'] = '\\', ['\''] = '\'', ['"'] = '"', ['a'] = 7, ['b'] = 8,
+    ['f'] = 12,    ['n'] = 10,    ['r'] = 13,  ['t'] = 9, ['v'] = 11};
+
 static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
 {
     const uint8_t *cls = t->lx.cls;
     const uint64_t base = t->index;
     size_t k = 0;
     while (k < n && !t->nomem) {
-        switch (t->lx.sub) {
+        switch (__builtin_expect(t->lx.sub, S_NONE)) {
         case S_NONE: {
             while (k < n && (cls[p[k]] & LC_SPACE))
                 k++;
@@ -1042,6 +1048,18 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                 k = j;
                 if (!raw_idle(t))
                     goto out; /* a sequence cut short: the byte loop reports it */
+            }
+            if (n - k >= 2 && p[k] == '\\' && simple_esc[p[k + 1]] &&
+                t->lx.lit_len < TPL_CONST_CAP) {
+                /* \n, \t, \\, \' ... within the kept prefix: the byte it
+                 * stands for, as str_byte puts it */
+                if (!lit_room(t, 1))
+                    goto out;
+                t->lx.lit[t->lx.lit_len++] = simple_esc[p[k + 1]];
+                t->lx.lit_full++;
+                t->lx.lit_cr = false;
+                k += 2;
+                continue;
             }
             if (k == n || p[k] != t->lx.quote)
                 goto out;

@@ -87,6 +87,12 @@ static inline bool fd_ar_put(tpl *t, const uint8_t *s, uint32_t n, uint32_t *off
     return true;
 }
 
+/* eval.c, inline for the lexer: the tag just ended was {% raw %} */
+static inline bool ev_wants_raw(const tpl *t)
+{
+    return t->ev.raw_next;
+}
+
 /* rawscan.c, inline for the lexer's byte loop: no sequence is open */
 static inline bool raw_idle(const tpl *t)
 {
