@@ -43,6 +43,10 @@ void lx_begin(tpl *t)
 #define LC_OP 0x20u
 #define LC_PEND 0x40u
 
+/* what tag_run does with a token's first byte (act[]): LA_OUT leaves it to
+ * the byte loop */
+enum { LA_OUT, LA_NAME, LA_QUOTE, LA_OP, LA_SIGN, LA_PEND };
+
 bool lx_init(tpl *t)
 {
     for (unsigned c = 0; c < 256; c++) {
@@ -57,6 +61,12 @@ bool lx_init(tpl *t)
         t->lx.cls[c] = (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) |
                                  (str ? LC_STR : 0) | (start ? LC_START : 0) |
                                  (quote ? LC_QUOTE : 0) | (op ? LC_OP : 0) | (pend ? LC_PEND : 0));
+        t->lx.act[c] = pend                           ? LA_PEND
+                       : op && (c == '-' || c == '+') ? LA_SIGN
+                       : op                           ? LA_OP
+                       : quote                        ? LA_QUOTE
+                       : start                        ? LA_NAME
+                                                      : LA_OUT;
     }
     t->lx.lit = malloc(256); /* a first buffer, so no token ever points into NULL */
     t->lx.lit_cap = 256;
@@ -743,7 +753,8 @@ again:
  * with 0x80 when the run holds a non-ASCII byte. Sixteen bytes a step where
  * SSE2 is at hand, the class table for the rest. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-static size_t name_end(const uint8_t *cls, const uint8_t *p, size_t j, size_t n)
+static inline __attribute__((always_inline)) size_t name_end(const uint8_t *cls, const uint8_t *p,
+                                                             size_t j, size_t n)
 {
     const __m128i c20 = _mm_set1_epi8(0x20), a1 = _mm_set1_epi8('a' - 1),
                   z1 = _mm_set1_epi8('z' + 1);
@@ -788,7 +799,8 @@ static size_t str_end_run(const uint8_t *cls, const uint8_t *p, size_t j, size_t
     return j;
 }
 #else
-static size_t name_end(const uint8_t *cls, const uint8_t *p, size_t j, size_t n)
+static inline __attribute__((always_inline)) size_t name_end(const uint8_t *cls, const uint8_t *p,
+                                                             size_t j, size_t n)
 {
     while (j < n && (cls[p[j]] & LC_NAME))
         j++;
@@ -925,83 +937,101 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
     const uint8_t *cls = t->lx.cls;
     const uint64_t base = t->index;
     size_t k = 0;
+    const uint8_t *act = t->lx.act;
     while (k < n && !t->nomem) {
+    next:
         switch (__builtin_expect(t->lx.sub, S_NONE)) {
-        case S_NONE: {
-            while (k < n && (cls[p[k]] & LC_SPACE))
-                k++;
-            if (k == n)
-                goto out;
-            const uint8_t c = p[k];
-            if (!(cls[c] & (LC_START | LC_QUOTE | LC_OP | LC_PEND)))
-                goto out;
-            if (cls[c] & LC_PEND) {
-                /* the closer, or a two-byte operator, when both bytes are
-                 * here; the rarer cases ('!' alone, a stray '}', '%' as an
-                 * operator) stay with the byte loop */
-                if (n - k < 2)
+        case S_NONE:
+        none:
+            /* token after token, until one the byte loop must take */
+            for (;;) {
+                while (k < n && (cls[p[k]] & LC_SPACE))
+                    k++;
+                if (k == n || t->nomem)
                     goto out;
-                const uint8_t d = p[k + 1];
-                if (t->lx.depth == 0 && d == '}' && c == (t->lx.tagkind == TAG_BLOCK ? '%' : '}')) {
-                    t->index = base + k + 1; /* tag_end is at the closer's second byte */
-                    tag_end(t);
-                    k += 2;
-                    goto out;
+                const uint8_t c = p[k];
+                switch (act[c]) {
+                case LA_NAME: {
+                    t->index = base + k;
+                    tok_start(t);
+                    size_t j = name_end(cls, p, k, n);
+                    if (j < n && p[j] < 0x80) {
+                        /* the whole name is here: no copy */
+                        t->index = base + j;
+                        emit_name_at(t, p + k,
+                                     j - k < TPL_NAME_CAP ? (uint32_t)(j - k) : TPL_NAME_CAP,
+                                     LF_ASCII);
+                        k = j;
+                        continue;
+                    }
+                    t->lx.sub = S_NAME; /* it may go on: the buffer */
+                    t->lx.name_len = 0;
+                    goto next;
                 }
-                uint8_t two;
-                switch (c) {
-                case '*': two = d == '*' ? OPC_POW : 0; break;
-                case '/': two = d == '/' ? OPC_FDIV : 0; break;
-                case '=': two = d == '=' ? OPC_EQ : 0; break;
-                case '<': two = d == '=' ? OPC_LE : 0; break;
-                case '>': two = d == '=' ? OPC_GE : 0; break;
-                case '!':
-                    if (d != '=')
+                case LA_SIGN:
+                    t->index = base + k;
+                    tok_start(t);
+                    if (n - k > 2 && t->lx.depth == 0 && p[k + 2] == '}' &&
+                        p[k + 1] == (t->lx.tagkind == TAG_BLOCK ? '%' : '}')) {
+                        /* '-%}' / '-}}': whitespace control, not an operator;
+                         * the evaluator never sees it (tag_end's ev_ws_close
+                         * is for a '-' the byte loop emitted) */
+                        t->lx.last_op = 0;
+                        k++;
+                        continue;
+                    }
+                    op_byte(t, c);
+                    k++;
+                    continue;
+                case LA_OP:
+                    t->index = base + k;
+                    tok_start(t);
+                    op_byte(t, c);
+                    k++;
+                    continue;
+                case LA_QUOTE:
+                    t->index = base + k;
+                    tok_start(t);
+                    str_open(t, c);
+                    k++;
+                    goto str; /* its text follows */
+                case LA_PEND: {
+                    /* the closer, or a two-byte operator, when both bytes
+                     * are here; the rarer cases ('!' alone, a stray '}', '%'
+                     * as an operator) stay with the byte loop */
+                    if (n - k < 2)
                         goto out;
-                    two = OPC_NE;
-                    break;
+                    const uint8_t d = p[k + 1];
+                    if (t->lx.depth == 0 && d == '}' &&
+                        c == (t->lx.tagkind == TAG_BLOCK ? '%' : '}')) {
+                        t->index = base + k + 1; /* tag_end is at the closer's second byte */
+                        tag_end(t);
+                        k += 2;
+                        goto out;
+                    }
+                    uint8_t two;
+                    switch (c) {
+                    case '*': two = d == '*' ? OPC_POW : 0; break;
+                    case '/': two = d == '/' ? OPC_FDIV : 0; break;
+                    case '=': two = d == '=' ? OPC_EQ : 0; break;
+                    case '<': two = d == '=' ? OPC_LE : 0; break;
+                    case '>': two = d == '=' ? OPC_GE : 0; break;
+                    case '!':
+                        if (d != '=')
+                            goto out;
+                        two = OPC_NE;
+                        break;
+                    default: goto out;
+                    }
+                    t->index = base + k;
+                    tok_start(t);
+                    emit_op(t, two ? two : c);
+                    k += two ? 2 : 1;
+                    continue;
+                }
                 default: goto out;
                 }
-                t->index = base + k;
-                tok_start(t);
-                emit_op(t, two ? two : c);
-                k += two ? 2 : 1;
-                break;
             }
-            t->index = base + k;
-            tok_start(t);
-            if (cls[c] & LC_OP) {
-                if ((c == '-' || c == '+') && n - k > 2 && t->lx.depth == 0 && p[k + 2] == '}' &&
-                    p[k + 1] == (t->lx.tagkind == TAG_BLOCK ? '%' : '}')) {
-                    /* '-%}' / '-}}': whitespace control, not an operator; the
-                     * evaluator never sees it (tag_end's ev_ws_close is for
-                     * a '-' the byte loop emitted) */
-                    t->lx.last_op = 0;
-                    k++;
-                    break;
-                }
-                op_byte(t, c);
-                k++;
-                break;
-            }
-            if (cls[c] & LC_QUOTE) {
-                str_open(t, c);
-                k++;
-                goto str; /* its text follows */
-            }
-            size_t j = name_end(cls, p, k, n);
-            if (j < n && p[j] < 0x80) {
-                /* the whole name is here: no copy */
-                t->index = base + j;
-                emit_name_at(t, p + k, j - k < TPL_NAME_CAP ? (uint32_t)(j - k) : TPL_NAME_CAP,
-                             LF_ASCII);
-                k = j;
-                break;
-            }
-            t->lx.sub = S_NAME; /* it may go on: the buffer */
-            t->lx.name_len = 0;
-            break;
-        }
         case S_NAME: {
             size_t j = name_end(cls, p, k, n);
             uint32_t room = TPL_NAME_CAP - t->lx.name_len;
@@ -1068,7 +1098,7 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
             t->lx.lit_cr = false;
             str_end(t);
             k++;
-            break;
+            goto none;
         }
         default: goto out;
         }

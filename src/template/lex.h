@@ -67,6 +67,7 @@ typedef struct tpl_lexer {
     uint64_t last_op_index;
     uint8_t bstack[TPL_BSTACK]; /* the kinds of the open brackets (the first ones) */
     uint8_t cls[256];           /* byte -> LC_* (the fast paths of lx_feed) */
+    uint8_t act[256];           /* byte -> LA_* (what tag_run does with a token's first byte) */
 } tpl_lexer;
 
 bool lx_init(tpl *t);
