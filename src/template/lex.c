@@ -11,6 +11,7 @@
 
 #include "common/utf8.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,12 @@ void lx_begin(tpl *t)
  * the byte loop */
 enum { LA_OUT, LA_NAME, LA_QUOTE, LA_OP, LA_SIGN, LA_PEND };
 
-bool lx_init(tpl *t)
+/* The byte tables depend on nothing but the bytes: made once per process
+ * and shared, read-only, by every analyser. */
+static uint8_t lex_cls[256], lex_act[256];
+static pthread_once_t lex_once = PTHREAD_ONCE_INIT;
+
+static void lex_tables(void)
 {
     for (unsigned c = 0; c < 256; c++) {
         bool name =
@@ -58,16 +64,23 @@ bool lx_init(tpl *t)
         bool quote = c == '\'' || c == '"';
         bool op = c != 0 && strchr("()[]{.|,:~+-", (int)c) != NULL;
         bool pend = c != 0 && strchr("*/=!<>%}", (int)c) != NULL;
-        t->lx.cls[c] = (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) |
-                                 (str ? LC_STR : 0) | (start ? LC_START : 0) |
-                                 (quote ? LC_QUOTE : 0) | (op ? LC_OP : 0) | (pend ? LC_PEND : 0));
-        t->lx.act[c] = pend                           ? LA_PEND
-                       : op && (c == '-' || c == '+') ? LA_SIGN
-                       : op                           ? LA_OP
-                       : quote                        ? LA_QUOTE
-                       : start                        ? LA_NAME
-                                                      : LA_OUT;
+        lex_cls[c] = (uint8_t)((name ? LC_NAME : 0) | (space ? LC_SPACE : 0) | (str ? LC_STR : 0) |
+                               (start ? LC_START : 0) | (quote ? LC_QUOTE : 0) | (op ? LC_OP : 0) |
+                               (pend ? LC_PEND : 0));
+        lex_act[c] = pend                           ? LA_PEND
+                     : op && (c == '-' || c == '+') ? LA_SIGN
+                     : op                           ? LA_OP
+                     : quote                        ? LA_QUOTE
+                     : start                        ? LA_NAME
+                                                    : LA_OUT;
     }
+}
+
+bool lx_init(tpl *t)
+{
+    pthread_once(&lex_once, lex_tables);
+    t->lx.cls = lex_cls;
+    t->lx.act = lex_act;
     t->lx.lit = malloc(256); /* a first buffer, so no token ever points into NULL */
     t->lx.lit_cap = 256;
     return t->lx.lit != NULL;

@@ -66,8 +66,8 @@ typedef struct tpl_lexer {
     uint8_t last_op; /* the tag's last operator token, for -}} and -%} */
     uint64_t last_op_index;
     uint8_t bstack[TPL_BSTACK]; /* the kinds of the open brackets (the first ones) */
-    uint8_t cls[256];           /* byte -> LC_* (the fast paths of lx_feed) */
-    uint8_t act[256];           /* byte -> LA_* (what tag_run does with a token's first byte) */
+    const uint8_t *cls;         /* byte -> LC_* (the fast paths of lx_feed), shared */
+    const uint8_t *act; /* byte -> LA_* (what tag_run does with a token's first byte), shared */
 } tpl_lexer;
 
 bool lx_init(tpl *t);
