@@ -465,23 +465,33 @@ static void name_tok(tpl *t, const tok *k)
                    tpl_quote(e, sizeof e, k->s, k->n, 40));
     if (!(k->lflags & LF_ASCII))
         fd_homoglyph_check(t, k->s, k->n, k->index, "name");
-    aval v;
+    /* where an operand is expected and the stack has room (nearly always),
+     * the value is made in its slot; else it is made aside and operand()
+     * does the rest */
+    aval aside;
+    const bool in_place = t->ev.expect && t->ev.nv < TPL_STACK;
+    aval *v = in_place ? &t->ev.V[t->ev.nv] : &aside;
     var *x = fd_var_find(t, k->s, k->n, k->hash);
     if (x) {
-        v = x->v;
-        v.index = k->index;
-        v.vid = (uint16_t)(x - t->fd.vars + 1);
-        ch_load(t, &v, x, k->s, k->n);
+        *v = x->v;
+        v->index = k->index;
+        v->vid = (uint16_t)(x - t->fd.vars + 1);
+        ch_load(t, v, x, k->s, k->n);
     } else {
-        v = val_tok(k, AV_NAME);
-        v.word = k->word;
-        if (k->n && fd_ar_put(t, k->s, k->n, &v.off))
-            v.len = k->n;
-        ch_name(t, &v, v.off, v.len);
+        *v = val_tok(k, AV_NAME);
+        v->word = k->word;
+        if (k->n && fd_ar_put(t, k->s, k->n, &v->off))
+            v->len = k->n;
+        ch_name(t, v, v->off, v->len);
         if (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR && !in_args(t))
             tk_name(t, k->s, k->n, k->index); /* {{ bos_token }} */
     }
-    operand(t, v);
+    if (in_place) {
+        t->ev.nv++;
+        t->ev.expect = false;
+    } else {
+        operand(t, aside);
+    }
     /* inside a call, remember the name: it is a keyword argument's if '='
      * follows (namespace(k=[]) keeps it) */
     t->ev.kw_at = 0;
