@@ -540,6 +540,12 @@ static void test_GG722_obfuscation(void **state)
     TRIG("{{ x['__cl' 'ass__'] }}", "GG720", "__class__");
     TRIG("{{ chr(95) }}", "GG722", "chr()");
     TRIG("{{ x|attr(y) }}", "GG722", "not a constant");
+    /* one-character escapes are resolved on the lexer's fast path: the
+     * payload appears only if \t, \n and \' stand for their bytes */
+    TRIG("{{ x|attr('\\t__class__\\n'|trim) }}", "GG720", "__class__");
+    TRIG("{{ x|attr('\\'__mro__\\''[1:-1]) }}", "GG720", "__mro__");
+    TRIG("{{ x|attr('\\n\\x5f\\x5fclass\\x5f\\x5f'|trim) }}", "GG722", "\\\\x5f");
+    CLEAN("{{ '\\n\\t\\\\\\'\\\"' ~ \"\\\"\\'\" }}", "GG722");
     CLEAN(qwen, "GG722");
     CLEAN("{{ '<|im_start|>' ~ role ~ '\\n' }}{{ 'a' ~ 'b' }}{{ x['role'] }}{{ '\\x0a\\t' }}",
           "GG722");
