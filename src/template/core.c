@@ -16,10 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <emmintrin.h>
-#endif
-
 static void nl_advance(tpl *t, uint64_t upto);
 
 tpl *tpl_new(void)
@@ -123,12 +119,6 @@ int tpl_probe(tpl *t, const uint8_t *p, size_t n, uint8_t *buf, size_t cap, size
 /* Record the newlines of the bytes [nl_scan, upto) of the chunk being fed
  * (each byte is scanned once: the cost is one memchr pass over the
  * template). */
-static void nl_put(tpl *t, uint64_t at)
-{
-    t->nl_ring[t->nl_count & (TPL_NL_RING - 1)] = at;
-    t->nl_count++;
-}
-
 static void nl_advance(tpl *t, uint64_t upto)
 {
     if (!t->chunk_p || t->nl_scan < t->chunk_index)
@@ -136,29 +126,18 @@ static void nl_advance(tpl *t, uint64_t upto)
     uint64_t end = t->chunk_index + t->chunk_n;
     if (upto > end)
         upto = end;
-    if (t->nl_scan >= upto)
-        return;
-    const uint64_t from = t->nl_scan;
-    const uint8_t *s = t->chunk_p + (from - t->chunk_index);
-    const size_t len = (size_t)(upto - from);
-    size_t j = 0;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    /* 16 bytes a step: newlines are a few dozen bytes apart in templates,
-     * and a memchr call per newline costs more than the scan */
-    const __m128i nl = _mm_set1_epi8('\n');
-    for (; len - j >= 16; j += 16) {
-        unsigned m = (unsigned)_mm_movemask_epi8(
-            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + j)), nl));
-        while (m) {
-            nl_put(t, from + j + (unsigned)__builtin_ctz(m));
-            m &= m - 1;
+    while (t->nl_scan < upto) {
+        const uint8_t *from = t->chunk_p + (t->nl_scan - t->chunk_index);
+        const uint8_t *nl = memchr(from, '\n', (size_t)(upto - t->nl_scan));
+        if (!nl) {
+            t->nl_scan = upto;
+            break;
         }
+        uint64_t at = t->chunk_index + (uint64_t)(nl - t->chunk_p);
+        t->nl_ring[t->nl_count & (TPL_NL_RING - 1)] = at;
+        t->nl_count++;
+        t->nl_scan = at + 1;
     }
-#endif
-    for (; j < len; j++)
-        if (s[j] == '\n')
-            nl_put(t, from + j);
-    t->nl_scan = upto;
 }
 
 bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col)
