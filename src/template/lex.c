@@ -571,7 +571,7 @@ static void close_bracket(tpl *t, uint8_t c)
 }
 
 /* A one-byte operator or bracket (LC_OP; the token starts here). */
-static void op_byte(tpl *t, uint8_t c)
+static inline __attribute__((always_inline)) void op_byte(tpl *t, uint8_t c)
 {
     if (c == ')' || c == ']') {
         close_bracket(t, c);
@@ -963,8 +963,8 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                 if (k == n || t->nomem)
                     goto out;
                 const uint8_t c = p[k];
-                switch (act[c]) {
-                case LA_NAME: {
+                const uint8_t action = act[c];
+                if (action == LA_NAME) { /* the commonest */
                     t->index = base + k;
                     tok_start(t);
                     size_t j = name_end(cls, p, k, n);
@@ -981,6 +981,7 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                     t->lx.name_len = 0;
                     goto next;
                 }
+                switch (action) {
                 case LA_SIGN:
                     t->index = base + k;
                     tok_start(t);
