@@ -56,7 +56,7 @@ _Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
 enum { MEMO_NONE, MEMO_PENDING, MEMO_HELD, MEMO_ENDED };
 #define TS_MEMO_BITS 7u /* 2^7 sets */
 #define TS_MEMO_WAYS 4u /* of 4 entries */
-#define TS_MEMO_LEN 64u /* longest literal remembered */
+#define TS_MEMO_LEN 255u /* longest literal remembered (its length fits a byte) */
 
 typedef struct tscan {
     const char *what; /* "text" or "string literal" */
