@@ -431,6 +431,7 @@ void ts_reset(tscan *s, const char *what)
 {
     s->fresh = true;
     s->memo = MEMO_NONE;
+    s->lit_n = 0;
     s->what = what;
     s->seg = 0;
     s->seg_fl = 0;
@@ -1198,23 +1199,6 @@ static void blank_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
         word_finish(t, s);
 }
 
-/* d[0..n) = s[0..n) for the short copies of the tails (n <= 72): a few
- * word-sized moves, not a byte loop nor a library call. */
-static void copy_short(uint8_t *d, const uint8_t *s, size_t n)
-{
-    if (n >= 8) {
-        for (size_t k = 0; k + 8 < n; k += 8)
-            memcpy(d + k, s + k, 8);
-        memcpy(d + n - 8, s + n - 8, 8);
-    } else if (n >= 4) {
-        memcpy(d, s, 4);
-        memcpy(d + n - 4, s + n - 4, 4);
-    } else {
-        for (size_t k = 0; k < n; k++)
-            d[k] = s[k];
-    }
-}
-
 /* blob_pass when no run in p can reach the minimum (and none was open):
  * only the run at the end, p[i..n), is kept open. Its class is read from
  * blob_head when the run goes on (BC_LAZY), or now when it does not fit. */
@@ -1226,10 +1210,10 @@ static void blob_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, ui
     if (k == 0)
         return;
     if (k <= sizeof s->blob_head) {
-        copy_short(s->blob_head, p + i, k);
+        ts_copy_short(s->blob_head, p + i, k);
         s->blob_cls = BC_LAZY;
     } else {
-        copy_short(s->blob_head, p + i, sizeof s->blob_head);
+        ts_copy_short(s->blob_head, p + i, sizeof s->blob_head);
         s->blob_cls = blob_class_of(t, p + i, k);
     }
     s->blob_index = index + i * step;
@@ -1246,7 +1230,7 @@ static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, ui
     const size_t k = n - i;
     if (k == 0)
         return;
-    copy_short(s->word, p + i, k < sizeof s->word ? k : sizeof s->word);
+    ts_copy_short(s->word, p + i, k < sizeof s->word ? k : sizeof s->word);
     s->word_len = k <= sizeof s->word ? (uint32_t)k : (uint32_t)sizeof s->word + 1;
     s->word_kind = p[n - 1] != '.' ? WK_NOTIP : WK_LAZY;
     s->word_index = index + i * step;
@@ -1329,62 +1313,35 @@ static __attribute__((noinline)) void memo_resolve(tscan *s)
         end_scan(t, s);
 }
 
-/* Whether a[0..n) and b[0..n) (n <= TS_MEMO_LEN) hold the same bytes: a
- * few word compares, the last overlapping the one before it. */
-static bool same_short(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    uint64_t x, y;
-    if (n >= 8) {
-        for (size_t k = 0; k + 8 < n; k += 8) {
-            memcpy(&x, a + k, 8);
-            memcpy(&y, b + k, 8);
-            if (x != y)
-                return false;
-        }
-        memcpy(&x, a + n - 8, 8);
-        memcpy(&y, b + n - 8, 8);
-        return x == y;
-    }
-    if (n >= 4) {
-        uint32_t u, v, w, z;
-        memcpy(&u, a, 4);
-        memcpy(&v, b, 4);
-        memcpy(&w, a + n - 4, 4);
-        memcpy(&z, b + n - 4, 4);
-        return u == v && w == z;
-    }
-    for (size_t k = 0; k < n; k++)
-        if (a[k] != b[k])
-            return false;
-    return true;
-}
-
 /* The first piece of a fresh literal, p[0..n) (0 < n <= TS_MEMO_LEN): true
  * when it is known to report nothing and is held, false when it must be
  * scanned (and is then remembered at ts_end if it reports nothing). */
 static __attribute__((noinline)) bool memo_first(tpl *t, tscan *s, const uint8_t *p, size_t n,
                                                  uint64_t index)
 {
-    copy_short(s->lit, p, n);
+    ts_copy_short(s->lit, p, n);
     /* hashed in s->lit, whose loads may run to the end of the buffer */
     const uint64_t h = keyhash_ml_hash(t->ts.memo_key, s->lit, n, s->lit + sizeof s->lit);
     const uint32_t set = (uint32_t)(h >> (64 - TS_MEMO_BITS));
     ts_memo_entry *e = t->ts.memo[set];
     s->lit_n = (uint8_t)n;
     s->lit_index = index;
+    s->lit_h = h;
     for (unsigned w = 0; w < TS_MEMO_WAYS; w++)
-        if (e[w].h == h && e[w].n == n && same_short(e[w].b, p, n)) {
+        if (e[w].h == h && e[w].n == n && ts_same_short(e[w].b, p, n)) {
             s->memo = MEMO_HELD; /* known to report nothing */
             return true;
         }
     s->memo = MEMO_PENDING; /* remembered at ts_end if it reports nothing */
     s->memo_slot = set;
     s->memo_hits = s->hits;
-    s->lit_h = h;
     return false;
 }
 
-void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+/* ts_run's general case (out of line: the whitespace case in ts_run then
+ * saves no registers). */
+static __attribute__((noinline)) void run_piece(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                uint64_t index, bool same_index)
 {
     if (s->memo != MEMO_NONE) {
         if (s->memo >= MEMO_HELD)
@@ -1398,6 +1355,39 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
             return;
     }
     scan_piece(t, s, p, n, index, same_index);
+}
+
+/* ' ', '\t', '\n', '\r': whitespace that ends a special token (not '\f', '\v') */
+static const uint8_t ws4[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+/* Whether the stream rests after a space: a piece of whitespace then
+ * changes nothing but the blob run and the token reader. With no word of
+ * letters open, letters_end changes nothing (nl_words >= 5 implies
+ * nl_done: it reports the moment the count gets there); the space symbol
+ * was fed already; no URL, UTF-8 sequence, address word or markdown link
+ * target is open; and no memo or fresh stream needs its first piece. */
+static inline bool resting(const tscan *s)
+{
+    return s->ac_space && !s->wl && !s->word_len && !s->url_cap && !s->u_need &&
+           !(s->ctx & CTX_MDLINK) && s->memo == MEMO_NONE && !s->fresh;
+}
+
+void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+{
+    /* the text between two tags is most often whitespace after whitespace:
+     * what blank_run and tk_space would do to it, in a few steps */
+    if (n && resting(s)) {
+        size_t i = 0;
+        while (i < n && ws4[p[i]])
+            i++;
+        if (i == n) {
+            s->blob_len = 0;
+            if (s == &t->ts.out)
+                tk_space(t, s->seg);
+            return;
+        }
+    }
+    run_piece(t, s, p, n, index, same_index);
 }
 
 void ts_end(tpl *t, tscan *s)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Aho-Corasick automaton over a folded alphabet for phrases and URL schemes. */
 #define AC_SYMS 52u
@@ -66,7 +67,7 @@ typedef struct tscan {
     uint8_t memo;  /* MEMO_*: s->lit is being remembered, or held unscanned */
     uint8_t lit_n;
     uint32_t memo_slot, memo_hits;
-    uint64_t lit_index, lit_h;
+    uint64_t lit_index, lit_h; /* where s->lit starts, its hash */
     uint8_t lit[TS_MEMO_LEN];
     uint32_t seg;      /* current segment number */
     uint32_t ac_state; /* row offset in ac_go */
@@ -133,6 +134,67 @@ typedef struct tpl_streams {
     tscan out;                                            /* the text as Jinja emits it */
     tscan lits;                                           /* the current string literal */
 } tpl_streams;
+
+/* Short byte moves and compares of the scanners (stream.c, tokens.c). */
+/* d[0..n) = s[0..n) for short copies (tails, literals, tokens: a few
+ * hundred bytes at most): word-sized moves, not a byte loop nor a library
+ * call. */
+static inline void ts_copy_short(uint8_t *d, const uint8_t *s, size_t n)
+{
+    if (n >= 8) {
+        for (size_t k = 0; k + 8 < n; k += 8)
+            memcpy(d + k, s + k, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            d[k] = s[k];
+    }
+}
+
+/* Whether a[0..n) and b[0..n) (short, as above) hold the same bytes: a
+ * few word compares, the last overlapping the one before it. */
+static inline bool ts_same_short(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t x, y;
+    if (n >= 8) {
+        for (size_t k = 0; k + 8 < n; k += 8) {
+            memcpy(&x, a + k, 8);
+            memcpy(&y, b + k, 8);
+            if (x != y)
+                return false;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t u, v, w, z;
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        memcpy(&w, a + n - 4, 4);
+        memcpy(&z, b + n - 4, 4);
+        return u == v && w == z;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+
+/* The keyed hash (t->ts.memo_key) of the literal whose first piece, of n
+ * bytes at `index`, the LIT stream took last, when it is known (tokens.c
+ * then need not hash those bytes again; a stale one would only pick the
+ * wrong set of a memo, whose entries are compared byte for byte). */
+static inline bool ts_lit_hash(const tscan *s, uint64_t index, size_t n, uint64_t *h)
+{
+    if (!n || s->lit_n != n || s->lit_index != index)
+        return false;
+    *h = s->lit_h;
+    return true;
+}
 
 bool ts_init(tpl *t);
 void ts_free(tpl *t);

@@ -12,6 +12,8 @@
  * each); the cost is one pass over the output text and the literals. */
 #include "template/tpl.h"
 
+#include "common/keyhash.h"
+
 #include <string.h>
 
 /* "<｜" and "｜>": U+FF5C FULLWIDTH VERTICAL LINE, as DeepSeek writes them */
@@ -123,10 +125,10 @@ static __attribute__((noinline)) void add(tpl *t, const uint8_t *s, size_t n, ui
      * TPL_TOK_MAX entries, so no keyed hash is needed) */
     const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
     const uint32_t h = t->tk.hint[slot];
-    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && memcmp(t->tk.set[h - 1].s, s, n) == 0)
+    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && ts_same_short(t->tk.set[h - 1].s, s, n))
         return;
     for (uint32_t i = 0; i < t->tk.n; i++)
-        if (t->tk.key[i] == key && memcmp(t->tk.set[i].s, s, n) == 0) {
+        if (t->tk.key[i] == key && ts_same_short(t->tk.set[i].s, s, n)) {
             t->tk.hint[slot] = (uint8_t)(i + 1);
             return;
         }
@@ -195,9 +197,10 @@ void tk_space(tpl *t, uint32_t seg)
     t->tk.on = false;
 }
 
-/* The tokens in literal s[0..n) of a tag wait for the tag's end (all at
- * `index`, the literal's). */
-void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
+/* The tokens of literal s[0..n) wait for the tag's end (all at `index`,
+ * the literal's); each one found is also noted in e when e is not NULL
+ * (e->nt counts them, TK_MEMO_TOKS + 1 when they do not fit). */
+static void lit_scan(tpl *t, const uint8_t *s, size_t n, uint64_t index, tk_memo_entry *e)
 {
     for (size_t i = 0; i < n; i++) {
         while (i < n && !(tclass[s[i]] & TC_OPEN))
@@ -214,15 +217,71 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
         if (j < lim && s[j] == close) {
             const size_t len = j - i + 1;
             const uint8_t kind = inner_kind(s + i, len, inner);
+            if (kind && e) {
+                if (e->nt < TK_MEMO_TOKS) {
+                    e->off[e->nt] = (uint8_t)i;
+                    e->len[e->nt] = (uint8_t)len;
+                    e->kind[e->nt] = kind;
+                }
+                if (e->nt <= TK_MEMO_TOKS)
+                    e->nt++;
+            }
             if (kind && t->tk.n_pend < TPL_TOK_PEND) {
-                tpl_token *e = &t->tk.pend[t->tk.n_pend++];
-                memcpy(e->s, s + i, len);
-                e->len = (uint8_t)len;
-                e->kind = kind;
-                e->index = index;
+                tpl_token *p = &t->tk.pend[t->tk.n_pend++];
+                ts_copy_short(p->s, s + i, len);
+                p->len = (uint8_t)len;
+                p->kind = kind;
+                p->index = index;
             }
             i = j;
         }
+    }
+}
+
+/* A template repeats its literals ('<|im_end|>\n' in every branch), and
+ * the tokens of a literal depend on its bytes only: the literals of at
+ * most TK_MEMO_LEN bytes with at most TK_MEMO_TOKS tokens are remembered
+ * with where their tokens lie (a set of TK_MEMO_WAYS entries picked by a
+ * keyed hash, ways replaced in turn: no probing, so a hostile template can
+ * only make it miss), and the same bytes again give the same tokens
+ * without a scan. */
+void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
+{
+    if (n == 0)
+        return;
+    if (n > TK_MEMO_LEN || !t->ts.memo_key) {
+        lit_scan(t, s, n, index, NULL);
+        return;
+    }
+    /* the LIT stream has most often just hashed these bytes (its first
+     * piece is the literal, at the byte after the quote) */
+    uint64_t h;
+    if (!ts_lit_hash(&t->ts.lits, index + 1, n, &h)) {
+        uint8_t b[TK_MEMO_LEN]; /* the hash's loads may run to its end */
+        ts_copy_short(b, s, n);
+        h = keyhash_ml_hash(t->ts.memo_key, b, n, b + sizeof b);
+    }
+    const uint32_t set = (uint32_t)(h >> (64 - TK_MEMO_BITS));
+    tk_memo_entry *e = t->tk.memo[set];
+    for (unsigned w = 0; w < TK_MEMO_WAYS; w++)
+        if (e[w].h == h && e[w].n == n && ts_same_short(e[w].b, s, n)) {
+            for (unsigned k = 0; k < e[w].nt && t->tk.n_pend < TPL_TOK_PEND; k++) {
+                tpl_token *p = &t->tk.pend[t->tk.n_pend++];
+                ts_copy_short(p->s, s + e[w].off[k], e[w].len[k]);
+                p->len = e[w].len[k];
+                p->kind = e[w].kind[k];
+                p->index = index;
+            }
+            return;
+        }
+    tk_memo_entry *f = &e[t->tk.memo_next[set]++ % TK_MEMO_WAYS];
+    f->n = 0; /* empty unless its tokens fit */
+    f->nt = 0;
+    lit_scan(t, s, n, index, f);
+    if (f->nt <= TK_MEMO_TOKS) {
+        f->h = h;
+        f->n = (uint8_t)n;
+        ts_copy_short(f->b, s, n);
     }
 }
 
