@@ -1316,8 +1316,7 @@ static __attribute__((noinline)) void memo_resolve(tscan *s)
 /* The first piece of a fresh literal, p[0..n) (0 < n <= TS_MEMO_LEN): true
  * when it is known to report nothing and is held, false when it must be
  * scanned (and is then remembered at ts_end if it reports nothing). */
-static __attribute__((noinline)) bool memo_first(tpl *t, tscan *s, const uint8_t *p, size_t n,
-                                                 uint64_t index)
+static inline bool memo_first(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index)
 {
     ts_copy_short(s->lit, p, n);
     /* hashed in s->lit, whose loads may run to the end of the buffer */
@@ -1338,10 +1337,10 @@ static __attribute__((noinline)) bool memo_first(tpl *t, tscan *s, const uint8_t
     return false;
 }
 
-/* ts_run's general case (out of line: the whitespace case in ts_run then
- * saves no registers). */
-static __attribute__((noinline)) void run_piece(tpl *t, tscan *s, const uint8_t *p, size_t n,
-                                                uint64_t index, bool same_index)
+/* ts_run when a memo state is set or the stream is fresh (out of line):
+ * true when the piece is held, not scanned. */
+static __attribute__((noinline)) bool memo_piece(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                 uint64_t index, bool same_index)
 {
     if (s->memo != MEMO_NONE) {
         if (s->memo >= MEMO_HELD)
@@ -1350,10 +1349,16 @@ static __attribute__((noinline)) void run_piece(tpl *t, tscan *s, const uint8_t 
     }
     if (s->fresh) {
         s->fresh = false;
-        if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
-            memo_first(t, s, p, n, index))
-            return;
+        return n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
+               memo_first(t, s, p, n, index);
     }
+    return false;
+}
+
+/* scan_piece out of line: ts_run's fast cases then save no registers. */
+static __attribute__((noinline)) void run_piece(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                uint64_t index, bool same_index)
+{
     scan_piece(t, s, p, n, index, same_index);
 }
 
@@ -1365,18 +1370,22 @@ static const uint8_t ws4[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
  * letters open, letters_end changes nothing (nl_words >= 5 implies
  * nl_done: it reports the moment the count gets there); the space symbol
  * was fed already; no URL, UTF-8 sequence, address word or markdown link
- * target is open; and no memo or fresh stream needs its first piece. */
+ * target is open (ts_run asks only when no memo or fresh stream needs
+ * its first piece). */
 static inline bool resting(const tscan *s)
 {
     return s->ac_space && !s->wl && !s->word_len && !s->url_cap && !s->u_need &&
-           !(s->ctx & CTX_MDLINK) && s->memo == MEMO_NONE && !s->fresh;
+           !(s->ctx & CTX_MDLINK);
 }
 
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
 {
     /* the text between two tags is most often whitespace after whitespace:
      * what blank_run and tk_space would do to it, in a few steps */
-    if (n && resting(s)) {
+    if (s->memo != MEMO_NONE || s->fresh) {
+        if (memo_piece(t, s, p, n, index, same_index))
+            return;
+    } else if (n && resting(s)) {
         size_t i = 0;
         while (i < n && ws4[p[i]])
             i++;
