@@ -114,19 +114,10 @@ static uint32_t token_key(const uint8_t *s, size_t n)
     return (uint32_t)n | (uint32_t)s[1] << 8 | (uint32_t)s[n / 2] << 16 | (uint32_t)s[n - 2] << 24;
 }
 
-/* Keep token s[0..n) of kind `kind` (not 0), first seen at index, once
- * (out of line: the callers' common case is then a leaf). */
-static __attribute__((noinline)) void add(tpl *t, const uint8_t *s, size_t n, uint64_t index,
-                                          uint8_t kind)
+/* add's search and insertion, when the hint does not hold the token. */
+static __attribute__((noinline)) void add_slow(tpl *t, const uint8_t *s, size_t n, uint64_t index,
+                                               uint8_t kind, uint32_t key, uint32_t slot)
 {
-    const uint32_t key = token_key(s, n);
-    /* a hint first: the entry last found or added under this key's slot
-     * (a wrong or stale hint only costs the scan of the at most
-     * TPL_TOK_MAX entries, so no keyed hash is needed) */
-    const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
-    const uint32_t h = t->tk.hint[slot];
-    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && ts_same_short(t->tk.set[h - 1].s, s, n))
-        return;
     for (uint32_t i = 0; i < t->tk.n; i++)
         if (t->tk.key[i] == key && ts_same_short(t->tk.set[i].s, s, n)) {
             t->tk.hint[slot] = (uint8_t)(i + 1);
@@ -143,6 +134,20 @@ static __attribute__((noinline)) void add(tpl *t, const uint8_t *s, size_t n, ui
     e->index = index;
     if (!tpl_line_col(t, index, &e->line, &e->col))
         e->line = e->col = 0;
+}
+
+/* Keep token s[0..n) of kind `kind` (not 0), first seen at index, once.
+ * A hint first: the entry last found or added under this key's slot (a
+ * wrong or stale hint only costs add_slow's scan of the at most
+ * TPL_TOK_MAX entries, so no keyed hash is needed). */
+static inline void add(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8_t kind)
+{
+    const uint32_t key = token_key(s, n);
+    const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
+    const uint32_t h = t->tk.hint[slot];
+    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && ts_same_short(t->tk.set[h - 1].s, s, n))
+        return;
+    add_slow(t, s, n, index, kind, key, slot);
 }
 
 void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index)
