@@ -150,13 +150,31 @@ static inline void add(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8
     add_slow(t, s, n, index, kind, key, slot);
 }
 
-void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index)
+/* Note in memo entry e (when not NULL) a token at off, len bytes, of kind
+ * `kind`; e->nt counts them, TK_MEMO_TOKS + 1 when they do not fit. */
+static void memo_note(tk_memo_entry *e, size_t off, size_t len, uint8_t kind)
+{
+    if (!e)
+        return;
+    if (e->nt < TK_MEMO_TOKS) {
+        e->off[e->nt] = (uint8_t)off;
+        e->len[e->nt] = (uint8_t)len;
+        e->kind[e->nt] = kind;
+    }
+    if (e->nt <= TK_MEMO_TOKS)
+        e->nt++;
+}
+
+/* tk_run's scan; with e (a fresh segment) the tokens kept are noted in it. */
+static void run_scan(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index,
+                     bool same_index, tk_memo_entry *e)
 {
     if (t->tk.seg != seg) { /* a token never spans two segments */
         t->tk.seg = seg;
         t->tk.on = false;
         t->tk.len = 0;
     }
+    size_t at = 0; /* where the token being read started in p (when it did) */
     for (size_t i = 0; i < n; i++) {
         if (!t->tk.on) { /* outside a token: skip to the next opener in one loop */
             while (i < n && !(tclass[p[i]] & TC_OPEN))
@@ -176,9 +194,11 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
             t->tk.on = true;
             t->tk.len = 0;
             t->tk.index = same_index ? index : index + i;
+            at = i;
         } else if (c == '<' || c == '[') {
             t->tk.len = 0; /* start again here */
             t->tk.index = same_index ? index : index + i;
+            at = i;
         } else if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || t->tk.len >= TPL_TOK_LEN) {
             t->tk.on = false;
             continue;
@@ -186,11 +206,84 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
         t->tk.buf[t->tk.len++] = c;
         if ((c == '>' && t->tk.buf[0] == '<') || (c == ']' && t->tk.buf[0] == '[')) {
             uint8_t kind = token_kind(t->tk.buf, t->tk.len);
-            if (kind)
+            if (kind) {
                 add(t, t->tk.buf, t->tk.len, t->tk.index, kind);
+                memo_note(e, at, t->tk.len, kind);
+            }
             t->tk.on = false;
         }
     }
+}
+
+/* The keyed hash of s[0..n) (0 < n <= TK_MEMO_LEN), a literal at `index`
+ * or a value built from one: the LIT stream's when it has just hashed
+ * these bytes (its first piece is the literal, from the byte after the
+ * quote), else made here. */
+static uint64_t memo_hash(const tpl *t, const uint8_t *s, size_t n, uint64_t index)
+{
+    uint64_t h;
+    if (ts_lit_hash(&t->ts.lits, index + 1, n, &h))
+        return h;
+    return keyhash_ml_hash(t->ts.memo_key, s, n, s + n);
+}
+
+/* The memo entry for s[0..n) (hash h) scanned as `how` (0 literal, 1
+ * output text), or NULL. */
+static const tk_memo_entry *memo_find(tpl *t, const uint8_t *s, size_t n, uint64_t h, uint8_t how)
+{
+    const tk_memo_entry *e = t->tk.memo[h >> (64 - TK_MEMO_BITS)];
+    for (unsigned w = 0; w < TK_MEMO_WAYS; w++)
+        if (e[w].h == h && e[w].n == n && e[w].how == how && ts_same_short(e[w].b, s, n))
+            return &e[w];
+    return NULL;
+}
+
+/* A fresh entry of the set of h, replacing its ways in turn; empty until
+ * memo_keep. */
+static tk_memo_entry *memo_new(tpl *t, uint64_t h)
+{
+    const uint32_t set = (uint32_t)(h >> (64 - TK_MEMO_BITS));
+    tk_memo_entry *f = &t->tk.memo[set][t->tk.memo_next[set]++ % TK_MEMO_WAYS];
+    f->n = 0;
+    f->nt = 0;
+    return f;
+}
+
+/* Fill entry f (from memo_new) with s[0..n) when its tokens fit. */
+static void memo_keep(tk_memo_entry *f, const uint8_t *s, size_t n, uint64_t h, uint8_t how)
+{
+    if (f->nt > TK_MEMO_TOKS)
+        return;
+    f->h = h;
+    f->n = (uint8_t)n;
+    f->how = how;
+    ts_copy_short(f->b, s, n);
+}
+
+/* Output text: a value segment ({{ }} output, one index for all its
+ * bytes) taken in one run depends on its bytes only; when it ends outside
+ * a token (a token never spans two segments) its tokens are remembered
+ * as a literal's are (tk_literal). */
+void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index)
+{
+    if (t->tk.seg == seg || !same_index || !n || n > TK_MEMO_LEN || !t->ts.memo_key) {
+        run_scan(t, p, n, seg, index, same_index, NULL);
+        return;
+    }
+    const uint64_t h = memo_hash(t, p, n, index);
+    const tk_memo_entry *e = memo_find(t, p, n, h, 1);
+    if (e) {
+        t->tk.seg = seg;
+        t->tk.on = false;
+        t->tk.len = 0;
+        for (unsigned k = 0; k < e->nt; k++)
+            add(t, p + e->off[k], e->len[k], index, e->kind[k]);
+        return;
+    }
+    tk_memo_entry *f = memo_new(t, h);
+    run_scan(t, p, n, seg, index, same_index, f);
+    if (!t->tk.on)
+        memo_keep(f, p, n, h, 1);
 }
 
 void tk_space(tpl *t, uint32_t seg)
@@ -222,15 +315,8 @@ static void lit_scan(tpl *t, const uint8_t *s, size_t n, uint64_t index, tk_memo
         if (j < lim && s[j] == close) {
             const size_t len = j - i + 1;
             const uint8_t kind = inner_kind(s + i, len, inner);
-            if (kind && e) {
-                if (e->nt < TK_MEMO_TOKS) {
-                    e->off[e->nt] = (uint8_t)i;
-                    e->len[e->nt] = (uint8_t)len;
-                    e->kind[e->nt] = kind;
-                }
-                if (e->nt <= TK_MEMO_TOKS)
-                    e->nt++;
-            }
+            if (kind)
+                memo_note(e, i, len, kind);
             if (kind && t->tk.n_pend < TPL_TOK_PEND) {
                 tpl_token *p = &t->tk.pend[t->tk.n_pend++];
                 ts_copy_short(p->s, s + i, len);
@@ -258,36 +344,21 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
         lit_scan(t, s, n, index, NULL);
         return;
     }
-    /* the LIT stream has most often just hashed these bytes (its first
-     * piece is the literal, at the byte after the quote) */
-    uint64_t h;
-    if (!ts_lit_hash(&t->ts.lits, index + 1, n, &h)) {
-        uint8_t b[TK_MEMO_LEN]; /* the hash's loads may run to its end */
-        ts_copy_short(b, s, n);
-        h = keyhash_ml_hash(t->ts.memo_key, b, n, b + sizeof b);
-    }
-    const uint32_t set = (uint32_t)(h >> (64 - TK_MEMO_BITS));
-    tk_memo_entry *e = t->tk.memo[set];
-    for (unsigned w = 0; w < TK_MEMO_WAYS; w++)
-        if (e[w].h == h && e[w].n == n && ts_same_short(e[w].b, s, n)) {
-            for (unsigned k = 0; k < e[w].nt && t->tk.n_pend < TPL_TOK_PEND; k++) {
-                tpl_token *p = &t->tk.pend[t->tk.n_pend++];
-                ts_copy_short(p->s, s + e[w].off[k], e[w].len[k]);
-                p->len = e[w].len[k];
-                p->kind = e[w].kind[k];
-                p->index = index;
-            }
-            return;
+    const uint64_t h = memo_hash(t, s, n, index);
+    const tk_memo_entry *e = memo_find(t, s, n, h, 0);
+    if (e) {
+        for (unsigned k = 0; k < e->nt && t->tk.n_pend < TPL_TOK_PEND; k++) {
+            tpl_token *p = &t->tk.pend[t->tk.n_pend++];
+            ts_copy_short(p->s, s + e->off[k], e->len[k]);
+            p->len = e->len[k];
+            p->kind = e->kind[k];
+            p->index = index;
         }
-    tk_memo_entry *f = &e[t->tk.memo_next[set]++ % TK_MEMO_WAYS];
-    f->n = 0; /* empty unless its tokens fit */
-    f->nt = 0;
-    lit_scan(t, s, n, index, f);
-    if (f->nt <= TK_MEMO_TOKS) {
-        f->h = h;
-        f->n = (uint8_t)n;
-        ts_copy_short(f->b, s, n);
+        return;
     }
+    tk_memo_entry *f = memo_new(t, h);
+    lit_scan(t, s, n, index, f);
+    memo_keep(f, s, n, h, 0);
 }
 
 void tk_drop(tpl *t, uint64_t index)

@@ -29,6 +29,7 @@ typedef struct tpl_token {
 typedef struct tk_memo_entry {
     uint64_t h;                 /* the keyed hash of b[0..n) */
     uint8_t n;                  /* 0: empty */
+    uint8_t how;                /* 0: scanned as a literal, 1: as output text */
     uint8_t nt;                 /* its tokens: at off[i], len[i] bytes, of kind[i] */
     uint8_t off[TK_MEMO_TOKS], len[TK_MEMO_TOKS], kind[TK_MEMO_TOKS];
     uint8_t b[TK_MEMO_LEN];
