@@ -754,6 +754,7 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
 /* A match ends at the symbol just fed (the state s->ac_state has an output). */
 static void matched(tpl *t, tscan *s)
 {
+    s->matches++;
     ac_match(t, s, &patterns[t->ts.ac_out[s->ac_state / AC_SYMS] - 1]);
 }
 
@@ -1248,7 +1249,8 @@ static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, ui
 /* The pieces that are not whitespace only: the automaton pass, then the
  * run passes as it tells (out of line, so that a piece of whitespace does
  * not pay for their registers). */
-static __attribute__((noinline)) void scan_text(tpl *t, tscan *s, const uint8_t *p, size_t n,
+/* True when only the tails of the runs were kept (blob_tail, word_tail). */
+static __attribute__((noinline)) bool scan_text(tpl *t, tscan *s, const uint8_t *p, size_t n,
                                                 uint64_t index, bool same_index)
 {
     const uint64_t step = same_index ? 0 : 1;
@@ -1257,13 +1259,114 @@ static __attribute__((noinline)) void scan_text(tpl *t, tscan *s, const uint8_t 
     if (sn.lng || s->blob_len) {
         blob_pass(t, s, p, n, index, step);
         word_pass(t, s, p, n, index, step);
-        return;
+        return false;
     }
     blob_tail(t, s, p, n, sn.bst, index, step);
-    if (s->word_len == 0 && !(SW_RUNS(sn.any) & SYM_ATDIGIT))
+    if (s->word_len == 0 && !(SW_RUNS(sn.any) & SYM_ATDIGIT)) {
         word_tail(t, s, p, n, sn.wst, index, step);
-    else
-        word_pass(t, s, p, n, index, step);
+        return true;
+    }
+    word_pass(t, s, p, n, index, step);
+    return false;
+}
+
+/* ------------------------------------------------------------ value memo */
+
+/* A template outputs the same constants again and again ({{ '<|im_end|>\n' }}
+ * in every branch). Such a value is a segment of the OUT stream of its own
+ * with one index for all its bytes, and when the stream is quiet as it
+ * starts (no word, run, URL, sequence, context or gate open) and the value
+ * is ASCII, its scan changes only the automaton's state, the ring, the
+ * word of letters and the tails of the runs, as a function of its bytes and
+ * the automaton's state before. So a value of at most TS_VMEMO_LEN bytes
+ * whose scan matched no pattern and kept only tails is remembered with that
+ * effect (a set of TS_VMEMO_WAYS entries picked by a keyed hash, ways
+ * replaced in turn), and the same bytes from the same state again get the
+ * effect without a scan. A scan that matched anything is never
+ * remembered. */
+
+/* Whether a value piece may use the memo: the stream is quiet. */
+static inline bool vmemo_quiet(const tscan *s, size_t n)
+{
+    return n <= TS_VMEMO_LEN && !s->wl && !s->word_len && !s->blob_len && !s->url_cap &&
+           !s->u_need && !s->ctx && !s->gate && s->memo == MEMO_NONE && !s->fresh;
+}
+
+static bool ascii_short(const uint8_t *p, size_t n)
+{
+    uint8_t acc = 0;
+    for (size_t i = 0; i < n; i++)
+        acc |= p[i];
+    return !(acc & 0x80);
+}
+
+/* scan_text of a value p[0..n) (all bytes at index) from a quiet stream. */
+static __attribute__((noinline)) void value_scan(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                 uint64_t index)
+{
+    if (!ascii_short(p, n)) {
+        scan_text(t, s, p, n, index, true);
+        return;
+    }
+    uint64_t h;
+    if (!ts_lit_hash(&t->ts.lits, index + 1, n, &h))
+        h = keyhash_ml_hash(t->ts.memo_key, p, n, p + n);
+    const uint32_t set = (uint32_t)(h >> (64 - TS_VMEMO_BITS));
+    const uint32_t st0 = s->ac_state, rn0 = s->ring_n;
+    const bool sp0 = s->ac_space;
+    ts_vmemo_entry *e = t->ts.vmemo[set];
+    for (unsigned w = 0; w < TS_VMEMO_WAYS; w++) {
+        const ts_vmemo_entry *v = &e[w];
+        if (v->h != h || v->n != n || v->st0 != st0 || v->sp0 != sp0 ||
+            !ts_same_short(v->b, p, n))
+            continue;
+        /* the scan's effect */
+        s->ac_state = v->st1;
+        s->ac_space = v->sp1;
+        for (uint32_t j = v->syms > TS_RING ? v->syms - TS_RING : 0; j < v->syms; j++)
+            s->ring_index[(rn0 + j) % TS_RING] = index;
+        s->ring_n = rn0 + v->syms;
+        s->wl = v->wl_n ? WL_ASCII : 0;
+        s->wl_n = v->wl_n;
+        if (v->wl_n)
+            s->wl_index = index;
+        s->blob_len = v->blob_len;
+        if (v->blob_len) {
+            ts_copy_short(s->blob_head, p + n - v->blob_len,
+                          v->blob_len < sizeof s->blob_head ? v->blob_len : sizeof s->blob_head);
+            s->blob_cls = v->blob_cls;
+            s->blob_index = index;
+            s->blob_seg = s->seg;
+        }
+        s->word_len = v->word_len;
+        if (v->word_len) {
+            ts_copy_short(s->word, p + n - v->word_len, v->word_len);
+            s->word_kind = v->word_kind;
+            s->word_index = index;
+            s->word_seg = s->seg;
+        }
+        return;
+    }
+    const uint32_t hits = s->hits, matches = s->matches, fold_n = s->fold_n, skip_n = s->skip_n;
+    if (!scan_text(t, s, p, n, index, true) || s->hits != hits || s->matches != matches ||
+        s->fold_n != fold_n || s->skip_n != skip_n || s->url_cap || s->u_need || s->ctx ||
+        (s->wl & (uint8_t)~WL_ASCII) || s->ring_n - rn0 > n || s->word_len > n ||
+        s->blob_len > n)
+        return; /* not the simple effect the memo replays */
+    ts_vmemo_entry *v = &e[t->ts.vmemo_next[set]++ % TS_VMEMO_WAYS];
+    v->h = h;
+    v->n = (uint8_t)n;
+    v->st0 = st0;
+    v->sp0 = sp0;
+    v->st1 = s->ac_state;
+    v->sp1 = s->ac_space;
+    v->syms = (uint8_t)(s->ring_n - rn0);
+    v->wl_n = s->wl ? (uint8_t)s->wl_n : 0;
+    v->blob_len = (uint8_t)s->blob_len;
+    v->blob_cls = s->blob_cls;
+    v->word_len = (uint8_t)s->word_len;
+    v->word_kind = s->word_kind;
+    ts_copy_short(v->b, p, n);
 }
 
 static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index,
@@ -1284,6 +1387,8 @@ static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t in
     }
     if (bl && !s->url_cap && !s->u_need)
         blank_run(t, s, p, n, index);
+    else if (out && same_index && vmemo_quiet(s, n))
+        value_scan(t, s, p, n, index);
     else
         scan_text(t, s, p, n, index, same_index);
 }

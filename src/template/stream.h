@@ -62,7 +62,8 @@ enum { MEMO_NONE, MEMO_PENDING, MEMO_HELD, MEMO_ENDED };
 typedef struct tscan {
     const char *what; /* "text" or "string literal" */
     struct tpl *owner;
-    uint32_t hits; /* findings reported */
+    uint32_t hits;    /* findings reported */
+    uint32_t matches; /* patterns matched (the value memo) */
     bool fresh;    /* nothing since ts_reset */
     uint8_t memo;  /* MEMO_*: s->lit is being remembered, or held unscanned */
     uint8_t lit_n;
@@ -117,6 +118,21 @@ typedef struct ts_memo_entry {
     uint8_t b[TS_MEMO_LEN];
 } ts_memo_entry;
 
+/* the value memo (stream.c): what scanning a {{ }} constant did */
+#define TS_VMEMO_BITS 6u /* 2^6 sets */
+#define TS_VMEMO_WAYS 4u /* of 4 entries */
+#define TS_VMEMO_LEN 64u /* longest value remembered */
+typedef struct ts_vmemo_entry {
+    uint64_t h;         /* the keyed hash of b[0..n) */
+    uint32_t st0, st1;  /* the automaton's state before, after */
+    uint8_t n;          /* 0: empty */
+    bool sp0, sp1;      /* ac_space before, after */
+    uint8_t syms;       /* symbols fed */
+    uint8_t wl_n;       /* letters of the word open after (0: none) */
+    uint8_t blob_len, blob_cls, word_len, word_kind; /* the run tails after */
+    uint8_t b[TS_VMEMO_LEN];
+} ts_vmemo_entry;
+
 typedef struct tpl_streams {
     uint32_t *ac_go;  /* goto/fail-folded transitions, as row offsets */
     uint8_t *ac_hit;  /* by row offset: a pattern ends at the state */
@@ -131,6 +147,8 @@ typedef struct tpl_streams {
     const struct keyhash_ml *memo_key;
     ts_memo_entry memo[1u << TS_MEMO_BITS][TS_MEMO_WAYS]; /* literals known to report nothing */
     uint8_t memo_next[1u << TS_MEMO_BITS];                /* the way replaced next */
+    ts_vmemo_entry vmemo[1u << TS_VMEMO_BITS][TS_VMEMO_WAYS]; /* values' effects */
+    uint8_t vmemo_next[1u << TS_VMEMO_BITS];                  /* the way replaced next */
     tscan out;                                            /* the text as Jinja emits it */
     tscan lits;                                           /* the current string literal */
 } tpl_streams;
