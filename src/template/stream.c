@@ -423,16 +423,13 @@ void ts_free(tpl *t)
 
 /* ------------------------------------------------------------ segments */
 
-static __attribute__((noinline)) void memo_resolve(tscan *s);
 
 /* Only the scalars: the ring is read back only over the symbols of a match,
- * which were all fed after the reset (so a literal costs O(1) to start). */
-void ts_reset(tscan *s, const char *what)
+ * which were all fed after the reset (so a literal costs O(1) to start).
+ * ts_reset leaves them to the first thing that needs them (reset_now): a
+ * literal the memo holds never does. */
+static void reset_now(tscan *s)
 {
-    s->fresh = true;
-    s->memo = MEMO_NONE;
-    s->lit_n = 0;
-    s->what = what;
     s->seg = 0;
     s->seg_fl = 0;
     s->ac_state = 0;
@@ -452,14 +449,25 @@ void ts_reset(tscan *s, const char *what)
     s->url_cap = false;
 }
 
-void ts_segment(tscan *s, uint16_t fl)
+/* fresh: the scalars are due (reset_now) */
+void ts_reset(tscan *s, const char *what)
 {
+    s->fresh = true;
+    s->memo = MEMO_NONE;
+    s->lit_n = 0;
+    s->what = what;
+}
+
+/* The stream is used: the held literal scanned, or the scalars of a fresh
+ * stream set (ts_segment, stream.h). */
+void ts_ready(tscan *s)
+{
+    if (s->fresh) {
+        s->fresh = false;
+        reset_now(s);
+    }
     if (s->memo >= MEMO_HELD)
-        memo_resolve(s);
-    s->fresh = false;
-    s->seg++;
-    s->seg_fl = fl;
-    s->seg_start = s->ring_n;
+        ts_memo_resolve(s);
 }
 
 /* How the last `len` symbols (a match ending now) were made: HOW_* bits.
@@ -584,8 +592,7 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
 /* An unknown {{ }} value that holds message content is output here. */
 void ts_content(tpl *t, tscan *s, uint64_t index)
 {
-    if (s->memo >= MEMO_HELD)
-        memo_resolve(s);
+    ts_ready(s);
     const char *ctx = s->url_cap               ? "a URL"
                       : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
                       : (s->ctx & CTX_COMMENT) ? "an HTML comment"
@@ -597,9 +604,7 @@ void ts_content(tpl *t, tscan *s, uint64_t index)
 
 void ts_gate(tscan *s, unsigned gate)
 {
-    if (s->memo >= MEMO_HELD)
-        memo_resolve(s);
-    s->fresh = false;
+    ts_ready(s);
     if (gate != s->gate)
         s->nl_done = false;
     s->gate = (uint8_t)gate;
@@ -1402,17 +1407,18 @@ static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t in
  * hash of the bytes, replaced in turn: no probing, so a hostile template
  * can only make it miss); the same bytes again are
  * not scanned but held (s->lit), and scanned after all only if something
- * other than ts_end or ts_reset follows (memo_resolve): then they report
+ * other than ts_end or ts_reset follows (ts_memo_resolve): then they report
  * nothing again and leave the stream as the scan would have. Findings and
  * state are never cached, only the fact that there were none. */
 
 /* Scan the held literal now, as ts_run would have, and ts_end if it came. */
-static __attribute__((noinline)) void memo_resolve(tscan *s)
+void ts_memo_resolve(tscan *s)
 {
     tpl *t = s->owner;
     const bool ended = s->memo == MEMO_ENDED;
     s->memo = MEMO_NONE;
     s->fresh = false;
+    reset_now(s); /* a held literal is the first piece after ts_reset */
     scan_piece(t, s, s->lit, s->lit_n, s->lit_index, false);
     if (ended)
         end_scan(t, s);
@@ -1449,13 +1455,15 @@ static __attribute__((noinline)) bool memo_piece(tpl *t, tscan *s, const uint8_t
 {
     if (s->memo != MEMO_NONE) {
         if (s->memo >= MEMO_HELD)
-            memo_resolve(s);
+            ts_memo_resolve(s);
         s->memo = MEMO_NONE; /* a second piece: no entry for this literal */
     }
     if (s->fresh) {
         s->fresh = false;
-        return n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
-               memo_first(t, s, p, n, index);
+        if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
+            memo_first(t, s, p, n, index))
+            return true; /* held: the scalars stay due */
+        reset_now(s);
     }
     return false;
 }
@@ -1504,15 +1512,15 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
     run_piece(t, s, p, n, index, same_index);
 }
 
-void ts_end(tpl *t, tscan *s)
+/* ts_end past its held case (stream.h). */
+void ts_end_scan(tpl *t, tscan *s)
 {
-    if (s->memo == MEMO_HELD) {
-        s->memo = MEMO_ENDED;
-        return;
-    }
     if (s->memo == MEMO_ENDED)
         return; /* a second end changes nothing */
-    s->fresh = false;
+    if (s->fresh) {
+        s->fresh = false;
+        reset_now(s);
+    }
     end_scan(t, s);
     if (s->memo == MEMO_PENDING && s->hits == s->memo_hits) {
         /* the ways of a set are replaced in turn */

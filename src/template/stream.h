@@ -64,7 +64,7 @@ typedef struct tscan {
     struct tpl *owner;
     uint32_t hits;    /* findings reported */
     uint32_t matches; /* patterns matched (the value memo) */
-    bool fresh;    /* nothing since ts_reset */
+    bool fresh;    /* nothing since ts_reset: the scalars are not set yet */
     uint8_t memo;  /* MEMO_*: s->lit is being remembered, or held unscanned */
     uint8_t lit_n;
     uint32_t memo_slot, memo_hits;
@@ -216,12 +216,38 @@ static inline bool ts_lit_hash(const tscan *s, uint64_t index, size_t n, uint64_
 
 bool ts_init(tpl *t);
 void ts_free(tpl *t);
-void ts_reset(tscan *s, const char *what); /* a new stream */
-void ts_segment(tscan *s, uint16_t fl);    /* what the next bytes are (SG_*) */
+void ts_reset(tscan *s, const char *what); /* a new stream (its scalars set when first used) */
+/* The held literal (memo) scanned after all: something other than ts_end
+ * or ts_reset came (stream.c; for the inline functions below). */
+void ts_memo_resolve(tscan *s);
+/* The stream is used: the scalars ts_reset left due are set, a held
+ * literal is scanned (stream.c). */
+void ts_end_scan(tpl *t, tscan *s); /* ts_end past its held case */
+
+/* What the next bytes are (SG_*). In line: once per tag. */
+void ts_ready(tscan *s);
+static inline void ts_segment(tscan *s, uint16_t fl)
+{
+    if (s->memo >= MEMO_HELD || s->fresh)
+        ts_ready(s);
+    s->seg++;
+    s->seg_fl = fl;
+    s->seg_start = s->ring_n;
+}
+
 /* n bytes; byte i is at template index `index` + i, or at `index` for all
  * of them when same_index (a value built by folding). */
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index);
-void ts_end(tpl *t, tscan *s); /* flush the runs, reset the automaton */
+/* Flush the runs, reset the automaton. In line: a held literal (the
+ * memo) only notes that it ended. */
+static inline void ts_end(tpl *t, tscan *s)
+{
+    if (s->memo == MEMO_HELD) {
+        s->memo = MEMO_ENDED;
+        return;
+    }
+    ts_end_scan(t, s);
+}
 const char *ts_where(const tscan *s, unsigned how, char *buf, size_t cap);
 /* An unknown {{ }} value holding message content is output at `index`:
  * inside a URL, a markdown link target or an HTML comment it is GG736. */
