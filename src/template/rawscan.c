@@ -154,8 +154,8 @@ static size_t seq_ok(const uint8_t *p, size_t n)
     if (c >= 0xE0 && c <= 0xEF) {
         if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
             return 0;
-        const uint32_t cp = (uint32_t)(c & 0x0Fu) << 12 | (uint32_t)(p[1] & 0x3Fu) << 6 |
-                            (p[2] & 0x3Fu);
+        const uint32_t cp =
+            (uint32_t)(c & 0x0Fu) << 12 | (uint32_t)(p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
         if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0x180E ||
             (cp >= 0x200B && cp <= 0x2069) || cp == 0xFEFF)
             return 0;

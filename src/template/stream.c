@@ -423,7 +423,6 @@ void ts_free(tpl *t)
 
 /* ------------------------------------------------------------ segments */
 
-
 /* Only the scalars: the ring is read back only over the symbols of a match,
  * which were all fed after the reset (so a literal costs O(1) to start).
  * ts_reset leaves them to the first thing that needs them (reset_now): a
@@ -1322,8 +1321,7 @@ static __attribute__((noinline)) void value_scan(tpl *t, tscan *s, const uint8_t
     ts_vmemo_entry *e = t->ts.vmemo[set];
     for (unsigned w = 0; w < TS_VMEMO_WAYS; w++) {
         const ts_vmemo_entry *v = &e[w];
-        if (v->h != h || v->n != n || v->st0 != st0 || v->sp0 != sp0 ||
-            !ts_same_short(v->b, p, n))
+        if (v->h != h || v->n != n || v->st0 != st0 || v->sp0 != sp0 || !ts_same_short(v->b, p, n))
             continue;
         /* the scan's effect */
         s->ac_state = v->st1;
@@ -1355,8 +1353,7 @@ static __attribute__((noinline)) void value_scan(tpl *t, tscan *s, const uint8_t
     const uint32_t hits = s->hits, matches = s->matches, fold_n = s->fold_n, skip_n = s->skip_n;
     if (!scan_text(t, s, p, n, index, true) || s->hits != hits || s->matches != matches ||
         s->fold_n != fold_n || s->skip_n != skip_n || s->url_cap || s->u_need || s->ctx ||
-        (s->wl & (uint8_t)~WL_ASCII) || s->ring_n - rn0 > n || s->word_len > n ||
-        s->blob_len > n)
+        (s->wl & (uint8_t)~WL_ASCII) || s->ring_n - rn0 > n || s->word_len > n || s->blob_len > n)
         return; /* not the simple effect the memo replays */
     ts_vmemo_entry *v = &e[t->ts.vmemo_next[set]++ % TS_VMEMO_WAYS];
     v->h = h;

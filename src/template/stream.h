@@ -55,8 +55,8 @@ _Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
 
 /* what a scanner holds of the literal memo (stream.c) */
 enum { MEMO_NONE, MEMO_PENDING, MEMO_HELD, MEMO_ENDED };
-#define TS_MEMO_BITS 7u /* 2^7 sets */
-#define TS_MEMO_WAYS 4u /* of 4 entries */
+#define TS_MEMO_BITS 7u  /* 2^7 sets */
+#define TS_MEMO_WAYS 4u  /* of 4 entries */
 #define TS_MEMO_LEN 255u /* longest literal remembered (its length fits a byte) */
 
 typedef struct tscan {
@@ -64,8 +64,8 @@ typedef struct tscan {
     struct tpl *owner;
     uint32_t hits;    /* findings reported */
     uint32_t matches; /* patterns matched (the value memo) */
-    bool fresh;    /* nothing since ts_reset: the scalars are not set yet */
-    uint8_t memo;  /* MEMO_*: s->lit is being remembered, or held unscanned */
+    bool fresh;       /* nothing since ts_reset: the scalars are not set yet */
+    uint8_t memo;     /* MEMO_*: s->lit is being remembered, or held unscanned */
     uint8_t lit_n;
     uint32_t memo_slot, memo_hits;
     uint64_t lit_index, lit_h; /* where s->lit starts, its hash */
@@ -123,12 +123,12 @@ typedef struct ts_memo_entry {
 #define TS_VMEMO_WAYS 4u /* of 4 entries */
 #define TS_VMEMO_LEN 64u /* longest value remembered */
 typedef struct ts_vmemo_entry {
-    uint64_t h;         /* the keyed hash of b[0..n) */
-    uint32_t st0, st1;  /* the automaton's state before, after */
-    uint8_t n;          /* 0: empty */
-    bool sp0, sp1;      /* ac_space before, after */
-    uint8_t syms;       /* symbols fed */
-    uint8_t wl_n;       /* letters of the word open after (0: none) */
+    uint64_t h;                                      /* the keyed hash of b[0..n) */
+    uint32_t st0, st1;                               /* the automaton's state before, after */
+    uint8_t n;                                       /* 0: empty */
+    bool sp0, sp1;                                   /* ac_space before, after */
+    uint8_t syms;                                    /* symbols fed */
+    uint8_t wl_n;                                    /* letters of the word open after (0: none) */
     uint8_t blob_len, blob_cls, word_len, word_kind; /* the run tails after */
     uint8_t b[TS_VMEMO_LEN];
 } ts_vmemo_entry;
@@ -145,12 +145,12 @@ typedef struct tpl_streams {
     uint8_t bcls[256];  /* byte -> blob class */
     uint8_t wkind[256]; /* byte of a word -> what it makes the word (WK_* of stream.c) */
     const struct keyhash_ml *memo_key;
-    ts_memo_entry memo[1u << TS_MEMO_BITS][TS_MEMO_WAYS]; /* literals known to report nothing */
-    uint8_t memo_next[1u << TS_MEMO_BITS];                /* the way replaced next */
+    ts_memo_entry memo[1u << TS_MEMO_BITS][TS_MEMO_WAYS];     /* literals known to report nothing */
+    uint8_t memo_next[1u << TS_MEMO_BITS];                    /* the way replaced next */
     ts_vmemo_entry vmemo[1u << TS_VMEMO_BITS][TS_VMEMO_WAYS]; /* values' effects */
     uint8_t vmemo_next[1u << TS_VMEMO_BITS];                  /* the way replaced next */
-    tscan out;                                            /* the text as Jinja emits it */
-    tscan lits;                                           /* the current string literal */
+    tscan out;                                                /* the text as Jinja emits it */
+    tscan lits;                                               /* the current string literal */
 } tpl_streams;
 
 /* Short byte moves and compares of the scanners (stream.c, tokens.c). */

@@ -21,16 +21,16 @@ typedef struct tpl_token {
 } tpl_token;
 
 /* the literal memo (tokens.c): the tokens of literals seen before */
-#define TK_MEMO_BITS 6u   /* 2^6 sets */
-#define TK_MEMO_WAYS 4u   /* of 4 entries */
-#define TK_MEMO_LEN 255u  /* longest literal remembered (its length fits a byte) */
-#define TK_MEMO_TOKS 4u   /* most tokens of a literal remembered */
+#define TK_MEMO_BITS 6u  /* 2^6 sets */
+#define TK_MEMO_WAYS 4u  /* of 4 entries */
+#define TK_MEMO_LEN 255u /* longest literal remembered (its length fits a byte) */
+#define TK_MEMO_TOKS 4u  /* most tokens of a literal remembered */
 
 typedef struct tk_memo_entry {
-    uint64_t h;                 /* the keyed hash of b[0..n) */
-    uint8_t n;                  /* 0: empty */
-    uint8_t how;                /* 0: scanned as a literal, 1: as output text */
-    uint8_t nt;                 /* its tokens: at off[i], len[i] bytes, of kind[i] */
+    uint64_t h;  /* the keyed hash of b[0..n) */
+    uint8_t n;   /* 0: empty */
+    uint8_t how; /* 0: scanned as a literal, 1: as output text */
+    uint8_t nt;  /* its tokens: at off[i], len[i] bytes, of kind[i] */
     uint8_t off[TK_MEMO_TOKS], len[TK_MEMO_TOKS], kind[TK_MEMO_TOKS];
     uint8_t b[TK_MEMO_LEN];
 } tk_memo_entry;
