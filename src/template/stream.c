@@ -591,7 +591,8 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
 /* An unknown {{ }} value that holds message content is output here. */
 void ts_content(tpl *t, tscan *s, uint64_t index)
 {
-    ts_ready(s);
+    if (s->fresh || s->memo >= MEMO_HELD)
+        ts_ready(s);
     const char *ctx = s->url_cap               ? "a URL"
                       : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
                       : (s->ctx & CTX_COMMENT) ? "an HTML comment"
@@ -603,7 +604,8 @@ void ts_content(tpl *t, tscan *s, uint64_t index)
 
 void ts_gate(tscan *s, unsigned gate)
 {
-    ts_ready(s);
+    if (s->fresh || s->memo >= MEMO_HELD)
+        ts_ready(s);
     if (gate != s->gate)
         s->nl_done = false;
     s->gate = (uint8_t)gate;
@@ -1434,9 +1436,12 @@ static inline bool memo_first(tpl *t, tscan *s, const uint8_t *p, size_t n, uint
     s->lit_n = (uint8_t)n;
     s->lit_index = index;
     s->lit_h = h;
+    s->lit_src = p;
+    s->lit_entry = NULL;
     for (unsigned w = 0; w < TS_MEMO_WAYS; w++)
         if (e[w].h == h && e[w].n == n && ts_same_short(e[w].b, p, n)) {
             s->memo = MEMO_HELD; /* known to report nothing */
+            s->lit_entry = &e[w];
             return true;
         }
     s->memo = MEMO_PENDING; /* remembered at ts_end if it reports nothing */
@@ -1509,6 +1514,26 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
     run_piece(t, s, p, n, index, same_index);
 }
 
+/* ts_run of the whole literal p[0..n) at index, then ts_end, in one call:
+ * a literal the memo knows costs its hash and one compare. */
+void ts_literal(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index)
+{
+    if (s->fresh && s->memo == MEMO_NONE && n && n <= sizeof s->lit && s == &t->ts.lits) {
+        s->fresh = false;
+        if (memo_first(t, s, p, n, index)) {
+            s->memo = MEMO_ENDED; /* held and ended: the scalars stay due */
+            return;
+        }
+        reset_now(s);
+        scan_piece(t, s, p, n, index, false);
+        ts_end_scan(t, s);
+        return;
+    }
+    if (n)
+        ts_run(t, s, p, n, index, false);
+    ts_end(t, s);
+}
+
 /* ts_end past its held case (stream.h). */
 void ts_end_scan(tpl *t, tscan *s)
 {
@@ -1525,7 +1550,9 @@ void ts_end_scan(tpl *t, tscan *s)
         ts_memo_entry *e = &t->ts.memo[set][t->ts.memo_next[set]++ % TS_MEMO_WAYS];
         e->h = s->lit_h;
         e->n = s->lit_n;
+        e->tk_nt = TS_TK_UNKNOWN;
         memcpy(e->b, s->lit, s->lit_n);
+        s->lit_entry = e;
     }
     s->memo = MEMO_NONE;
 }

@@ -68,7 +68,9 @@ typedef struct tscan {
     uint8_t memo;     /* MEMO_*: s->lit is being remembered, or held unscanned */
     uint8_t lit_n;
     uint32_t memo_slot, memo_hits;
-    uint64_t lit_index, lit_h; /* where s->lit starts, its hash */
+    uint64_t lit_index, lit_h;       /* where s->lit starts, its hash */
+    const uint8_t *lit_src;          /* the bytes s->lit was copied from */
+    struct ts_memo_entry *lit_entry; /* the memo entry of those bytes, or NULL */
     uint8_t lit[TS_MEMO_LEN];
     uint32_t seg;      /* current segment number */
     uint32_t ac_state; /* row offset in ac_go */
@@ -112,9 +114,15 @@ _Static_assert(AC_MAX_STATES * 1ull * AC_SYMS < UINT32_MAX, "a row offset fits a
 /* symw: symx in the low byte, the run classes (symf) in the high byte */
 #define SW_RUNS(w) ((uint8_t)((w) >> 8))
 
+#define TS_TK_UNKNOWN 0xFFu /* ts_memo_entry.tk_nt: not known yet */
+#define TS_TK_TOKS 4u       /* special tokens an entry notes, at most */
 typedef struct ts_memo_entry {
     uint64_t h; /* the keyed hash of b[0..n) */
     uint8_t n;  /* 0: empty */
+    /* the special tokens of the literal (tokens.c): tk_nt of them (at most
+     * TS_TK_TOKS; TS_TK_UNKNOWN), at tk_off, tk_len bytes, of kind tk_kind */
+    uint8_t tk_nt;
+    uint8_t tk_off[TS_TK_TOKS], tk_len[TS_TK_TOKS], tk_kind[TS_TK_TOKS];
     uint8_t b[TS_MEMO_LEN];
 } ts_memo_entry;
 
@@ -214,6 +222,18 @@ static inline bool ts_lit_hash(const tscan *s, uint64_t index, size_t n, uint64_
     return true;
 }
 
+/* The LIT memo's entry for the literal p[0..n) at `index` that the LIT
+ * stream took last (the same bytes: the same source, length and index),
+ * or NULL: tokens.c keeps the literal's special tokens in it. */
+static inline struct ts_memo_entry *ts_lit_entry(const tscan *s, const uint8_t *p, size_t n,
+                                                 uint64_t index)
+{
+    if (!n || s->lit_n != n || s->lit_index != index || s->lit_src != p || !s->lit_entry ||
+        s->lit_entry->n != n || s->lit_entry->h != s->lit_h)
+        return NULL;
+    return s->lit_entry;
+}
+
 bool ts_init(tpl *t);
 void ts_free(tpl *t);
 void ts_reset(tscan *s, const char *what); /* a new stream (its scalars set when first used) */
@@ -248,6 +268,9 @@ static inline void ts_end(tpl *t, tscan *s)
     }
     ts_end_scan(t, s);
 }
+/* ts_run(t, s, p, n, index, false) if n > 0, then ts_end(t, s): a whole
+ * string literal in one call. */
+void ts_literal(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index);
 const char *ts_where(const tscan *s, unsigned how, char *buf, size_t cap);
 /* An unknown {{ }} value holding message content is output at `index`:
  * inside a URL, a markdown link target or an HTML comment it is GG736. */

@@ -344,6 +344,19 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
         lit_scan(t, s, n, index, NULL);
         return;
     }
+    /* most often the LIT stream has just taken these bytes and its memo
+     * entry for them notes their tokens, or can */
+    ts_memo_entry *le = ts_lit_entry(&t->ts.lits, s, n, index + 1);
+    if (le && le->tk_nt != TS_TK_UNKNOWN) {
+        for (unsigned k = 0; k < le->tk_nt && t->tk.n_pend < TPL_TOK_PEND; k++) {
+            tpl_token *p = &t->tk.pend[t->tk.n_pend++];
+            ts_copy_short(p->s, s + le->tk_off[k], le->tk_len[k]);
+            p->len = le->tk_len[k];
+            p->kind = le->tk_kind[k];
+            p->index = index;
+        }
+        return;
+    }
     const uint64_t h = memo_hash(t, s, n, index);
     const tk_memo_entry *e = memo_find(t, s, n, h, 0);
     if (e) {
@@ -359,6 +372,13 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
     tk_memo_entry *f = memo_new(t, h);
     lit_scan(t, s, n, index, f);
     memo_keep(f, s, n, h, 0);
+    if (le && f->nt <= TS_TK_TOKS) { /* the LIT entry notes them too */
+        _Static_assert(TS_TK_TOKS == TK_MEMO_TOKS, "the two memos note as many tokens");
+        le->tk_nt = f->nt;
+        memcpy(le->tk_off, f->off, sizeof le->tk_off);
+        memcpy(le->tk_len, f->len, sizeof le->tk_len);
+        memcpy(le->tk_kind, f->kind, sizeof le->tk_kind);
+    }
 }
 
 void tk_drop(tpl *t, uint64_t index)
