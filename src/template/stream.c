@@ -429,6 +429,7 @@ void ts_free(tpl *t)
  * literal the memo holds never does. */
 static void reset_now(tscan *s)
 {
+    s->rest = false;
     s->seg = 0;
     s->seg_fl = 0;
     s->ac_state = 0;
@@ -452,6 +453,7 @@ static void reset_now(tscan *s)
 void ts_reset(tscan *s, const char *what)
 {
     s->fresh = true;
+    s->rest = false;
     s->memo = MEMO_NONE;
     s->lit_n = 0;
     s->what = what;
@@ -1298,11 +1300,21 @@ static inline bool vmemo_quiet(const tscan *s, size_t n)
            !s->u_need && !s->ctx && !s->gate && s->memo == MEMO_NONE && !s->fresh;
 }
 
+/* Whether p[0..n) (n <= TS_VMEMO_LEN) is ASCII: a few word loads, the last
+ * overlapping the one before it. */
 static bool ascii_short(const uint8_t *p, size_t n)
 {
-    uint8_t acc = 0;
-    for (size_t i = 0; i < n; i++)
-        acc |= p[i];
+    uint64_t w, acc = 0;
+    if (n >= 8) {
+        for (size_t k = 0; k + 8 < n; k += 8) {
+            memcpy(&w, p + k, 8);
+            acc |= w;
+        }
+        memcpy(&w, p + n - 8, 8);
+        return !((acc | w) & 0x8080808080808080ull);
+    }
+    for (size_t k = 0; k < n; k++)
+        acc |= p[k];
     return !(acc & 0x80);
 }
 
@@ -1328,8 +1340,10 @@ static __attribute__((noinline)) void value_scan(tpl *t, tscan *s, const uint8_t
         /* the scan's effect */
         s->ac_state = v->st1;
         s->ac_space = v->sp1;
-        for (uint32_t j = v->syms > TS_RING ? v->syms - TS_RING : 0; j < v->syms; j++)
-            s->ring_index[(rn0 + j) % TS_RING] = index;
+        for (uint32_t j = 0, r = rn0 % TS_RING; j < v->syms && j < TS_RING; j++) {
+            s->ring_index[r] = index; /* the same index for every symbol */
+            r = (r + 1) % TS_RING;
+        }
         s->ring_n = rn0 + v->syms;
         s->wl = v->wl_n ? WL_ASCII : 0;
         s->wl_n = v->wl_n;
@@ -1421,12 +1435,14 @@ void ts_memo_resolve(tscan *s)
     scan_piece(t, s, s->lit, s->lit_n, s->lit_index, false);
     if (ended)
         end_scan(t, s);
+    s->rest = false;
 }
 
 /* The first piece of a fresh literal, p[0..n) (0 < n <= TS_MEMO_LEN): true
  * when it is known to report nothing and is held, false when it must be
  * scanned (and is then remembered at ts_end if it reports nothing). */
-static inline bool memo_first(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index)
+static inline __attribute__((always_inline)) bool memo_first(tpl *t, tscan *s, const uint8_t *p,
+                                                             size_t n, uint64_t index)
 {
     ts_copy_short(s->lit, p, n);
     /* hashed in s->lit, whose loads may run to the end of the buffer */
@@ -1470,16 +1486,6 @@ static __attribute__((noinline)) bool memo_piece(tpl *t, tscan *s, const uint8_t
     return false;
 }
 
-/* scan_piece out of line: ts_run's fast cases then save no registers. */
-static __attribute__((noinline)) void run_piece(tpl *t, tscan *s, const uint8_t *p, size_t n,
-                                                uint64_t index, bool same_index)
-{
-    scan_piece(t, s, p, n, index, same_index);
-}
-
-/* ' ', '\t', '\n', '\r': whitespace that ends a special token (not '\f', '\v') */
-static const uint8_t ws4[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
-
 /* Whether the stream rests after a space: a piece of whitespace then
  * changes nothing but the blob run and the token reader. With no word of
  * letters open, letters_end changes nothing (nl_words >= 5 implies
@@ -1493,23 +1499,36 @@ static inline bool resting(const tscan *s)
            !(s->ctx & CTX_MDLINK);
 }
 
+/* scan_piece out of line: ts_run's fast cases then save no registers. */
+static __attribute__((noinline)) void run_piece(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                uint64_t index, bool same_index)
+{
+    scan_piece(t, s, p, n, index, same_index);
+    s->rest = resting(s);
+}
+
+/* ' ', '\t', '\n', '\r': whitespace that ends a special token (not '\f', '\v') */
+static const uint8_t ws4[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
 {
     /* the text between two tags is most often whitespace after whitespace:
      * what blank_run and tk_space would do to it, in a few steps */
-    if (s->memo != MEMO_NONE || s->fresh) {
+    if (s->rest) { /* resting(s), and no memo, not fresh */
+        if (n) {
+            size_t i = 0;
+            while (i < n && ws4[p[i]])
+                i++;
+            if (i == n) {
+                s->blob_len = 0;
+                if (s == &t->ts.out)
+                    tk_space(t, s->seg);
+                return;
+            }
+        }
+    } else if (s->memo != MEMO_NONE || s->fresh) {
         if (memo_piece(t, s, p, n, index, same_index))
             return;
-    } else if (n && resting(s)) {
-        size_t i = 0;
-        while (i < n && ws4[p[i]])
-            i++;
-        if (i == n) {
-            s->blob_len = 0;
-            if (s == &t->ts.out)
-                tk_space(t, s->seg);
-            return;
-        }
     }
     run_piece(t, s, p, n, index, same_index);
 }
@@ -1539,6 +1558,7 @@ void ts_end_scan(tpl *t, tscan *s)
 {
     if (s->memo == MEMO_ENDED)
         return; /* a second end changes nothing */
+    s->rest = false;
     if (s->fresh) {
         s->fresh = false;
         reset_now(s);

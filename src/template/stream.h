@@ -65,6 +65,7 @@ typedef struct tscan {
     uint32_t hits;    /* findings reported */
     uint32_t matches; /* patterns matched (the value memo) */
     bool fresh;       /* nothing since ts_reset: the scalars are not set yet */
+    bool rest;        /* resting (stream.c) since the last piece: no memo, not fresh */
     uint8_t memo;     /* MEMO_*: s->lit is being remembered, or held unscanned */
     uint8_t lit_n;
     uint32_t memo_slot, memo_hits;

@@ -348,10 +348,14 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
      * entry for them notes their tokens, or can */
     ts_memo_entry *le = ts_lit_entry(&t->ts.lits, s, n, index + 1);
     if (le && le->tk_nt != TS_TK_UNKNOWN) {
-        for (unsigned k = 0; k < le->tk_nt && t->tk.n_pend < TPL_TOK_PEND; k++) {
-            tpl_token *p = &t->tk.pend[t->tk.n_pend++];
-            ts_copy_short(p->s, s + le->tk_off[k], le->tk_len[k]);
-            p->len = le->tk_len[k];
+        const unsigned nt = le->tk_nt, room = TPL_TOK_PEND - t->tk.n_pend;
+        const unsigned m = nt < room ? nt : room;
+        tpl_token *p = &t->tk.pend[t->tk.n_pend];
+        t->tk.n_pend += m;
+        for (unsigned k = 0; k < m; k++, p++) {
+            const uint8_t len = le->tk_len[k];
+            ts_copy_short(p->s, s + le->tk_off[k], len);
+            p->len = len;
             p->kind = le->tk_kind[k];
             p->index = index;
         }
