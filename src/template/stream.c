@@ -1340,10 +1340,13 @@ static __attribute__((noinline)) void value_scan(tpl *t, tscan *s, const uint8_t
         /* the scan's effect */
         s->ac_state = v->st1;
         s->ac_space = v->sp1;
-        for (uint32_t j = 0, r = rn0 % TS_RING; j < v->syms && j < TS_RING; j++) {
-            s->ring_index[r] = index; /* the same index for every symbol */
-            r = (r + 1) % TS_RING;
-        }
+        /* the same index for every symbol: the ring from rn0 on, wrapping */
+        const uint32_t k = v->syms < TS_RING ? v->syms : TS_RING, r = rn0 % TS_RING;
+        const uint32_t k1 = TS_RING - r < k ? TS_RING - r : k;
+        for (uint32_t j = 0; j < k1; j++)
+            s->ring_index[r + j] = index;
+        for (uint32_t j = 0; j < k - k1; j++)
+            s->ring_index[j] = index;
         s->ring_n = rn0 + v->syms;
         s->wl = v->wl_n ? WL_ASCII : 0;
         s->wl_n = v->wl_n;

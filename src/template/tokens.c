@@ -219,7 +219,7 @@ static void run_scan(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t 
  * or a value built from one: the LIT stream's when it has just hashed
  * these bytes (its first piece is the literal, from the byte after the
  * quote), else made here. */
-static uint64_t memo_hash(const tpl *t, const uint8_t *s, size_t n, uint64_t index)
+static inline uint64_t memo_hash(const tpl *t, const uint8_t *s, size_t n, uint64_t index)
 {
     uint64_t h;
     if (ts_lit_hash(&t->ts.lits, index + 1, n, &h))
