@@ -1471,8 +1471,8 @@ static inline __attribute__((always_inline)) bool memo_first(tpl *t, tscan *s, c
 
 /* ts_run when a memo state is set or the stream is fresh (out of line):
  * true when the piece is held, not scanned. */
-static __attribute__((noinline)) bool memo_piece(tpl *t, tscan *s, const uint8_t *p, size_t n,
-                                                 uint64_t index, bool same_index)
+static inline __attribute__((always_inline)) bool
+memo_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
 {
     if (s->memo != MEMO_NONE) {
         if (s->memo >= MEMO_HELD)
@@ -1513,6 +1513,17 @@ static __attribute__((noinline)) void run_piece(tpl *t, tscan *s, const uint8_t 
 /* ' ', '\t', '\n', '\r': whitespace that ends a special token (not '\f', '\v') */
 static const uint8_t ws4[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
+/* ts_run when a memo state is set or the stream is fresh: the piece held,
+ * or scanned (ts_run then only dispatches, in tail calls). */
+static __attribute__((noinline)) void memo_run(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                               uint64_t index, bool same_index)
+{
+    if (memo_piece(t, s, p, n, index, same_index))
+        return;
+    scan_piece(t, s, p, n, index, same_index);
+    s->rest = resting(s);
+}
+
 void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
 {
     /* the text between two tags is most often whitespace after whitespace:
@@ -1530,8 +1541,8 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
             }
         }
     } else if (s->memo != MEMO_NONE || s->fresh) {
-        if (memo_piece(t, s, p, n, index, same_index))
-            return;
+        memo_run(t, s, p, n, index, same_index); /* a tail call */
+        return;
     }
     run_piece(t, s, p, n, index, same_index);
 }
