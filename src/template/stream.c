@@ -604,16 +604,6 @@ void ts_content(tpl *t, tscan *s, uint64_t index)
                ctx);
 }
 
-void ts_gate(tscan *s, unsigned gate)
-{
-    if (s->fresh || s->memo >= MEMO_HELD)
-        ts_ready(s);
-    if (gate != s->gate)
-        s->nl_done = false;
-    s->gate = (uint8_t)gate;
-    s->nl_words = 0;
-}
-
 /* The WK_* of the word w[0..n). */
 static uint8_t word_kind_of(const tpl *t, const uint8_t *w, size_t n)
 {

@@ -276,8 +276,17 @@ const char *ts_where(const tscan *s, unsigned how, char *buf, size_t cap);
 /* An unknown {{ }} value holding message content is output at `index`:
  * inside a URL, a markdown link target or an HTML comment it is GG736. */
 void ts_content(tpl *t, tscan *s, uint64_t index);
-/* The text that follows is inside blocks whose conditions test GATE_* bits. */
-void ts_gate(tscan *s, unsigned gate);
+/* The text that follows is inside blocks whose conditions test GATE_* bits
+ * (in line: once per block tag). */
+static inline void ts_gate(tscan *s, unsigned gate)
+{
+    if (s->fresh || s->memo >= MEMO_HELD)
+        ts_ready(s);
+    if (gate != s->gate)
+        s->nl_done = false;
+    s->gate = (uint8_t)gate;
+    s->nl_words = 0;
+}
 size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *folded);
 
 #endif
