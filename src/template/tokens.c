@@ -139,10 +139,10 @@ static __attribute__((noinline)) void add_slow(tpl *t, const uint8_t *s, size_t 
 /* Keep token s[0..n) of kind `kind` (not 0), first seen at index, once.
  * A hint first: the entry last found or added under this key's slot (a
  * wrong or stale hint only costs add_slow's scan of the at most
- * TPL_TOK_MAX entries, so no keyed hash is needed). */
-static inline void add(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8_t kind)
+ * TPL_TOK_MAX entries, so no keyed hash is needed). key is token_key's. */
+static inline void add_keyed(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8_t kind,
+                             uint32_t key)
 {
-    const uint32_t key = token_key(s, n);
     const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
     const uint32_t h = t->tk.hint[slot];
     if (h && h <= t->tk.n && t->tk.key[h - 1] == key && ts_same_short(t->tk.set[h - 1].s, s, n))
@@ -150,9 +150,15 @@ static inline void add(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8
     add_slow(t, s, n, index, kind, key, slot);
 }
 
+/* add_keyed with the key made here. */
+static inline void add(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8_t kind)
+{
+    add_keyed(t, s, n, index, kind, token_key(s, n));
+}
+
 /* Note in memo entry e (when not NULL) a token at off, len bytes, of kind
  * `kind`; e->nt counts them, TK_MEMO_TOKS + 1 when they do not fit. */
-static void memo_note(tk_memo_entry *e, size_t off, size_t len, uint8_t kind)
+static void memo_note(tk_memo_entry *e, size_t off, size_t len, uint8_t kind, uint32_t key)
 {
     if (!e)
         return;
@@ -160,6 +166,7 @@ static void memo_note(tk_memo_entry *e, size_t off, size_t len, uint8_t kind)
         e->off[e->nt] = (uint8_t)off;
         e->len[e->nt] = (uint8_t)len;
         e->kind[e->nt] = kind;
+        e->key[e->nt] = key;
     }
     if (e->nt <= TK_MEMO_TOKS)
         e->nt++;
@@ -207,8 +214,9 @@ static void run_scan(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t 
         if ((c == '>' && t->tk.buf[0] == '<') || (c == ']' && t->tk.buf[0] == '[')) {
             uint8_t kind = token_kind(t->tk.buf, t->tk.len);
             if (kind) {
-                add(t, t->tk.buf, t->tk.len, t->tk.index, kind);
-                memo_note(e, at, t->tk.len, kind);
+                const uint32_t key = token_key(t->tk.buf, t->tk.len);
+                add_keyed(t, t->tk.buf, t->tk.len, t->tk.index, kind, key);
+                memo_note(e, at, t->tk.len, kind, key);
             }
             t->tk.on = false;
         }
@@ -277,7 +285,7 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
         t->tk.on = false;
         t->tk.len = 0;
         for (unsigned k = 0; k < e->nt; k++)
-            add(t, p + e->off[k], e->len[k], index, e->kind[k]);
+            add_keyed(t, p + e->off[k], e->len[k], index, e->kind[k], e->key[k]);
         return;
     }
     tk_memo_entry *f = memo_new(t, h);
@@ -315,13 +323,15 @@ static void lit_scan(tpl *t, const uint8_t *s, size_t n, uint64_t index, tk_memo
         if (j < lim && s[j] == close) {
             const size_t len = j - i + 1;
             const uint8_t kind = inner_kind(s + i, len, inner);
+            const uint32_t key = kind ? token_key(s + i, len) : 0;
             if (kind)
-                memo_note(e, i, len, kind);
+                memo_note(e, i, len, kind, key);
             if (kind && t->tk.n_pend < TPL_TOK_PEND) {
                 tpl_token *p = &t->tk.pend[t->tk.n_pend++];
                 ts_copy_short(p->s, s + i, len);
                 p->len = (uint8_t)len;
                 p->kind = kind;
+                p->key = key;
                 p->index = index;
             }
             i = j;
@@ -357,6 +367,7 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
             ts_copy_short(p->s, s + le->tk_off[k], len);
             p->len = len;
             p->kind = le->tk_kind[k];
+            p->key = le->tk_key[k];
             p->index = index;
         }
         return;
@@ -369,6 +380,7 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
             ts_copy_short(p->s, s + e->off[k], e->len[k]);
             p->len = e->len[k];
             p->kind = e->kind[k];
+            p->key = e->key[k];
             p->index = index;
         }
         return;
@@ -382,6 +394,7 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
         memcpy(le->tk_off, f->off, sizeof le->tk_off);
         memcpy(le->tk_len, f->len, sizeof le->tk_len);
         memcpy(le->tk_kind, f->kind, sizeof le->tk_kind);
+        memcpy(le->tk_key, f->key, sizeof le->tk_key);
     }
 }
 
@@ -399,7 +412,8 @@ void tk_tag_end(tpl *t, bool emitted)
     if (!t->tk.n_pend)
         return;
     for (uint32_t i = 0; emitted && i < t->tk.n_pend; i++)
-        add(t, t->tk.pend[i].s, t->tk.pend[i].len, t->tk.pend[i].index, t->tk.pend[i].kind);
+        add_keyed(t, t->tk.pend[i].s, t->tk.pend[i].len, t->tk.pend[i].index, t->tk.pend[i].kind,
+                  t->tk.pend[i].key);
     t->tk.n_pend = 0;
 }
 

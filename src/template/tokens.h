@@ -15,6 +15,7 @@ _Static_assert(TPL_TOK_MAX < 255, "an entry's index + 1 fits a hint");
 
 typedef struct tpl_token {
     uint8_t len, kind; /* TKN_* */
+    uint32_t key;      /* what add compares first (tokens.c; kept for pend) */
     uint64_t index;    /* template byte of its first occurrence */
     uint64_t line, col;
     uint8_t s[TPL_TOK_LEN];
@@ -32,6 +33,7 @@ typedef struct tk_memo_entry {
     uint8_t how; /* 0: scanned as a literal, 1: as output text */
     uint8_t nt;  /* its tokens: at off[i], len[i] bytes, of kind[i] */
     uint8_t off[TK_MEMO_TOKS], len[TK_MEMO_TOKS], kind[TK_MEMO_TOKS];
+    uint32_t key[TK_MEMO_TOKS]; /* their add keys */
     uint8_t b[TK_MEMO_LEN];
 } tk_memo_entry;
 
