@@ -25,6 +25,7 @@ void tk_template_begin(tpl *t)
     t->tk.n_pend = 0;
     t->tk.len = 0;
     t->tk.on = false;
+    t->tk.seg = UINT32_MAX; /* no segment yet: the first one is fresh */
     t->tk.bos_var = t->tk.eos_var = false;
     t->tk.bos_index = t->tk.eos_index = 0;
 }
