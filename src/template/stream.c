@@ -25,6 +25,7 @@
 #include "common/keyhash.h"
 #include "common/utf8.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,29 +329,45 @@ static uint8_t blob_class(uint8_t c)
     return BC_NOTHEX;
 }
 
-/* Build the automaton: a trie, then breadth-first failure links folded into
- * a full transition table (so feeding is one lookup per symbol), stored as
- * ac_go. The trie and the links are only needed while building. */
-bool ts_init(tpl *t)
+/* The tables depend on the patterns only: built once per process
+ * (tables_build, under pthread_once) into `tables`, read-only after. Each
+ * analyser copies the byte tables (a few KB, kept in tpl_streams for the
+ * hot loops) and points at the automaton. */
+static struct ts_process_tables {
+    uint32_t *ac_go;
+    uint8_t *ac_hit;
+    uint16_t *ac_out;
+    uint16_t ac_states;
+    uint8_t sym[256], symx[256];
+    uint16_t symw[256];
+    uint8_t symf[256], bcls[256], wkind[256];
+} tables; /* what tpl_streams holds of them, by the same names */
+static bool tables_ok;
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+/* Build the byte tables and the automaton: a trie, then breadth-first
+ * failure links folded into a full transition table (so feeding is one
+ * lookup per symbol), stored as ac_go. The trie and the links are only
+ * needed while building. tables_ok false: out of memory. */
+static void tables_build(void)
 {
+    struct ts_process_tables *tb = &tables;
     for (unsigned c = 0; c < 256; c++) {
         bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
         bool blob = alnum || (c != 0 && strchr("+/=_-", (int)c));
         bool word = alnum || (c != 0 && strchr("._%+-@", (int)c));
         bool digitdot = (c >= '0' && c <= '9') || c == '.';
-        t->ts.sym[c] = (uint8_t)ac_sym((uint8_t)c);
-        t->ts.symx[c] = (uint8_t)(t->ts.sym[c] | (c >= 0x80 ? SX_SLOW : 0) |
-                                  (c == ')' || c == '\n' ? SX_MDEND : 0));
-        t->ts.symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
-                                  (digitdot ? SYM_DIGITDOT : 0) |
-                                  ((c >= '0' && c <= '9') || c == '@' ? SYM_ATDIGIT : 0) |
-                                  (c == '\f' || c == '\v' ? SYM_ODDSP : 0));
-        t->ts.symw[c] = (uint16_t)(t->ts.symx[c] | t->ts.symf[c] << 8);
-        t->ts.bcls[c] = blob_class((uint8_t)c);
-        t->ts.wkind[c] = (uint8_t)(c == '@' ? WK_AT : digitdot ? 0 : WK_NOTIP);
+        tb->sym[c] = (uint8_t)ac_sym((uint8_t)c);
+        tb->symx[c] = (uint8_t)(tb->sym[c] | (c >= 0x80 ? SX_SLOW : 0) |
+                                (c == ')' || c == '\n' ? SX_MDEND : 0));
+        tb->symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
+                                (digitdot ? SYM_DIGITDOT : 0) |
+                                ((c >= '0' && c <= '9') || c == '@' ? SYM_ATDIGIT : 0) |
+                                (c == '\f' || c == '\v' ? SYM_ODDSP : 0));
+        tb->symw[c] = (uint16_t)(tb->symx[c] | tb->symf[c] << 8);
+        tb->bcls[c] = blob_class((uint8_t)c);
+        tb->wkind[c] = (uint8_t)(c == '@' ? WK_AT : digitdot ? 0 : WK_NOTIP);
     }
-    t->ts.memo_key = keyhash_ml_process();
-    t->ts.out.owner = t->ts.lits.owner = t;
     /* states are kept as row offsets (state * AC_SYMS) throughout; rows
      * are zeroed as they are made, so the table is sized by the patterns
      * (a state per byte at most) and only the rows in use are written */
@@ -361,10 +378,14 @@ bool ts_init(tpl *t)
         rows = AC_MAX_STATES;
     /* one block: the transitions, then ac_hit (by row offset; only the
      * entries at row starts are ever read, and all of those are written) */
-    uint32_t *go = t->ts.ac_go = malloc(rows * AC_SYMS * (sizeof *go + 1));
-    uint32_t *link = calloc(rows, sizeof *link);
+    uint32_t *go = tb->ac_go = malloc(rows * AC_SYMS * (sizeof *go + 1));
+    /* by state: its failure link, its first trie child and next sibling
+     * (0: none; the root is no child), the symbol leading to it */
+    uint32_t *link = calloc(rows * 4, sizeof *link);
+    uint32_t *kid = link ? link + rows : NULL, *sib = link ? link + 2 * rows : NULL;
+    uint32_t *ksym = link ? link + 3 * rows : NULL;
     uint32_t *queue = malloc(rows * sizeof *queue);
-    uint16_t *out = t->ts.ac_out = calloc(rows, sizeof *t->ts.ac_out);
+    uint16_t *out = tb->ac_out = calloc(rows, sizeof *tb->ac_out);
     bool ok = go && link && queue && out;
     if (ok)
         memset(go, 0, AC_SYMS * sizeof *go);
@@ -377,6 +398,9 @@ bool ts_init(tpl *t)
                 break;
             if (!go[s + y]) {
                 memset(go + (size_t)n * AC_SYMS, 0, AC_SYMS * sizeof *go);
+                ksym[n] = y;
+                sib[n] = kid[s / AC_SYMS];
+                kid[s / AC_SYMS] = n;
                 go[s + y] = n++ * AC_SYMS;
             }
             s = go[s + y];
@@ -385,40 +409,69 @@ bool ts_init(tpl *t)
             out[s / AC_SYMS] = (uint16_t)(p + 1);
     }
     if (ok) {
-        t->ts.ac_states = (uint16_t)n;
+        tb->ac_states = (uint16_t)n;
         size_t qh = 0, qt = 0;
         for (unsigned y = 1; y < AC_SYMS; y++)
             if (go[y]) {
                 link[go[y] / AC_SYMS] = 0;
                 queue[qt++] = go[y];
             }
+        /* breadth first (a state's link is shallower, so its row is
+         * complete): the children's links, then the row is the link's row
+         * (symbols 1..; symbol 0, "other", keeps its trie edge or the
+         * root) with the children's edges put back. A child by symbol 0
+         * is not visited: its row stays as the trie made it. */
         while (qh < qt) {
             const uint32_t s = queue[qh++], ls = link[s / AC_SYMS];
             if (!out[s / AC_SYMS])
                 out[s / AC_SYMS] = out[ls / AC_SYMS];
-            for (unsigned y = 1; y < AC_SYMS; y++) {
-                const uint32_t u = go[s + y];
-                if (u) {
-                    link[u / AC_SYMS] = go[ls + y];
-                    queue[qt++] = u;
-                } else {
-                    go[s + y] = go[ls + y];
+            for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u])
+                if (ksym[u]) {
+                    link[u] = go[ls + ksym[u]];
+                    queue[qt++] = u * AC_SYMS;
                 }
-            }
+            memcpy(go + s + 1, go + ls + 1, (AC_SYMS - 1) * sizeof *go);
+            for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u])
+                if (ksym[u])
+                    go[s + ksym[u]] = u * AC_SYMS;
         }
-        t->ts.ac_hit = (uint8_t *)(go + rows * AC_SYMS);
+        tb->ac_hit = (uint8_t *)(go + rows * AC_SYMS);
         for (uint32_t s = 0; s < n; s++)
-            t->ts.ac_hit[s * AC_SYMS] = out[s] != 0;
+            tb->ac_hit[s * AC_SYMS] = out[s] != 0;
     }
     free(link);
     free(queue);
-    return ok;
+    if (!ok) {
+        free(go);
+        free(out);
+    }
+    tables_ok = ok;
+}
+
+bool ts_init(tpl *t)
+{
+    pthread_once(&tables_once, tables_build);
+    if (!tables_ok)
+        return false;
+    tpl_streams *ts = &t->ts;
+    ts->ac_go = tables.ac_go;
+    ts->ac_hit = tables.ac_hit;
+    ts->ac_out = tables.ac_out;
+    ts->ac_states = tables.ac_states;
+    memcpy(ts->sym, tables.sym, sizeof ts->sym);
+    memcpy(ts->symx, tables.symx, sizeof ts->symx);
+    memcpy(ts->symw, tables.symw, sizeof ts->symw);
+    memcpy(ts->symf, tables.symf, sizeof ts->symf);
+    memcpy(ts->bcls, tables.bcls, sizeof ts->bcls);
+    memcpy(ts->wkind, tables.wkind, sizeof ts->wkind);
+    ts->memo_key = keyhash_ml_process();
+    ts->out.owner = ts->lits.owner = t;
+    return true;
 }
 
 void ts_free(tpl *t)
 {
-    free(t->ts.ac_go); /* ac_hit is in the same block */
-    free(t->ts.ac_out);
+    (void)t; /* the automaton is the process's */
 }
 
 /* ------------------------------------------------------------ segments */

@@ -144,9 +144,10 @@ typedef struct ts_vmemo_entry {
 } ts_vmemo_entry;
 
 typedef struct tpl_streams {
-    uint32_t *ac_go;  /* goto/fail-folded transitions, as row offsets */
-    uint8_t *ac_hit;  /* by row offset: a pattern ends at the state */
-    uint16_t *ac_out; /* pattern index + 1 ending at a state, 0 none */
+    /* the automaton, built once per process (stream.c), read-only */
+    const uint32_t *ac_go;  /* goto/fail-folded transitions, as row offsets */
+    const uint8_t *ac_hit;  /* by row offset: a pattern ends at the state */
+    const uint16_t *ac_out; /* pattern index + 1 ending at a state, 0 none */
     uint16_t ac_states;
     uint8_t sym[256];   /* byte -> folded symbol */
     uint8_t symx[256];  /* byte -> symbol | SX_* */
