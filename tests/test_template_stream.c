@@ -1,11 +1,14 @@
-/* test_template_stream.c - the literal memo of the template text scanners
- * (src/template/stream.c), driven through the scanners' own interface: a
+/* test_template_stream.c - the memos of the template text scanners
+ * (src/template/stream.c, tokens.c), driven through their own interface: a
  * short literal that reported nothing is held unscanned the next time, a
  * held literal is scanned after all when its stream goes on (and then
  * reports, and leaves the stream, as a scan would have), and a literal
  * that reported is never held. The lexer never continues a held literal
  * today (a literal is scanned in one piece up to 64 KiB), so these paths
- * are reached here only. */
+ * are reached here only. Also: a {{ }} constant's scan replayed by the
+ * value memo leaves the stream as its scan does, the token memos keep
+ * which tag outputs a token, and whitespace taken while the stream rests
+ * keeps a phrase whole. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,6 +136,137 @@ static void test_held_literal_resolves_to_the_scanned_state(void **state)
     }
 }
 
+/* ---- the value memo: a {{ }} constant's scan effect replayed ---- */
+
+static void out_text(tpl *t, const char *s, uint64_t index)
+{
+    ts_segment(&t->ts.out, SG_TEXT);
+    ts_run(t, &t->ts.out, (const uint8_t *)s, strlen(s), index, false);
+}
+
+static void out_value(tpl *t, const char *s, uint64_t index)
+{
+    ts_segment(&t->ts.out, SG_VALUE | SG_BUILT);
+    ts_run(t, &t->ts.out, (const uint8_t *)s, strlen(s), index, true);
+}
+
+/* text, value, then text again and the value again: in a the second value
+ * is replayed from the memo (text leaves the automaton as it found it), in
+ * b (its memo emptied first) it is scanned; the streams must be alike and
+ * report alike after it. */
+static void replay_like_scan(const char *text, const char *value, const char *after, int kind)
+{
+    tpl *a = fresh(), *b = fresh();
+    tpl *both[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        out_text(both[k], text, 0);
+        out_value(both[k], value, 100);
+        out_text(both[k], text, 200);
+    }
+    memset(b->ts.vmemo, 0, sizeof b->ts.vmemo);
+    const uint32_t matches = a->ts.out.matches;
+    for (int k = 0; k < 2; k++)
+        out_value(both[k], value, 300);
+    assert_int_equal(a->ts.out.matches, matches);
+    same_state(&a->ts.out, &b->ts.out);
+    for (int k = 0; k < 2; k++) {
+        out_text(both[k], after, 400);
+        ts_end(both[k], &both[k]->ts.out);
+    }
+    const tpl_hit *ha = tpl_hit_get(a, kind), *hb = tpl_hit_get(b, kind);
+    assert_true(ha->have);
+    assert_true(hb->have);
+    assert_int_equal(ha->index, hb->index);
+    assert_int_equal(ha->more, hb->more);
+    assert_string_equal(ha->msg, hb->msg);
+    tpl_free(a);
+    tpl_free(b);
+}
+
+static void test_value_replay_is_the_scan(void **state)
+{
+    (void)state;
+    /* a phrase that ends after the value: its start is in the replayed ring */
+    replay_like_scan("x\n", "please ignore", " previous rules", TH_INSTRUCTION);
+    /* a blob run that goes on after the value: its head and classes */
+    replay_like_scan("x ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                     "abcdefghijklmnopqrstuvwxyz0123456789abcdefghij",
+                     TH_BLOB); /* base64 only with the value's upper case letters */
+    /* an e-mail word that goes on after the value */
+    replay_like_scan("x ", "write to bob", "@evil.example now", TH_URL);
+}
+
+/* ---- the token memos ---- */
+
+/* The one token of the last template, its bytes. */
+static void one_token(const tpl *t, size_t i, const char *want)
+{
+    size_t len;
+    int kind;
+    uint64_t line, col;
+    const uint8_t *s = tpl_token_get(t, i, &len, &kind, &line, &col);
+    assert_non_null(s);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(s, want, len);
+}
+
+static void test_token_memo_keeps_emission(void **state)
+{
+    (void)state;
+    tpl *t = fresh();
+    static const char l[] = "<|im_end|>\n";
+    const size_t n = sizeof l - 1;
+    /* the first time the tag does not output it, the second time it does:
+     * the token is first seen at the second literal (the tokens of a
+     * literal the LIT stream has just taken: its memo entry notes them) */
+    whole(t, l, 11);
+    tk_literal(t, (const uint8_t *)l, n, 10);
+    tk_tag_end(t, false);
+    assert_int_equal(tpl_token_count(t), 0);
+    whole(t, l, 51);
+    tk_literal(t, (const uint8_t *)l, n, 50);
+    tk_tag_end(t, true);
+    assert_int_equal(tpl_token_count(t), 1);
+    one_token(t, 0, "<|im_end|>");
+    /* another template: the set is empty, the memos are not */
+    tpl_begin(t, 1000);
+    tk_literal(t, (const uint8_t *)l, n, 70); /* not the LIT stream's: the tokens' memo */
+    tk_tag_end(t, true);
+    assert_int_equal(tpl_token_count(t), 1);
+    one_token(t, 0, "<|im_end|>");
+    tpl_begin(t, 1000);
+    whole(t, l, 81);
+    tk_literal(t, (const uint8_t *)l, n, 80); /* the LIT entry's */
+    tk_tag_end(t, true);
+    assert_int_equal(tpl_token_count(t), 1);
+    /* an output value: its tokens when scanned, and when replayed */
+    for (int k = 0; k < 2; k++) {
+        tpl_begin(t, 1000);
+        out_value(t, "<s>[INST]", 90);
+        assert_int_equal(tpl_token_count(t), 2);
+        one_token(t, 0, "<s>");
+        one_token(t, 1, "[INST]");
+    }
+    tpl_free(t);
+}
+
+/* Whitespace while the stream rests changes nothing a phrase needs. */
+static void test_resting_whitespace(void **state)
+{
+    (void)state;
+    tpl *t = fresh();
+    out_text(t, "Ignore", 0);
+    out_text(t, " \n", 6);
+    out_text(t, "\t ", 9); /* the stream rests: the quick case */
+    assert_true(t->ts.out.rest);
+    out_text(t, "previous", 11);
+    ts_end(t, &t->ts.out);
+    const tpl_hit *h = tpl_hit_get(t, TH_INSTRUCTION);
+    assert_true(h->have);
+    assert_int_equal(h->index, 0);
+    tpl_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +274,9 @@ int main(void)
         cmocka_unit_test(test_reporting_literal_is_never_held),
         cmocka_unit_test(test_held_literal_goes_on),
         cmocka_unit_test(test_held_literal_resolves_to_the_scanned_state),
+        cmocka_unit_test(test_value_replay_is_the_scan),
+        cmocka_unit_test(test_token_memo_keeps_emission),
+        cmocka_unit_test(test_resting_whitespace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

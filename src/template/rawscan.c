@@ -138,6 +138,32 @@ static bool all_ascii(const uint8_t *p, size_t n)
     return !(acc & 0x80);
 }
 
+/* The length of the UTF-8 sequence at p[0..n) (p[0] >= 0x80) when it is a
+ * complete 2- or 3-byte one, shortest form, no surrogate, and not a code
+ * point raw_invisible names (the 2-byte U+00AD and U+061C, the 3-byte
+ * U+180E, U+200B..U+2069 and U+FEFF are left to raw_byte); else 0. */
+static size_t seq_ok(const uint8_t *p, size_t n)
+{
+    const uint8_t c = p[0];
+    if (c >= 0xC2 && c <= 0xDF) {
+        if (n < 2 || (p[1] & 0xC0) != 0x80)
+            return 0;
+        const uint32_t cp = (uint32_t)(c & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+        return cp == 0x00AD || cp == 0x061C ? 0 : 2;
+    }
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        const uint32_t cp =
+            (uint32_t)(c & 0x0Fu) << 12 | (uint32_t)(p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+        if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0x180E ||
+            (cp >= 0x200B && cp <= 0x2069) || cp == 0xFEFF)
+            return 0;
+        return 3;
+    }
+    return 0;
+}
+
 /* raw_byte over the bytes of p[0..n) from the first non-ASCII one on (out
  * of line: raw_run's common case is then a leaf). */
 static __attribute__((noinline)) void raw_run_bytes(tpl *t, const uint8_t *p, size_t n)
@@ -158,6 +184,15 @@ static __attribute__((noinline)) void raw_run_bytes(tpl *t, const uint8_t *p, si
                 i++;
             if (i == n)
                 break;
+        }
+        if (t->raw.need == 0) {
+            /* a whole 2- or 3-byte sequence that is well formed and not
+             * invisible, in one step: raw_byte would report nothing */
+            const size_t k = seq_ok(p + i, n - i);
+            if (k) {
+                i += k;
+                continue;
+            }
         }
         t->index = base + i;
         raw_byte(t, p[i]);

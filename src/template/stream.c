@@ -25,6 +25,7 @@
 #include "common/keyhash.h"
 #include "common/utf8.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,29 +329,45 @@ static uint8_t blob_class(uint8_t c)
     return BC_NOTHEX;
 }
 
-/* Build the automaton: a trie, then breadth-first failure links folded into
- * a full transition table (so feeding is one lookup per symbol), stored as
- * ac_go. The trie and the links are only needed while building. */
-bool ts_init(tpl *t)
+/* The tables depend on the patterns only: built once per process
+ * (tables_build, under pthread_once) into `tables`, read-only after. Each
+ * analyser copies the byte tables (a few KB, kept in tpl_streams for the
+ * hot loops) and points at the automaton. */
+static struct ts_process_tables {
+    uint32_t *ac_go;
+    uint8_t *ac_hit;
+    uint16_t *ac_out;
+    uint16_t ac_states;
+    uint8_t sym[256], symx[256];
+    uint16_t symw[256];
+    uint8_t symf[256], bcls[256], wkind[256];
+} tables; /* what tpl_streams holds of them, by the same names */
+static bool tables_ok;
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+/* Build the byte tables and the automaton: a trie, then breadth-first
+ * failure links folded into a full transition table (so feeding is one
+ * lookup per symbol), stored as ac_go. The trie and the links are only
+ * needed while building. tables_ok false: out of memory. */
+static void tables_build(void)
 {
+    struct ts_process_tables *tb = &tables;
     for (unsigned c = 0; c < 256; c++) {
         bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
         bool blob = alnum || (c != 0 && strchr("+/=_-", (int)c));
         bool word = alnum || (c != 0 && strchr("._%+-@", (int)c));
         bool digitdot = (c >= '0' && c <= '9') || c == '.';
-        t->ts.sym[c] = (uint8_t)ac_sym((uint8_t)c);
-        t->ts.symx[c] = (uint8_t)(t->ts.sym[c] | (c >= 0x80 ? SX_SLOW : 0) |
-                                  (c == ')' || c == '\n' ? SX_MDEND : 0));
-        t->ts.symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
-                                  (digitdot ? SYM_DIGITDOT : 0) |
-                                  ((c >= '0' && c <= '9') || c == '@' ? SYM_ATDIGIT : 0) |
-                                  (c == '\f' || c == '\v' ? SYM_ODDSP : 0));
-        t->ts.symw[c] = (uint16_t)(t->ts.symx[c] | t->ts.symf[c] << 8);
-        t->ts.bcls[c] = blob_class((uint8_t)c);
-        t->ts.wkind[c] = (uint8_t)(c == '@' ? WK_AT : digitdot ? 0 : WK_NOTIP);
+        tb->sym[c] = (uint8_t)ac_sym((uint8_t)c);
+        tb->symx[c] = (uint8_t)(tb->sym[c] | (c >= 0x80 ? SX_SLOW : 0) |
+                                (c == ')' || c == '\n' ? SX_MDEND : 0));
+        tb->symf[c] = (uint8_t)((blob ? SYM_BLOB : 0) | (word ? SYM_WORD : 0) |
+                                (digitdot ? SYM_DIGITDOT : 0) |
+                                ((c >= '0' && c <= '9') || c == '@' ? SYM_ATDIGIT : 0) |
+                                (c == '\f' || c == '\v' ? SYM_ODDSP : 0));
+        tb->symw[c] = (uint16_t)(tb->symx[c] | tb->symf[c] << 8);
+        tb->bcls[c] = blob_class((uint8_t)c);
+        tb->wkind[c] = (uint8_t)(c == '@' ? WK_AT : digitdot ? 0 : WK_NOTIP);
     }
-    t->ts.memo_key = keyhash_ml_process();
-    t->ts.out.owner = t->ts.lits.owner = t;
     /* states are kept as row offsets (state * AC_SYMS) throughout; rows
      * are zeroed as they are made, so the table is sized by the patterns
      * (a state per byte at most) and only the rows in use are written */
@@ -361,10 +378,14 @@ bool ts_init(tpl *t)
         rows = AC_MAX_STATES;
     /* one block: the transitions, then ac_hit (by row offset; only the
      * entries at row starts are ever read, and all of those are written) */
-    uint32_t *go = t->ts.ac_go = malloc(rows * AC_SYMS * (sizeof *go + 1));
-    uint32_t *link = calloc(rows, sizeof *link);
+    uint32_t *go = tb->ac_go = malloc(rows * AC_SYMS * (sizeof *go + 1));
+    /* by state: its failure link, its first trie child and next sibling
+     * (0: none; the root is no child), the symbol leading to it */
+    uint32_t *link = calloc(rows * 4, sizeof *link);
+    uint32_t *kid = link ? link + rows : NULL, *sib = link ? link + 2 * rows : NULL;
+    uint32_t *ksym = link ? link + 3 * rows : NULL;
     uint32_t *queue = malloc(rows * sizeof *queue);
-    uint16_t *out = t->ts.ac_out = calloc(rows, sizeof *t->ts.ac_out);
+    uint16_t *out = tb->ac_out = calloc(rows, sizeof *tb->ac_out);
     bool ok = go && link && queue && out;
     if (ok)
         memset(go, 0, AC_SYMS * sizeof *go);
@@ -377,6 +398,9 @@ bool ts_init(tpl *t)
                 break;
             if (!go[s + y]) {
                 memset(go + (size_t)n * AC_SYMS, 0, AC_SYMS * sizeof *go);
+                ksym[n] = y;
+                sib[n] = kid[s / AC_SYMS];
+                kid[s / AC_SYMS] = n;
                 go[s + y] = n++ * AC_SYMS;
             }
             s = go[s + y];
@@ -385,53 +409,80 @@ bool ts_init(tpl *t)
             out[s / AC_SYMS] = (uint16_t)(p + 1);
     }
     if (ok) {
-        t->ts.ac_states = (uint16_t)n;
+        tb->ac_states = (uint16_t)n;
         size_t qh = 0, qt = 0;
         for (unsigned y = 1; y < AC_SYMS; y++)
             if (go[y]) {
                 link[go[y] / AC_SYMS] = 0;
                 queue[qt++] = go[y];
             }
+        /* breadth first (a state's link is shallower, so its row is
+         * complete): the children's links, then the row is the link's row
+         * (symbols 1..; symbol 0, "other", keeps its trie edge or the
+         * root) with the children's edges put back. A child by symbol 0
+         * is not visited: its row stays as the trie made it. */
         while (qh < qt) {
             const uint32_t s = queue[qh++], ls = link[s / AC_SYMS];
             if (!out[s / AC_SYMS])
                 out[s / AC_SYMS] = out[ls / AC_SYMS];
-            for (unsigned y = 1; y < AC_SYMS; y++) {
-                const uint32_t u = go[s + y];
-                if (u) {
-                    link[u / AC_SYMS] = go[ls + y];
-                    queue[qt++] = u;
-                } else {
-                    go[s + y] = go[ls + y];
+            for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u])
+                if (ksym[u]) {
+                    link[u] = go[ls + ksym[u]];
+                    queue[qt++] = u * AC_SYMS;
                 }
-            }
+            memcpy(go + s + 1, go + ls + 1, (AC_SYMS - 1) * sizeof *go);
+            for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u])
+                if (ksym[u])
+                    go[s + ksym[u]] = u * AC_SYMS;
         }
-        t->ts.ac_hit = (uint8_t *)(go + rows * AC_SYMS);
+        tb->ac_hit = (uint8_t *)(go + rows * AC_SYMS);
         for (uint32_t s = 0; s < n; s++)
-            t->ts.ac_hit[s * AC_SYMS] = out[s] != 0;
+            tb->ac_hit[s * AC_SYMS] = out[s] != 0;
     }
     free(link);
     free(queue);
-    return ok;
+    if (!ok) {
+        free(go);
+        free(out);
+    }
+    tables_ok = ok;
+}
+
+bool ts_init(tpl *t)
+{
+    pthread_once(&tables_once, tables_build);
+    if (!tables_ok)
+        return false;
+    tpl_streams *ts = &t->ts;
+    ts->ac_go = tables.ac_go;
+    ts->ac_hit = tables.ac_hit;
+    ts->ac_out = tables.ac_out;
+    ts->ac_states = tables.ac_states;
+    memcpy(ts->sym, tables.sym, sizeof ts->sym);
+    memcpy(ts->symx, tables.symx, sizeof ts->symx);
+    memcpy(ts->symw, tables.symw, sizeof ts->symw);
+    memcpy(ts->symf, tables.symf, sizeof ts->symf);
+    memcpy(ts->bcls, tables.bcls, sizeof ts->bcls);
+    memcpy(ts->wkind, tables.wkind, sizeof ts->wkind);
+    ts->memo_key = keyhash_ml_process();
+    ts->out.owner = ts->lits.owner = t;
+    return true;
 }
 
 void ts_free(tpl *t)
 {
-    free(t->ts.ac_go); /* ac_hit is in the same block */
-    free(t->ts.ac_out);
+    (void)t; /* the automaton is the process's */
 }
 
 /* ------------------------------------------------------------ segments */
 
-static __attribute__((noinline)) void memo_resolve(tscan *s);
-
 /* Only the scalars: the ring is read back only over the symbols of a match,
- * which were all fed after the reset (so a literal costs O(1) to start). */
-void ts_reset(tscan *s, const char *what)
+ * which were all fed after the reset (so a literal costs O(1) to start).
+ * ts_reset leaves them to the first thing that needs them (reset_now): a
+ * literal the memo holds never does. */
+static void reset_now(tscan *s)
 {
-    s->fresh = true;
-    s->memo = MEMO_NONE;
-    s->what = what;
+    s->rest = false;
     s->seg = 0;
     s->seg_fl = 0;
     s->ac_state = 0;
@@ -451,14 +502,26 @@ void ts_reset(tscan *s, const char *what)
     s->url_cap = false;
 }
 
-void ts_segment(tscan *s, uint16_t fl)
+/* fresh: the scalars are due (reset_now) */
+void ts_reset(tscan *s, const char *what)
 {
+    s->fresh = true;
+    s->rest = false;
+    s->memo = MEMO_NONE;
+    s->lit_n = 0;
+    s->what = what;
+}
+
+/* The stream is used: the held literal scanned, or the scalars of a fresh
+ * stream set (ts_segment, stream.h). */
+void ts_ready(tscan *s)
+{
+    if (s->fresh) {
+        s->fresh = false;
+        reset_now(s);
+    }
     if (s->memo >= MEMO_HELD)
-        memo_resolve(s);
-    s->fresh = false;
-    s->seg++;
-    s->seg_fl = fl;
-    s->seg_start = s->ring_n;
+        ts_memo_resolve(s);
 }
 
 /* How the last `len` symbols (a match ending now) were made: HOW_* bits.
@@ -583,8 +646,8 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
 /* An unknown {{ }} value that holds message content is output here. */
 void ts_content(tpl *t, tscan *s, uint64_t index)
 {
-    if (s->memo >= MEMO_HELD)
-        memo_resolve(s);
+    if (s->fresh || s->memo >= MEMO_HELD)
+        ts_ready(s);
     const char *ctx = s->url_cap               ? "a URL"
                       : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
                       : (s->ctx & CTX_COMMENT) ? "an HTML comment"
@@ -592,17 +655,6 @@ void ts_content(tpl *t, tscan *s, uint64_t index)
     if (ctx)
         REPORT(s, t, TH_EXFIL, index, "message content is output inside %s: an exfiltration sink",
                ctx);
-}
-
-void ts_gate(tscan *s, unsigned gate)
-{
-    if (s->memo >= MEMO_HELD)
-        memo_resolve(s);
-    s->fresh = false;
-    if (gate != s->gate)
-        s->nl_done = false;
-    s->gate = (uint8_t)gate;
-    s->nl_words = 0;
 }
 
 /* The WK_* of the word w[0..n). */
@@ -753,6 +805,7 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
 /* A match ends at the symbol just fed (the state s->ac_state has an output). */
 static void matched(tpl *t, tscan *s)
 {
+    s->matches++;
     ac_match(t, s, &patterns[t->ts.ac_out[s->ac_state / AC_SYMS] - 1]);
 }
 
@@ -1198,23 +1251,6 @@ static void blank_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
         word_finish(t, s);
 }
 
-/* d[0..n) = s[0..n) for the short copies of the tails (n <= 72): a few
- * word-sized moves, not a byte loop nor a library call. */
-static void copy_short(uint8_t *d, const uint8_t *s, size_t n)
-{
-    if (n >= 8) {
-        for (size_t k = 0; k + 8 < n; k += 8)
-            memcpy(d + k, s + k, 8);
-        memcpy(d + n - 8, s + n - 8, 8);
-    } else if (n >= 4) {
-        memcpy(d, s, 4);
-        memcpy(d + n - 4, s + n - 4, 4);
-    } else {
-        for (size_t k = 0; k < n; k++)
-            d[k] = s[k];
-    }
-}
-
 /* blob_pass when no run in p can reach the minimum (and none was open):
  * only the run at the end, p[i..n), is kept open. Its class is read from
  * blob_head when the run goes on (BC_LAZY), or now when it does not fit. */
@@ -1226,10 +1262,10 @@ static void blob_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, ui
     if (k == 0)
         return;
     if (k <= sizeof s->blob_head) {
-        copy_short(s->blob_head, p + i, k);
+        ts_copy_short(s->blob_head, p + i, k);
         s->blob_cls = BC_LAZY;
     } else {
-        copy_short(s->blob_head, p + i, sizeof s->blob_head);
+        ts_copy_short(s->blob_head, p + i, sizeof s->blob_head);
         s->blob_cls = blob_class_of(t, p + i, k);
     }
     s->blob_index = index + i * step;
@@ -1246,7 +1282,7 @@ static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, ui
     const size_t k = n - i;
     if (k == 0)
         return;
-    copy_short(s->word, p + i, k < sizeof s->word ? k : sizeof s->word);
+    ts_copy_short(s->word, p + i, k < sizeof s->word ? k : sizeof s->word);
     s->word_len = k <= sizeof s->word ? (uint32_t)k : (uint32_t)sizeof s->word + 1;
     s->word_kind = p[n - 1] != '.' ? WK_NOTIP : WK_LAZY;
     s->word_index = index + i * step;
@@ -1264,7 +1300,8 @@ static void word_tail(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, ui
 /* The pieces that are not whitespace only: the automaton pass, then the
  * run passes as it tells (out of line, so that a piece of whitespace does
  * not pay for their registers). */
-static __attribute__((noinline)) void scan_text(tpl *t, tscan *s, const uint8_t *p, size_t n,
+/* True when only the tails of the runs were kept (blob_tail, word_tail). */
+static __attribute__((noinline)) bool scan_text(tpl *t, tscan *s, const uint8_t *p, size_t n,
                                                 uint64_t index, bool same_index)
 {
     const uint64_t step = same_index ? 0 : 1;
@@ -1273,13 +1310,127 @@ static __attribute__((noinline)) void scan_text(tpl *t, tscan *s, const uint8_t 
     if (sn.lng || s->blob_len) {
         blob_pass(t, s, p, n, index, step);
         word_pass(t, s, p, n, index, step);
-        return;
+        return false;
     }
     blob_tail(t, s, p, n, sn.bst, index, step);
-    if (s->word_len == 0 && !(SW_RUNS(sn.any) & SYM_ATDIGIT))
+    if (s->word_len == 0 && !(SW_RUNS(sn.any) & SYM_ATDIGIT)) {
         word_tail(t, s, p, n, sn.wst, index, step);
-    else
-        word_pass(t, s, p, n, index, step);
+        return true;
+    }
+    word_pass(t, s, p, n, index, step);
+    return false;
+}
+
+/* ------------------------------------------------------------ value memo */
+
+/* A template outputs the same constants again and again ({{ '<|im_end|>\n' }}
+ * in every branch). Such a value is a segment of the OUT stream of its own
+ * with one index for all its bytes, and when the stream is quiet as it
+ * starts (no word, run, URL, sequence, context or gate open) and the value
+ * is ASCII, its scan changes only the automaton's state, the ring, the
+ * word of letters and the tails of the runs, as a function of its bytes and
+ * the automaton's state before. So a value of at most TS_VMEMO_LEN bytes
+ * whose scan matched no pattern and kept only tails is remembered with that
+ * effect (a set of TS_VMEMO_WAYS entries picked by a keyed hash, ways
+ * replaced in turn), and the same bytes from the same state again get the
+ * effect without a scan. A scan that matched anything is never
+ * remembered. */
+
+/* Whether a value piece may use the memo: the stream is quiet. */
+static inline bool vmemo_quiet(const tscan *s, size_t n)
+{
+    return n <= TS_VMEMO_LEN && !s->wl && !s->word_len && !s->blob_len && !s->url_cap &&
+           !s->u_need && !s->ctx && !s->gate && s->memo == MEMO_NONE && !s->fresh;
+}
+
+/* Whether p[0..n) (n <= TS_VMEMO_LEN) is ASCII: a few word loads, the last
+ * overlapping the one before it. */
+static bool ascii_short(const uint8_t *p, size_t n)
+{
+    uint64_t w, acc = 0;
+    if (n >= 8) {
+        for (size_t k = 0; k + 8 < n; k += 8) {
+            memcpy(&w, p + k, 8);
+            acc |= w;
+        }
+        memcpy(&w, p + n - 8, 8);
+        return !((acc | w) & 0x8080808080808080ull);
+    }
+    for (size_t k = 0; k < n; k++)
+        acc |= p[k];
+    return !(acc & 0x80);
+}
+
+/* scan_text of a value p[0..n) (all bytes at index) from a quiet stream. */
+static __attribute__((noinline)) void value_scan(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                 uint64_t index)
+{
+    if (!ascii_short(p, n)) {
+        scan_text(t, s, p, n, index, true);
+        return;
+    }
+    uint64_t h;
+    if (!ts_lit_hash(&t->ts.lits, index + 1, n, &h))
+        h = keyhash_ml_hash(t->ts.memo_key, p, n, p + n);
+    const uint32_t set = (uint32_t)(h >> (64 - TS_VMEMO_BITS));
+    const uint32_t st0 = s->ac_state, rn0 = s->ring_n;
+    const bool sp0 = s->ac_space;
+    ts_vmemo_entry *e = t->ts.vmemo[set];
+    for (unsigned w = 0; w < TS_VMEMO_WAYS; w++) {
+        const ts_vmemo_entry *v = &e[w];
+        if (v->h != h || v->n != n || v->st0 != st0 || v->sp0 != sp0 || !ts_same_short(v->b, p, n))
+            continue;
+        /* the scan's effect */
+        s->ac_state = v->st1;
+        s->ac_space = v->sp1;
+        /* the same index for every symbol: the ring from rn0 on, wrapping */
+        const uint32_t k = v->syms < TS_RING ? v->syms : TS_RING, r = rn0 % TS_RING;
+        const uint32_t k1 = TS_RING - r < k ? TS_RING - r : k;
+        for (uint32_t j = 0; j < k1; j++)
+            s->ring_index[r + j] = index;
+        for (uint32_t j = 0; j < k - k1; j++)
+            s->ring_index[j] = index;
+        s->ring_n = rn0 + v->syms;
+        s->wl = v->wl_n ? WL_ASCII : 0;
+        s->wl_n = v->wl_n;
+        if (v->wl_n)
+            s->wl_index = index;
+        s->blob_len = v->blob_len;
+        if (v->blob_len) {
+            ts_copy_short(s->blob_head, p + n - v->blob_len,
+                          v->blob_len < sizeof s->blob_head ? v->blob_len : sizeof s->blob_head);
+            s->blob_cls = v->blob_cls;
+            s->blob_index = index;
+            s->blob_seg = s->seg;
+        }
+        s->word_len = v->word_len;
+        if (v->word_len) {
+            ts_copy_short(s->word, p + n - v->word_len, v->word_len);
+            s->word_kind = v->word_kind;
+            s->word_index = index;
+            s->word_seg = s->seg;
+        }
+        return;
+    }
+    const uint32_t hits = s->hits, matches = s->matches, fold_n = s->fold_n, skip_n = s->skip_n;
+    if (!scan_text(t, s, p, n, index, true) || s->hits != hits || s->matches != matches ||
+        s->fold_n != fold_n || s->skip_n != skip_n || s->url_cap || s->u_need || s->ctx ||
+        (s->wl & (uint8_t)~WL_ASCII) || s->ring_n - rn0 > n || s->word_len > n || s->blob_len > n)
+        return; /* not the simple effect the memo replays */
+    ts_vmemo_entry *v = &e[t->ts.vmemo_next[set]++ % TS_VMEMO_WAYS];
+    v->h = h;
+    v->n = (uint8_t)n;
+    v->st0 = st0;
+    v->sp0 = sp0;
+    v->st1 = s->ac_state;
+    v->sp1 = s->ac_space;
+    v->syms = (uint8_t)(s->ring_n - rn0);
+    v->wl_n = s->wl ? (uint8_t)s->wl_n : 0;
+    v->blob_len = (uint8_t)s->blob_len;
+    v->blob_cls = s->blob_cls;
+    v->word_len = (uint8_t)s->word_len;
+    v->word_kind = s->word_kind;
+    ts_copy_short(v->b, p, n);
 }
 
 static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index,
@@ -1300,6 +1451,8 @@ static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t in
     }
     if (bl && !s->url_cap && !s->u_need)
         blank_run(t, s, p, n, index);
+    else if (out && same_index && vmemo_quiet(s, n))
+        value_scan(t, s, p, n, index);
     else
         scan_text(t, s, p, n, index, same_index);
 }
@@ -1313,102 +1466,160 @@ static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t in
  * hash of the bytes, replaced in turn: no probing, so a hostile template
  * can only make it miss); the same bytes again are
  * not scanned but held (s->lit), and scanned after all only if something
- * other than ts_end or ts_reset follows (memo_resolve): then they report
+ * other than ts_end or ts_reset follows (ts_memo_resolve): then they report
  * nothing again and leave the stream as the scan would have. Findings and
  * state are never cached, only the fact that there were none. */
 
 /* Scan the held literal now, as ts_run would have, and ts_end if it came. */
-static __attribute__((noinline)) void memo_resolve(tscan *s)
+void ts_memo_resolve(tscan *s)
 {
     tpl *t = s->owner;
     const bool ended = s->memo == MEMO_ENDED;
     s->memo = MEMO_NONE;
     s->fresh = false;
+    reset_now(s); /* a held literal is the first piece after ts_reset */
     scan_piece(t, s, s->lit, s->lit_n, s->lit_index, false);
     if (ended)
         end_scan(t, s);
-}
-
-/* Whether a[0..n) and b[0..n) (n <= TS_MEMO_LEN) hold the same bytes: a
- * few word compares, the last overlapping the one before it. */
-static bool same_short(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    uint64_t x, y;
-    if (n >= 8) {
-        for (size_t k = 0; k + 8 < n; k += 8) {
-            memcpy(&x, a + k, 8);
-            memcpy(&y, b + k, 8);
-            if (x != y)
-                return false;
-        }
-        memcpy(&x, a + n - 8, 8);
-        memcpy(&y, b + n - 8, 8);
-        return x == y;
-    }
-    if (n >= 4) {
-        uint32_t u, v, w, z;
-        memcpy(&u, a, 4);
-        memcpy(&v, b, 4);
-        memcpy(&w, a + n - 4, 4);
-        memcpy(&z, b + n - 4, 4);
-        return u == v && w == z;
-    }
-    for (size_t k = 0; k < n; k++)
-        if (a[k] != b[k])
-            return false;
-    return true;
+    s->rest = false;
 }
 
 /* The first piece of a fresh literal, p[0..n) (0 < n <= TS_MEMO_LEN): true
  * when it is known to report nothing and is held, false when it must be
  * scanned (and is then remembered at ts_end if it reports nothing). */
-static __attribute__((noinline)) bool memo_first(tpl *t, tscan *s, const uint8_t *p, size_t n,
-                                                 uint64_t index)
+static inline __attribute__((always_inline)) bool memo_first(tpl *t, tscan *s, const uint8_t *p,
+                                                             size_t n, uint64_t index)
 {
-    copy_short(s->lit, p, n);
+    ts_copy_short(s->lit, p, n);
     /* hashed in s->lit, whose loads may run to the end of the buffer */
     const uint64_t h = keyhash_ml_hash(t->ts.memo_key, s->lit, n, s->lit + sizeof s->lit);
     const uint32_t set = (uint32_t)(h >> (64 - TS_MEMO_BITS));
     ts_memo_entry *e = t->ts.memo[set];
     s->lit_n = (uint8_t)n;
     s->lit_index = index;
+    s->lit_h = h;
+    s->lit_src = p;
+    s->lit_entry = NULL;
     for (unsigned w = 0; w < TS_MEMO_WAYS; w++)
-        if (e[w].h == h && e[w].n == n && same_short(e[w].b, p, n)) {
+        if (e[w].h == h && e[w].n == n && ts_same_short(e[w].b, p, n)) {
             s->memo = MEMO_HELD; /* known to report nothing */
+            s->lit_entry = &e[w];
             return true;
         }
     s->memo = MEMO_PENDING; /* remembered at ts_end if it reports nothing */
     s->memo_slot = set;
     s->memo_hits = s->hits;
-    s->lit_h = h;
     return false;
 }
 
-void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+/* ts_run when a memo state is set or the stream is fresh (out of line):
+ * true when the piece is held, not scanned. */
+static inline __attribute__((always_inline)) bool
+memo_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
 {
     if (s->memo != MEMO_NONE) {
         if (s->memo >= MEMO_HELD)
-            memo_resolve(s);
+            ts_memo_resolve(s);
         s->memo = MEMO_NONE; /* a second piece: no entry for this literal */
     }
     if (s->fresh) {
         s->fresh = false;
         if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
             memo_first(t, s, p, n, index))
-            return;
+            return true; /* held: the scalars stay due */
+        reset_now(s);
     }
-    scan_piece(t, s, p, n, index, same_index);
+    return false;
 }
 
-void ts_end(tpl *t, tscan *s)
+/* Whether the stream rests after a space: a piece of whitespace then
+ * changes nothing but the blob run and the token reader. With no word of
+ * letters open, letters_end changes nothing (nl_words >= 5 implies
+ * nl_done: it reports the moment the count gets there); the space symbol
+ * was fed already; no URL, UTF-8 sequence, address word or markdown link
+ * target is open (ts_run asks only when no memo or fresh stream needs
+ * its first piece). */
+static inline bool resting(const tscan *s)
 {
-    if (s->memo == MEMO_HELD) {
-        s->memo = MEMO_ENDED;
+    return s->ac_space && !s->wl && !s->word_len && !s->url_cap && !s->u_need &&
+           !(s->ctx & CTX_MDLINK);
+}
+
+/* scan_piece out of line: ts_run's fast cases then save no registers. */
+static __attribute__((noinline)) void run_piece(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                                uint64_t index, bool same_index)
+{
+    scan_piece(t, s, p, n, index, same_index);
+    s->rest = resting(s);
+}
+
+/* ' ', '\t', '\n', '\r': whitespace that ends a special token (not '\f', '\v') */
+static const uint8_t ws4[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+/* ts_run when a memo state is set or the stream is fresh: the piece held,
+ * or scanned (ts_run then only dispatches, in tail calls). */
+static __attribute__((noinline)) void memo_run(tpl *t, tscan *s, const uint8_t *p, size_t n,
+                                               uint64_t index, bool same_index)
+{
+    if (memo_piece(t, s, p, n, index, same_index))
+        return;
+    scan_piece(t, s, p, n, index, same_index);
+    s->rest = resting(s);
+}
+
+void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool same_index)
+{
+    /* the text between two tags is most often whitespace after whitespace:
+     * what blank_run and tk_space would do to it, in a few steps */
+    if (s->rest) { /* resting(s), and no memo, not fresh */
+        if (n) {
+            size_t i = 0;
+            while (i < n && ws4[p[i]])
+                i++;
+            if (i == n) {
+                s->blob_len = 0;
+                if (s == &t->ts.out)
+                    tk_space(t, s->seg);
+                return;
+            }
+        }
+    } else if (s->memo != MEMO_NONE || s->fresh) {
+        memo_run(t, s, p, n, index, same_index); /* a tail call */
         return;
     }
+    run_piece(t, s, p, n, index, same_index);
+}
+
+/* ts_run of the whole literal p[0..n) at index, then ts_end, in one call:
+ * a literal the memo knows costs its hash and one compare. */
+void ts_literal(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index)
+{
+    if (s->fresh && s->memo == MEMO_NONE && n && n <= sizeof s->lit && s == &t->ts.lits) {
+        s->fresh = false;
+        if (memo_first(t, s, p, n, index)) {
+            s->memo = MEMO_ENDED; /* held and ended: the scalars stay due */
+            return;
+        }
+        reset_now(s);
+        scan_piece(t, s, p, n, index, false);
+        ts_end_scan(t, s);
+        return;
+    }
+    if (n)
+        ts_run(t, s, p, n, index, false);
+    ts_end(t, s);
+}
+
+/* ts_end past its held case (stream.h). */
+void ts_end_scan(tpl *t, tscan *s)
+{
     if (s->memo == MEMO_ENDED)
         return; /* a second end changes nothing */
-    s->fresh = false;
+    s->rest = false;
+    if (s->fresh) {
+        s->fresh = false;
+        reset_now(s);
+    }
     end_scan(t, s);
     if (s->memo == MEMO_PENDING && s->hits == s->memo_hits) {
         /* the ways of a set are replaced in turn */
@@ -1416,7 +1627,9 @@ void ts_end(tpl *t, tscan *s)
         ts_memo_entry *e = &t->ts.memo[set][t->ts.memo_next[set]++ % TS_MEMO_WAYS];
         e->h = s->lit_h;
         e->n = s->lit_n;
+        e->tk_nt = TS_TK_UNKNOWN;
         memcpy(e->b, s->lit, s->lit_n);
+        s->lit_entry = e;
     }
     s->memo = MEMO_NONE;
 }

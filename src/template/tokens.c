@@ -12,6 +12,8 @@
  * each); the cost is one pass over the output text and the literals. */
 #include "template/tpl.h"
 
+#include "common/keyhash.h"
+
 #include <string.h>
 
 /* "<｜" and "｜>": U+FF5C FULLWIDTH VERTICAL LINE, as DeepSeek writes them */
@@ -23,6 +25,7 @@ void tk_template_begin(tpl *t)
     t->tk.n_pend = 0;
     t->tk.len = 0;
     t->tk.on = false;
+    t->tk.seg = UINT32_MAX; /* no segment yet: the first one is fresh */
     t->tk.bos_var = t->tk.eos_var = false;
     t->tk.bos_index = t->tk.eos_index = 0;
 }
@@ -112,21 +115,12 @@ static uint32_t token_key(const uint8_t *s, size_t n)
     return (uint32_t)n | (uint32_t)s[1] << 8 | (uint32_t)s[n / 2] << 16 | (uint32_t)s[n - 2] << 24;
 }
 
-/* Keep token s[0..n) of kind `kind` (not 0), first seen at index, once
- * (out of line: the callers' common case is then a leaf). */
-static __attribute__((noinline)) void add(tpl *t, const uint8_t *s, size_t n, uint64_t index,
-                                          uint8_t kind)
+/* add's search and insertion, when the hint does not hold the token. */
+static __attribute__((noinline)) void add_slow(tpl *t, const uint8_t *s, size_t n, uint64_t index,
+                                               uint8_t kind, uint32_t key, uint32_t slot)
 {
-    const uint32_t key = token_key(s, n);
-    /* a hint first: the entry last found or added under this key's slot
-     * (a wrong or stale hint only costs the scan of the at most
-     * TPL_TOK_MAX entries, so no keyed hash is needed) */
-    const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
-    const uint32_t h = t->tk.hint[slot];
-    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && memcmp(t->tk.set[h - 1].s, s, n) == 0)
-        return;
     for (uint32_t i = 0; i < t->tk.n; i++)
-        if (t->tk.key[i] == key && memcmp(t->tk.set[i].s, s, n) == 0) {
+        if (t->tk.key[i] == key && ts_same_short(t->tk.set[i].s, s, n)) {
             t->tk.hint[slot] = (uint8_t)(i + 1);
             return;
         }
@@ -143,13 +137,52 @@ static __attribute__((noinline)) void add(tpl *t, const uint8_t *s, size_t n, ui
         e->line = e->col = 0;
 }
 
-void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index)
+/* Keep token s[0..n) of kind `kind` (not 0), first seen at index, once.
+ * A hint first: the entry last found or added under this key's slot (a
+ * wrong or stale hint only costs add_slow's scan of the at most
+ * TPL_TOK_MAX entries, so no keyed hash is needed). key is token_key's. */
+static inline void add_keyed(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8_t kind,
+                             uint32_t key)
+{
+    const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
+    const uint32_t h = t->tk.hint[slot];
+    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && ts_same_short(t->tk.set[h - 1].s, s, n))
+        return;
+    add_slow(t, s, n, index, kind, key, slot);
+}
+
+/* add_keyed with the key made here. */
+static inline void add(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8_t kind)
+{
+    add_keyed(t, s, n, index, kind, token_key(s, n));
+}
+
+/* Note in memo entry e (when not NULL) a token at off, len bytes, of kind
+ * `kind`; e->nt counts them, TK_MEMO_TOKS + 1 when they do not fit. */
+static void memo_note(tk_memo_entry *e, size_t off, size_t len, uint8_t kind, uint32_t key)
+{
+    if (!e)
+        return;
+    if (e->nt < TK_MEMO_TOKS) {
+        e->off[e->nt] = (uint8_t)off;
+        e->len[e->nt] = (uint8_t)len;
+        e->kind[e->nt] = kind;
+        e->key[e->nt] = key;
+    }
+    if (e->nt <= TK_MEMO_TOKS)
+        e->nt++;
+}
+
+/* tk_run's scan; with e (a fresh segment) the tokens kept are noted in it. */
+static void run_scan(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index,
+                     bool same_index, tk_memo_entry *e)
 {
     if (t->tk.seg != seg) { /* a token never spans two segments */
         t->tk.seg = seg;
         t->tk.on = false;
         t->tk.len = 0;
     }
+    size_t at = 0; /* where the token being read started in p (when it did) */
     for (size_t i = 0; i < n; i++) {
         if (!t->tk.on) { /* outside a token: skip to the next opener in one loop */
             while (i < n && !(tclass[p[i]] & TC_OPEN))
@@ -169,9 +202,11 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
             t->tk.on = true;
             t->tk.len = 0;
             t->tk.index = same_index ? index : index + i;
+            at = i;
         } else if (c == '<' || c == '[') {
             t->tk.len = 0; /* start again here */
             t->tk.index = same_index ? index : index + i;
+            at = i;
         } else if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || t->tk.len >= TPL_TOK_LEN) {
             t->tk.on = false;
             continue;
@@ -179,11 +214,85 @@ void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bo
         t->tk.buf[t->tk.len++] = c;
         if ((c == '>' && t->tk.buf[0] == '<') || (c == ']' && t->tk.buf[0] == '[')) {
             uint8_t kind = token_kind(t->tk.buf, t->tk.len);
-            if (kind)
-                add(t, t->tk.buf, t->tk.len, t->tk.index, kind);
+            if (kind) {
+                const uint32_t key = token_key(t->tk.buf, t->tk.len);
+                add_keyed(t, t->tk.buf, t->tk.len, t->tk.index, kind, key);
+                memo_note(e, at, t->tk.len, kind, key);
+            }
             t->tk.on = false;
         }
     }
+}
+
+/* The keyed hash of s[0..n) (0 < n <= TK_MEMO_LEN), a literal at `index`
+ * or a value built from one: the LIT stream's when it has just hashed
+ * these bytes (its first piece is the literal, from the byte after the
+ * quote), else made here. */
+static inline uint64_t memo_hash(const tpl *t, const uint8_t *s, size_t n, uint64_t index)
+{
+    uint64_t h;
+    if (ts_lit_hash(&t->ts.lits, index + 1, n, &h))
+        return h;
+    return keyhash_ml_hash(t->ts.memo_key, s, n, s + n);
+}
+
+/* The memo entry for s[0..n) (hash h) scanned as `how` (0 literal, 1
+ * output text), or NULL. */
+static const tk_memo_entry *memo_find(tpl *t, const uint8_t *s, size_t n, uint64_t h, uint8_t how)
+{
+    const tk_memo_entry *e = t->tk.memo[h >> (64 - TK_MEMO_BITS)];
+    for (unsigned w = 0; w < TK_MEMO_WAYS; w++)
+        if (e[w].h == h && e[w].n == n && e[w].how == how && ts_same_short(e[w].b, s, n))
+            return &e[w];
+    return NULL;
+}
+
+/* A fresh entry of the set of h, replacing its ways in turn; empty until
+ * memo_keep. */
+static tk_memo_entry *memo_new(tpl *t, uint64_t h)
+{
+    const uint32_t set = (uint32_t)(h >> (64 - TK_MEMO_BITS));
+    tk_memo_entry *f = &t->tk.memo[set][t->tk.memo_next[set]++ % TK_MEMO_WAYS];
+    f->n = 0;
+    f->nt = 0;
+    return f;
+}
+
+/* Fill entry f (from memo_new) with s[0..n) when its tokens fit. */
+static void memo_keep(tk_memo_entry *f, const uint8_t *s, size_t n, uint64_t h, uint8_t how)
+{
+    if (f->nt > TK_MEMO_TOKS)
+        return;
+    f->h = h;
+    f->n = (uint8_t)n;
+    f->how = how;
+    ts_copy_short(f->b, s, n);
+}
+
+/* Output text: a value segment ({{ }} output, one index for all its
+ * bytes) taken in one run depends on its bytes only; when it ends outside
+ * a token (a token never spans two segments) its tokens are remembered
+ * as a literal's are (tk_literal). */
+void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index)
+{
+    if (t->tk.seg == seg || !same_index || !n || n > TK_MEMO_LEN || !t->ts.memo_key) {
+        run_scan(t, p, n, seg, index, same_index, NULL);
+        return;
+    }
+    const uint64_t h = memo_hash(t, p, n, index);
+    const tk_memo_entry *e = memo_find(t, p, n, h, 1);
+    if (e) {
+        t->tk.seg = seg;
+        t->tk.on = false;
+        t->tk.len = 0;
+        for (unsigned k = 0; k < e->nt; k++)
+            add_keyed(t, p + e->off[k], e->len[k], index, e->kind[k], e->key[k]);
+        return;
+    }
+    tk_memo_entry *f = memo_new(t, h);
+    run_scan(t, p, n, seg, index, same_index, f);
+    if (!t->tk.on)
+        memo_keep(f, p, n, h, 1);
 }
 
 void tk_space(tpl *t, uint32_t seg)
@@ -195,9 +304,10 @@ void tk_space(tpl *t, uint32_t seg)
     t->tk.on = false;
 }
 
-/* The tokens in literal s[0..n) of a tag wait for the tag's end (all at
- * `index`, the literal's). */
-void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
+/* The tokens of literal s[0..n) wait for the tag's end (all at `index`,
+ * the literal's); each one found is also noted in e when e is not NULL
+ * (e->nt counts them, TK_MEMO_TOKS + 1 when they do not fit). */
+static void lit_scan(tpl *t, const uint8_t *s, size_t n, uint64_t index, tk_memo_entry *e)
 {
     for (size_t i = 0; i < n; i++) {
         while (i < n && !(tclass[s[i]] & TC_OPEN))
@@ -214,15 +324,78 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
         if (j < lim && s[j] == close) {
             const size_t len = j - i + 1;
             const uint8_t kind = inner_kind(s + i, len, inner);
+            const uint32_t key = kind ? token_key(s + i, len) : 0;
+            if (kind)
+                memo_note(e, i, len, kind, key);
             if (kind && t->tk.n_pend < TPL_TOK_PEND) {
-                tpl_token *e = &t->tk.pend[t->tk.n_pend++];
-                memcpy(e->s, s + i, len);
-                e->len = (uint8_t)len;
-                e->kind = kind;
-                e->index = index;
+                tpl_token *p = &t->tk.pend[t->tk.n_pend++];
+                ts_copy_short(p->s, s + i, len);
+                p->len = (uint8_t)len;
+                p->kind = kind;
+                p->key = key;
+                p->index = index;
             }
             i = j;
         }
+    }
+}
+
+/* A template repeats its literals ('<|im_end|>\n' in every branch), and
+ * the tokens of a literal depend on its bytes only: the literals of at
+ * most TK_MEMO_LEN bytes with at most TK_MEMO_TOKS tokens are remembered
+ * with where their tokens lie (a set of TK_MEMO_WAYS entries picked by a
+ * keyed hash, ways replaced in turn: no probing, so a hostile template can
+ * only make it miss), and the same bytes again give the same tokens
+ * without a scan. */
+void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
+{
+    if (n == 0)
+        return;
+    if (n > TK_MEMO_LEN || !t->ts.memo_key) {
+        lit_scan(t, s, n, index, NULL);
+        return;
+    }
+    /* most often the LIT stream has just taken these bytes and its memo
+     * entry for them notes their tokens, or can */
+    ts_memo_entry *le = ts_lit_entry(&t->ts.lits, s, n, index + 1);
+    if (le && le->tk_nt != TS_TK_UNKNOWN) {
+        const unsigned nt = le->tk_nt, room = TPL_TOK_PEND - t->tk.n_pend;
+        const unsigned m = nt < room ? nt : room;
+        tpl_token *p = &t->tk.pend[t->tk.n_pend];
+        t->tk.n_pend += m;
+        for (unsigned k = 0; k < m; k++, p++) {
+            const uint8_t len = le->tk_len[k];
+            ts_copy_short(p->s, s + le->tk_off[k], len);
+            p->len = len;
+            p->kind = le->tk_kind[k];
+            p->key = le->tk_key[k];
+            p->index = index;
+        }
+        return;
+    }
+    const uint64_t h = memo_hash(t, s, n, index);
+    const tk_memo_entry *e = memo_find(t, s, n, h, 0);
+    if (e) {
+        for (unsigned k = 0; k < e->nt && t->tk.n_pend < TPL_TOK_PEND; k++) {
+            tpl_token *p = &t->tk.pend[t->tk.n_pend++];
+            ts_copy_short(p->s, s + e->off[k], e->len[k]);
+            p->len = e->len[k];
+            p->kind = e->kind[k];
+            p->key = e->key[k];
+            p->index = index;
+        }
+        return;
+    }
+    tk_memo_entry *f = memo_new(t, h);
+    lit_scan(t, s, n, index, f);
+    memo_keep(f, s, n, h, 0);
+    if (le && f->nt <= TS_TK_TOKS) { /* the LIT entry notes them too */
+        _Static_assert(TS_TK_TOKS == TK_MEMO_TOKS, "the two memos note as many tokens");
+        le->tk_nt = f->nt;
+        memcpy(le->tk_off, f->off, sizeof le->tk_off);
+        memcpy(le->tk_len, f->len, sizeof le->tk_len);
+        memcpy(le->tk_kind, f->kind, sizeof le->tk_kind);
+        memcpy(le->tk_key, f->key, sizeof le->tk_key);
     }
 }
 
@@ -240,7 +413,8 @@ void tk_tag_end(tpl *t, bool emitted)
     if (!t->tk.n_pend)
         return;
     for (uint32_t i = 0; emitted && i < t->tk.n_pend; i++)
-        add(t, t->tk.pend[i].s, t->tk.pend[i].len, t->tk.pend[i].index, t->tk.pend[i].kind);
+        add_keyed(t, t->tk.pend[i].s, t->tk.pend[i].len, t->tk.pend[i].index, t->tk.pend[i].kind,
+                  t->tk.pend[i].key);
     t->tk.n_pend = 0;
 }
 

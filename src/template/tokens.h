@@ -15,10 +15,27 @@ _Static_assert(TPL_TOK_MAX < 255, "an entry's index + 1 fits a hint");
 
 typedef struct tpl_token {
     uint8_t len, kind; /* TKN_* */
+    uint32_t key;      /* what add compares first (tokens.c; kept for pend) */
     uint64_t index;    /* template byte of its first occurrence */
     uint64_t line, col;
     uint8_t s[TPL_TOK_LEN];
 } tpl_token;
+
+/* the literal memo (tokens.c): the tokens of literals seen before */
+#define TK_MEMO_BITS 6u  /* 2^6 sets */
+#define TK_MEMO_WAYS 4u  /* of 4 entries */
+#define TK_MEMO_LEN 255u /* longest literal remembered (its length fits a byte) */
+#define TK_MEMO_TOKS 4u  /* most tokens of a literal remembered */
+
+typedef struct tk_memo_entry {
+    uint64_t h;  /* the keyed hash of b[0..n) */
+    uint8_t n;   /* 0: empty */
+    uint8_t how; /* 0: scanned as a literal, 1: as output text */
+    uint8_t nt;  /* its tokens: at off[i], len[i] bytes, of kind[i] */
+    uint8_t off[TK_MEMO_TOKS], len[TK_MEMO_TOKS], kind[TK_MEMO_TOKS];
+    uint32_t key[TK_MEMO_TOKS]; /* their add keys */
+    uint8_t b[TK_MEMO_LEN];
+} tk_memo_entry;
 
 typedef struct tpl_tokens {
     /* the output stream's token being read */
@@ -34,6 +51,8 @@ typedef struct tpl_tokens {
     uint32_t key[TPL_TOK_MAX];        /* what add compares first (tokens.c) */
     uint8_t hint[1u << TK_HINT_BITS]; /* by key: index + 1 of an entry (tokens.c) */
     uint32_t n;
+    tk_memo_entry memo[1u << TK_MEMO_BITS][TK_MEMO_WAYS]; /* literals' tokens */
+    uint8_t memo_next[1u << TK_MEMO_BITS];                /* the way replaced next */
     bool bos_var, eos_var;
     uint64_t bos_index, eos_index;
 } tpl_tokens;
