@@ -350,8 +350,12 @@ static void str_end(tpl *t)
     if (utf8_is_ascii(k.s, k.n))
         k.lflags |= LF_ASCII;
     memcpy(k.esc, t->lx.lit_esc, sizeof k.esc);
-    lit_scan_prefix(t);
-    ts_end(t, &t->ts.lits);
+    if (!(t->lx.lit_flags & LF_SCANNED)) { /* the whole literal and its end in one call */
+        t->lx.lit_flags |= LF_SCANNED;
+        ts_literal(t, &t->ts.lits, t->lx.lit, t->lx.lit_len, t->lx.tok_index + 1);
+    } else {
+        ts_end(t, &t->ts.lits);
+    }
     ev_tok(t, &k);
 }
 
