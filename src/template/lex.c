@@ -1188,6 +1188,10 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
                         t->index++;
                         i++;
                     }
+                    /* the tag's tokens straight away, as the tag loop
+                     * below would take them */
+                    if (i < n && (t->lx.cls[p[i]] & run_class[S_NONE]))
+                        i += tag_run(t, p + i, (size_t)(n - i));
                 }
                 continue;
             }
