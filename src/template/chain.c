@@ -24,7 +24,7 @@ void ch_tag_begin(tpl *t)
 /* Append n bytes to the arena for a chain; false when the tag's chain area
  * or the arena is full. s may point into the arena itself: reserving can
  * move the arena, so such a source is found again by its offset (callers
- * that append several pieces copy them out first, see ch_step). */
+ * that append several pieces copy them out first, see step). */
 static bool put(tpl *t, const void *s, size_t n)
 {
     if (n == 0)
@@ -43,12 +43,15 @@ static bool put(tpl *t, const void *s, size_t n)
     return true;
 }
 
-/* The chain of dst becomes base's chain followed by pre, s[0..n) (cut to
- * 40 bytes) and post; dst keeps no chain when base has none. One
- * reservation, then plain copies: the step's text (a folded name may lie in
- * the arena) is copied out first, the base is found again by its offset. */
-void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t *s, size_t n,
-             const char *post)
+/* The chain of dst becomes base's chain followed by pre[0..lp), s[0..n)
+ * (cut to 40 bytes) and post[0..lq); dst keeps no chain when base has none.
+ * One reservation, then plain copies. Reserving can move the arena: a step
+ * text inside it (a folded name) is found again by its offset, or copied out
+ * first when it lies where the new chain goes; the base is found again by
+ * its offset (a rolled-back base may lie past the arena's end, hence
+ * memmove). */
+static void step(tpl *t, aval *dst, const aval *base, const char *pre, size_t lp, const uint8_t *s,
+                 size_t n, const char *post, size_t lq)
 {
     uint16_t blen = base->ch_len;
     uint32_t boff = base->ch_off;
@@ -57,7 +60,6 @@ void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t
         return;
     if (n > 40)
         n = 40;
-    size_t lp = strlen(pre), lq = strlen(post);
     size_t total = blen + lp + n + lq;
     size_t keep = blen, skip = 0;
     if (total > TPL_CHAIN_CAP) {
@@ -65,28 +67,48 @@ void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t
         skip = over < blen ? over : blen;
         keep = blen - skip;
     }
-    size_t out = (skip ? 3u : 0u) + keep + lp + n + lq;
+    const size_t dots = skip ? 3 : 0;
+    size_t out = dots + keep + lp + n + lq;
     if (out > TPL_CHAIN_CAP)
         return;
-    uint8_t step[40];
-    memcpy(step, s, n);
+    uint32_t at = t->fd.ar_len;
+    uint8_t tmp[40];
+    uintptr_t q = (uintptr_t)s - (uintptr_t)t->fd.ar;
+    bool inside = t->fd.ar && n && q < t->fd.ar_cap;
+    if (inside && q + n > at) {
+        memcpy(tmp, s, n); /* where the new chain goes */
+        s = tmp;
+        inside = false;
+    }
     if (!fd_ar_reserve(t, (uint32_t)out))
         return;
-    uint32_t at = t->fd.ar_len;
+    if (inside)
+        s = t->fd.ar + q;
     uint8_t *w = t->fd.ar + at;
-    const size_t dots = skip ? 3 : 0;
-    memmove(w + dots, t->fd.ar + boff + skip, keep); /* a rolled-back base may lie past at */
-    memcpy(w, "...", dots);
+    memmove(w + dots, t->fd.ar + boff + skip, keep);
+    if (dots)
+        memcpy(w, "...", 3);
     w += dots + keep;
     memcpy(w, pre, lp);
     w += lp;
-    memcpy(w, step, n);
+    memcpy(w, s, n);
     w += n;
     memcpy(w, post, lq);
     t->fd.ar_len += (uint32_t)out;
     t->ev.ch_used += (uint32_t)out;
     dst->ch_off = at;
     dst->ch_len = (uint16_t)out;
+}
+
+void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t *s, size_t n,
+             const char *post)
+{
+    step(t, dst, base, pre, strlen(pre), s, n, post, strlen(post));
+}
+
+void ch_dot(tpl *t, aval *dst, const aval *base, const uint8_t *s, size_t n)
+{
+    step(t, dst, base, ".", 1, s, n, "", 0);
 }
 
 /* A chain that starts at a name (its text is in the arena already). */
@@ -115,8 +137,21 @@ static size_t arg_text(const tpl *t, const aval *a, char *buf, size_t cap, bool 
         return k;
     }
     if (a->kind == AV_INT && !(a->flags & F_HUGE)) {
-        int k = snprintf(buf, cap, "%lld", (long long)a->ival);
-        return k > 0 && (size_t)k < cap ? (size_t)k : 0;
+        /* the decimal text, as "%lld" writes it */
+        char d[24];
+        size_t k = sizeof d;
+        uint64_t u = a->ival < 0 ? 0 - (uint64_t)a->ival : (uint64_t)a->ival;
+        do {
+            d[--k] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (a->ival < 0)
+            d[--k] = '-';
+        size_t len = sizeof d - k;
+        if (len >= cap)
+            return 0;
+        memcpy(buf, d + k, len);
+        return len;
     }
     memcpy(buf, "...", 3);
     return 3;
@@ -126,16 +161,16 @@ void ch_subscript(tpl *t, aval *dst, const aval *x, const aval *key)
 {
     char k[48];
     size_t n = arg_text(t, key, k, sizeof k, true);
-    ch_step(t, dst, x, "[", (const uint8_t *)k, n, "]");
+    step(t, dst, x, "[", 1, (const uint8_t *)k, n, "]", 1);
 }
 
 void ch_attr(tpl *t, aval *dst, const aval *x, const aval *name)
 {
     if (name->kind == AV_STR) {
-        ch_step(t, dst, x, ".", fd_bytes(t, name), name->len, "");
+        step(t, dst, x, ".", 1, fd_bytes(t, name), name->len, "", 0);
         return;
     }
-    ch_step(t, dst, x, ".", (const uint8_t *)"(...)", 5, "");
+    step(t, dst, x, ".", 1, (const uint8_t *)"(...)", 5, "", 0);
 }
 
 void ch_call(tpl *t, aval *dst, const aval *c, const aval *args, uint32_t na)
@@ -149,13 +184,13 @@ void ch_call(tpl *t, aval *dst, const aval *c, const aval *args, uint32_t na)
             n += 5;
         }
     }
-    ch_step(t, dst, c, "(", (const uint8_t *)k, n, ")");
+    step(t, dst, c, "(", 1, (const uint8_t *)k, n, ")", 1);
 }
 
 void ch_filter(tpl *t, aval *dst, const aval *x, unsigned w, uint32_t na)
 {
     const char *name = word_text(w);
-    ch_step(t, dst, x, "|", (const uint8_t *)name, strlen(name), na ? "(...)" : "");
+    step(t, dst, x, "|", 1, (const uint8_t *)name, strlen(name), "(...)", na ? 5 : 0);
 }
 
 /* Escaped chain text for a message, or NULL when the value has none. */
