@@ -76,10 +76,19 @@ static bool find_dunder_path(const uint8_t *s, size_t n, size_t from, size_t *at
     if (!u)
         return false;
     size_t first = (size_t)(u - s), i = first;
-    while (i > 0 && first - i < 64 && identc(s[i - 1]))
+    /* (only a '_' can start a match: with from == 0 the walk back finds none) */
+    while (from > 0 && i > 0 && first - i < 64 && identc(s[i - 1]))
         i--;
     while (i + 1 < n) {
-        if (s[i] != '_' || s[i + 1] != '_' || (i > 0 && identc(s[i - 1]))) {
+        if (s[i] != '_') {
+            /* on to the next '_' */
+            const uint8_t *v = memchr(s + i + 1, '_', n - i - 1);
+            if (!v)
+                break;
+            i = (size_t)(v - s);
+            continue;
+        }
+        if (s[i + 1] != '_' || (i > 0 && identc(s[i - 1]))) {
             i++;
             continue;
         }
@@ -107,11 +116,18 @@ bool fd_has_frag(const uint8_t *s, size_t n)
     const uint8_t *u = n > 1 ? memchr(s, '_', n - 1) : NULL;
     if (!u)
         return false; /* most pieces have no '_' at all */
-    for (size_t i = (size_t)(u - s); i + 1 < n; i++)
-        if (s[i] == '_' && s[i + 1] == '_' &&
-            ((i + 2 < n && identc(s[i + 2]) && s[i + 2] != '_') ||
-             (i > 0 && identc(s[i - 1]) && s[i - 1] != '_')))
+    for (size_t i = (size_t)(u - s); i + 1 < n;) {
+        if (s[i + 1] == '_' && ((i + 2 < n && identc(s[i + 2]) && s[i + 2] != '_') ||
+                                (i > 0 && identc(s[i - 1]) && s[i - 1] != '_')))
             return true;
+        /* s[i] is a '_': on to the next one before s[n - 1] */
+        if (i + 2 >= n)
+            break;
+        const uint8_t *v = memchr(s + i + 1, '_', n - i - 2);
+        if (!v)
+            break;
+        i = (size_t)(v - s);
+    }
     return false;
 }
 
