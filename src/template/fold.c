@@ -459,13 +459,39 @@ static uint32_t ns_hash(uint32_t ns, uint32_t h)
     return h ^ (ns * 0x9E3779B1u);
 }
 
-var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h)
+/* a == b over n <= 16 bytes by overlapping word loads (word_last8); a is a
+ * TPL_NAME_CAP buffer, b may end at b[n - 1] */
+static inline bool same_short(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
-    h = ns_hash(ns, h);
+    if (n <= 8)
+        return n == 0 || word_last8(a, n) == word_last8(b, n);
+    return word_first8(a) == word_first8(b) && word_last8(a + 8, n - 8) == word_last8(b + 8, n - 8);
+}
+
+/* The probe for names over 16 bytes (memcmp), out of line so that the
+ * short names' probe calls nothing and saves no registers; h is ns_hash'ed. */
+__attribute__((noinline)) static var *find_long(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h)
+{
     uint32_t i = h & (TPL_VAR_SLOTS - 1);
     while (t->fd.vslots[i]) {
         var *x = &t->fd.vars[t->fd.vslots[i] - 1];
         if (x->hash == h && x->ns == ns && x->name_len == n && memcmp(x->name, s, n) == 0)
+            return x;
+        i = (i + 1) & (TPL_VAR_SLOTS - 1);
+    }
+    return NULL;
+}
+
+/* (most names are short: their probe calls nothing) */
+var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h)
+{
+    h = ns_hash(ns, h);
+    if (n > 16)
+        return find_long(t, ns, s, n, h);
+    uint32_t i = h & (TPL_VAR_SLOTS - 1);
+    while (t->fd.vslots[i]) {
+        var *x = &t->fd.vars[t->fd.vslots[i] - 1];
+        if (x->hash == h && x->ns == ns && x->name_len == n && same_short(x->name, s, n))
             return x;
         i = (i + 1) & (TPL_VAR_SLOTS - 1);
     }
