@@ -7,15 +7,10 @@
 
 #include <string.h>
 
-typedef struct wdef {
-    const char *s;
-    uint16_t cls;
-} wdef;
-
 _Static_assert(W__COUNT <= 0xFFFF, "a word id fits the 16 id bits of a slot");
 
 #define TAINT WC_TAINTSINK
-static const wdef words[W__COUNT] = {
+const word_def word_defs[W__COUNT] = {
     [W_AND] = {"and", 0},
     [W_OR] = {"or", 0},
     [W_NOT] = {"not", 0},
@@ -187,23 +182,13 @@ static const wdef words[W__COUNT] = {
 };
 #undef TAINT
 
-uint16_t word_class(unsigned id)
-{
-    return id < W__COUNT ? words[id].cls : 0;
-}
-
-const char *word_text(unsigned id)
-{
-    return id > W_NONE && id < W__COUNT && words[id].s ? words[id].s : "";
-}
-
 void word_init(tpl *t)
 {
     memset(t->wd.slots, 0, sizeof t->wd.slots);
     memset(t->wd.key, 0, sizeof t->wd.key);
     t->wd.hunt_lens = 0;
     for (unsigned id = 1; id < W__COUNT; id++) {
-        const char *s = words[id].s;
+        const char *s = word_defs[id].s;
         if (!s)
             continue;
         size_t n = strlen(s);
@@ -211,7 +196,7 @@ void word_init(tpl *t)
         while (t->wd.slots[h])
             h = (h + 1) & (TPL_WORD_SLOTS - 1);
         t->wd.slots[h] = (uint64_t)full << 32 | (uint64_t)n << 16 | id;
-        if ((words[id].cls & WC_CLASSHUNT) && n < 32)
+        if ((word_defs[id].cls & WC_CLASSHUNT) && n < 32)
             t->wd.hunt_lens |= 1u << n;
     }
 }

@@ -329,7 +329,21 @@ unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash);
  * W_NONE at once when they cannot be a word (every word is an identifier
  * of at most 24 bytes), else hashed and looked up. */
 unsigned word_of(const tpl *t, const uint8_t *s, size_t n);
-uint16_t word_class(unsigned id);
-const char *word_text(unsigned id);
+/* The word table itself (words.c): each word's text and classes. */
+typedef struct word_def {
+    const char *s;
+    uint16_t cls;
+} word_def;
+extern const word_def word_defs[W__COUNT];
+
+static inline uint16_t word_class(unsigned id)
+{
+    return id < W__COUNT ? word_defs[id].cls : 0;
+}
+
+static inline const char *word_text(unsigned id)
+{
+    return id > W_NONE && id < W__COUNT && word_defs[id].s ? word_defs[id].s : "";
+}
 
 #endif
