@@ -47,7 +47,7 @@ bool fd_is_dunder_slow(const uint8_t *s, size_t n)
 }
 
 /* _Class__attr: a name-mangled private attribute (self._TemplateReference__context) */
-bool fd_is_mangled(const uint8_t *s, size_t n)
+bool fd_is_mangled_slow(const uint8_t *s, size_t n)
 {
     if (n < 5 || n > 256 || s[0] != '_' ||
         !((s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z')))
@@ -496,11 +496,6 @@ var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t 
         i = (i + 1) & (TPL_VAR_SLOTS - 1);
     }
     return NULL;
-}
-
-var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
-{
-    return fd_var_find_ns(t, 0, s, n, h);
 }
 
 var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index)
