@@ -311,9 +311,23 @@ static inline unsigned word_probe(const tpl_words *wd, size_t n, uint32_t hash, 
     }
 }
 
-/* The word of s[0..n), W_NONE when none; *hash = word_hash(s, n). */
+/* The word of s[0..n), W_NONE when none; *hash = word_hash(s, n). Names
+ * of up to 8 bytes (most) have one key word: the probe compares only it. */
 static inline unsigned word_find(const tpl_words *wd, const uint8_t *s, size_t n, uint32_t *hash)
 {
+    if (n - 1 < 8) {
+        uint64_t k0 = word_last8(s, n);
+        uint32_t h = (uint32_t)((word_step(WORD_HASH_SEED ^ n, k0) * WORD_HASH_MUL) >> 32);
+        *hash = h;
+        uint64_t want = (uint64_t)h << 32 | (uint64_t)n << 16;
+        for (uint32_t i = h & (TPL_WORD_SLOTS - 1);; i = (i + 1) & (TPL_WORD_SLOTS - 1)) {
+            uint64_t sl = wd->slots[i];
+            if (sl == 0)
+                return W_NONE;
+            if ((sl & ~(uint64_t)0xFFFF) == want && wd->key[sl & 0xFFFF][0] == k0)
+                return (unsigned)(sl & 0xFFFF);
+        }
+    }
     if (n == 0 || n > WORD_MAX_LEN) {
         *hash = word_hash(s, n);
         return W_NONE;
