@@ -389,7 +389,7 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
                    what, tpl_quote(e, sizeof e, s, n, 60),
                    tpl_quote(e2, sizeof e2, s + at, len, 60));
     }
-    if (n > 24 || (!built && !(t->wd.hunt_lens >> n & 1u)))
+    if (n > 24 || (!built && !(t->wd.hunt_bits & word_hunt_bit(s, n))))
         return; /* a plain literal only matters below when it names a class hunted for */
     unsigned w = word_of(t, s, n);
     uint16_t c = word_class(w);
@@ -431,7 +431,8 @@ void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, uint64_t index, cons
                g);
 }
 
-void fd_literal_check(tpl *t, const tok *k)
+/* (every check, with the messages' buffers) */
+__attribute__((noinline)) static void literal_check(tpl *t, const tok *k)
 {
     if (!(k->lflags & LF_ASCII))
         fd_homoglyph_check(t, k->s, k->n, k->index, "string literal");
@@ -447,6 +448,17 @@ void fd_literal_check(tpl *t, const tok *k)
     if (n)
         const_check(t, k->s, n, 0, (uint8_t)((k->lflags & LF_ESC_IDENT) ? F_BUILT : 0), k->index,
                     "string literal");
+}
+
+void fd_literal_check(tpl *t, const tok *k)
+{
+    /* most literals are plain ASCII without a '_' and of a length no hunted
+     * class name has: const_check could report nothing on them */
+    size_t n = k->n;
+    if ((k->lflags & (LF_ASCII | LF_ESC_IDENT | LF_TRUNC)) == LF_ASCII &&
+        (n == 0 || ((n > 24 || !(t->wd.hunt_bits & word_hunt_bit(k->s, n))) && !memchr(k->s, '_', n))))
+        return;
+    literal_check(t, k);
 }
 
 /* ----------------------------------------------------------- variables */

@@ -186,7 +186,7 @@ void word_init(tpl *t)
 {
     memset(t->wd.slots, 0, sizeof t->wd.slots);
     memset(t->wd.key, 0, sizeof t->wd.key);
-    t->wd.hunt_lens = 0;
+    t->wd.hunt_bits = 0;
     for (unsigned id = 1; id < W__COUNT; id++) {
         const char *s = word_defs[id].s;
         if (!s)
@@ -196,8 +196,8 @@ void word_init(tpl *t)
         while (t->wd.slots[h])
             h = (h + 1) & (TPL_WORD_SLOTS - 1);
         t->wd.slots[h] = (uint64_t)full << 32 | (uint64_t)n << 16 | id;
-        if ((word_defs[id].cls & WC_CLASSHUNT) && n < 32)
-            t->wd.hunt_lens |= 1u << n;
+        if (word_defs[id].cls & WC_CLASSHUNT)
+            t->wd.hunt_bits |= word_hunt_bit((const uint8_t *)s, n);
     }
 }
 

@@ -215,10 +215,20 @@ enum {
 typedef struct tpl_words {
     uint64_t slots[TPL_WORD_SLOTS];
     uint64_t key[W__COUNT][3]; /* each word's key words (word_key) */
-    uint32_t hunt_lens;        /* bit n: some WC_CLASSHUNT word is n bytes long */
+    uint64_t hunt_bits;        /* word_hunt_bit of every WC_CLASSHUNT word */
 } tpl_words;
 
 void word_init(tpl *t);
+
+/* A bit of s[0..n) (1 <= n) from its length and its first and last bytes:
+ * a text whose bit is not in hunt_bits is no WC_CLASSHUNT word (a filter
+ * for the literals checked against those names). The weights keep the
+ * usual chat-template keys ('content', 'role', 'user', 'name', 'arguments',
+ * 'tool_calls' ...) off the hunted names' bits. */
+static inline uint64_t word_hunt_bit(const uint8_t *s, size_t n)
+{
+    return (uint64_t)1 << ((n + s[0] + s[n - 1] * 9u) & 63u);
+}
 /* word_hash reads eight bytes a step (names are short: one to three steps);
  * the word table is fixed and the variable table is bounded, so no input can
  * make its collisions cost more than a bounded probe */
