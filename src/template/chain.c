@@ -50,7 +50,7 @@ static bool put(tpl *t, const void *s, size_t n)
  * first when it lies where the new chain goes; the base is found again by
  * its offset (a rolled-back base may lie past the arena's end, hence
  * memmove). */
-static void step(tpl *t, aval *dst, const aval *base, const char *pre, size_t lp, const uint8_t *s,
+static inline __attribute__((always_inline)) void step(tpl *t, aval *dst, const aval *base, const char *pre, size_t lp, const uint8_t *s,
                  size_t n, const char *post, size_t lq)
 {
     uint16_t blen = base->ch_len;
@@ -159,6 +159,12 @@ static size_t arg_text(const tpl *t, const aval *a, char *buf, size_t cap, bool 
 
 void ch_subscript(tpl *t, aval *dst, const aval *x, const aval *key)
 {
+    if (key->kind == AV_STR && key->len <= 38) {
+        /* "['" key "']" without the copy: arg_text's text, which step would
+         * cut to 40 bytes only past 38 bytes of key */
+        step(t, dst, x, "['", 2, fd_bytes(t, key), key->len, "']", 2);
+        return;
+    }
     char k[48];
     size_t n = arg_text(t, key, k, sizeof k, true);
     step(t, dst, x, "[", 1, (const uint8_t *)k, n, "]", 1);
@@ -190,7 +196,10 @@ void ch_call(tpl *t, aval *dst, const aval *c, const aval *args, uint32_t na)
 void ch_filter(tpl *t, aval *dst, const aval *x, unsigned w, uint32_t na)
 {
     const char *name = word_text(w);
-    step(t, dst, x, "|", 1, (const uint8_t *)name, strlen(name), "(...)", na ? 5 : 0);
+    if (na)
+        step(t, dst, x, "|", 1, (const uint8_t *)name, strlen(name), "(...)", 5);
+    else
+        step(t, dst, x, "|", 1, (const uint8_t *)name, strlen(name), "", 0);
 }
 
 /* Escaped chain text for a message, or NULL when the value has none. */
