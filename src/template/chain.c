@@ -221,6 +221,16 @@ void ch_store(tpl *t, var *x, const aval *v)
 
 /* A variable's value is read: its chain is the one it was assigned with,
  * else the variable's name. */
+/* (ch_load's chains over 16 bytes, or when the arena must grow) */
+__attribute__((noinline)) static void load_put(tpl *t, aval *v, const uint8_t *s, uint32_t len)
+{
+    uint32_t at = t->fd.ar_len;
+    if (!put(t, s, len))
+        return;
+    v->ch_off = at;
+    v->ch_len = (uint16_t)len;
+}
+
 void ch_load(tpl *t, aval *v, const var *x, const uint8_t *name, uint32_t n)
 {
     v->ch_len = 0;
@@ -229,8 +239,33 @@ void ch_load(tpl *t, aval *v, const var *x, const uint8_t *name, uint32_t n)
     if (len == 0 || len > TPL_CHAIN_CAP || t->ev.ch_used > TPL_CHAIN_AREA)
         return;
     uint32_t at = t->fd.ar_len;
-    if (!put(t, s, len))
+    if (len > 16 || len > t->fd.ar_cap - at) {
+        load_put(t, v, s, len);
         return;
+    }
+    /* most chains are a short name: overlapping word moves (every load
+     * before its store, so even a source in the arena is copied right) */
+    uint8_t *d = t->fd.ar + at;
+    if (len >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + len - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + len - 8, &b, 8);
+    } else if (len >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + len - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + len - 4, &b, 4);
+    } else {
+        uint8_t a = s[0], b = s[len / 2], c = s[len - 1];
+        d[0] = a;
+        d[len / 2] = b;
+        d[len - 1] = c;
+    }
+    t->fd.ar_len += len;
+    t->ev.ch_used += len;
     v->ch_off = at;
     v->ch_len = (uint16_t)len;
 }
