@@ -201,15 +201,6 @@ void word_init(tpl *t)
     }
 }
 
-unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash)
-{
-    if (n == 0 || n > WORD_MAX_LEN)
-        return W_NONE;
-    uint64_t k[3];
-    (void)word_key(s, n, k);
-    return word_probe(&t->wd, n, hash, k);
-}
-
 unsigned word_of(const tpl *t, const uint8_t *s, size_t n)
 {
     if (n == 0 || n > WORD_MAX_LEN)

@@ -263,9 +263,12 @@ static inline uint64_t word_step(uint64_t h, uint64_t w)
     return h ^ (h >> 29);
 }
 
-/* The hash of s[0..n): whole 8-byte words, then the tail (word_last8). */
+/* The hash of s[0..n): whole 8-byte words, then the tail (word_last8);
+ * names of up to 8 bytes (most) are the tail alone. */
 static inline uint32_t word_hash(const uint8_t *s, size_t n)
 {
+    if (n - 1 < 8)
+        return (uint32_t)((word_step(WORD_HASH_SEED ^ n, word_last8(s, n)) * WORD_HASH_MUL) >> 32);
     uint64_t h = WORD_HASH_SEED ^ n;
     while (n > 8) {
         h = word_step(h, word_first8(s));
@@ -321,16 +324,15 @@ static inline unsigned word_probe(const tpl_words *wd, size_t n, uint32_t hash, 
     }
 }
 
-/* The word of s[0..n), W_NONE when none; *hash = word_hash(s, n). Names
- * of up to 8 bytes (most) have one key word: the probe compares only it. */
-static inline unsigned word_find(const tpl_words *wd, const uint8_t *s, size_t n, uint32_t *hash)
+/* The word of s[0..n) whose hash is at hand (hash = word_hash(s, n)),
+ * W_NONE when none. Names of up to 8 bytes (most) have one key word: the
+ * probe compares only it. */
+static inline unsigned word_probe_hashed(const tpl_words *wd, const uint8_t *s, size_t n, uint32_t hash)
 {
     if (n - 1 < 8) {
         uint64_t k0 = word_last8(s, n);
-        uint32_t h = (uint32_t)((word_step(WORD_HASH_SEED ^ n, k0) * WORD_HASH_MUL) >> 32);
-        *hash = h;
-        uint64_t want = (uint64_t)h << 32 | (uint64_t)n << 16;
-        for (uint32_t i = h & (TPL_WORD_SLOTS - 1);; i = (i + 1) & (TPL_WORD_SLOTS - 1)) {
+        uint64_t want = (uint64_t)hash << 32 | (uint64_t)n << 16;
+        for (uint32_t i = hash & (TPL_WORD_SLOTS - 1);; i = (i + 1) & (TPL_WORD_SLOTS - 1)) {
             uint64_t sl = wd->slots[i];
             if (sl == 0)
                 return W_NONE;
@@ -338,17 +340,25 @@ static inline unsigned word_find(const tpl_words *wd, const uint8_t *s, size_t n
                 return (unsigned)(sl & 0xFFFF);
         }
     }
-    if (n == 0 || n > WORD_MAX_LEN) {
-        *hash = word_hash(s, n);
+    if (n == 0 || n > WORD_MAX_LEN)
         return W_NONE;
-    }
     uint64_t k[3];
-    *hash = word_key(s, n, k);
-    return word_probe(wd, n, *hash, k);
+    (void)word_key(s, n, k);
+    return word_probe(wd, n, hash, k);
 }
 
-/* The word of s[0..n) (hash = word_hash(s, n)), W_NONE when none. */
-unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash);
+/* The word of s[0..n), W_NONE when none; *hash = word_hash(s, n). */
+static inline unsigned word_find(const tpl_words *wd, const uint8_t *s, size_t n, uint32_t *hash)
+{
+    *hash = word_hash(s, n);
+    return word_probe_hashed(wd, s, n, *hash);
+}
+
+/* word_lookup(t, s, n, hash): word_probe_hashed on t's table, a macro so
+ * that it inlines where the tpl is complete (the lexer's name tokens: with
+ * word_hash inlined next to it, the loads and the tail are shared). */
+#define word_lookup(t, s, n, hash) word_probe_hashed(&(t)->wd, (s), (n), (hash))
+
 /* The word of s[0..n) for bytes whose hash is not at hand (a constant's):
  * W_NONE at once when they cannot be a word (every word is an identifier
  * of at most 24 bytes), else hashed and looked up. */
