@@ -78,8 +78,9 @@ static bool put(tpl *t, const void *s, size_t n)
  * first when it lies where the new chain goes; the base is found again by
  * its offset (a rolled-back base may lie past the arena's end, hence
  * memmove). */
-static inline __attribute__((always_inline)) void step(tpl *t, aval *dst, const aval *base, const char *pre, size_t lp, const uint8_t *s,
-                 size_t n, const char *post, size_t lq)
+static inline __attribute__((always_inline)) void step(tpl *t, aval *dst, const aval *base,
+                                                       const char *pre, size_t lp, const uint8_t *s,
+                                                       size_t n, const char *post, size_t lq)
 {
     uint16_t blen = base->ch_len;
     uint32_t boff = base->ch_off;

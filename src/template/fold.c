@@ -456,7 +456,8 @@ void fd_literal_check(tpl *t, const tok *k)
      * class name has: const_check could report nothing on them */
     size_t n = k->n;
     if ((k->lflags & (LF_ASCII | LF_ESC_IDENT | LF_TRUNC)) == LF_ASCII &&
-        (n == 0 || ((n > 24 || !(t->wd.hunt_bits & word_hunt_bit(k->s, n))) && !memchr(k->s, '_', n))))
+        (n == 0 ||
+         ((n > 24 || !(t->wd.hunt_bits & word_hunt_bit(k->s, n))) && !memchr(k->s, '_', n))))
         return;
     literal_check(t, k);
 }
@@ -482,7 +483,8 @@ static inline bool same_short(const uint8_t *a, const uint8_t *b, uint32_t n)
 
 /* The probe for names over 16 bytes (memcmp), out of line so that the
  * short names' probe calls nothing and saves no registers; h is ns_hash'ed. */
-__attribute__((noinline)) static var *find_long(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h)
+__attribute__((noinline)) static var *find_long(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n,
+                                                uint32_t h)
 {
     uint32_t i = h & (TPL_VAR_SLOTS - 1);
     while (t->fd.vslots[i]) {

@@ -192,7 +192,8 @@ void word_init(tpl *t)
         if (!s)
             continue;
         size_t n = strlen(s);
-        uint32_t full = word_key((const uint8_t *)s, n, t->wd.key[id]), h = full & (TPL_WORD_SLOTS - 1);
+        uint32_t full = word_key((const uint8_t *)s, n, t->wd.key[id]),
+                 h = full & (TPL_WORD_SLOTS - 1);
         while (t->wd.slots[h])
             h = (h + 1) & (TPL_WORD_SLOTS - 1);
         t->wd.slots[h] = (uint64_t)full << 32 | (uint64_t)n << 16 | id;

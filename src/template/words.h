@@ -327,7 +327,8 @@ static inline unsigned word_probe(const tpl_words *wd, size_t n, uint32_t hash, 
 /* The word of s[0..n) whose hash is at hand (hash = word_hash(s, n)),
  * W_NONE when none. Names of up to 8 bytes (most) have one key word: the
  * probe compares only it. */
-static inline unsigned word_probe_hashed(const tpl_words *wd, const uint8_t *s, size_t n, uint32_t hash)
+static inline unsigned word_probe_hashed(const tpl_words *wd, const uint8_t *s, size_t n,
+                                         uint32_t hash)
 {
     if (n - 1 < 8) {
         uint64_t k0 = word_last8(s, n);
