@@ -271,31 +271,14 @@ void ch_load(tpl *t, aval *v, const var *x, const uint8_t *name, uint32_t n)
     if (len == 0 || len > TPL_CHAIN_CAP || t->ev.ch_used > TPL_CHAIN_AREA)
         return;
     uint32_t at = t->fd.ar_len;
-    if (len > 16 || len > t->fd.ar_cap - at) {
+    /* most chains are a short name, outside the arena (a variable's chain
+     * or a token's text): word moves (moves), no call */
+    uintptr_t q = (uintptr_t)s - (uintptr_t)t->fd.ar;
+    if (len > 16 || len > t->fd.ar_cap - at || q < t->fd.ar_cap) {
         load_put(t, v, s, len);
         return;
     }
-    /* most chains are a short name: overlapping word moves (every load
-     * before its store, so even a source in the arena is copied right) */
-    uint8_t *d = t->fd.ar + at;
-    if (len >= 8) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + len - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + len - 8, &b, 8);
-    } else if (len >= 4) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + len - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + len - 4, &b, 4);
-    } else {
-        uint8_t a = s[0], b = s[len / 2], c = s[len - 1];
-        d[0] = a;
-        d[len / 2] = b;
-        d[len - 1] = c;
-    }
+    moves(t->fd.ar + at, s, len);
     t->fd.ar_len += len;
     t->ev.ch_used += len;
     v->ch_off = at;
