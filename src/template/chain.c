@@ -21,10 +21,38 @@ void ch_tag_begin(tpl *t)
     t->ev.ch_used = 0;
 }
 
+/* d[0..n) = s[0..n), n <= TPL_CHAIN_CAP, for a d at or below s or apart
+ * from it: 8-byte moves, the last one overlapping (chain pieces are short:
+ * cheaper than a memcpy call or a byte-counted string move). */
+static inline void moves(uint8_t *d, const uint8_t *s, size_t n)
+{
+    uint64_t x;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            memcpy(&x, s + i, 8);
+            memcpy(d + i, &x, 8);
+        }
+        memcpy(&x, s + n - 8, 8);
+        memcpy(d + n - 8, &x, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n) {
+        uint8_t a = s[0], b = s[n / 2], c = s[n - 1];
+        d[0] = a;
+        d[n / 2] = b;
+        d[n - 1] = c;
+    }
+}
+
 /* Append n bytes to the arena for a chain; false when the tag's chain area
  * or the arena is full. s may point into the arena itself: reserving can
  * move the arena, so such a source is found again by its offset (callers
- * that append several pieces copy them out first, see ch_step). */
+ * that append several pieces copy them out first, see step). */
 static bool put(tpl *t, const void *s, size_t n)
 {
     if (n == 0)
@@ -43,12 +71,16 @@ static bool put(tpl *t, const void *s, size_t n)
     return true;
 }
 
-/* The chain of dst becomes base's chain followed by pre, s[0..n) (cut to
- * 40 bytes) and post; dst keeps no chain when base has none. One
- * reservation, then plain copies: the step's text (a folded name may lie in
- * the arena) is copied out first, the base is found again by its offset. */
-void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t *s, size_t n,
-             const char *post)
+/* The chain of dst becomes base's chain followed by pre[0..lp), s[0..n)
+ * (cut to 40 bytes) and post[0..lq); dst keeps no chain when base has none.
+ * One reservation, then plain copies. Reserving can move the arena: a step
+ * text inside it (a folded name) is found again by its offset, or copied out
+ * first when it lies where the new chain goes; the base is found again by
+ * its offset (a rolled-back base may lie past the arena's end, hence
+ * memmove). */
+static inline __attribute__((always_inline)) void step(tpl *t, aval *dst, const aval *base,
+                                                       const char *pre, size_t lp, const uint8_t *s,
+                                                       size_t n, const char *post, size_t lq)
 {
     uint16_t blen = base->ch_len;
     uint32_t boff = base->ch_off;
@@ -57,7 +89,6 @@ void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t
         return;
     if (n > 40)
         n = 40;
-    size_t lp = strlen(pre), lq = strlen(post);
     size_t total = blen + lp + n + lq;
     size_t keep = blen, skip = 0;
     if (total > TPL_CHAIN_CAP) {
@@ -65,28 +96,51 @@ void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t
         skip = over < blen ? over : blen;
         keep = blen - skip;
     }
-    size_t out = (skip ? 3u : 0u) + keep + lp + n + lq;
+    const size_t dots = skip ? 3 : 0;
+    size_t out = dots + keep + lp + n + lq;
     if (out > TPL_CHAIN_CAP)
         return;
-    uint8_t step[40];
-    memcpy(step, s, n);
+    uint32_t at = t->fd.ar_len;
+    uint8_t tmp[40];
+    uintptr_t q = (uintptr_t)s - (uintptr_t)t->fd.ar;
+    bool inside = t->fd.ar && n && q < t->fd.ar_cap;
+    if (inside && q + n > at) {
+        memcpy(tmp, s, n); /* where the new chain goes */
+        s = tmp;
+        inside = false;
+    }
     if (!fd_ar_reserve(t, (uint32_t)out))
         return;
-    uint32_t at = t->fd.ar_len;
+    if (inside)
+        s = t->fd.ar + q;
     uint8_t *w = t->fd.ar + at;
-    const size_t dots = skip ? 3 : 0;
-    memmove(w + dots, t->fd.ar + boff + skip, keep); /* a rolled-back base may lie past at */
-    memcpy(w, "...", dots);
+    if ((uint64_t)boff + blen <= at)
+        moves(w + dots, t->fd.ar + boff + skip, keep);
+    else
+        memmove(w + dots, t->fd.ar + boff + skip, keep);
+    if (dots)
+        memcpy(w, "...", 3);
     w += dots + keep;
     memcpy(w, pre, lp);
     w += lp;
-    memcpy(w, step, n);
+    moves(w, s, n);
     w += n;
     memcpy(w, post, lq);
     t->fd.ar_len += (uint32_t)out;
     t->ev.ch_used += (uint32_t)out;
     dst->ch_off = at;
     dst->ch_len = (uint16_t)out;
+}
+
+void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t *s, size_t n,
+             const char *post)
+{
+    step(t, dst, base, pre, strlen(pre), s, n, post, strlen(post));
+}
+
+void ch_dot(tpl *t, aval *dst, const aval *base, const uint8_t *s, size_t n)
+{
+    step(t, dst, base, ".", 1, s, n, "", 0);
 }
 
 /* A chain that starts at a name (its text is in the arena already). */
@@ -115,8 +169,21 @@ static size_t arg_text(const tpl *t, const aval *a, char *buf, size_t cap, bool 
         return k;
     }
     if (a->kind == AV_INT && !(a->flags & F_HUGE)) {
-        int k = snprintf(buf, cap, "%lld", (long long)a->ival);
-        return k > 0 && (size_t)k < cap ? (size_t)k : 0;
+        /* the decimal text, as "%lld" writes it */
+        char d[24];
+        size_t k = sizeof d;
+        uint64_t u = a->ival < 0 ? 0 - (uint64_t)a->ival : (uint64_t)a->ival;
+        do {
+            d[--k] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (a->ival < 0)
+            d[--k] = '-';
+        size_t len = sizeof d - k;
+        if (len >= cap)
+            return 0;
+        memcpy(buf, d + k, len);
+        return len;
     }
     memcpy(buf, "...", 3);
     return 3;
@@ -124,18 +191,24 @@ static size_t arg_text(const tpl *t, const aval *a, char *buf, size_t cap, bool 
 
 void ch_subscript(tpl *t, aval *dst, const aval *x, const aval *key)
 {
+    if (key->kind == AV_STR && key->len <= 38) {
+        /* "['" key "']" without the copy: arg_text's text, which step would
+         * cut to 40 bytes only past 38 bytes of key */
+        step(t, dst, x, "['", 2, fd_bytes(t, key), key->len, "']", 2);
+        return;
+    }
     char k[48];
     size_t n = arg_text(t, key, k, sizeof k, true);
-    ch_step(t, dst, x, "[", (const uint8_t *)k, n, "]");
+    step(t, dst, x, "[", 1, (const uint8_t *)k, n, "]", 1);
 }
 
 void ch_attr(tpl *t, aval *dst, const aval *x, const aval *name)
 {
     if (name->kind == AV_STR) {
-        ch_step(t, dst, x, ".", fd_bytes(t, name), name->len, "");
+        step(t, dst, x, ".", 1, fd_bytes(t, name), name->len, "", 0);
         return;
     }
-    ch_step(t, dst, x, ".", (const uint8_t *)"(...)", 5, "");
+    step(t, dst, x, ".", 1, (const uint8_t *)"(...)", 5, "", 0);
 }
 
 void ch_call(tpl *t, aval *dst, const aval *c, const aval *args, uint32_t na)
@@ -149,13 +222,16 @@ void ch_call(tpl *t, aval *dst, const aval *c, const aval *args, uint32_t na)
             n += 5;
         }
     }
-    ch_step(t, dst, c, "(", (const uint8_t *)k, n, ")");
+    step(t, dst, c, "(", 1, (const uint8_t *)k, n, ")", 1);
 }
 
 void ch_filter(tpl *t, aval *dst, const aval *x, unsigned w, uint32_t na)
 {
     const char *name = word_text(w);
-    ch_step(t, dst, x, "|", (const uint8_t *)name, strlen(name), na ? "(...)" : "");
+    if (na)
+        step(t, dst, x, "|", 1, (const uint8_t *)name, strlen(name), "(...)", 5);
+    else
+        step(t, dst, x, "|", 1, (const uint8_t *)name, strlen(name), "", 0);
 }
 
 /* Escaped chain text for a message, or NULL when the value has none. */
@@ -177,6 +253,16 @@ void ch_store(tpl *t, var *x, const aval *v)
 
 /* A variable's value is read: its chain is the one it was assigned with,
  * else the variable's name. */
+/* (ch_load's chains over 16 bytes, or when the arena must grow) */
+__attribute__((noinline)) static void load_put(tpl *t, aval *v, const uint8_t *s, uint32_t len)
+{
+    uint32_t at = t->fd.ar_len;
+    if (!put(t, s, len))
+        return;
+    v->ch_off = at;
+    v->ch_len = (uint16_t)len;
+}
+
 void ch_load(tpl *t, aval *v, const var *x, const uint8_t *name, uint32_t n)
 {
     v->ch_len = 0;
@@ -185,8 +271,16 @@ void ch_load(tpl *t, aval *v, const var *x, const uint8_t *name, uint32_t n)
     if (len == 0 || len > TPL_CHAIN_CAP || t->ev.ch_used > TPL_CHAIN_AREA)
         return;
     uint32_t at = t->fd.ar_len;
-    if (!put(t, s, len))
+    /* most chains are a short name, outside the arena (a variable's chain
+     * or a token's text): word moves (moves), no call */
+    uintptr_t q = (uintptr_t)s - (uintptr_t)t->fd.ar;
+    if (len > 16 || len > t->fd.ar_cap - at || q < t->fd.ar_cap) {
+        load_put(t, v, s, len);
         return;
+    }
+    moves(t->fd.ar + at, s, len);
+    t->fd.ar_len += len;
+    t->ev.ch_used += len;
     v->ch_off = at;
     v->ch_len = (uint16_t)len;
 }

@@ -12,6 +12,7 @@ void ch_tag_begin(tpl *t);
 /* dst's chain: base's, then pre, s[0..n) (at most 40 bytes) and post. */
 void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t *s, size_t n,
              const char *post);
+void ch_dot(tpl *t, aval *dst, const aval *base, const uint8_t *s, size_t n); /* base.s */
 void ch_name(tpl *t, aval *v, uint32_t off, uint32_t len);            /* a name in the arena */
 void ch_subscript(tpl *t, aval *dst, const aval *x, const aval *key); /* x['key'] */
 void ch_attr(tpl *t, aval *dst, const aval *x, const aval *name);     /* x.name */

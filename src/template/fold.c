@@ -47,7 +47,7 @@ bool fd_is_dunder_slow(const uint8_t *s, size_t n)
 }
 
 /* _Class__attr: a name-mangled private attribute (self._TemplateReference__context) */
-bool fd_is_mangled(const uint8_t *s, size_t n)
+bool fd_is_mangled_slow(const uint8_t *s, size_t n)
 {
     if (n < 5 || n > 256 || s[0] != '_' ||
         !((s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z')))
@@ -76,10 +76,19 @@ static bool find_dunder_path(const uint8_t *s, size_t n, size_t from, size_t *at
     if (!u)
         return false;
     size_t first = (size_t)(u - s), i = first;
-    while (i > 0 && first - i < 64 && identc(s[i - 1]))
+    /* (only a '_' can start a match: with from == 0 the walk back finds none) */
+    while (from > 0 && i > 0 && first - i < 64 && identc(s[i - 1]))
         i--;
     while (i + 1 < n) {
-        if (s[i] != '_' || s[i + 1] != '_' || (i > 0 && identc(s[i - 1]))) {
+        if (s[i] != '_') {
+            /* on to the next '_' */
+            const uint8_t *v = memchr(s + i + 1, '_', n - i - 1);
+            if (!v)
+                break;
+            i = (size_t)(v - s);
+            continue;
+        }
+        if (s[i + 1] != '_' || (i > 0 && identc(s[i - 1]))) {
             i++;
             continue;
         }
@@ -107,11 +116,18 @@ bool fd_has_frag(const uint8_t *s, size_t n)
     const uint8_t *u = n > 1 ? memchr(s, '_', n - 1) : NULL;
     if (!u)
         return false; /* most pieces have no '_' at all */
-    for (size_t i = (size_t)(u - s); i + 1 < n; i++)
-        if (s[i] == '_' && s[i + 1] == '_' &&
-            ((i + 2 < n && identc(s[i + 2]) && s[i + 2] != '_') ||
-             (i > 0 && identc(s[i - 1]) && s[i - 1] != '_')))
+    for (size_t i = (size_t)(u - s); i + 1 < n;) {
+        if (s[i + 1] == '_' && ((i + 2 < n && identc(s[i + 2]) && s[i + 2] != '_') ||
+                                (i > 0 && identc(s[i - 1]) && s[i - 1] != '_')))
             return true;
+        /* s[i] is a '_': on to the next one before s[n - 1] */
+        if (i + 2 >= n)
+            break;
+        const uint8_t *v = memchr(s + i + 1, '_', n - i - 2);
+        if (!v)
+            break;
+        i = (size_t)(v - s);
+    }
     return false;
 }
 
@@ -373,7 +389,7 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_
                    what, tpl_quote(e, sizeof e, s, n, 60),
                    tpl_quote(e2, sizeof e2, s + at, len, 60));
     }
-    if (n > 24 || (!built && !(t->wd.hunt_lens >> n & 1u)))
+    if (n > 24 || (!built && !(t->wd.hunt_bits & word_hunt_bit(s, n))))
         return; /* a plain literal only matters below when it names a class hunted for */
     unsigned w = word_of(t, s, n);
     uint16_t c = word_class(w);
@@ -415,7 +431,8 @@ void fd_homoglyph_check(tpl *t, const uint8_t *s, size_t n, uint64_t index, cons
                g);
 }
 
-void fd_literal_check(tpl *t, const tok *k)
+/* (every check, with the messages' buffers) */
+__attribute__((noinline)) static void literal_check(tpl *t, const tok *k)
 {
     if (!(k->lflags & LF_ASCII))
         fd_homoglyph_check(t, k->s, k->n, k->index, "string literal");
@@ -433,6 +450,18 @@ void fd_literal_check(tpl *t, const tok *k)
                     "string literal");
 }
 
+void fd_literal_check(tpl *t, const tok *k)
+{
+    /* most literals are plain ASCII without a '_' and of a length no hunted
+     * class name has: const_check could report nothing on them */
+    size_t n = k->n;
+    if ((k->lflags & (LF_ASCII | LF_ESC_IDENT | LF_TRUNC)) == LF_ASCII &&
+        (n == 0 ||
+         ((n > 24 || !(t->wd.hunt_bits & word_hunt_bit(k->s, n))) && !memchr(k->s, '_', n))))
+        return;
+    literal_check(t, k);
+}
+
 /* ----------------------------------------------------------- variables */
 
 /* Variables and namespace attributes share one table: an attribute is the
@@ -443,9 +472,20 @@ static uint32_t ns_hash(uint32_t ns, uint32_t h)
     return h ^ (ns * 0x9E3779B1u);
 }
 
-var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h)
+/* a == b over n <= 16 bytes by overlapping word loads (word_last8); a is a
+ * TPL_NAME_CAP buffer, b may end at b[n - 1] */
+static inline bool same_short(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
-    h = ns_hash(ns, h);
+    if (n <= 8)
+        return n == 0 || word_last8(a, n) == word_last8(b, n);
+    return word_first8(a) == word_first8(b) && word_last8(a + 8, n - 8) == word_last8(b + 8, n - 8);
+}
+
+/* The probe for names over 16 bytes (memcmp), out of line so that the
+ * short names' probe calls nothing and saves no registers; h is ns_hash'ed. */
+__attribute__((noinline)) static var *find_long(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n,
+                                                uint32_t h)
+{
     uint32_t i = h & (TPL_VAR_SLOTS - 1);
     while (t->fd.vslots[i]) {
         var *x = &t->fd.vars[t->fd.vslots[i] - 1];
@@ -456,9 +496,20 @@ var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t 
     return NULL;
 }
 
-var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
+/* (most names are short: their probe calls nothing) */
+var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h)
 {
-    return fd_var_find_ns(t, 0, s, n, h);
+    h = ns_hash(ns, h);
+    if (n > 16)
+        return find_long(t, ns, s, n, h);
+    uint32_t i = h & (TPL_VAR_SLOTS - 1);
+    while (t->fd.vslots[i]) {
+        var *x = &t->fd.vars[t->fd.vslots[i] - 1];
+        if (x->hash == h && x->ns == ns && x->name_len == n && same_short(x->name, s, n))
+            return x;
+        i = (i + 1) & (TPL_VAR_SLOTS - 1);
+    }
+    return NULL;
 }
 
 var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index)

@@ -159,7 +159,12 @@ static inline bool fd_is_dunder(const uint8_t *s, size_t n)
 {
     return n >= 5 && s[0] == '_' && s[1] == '_' && fd_is_dunder_slow(s, n);
 }
-bool fd_is_mangled(const uint8_t *s, size_t n);
+bool fd_is_mangled_slow(const uint8_t *s, size_t n);
+/* _Class__attr: a name-mangled private attribute; inline like fd_is_dunder */
+static inline bool fd_is_mangled(const uint8_t *s, size_t n)
+{
+    return n >= 5 && s[0] == '_' && fd_is_mangled_slow(s, n);
+}
 bool fd_is_ident(const uint8_t *s, size_t n);
 bool fd_wordlike(const uint8_t *s, size_t n);
 bool fd_has_frag(const uint8_t *s, size_t n);
@@ -218,12 +223,24 @@ aval fd_list_concat(tpl *t, const aval *a, const aval *b);
 aval fd_list_repeat(tpl *t, const aval *l, const aval *n, const aval *at);
 aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_t na,
                     const aval *at);
-uint16_t fd_frag_of(tpl *t, const aval *v);
+uint16_t fd_frag_of_value(tpl *t, const aval *v); /* (the bytes' test) */
+/* (inline: most values are names or unknowns, which hold no piece) */
+static inline uint16_t fd_frag_of(tpl *t, const aval *v)
+{
+    if (v->flags & F_FRAG)
+        return F_FRAG;
+    if (v->kind != AV_STR && v->kind != AV_LIST && !(v->kind == AV_UNK && (v->flags & F_ITEMS)))
+        return 0;
+    return fd_frag_of_value(t, v);
+}
 
 /* The {% set %} store: lookup, lookup-or-create (NULL past TPL_VARS_MAX),
  * assignment (copies constant bytes into the store), forgetting a value. */
-var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h);
 var *fd_var_find_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h);
+static inline var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
+{
+    return fd_var_find_ns(t, 0, s, n, h);
+}
 var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
 var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
 void fd_var_assign(tpl *t, var *x, const aval *v);

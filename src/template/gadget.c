@@ -163,7 +163,7 @@ static bool ns_attr(tpl *t, aval *r, const tok *k)
     if (x && x->chain_len)
         ch_load(t, &v, x, NULL, 0); /* the chain it was set from */
     else
-        ch_step(t, &v, r, ".", k->s, k->n, "");
+        ch_dot(t, &v, r, k->s, k->n);
     *r = v;
     t->ev.pend_ev = PE_NONE;
     return true;
@@ -239,7 +239,7 @@ void ev_attr_access(tpl *t, const tok *k)
     a.flags = fl;
     a.rkind = r->kind;
     a.vid = r->vid;
-    ch_step(t, &a, r, ".", s, n, "");
+    ch_dot(t, &a, r, s, n);
     if (r->kind == AV_STR || r->kind == AV_LIST) {
         /* the receiver's bytes: str methods fold, list mutators update it */
         a.flags |= (uint16_t)((r->kind == AV_STR ? F_RSTR : 0) | (r->flags & (F_VAR | F_INEXACT)));

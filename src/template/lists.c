@@ -205,7 +205,7 @@ static bool items_frag(tpl *t, const uint8_t *p, uint32_t len, const aval *at)
     return false;
 }
 
-uint16_t fd_frag_of(tpl *t, const aval *v)
+uint16_t fd_frag_of_value(tpl *t, const aval *v)
 {
     if (v->flags & F_FRAG)
         return F_FRAG;

@@ -7,13 +7,10 @@
 
 #include <string.h>
 
-typedef struct wdef {
-    const char *s;
-    uint16_t cls;
-} wdef;
+_Static_assert(W__COUNT <= 0xFFFF, "a word id fits the 16 id bits of a slot");
 
 #define TAINT WC_TAINTSINK
-static const wdef words[W__COUNT] = {
+const word_def word_defs[W__COUNT] = {
     [W_AND] = {"and", 0},
     [W_OR] = {"or", 0},
     [W_NOT] = {"not", 0},
@@ -185,88 +182,29 @@ static const wdef words[W__COUNT] = {
 };
 #undef TAINT
 
-uint16_t word_class(unsigned id)
-{
-    return id < W__COUNT ? words[id].cls : 0;
-}
-
-const char *word_text(unsigned id)
-{
-    return id > W_NONE && id < W__COUNT && words[id].s ? words[id].s : "";
-}
-
-uint32_t word_hash(const uint8_t *s, size_t n)
-{
-    /* eight bytes a step, the tail (1..7 bytes) as two overlapping loads */
-    uint64_t h = WORD_HASH_SEED ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * WORD_HASH_MUL;
-        h ^= h >> 29;
-        s += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t w;
-        if (n >= 4) {
-            uint32_t lo, hi;
-            memcpy(&lo, s, 4);
-            memcpy(&hi, s + n - 4, 4);
-            w = lo | (uint64_t)hi << 32;
-        } else {
-            w = s[0] | (uint64_t)s[n / 2] << 8 | (uint64_t)s[n - 1] << 16;
-        }
-        h = (h ^ w) * WORD_HASH_MUL;
-        h ^= h >> 29;
-    }
-    h *= WORD_HASH_MUL;
-    return (uint32_t)(h >> 32);
-}
-
 void word_init(tpl *t)
 {
     memset(t->wd.slots, 0, sizeof t->wd.slots);
-    t->wd.hunt_lens = 0;
+    memset(t->wd.key, 0, sizeof t->wd.key);
+    t->wd.hunt_bits = 0;
     for (unsigned id = 1; id < W__COUNT; id++) {
-        const char *s = words[id].s;
+        const char *s = word_defs[id].s;
         if (!s)
             continue;
         size_t n = strlen(s);
-        uint32_t full = word_hash((const uint8_t *)s, n), h = full & (TPL_WORD_SLOTS - 1);
+        uint32_t full = word_key((const uint8_t *)s, n, t->wd.key[id]),
+                 h = full & (TPL_WORD_SLOTS - 1);
         while (t->wd.slots[h])
             h = (h + 1) & (TPL_WORD_SLOTS - 1);
-        t->wd.slots[h] = (uint16_t)id;
-        t->wd.hash[h] = full;
-        t->wd.len[h] = (uint8_t)n;
-        if ((words[id].cls & WC_CLASSHUNT) && n < 32)
-            t->wd.hunt_lens |= 1u << n;
+        t->wd.slots[h] = (uint64_t)full << 32 | (uint64_t)n << 16 | id;
+        if (word_defs[id].cls & WC_CLASSHUNT)
+            t->wd.hunt_bits |= word_hunt_bit((const uint8_t *)s, n);
     }
-}
-
-unsigned word_lookup(const tpl *t, const uint8_t *s, size_t n, uint32_t hash)
-{
-    if (n == 0 || n > 24)
-        return W_NONE;
-    uint32_t h = hash & (TPL_WORD_SLOTS - 1);
-    while (t->wd.slots[h]) {
-        if (t->wd.hash[h] == hash && t->wd.len[h] == n) {
-            /* a hit is almost always the word: compare inline (n <= 24) */
-            const char *w = words[t->wd.slots[h]].s;
-            size_t i = 0;
-            while (i < n && (uint8_t)w[i] == s[i])
-                i++;
-            if (i == n)
-                return t->wd.slots[h];
-        }
-        h = (h + 1) & (TPL_WORD_SLOTS - 1);
-    }
-    return W_NONE;
 }
 
 unsigned word_of(const tpl *t, const uint8_t *s, size_t n)
 {
-    if (n == 0 || n > 24)
+    if (n == 0 || n > WORD_MAX_LEN)
         return W_NONE;
     uint8_t a = s[0], z = s[n - 1];
     bool start = (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') || a == '_';
@@ -274,5 +212,6 @@ unsigned word_of(const tpl *t, const uint8_t *s, size_t n)
         (z >= 'a' && z <= 'z') || (z >= 'A' && z <= 'Z') || z == '_' || (z >= '0' && z <= '9');
     if (!start || !end)
         return W_NONE;
-    return word_lookup(t, s, n, word_hash(s, n));
+    uint32_t h;
+    return word_find(&t->wd, s, n, &h);
 }
