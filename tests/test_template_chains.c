@@ -220,6 +220,15 @@ static void test_line_column(void **state)
     while (n + 32 < sizeof big)
         n += (size_t)snprintf(big + n, sizeof big - n, "{{ m }}\n");
     EXPECT(big, "GG731", "template line 3, column 4");
+    /* placed by the newline scan when it passes the tag (not when it is
+     * pushed): more newlines after it than the ring keeps, a mismatched end
+     * far below, blocks closed in between, a CR LF before it */
+    static char far[16384];
+    n = (size_t)snprintf(far, sizeof far, "\r\n x {%% if a %%}{%% for i in y %%}\n{%% endfor %%}");
+    for (int i = 0; i < 1500; i++)
+        n += (size_t)snprintf(far + n, sizeof far - n, "\n");
+    n += (size_t)snprintf(far + n, sizeof far - n, "  {%% endfor %%}");
+    EXPECT(far, "GG731", "closes the 'if' opened (template line 2, column 7)");
     /* the same line counting for an array template, across its elements */
     gb *b = gb_new(3);
     assert_non_null(b);
@@ -233,6 +242,21 @@ static void test_line_column(void **state)
     const gguflint_finding *f = ex_find(ctx, "GG720");
     assert_non_null(f);
     assert_non_null(strstr(f->message, "template line 3, column 11"));
+    gguflint_free(ctx);
+    free(p);
+    /* a block opened in one element, never closed, the line counted over
+     * the elements that follow */
+    b = gb_new(3);
+    assert_non_null(b);
+    const char *parts2[] = {"\n\n", "ab{% if x %}", "\n{% for i in y %}{% endfor %}\n", "\n"};
+    gb_kv_arr_str(b, KEY, parts2, 4);
+    p = gb_finish(b, &len);
+    gb_free(b);
+    ctx = ex_lint(p, len);
+    f = ex_find(ctx, "GG731");
+    assert_non_null(f);
+    if (!strstr(f->message, "never closed") || !strstr(f->message, "template line 3, column 6"))
+        fail_msg("unexpected: %s", f->message);
     gguflint_free(ctx);
     free(p);
 }

@@ -116,9 +116,23 @@ int tpl_probe(tpl *t, const uint8_t *p, size_t n, uint8_t *buf, size_t cap, size
 
 /* ---------------------------------------------------------------- lines */
 
-/* Record the newlines of the bytes [nl_scan, upto) of the chunk being fed
- * (each byte is scanned once: the cost is one memchr pass over the
- * template). */
+/* The open blocks waiting for their line and column whose tags lie before
+ * `limit`: the newlines before them are all counted, the last at `last`
+ * (UINT64_MAX: none yet). */
+static void lc_pending(tpl *t, uint64_t limit, uint64_t last)
+{
+    tpl_eval *e = &t->ev;
+    while (e->lc_next < e->n_blocks && e->blocks[e->lc_next].index < limit) {
+        block *b = &e->blocks[e->lc_next++];
+        b->line = 1 + t->nl_count;
+        b->col = last == UINT64_MAX ? b->index + 1 : b->index - last;
+        b->lc_known = true;
+    }
+}
+
+/* Record the newlines of the bytes before `upto` (within the chunk being
+ * fed) in the ring; each byte is scanned once. The open blocks whose tags
+ * the scan passes are placed on the way (lc_pending). */
 static void nl_advance(tpl *t, uint64_t upto)
 {
     if (!t->chunk_p || t->nl_scan < t->chunk_index)
@@ -129,15 +143,25 @@ static void nl_advance(tpl *t, uint64_t upto)
     while (t->nl_scan < upto) {
         const uint8_t *from = t->chunk_p + (t->nl_scan - t->chunk_index);
         const uint8_t *nl = memchr(from, '\n', (size_t)(upto - t->nl_scan));
+        uint64_t at = nl ? t->chunk_index + (uint64_t)(nl - t->chunk_p) : upto;
+        if (t->ev.lc_next < t->ev.n_blocks)
+            lc_pending(t, at,
+                       t->nl_count ? t->nl_ring[(t->nl_count - 1) & (TPL_NL_RING - 1)]
+                                   : UINT64_MAX);
         if (!nl) {
             t->nl_scan = upto;
             break;
         }
-        uint64_t at = t->chunk_index + (uint64_t)(nl - t->chunk_p);
         t->nl_ring[t->nl_count & (TPL_NL_RING - 1)] = at;
         t->nl_count++;
         t->nl_scan = at + 1;
     }
+}
+
+void tpl_lc_settle(tpl *t, uint64_t index)
+{
+    if (index > t->nl_scan)
+        nl_advance(t, index);
 }
 
 bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col)

@@ -204,7 +204,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     }
 }
 
-static void reduce_op(tpl *t)
+static __attribute__((noinline)) void reduce_op(tpl *t)
 {
     oframe f = t->ev.O[--t->ev.no];
     if (f.kind == O_UNARY) {
@@ -796,6 +796,7 @@ void ev_template_begin(tpl *t)
 {
     t->ev.n_blocks = 0;
     t->ev.blocks_over = 0;
+    t->ev.lc_next = 0;
     t->ev.raw_next = false;
 }
 

@@ -55,7 +55,8 @@ typedef struct block {
     int64_t product;    /* for: product of the enclosing constant bounds */
     uint16_t items_vid; /* for over a constant: 1 + its loop variable, 0 none */
     uint64_t index;
-    bool lc_known; /* line and col of its opening tag are known (formatted for a report) */
+    bool lc_known; /* line and col of its opening tag are known (formatted for a report);
+                      * set by the newline scan when it passes the tag (core.c) */
     uint64_t line, col;
 } block;
 
@@ -96,6 +97,7 @@ typedef struct tpl_eval {
     /* per template */
     block blocks[TPL_BLOCKS];
     uint32_t n_blocks, blocks_over;
+    uint32_t lc_next; /* blocks[lc_next..n_blocks) wait for their line and column (core.c) */
     /* tpl_probe: the value of the last {{ }} */
     uint8_t *probe_buf;
     size_t probe_cap, probe_len;

@@ -125,7 +125,7 @@ static void emit_other(tpl *t)
 /* A name token: s[0..n) is its text (cut to TPL_NAME_CAP), in the name
  * buffer or, when the whole name lay in the bytes being fed, in them. */
 static inline __attribute__((always_inline)) void emit_name_at(tpl *t, const uint8_t *s, uint32_t n,
-                                                             uint8_t lflags)
+                                                               uint8_t lflags)
 {
     tok k;
     tok_init(t, &k, TK_NAME);

@@ -41,7 +41,11 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index)
     b->bound = bound;
     b->product = kind == W_FOR ? sat_mul(outer, bound) : outer;
     b->index = index;
-    b->lc_known = tpl_line_col(t, index, &b->line, &b->col);
+    b->lc_known = false;
+    if (index < t->nl_scan) { /* the newline scan is past it: the ring knows */
+        b->lc_known = tpl_line_col(t, index, &b->line, &b->col);
+        t->ev.lc_next = t->ev.n_blocks;
+    } /* else the newline scan sets it when it passes the tag (tpl_lc_settle) */
 }
 
 static unsigned opener_of(unsigned end)
@@ -77,13 +81,17 @@ void ev_block_end(tpl *t, const tok *k)
     }
     block *b = &t->ev.blocks[t->ev.n_blocks - 1];
     char where[64];
-    if (b->kind != open)
+    if (b->kind != open) {
+        tpl_lc_settle(t, k->index);
         tpl_report(t, TH_SYNTAX, k->index,
                    "'%s' closes the '%s' opened%s "
                    "(Jinja rejects the template)",
                    word_text(k->word), word_text(b->kind),
                    b->lc_known ? tpl_where_lc(where, sizeof where, b->line, b->col) : " before");
+    }
     t->ev.n_blocks--;
+    if (t->ev.lc_next > t->ev.n_blocks)
+        t->ev.lc_next = t->ev.n_blocks;
     ev_gate_update(t);
 }
 

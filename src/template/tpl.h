@@ -64,6 +64,9 @@ const char *tpl_quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t 
  * false when it is not known (further back than the last TPL_NL_RING
  * newlines, or not fed yet). */
 bool tpl_line_col(tpl *t, uint64_t index, uint64_t *line, uint64_t *col);
+/* Scan for newlines up to `index` (at most the chunk's end): the open
+ * blocks whose opening tags the scan passes get their line and column. */
+void tpl_lc_settle(tpl *t, uint64_t index);
 /* " (template line L, column C)" for a message, or "" when not known. */
 const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap);
 /* the same for a known line and column (cap > 0) */
