@@ -200,7 +200,15 @@ static inline bool print1(uint8_t c, bool text)
 uint64_t ascii_print_span(const uint8_t *s, uint64_t n, bool text)
 {
     uint64_t i = 0;
-    if (n >= 16) {
+    if (n >= 256) { /* long strings (a template, a long description): AVX2 when the host has it */
+        bool done;
+        i = utf8_print_span_avx2(s, n, text, &done);
+        if (done && i < n - n % 32)
+            return i; /* stopped at a byte of a whole block */
+        if (!done)
+            i = 0;
+    }
+    if (n - i >= 16) {
         for (; n - i >= 32; i += 32) {
             unsigned m = print16(s + i) | print16(s + i + 16) << 16;
             if (m != 0xFFFFFFFFu && text)

@@ -22,6 +22,8 @@ bool utf8_valid_region_esc(const uint8_t *s, uint64_t n, const uint8_t *limit, b
 /* The AVX2 checks (utf8_avx2.c): *done is false when the host has no AVX2. */
 bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done);
 bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc, bool *done);
+/* ascii_print_span over the whole 32-byte blocks of s[0..n) */
+uint64_t utf8_print_span_avx2(const uint8_t *s, uint64_t n, bool text, bool *done);
 /* Decode one UTF-8 sequence at s[0..n): its length (1..4) and code point, or 0
  * when the bytes are not a valid, shortest-form scalar value. */
 unsigned utf8_decode(const uint8_t *s, uint64_t n, uint32_t *cp);

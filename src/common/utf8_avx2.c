@@ -1,4 +1,5 @@
-/* utf8_avx2.c - UTF-8 validation 32 bytes at a time with AVX2, for hosts
+/* utf8_avx2.c - UTF-8 validation (and the printable-ASCII span of long
+ * strings) 32 bytes at a time with AVX2, for hosts
  * that have it (chosen at run time; the build needs no special flags). It is
  * the table-lookup method of Keiser and Lemire ("Validating UTF-8 in less
  * than one instruction per byte", 2021): three 16-entry nibble tables
@@ -284,6 +285,36 @@ bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *d
     return *done ? valid_avx2(s, n, limit) : false;
 }
 
+/* ascii_print_span 32 bytes a step: the offset of the first byte that is
+ * not printable ASCII (nor, with text, a tab or line feed) among the
+ * n - n % 32 first bytes, or that many when there is none. The tab / line
+ * feed mask is only made for the blocks that are not all printable. */
+AVX2 static uint64_t print_span_avx2(const uint8_t *s, uint64_t n, bool text)
+{
+    const __m256i lo = _mm256_set1_epi8(0x1F), hi = _mm256_set1_epi8(0x7F);
+    const __m256i tab = _mm256_set1_epi8('\t'), lf = _mm256_set1_epi8('\n');
+    uint64_t i = 0;
+    for (; n - i >= 32; i += 32) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        unsigned m = (unsigned)_mm256_movemask_epi8(
+            _mm256_and_si256(_mm256_cmpgt_epi8(a, lo), _mm256_cmpgt_epi8(hi, a)));
+        if (m == 0xFFFFFFFFu)
+            continue;
+        if (text)
+            m |= (unsigned)_mm256_movemask_epi8(
+                _mm256_or_si256(_mm256_cmpeq_epi8(a, tab), _mm256_cmpeq_epi8(a, lf)));
+        if (m != 0xFFFFFFFFu)
+            return i + (unsigned)__builtin_ctz(~m);
+    }
+    return i;
+}
+
+uint64_t utf8_print_span_avx2(const uint8_t *s, uint64_t n, bool text, bool *done)
+{
+    *done = host_avx2();
+    return *done ? print_span_avx2(s, n, text) : 0;
+}
+
 bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc, bool *done)
 {
     *done = host_avx2();
@@ -303,6 +334,13 @@ bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *d
     (void)s, (void)n, (void)limit;
     *done = false;
     return false;
+}
+
+uint64_t utf8_print_span_avx2(const uint8_t *s, uint64_t n, bool text, bool *done)
+{
+    (void)s, (void)n, (void)text;
+    *done = false;
+    return 0;
 }
 
 bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc, bool *done)

@@ -1160,10 +1160,26 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
                        : t->lx.mode == M_COMMENT                                           ? '#'
                                                                                            : 0;
         if (stop && !t->lx.pend) {
-            const uint8_t *b = memchr(p + i, stop, (size_t)(n - i));
-            size_t run = b ? (size_t)(b - (p + i)) : (size_t)(n - i);
+            size_t run;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+            /* the text between two tags is mostly a line break and an
+             * indent: one 16-byte step finds its end without a call */
+            unsigned m = 0;
+            if (n - i >= 16)
+                m = (unsigned)_mm_movemask_epi8(
+                    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)),
+                                   _mm_set1_epi8((char)stop)));
+            if (m) {
+                run = (unsigned)__builtin_ctz(m);
+            } else
+#endif
+            {
+                const uint8_t *b = memchr(p + i, stop, (size_t)(n - i));
+                run = b ? (size_t)(b - (p + i)) : (size_t)(n - i);
+            }
             if (run > 0) {
-                raw_run(t, p + i, run);
+                if (!raw_idle(t) || !utf8_is_ascii(p + i, run))
+                    raw_run(t, p + i, run);
                 if (t->lx.mode != M_COMMENT)
                     ts_run(t, &t->ts.out, p + i, run, t->index, false);
                 t->index += run;
