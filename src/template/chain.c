@@ -16,11 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void ch_tag_begin(tpl *t)
-{
-    t->ev.ch_used = 0;
-}
-
 /* d[0..n) = s[0..n), n <= TPL_CHAIN_CAP, for a d at or below s or apart
  * from it: 8-byte moves, the last one overlapping (chain pieces are short:
  * cheaper than a memcpy call or a byte-counted string move). */

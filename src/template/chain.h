@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void ch_tag_begin(tpl *t);
+/* ch_tag_begin is inline in tpl.h */
 /* dst's chain: base's, then pre, s[0..n) (at most 40 bytes) and post. */
 void ch_step(tpl *t, aval *dst, const aval *base, const char *pre, const uint8_t *s, size_t n,
              const char *post);

@@ -14,6 +14,7 @@
 
 #include "common/utf8.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -732,12 +733,17 @@ static bool pending_tok(tpl *t, const tok *k)
 
 static void expr_tok(tpl *t, const tok *k)
 {
+    /* syntax_end reads dangling_index_prev only after a last token that
+     * needs an operand (the '-' of a -}} the byte loop emitted), so it
+     * moves only with such a token */
     t->ev.sect++;
+    const bool dangling = needs_operand(k);
     t->ev.dangling_prev = t->ev.dangling;
-    t->ev.dangling_index_prev = t->ev.dangling_index;
-    t->ev.dangling = needs_operand(k);
-    if (t->ev.dangling)
+    t->ev.dangling = dangling;
+    if (dangling) {
+        t->ev.dangling_index_prev = t->ev.dangling_index;
         t->ev.dangling_index = k->index;
+    }
     if (t->ev.pend_ev != PE_NONE && pending_tok(t, k))
         return;
     bool after_str = t->ev.last_str;
@@ -802,30 +808,15 @@ void ev_template_begin(tpl *t)
 
 void ev_begin(tpl *t, uint8_t tagkind, uint64_t index)
 {
+    /* nv .. ws_close (eval.h): counts, states and flags of the tag */
+    memset(&t->ev.nv, 0,
+           offsetof(tpl_eval, ws_close) + sizeof t->ev.ws_close - offsetof(tpl_eval, nv));
+    _Static_assert(ST_EXPR == 0 && PE_NONE == 0 && W_NONE == 0, "zero is the start state");
     t->ev.tagkind = tagkind;
-    t->ev.stmt_word = W_NONE;
-    t->ev.cond = 0;
-    t->ev.for_targets = 0;
     t->ev.tag_index = index;
-    fd_tag_begin(t);
-    ch_tag_begin(t);
-    t->ev.n_kw = 0;
-    t->ev.kw_at = 0;
-    t->ev.sect = 0;
-    t->ev.dangling = t->ev.dangling_prev = t->ev.ws_close = false;
-    t->ev.nv = t->ev.no = 0;
-    t->ev.stmt = ST_EXPR;
-    t->ev.pend_ev = PE_NONE;
     t->ev.expect = true;
-    t->ev.dead = false;
-    t->ev.last_str = false;
-    t->ev.last_dot = false;
     t->ev.first = true;
-    t->ev.tuple = false;
-    t->ev.set_len = 0;
-    t->ev.attr_len = 0;
-    t->ev.set_multi = t->ev.set_attr = t->ev.set_eq = false;
-    t->ev.raw_next = false;
+    fd_tag_begin(t);
 }
 
 /* A token that is not the tag's first, in an expression of a live tag. */

@@ -64,36 +64,40 @@ typedef struct tpl_eval {
     /* per tag */
     aval V[TPL_STACK];   /* values */
     oframe O[TPL_STACK]; /* operators and open brackets */
+    /* the scalars ev_begin zeroes at once: from nv to ws_close, in this
+     * order (ST_EXPR, PE_NONE, W_NONE and false are 0) */
     uint32_t nv, no;
-    uint8_t tagkind, stmt, pend_ev;
-    uint16_t pend_word;
-    uint64_t pend_index;
-    uint64_t tag_index;
-    bool expect, dead, last_str, last_dot, first, tuple, raw_next;
-    uint8_t set_name[TPL_NAME_CAP];
-    uint32_t set_len, set_hash;
-    bool set_multi, set_attr, set_eq;
-    uint8_t attr_name[TPL_NAME_CAP]; /* {% set ns.NAME = ... %} */
-    uint32_t attr_len, attr_hash;
-    uint16_t stmt_word;             /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
-    uint8_t for_name[TPL_NAME_CAP]; /* {% for NAME in ... %}: the first target */
-    uint32_t for_len, for_hash, for_targets;
-    uint8_t cond;     /* GATE_* the tag's comparisons tested */
+    uint8_t stmt, pend_ev;
+    uint16_t stmt_word; /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
+    uint8_t cond;       /* GATE_* the tag's comparisons tested */
+    bool dead, last_str, last_dot, tuple, raw_next, set_multi, set_attr, set_eq;
+    uint32_t set_len, attr_len, for_targets, n_kw, kw_at;
     uint32_t ch_used; /* chain bytes of this tag (chain.c) */
     /* syntax (GG731): expression tokens of the tag's current part, whether
      * the last one needs an operand after it (and the one before), and
      * whether the tag closed with -}} / -%} */
     uint32_t sect;
     bool dangling, dangling_prev, ws_close;
+    /* set by ev_begin */
+    bool expect, first;
+    uint8_t tagkind;
+    uint64_t tag_index;
+    uint16_t pend_word;
+    uint64_t pend_index;
+    uint8_t set_name[TPL_NAME_CAP];
+    uint32_t set_hash;
+    uint8_t attr_name[TPL_NAME_CAP]; /* {% set ns.NAME = ... %} */
+    uint32_t attr_hash;
+    uint8_t for_name[TPL_NAME_CAP]; /* {% for NAME in ... %}: the first target */
+    uint32_t for_len, for_hash;
     uint64_t dangling_index, dangling_index_prev; /* of the operator left without an operand */
-    uint32_t kw_at;                /* value height after the last name operand in a call (0 none) */
+    /* kw_at (above): value height after the last name operand in a call (0 none) */
     uint8_t kw_name[TPL_NAME_CAP]; /* its text */
     uint32_t kw_len, kw_hash;
     /* keyword arguments of the open calls: name and value position */
     struct {
         uint32_t frame, pos, off, len, hash; /* its call's O index, its value's V index */
-    } kw[TPL_KW_MAX];
-    uint32_t n_kw;
+    } kw[TPL_KW_MAX];                        /* n_kw of them (above) */
     /* per template */
     block blocks[TPL_BLOCKS];
     uint32_t n_blocks, blocks_over;

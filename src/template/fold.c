@@ -208,16 +208,6 @@ void fd_template_begin(tpl *t, uint64_t total)
     t->fd.obj_seq = 0;
 }
 
-void fd_tag_begin(tpl *t)
-{
-    t->fd.ar_len = 0;
-}
-
-const uint8_t *fd_bytes(const tpl *t, const aval *v)
-{
-    return ((v->flags & F_VAR) ? t->fd.vs : t->fd.ar) + v->off;
-}
-
 /* --------------------------------------------------------------- arena */
 
 bool fd_ar_grow(tpl *t, uint32_t n)

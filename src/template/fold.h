@@ -82,12 +82,11 @@ bool fd_init(tpl *t);
 void fd_free(tpl *t);
 void fd_budget_reset(tpl *t);                   /* a fresh budget (tpl_probe) */
 void fd_template_begin(tpl *t, uint64_t total); /* grant its share, clear the store */
-void fd_tag_begin(tpl *t);                      /* empty the arena */
+/* fd_tag_begin (empty the arena) and fd_bytes are inline in tpl.h */
 
 /* Small helpers shared with the evaluator. */
 
 /* The bytes of a constant (in the tag arena or the variable store). */
-const uint8_t *fd_bytes(const tpl *t, const aval *v);
 
 /* [A-Za-z0-9_] */
 static inline bool identc(uint8_t c)

@@ -350,7 +350,7 @@ static void str_end(tpl *t)
     k.lflags = t->lx.lit_flags;
     if (utf8_is_ascii(k.s, k.n))
         k.lflags |= LF_ASCII;
-    memcpy(k.esc, t->lx.lit_esc, sizeof k.esc);
+    k.esc = t->lx.lit_esc;
     if (!(t->lx.lit_flags & LF_SCANNED)) { /* the whole literal and its end in one call */
         t->lx.lit_flags |= LF_SCANNED;
         ts_literal(t, &t->ts.lits, t->lx.lit, t->lx.lit_len, t->lx.tok_index + 1);

@@ -29,11 +29,11 @@ typedef struct tok {
     uint32_t hash;    /* TK_NAME */
     const uint8_t *s; /* TK_NAME text, TK_STR resolved bytes */
     uint32_t n;
-    uint64_t full;  /* TK_STR: resolved length before truncation */
-    int64_t ival;   /* TK_INT (saturated) */
-    bool huge;      /* TK_INT past int64 */
-    char esc[16];   /* TK_STR with LF_ESC_IDENT: the first such escape */
-    uint64_t index; /* template byte index of the token's first byte */
+    uint64_t full;   /* TK_STR: resolved length before truncation */
+    int64_t ival;    /* TK_INT (saturated) */
+    bool huge;       /* TK_INT past int64 */
+    const char *esc; /* TK_STR with LF_ESC_IDENT: the first such escape (the lexer's text) */
+    uint64_t index;  /* template byte index of the token's first byte */
 } tok;
 
 enum { TAG_VAR = 1, TAG_BLOCK = 2 };

@@ -90,6 +90,24 @@ static inline bool fd_ar_put(tpl *t, const uint8_t *s, uint32_t n, uint32_t *off
     return true;
 }
 
+/* fold.c's per-tag arena emptied (every tag) */
+static inline void fd_tag_begin(tpl *t)
+{
+    t->fd.ar_len = 0;
+}
+
+/* the bytes of a string or list value: in the variable store or the arena */
+static inline const uint8_t *fd_bytes(const tpl *t, const aval *v)
+{
+    return ((v->flags & F_VAR) ? t->fd.vs : t->fd.ar) + v->off;
+}
+
+/* chain.c's per-tag chain budget restarted */
+static inline void ch_tag_begin(tpl *t)
+{
+    t->ev.ch_used = 0;
+}
+
 /* eval.c, inline for the lexer: the tag just ended was {% raw %} */
 static inline bool ev_wants_raw(const tpl *t)
 {
