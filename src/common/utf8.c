@@ -195,46 +195,59 @@ static inline bool print1(uint8_t c, bool text)
     return (uint8_t)(c - 0x20u) < 0x5Fu || (text && (c == '\t' || c == '\n'));
 }
 
-/* (with text, the tab / line-feed mask is only made for the blocks that are
- * not all printable: a run of printable bytes costs what it did without) */
-uint64_t ascii_print_span(const uint8_t *s, uint64_t n, bool text)
+/* The SSE2 blocks of ascii_print_span from byte i (n >= 16, the bytes before
+ * i printable). With text, the tab / line-feed mask is only made for the
+ * blocks that are not all printable: a run of printable bytes costs what it
+ * did without. */
+static inline uint64_t span_blocks(const uint8_t *s, uint64_t n, uint64_t i, bool text)
 {
-    uint64_t i = 0;
-    if (n >= 256) { /* long strings (a template, a long description): AVX2 when the host has it */
-        bool done;
-        i = utf8_print_span_avx2(s, n, text, &done);
-        if (done && i < n - n % 32)
-            return i; /* stopped at a byte of a whole block */
-        if (!done)
-            i = 0;
+    for (; n - i >= 32; i += 32) {
+        unsigned m = print16(s + i) | print16(s + i + 16) << 16;
+        if (m != 0xFFFFFFFFu && text)
+            m |= tablf16(s + i) | tablf16(s + i + 16) << 16;
+        if (m != 0xFFFFFFFFu)
+            return i + (unsigned)__builtin_ctz(~m);
     }
     if (n - i >= 16) {
-        for (; n - i >= 32; i += 32) {
-            unsigned m = print16(s + i) | print16(s + i + 16) << 16;
-            if (m != 0xFFFFFFFFu && text)
-                m |= tablf16(s + i) | tablf16(s + i + 16) << 16;
-            if (m != 0xFFFFFFFFu)
-                return i + (unsigned)__builtin_ctz(~m);
-        }
-        if (n - i >= 16) {
-            unsigned m = print16(s + i);
-            if (m != 0xFFFFu && text)
-                m |= tablf16(s + i);
-            if (m != 0xFFFFu)
-                return i + (unsigned)__builtin_ctz(~m);
-            i += 16;
-        }
-        /* the last bytes: an overlapping load ending at s + n (all of
-         * [n - 16, i) were taken) */
-        if (i < n) {
-            unsigned m = print16(s + n - 16);
-            if (m != 0xFFFFu && text)
-                m |= tablf16(s + n - 16);
-            return m == 0xFFFFu ? n : n - 16 + (unsigned)__builtin_ctz(~m);
-        }
-        return n;
+        unsigned m = print16(s + i);
+        if (m != 0xFFFFu && text)
+            m |= tablf16(s + i);
+        if (m != 0xFFFFu)
+            return i + (unsigned)__builtin_ctz(~m);
+        i += 16;
     }
-    for (; i < n; i++)
+    /* the last bytes: an overlapping load ending at s + n (all of
+     * [n - 16, i) were taken) */
+    if (i < n) {
+        unsigned m = print16(s + n - 16);
+        if (m != 0xFFFFu && text)
+            m |= tablf16(s + n - 16);
+        return m == 0xFFFFu ? n : n - 16 + (unsigned)__builtin_ctz(~m);
+    }
+    return n;
+}
+
+/* A long string (a template, a long description): its whole 32-byte blocks
+ * with AVX2 when the host has it. Out of line, so the short strings' path
+ * saves no registers for the call. */
+static __attribute__((noinline)) uint64_t span_long(const uint8_t *s, uint64_t n, bool text)
+{
+    bool done;
+    uint64_t i = utf8_print_span_avx2(s, n, text, &done);
+    if (!done)
+        i = 0;
+    else if (i < n - n % 32)
+        return i; /* stopped in a whole block */
+    return span_blocks(s, n, i, text);
+}
+
+uint64_t ascii_print_span(const uint8_t *s, uint64_t n, bool text)
+{
+    if (n >= 256)
+        return span_long(s, n, text);
+    if (n >= 16)
+        return span_blocks(s, n, 0, text);
+    for (uint64_t i = 0; i < n; i++)
         if (!print1(s[i], text))
             return i;
     return n;
