@@ -66,7 +66,7 @@ extern "C" {
  * numeric form orders versions: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define GGUFLINT_VERSION_MAJOR 0
 #define GGUFLINT_VERSION_MINOR 2
-#define GGUFLINT_VERSION_PATCH 2
+#define GGUFLINT_VERSION_PATCH 3
 #define GGUFLINT_VERSION_NUMBER                                                                    \
     (GGUFLINT_VERSION_MAJOR * 10000 + GGUFLINT_VERSION_MINOR * 100 + GGUFLINT_VERSION_PATCH)
 #define GGUFLINT_STRINGIFY_(x) #x
