@@ -988,8 +988,6 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                 }
                 switch (action) {
                 case LA_SIGN:
-                    t->index = base + k;
-                    tok_start(t);
                     if (n - k > 2 && t->lx.depth == 0 && p[k + 2] == '}' &&
                         p[k + 1] == (t->lx.tagkind == TAG_BLOCK ? '%' : '}')) {
                         /* '-%}' / '-}}': whitespace control, not an operator;
@@ -999,9 +997,8 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                         k++;
                         continue;
                     }
-                    op_byte(t, c);
-                    k++;
-                    continue;
+                    /* an operator */
+                    /* fall through */
                 case LA_OP:
                     t->index = base + k;
                     tok_start(t);
