@@ -788,6 +788,10 @@ static const acase test_GG514_c_string_nul[] = {
     {"llama\\0x: at the NUL (value: u64 length, then 5 bytes)",
      LLAMA(.arch = "llama\0x", .arch_len = 7), .id = "GG514",
      .at = AT_KV("general.architecture", value, 8 + 5), .count = {{"GG514", 1}, {"GG540", 0}}},
+    {"GGUF v1: the NUL after a 4-byte length (it was put 4 bytes further, past a file that ends "
+     "there; fuzz_deep, regression gguflint-15-v1-c-string-nul-offset)",
+     LLAMA(.version = 1, .arch = "llama\0x", .arch_len = 7), .id = "GG514",
+     .at = AT_KV("general.architecture", value, 4 + 5), .count = {{"GG514", 1}, {"GG540", 0}}},
     {"checked as llama: a wrong shape is found",
      LLAMA(.arch = "llama\0x", .arch_len = 7, .reshape = T2("blk.0.attn_q.weight", 32, 16)),
      .count = {{"GG553", 1}}},

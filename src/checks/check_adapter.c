@@ -9,6 +9,7 @@
  * Work is bounded: one pass over the tensors with O(1) name lookups (plus,
  * for LoRA, a scan of the architecture's rows per pair); nothing allocated. */
 #include "checks/arch_check.h"
+#include "format/wire.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -274,7 +275,7 @@ void arch_check_imatrix(gguflint_ctx *ctx, const gguflint_kv *gt)
 {
     static const char *const keys[] = {"imatrix.datasets", "imatrix.chunk_count",
                                        "imatrix.chunk_size"};
-    unsigned w = ctx->hdr.version == 1 ? 4 : 8;
+    unsigned w = wire_width(ctx->hdr.version);
     if (ctx->hdr.metadata_complete)
         for (size_t k = 0; k < 3; k++)
             if (!kv_by_key(ctx, keys[k]))

@@ -448,7 +448,8 @@ size_t arch_c_string(gguflint_ctx *ctx, const gguflint_kv *kv, const char *what)
         kv_path(path, sizeof path, kv);
         esc_fixed(seen, sizeof seen, kv->str.ptr, vis, 100);
         esc_fixed(full, sizeof full, kv->str.ptr, kv->str.len, 160);
-        emit(ctx, R_C_STRING_NUL, kv->value_offset + 8 + vis, 1, path,
+        /* the value is the string's length (4 bytes in v1, else 8), then its bytes */
+        emit(ctx, R_C_STRING_NUL, kv->value_offset + wire_width(ctx->hdr.version) + vis, 1, path,
              "%s '%s' has a NUL at byte %zu: llama.cpp reads it as a C string and sees '%s'", what,
              full, vis, seen);
     } else {

@@ -1807,11 +1807,24 @@ static uint8_t *r_tpl_chain_arena_move(size_t *len)
     return done(b, len);
 }
 
+/* general.architecture "conform\f\0\0\0" in a GGUF v1 file that ends with it:
+ * GG514 put the NUL 4 bytes past the end (an 8-byte length assumed). */
+static uint8_t *r_v1_c_string_nul_offset(size_t *len)
+{
+    gb *b = gb_new(1);
+    gb_kv_strn(b, "general.architecture", "conform\f\0\0\0", 11);
+    return done(b, len);
+}
+
 static const regression template2_regressions[] = {
     {"gguflint-10-template-chain-arena-move",
      "a chain step's text pointed into the template arena that appending it moved "
      "(heap-use-after-free found by fuzz_template, issue 10)",
      "GG720", r_tpl_chain_arena_move},
+    {"gguflint-15-v1-c-string-nul-offset",
+     "a NUL in general.architecture of a GGUF v1 file ending with it: GG514 was put past the "
+     "end of the file (found by fuzz_deep)",
+     "GG005 GG514", r_v1_c_string_nul_offset},
 };
 
 int main(int argc, char **argv)
