@@ -712,9 +712,9 @@ static void test_GG593_pre_tokenizer_unknown(void **state)
 
     /* known names: the oldest, and names added in 2026 (qwen35 2026-02-10,
      * mellum2 2026-06-02, cohere2moe 2026-06-14 per llama.cpp-history.tsv) */
-    static const char *const known[] = {"default",    "gpt-2",   "llama-bpe", "qwen2",
+    static const char *const known[] = {"default",     "gpt-2",  "llama-bpe", "qwen2",
                                         "deepseek-v3", "qwen35", "mellum2",   "cohere2moe",
-                                        "a.x-4.0",    "hy_v4"};
+                                        "a.x-4.0",     "hy_v4"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         clean(bpe_file(NULL, known[i], true).f);
     /* kimi-k2 needs no merges */

@@ -84,8 +84,7 @@ void arch_near_list(const arch_near *near, char *buf, size_t cap)
 /* An architecture name the tables do not know: a case variant or a
  * one-letter slip of a known name is GG516, anything else the GG540 note
  * (with the nearest name when only a digit differs). */
-void arch_check_unknown(gguflint_ctx *ctx, const gguflint_kv *akv, size_t vis,
-                               const char *path)
+void arch_check_unknown(gguflint_ctx *ctx, const gguflint_kv *akv, size_t vis, const char *path)
 {
     char shown[160], names[160];
     esc_fixed(shown, sizeof shown, akv->str.ptr, vis, 100);

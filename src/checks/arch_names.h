@@ -27,7 +27,7 @@ enum {
 };
 
 typedef struct arch_near {
-    int kind;    /* NEAR_* */
+    int kind;     /* NEAR_* */
     size_t count; /* neighbours of that kind (only the first ARCH_NEAR_KEEP are kept) */
     const arch_info *names[ARCH_NEAR_KEEP];
 } arch_near;

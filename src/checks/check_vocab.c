@@ -649,8 +649,8 @@ static void model_names(char *buf, size_t cap)
 /* tokenizer.ggml.pre as the loader reads it for model `m` (BPE): a name its
  * chain does not know is refused ("unknown pre-tokenizer type"). Returns the
  * pre-tokenizer's row, or NULL when there is none or it is unknown. */
-static const vocab_pre *check_pre(gguflint_ctx *ctx, const vocab_model *m,
-                                  const gguflint_kv *model, const gguflint_kv *pre, bool all)
+static const vocab_pre *check_pre(gguflint_ctx *ctx, const vocab_model *m, const gguflint_kv *model,
+                                  const gguflint_kv *pre, bool all)
 {
     if (m->forced_pre[0]) /* the loader ignores the key */
         return vocab_pre_find((const uint8_t *)m->forced_pre, strlen(m->forced_pre));

@@ -23,7 +23,7 @@ const vocab_model vocab_models[] = {
 #undef TOK_MODEL
 const size_t vocab_model_count = sizeof vocab_models / sizeof vocab_models[0];
 
-#define PRE_TOK(name, ptype, value, flags, commit, date, build, origin, src)                      \
+#define PRE_TOK(name, ptype, value, flags, commit, date, build, origin, src)                       \
     {name, (uint8_t)(flags), origin},
 const vocab_pre vocab_pres[] = {
 #include "../../data/vocab/gen_pretok.def"
@@ -33,7 +33,7 @@ const vocab_pre vocab_pres[] = {
 const size_t vocab_pre_count = sizeof vocab_pres / sizeof vocab_pres[0];
 
 /* the stamp, from the first line of gen_tokmodels.def */
-#define VOCAB_SOURCE(commit, date, build, ahead)                                                  \
+#define VOCAB_SOURCE(commit, date, build, ahead)                                                   \
     const char vocab_source_commit[41] = commit;                                                   \
     const char vocab_source_date[11] = date;                                                       \
     const char vocab_source_build[12] = build;

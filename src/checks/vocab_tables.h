@@ -29,10 +29,10 @@ enum { VO_TREE, VO_NEWER };
 
 typedef struct vocab_model {
     char name[16];
-    char merges_unless_pre[32]; /* merges not needed with this pre-tokenizer, "" none */
-    char forced_pre[32];        /* the loader replaces tokenizer.ggml.pre by this, "" none */
-    uint8_t flags;              /* VM_* */
-    uint8_t origin;             /* VO_* */
+    char merges_unless_pre[32];  /* merges not needed with this pre-tokenizer, "" none */
+    char forced_pre[32];         /* the loader replaces tokenizer.ggml.pre by this, "" none */
+    uint8_t flags;               /* VM_* */
+    uint8_t origin;              /* VO_* */
     int32_t defaults[VD__COUNT]; /* -1: none */
 } vocab_model;
 
