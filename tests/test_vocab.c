@@ -719,6 +719,27 @@ static void test_GG593_pre_tokenizer_unknown(void **state)
         clean(bpe_file(NULL, known[i], true).f);
     /* kimi-k2 needs no merges */
     clean(bpe_file(NULL, "kimi-k2", false).f);
+    /* llama.cpp reads the value as a C string: "gpt-2\0zz" is gpt-2 (it loads),
+     * "zz\0gpt-2" is zz; likewise the model "gpt2\0x" is gpt2 */
+    static const char *const mg[] = {"a b"};
+    for (int k = 0; k < 3; k++) {
+        gb *b = gb_new(3);
+        gb_kv_str(b, "general.architecture", "llama");
+        if (k == 2)
+            gb_kv_strn(b, TK "model", "gpt2\0x", 6);
+        else
+            gb_kv_str(b, TK "model", "gpt2");
+        gb_kv_arr_str(b, TK "tokens", base_tokens, N_BASE);
+        gb_kv_u32(b, TK "bos_token_id", 1);
+        gb_kv_u32(b, TK "eos_token_id", 2);
+        gb_kv_arr_str(b, TK "merges", mg, 1);
+        gb_kv_strn(b, TK "pre", k == 1 ? "zz\0gpt-2" : "gpt-2\0zz", 8);
+        gb_marks pm = *gb_last(b);
+        if (k == 1)
+            expect(finish(b), "GG593", pm.value);
+        else
+            clean(finish(b));
+    }
     /* tokenizers that do not read the key: SPM, WPM, UGM ignore it, gemma4
      * forces its own (but still needs merges) */
     vopt o = {.model = "llama", .extra = w_pre_unknown};

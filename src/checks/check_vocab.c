@@ -633,6 +633,21 @@ static void check_charsmap(gguflint_ctx *ctx, const gguflint_kv *kv)
 
 /* ---- the tokenizer model and the pre-tokenizer ---- */
 
+/* The length llama.cpp sees of a string it reads as a C string (ml.get_key
+ * into a std::string through gguf_get_val_str): up to the first NUL. */
+static size_t c_len(const gguflint_kv *kv)
+{
+    const uint8_t *nul = kv->str.len ? memchr(kv->str.ptr, 0, (size_t)kv->str.len) : NULL;
+    return nul ? (size_t)(nul - kv->str.ptr) : (size_t)kv->str.len;
+}
+
+/* A string KV that llama.cpp reads as the C string `s`. */
+static bool c_str_is(const gguflint_kv *kv, const char *s)
+{
+    return kv && kv->type == VT_STRING && c_len(kv) == strlen(s) &&
+           memcmp(kv->str.ptr, s, strlen(s)) == 0;
+}
+
 /* "llama, bert, ...": every name of the tokenizer-model table. */
 static void model_names(char *buf, size_t cap)
 {
@@ -671,13 +686,15 @@ static const vocab_pre *check_pre(gguflint_ctx *ctx, const vocab_model *m, const
     }
     kv_path(path, sizeof path, pre);
     uint64_t size = model_width(ctx) + pre->str.len;
-    if (pre->str.len == 0) {
+    size_t vis = c_len(pre);
+    if (vis == 0) {
         emit(ctx, R_TOK_PRE_MISSING, pre->value_offset, size, path,
-             "tokenizer.ggml.pre is empty: llama.cpp treats it as missing, falls back to the "
+             "tokenizer.ggml.pre is empty (to its first NUL): llama.cpp treats it as missing, "
+             "falls back to the "
              "default pre-tokenizer and warns that generation quality will be degraded");
         return NULL;
     }
-    const vocab_pre *p = vocab_pre_find(pre->str.ptr, (size_t)pre->str.len);
+    const vocab_pre *p = vocab_pre_find(pre->str.ptr, vis);
     if (p)
         return p;
     char shown[96];
@@ -709,7 +726,7 @@ static const vocab_model *check_model(gguflint_ctx *ctx, const gguflint_kv *mode
     char path[192];
     kv_path(path, sizeof path, model);
     uint64_t len = model_width(ctx) + model->str.len;
-    const vocab_model *m = vocab_model_find(model->str.ptr, (size_t)model->str.len);
+    const vocab_model *m = vocab_model_find(model->str.ptr, c_len(model));
     if (!m) {
         char shown[96], known[256];
         esc_fixed(shown, sizeof shown, model->str.ptr, model->str.len, 64);
@@ -727,7 +744,7 @@ static const vocab_model *check_model(gguflint_ctx *ctx, const gguflint_kv *mode
              "tokenizer vocab in model file\")",
              m->name);
     if ((m->flags & VM_MERGES) && all && !kv_by_key(ctx, TK "merges") &&
-        !(m->merges_unless_pre[0] && kv_str_eq(pre, m->merges_unless_pre)))
+        !(m->merges_unless_pre[0] && c_str_is(pre, m->merges_unless_pre)))
         emit(ctx, R_TOK_MERGES_MISSING, model->value_offset, len, path,
              "the '%s' (BPE) tokenizer has no tokenizer.ggml.merges (llama.cpp: \"cannot "
              "find tokenizer merges in model file\")",
