@@ -9,6 +9,8 @@ Relocations elsewhere in the object (code, debug info, a sanitizer's global
 descriptors) are allowed. Uses only the standard library.
 
   check_table_relocs.py READELF OBJECT...   (the object library's objects)
+  check_table_relocs.py --object NAME --tables T1,T2,... READELF OBJECT...
+      (the same for another table file: src/.../NAME.c and its tables)
 
 Prints "SKIP:" and succeeds without readelf."""
 import re
@@ -21,13 +23,23 @@ TABLES = {'arch_infos', 'arch_keys', 'arch_tensors', 'arch_syms', 'arch_pool',
 
 
 def main():
+    global TABLES
+    args = sys.argv[1:]
+    stem = 'arch_tables'
+    while len(args) >= 2 and args[0] in ('--object', '--tables'):
+        if args[0] == '--object':
+            stem = args[1]
+        else:
+            TABLES = set(args[1].split(','))
+        args = args[2:]
+    sys.argv = [sys.argv[0]] + args
     readelf = sys.argv[1] if len(sys.argv) > 1 else ''
     if not readelf or 'NOTFOUND' in readelf or not shutil.which(readelf):
         print('SKIP: no readelf')
         return 0
-    objs = [o for o in sys.argv[2:] if re.search(r'arch_tables\.c\.o(bj)?$', o)]
+    objs = [o for o in sys.argv[2:] if re.search(re.escape(stem) + r'\.c\.o(bj)?$', o)]
     if len(objs) != 1:
-        print('no single arch_tables object among the arguments')
+        print('no single %s object among the arguments' % stem)
         return 1
     obj = objs[0]
     syms = subprocess.run([readelf, '-sW', obj], capture_output=True, text=True, check=True).stdout
@@ -52,10 +64,10 @@ def main():
         if target in where:
             bad.append('%s (applies to %s)' % (m.group(1), ', '.join(sorted(where[target]))))
     if bad:
-        print('src/model/arch_tables.c: relocations in the tables: ' + '; '.join(bad))
+        print('%s.c: relocations in the tables: ' % stem + '; '.join(bad))
         print('a table holds a pointer: keep strings in the pool and rows as offsets')
         return 1
-    print('arch_tables.c: the %d tables need no relocation' % len(TABLES))
+    print('%s.c: the %d tables need no relocation' % (stem, len(TABLES)))
     return 0
 
 

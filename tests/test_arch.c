@@ -1,4 +1,4 @@
-/* test_arch.c - the architecture rules (GG540-GG569, data/arch.def): tiny
+/* test_arch.c - the architecture rules (GG516, GG540-GG569, data/arch.def): tiny
  * llama and qwen2 models built with the gguf_builder (E = 32, L = 2, small
  * vocabulary, f32/f16 tensors with zero data at contiguous padded offsets)
  * that must get no finding from these rules, then one variant per rule that
@@ -24,6 +24,9 @@
 #include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
+
+#include "checks/arch_names.h" /* the neighbour search, against brute force */
+#include "model/arch_tables.h"
 
 /* A row starts from a base model and overrides some of its fields: in an
  * initializer the last designator of a field wins (C11 6.7.9p19). */
@@ -809,6 +812,178 @@ static const acase test_GG540_unknown_architecture[] = {
      LLAMA(.arch = "ll\x1b[31mama", .extra = {T1("whatever.weight", 7)}), .escaped = true},
 };
 
+/* issue 22: a case variant or a one-letter slip of a known name is an
+ * error (llama.cpp refuses it like any unknown name); a name one digit away
+ * is a newer version of a family (qwen2 / qwen3 are both real), so it stays
+ * the note, as does a name far from every known one. */
+static const acase test_GG516_architecture_misspelled[] = {
+    {"llamax", LLAMA(.arch = "llamax"), .id = "GG516", .at = AT_ARCH,
+     .sev = {"GG516", GGUFLINT_ERROR}, .count = {{"GG516", 1}, {"GG540", 0}}},
+    {"LLAMA (case)", LLAMA(.arch = "LLAMA"), .id = "GG516", .at = AT_ARCH,
+     .count = {{"GG516", 1}, {"GG540", 0}}},
+    {"Qwen2 (case)", QWEN2(.arch = "Qwen2"), .id = "GG516", .at = AT_ARCH,
+     .count = {{"GG516", 1}, {"GG540", 0}}},
+    {"qwen2x (an added letter)", QWEN2(.arch = "qwen2x"), .id = "GG516", .at = AT_ARCH,
+     .count = {{"GG516", 1}, {"GG540", 0}}},
+    {"lama (a dropped letter)", LLAMA(.arch = "lama"), .id = "GG516", .at = AT_ARCH,
+     .count = {{"GG516", 1}, {"GG540", 0}}},
+    {"gpt_oss (a replaced separator)", LLAMA(.arch = "gpt_oss"), .id = "GG516", .at = AT_ARCH},
+    {"a warning in the spec profile", LLAMA(.arch = "llamax"), .profile = "spec",
+     .sev = {"GG516", GGUFLINT_WARNING}},
+    {"llama\\0x is llama to llama.cpp, not a misspelling", LLAMA(.arch = "llama\0x", .arch_len = 7),
+     .count = {{"GG516", 0}, {"GG540", 0}}},
+    {"llamax\\0: the visible part is compared", LLAMA(.arch = "llamax\0", .arch_len = 7),
+     .count = {{"GG516", 1}, {"GG514", 1}}},
+    {"the value is escaped in the message", LLAMA(.arch = "llam\x1b"), .escaped = true,
+     .count = {{"GG516", 1}}},
+    {"qwen4: one digit from qwen2 / qwen3, a newer family member: the note", LLAMA(.arch = "qwen4"),
+     .id = "GG540", .at = AT_ARCH, .sev = {"GG540", GGUFLINT_NOTE}, .count = {{"GG516", 0}}},
+    {"llama2: one digit from llama: the note", LLAMA(.arch = "llama2"), .id = "GG540",
+     .at = AT_ARCH, .count = {{"GG516", 0}}},
+    {"far from every known name: the note", LLAMA(.arch = "zyxwvut"), .id = "GG540", .at = AT_ARCH,
+     .sev = {"GG540", GGUFLINT_NOTE}, .count = {{"GG516", 0}}},
+    /* known names one edit from other known names are never misspelled */
+    {"qwen3", QWEN2(.arch = "qwen3"), .count = {{"GG516", 0}, {"GG540", 0}}},
+    {"gemma2", LLAMA(.arch = "gemma2"), .count = {{"GG516", 0}, {"GG540", 0}}},
+    {"rwkv7", LLAMA(.arch = "rwkv7"), .count = {{"GG516", 0}, {"GG540", 0}}},
+    {"olmoe", LLAMA(.arch = "olmoe"), .count = {{"GG516", 0}, {"GG540", 0}}},
+};
+
+/* general.architecture of 1 MB (an attacker's value): the note, at the
+ * value, nothing compared (it is longer than every known name). */
+static void test_GG516_long_name(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20 };
+    char *name = malloc(N);
+    assert_non_null(name);
+    memset(name, 'l', N);
+    memcpy(name, "llama", 5);
+    gb *b = gb_new(3);
+    assert_non_null(b);
+    gb_kv_strn(b, "general.architecture", name, N);
+    gb_marks m = *gb_last(b);
+    size_t len;
+    uint8_t *buf = gb_finish(b, &len);
+    gb_free(b);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = lint(buf, len, NULL);
+    assert_int_equal(ex_count(ctx, "GG516"), 0);
+    size_t there = 0;
+    assert_int_equal(ex_count_id(ctx, "GG540", m.value, &there), 1);
+    assert_int_equal(there, 1);
+    gguflint_free(ctx);
+    free(buf);
+    free(name);
+    /* the search itself refuses it outright */
+    arch_near near;
+    arch_near_names((const uint8_t *)"llamax", 6, &near);
+    assert_int_equal(near.kind, NEAR_EDIT);
+    arch_near_names((const uint8_t *)"llamax", (size_t)ARCH_NEAR_LEN_MAX + 1, &near);
+    assert_int_equal(near.kind, NEAR_NONE);
+}
+
+/* Reference: the Levenshtein distance of a (case folded) and b, and whether
+ * the one edit (distance 1) is a digit. */
+static int ref_kind(const char *a, size_t la, const char *b)
+{
+    size_t lb = strlen(b);
+    char fa[80];
+    for (size_t i = 0; i < la; i++)
+        fa[i] = (char)(a[i] >= 'A' && a[i] <= 'Z' ? a[i] + 32 : a[i]);
+    if (la == lb && memcmp(fa, b, la) == 0)
+        return NEAR_CASE;
+    unsigned d[81][81];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned sub = d[i - 1][j - 1] + (fa[i - 1] != b[j - 1]);
+            unsigned del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+    if (d[la][lb] != 1)
+        return NEAR_NONE;
+    /* the differing byte: strip the common prefix and suffix */
+    size_t p = 0;
+    while (p < la && p < lb && fa[p] == b[p])
+        p++;
+    char x = p < la ? fa[p] : 0, y = p < lb ? b[p] : 0;
+    if (la == lb)
+        return x >= '0' && x <= '9' && y >= '0' && y <= '9' ? NEAR_DIGIT : NEAR_EDIT;
+    /* an insertion or deletion: the extra byte may sit anywhere in a run of
+     * equal bytes, so look at the longer string's byte at p */
+    char e = la > lb ? x : y;
+    return e >= '0' && e <= '9' ? NEAR_DIGIT : NEAR_EDIT;
+}
+
+/* The neighbour search against brute force: every known name, and 20000
+ * random edits of them (up to two bytes changed, added or dropped). */
+static void test_GG516_neighbours_brute_force(void **state)
+{
+    (void)state;
+    static const char alpha[] = "abcdelmnoqrstwxyzLAMQW0123456789-_";
+    uint32_t rng = 12345;
+    for (int t = 0; t < 20000 + (int)arch_info_count; t++) {
+        char s[80];
+        size_t n;
+        if (t < (int)arch_info_count) {
+            const char *k = arch_str(arch_infos[t].name);
+            n = strlen(k);
+            memcpy(s, k, n);
+        } else {
+            rng = rng * 1103515245u + 12345u;
+            const char *k = arch_str(arch_infos[(rng >> 8) % arch_info_count].name);
+            n = strlen(k);
+            memcpy(s, k, n);
+            int edits = 1 + (int)((rng >> 20) % 2);
+            for (int e = 0; e < edits; e++) {
+                rng = rng * 1103515245u + 12345u;
+                size_t pos = n ? (rng >> 8) % (n + 1) : 0;
+                char c = alpha[(rng >> 16) % (sizeof alpha - 1)];
+                int op = (int)((rng >> 24) % 3);
+                if (op == 0 && pos < n)
+                    s[pos] = c;
+                else if (op == 1 && n < 70) {
+                    memmove(s + pos + 1, s + pos, n - pos);
+                    s[pos] = c;
+                    n++;
+                } else if (pos < n && n > 1) {
+                    memmove(s + pos, s + pos + 1, n - pos - 1);
+                    n--;
+                }
+            }
+        }
+        /* the expected best kind and its count, over the names not equal to s */
+        bool known = false;
+        for (size_t i = 0; i < arch_info_count; i++) {
+            const char *k = arch_str(arch_infos[i].name);
+            known |= strlen(k) == n && memcmp(k, s, n) == 0;
+        }
+        if (known)
+            continue; /* the search is only asked about unknown names */
+        int best = NEAR_NONE;
+        size_t count = 0;
+        for (size_t i = 0; i < arch_info_count; i++) {
+            int k = ref_kind(s, n, arch_str(arch_infos[i].name));
+            if (k == NEAR_NONE || k < best)
+                continue;
+            if (k > best) {
+                best = k;
+                count = 0;
+            }
+            count++;
+        }
+        arch_near near;
+        arch_near_names((const uint8_t *)s, n, &near);
+        if (near.kind != best || near.count != count)
+            fail_msg("'%.*s': kind %d count %zu, brute force %d count %zu", (int)n, s, near.kind,
+                     near.count, best, count);
+    }
+}
+
 /* without embedding_length or head_count the shapes that need them are
      * not compared: only the missing key is reported */
 #define MISSING(key)                                                                               \
@@ -1037,6 +1212,9 @@ int main(void)
         cmocka_unit_test(test_adapter_clean),
         TABLE_TEST(test_GG513_general_type_not_adapter),
         TABLE_TEST(test_GG514_c_string_nul),
+        TABLE_TEST(test_GG516_architecture_misspelled),
+        cmocka_unit_test(test_GG516_long_name),
+        cmocka_unit_test(test_GG516_neighbours_brute_force),
         TABLE_TEST(test_GG540_unknown_architecture),
         TABLE_TEST(test_GG541_hparam_missing),
         TABLE_TEST(test_GG542_hparam_wrong_type),

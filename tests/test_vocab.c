@@ -1,4 +1,4 @@
-/* test_vocab.c - the tokenizer rules (GG570-GG586, check_vocab.c): for each
+/* test_vocab.c - the tokenizer rules (GG570-GG586, GG593, check_vocab.c): for each
  * rule a file built with the gguf_builder that triggers it, asserting the
  * exact rule id at the exact byte offset of the offending field, and a clean
  * variant of the same file without it. Clean means no finding of the
@@ -17,6 +17,8 @@
 #include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
+
+#include "checks/vocab_tables.h" /* the table's date, for the messages */
 
 #define TK "tokenizer.ggml."
 
@@ -231,10 +233,31 @@ static void test_GG570_tokenizer_model_unknown(void **state)
     vopt o = {.model = "sentencepiece"};
     vfile v = vocab_file(&o);
     expect(v.f, "GG570", v.model.value);
-    static const char *const known[] = {"llama", "t5", "rwkv", "plamo2", "none"};
+    /* the message names the table's date */
+    o.model = "sentencepiece";
+    v = vocab_file(&o);
+    gguflint_ctx *ctx = lint(v.f);
+    const gguflint_finding *f = ex_find(ctx, "GG570");
+    assert_non_null(f);
+    char want[96];
+    snprintf(want, sizeof want, "unknown to llama.cpp of %s (%s)", vocab_source_date,
+             vocab_source_build);
+    assert_non_null(strstr(f->message, want));
+    assert_non_null(strstr(f->message, "plamo3"));
+    gguflint_free(ctx);
+    free(v.f.buf);
+    /* plamo3 from newer upstream files, next to the generated names */
+    static const char *const known[] = {"llama", "t5", "rwkv", "plamo2", "plamo3", "none"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         o.model = known[i];
         clean(vocab_file(&o).f);
+    }
+    /* close, but not a name: case and suffix matter */
+    static const char *const wrong[] = {"Llama", "plamo", "gpt-2", "bpe"};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        o.model = wrong[i];
+        v = vocab_file(&o);
+        expect(v.f, "GG570", v.model.value);
     }
 }
 
@@ -584,11 +607,43 @@ static void w_merges_pre(gb *b, gb_marks *m)
     w_pre(b, m);
 }
 
+static void w_pre_unknown(gb *b, gb_marks *m)
+{
+    gb_kv_str(b, TK "pre", "qwen4");
+    *m = *gb_last(b);
+}
+
 static void w_merges(gb *b, gb_marks *m)
 {
     static const char *const merges[] = {"a b"};
     gb_kv_arr_str(b, TK "merges", merges, 1);
     *m = *gb_last(b);
+}
+
+/* A BPE file (merges, no scores) with tokenizer.ggml.pre = `pre` last;
+ * `model` NULL: gpt2. */
+static vfile bpe_file(const char *model, const char *pre, bool merges)
+{
+    vfile v;
+    memset(&v, 0, sizeof v);
+    static const char *const mg[] = {"a b"};
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, TK "model", model ? model : "gpt2");
+    v.model = *gb_last(b);
+    gb_kv_arr_str(b, TK "tokens", base_tokens, N_BASE);
+    v.tokens = *gb_last(b);
+    gb_kv_arr(b, TK "token_type", GB_VT_I32, N_BASE, base_types, sizeof base_types);
+    gb_kv_u32(b, TK "bos_token_id", 1);
+    gb_kv_u32(b, TK "eos_token_id", 2);
+    if (merges)
+        gb_kv_arr_str(b, TK "merges", mg, 1);
+    if (pre) {
+        gb_kv_str(b, TK "pre", pre);
+        v.extra = *gb_last(b);
+    }
+    v.f = finish(b);
+    return v;
 }
 
 static void test_GG584_bpe_merges_missing(void **state)
@@ -616,6 +671,114 @@ static void test_GG585_bpe_pre_missing(void **state)
     expect(v.f, "GG585", v.model.value);
     o.extra = w_merges_pre;
     clean(vocab_file(&o).f);
+    /* an empty value is read as missing: at the value */
+    v = bpe_file(NULL, "", true);
+    expect(v.f, "GG585", v.extra.value);
+}
+
+static void test_GG593_pre_tokenizer_unknown(void **state)
+{
+    (void)state;
+    /* a name no llama.cpp has: at the value of the key, a warning */
+    vfile v = bpe_file(NULL, "qwen4", true);
+    gguflint_ctx *ctx = lint(v.f);
+    const gguflint_finding *f = ex_find(ctx, "GG593");
+    assert_non_null(f);
+    assert_int_equal(f->severity, GGUFLINT_WARNING);
+    char want[96];
+    snprintf(want, sizeof want, "unknown to llama.cpp of %s (%s)", vocab_source_date,
+             vocab_source_build);
+    assert_non_null(strstr(f->message, want));
+    assert_string_equal(f->path, "kv[\"tokenizer.ggml.pre\"]");
+    gguflint_free(ctx);
+    expect(v.f, "GG593", v.extra.value);
+    /* a warning under --profile security too (a clean refusal, nothing to exploit) */
+    v = bpe_file(NULL, "llama-3", true);
+    gguflint_options *opt = ex_options(NULL);
+    assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
+    ctx = ex_lint_opt(v.f.buf, v.f.len, opt, NULL);
+    f = ex_find(ctx, "GG593");
+    assert_non_null(f);
+    assert_int_equal(f->offset, v.extra.value);
+    assert_int_equal(f->severity, GGUFLINT_WARNING);
+    gguflint_free(ctx);
+    gguflint_options_free(opt);
+    free(v.f.buf);
+    /* the other BPE models read it too; case matters */
+    v = bpe_file("whitespace", "Qwen2", true);
+    expect(v.f, "GG593", v.extra.value);
+    v = bpe_file("hybriddna", "gpt2", true); /* the model's name, not a pre-tokenizer */
+    expect(v.f, "GG593", v.extra.value);
+
+    /* known names: the oldest, and names added in 2026 (qwen35 2026-02-10,
+     * mellum2 2026-06-02, cohere2moe 2026-06-14 per llama.cpp-history.tsv) */
+    static const char *const known[] = {"default",     "gpt-2",  "llama-bpe", "qwen2",
+                                        "deepseek-v3", "qwen35", "mellum2",   "cohere2moe",
+                                        "a.x-4.0",     "hy_v4"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        clean(bpe_file(NULL, known[i], true).f);
+    /* kimi-k2 needs no merges */
+    clean(bpe_file(NULL, "kimi-k2", false).f);
+    /* llama.cpp reads the value as a C string: "gpt-2\0zz" is gpt-2 (it loads),
+     * "zz\0gpt-2" is zz; likewise the model "gpt2\0x" is gpt2 */
+    static const char *const mg[] = {"a b"};
+    for (int k = 0; k < 3; k++) {
+        gb *b = gb_new(3);
+        gb_kv_str(b, "general.architecture", "llama");
+        if (k == 2)
+            gb_kv_strn(b, TK "model", "gpt2\0x", 6);
+        else
+            gb_kv_str(b, TK "model", "gpt2");
+        gb_kv_arr_str(b, TK "tokens", base_tokens, N_BASE);
+        gb_kv_u32(b, TK "bos_token_id", 1);
+        gb_kv_u32(b, TK "eos_token_id", 2);
+        gb_kv_arr_str(b, TK "merges", mg, 1);
+        gb_kv_strn(b, TK "pre", k == 1 ? "zz\0gpt-2" : "gpt-2\0zz", 8);
+        gb_marks pm = *gb_last(b);
+        if (k == 1)
+            expect(finish(b), "GG593", pm.value);
+        else
+            clean(finish(b));
+    }
+    /* tokenizers that do not read the key: SPM, WPM, UGM ignore it, gemma4
+     * forces its own (but still needs merges) */
+    vopt o = {.model = "llama", .extra = w_pre_unknown};
+    clean(vocab_file(&o).f);
+    o.model = "t5";
+    clean(vocab_file(&o).f);
+    clean(bpe_file("gemma4", "qwen4", true).f);
+    v = bpe_file("gemma4", "kimi-k2", false);
+    expect(v.f, "GG584", v.model.value);
+}
+
+/* glm4's pre-tokenizer clears the default BOS id (11): only eos=11 is out of
+ * range in an 8-token gpt2 vocabulary without id keys. */
+static void test_pre_clears_default_bos(void **state)
+{
+    (void)state;
+    static const char *const mg[] = {"a b"};
+    const char *pres[] = {"glm4", "gpt-2"};
+    for (int k = 0; k < 2; k++) {
+        gb *b = gb_new(3);
+        gb_kv_str(b, "general.architecture", "llama");
+        gb_kv_str(b, TK "model", "gpt2");
+        gb_kv_arr_str(b, TK "tokens", base_tokens, N_BASE);
+        gb_marks t = *gb_last(b);
+        gb_kv_arr_str(b, TK "merges", mg, 1);
+        gb_kv_str(b, TK "pre", pres[k]);
+        built f = finish(b);
+        gguflint_ctx *ctx = lint(f);
+        const gguflint_finding *g = ex_find(ctx, "GG576");
+        assert_non_null(g);
+        assert_int_equal(g->offset, t.arr_count);
+        assert_non_null(strstr(g->message, "eos=11"));
+        if (k == 0)
+            assert_null(strstr(g->message, "bos=11"));
+        else
+            assert_non_null(strstr(g->message, "bos=11"));
+        gguflint_free(ctx);
+        free(f.buf);
+    }
 }
 
 static void test_GG586_tokenizer_incomplete(void **state)
@@ -693,6 +856,8 @@ int main(void)
         cmocka_unit_test(test_GG584_bpe_merges_missing),
         cmocka_unit_test(test_GG585_bpe_pre_missing),
         cmocka_unit_test(test_GG586_tokenizer_incomplete),
+        cmocka_unit_test(test_GG593_pre_tokenizer_unknown),
+        cmocka_unit_test(test_pre_clears_default_bos),
         cmocka_unit_test(test_large_vocabulary),
         cmocka_unit_test(test_big_endian),
     };

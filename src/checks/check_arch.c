@@ -13,6 +13,7 @@
  * at most 512 elements, then one pass over the tensors. Nothing is
  * allocated; no recursion. */
 #include "checks/arch_check.h"
+#include "checks/arch_names.h"
 
 #include "common/ckd.h"
 #include "format/wire.h"
@@ -517,12 +518,7 @@ void check_arch(gguflint_ctx *ctx)
                 return;
             }
         }
-        char shown[160];
-        esc_fixed(shown, sizeof shown, akv->str.ptr, vis, 100);
-        emit(ctx, R_ARCH_UNKNOWN, akv->value_offset, akv->value_size, f.arch_path,
-             "architecture '%s' is not one gguflint knows; its keys and tensors are not checked "
-             "(llama.cpp refuses architectures it does not know)",
-             shown);
+        arch_check_unknown(ctx, akv, vis, f.arch_path);
         return;
     }
     snprintf(f.arch, sizeof f.arch, "%s", arch_str(f.info->name));

@@ -16,6 +16,7 @@
  * table of offsets into the input (keyed hash, common/keyhash.h). Scores and
  * merges are never walked (only their headers are read). */
 #include "checks/checks.h"
+#include "checks/vocab_tables.h"
 
 #include "model/model.h"
 #include "parse/tokens.h"
@@ -70,34 +71,11 @@ static const char *const special_keys[] = {
     TK "prefix_token_id",  TK "suffix_token_id",    TK "middle_token_id",
 };
 
-/* The tokenizers llama.cpp's llama_vocab::load knows, with the special ids it
- * assumes when a key is absent (-1: none) and what a BPE model needs. */
-enum { D_BOS, D_EOS, D_UNK, D_SEP, D_PAD, D_MASK, D__COUNT };
-static const char *const default_keys[D__COUNT] = {
+/* The keys of the special ids a tokenizer assumes when they are absent, in
+ * the order of vocab_model.defaults (checks/vocab_tables.h). */
+static const char *const default_keys[VD__COUNT] = {
     TK "bos_token_id",       TK "eos_token_id",     TK "unknown_token_id",
     TK "seperator_token_id", TK "padding_token_id", TK "mask_token_id",
-};
-
-typedef struct tok_model {
-    const char *name;
-    bool no_vocab;     /* no tokens needed */
-    bool needs_merges; /* BPE: throws "cannot find tokenizer merges" */
-    bool wants_pre;    /* BPE without a built-in pre-tokenizer */
-    int defaults[D__COUNT];
-} tok_model;
-
-static const tok_model models[] = {
-    {"llama", false, false, false, {1, 2, 0, -1, -1, -1}},
-    {"bert", false, false, false, {101, -1, 100, 102, 0, 103}},
-    {"gpt2", false, true, true, {11, 11, -1, -1, -1, -1}},
-    {"hybriddna", false, true, true, {11, 11, -1, -1, -1, -1}},
-    {"whitespace", false, true, true, {11, 11, -1, -1, -1, -1}},
-    {"t5", false, false, false, {-1, 1, 2, -1, 0, -1}},
-    {"rwkv", false, false, false, {-1, -1, -1, -1, -1, -1}},
-    {"plamo2", false, false, false, {1, 2, 0, -1, 3, -1}},
-    {"gemma4", false, true, false, {-1, -1, -1, -1, -1, -1}},
-    {"none", true, false, false, {-1, -1, -1, -1, -1, -1}},
-    {"no_vocab", true, false, false, {-1, -1, -1, -1, -1, -1}},
 };
 
 static const char *type_name(uint32_t t)
@@ -600,14 +578,17 @@ static void check_special_ids(gguflint_ctx *ctx, bool have_tokens, uint64_t n_to
     }
 }
 
-static void check_defaults(gguflint_ctx *ctx, const tok_model *m, const gguflint_kv *tokens)
+static void check_defaults(gguflint_ctx *ctx, const vocab_model *m, const vocab_pre *pre,
+                           const gguflint_kv *tokens)
 {
-    static const char *const short_names[D__COUNT] = {"bos", "eos", "unk", "sep", "pad", "mask"};
+    static const char *const short_names[VD__COUNT] = {"bos", "eos", "unk", "sep", "pad", "mask"};
     char list[160];
     size_t used = 0;
     list[0] = '\0';
-    for (int d = 0; d < D__COUNT; d++) {
+    for (int d = 0; d < VD__COUNT; d++) {
         int id = m->defaults[d];
+        if (d == VD_BOS && pre && (pre->flags & VP_NO_BOS))
+            id = -1; /* the pre-tokenizer's branch clears the default BOS */
         if (id < 0 || (uint64_t)id < tokens->count || kv_by_key(ctx, default_keys[d]))
             continue;
         int n = snprintf(list + used, sizeof list - used, "%s%s=%d", used ? ", " : "",
@@ -650,11 +631,87 @@ static void check_charsmap(gguflint_ctx *ctx, const gguflint_kv *kv)
          (unsigned long long)kv->count);
 }
 
-/* ---- the tokenizer model ---- */
+/* ---- the tokenizer model and the pre-tokenizer ---- */
 
-static const tok_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
-                                    const gguflint_kv *tokens)
+/* The length llama.cpp sees of a string it reads as a C string (ml.get_key
+ * into a std::string through gguf_get_val_str): up to the first NUL. */
+static size_t c_len(const gguflint_kv *kv)
 {
+    const uint8_t *nul = kv->str.len ? memchr(kv->str.ptr, 0, (size_t)kv->str.len) : NULL;
+    return nul ? (size_t)(nul - kv->str.ptr) : (size_t)kv->str.len;
+}
+
+/* A string KV that llama.cpp reads as the C string `s`. */
+static bool c_str_is(const gguflint_kv *kv, const char *s)
+{
+    return kv && kv->type == VT_STRING && c_len(kv) == strlen(s) &&
+           memcmp(kv->str.ptr, s, strlen(s)) == 0;
+}
+
+/* "llama, bert, ...": every name of the tokenizer-model table. */
+static void model_names(char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < vocab_model_count; i++) {
+        int n = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", vocab_models[i].name);
+        if (n < 0 || (size_t)n >= cap - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* tokenizer.ggml.pre as the loader reads it for model `m` (BPE): a name its
+ * chain does not know is refused ("unknown pre-tokenizer type"). Returns the
+ * pre-tokenizer's row, or NULL when there is none or it is unknown. */
+static const vocab_pre *check_pre(gguflint_ctx *ctx, const vocab_model *m, const gguflint_kv *model,
+                                  const gguflint_kv *pre, bool all)
+{
+    if (m->forced_pre[0]) /* the loader ignores the key */
+        return vocab_pre_find((const uint8_t *)m->forced_pre, strlen(m->forced_pre));
+    if (!(m->flags & VM_READS_PRE))
+        return NULL;
+    char path[192];
+    if (!pre || pre->type != VT_STRING) {
+        /* absent (a wrong type is GG571) */
+        if (!pre && all) {
+            kv_path(path, sizeof path, model);
+            emit(ctx, R_TOK_PRE_MISSING, model->value_offset, model_width(ctx) + model->str.len,
+                 path,
+                 "the '%s' (BPE) tokenizer has no tokenizer.ggml.pre: llama.cpp falls back to "
+                 "the default pre-tokenizer and warns that generation quality will be degraded",
+                 m->name);
+        }
+        return NULL;
+    }
+    kv_path(path, sizeof path, pre);
+    uint64_t size = model_width(ctx) + pre->str.len;
+    size_t vis = c_len(pre);
+    if (vis == 0) {
+        emit(ctx, R_TOK_PRE_MISSING, pre->value_offset, size, path,
+             "tokenizer.ggml.pre is empty (to its first NUL): llama.cpp treats it as missing, "
+             "falls back to the "
+             "default pre-tokenizer and warns that generation quality will be degraded");
+        return NULL;
+    }
+    const vocab_pre *p = vocab_pre_find(pre->str.ptr, vis);
+    if (p)
+        return p;
+    char shown[96];
+    esc_fixed(shown, sizeof shown, pre->str.ptr, pre->str.len, 64);
+    emit(ctx, R_TOK_PRE_UNKNOWN, pre->value_offset, size, path,
+         "tokenizer.ggml.pre '%s' is unknown to llama.cpp of %s (%s), which refuses the file "
+         "(\"unknown pre-tokenizer type\"); a file made for a newer llama.cpp may use a newer "
+         "name",
+         shown, vocab_source_date, vocab_source_build);
+    return NULL;
+}
+
+static const vocab_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
+                                      const gguflint_kv *tokens, const gguflint_kv *pre,
+                                      const vocab_pre **pre_out)
+{
+    *pre_out = NULL;
     if (!model || model->type != VT_STRING) {
         /* a key absent from metadata cut short may come after the cut */
         if (!model && tokens && ctx->hdr.metadata_complete) {
@@ -669,36 +726,32 @@ static const tok_model *check_model(gguflint_ctx *ctx, const gguflint_kv *model,
     char path[192];
     kv_path(path, sizeof path, model);
     uint64_t len = model_width(ctx) + model->str.len;
-    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
-        if (!view_eq(model->str, models[i].name))
-            continue;
-        const tok_model *m = &models[i];
-        const bool all = ctx->hdr.metadata_complete; /* an absent key is really absent */
-        if (!m->no_vocab && !tokens && all)
-            emit(ctx, R_TOK_INCOMPLETE, model->value_offset, len, path,
-                 "the '%s' tokenizer has no tokenizer.ggml.tokens (llama.cpp: \"cannot find "
-                 "tokenizer vocab in model file\")",
-                 m->name);
-        const gguflint_kv *pre = kv_by_key(ctx, TK "pre");
-        if (m->needs_merges && all && !kv_by_key(ctx, TK "merges") && !kv_str_eq(pre, "kimi-k2"))
-            emit(ctx, R_TOK_MERGES_MISSING, model->value_offset, len, path,
-                 "the '%s' (BPE) tokenizer has no tokenizer.ggml.merges (llama.cpp: \"cannot "
-                 "find tokenizer merges in model file\")",
-                 m->name);
-        if (m->wants_pre && !pre && all)
-            emit(ctx, R_TOK_PRE_MISSING, model->value_offset, len, path,
-                 "the '%s' (BPE) tokenizer has no tokenizer.ggml.pre: llama.cpp falls back to "
-                 "the default pre-tokenizer and warns that generation quality will be degraded",
-                 m->name);
-        return m;
+    const vocab_model *m = vocab_model_find(model->str.ptr, c_len(model));
+    if (!m) {
+        char shown[96], known[256];
+        esc_fixed(shown, sizeof shown, model->str.ptr, model->str.len, 64);
+        model_names(known, sizeof known);
+        emit(ctx, R_TOK_MODEL_UNKNOWN, model->value_offset, len, path,
+             "tokenizer.ggml.model '%s' is unknown to llama.cpp of %s (%s), which refuses the "
+             "file (\"unknown tokenizer\"); known: %s",
+             shown, vocab_source_date, vocab_source_build, known);
+        return NULL;
     }
-    char shown[96];
-    esc_fixed(shown, sizeof shown, model->str.ptr, model->str.len, 64);
-    emit(ctx, R_TOK_MODEL_UNKNOWN, model->value_offset, len, path,
-         "tokenizer.ggml.model '%s' is not a tokenizer llama.cpp knows (llama, gpt2, bert, t5, "
-         "rwkv, plamo2, gemma4, hybriddna, whitespace, none, no_vocab): \"unknown tokenizer\"",
-         shown);
-    return NULL;
+    const bool all = ctx->hdr.metadata_complete; /* an absent key is really absent */
+    if (!(m->flags & VM_NO_VOCAB) && !tokens && all)
+        emit(ctx, R_TOK_INCOMPLETE, model->value_offset, len, path,
+             "the '%s' tokenizer has no tokenizer.ggml.tokens (llama.cpp: \"cannot find "
+             "tokenizer vocab in model file\")",
+             m->name);
+    if ((m->flags & VM_MERGES) && all && !kv_by_key(ctx, TK "merges") &&
+        !(m->merges_unless_pre[0] && c_str_is(pre, m->merges_unless_pre)))
+        emit(ctx, R_TOK_MERGES_MISSING, model->value_offset, len, path,
+             "the '%s' (BPE) tokenizer has no tokenizer.ggml.merges (llama.cpp: \"cannot "
+             "find tokenizer merges in model file\")",
+             m->name);
+    if (!(m->flags & VM_NO_VOCAB))
+        *pre_out = check_pre(ctx, m, model, pre, all);
+    return m;
 }
 
 void check_vocab(gguflint_ctx *ctx)
@@ -712,7 +765,8 @@ void check_vocab(gguflint_ctx *ctx)
     /* indexes into typed_keys */
     enum { I_MODEL, I_PRE, I_TOKENS, I_SCORES, I_TYPES, I_MERGES, I_CHARSMAP };
     const gguflint_kv *tokens = typed_ok[I_TOKENS] ? kvs[I_TOKENS] : NULL;
-    const tok_model *m = check_model(ctx, kvs[I_MODEL], kvs[I_TOKENS]);
+    const vocab_pre *pre = NULL;
+    const vocab_model *m = check_model(ctx, kvs[I_MODEL], kvs[I_TOKENS], kvs[I_PRE], &pre);
     if (typed_ok[I_CHARSMAP])
         check_charsmap(ctx, kvs[I_CHARSMAP]);
     check_special_ids(ctx, tokens != NULL, tokens ? tokens->count : 0);
@@ -725,7 +779,7 @@ void check_vocab(gguflint_ctx *ctx)
     check_tensor_rows(ctx, "token_embd.weight", n);
     check_tensor_rows(ctx, "output.weight", n);
     if (m)
-        check_defaults(ctx, m, tokens);
+        check_defaults(ctx, m, pre, tokens);
     if (ctx->status == GGUFLINT_OK)
         scan_tokens(ctx, tokens, typed_ok[I_TYPES] ? kvs[I_TYPES] : NULL);
 }

@@ -1827,6 +1827,42 @@ static const regression template2_regressions[] = {
      "GG005 GG514", r_v1_c_string_nul_offset},
 };
 
+/* issue 22: names llama.cpp refuses (a misspelled architecture, an unknown
+ * pre-tokenizer) that passed a CI gate */
+static uint8_t *r_arch_misspelled(size_t *len)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llamax");
+    gb_kv_u32(b, "llamax.block_count", 1);
+    return done(b, len);
+}
+
+static uint8_t *r_pre_unknown(size_t *len)
+{
+    static const char *const tokens[] = {"a", "b", "ab", "<s>"};
+    static const char *const merges[] = {"a b"};
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "tokenizer.ggml.model", "gpt2");
+    gb_kv_str(b, "tokenizer.ggml.pre", "llama-3");
+    gb_kv_arr_str(b, "tokenizer.ggml.tokens", tokens, 4);
+    gb_kv_arr_str(b, "tokenizer.ggml.merges", merges, 1);
+    gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 3);
+    gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 3);
+    return done(b, len);
+}
+
+static const regression names_regressions[] = {
+    {"issue22-architecture-misspelled",
+     "general.architecture = \"llamax\": one letter from llama, refused by llama.cpp "
+     "(\"unknown model architecture\") but only a note before [issue 22]",
+     "GG516", r_arch_misspelled},
+    {"issue22-pre-tokenizer-unknown",
+     "a gpt2 tokenizer with tokenizer.ggml.pre = \"llama-3\" (llama-bpe is the name): llama.cpp "
+     "throws \"unknown pre-tokenizer type\" [issue 22]",
+     "GG593", r_pre_unknown},
+};
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1845,5 +1881,7 @@ int main(int argc, char **argv)
         write_regression(&arch_regressions[i]);
     for (size_t i = 0; i < sizeof template2_regressions / sizeof template2_regressions[0]; i++)
         write_regression(&template2_regressions[i]);
+    for (size_t i = 0; i < sizeof names_regressions / sizeof names_regressions[0]; i++)
+        write_regression(&names_regressions[i]);
     return failures ? 1 : 0;
 }
