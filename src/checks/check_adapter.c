@@ -25,7 +25,7 @@ bool adapter_ends_with(gguflint_view v, const char *suffix)
 }
 
 void adapter_at_tensor(gguflint_ctx *ctx, int rule, const gguflint_tensor *t, unsigned w,
-                      const char *fmt, ...)
+                       const char *fmt, ...)
 {
     if (!arch_live(ctx, rule)) {
         arch_drop(ctx, rule);
@@ -57,7 +57,7 @@ void adapter_at_kv(gguflint_ctx *ctx, int rule, const gguflint_kv *kv, const cha
 }
 
 const gguflint_tensor *adapter_sibling(const gguflint_ctx *ctx, const uint8_t *base, size_t n,
-                                      const char *suffix)
+                                       const char *suffix)
 {
     char name[512];
     size_t s = strlen(suffix);
@@ -111,33 +111,35 @@ void arch_check_cvec(const arch_file *f)
         if (n < 1 || n > max_layer) {
             if (n == 0)
                 adapter_at_tensor(ctx, R_CVEC_LAYER_INVALID, t, f->w,
-                          "is direction.0: layer 0 never has a control vector (llama.cpp: "
-                          "\"invalid (zero) direction layer\")");
+                                  "is direction.0: layer 0 never has a control vector (llama.cpp: "
+                                  "\"invalid (zero) direction layer\")");
             else if (n < 0)
-                adapter_at_tensor(ctx, R_CVEC_LAYER_INVALID, t, f->w,
-                          "is not direction.N with N a plain decimal layer number (llama.cpp: "
-                          "\"invalid/unparsable direction tensor layer index\")");
+                adapter_at_tensor(
+                    ctx, R_CVEC_LAYER_INVALID, t, f->w,
+                    "is not direction.N with N a plain decimal layer number (llama.cpp: "
+                    "\"invalid/unparsable direction tensor layer index\")");
             else
-                adapter_at_tensor(ctx, R_CVEC_LAYER_INVALID, t, f->w,
-                          "names layer %lld, above %lld (%s): llama.cpp grows its buffer to "
-                          "n_embd x N floats",
-                          (long long)n, (long long)max_layer, bound);
+                adapter_at_tensor(
+                    ctx, R_CVEC_LAYER_INVALID, t, f->w,
+                    "names layer %lld, above %lld (%s): llama.cpp grows its buffer to "
+                    "n_embd x N floats",
+                    (long long)n, (long long)max_layer, bound);
             continue;
         }
         if (t->type != TYPE_F32 || t->n_dims != 1) {
             adapter_at_tensor(ctx, R_CVEC_TENSOR_INVALID, t, f->w,
-                      "is not a 1-D f32 vector (type %u, %u dims): llama.cpp refuses it", t->type,
-                      t->n_dims);
+                              "is not a 1-D f32 vector (type %u, %u dims): llama.cpp refuses it",
+                              t->type, t->n_dims);
             continue;
         }
         if (!first) {
             first = t;
         } else if (t->ne[0] != first->ne[0]) {
             adapter_at_tensor(ctx, R_CVEC_TENSOR_INVALID, t, f->w,
-                      "has %llu elements and the first direction %llu: every direction has "
-                      "embedding_length values (llama.cpp: \"does not match previous "
-                      "dimensions\")",
-                      (unsigned long long)t->ne[0], (unsigned long long)first->ne[0]);
+                              "has %llu elements and the first direction %llu: every direction has "
+                              "embedding_length values (llama.cpp: \"does not match previous "
+                              "dimensions\")",
+                              (unsigned long long)t->ne[0], (unsigned long long)first->ne[0]);
         }
     }
 }
@@ -152,9 +154,10 @@ void arch_check_imatrix(gguflint_ctx *ctx, const gguflint_kv *gt)
     if (ctx->hdr.metadata_complete)
         for (size_t k = 0; k < 3; k++)
             if (!kv_by_key(ctx, keys[k]))
-                adapter_at_kv(ctx, R_IMATRIX_KEY_MISSING, gt,
-                      "the imatrix file lacks %s (llama-quantize: \"missing imatrix metadata\")",
-                      keys[k]);
+                adapter_at_kv(
+                    ctx, R_IMATRIX_KEY_MISSING, gt,
+                    "the imatrix file lacks %s (llama-quantize: \"missing imatrix metadata\")",
+                    keys[k]);
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++) {
         const gguflint_tensor *t = &ctx->tensors[i];
         size_t n = (size_t)t->name.len;
@@ -166,7 +169,8 @@ void arch_check_imatrix(gguflint_ctx *ctx, const gguflint_kv *gt)
             }
             if (t->type != TYPE_F32) {
                 adapter_at_tensor(ctx, R_IMATRIX_SHAPE, t, w,
-                          "is type %u, not f32: llama-quantize reads it as floats", t->type);
+                                  "is type %u, not f32: llama-quantize reads it as floats",
+                                  t->type);
                 continue;
             }
             uint64_t mats = t->n_dims >= 2 ? t->ne[1] : 1;
@@ -175,18 +179,20 @@ void arch_check_imatrix(gguflint_ctx *ctx, const gguflint_kv *gt)
                 have = c->ne[d] && have <= UINT64_MAX / c->ne[d] ? have * c->ne[d] : 0;
             if (c->type != TYPE_F32)
                 adapter_at_tensor(ctx, R_IMATRIX_SHAPE, c, w,
-                          "is type %u, not f32: llama-quantize reads it as floats", c->type);
+                                  "is type %u, not f32: llama-quantize reads it as floats",
+                                  c->type);
             else if (have < mats)
-                adapter_at_tensor(ctx, R_IMATRIX_SHAPE, c, w,
-                          "has %llu values for %llu matrices of its .in_sum2: llama-quantize "
-                          "reads one count per matrix, past the end",
-                          (unsigned long long)have, (unsigned long long)mats);
+                adapter_at_tensor(
+                    ctx, R_IMATRIX_SHAPE, c, w,
+                    "has %llu values for %llu matrices of its .in_sum2: llama-quantize "
+                    "reads one count per matrix, past the end",
+                    (unsigned long long)have, (unsigned long long)mats);
         } else if (adapter_ends_with(t->name, ".counts")) {
             if (!adapter_sibling(ctx, t->name.ptr, n - 7, ".in_sum2"))
                 adapter_at_tensor(ctx, R_IMATRIX_PAIR, t, w, "has no matching .in_sum2");
         } else {
             adapter_at_tensor(ctx, R_IMATRIX_PAIR, t, w,
-                      "ends in neither .in_sum2 nor .counts: not importance data");
+                              "ends in neither .in_sum2 nor .counts: not importance data");
         }
     }
 }
