@@ -515,16 +515,19 @@ def lint(source: Source, *, profile: str = "ggml",
     Raises IOError / NotRegularFileError when the input cannot be read,
     ArgumentError for an unknown profile or rule, TypeError for a source of
     the wrong type, UnsupportedSourceError for a URL this build cannot fetch."""
-    own = None
-    if base is not None and not isinstance(base, Base):
-        own = base = Base(base)
-    if base is not None:
-        base._acquire()
+    own: Optional[Base] = None
+    used: Optional[Base] = None
+    if isinstance(base, Base):
+        used = base
+    elif base is not None:
+        used = own = Base(base)
+    if used is not None:
+        used._acquire()
     try:
-        ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name, base)
+        ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name, used)
     except BaseException:
-        if base is not None:
-            base._release()
+        if used is not None:
+            used._release()
         if own is not None:
             own.close()
         raise
@@ -537,8 +540,8 @@ def lint(source: Source, *, profile: str = "ggml",
     finally:
         ffi.release(ctx)
         inp.close()
-        if base is not None:
-            base._release()
+        if used is not None:
+            used._release()
         if own is not None:
             own.close()
     entry = json.loads(document)["files"][0]
