@@ -445,6 +445,24 @@ static void test_lora_3d_no_base(void **state)
     expect_clean(buf, len, "3-D lora_a without a base");
 }
 
+/* An architecture the tables do not know: the note, and still every check
+ * of what an adapter holds (none of them depends on the architecture). */
+static void test_lora_unknown_arch(void **state)
+{
+    (void)state;
+    const tdesc t[] = {
+        {"blk.0.attn_q.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
+        {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
+        {"blk.0.attn_k.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
+    };
+    size_t len;
+    uint8_t *buf = lora(
+        &(lspec){.adapter_type = "lora", .arch = "newarch", .extra = t, .n_extra = 3}, &len);
+    ex_expect_at(buf, len, "GG564", marks_info[2], "lora_b alone, unknown architecture");
+    buf = lora(&(lspec){.adapter_type = "lora", .arch = "newarch", .alora_kind = 3}, &len);
+    ex_expect_at(buf, len, "GG531", mark_alora, "alora scalar, unknown architecture");
+}
+
 static void test_lora_base_api(void **state)
 {
     (void)state;
@@ -754,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_GG566_against_base),
         cmocka_unit_test(test_GG532_pair_dims),
         cmocka_unit_test(test_lora_3d_no_base),
+        cmocka_unit_test(test_lora_unknown_arch),
         cmocka_unit_test(test_lora_base_api),
         cmocka_unit_test(test_lora_base_many),
         cmocka_unit_test(test_cvec_clean),

@@ -545,6 +545,12 @@ void check_arch(gguflint_ctx *ctx)
              "architecture '%s' is not one gguflint knows; its keys and tensors are not checked "
              "(llama.cpp refuses architectures it does not know)",
              shown);
+        if (says_adapter && adapter_evidence(ctx)) {
+            /* what an adapter holds does not depend on the architecture */
+            esc_fixed(f.arch, sizeof f.arch, akv->str.ptr, vis, 60);
+            f.complete = ctx->hdr.metadata_complete;
+            arch_check_lora(&f);
+        }
         return;
     }
     snprintf(f.arch, sizeof f.arch, "%s", arch_str(f.info->name));
