@@ -76,6 +76,7 @@ typedef struct lspec {
     size_t n_extra;
     bool with_hparams; /* the base model's E and heads */
     const char *arch;  /* general.architecture; NULL: llama */
+    size_t arch_len;   /* its length when it holds a NUL (0: strlen) */
     bool no_arch;      /* no general.architecture at all */
     int alora_kind;    /* adapter.alora.invocation_tokens: 0 absent, 1 u32 array,
                           2 i32 array, 3 one u32 */
@@ -95,7 +96,8 @@ static uint8_t *lora(const lspec *s, size_t *len)
     };
     gb *b = gb_new(3);
     if (!s->no_arch) {
-        gb_kv_str(b, "general.architecture", s->arch ? s->arch : "llama");
+        const char *arch = s->arch ? s->arch : "llama";
+        gb_kv_strn(b, "general.architecture", arch, s->arch_len ? s->arch_len : strlen(arch));
         mark_arch = gb_last(b)->value;
     }
     gb_kv_str(b, "general.type", "adapter");
@@ -349,6 +351,18 @@ static void test_GG530_arch_mismatch(void **state)
     expect_based(buf, len, "GG530", mark_arch, NULL, "qwen2 adapter on a llama base");
     buf = lora(&(lspec){.adapter_type = "lora", .no_arch = true}, &len);
     expect_based(buf, len, "GG530", mark_gtype, NULL, "adapter without an architecture");
+    /* llama.cpp reads the name as a C string: "llama\0x" is llama (GG514
+     * says so), no mismatch */
+    buf = lora(&(lspec){.adapter_type = "lora", .arch = "llama\0x", .arch_len = 7}, &len);
+    expect_based(buf, len, "GG514", mark_arch + 8 + 5, NULL, "llama\\0x adapter");
+    buf = lora(&(lspec){.adapter_type = "lora", .arch = "llama\0x", .arch_len = 7}, &len);
+    {
+        size_t blen;
+        uint8_t *bbuf = base_model("llama", &blen);
+        based r = lint_based(buf, len, bbuf, blen, NULL);
+        assert_int_equal(ex_count(r.ctx, "GG530"), 0);
+        based_free(&r);
+    }
     /* without a base nothing says what the base is */
     buf = lora(&(lspec){.adapter_type = "lora", .arch = "qwen2"}, &len);
     gguflint_ctx *ctx = ex_lint(buf, len);
