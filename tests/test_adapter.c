@@ -470,8 +470,8 @@ static void test_lora_unknown_arch(void **state)
         {"blk.0.attn_k.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
     };
     size_t len;
-    uint8_t *buf = lora(
-        &(lspec){.adapter_type = "lora", .arch = "newarch", .extra = t, .n_extra = 3}, &len);
+    uint8_t *buf =
+        lora(&(lspec){.adapter_type = "lora", .arch = "newarch", .extra = t, .n_extra = 3}, &len);
     ex_expect_at(buf, len, "GG564", marks_info[2], "lora_b alone, unknown architecture");
     buf = lora(&(lspec){.adapter_type = "lora", .arch = "newarch", .alora_kind = 3}, &len);
     ex_expect_at(buf, len, "GG531", mark_alora, "alora scalar, unknown architecture");

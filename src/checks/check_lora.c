@@ -242,7 +242,11 @@ static void against_base(const arch_file *f, const gguflint_tensor *a, const ggu
             (unsigned long long)t->ne[2], (unsigned long long)t->ne[3], shown,
             (unsigned long long)bt->ne[0], (unsigned long long)bt->ne[1],
             (unsigned long long)bt->ne[2], (unsigned long long)bt->ne[3],
-            !experts ? "ggml_mul_mat asserts on it at the first decode with the adapter applied"
+            !experts
+                ? (embd ? "ggml_get_rows or ggml_mul_mat asserts on it at the first decode with "
+                          "the adapter applied"
+                        : "ggml_mul_mat asserts on it at the first decode with the adapter "
+                          "applied")
             : t->ne[3] > 1 ? "ggml_mul_mat_id asserts on it at the first decode"
                            : "the experts past its ne[2] get no (or another expert's) update");
     }
