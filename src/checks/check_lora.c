@@ -1,7 +1,8 @@
 /* check_lora.c - LoRA adapters as llama.cpp's LoRA loader reads them
  * (llama_adapter_lora_init_impl, src/llama-adapter.cpp of upstream
  * 3f545bec, 2026-08-22; line numbers below are of that file):
- *   :198-205 general.type must be "adapter"          (check_arch: GG513)
+ *   :202-205 general.type must be "adapter" (a file whose general.type is
+ *            not is linted as a model: check_arch.c)
  *   :207-211 general.architecture must name the base model's architecture
  *            (an absent one reads as "", which never does)             GG530
  *   :213-216 adapter.type must be "lora"                               GG562
@@ -10,7 +11,7 @@
  *   :220-238 adapter.alora.invocation_tokens, when present, must be an
  *            array ("invalid gguf type") of u32 ("invalid gguf element
  *            type")                                                    GG531
- *   :265-293 each tensor is a half: a name ending in .lora_a or .lora_b
+ *   :271-294 each tensor is a half: a name ending in .lora_a or .lora_b
  *            is filed under the name with every ".lora_a" / ".lora_b"
  *            removed (replace_all), the last of a kind wins; *_norm.weight
  *            is skipped; anything else has "unexpected suffix"         GG563
