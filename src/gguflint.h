@@ -35,7 +35,9 @@
  *     while the caller's buffer does;
  *   - gguflint_error_detail: valid until the next call on that context;
  *   - options: gguflint_new copies them, so they may be changed or freed
- *     right after; one options object may serve any number of contexts.
+ *     right after; one options object may serve any number of contexts;
+ *   - a base model given with gguflint_set_base is borrowed, not copied: it
+ *     must outlive the gguflint_run of every context it was given to.
  *
  * Symbols: every exported name starts with gguflint_ (functions, types) or
  * GGUFLINT_ (macros, enum constants); nothing else is exported by the shared
