@@ -35,7 +35,9 @@
  *     while the caller's buffer does;
  *   - gguflint_error_detail: valid until the next call on that context;
  *   - options: gguflint_new copies them, so they may be changed or freed
- *     right after; one options object may serve any number of contexts.
+ *     right after; one options object may serve any number of contexts;
+ *   - a base model given with gguflint_set_base is borrowed, not copied: it
+ *     must outlive the gguflint_run of every context it was given to.
  *
  * Symbols: every exported name starts with gguflint_ (functions, types) or
  * GGUFLINT_ (macros, enum constants); nothing else is exported by the shared
@@ -279,6 +281,40 @@ GGUFLINT_API int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
  * files hold gets GG744 at that value. Invalidates finding pointers fetched
  * before from any of the contexts. */
 GGUFLINT_API int gguflint_check_family(gguflint_ctx *const *ctxs, size_t n);
+
+/* ---- a LoRA adapter against its base model ----
+ * llama.cpp loads a LoRA adapter onto a model (llama_adapter_lora_init) and
+ * refuses it when the two do not fit: another architecture, a target tensor
+ * the model lacks, halves whose outer dimensions are not the model tensor's.
+ * An adapter alone says little about its base (convert_lora_to_gguf.py
+ * writes only adapter.lora.alpha), so these checks need the base itself.
+ *
+ * gguflint_set_base(ctx, base) makes gguflint_run(ctx) check the adapter in
+ * ctx against `base`: another context whose input is the base model, already
+ * run with GGUFLINT_OK (only its header, KVs and tensor infos are read; give
+ * it options with every rule off, gguflint_options_clear, when its own
+ * findings are not wanted). The base is borrowed, never copied: it must
+ * outlive every gguflint_run of a context it was given to (and ctx's reports
+ * that read findings, which never point into it), and nothing may change it
+ * meanwhile (gguflint_suppress, gguflint_check_set, gguflint_free). Runs only
+ * read it, so one base may serve many contexts on different threads at once.
+ * Call it before gguflint_run(ctx), with or without the input set. A file
+ * that is not a LoRA adapter (general.type is not "adapter", or it has no
+ * adapter keys and no lora_a/lora_b tensors) is linted as usual and the base
+ * is not used. Returns GGUFLINT_OK; GGUFLINT_E_ARG for a NULL pointer, base
+ * == ctx, or a base that cannot serve (gguflint_base_problem says why);
+ * GGUFLINT_E_STATE when ctx has already run. A failure is not sticky: ctx
+ * stays usable, without a base. */
+GGUFLINT_API int gguflint_set_base(gguflint_ctx *ctx, const gguflint_ctx *base);
+
+/* Why `base` cannot serve as the base model of gguflint_set_base, as one
+ * static line ("it has not been run", "it is a LoRA adapter, not a model",
+ * ...), or NULL when it can. A base must have run with GGUFLINT_OK, be GGUF
+ * whose metadata was read to the end, carry general.architecture as a
+ * string, not be a projector (clip), an adapter or a control vector, have
+ * tensors, and not be one shard of a split model (split.count > 1: its
+ * tensors are spread over files; not supported yet). */
+GGUFLINT_API const char *gguflint_base_problem(const gguflint_ctx *base);
 
 /* The model-name stem of a GGUF file name, for grouping the files given to
  * gguflint_check_family: the path without ".gguf", without a split suffix

@@ -1117,6 +1117,55 @@ static void test_dump_exit(void **state)
     assert_int_equal(code_of(ARGV("dump", "@does-not-exist.gguf")), 2);
 }
 
+/* A LoRA adapter for valid.gguf's blk.0.attn_q.weight [32, 32]. */
+static void write_lora(const char *name, const char *arch)
+{
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", arch);
+    gb_kv_str(b, "general.type", "adapter");
+    gb_kv_str(b, "adapter.type", "lora");
+    gb_kv_f32(b, "adapter.lora.alpha", 16.0f);
+    gb_tensor(b, "blk.0.attn_q.weight.lora_a", 2, (const uint64_t[]){32, 8}, GB_F32, 0);
+    gb_tensor(b, "blk.0.attn_q.weight.lora_b", 2, (const uint64_t[]){8, 32}, GB_F32, 1024);
+    gb_pad_to(b, 32);
+    gb_zeros(b, 2048);
+    write_gb(name, b);
+}
+
+static void test_base(void **state)
+{
+    (void)state;
+    write_lora("lora-ok.gguf", "llama");
+    write_lora("lora-qwen.gguf", "qwen2");
+    result r;
+    RUN(&r, "--base", "@valid.gguf", "@lora-ok.gguf");
+    expect_exit(&r, 0, "adapter on its base");
+    expect_contains(&r, &r.out, "1 file checked: 0 errors, 0 warnings, 0 notes", "base");
+    result_free(&r);
+
+    RUN(&r, "--base", "@valid.gguf", "@lora-qwen.gguf");
+    expect_exit(&r, 1, "qwen2 adapter on a llama base");
+    expect_contains(&r, &r.out, "error GG530 lora-arch-mismatch", "arch mismatch");
+    result_free(&r);
+    /* without the base nothing says the base is llama */
+    assert_int_equal(code_of(ARGV("@lora-qwen.gguf")), 0);
+    /* the base itself is not reported; other inputs are linted as usual */
+    RUN(&r, "-j", "2", "--base", "@valid.gguf", "@lora-qwen.gguf", "@valid.gguf", "@lora-ok.gguf");
+    expect_exit(&r, 1, "-j 2 with a base");
+    expect_contains(&r, &r.out, "3 files checked: 1 error", "-j 2 with a base");
+    result_free(&r);
+
+    /* a base that cannot be read or is not a model: exit 2, with the reason */
+    RUN(&r, "--base", "@no-such-base.gguf", "@lora-ok.gguf");
+    expect_exit(&r, 2, "missing base");
+    expect_contains(&r, &r.err, "--base", "missing base");
+    result_free(&r);
+    RUN(&r, "--base", "@lora-ok.gguf", "@valid.gguf");
+    expect_exit(&r, 2, "adapter as the base");
+    expect_contains(&r, &r.err, "not usable as a base model: it is a LoRA adapter", "swapped");
+    result_free(&r);
+}
+
 static void test_rules_json(void **state)
 {
     (void)state;
@@ -1164,6 +1213,7 @@ int main(void)
         cmocka_unit_test_teardown(test_statistics, free_blocks),
         cmocka_unit_test_teardown(test_dump_exit, free_blocks),
         cmocka_unit_test_teardown(test_rules_json, free_blocks),
+        cmocka_unit_test_teardown(test_base, free_blocks),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

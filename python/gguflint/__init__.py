@@ -22,6 +22,7 @@ import io
 import json
 import mmap
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Dict, Iterable, List, Optional, Tuple, Union
 
@@ -33,7 +34,7 @@ __all__ = [
     "lint", "dump", "rules", "Report", "Finding", "Rule", "Source", "PROFILES",
     "Error", "IOError", "NotRegularFileError", "NoMemoryError", "StateError", "ArgumentError",
     "InternalError", "UnsupportedSourceError", "__version__", "HAVE_URL", "list_repository",
-    "rules_markdown", "STREAM_MAX",
+    "rules_markdown", "STREAM_MAX", "Base",
 ]
 
 __version__: str = ffi.string(lib.gguflintpy_version()).decode("ascii")
@@ -379,8 +380,13 @@ def _map_file_object(f: Any) -> Optional[mmap.mmap]:
 
 
 def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
-         header_only: bool, name: Optional[str]) -> Tuple[Any, _Input, int]:
+         header_only: bool, name: Optional[str],
+         base: Optional["Base"] = None) -> Tuple[Any, _Input, int]:
     ctx = _new_ctx(profile, select, ignore, deep, header_only)
+    if base is not None:
+        st = lib.gguflint_set_base(ctx, base._ctx)
+        if st != 0:
+            _raise(st, ctx, base.display)
     inp = _resolve(source, name)
     if inp.name is not None:
         st = lib.gguflint_set_name(ctx, inp.name.encode("utf-8", "surrogateescape"))
@@ -419,11 +425,76 @@ def _header(ctx: Any) -> Dict[str, Any]:
 
 # ------------------------------------------------------------------ the API
 
+class Base:
+    """A base model to check LoRA adapters against (lint(..., base=)), read
+    once: its header, KVs and tensor infos, never its tensor data, with every
+    rule off (lint it separately for its own findings). One Base may serve
+    any number of lint() calls, from several threads at once; close() it (or
+    use it as a context manager) to release it early.
+
+    source: a path, URL, bytes-like object or binary file object, as for
+    lint(). Raises IOError when it cannot be read, and ArgumentError when it
+    is not a model llama.cpp could load an adapter onto (an adapter, a
+    projector, a control vector, a file without tensors, one shard of a
+    split model), with the reason."""
+
+    def __init__(self, source: Source, *, name: Optional[str] = None) -> None:
+        self._ctx: Any = None
+        ctx, inp, st = _run(source, "ggml", None, "ALL", False, False, name)
+        self.display = inp.display
+        if st != 0:
+            try:
+                _raise(st, ctx, inp.display)
+            finally:
+                ffi.release(ctx)
+                inp.close()
+        why = lib.gguflint_base_problem(ctx)
+        if why != ffi.NULL:
+            reason = ffi.string(why).decode("utf-8", "backslashreplace")
+            ffi.release(ctx)
+            inp.close()
+            raise ArgumentError(f"{self.display}: not usable as a base model: {reason}",
+                                status=5)
+        self._inp = inp
+        self._users = 0
+        self._lock = threading.Lock()
+        self._ctx = ctx
+
+    def _acquire(self) -> None:
+        with self._lock:
+            if self._ctx is None:
+                raise ArgumentError("the base model is closed", status=5)
+            self._users += 1
+
+    def _release(self) -> None:
+        with self._lock:
+            self._users -= 1
+
+    def close(self) -> None:
+        """Release the base. While a lint() runs with it, close() raises
+        ArgumentError (try again after)."""
+        with self._lock:
+            if self._ctx is None:
+                return
+            if self._users:
+                raise ArgumentError("the base model is in use by a running lint()", status=5)
+            ctx, self._ctx = self._ctx, None
+        ffi.release(ctx)
+        self._inp.close()
+
+    def __enter__(self) -> "Base":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
 def lint(source: Source, *, profile: str = "ggml",
          select: Union[None, str, Iterable[str]] = None,
          ignore: Union[None, str, Iterable[str]] = None,
          deep: bool = False, header_only: bool = False,
-         name: Optional[str] = None) -> Report:
+         name: Optional[str] = None,
+         base: Union[None, "Base", Source] = None) -> Report:
     """Lint one GGUF input and return its Report.
 
     source: a path, a bytes-like object (bytes and read-only buffers are
@@ -435,12 +506,31 @@ def lint(source: Source, *, profile: str = "ggml",
     tensor data (NaN/Inf, all-zero tensors, padding). header_only: the input
     may be only the start of the file (a partial download). name: the file
     name the checks see (the quantisation tag, shard numbers) and the report
-    shows; default: the path or the file object's name.
+    shows; default: the path or the file object's name. base: the base model
+    a LoRA adapter is checked against as llama.cpp loads it (architecture,
+    target tensors, shapes: GG530, GG532, GG565, GG566): a Base, or any
+    source (then read for this call only); an input that is not an adapter
+    is linted as without it.
 
     Raises IOError / NotRegularFileError when the input cannot be read,
     ArgumentError for an unknown profile or rule, TypeError for a source of
     the wrong type, UnsupportedSourceError for a URL this build cannot fetch."""
-    ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name)
+    own: Optional[Base] = None
+    used: Optional[Base] = None
+    if isinstance(base, Base):
+        used = base
+    elif base is not None:
+        used = own = Base(base)
+    if used is not None:
+        used._acquire()
+    try:
+        ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name, used)
+    except BaseException:
+        if used is not None:
+            used._release()
+        if own is not None:
+            own.close()
+        raise
     try:
         if st != 0:
             _raise(st, ctx, inp.display, _report_json(ctx, inp.display, st))
@@ -450,6 +540,10 @@ def lint(source: Source, *, profile: str = "ggml",
     finally:
         ffi.release(ctx)
         inp.close()
+        if used is not None:
+            used._release()
+        if own is not None:
+            own.close()
     entry = json.loads(document)["files"][0]
     findings = [Finding(f["rule"], f["slug"], f["family"], f["severity"], f["offset"],
                         f["length"], f["path"], f["message"]) for f in entry["findings"]]

@@ -33,8 +33,11 @@ size_t arch_c_string(gguflint_ctx *ctx, const gguflint_kv *kv, const char *what)
 /* Multimodal projector files (general.architecture = "clip"). */
 void arch_check_clip(const arch_file *f);
 
-/* Adapters (LoRA), control vectors and imatrix files (check_adapter.c). */
+/* LoRA adapters (check_lora.c): against the base model attached with
+ * gguflint_set_base (ctx->base) when there is one, else against f's
+ * architecture table (f->info, may be NULL). */
 void arch_check_lora(const arch_file *f);
+/* Control vectors and imatrix files (check_adapter.c). */
 void arch_check_cvec(const arch_file *f);
 void arch_check_imatrix(gguflint_ctx *ctx, const gguflint_kv *general_type);
 
@@ -45,5 +48,18 @@ const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t 
 
 /* The tensor names and shapes of a FULL architecture. */
 void arch_check_tensors(const arch_file *f, arch_env *env);
+
+/* Shared by check_adapter.c and check_lora.c: a finding at a tensor info
+ * (offset of its name, as wide as the name's length field and bytes) or at
+ * a KV's value, formatted only when it will be kept. */
+void adapter_at_tensor(gguflint_ctx *ctx, int rule, const gguflint_tensor *t, unsigned w,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void adapter_at_kv(gguflint_ctx *ctx, int rule, const gguflint_kv *kv, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+bool adapter_ends_with(gguflint_view v, const char *suffix);
+/* The tensor named `base` (n bytes) + `suffix`, or NULL (also for a name of
+ * 512 bytes or more, or one holding a NUL). */
+const gguflint_tensor *adapter_sibling(const gguflint_ctx *ctx, const uint8_t *base, size_t n,
+                                       const char *suffix);
 
 #endif

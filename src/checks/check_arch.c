@@ -493,6 +493,28 @@ void check_arch(gguflint_ctx *ctx)
         gt = NULL;
     }
     const gguflint_kv *akv = kv_by_key(ctx, "general.architecture");
+    bool says_adapter = gt && gvis == 7 && memcmp(gt->str.ptr, "adapter", 7) == 0;
+    if (ctx->base && says_adapter && adapter_evidence(ctx)) {
+        /* an adapter checked against its base model (gguflint_set_base): the
+         * base stands in for the table, whatever the adapter's architecture */
+        arch_file f;
+        memset(&f, 0, sizeof f);
+        f.ctx = ctx;
+        f.w = wire_width(ctx->hdr.version);
+        f.complete = ctx->hdr.metadata_complete;
+        if (akv && akv->type == VT_STRING) {
+            f.arch_kv = akv;
+            kv_path(f.arch_path, sizeof f.arch_path, akv);
+            size_t vis = arch_c_string(ctx, akv, "general.architecture");
+            if (ctx->status != GGUFLINT_OK)
+                return;
+            esc_fixed(f.arch, sizeof f.arch, akv->str.ptr, vis, 60);
+        } else if (akv) {
+            return; /* not a string: general.* rules report it (llama.cpp aborts) */
+        }
+        arch_check_lora(&f);
+        return;
+    }
     if (!akv || akv->type != VT_STRING)
         return; /* general.* rules report it */
     arch_file f;
@@ -519,6 +541,12 @@ void check_arch(gguflint_ctx *ctx)
             }
         }
         arch_check_unknown(ctx, akv, vis, f.arch_path);
+        if (says_adapter && adapter_evidence(ctx)) {
+            /* what an adapter holds does not depend on the architecture */
+            esc_fixed(f.arch, sizeof f.arch, akv->str.ptr, vis, 60);
+            f.complete = ctx->hdr.metadata_complete;
+            arch_check_lora(&f);
+        }
         return;
     }
     snprintf(f.arch, sizeof f.arch, "%s", arch_str(f.info->name));
@@ -538,7 +566,6 @@ void check_arch(gguflint_ctx *ctx)
     int_of(sc, &split_count);
     int_of(sn, &f.split_no);
     f.shard = split_count > 1;
-    bool says_adapter = gt && gvis == 7 && memcmp(gt->str.ptr, "adapter", 7) == 0;
     bool is_adapter = says_adapter && adapter_evidence(ctx);
     if (says_adapter && !is_adapter) {
         char path[192];

@@ -50,7 +50,8 @@ enum {
     OPT_COLOR,
     OPT_STATISTICS,
     OPT_INCLUDE,
-    OPT_EXCLUDE
+    OPT_EXCLUDE,
+    OPT_BASE
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +69,7 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"deep", no_argument, NULL, OPT_DEEP},
     {"header-only", no_argument, NULL, OPT_HEADER_ONLY},
+    {"base", required_argument, NULL, OPT_BASE},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"isolated", no_argument, NULL, OPT_ISOLATED},
     {"recursive", no_argument, NULL, OPT_RECURSIVE},
@@ -130,6 +132,7 @@ typedef struct settings {
     char sev_buf[CONFIG_MAX_ITEMS][160]; /* RULE=LEVEL strings built from [severity] */
     const char *include[CLI_MAX_RULE_OPTS], *exclude[CLI_MAX_RULE_OPTS]; /* -r globs */
     size_t n_include, n_exclude;
+    const char *base_path; /* --base MODEL */
 } settings;
 
 static int add_rule_opt(settings *s, int kind, char *arg, bool from_config)
@@ -498,6 +501,49 @@ static const char *untrusted(const char *found, const first_pass *fp, int argc, 
     return why;
 }
 
+/* --base MODEL: read the base model once, metadata only and with every rule
+ * off (its own findings are not reported: give it as an input to lint it),
+ * and make sure it can serve. A base that cannot be read or is not a model
+ * is a usage error (exit 2): no adapter could be checked against it. */
+static int open_base(const settings *s, gguflint_ctx **out)
+{
+    gguflint_options *o = gguflint_options_copy(s->opt);
+    gguflint_ctx *base = NULL;
+    if (o) {
+        gguflint_options_clear(o);
+        gguflint_options_set_deep(o, false);
+        base = gguflint_new(o);
+        gguflint_options_free(o);
+    }
+    if (!base) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        return EXIT_USAGE;
+    }
+    int st = guarded_run(base, s->base_path, s->stdin_max, NULL, NULL);
+    const char *why = st == GGUFLINT_OK ? gguflint_base_problem(base) : NULL;
+    if (st != GGUFLINT_OK || why) {
+        fprintf(stderr, "gguflint: --base ");
+        err_text(s->base_path);
+        if (st < 0)
+            fprintf(stderr, ": the file changed (shrank) while being read\n");
+        else if (st != GGUFLINT_OK) {
+            fprintf(stderr, ": %s", gguflint_strerror(st));
+            const char *d = gguflint_error_detail(base);
+            if (d && *d) {
+                fprintf(stderr, ": ");
+                err_text(d);
+            }
+            fprintf(stderr, "\n");
+        } else {
+            fprintf(stderr, ": not usable as a base model: %s\n", why);
+        }
+        gguflint_free(base);
+        return EXIT_USAGE;
+    }
+    *out = base;
+    return EXIT_CLEAN;
+}
+
 int cmd_lint(int argc, char **argv)
 {
     settings *s = calloc(1, sizeof *s);
@@ -524,6 +570,7 @@ int cmd_lint(int argc, char **argv)
     gguflint_fetch_options *fetch = NULL;
     char **list_errors = NULL; /* per input of files: why its hf:// listing failed */
     int *list_status = NULL;
+    gguflint_ctx *base = NULL; /* --base: parsed once, shared read-only by every run */
     int rc = EXIT_CLEAN;
 
     /* The config file first (its values are defaults the command line
@@ -625,6 +672,7 @@ int cmd_lint(int argc, char **argv)
         case OPT_QUIET: s->quiet = true; break;
         case OPT_DEEP: gguflint_options_set_deep(s->opt, true); break;
         case OPT_HEADER_ONLY: gguflint_options_set_header_only(s->opt, true); break;
+        case OPT_BASE: s->base_path = optarg; break;
         case 'r':
         case OPT_RECURSIVE: s->recursive = true; break;
         case OPT_INCLUDE:
@@ -716,6 +764,11 @@ int cmd_lint(int argc, char **argv)
         goto done;
     }
     rc = EXIT_CLEAN;
+    if (s->base_path) {
+        rc = open_base(s, &base);
+        if (rc != EXIT_CLEAN)
+            goto done;
+    }
 
     rc = open_outputs(s);
     if (rc != EXIT_CLEAN)
@@ -732,7 +785,7 @@ int cmd_lint(int argc, char **argv)
                     skip_status[i] = list_status[a];
                 }
         rn = runner_new((const char *const *)files.paths, files.n, s->opt, s->jobs, s->stdin_max,
-                        CLI_JOB_WINDOW_BYTES, skip, skip_status);
+                        CLI_JOB_WINDOW_BYTES, skip, skip_status, base);
     }
     if (!rn) {
         free(skip);
@@ -812,6 +865,7 @@ int cmd_lint(int argc, char **argv)
         rc = EXIT_CLEAN;
 done:
     close_outputs(s);
+    gguflint_free(base);
     for (int i = 0; list_errors && i < argc; i++)
         free(list_errors[i]);
     free(list_errors);

@@ -77,6 +77,11 @@ const char usage_text[] =
 
 /* The rest of the help (split: a C string literal may hold 4095 bytes). */
 const char usage_limits[] =
+    "  --base MODEL              check the LoRA adapters among the inputs against\n"
+    "                            this base model (a path or URL, read once, metadata\n"
+    "                            only) as llama.cpp loads them: architecture, target\n"
+    "                            tensors, shapes; other inputs are linted as usual;\n"
+    "                            a MODEL that cannot be read or is not a model exits 2\n"
     "  --max-string-len N        longest string accepted (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_STRING_LEN) ")\n"
     "  --max-array-count N       most elements in one array (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_ARRAY_COUNT) ")\n"
     "  --max-kv-count N          most KVs declared (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_KV_COUNT) ")\n"

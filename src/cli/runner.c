@@ -27,6 +27,7 @@ struct runner {
     size_t n, next, released;
     uint64_t held, window; /* memory of finished, unreleased contexts; its bound */
     const gguflint_options *opt;
+    const gguflint_ctx *base; /* --base: the model adapters are checked against, or NULL */
     uint64_t stdin_max;
     pthread_mutex_t mu;
     pthread_cond_t changed;
@@ -39,6 +40,8 @@ static void run_job(runner *rn, job *j)
     if (j->skip)
         return;
     j->ctx = gguflint_new(rn->opt);
+    if (j->ctx && rn->base)
+        gguflint_set_base(j->ctx, rn->base); /* checked usable before the run started */
     j->status = j->ctx ? guarded_run(j->ctx, j->path, rn->stdin_max, NULL, NULL) : GGUFLINT_E_NOMEM;
     j->mem = gguflint_memory_used(j->ctx);
 }
@@ -231,7 +234,7 @@ static void check_group(runner *rn, size_t first, bool family)
 
 runner *runner_new(const char *const *paths, size_t n, const gguflint_options *opt, unsigned jobs,
                    uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
-                   const int *skip_status)
+                   const int *skip_status, const gguflint_ctx *base)
 {
     runner *rn = calloc(1, sizeof *rn);
     if (!rn)
@@ -256,6 +259,7 @@ runner *runner_new(const char *const *paths, size_t n, const gguflint_options *o
     rn->n = n;
     rn->window = window_bytes;
     rn->opt = opt;
+    rn->base = base;
     rn->stdin_max = stdin_max;
     pthread_mutex_init(&rn->mu, NULL);
     pthread_cond_init(&rn->changed, NULL);

@@ -21,10 +21,12 @@ typedef struct runner runner;
 /* Lint paths[0..n) with `opt` (copied by each context) on `jobs` threads.
  * An input with skip[i] set (skip may be NULL: none) is not run: it is
  * handed back with no context and the status skip_status[i] (an hf://
- * listing that failed). NULL on NOMEM. */
+ * listing that failed). `base` (may be NULL) is the model every context is
+ * given with gguflint_set_base (--base); it must outlive the runner. NULL on
+ * NOMEM. */
 runner *runner_new(const char *const *paths, size_t n, const gguflint_options *opt, unsigned jobs,
                    uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
-                   const int *skip_status);
+                   const int *skip_status, const gguflint_ctx *base);
 /* Input i (call in order 0, 1, ...): waits for it and returns its context
  * (NULL after NOMEM) and status (-1: the file changed while it was read). */
 gguflint_ctx *runner_get(runner *rn, size_t i, int *status);

@@ -77,6 +77,9 @@ struct gguflint_ctx {
     bool stream_truncated;
     char error_detail[256];
     char *name; /* the file's name as given (for name-based checks), or NULL */
+    /* the base model a LoRA adapter is checked against (gguflint_set_base,
+     * api/base.c): another context, already run, borrowed read-only; NULL */
+    const struct gguflint_ctx *base;
     /* model (parse/parse.c) */
     gguflint_header hdr;
     gguflint_kv *kvs;
