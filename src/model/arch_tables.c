@@ -28,6 +28,8 @@
 #define ROPE_IS_HEAD AF_ROPE_IS_HEAD
 
 /* ---- pass 1: the pool's members */
+#define GEN_STAMP(commit, date, build)                                                             \
+    char M(st_c)[sizeof commit], M(st_d)[sizeof date], M(st_b)[sizeof build];
 #define GEN_SOURCE(file, commit) char M(src_f)[sizeof file], M(src_c)[sizeof commit];
 #define GEN_COMMON_KEYS(first, count)
 #define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)                                       \
@@ -45,6 +47,7 @@ struct arch_pool {
 #include "../../data/arch/gen_syms.def"
 #include "../../data/arch/hand_names.def"
 };
+#undef GEN_STAMP
 #undef GEN_SOURCE
 #undef GEN_ARCH
 #undef GEN_KEY
@@ -53,6 +56,7 @@ struct arch_pool {
 #undef HAND_NAME
 
 /* ---- pass 2: the pool's contents, in the same order */
+#define GEN_STAMP(commit, date, build) commit, date, build,
 #define GEN_SOURCE(file, commit) file, commit,
 #define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src) name, rec,
 #define GEN_KEY(suffix, type, req) suffix,
@@ -66,6 +70,7 @@ const struct arch_pool arch_pool = {
 #include "../../data/arch/gen_syms.def"
 #include "../../data/arch/hand_names.def"
 };
+#undef GEN_STAMP
 #undef GEN_SOURCE
 #undef GEN_ARCH
 #undef GEN_KEY
@@ -77,6 +82,14 @@ const struct arch_pool arch_pool = {
 /* ---- pass 3: the rows */
 #define GEN_SOURCE(file, commit)
 #define GEN_COMMON_KEYS(first, count)
+#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)
+#define GEN_STAMP(commit, date, build)                                                             \
+    const arch_str_t arch_stamp_commit = OFF(st_c), arch_stamp_date = OFF(st_d),                   \
+                     arch_stamp_build = OFF(st_b);
+#include "../../data/arch/gen_archs.def"
+#undef GEN_STAMP
+#undef GEN_ARCH
+#define GEN_STAMP(commit, date, build)
 #define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)                                       \
     {OFF(a_n), (uint8_t)(sizeof name - 1), COV_##cov, (unsigned)(flags), kf, kc, tf, tc, OFF(a_r), \
      src},

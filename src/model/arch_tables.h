@@ -111,6 +111,10 @@ extern const uint16_t arch_common_first, arch_common_count;
 extern const arch_str_t arch_source_files[];
 extern const arch_str_t arch_source_commits[];
 extern const size_t arch_source_count;
+/* The llama.cpp tree every generated table came from (GEN_STAMP): its
+ * commit, its date (YYYY-MM-DD) and its build (`git describe`), pool
+ * offsets. Messages that depend on the tables name the date. */
+extern const arch_str_t arch_stamp_commit, arch_stamp_date, arch_stamp_build;
 /* Names accepted without a table (not a llama_model architecture, e.g.
  * control vectors), kept by hand in data/arch/hand_names.def. */
 extern const arch_str_t arch_hand_names[];
