@@ -699,8 +699,20 @@ static const acase test_moe_clean[] = {
 
 static const acase test_granite[] = {
     {"granite", LLAMA(.arch = "granite", .kv_hook = granite_hook), .clean = true},
+    /* llama.cpp of 2026-08-22 reads residual_scale, embedding_scale and
+     * attention.scale as optional (the tables of Oct 2025 required them);
+     * logit_scale stays required */
     {"granite without residual_scale",
      LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.residual_scale"),
+     .clean = true},
+    {"granite without embedding_scale",
+     LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.embedding_scale"),
+     .clean = true},
+    {"granite without attention.scale",
+     LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.attention.scale"),
+     .clean = true},
+    {"granite without logit_scale",
+     LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.logit_scale"),
      .id = "GG541", .at = AT_ARCH},
 };
 
@@ -923,8 +935,11 @@ static const acase test_GG550_rope_scaling_type_unknown[] = {
 static const acase test_GG551_tensor_missing[] = {
     {"llama without blk.1.attn_v", LLAMA(.omit_tensor = "blk.1.attn_v.weight"), .id = "GG551",
      .at = AT_ARCH, .count = {{"GG551", 1}}},
-    {"qwen2: the biases are required", QWEN2(.omit_tensor = "blk.0.attn_k.bias"), .id = "GG551",
-     .at = AT_ARCH},
+    /* the q/k/v biases are optional in llama.cpp of 2026-08-22 (required in
+     * the tables of Oct 2025) */
+    {"qwen2: the biases are optional", QWEN2(.omit_tensor = "blk.0.attn_k.bias"), .clean = true},
+    {"qwen2: the output norm is required", QWEN2(.omit_tensor = "output_norm.weight"),
+     .id = "GG551", .at = AT_ARCH},
     {"MoE: the router", MOE(.omit_tensor = "blk.0.ffn_gate_inp.weight"), .id = "GG551",
      .at = AT_ARCH},
 };

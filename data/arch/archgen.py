@@ -1843,7 +1843,9 @@ def arch_flags(ents, syms, recurrent):
     uses_heads = False
     for e in ents:
         layer_conds |= sym_names_in(e['cond'], syms)
-        if e['required'] and e['cond'] == [] and e['layer']:
+        presence_only = e['cond'] is not None and all(re.match(r'P\d+$', t) or t in ('!', '&&', '||')
+                                                      for t in e['cond'])
+        if e['required'] and presence_only and e['layer']:
             for d in e['shape']:
                 if sym_names_in(d, syms) & set(HEAD_SYMS):
                     uses_heads = True
@@ -1851,7 +1853,11 @@ def arch_flags(ents, syms, recurrent):
         flags.append('HEADS')
     n_embd = syms.sym('n_embd')
     for e in ents:
-        if (e['name'] == 'blk.%d.attn_q.weight' and e['required'] and e['cond'] == []
+        # required always, or whenever the fused attn_qkv is absent (the
+        # create_tensor_qkv helper: split q/k/v or one fused tensor)
+        presence_only = e['cond'] is not None and all(re.match(r'P\d+$', t) or t in ('!', '&&', '||')
+                                                      for t in e['cond'])
+        if (e['name'] == 'blk.%d.attn_q.weight' and e['required'] and presence_only
                 and e['shape'][1:2] == [[n_embd]]):
             flags.append('Q_IS_E')
             break
