@@ -945,14 +945,32 @@ static const acase test_GG551_tensor_missing[] = {
 };
 
 static const acase test_GG552_tensor_unexpected[] = {
-    {"attn_rot_embd in llama", LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight", 4)}), .id = "GG552",
-     .at = AT_T("blk.0.attn_rot_embd.weight", start)},
+    {"a name neither llama's table nor gguf-py knows",
+     LLAMA(.extra = {T1("blk.0.attn_bogus.weight", 4)}), .id = "GG552",
+     .at = AT_T("blk.0.attn_bogus.weight", start)},
     {"dense feed-forward tensors in a MoE model", MOE(.extra = {T2("blk.1.ffn_up.weight", 32, 64)}),
      .id = "GG552", .at = AT_T("blk.1.ffn_up.weight", start)},
-    {"rope_freqs is not qwen2's at all", QWEN2(.extra = {T1("rope_freqs.weight", 4)}),
-     .id = "GG552", .at = AT_T("rope_freqs.weight", start)},
+    {"ssm_in is not qwen2's at all", QWEN2(.extra = {T2("blk.0.ssm_in.weight", 32, 64)}),
+     .id = "GG552", .at = AT_T("blk.0.ssm_in.weight", start)},
     {"a name with a control byte is escaped", LLAMA(.extra = {T1("x\x1b[2Jy.weight", 4)}),
      .escaped = true},
+};
+
+/* A tensor the table does not create but gguf-py's MODEL_TENSORS lists for
+ * the architecture: a warning (a file newer than the tables), not GG552. */
+static const acase test_GG594_tensor_unknown_to_table[] = {
+    {"attn_rot_embd in llama: gguf-py lists it", LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight", 4)}),
+     .id = "GG594", .at = AT_T("blk.0.attn_rot_embd.weight", start), .count = {{"GG552", 0}},
+     .sev = {"GG594", GGUFLINT_WARNING}},
+    {"rope_freqs in qwen2: gguf-py lists it", QWEN2(.extra = {T1("rope_freqs.weight", 4)}),
+     .id = "GG594", .at = AT_T("rope_freqs.weight", start), .count = {{"GG552", 0}}},
+    {"any suffix of a listed name", LLAMA(.extra = {T1("blk.1.attn_rot_embd.bias", 4)}),
+     .id = "GG594", .at = AT_T("blk.1.attn_rot_embd.bias", start)},
+    {"a listed name with a padded layer number is not it",
+     LLAMA(.extra = {T1("blk.01.attn_rot_embd.weight", 4)}), .count = {{"GG594", 0}}},
+    {"a listed name with two suffixes is not it",
+     LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight.x", 4)}), .count = {{"GG594", 0}}},
+    {"the clean llama model", LLAMA(), .clean = true, .count = {{"GG594", 0}, {"GG552", 0}}},
 };
 
 static const acase test_GG553_tensor_shape_mismatch[] = {
@@ -1065,6 +1083,7 @@ int main(void)
         TABLE_TEST(test_GG550_rope_scaling_type_unknown),
         TABLE_TEST(test_GG551_tensor_missing),
         TABLE_TEST(test_GG552_tensor_unexpected),
+        TABLE_TEST(test_GG594_tensor_unknown_to_table),
         TABLE_TEST(test_GG553_tensor_shape_mismatch),
         cmocka_unit_test(test_GG553_v1_offsets),
         TABLE_TEST(test_GG554_block_index_out_of_range),

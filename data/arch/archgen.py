@@ -430,7 +430,14 @@ def key_type(ctype, method):
             return 'SECTIONS'
         return 'LAYERS'
     if method == 'get_arr':
-        return 'ARR_STR'
+        # llama_model_loader::get_arr: the element type of the target
+        if 'string' in ctype:
+            return 'ARR_STR'
+        if 'float' in ctype:
+            return 'ARR_F32'
+        if re.search(r'\b(u?int\d+_t|int|llama_token|bool)\b', ctype):
+            return 'ARR_INT'
+        return 'ARR_ANY'
     if ctype in ('uint32_t', 'llama_pooling_type', 'enum llama_pooling_type'):
         return 'U32'
     if ctype == 'int32_t' or ctype == 'llama_token':
@@ -481,7 +488,12 @@ class KeyReads:
             if '.' in name:  # posnet.n_embd
                 return 'uint32_t'
             return self.members.get(name, (None, None))[0]
-        return self.locals.get(target)
+        return self.locals.get(target) or MODEL_MEMBERS.get(target)
+
+
+# The data members of llama_model and the per-model classes (llama-model.h,
+# models/models.h): the target types of get_arr reads into them.
+MODEL_MEMBERS = {}
 
 
 def split_args(toks):
@@ -1464,6 +1476,9 @@ def main():
     tensor_names = map_entries(archtxt, 'LLM_TENSOR_NAMES')
     kvmap = dict(kv_names)
     members = hparams_members(hpt)
+    for text in (mhdr, models_h):
+        for ctype, name in re.findall(r'^\s*((?:std::)?(?:vector|array)<[^;=]*>)\s+(\w+)\s*(?:=[^;]*)?;', text, re.M):
+            MODEL_MEMBERS.setdefault(name, ctype)
 
     # facts of the tree beside the per-model files
     RECURRENT.update(switch_labels(archtxt, 'llm_arch_is_recurrent'))
@@ -1580,9 +1595,10 @@ def main():
         seen = set()
         for (kv, target, method, req), cond in reads:
             name = kvmap.get(kv)
-            if name is None or not name.startswith('%s.'):
+            if name is None or name.startswith(('general.', 'tokenizer.', 'split.', 'adapter.')):
                 continue
-            suffix = name[3:]
+            # "=key": a key without the architecture prefix (apertus: xielu.*)
+            suffix = name[3:] if name.startswith('%s.') else '=' + name
             ctype = kr.ctype_of(target)
             kt = key_type(ctype or '', method)
             if kt is None:
@@ -1719,8 +1735,29 @@ def main():
             f.write('GEN_SYM(%-28s %-42s %d, %s)\n' % (
                 name + ',', c_str(key) + ',', 1 if d else 0, d or '0'))
 
-    # the second input: gguf-py's MODEL_TENSORS, when the copy holds it
+    # the second input: gguf-py's MODEL_TENSORS (the names converters write)
     gp = os.path.join(src, 'gguf-py/gguf/constants.py')
+    pyn = gguf_py_names(read(gp), arch_names)
+    with open(os.path.join(out_dir, 'gen_gguf_py.def'), 'w') as f:
+        f.write(header)
+        f.write('/* gguf-py/gguf/constants.py MODEL_TENSORS: the tensor names converters write for\n'
+                ' * each architecture, without .weight/.bias (%d = the layer): a tensor the table\n'
+                ' * does not create but gguf-py lists is GG594, not GG552.\n'
+                ' * GEN_PY_ARCH("arch", first, count): rows first..first+count-1 of GEN_PY_NAME\n'
+                ' * GEN_PY_NAME("name", where %d is or -1) */\n')
+        rows, ranges, archrows = [], {}, []
+        for a, name in arch_names:
+            lst = tuple(pyn.get(name, []))
+            if not lst:
+                continue
+            if lst not in ranges:
+                ranges[lst] = (len(rows), len(lst))
+                rows.extend(lst)
+            archrows.append((name, ranges[lst]))
+        for name, (first, count) in archrows:
+            f.write('GEN_PY_ARCH(%-20s %4d, %3d)\n' % (c_str(name) + ',', first, count))
+        for n in rows:
+            f.write('GEN_PY_NAME(%s, %d)\n' % (c_str(n), n.find('%d')))
     if os.path.exists(gp):
         report = gguf_py_report(read(gp), arch_names, tensors_of,
                                 {a: cov for (name, cov, *_), (a, _n) in zip(archs_rows, arch_names)})
@@ -1775,17 +1812,59 @@ def cond3(rpn):
     return st[0] if len(st) == 1 else None
 
 
+def py_section(text, head):
+    """The text of a top-level `HEAD: ... = {` dict of constants.py, up to
+    its closing brace at the start of a line."""
+    m = re.search(r'^' + head + r'\b[^\n]*=\s*\{\n(.*?)^\}', text, re.S | re.M)
+    return m.group(1) if m else ''
+
+
+def gguf_py_tables(text):
+    """(arch enum -> name, tensor enum -> base name with %d, arch enum ->
+    [tensor enum]) from gguf-py/gguf/constants.py."""
+    q = r"""['"]"""
+    names = dict(re.findall(r'MODEL_ARCH\.(\w+):\s*' + q + r'([^\'"]*)' + q,
+                            py_section(text, 'MODEL_ARCH_NAMES')))
+    tnames = {k: v.replace('{bid}', '%d')
+              for k, v in re.findall(r'MODEL_TENSOR\.(\w+):\s*' + q + r'([^\'"]*)' + q,
+                                     py_section(text, 'TENSOR_NAMES'))}
+    lists = {k: re.findall(r'MODEL_TENSOR\.(\w+)', v)
+             for k, v in re.findall(r'MODEL_ARCH\.(\w+):\s*\[([^\]]*)\]', py_section(text, 'MODEL_TENSORS'))}
+    return names, tnames, lists
+
+
+def gguf_py_names(text, arch_names):
+    """arch name -> sorted base names (%d for the layer) gguf-py's
+    MODEL_TENSORS lists for it; names with another placeholder (an expert
+    index) or a digit before the layer are left out (the matcher splits a
+    file's name at its first digit)."""
+    names, tnames, lists = gguf_py_tables(text)
+    by_name = {v: k for k, v in names.items()}
+    out = {}
+    for a, name in arch_names:
+        key = by_name.get(name)
+        if key is None or key not in lists:
+            continue
+        got = set()
+        for t in lists[key]:
+            n = tnames.get(t)
+            if not n or '{' in n or len(n) > 100:
+                continue
+            at = n.find('%d')
+            if (at >= 0 and (re.search(r'\d', n[:at]) or '%d' in n[at + 2:])) or (at < 0 and re.search(r'\d', n)):
+                continue
+            got.add(n)
+        out[name] = sorted(got)
+    return out
+
+
 def gguf_py_report(text, arch_names, tensors_of, cov_of):
     """Compare the tensor names each generated loader table creates with the
     names gguf-py's MODEL_TENSORS lists for the architecture (what
     convert_hf_to_gguf.py can write): per architecture, the names only the
     loader has and the names only gguf-py has. Names are compared without
     their .weight / .bias suffix, the layer number as %d."""
-    names = dict(re.findall(r"MODEL_ARCH\.(\w+): '([^']*)'", text))
-    tnames = {k: v.replace('{bid}', '%d')
-              for k, v in re.findall(r"MODEL_TENSOR\.(\w+): '([^']*)'", text)}
-    lists = {k: [t.strip() for t in v.split(',') if t.strip()]
-             for k, v in re.findall(r'MODEL_ARCH\.(\w+): \[([^\]]*)\]', text)}
+    names, tnames, lists = gguf_py_tables(text)
     by_name = {v: k for k, v in names.items()}
     out = ['# data/arch/gguf_py_report.txt - GENERATED by archgen.py: the tensor names each',
            '# architecture table creates (loader) against gguf-py\'s MODEL_TENSORS for it (the',
