@@ -399,7 +399,8 @@ def hparams_members(text):
         if not line or '(' in line:
             continue
         dm = re.match(r'(?:enum\s+)?([\w:<>, ]+?)\s+(\w+)\s*(?:=\s*(.+))?$', line)
-        if dm:
+        # (not the statements of the header's inline methods: `return true;`)
+        if dm and dm.group(1).split()[0] not in ('return', 'case', 'break', 'if', 'else'):
             out[dm.group(2)] = (dm.group(1).strip(), dm.group(3).strip() if dm.group(3) else None)
     return out
 
@@ -647,6 +648,11 @@ class Gen:
             if name in env:
                 self._rpn(env[name], env, arch, lv, present, out, depth + 1)
                 return
+            if name in LOCAL_DEFAULTS and self.assigned:
+                # a load_arch_hparams local read from a key, in a member's
+                # assigned value (gemma4: n_layer_kv_from_start = n_layer_all - n_kv_shared_layers)
+                out.append(self.syms.sym(name))
+                return
             if 'this.' + name in self.assigned:   # a class member load_arch_hparams set
                 self._rpn(self.assigned['this.' + name], env, arch, lv, present, out, depth + 1)
                 return
@@ -694,8 +700,8 @@ class Gen:
                     out.append(self.syms.sym(fn))
                     return
                 # the header's one-line accessors (METHODS)
-                if fn in METHODS and not e[2]:
-                    self._rpn(parse_expr(METHODS[fn]), env, arch, lv, present, out,
+                if fn in METHODS and not e[2] and not METHODS[fn][0]:
+                    self._rpn(parse_expr(METHODS[fn][1]), env, arch, lv, present, out,
                               depth + 1)
                     return
                 if fn == 'is_recr':  # the newer header's name of is_recurrent(il)
@@ -713,6 +719,12 @@ class Gen:
                     if e[2][0] == ('id', lv):
                         out.append(self.syms.layer_sym(fn))
                         return
+                if fn in METHODS and len(e[2]) == len(METHODS[fn][0]):
+                    # an accessor with parameters (has_kv(il)): the arguments put in
+                    sub = dict(zip(METHODS[fn][0], e[2]))
+                    self._rpn(subst(parse_expr(METHODS[fn][1]), sub), env, arch, lv, present, out,
+                              depth + 1)
+                    return
                 raise Unknown('hparams.' + fn + '()')
             if f[0] == 'mem' and f[1] == ('id', 'vocab') and f[2] in ('n_tokens', 'n_token_types') and not e[2]:
                 out.append(self.syms.sym('n_vocab' if f[2] == 'n_tokens' else 'n_token_types'))
@@ -1157,6 +1169,17 @@ class Gen:
             present[target] = 'P%d' % (len(self.entries) - 1)
 
 
+def subst(e, sub):
+    """An expression AST with identifiers replaced (parameter -> argument)."""
+    if isinstance(e, tuple):
+        if len(e) == 2 and e[0] == 'id' and e[1] in sub:
+            return sub[e[1]]
+        return tuple(subst(x, sub) for x in e)
+    if isinstance(e, list):
+        return [subst(x, sub) for x in e]
+    return e
+
+
 def creates(st, lambdas=()):
     """Whether a statement may create a tensor (a create_tensor call, a
     helper or a local lambda: any call that is not a plain expression)."""
@@ -1419,22 +1442,42 @@ def read_methods(text, members):
             params, body = func_tokens(toks, 'llama_hparams::' + name)
         except SyntaxError:
             continue
-        if params:
-            continue
         stmts = Parser(['{'] + body + ['}']).block()[1]
         stmts = [st for st in stmts if not (st[0] == 'expr' and st[1][:1] in (['assert'], ['GGML_ASSERT']))]
-        if len(stmts) != 1 or stmts[0][0] != 'expr' or stmts[0][1][:1] != ['return']:
+        expr = return_chain(stmts)
+        if expr is None:
             continue
-        expr = stmts[0][1][1:]
         fixed = []
         for j, t in enumerate(expr):
             prev = expr[j - 1] if j else None
-            if prev not in ('.', '->', '::') and (t in members or (t in names and expr[j + 1:j + 2] == ['('])):
+            if t in params:
+                fixed.append(t)
+            elif prev not in ('.', '->', '::') and (t in members or (t in names and expr[j + 1:j + 2] == ['('])):
                 fixed += ['hparams', '.', t]
             else:
                 fixed.append(t)
-        out[name] = fixed
+        out[name] = (params, fixed)
     return out
+
+
+def return_chain(stmts):
+    """The tokens of one expression equal to a statement list made of
+    `if (c) { ... return a; }` and a final `return b;` (c ? a : b), or None."""
+    if not stmts:
+        return None
+    st = stmts[0]
+    if st[0] == 'block':
+        return return_chain(list(st[1]) + list(stmts[1:]))
+    if st[0] == 'expr' and st[1][:1] == ['return'] and len(st[1]) > 1:
+        return st[1][1:]
+    if st[0] == 'if':
+        then = return_chain(st[2][1] if st[2][0] == 'block' else [st[2]])
+        rest = return_chain(stmts[1:]) if st[3] is None else \
+            return_chain(st[3][1] if st[3][0] == 'block' else [st[3]])
+        if then is None or rest is None:
+            return None
+        return ['('] + list(st[1]) + [')', '?', '('] + then + [')', ':', '('] + rest + [')']
+    return None
 
 
 def switch_labels(text, func):
