@@ -959,8 +959,9 @@ static const acase test_GG552_tensor_unexpected[] = {
 /* A tensor the table does not create but gguf-py's MODEL_TENSORS lists for
  * the architecture: a warning (a file newer than the tables), not GG552. */
 static const acase test_GG594_tensor_unknown_to_table[] = {
-    {"attn_rot_embd in llama: gguf-py lists it", LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight", 4)}),
-     .id = "GG594", .at = AT_T("blk.0.attn_rot_embd.weight", start), .count = {{"GG552", 0}},
+    {"attn_rot_embd in llama: gguf-py lists it",
+     LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight", 4)}), .id = "GG594",
+     .at = AT_T("blk.0.attn_rot_embd.weight", start), .count = {{"GG552", 0}},
      .sev = {"GG594", GGUFLINT_WARNING}},
     {"rope_freqs in qwen2: gguf-py lists it", QWEN2(.extra = {T1("rope_freqs.weight", 4)}),
      .id = "GG594", .at = AT_T("rope_freqs.weight", start), .count = {{"GG552", 0}}},

@@ -69,10 +69,10 @@ static struct {
     uint32_t rope_dim; /* 0: not written */
     bool no_tokens;    /* write no tokenizer.ggml.tokens (see output_not_vocab) */
     /* the variants of test_llama_cpp_2026_08_22 */
-    const char *omit_key;         /* [arch].suffix not written */
-    const char *zero_key;         /* [arch].suffix written as u32 0 */
-    const char *const *add;       /* optional rows (table names) planned too */
-    const char *const *drop;      /* required rows (table names) not planned */
+    const char *omit_key;    /* [arch].suffix not written */
+    const char *zero_key;    /* [arch].suffix written as u32 0 */
+    const char *const *add;  /* optional rows (table names) planned too */
+    const char *const *drop; /* required rows (table names) not planned */
 } knob;
 
 static bool listed(const char *const *list, const arch_tensor *r)
@@ -307,8 +307,8 @@ static void write_kvs(gb *b, const arch_info *a, bool ctx_u64, built *out)
             continue;
         }
         if (writes_key(a, rows[i], moe))
-            write_key(b, arch_str(a->name), rows[i],
-                      ctx_u64 && strcmp(sfx, "context_length") == 0, out);
+            write_key(b, arch_str(a->name), rows[i], ctx_u64 && strcmp(sfx, "context_length") == 0,
+                      out);
     }
     for (uint32_t i = 0; i < V_TOKENS; i++) {
         snprintf(tok_text[i], sizeof tok_text[i], "t%u", i);
@@ -722,7 +722,9 @@ static const variant v2026[] = {
     {"bert", "without q/k/v biases"},
     {"bert", "with q/k/v biases", {QKV_BIASES}},
     {"nomic-bert", "fused qkv without its bias", {"blk.%d.attn_qkv.weight"}, {SPLIT_QKV}},
-    {"nomic-bert", "fused qkv with its bias", {"blk.%d.attn_qkv.weight", "blk.%d.attn_qkv.bias"},
+    {"nomic-bert",
+     "fused qkv with its bias",
+     {"blk.%d.attn_qkv.weight", "blk.%d.attn_qkv.bias"},
      {SPLIT_QKV}},
     /* hyper-parameters read as optional */
     {"bert", "without attention.causal", .omit_key = "attention.causal"},
@@ -751,10 +753,8 @@ static const variant v2026[] = {
      * are what is reported */
     {"deepseek2", "without q_lora_rank", .omit_key = "attention.q_lora_rank", .id = "GG551",
      .at = AT_ARCH_VALUE, .errors = true},
-    {"bert", "head_count 0", .zero_key = "attention.head_count", .id = "GG546",
-     .at = AT_ZERO_KEY},
-    {"jamba", "head_count 0", .zero_key = "attention.head_count", .id = "GG546",
-     .at = AT_ZERO_KEY},
+    {"bert", "head_count 0", .zero_key = "attention.head_count", .id = "GG546", .at = AT_ZERO_KEY},
+    {"jamba", "head_count 0", .zero_key = "attention.head_count", .id = "GG546", .at = AT_ZERO_KEY},
     {"jamba", "without head_count", .omit_key = "attention.head_count", .id = "GG541",
      .at = AT_ARCH_VALUE},
     /* architectures the old tables did not know */

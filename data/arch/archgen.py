@@ -1,38 +1,37 @@
 #!/usr/bin/env python3
-"""archgen.py - generate gguflint's architecture tables from llama.cpp's sources.
+"""archgen.py - generate gguflint's architecture tables from a llama.cpp tree.
 
-Reads a stored copy of llama.cpp's loader (src/llama-model.cpp: load_hparams
-and load_tensors; src/llama-arch.cpp: LLM_ARCH_NAMES, LLM_KV_NAMES,
-LLM_TENSOR_NAMES; src/llama-hparams.h: the hparams members and their
-defaults) and writes, next to this script:
+Reads a complete llama.cpp source tree of the per-model layout (every
+architecture a class llama_model_<x> in src/models/<x>.cpp with
+load_arch_hparams() and load_arch_tensors(); the shared parts in
+src/llama-model.cpp, src/llama-arch.cpp, src/llama-hparams.{h,cpp},
+src/llama-model.h, src/llama-model-loader.h, src/models/models.h) and
+gguf-py/gguf/constants.py, and writes, next to this script:
 
   gen_syms.def     the hyper-parameter symbols the shape formulas use
-  gen_archs.def    every LLM_ARCH_NAMES entry with its coverage level
+  gen_archs.def    GEN_STAMP (the tree's commit, date, build), the files read,
+                   every LLM_ARCH_NAMES entry with its coverage level
   gen_keys.def     the [arch].* keys each loader reads: type, required
   gen_tensors.def  the tensors each loader creates: name, shape formula,
                    required or not, and the condition under which it is made
+  gen_gguf_py.def  the tensor names gguf-py's MODEL_TENSORS lists per
+                   architecture (GG594)
+  gguf_py_report.txt  the tables' tensor names against gguf-py's (a report)
 
-When the copy also holds gguf-py/gguf/constants.py, it writes
-gguf_py_report.txt: the tensor names each table creates against gguf-py's
-MODEL_TENSORS for the architecture (a consistency report; the tables do not
-depend on it).
+The C code interprets the formulas (src/model/arch_eval.c); see
+data/arch/README.md for the format. Usage:
 
-The C code interprets the formulas (src/arch_eval.c); see data/arch/README.md
-for the format. Usage:
+  python3 data/arch/archgen.py LLAMA_TREE [OUT_DIR] [--commit=SHA --date=YYYY-MM-DD --build=B]
 
-  /usr/bin/python3 data/arch/archgen.py LLAMA_SRC_DIR [OUT_DIR]
+The commit, date and build default to those of LLAMA_TREE/MANIFEST.md. The
+output is deterministic, so a freshness test can regenerate it and compare.
 
-LLAMA_SRC_DIR holds src/llama-model.cpp, src/llama-arch.cpp,
-src/llama-hparams.h and SOURCES.txt (the commit of each file). The output is
-deterministic, so a freshness test can regenerate it and compare.
-
-The parser understands the subset of C++ these two functions are written in:
-case labels, blocks, if/else, for loops over layers, try/catch, local
-declarations, and create_tensor / ml.get_key* calls. Anything else makes the
-tensors it guards "conditional" (never reported missing, never reported
-unexpected) or, for a statement it cannot place at all, lowers the
-architecture's coverage. Facts the sources do not state in a parseable form
-are in the HAND_* tables below, each with the reason.
+The parser understands the subset of C++ these functions are written in:
+blocks, if/else, for loops over layers, switch on the layer, try/catch,
+local declarations and lambdas, and create_tensor / ml.get_key* calls.
+Anything else makes the tensors it guards "conditional" (never reported
+missing, never reported unexpected) or, for a statement it cannot place at
+all, lowers the architecture's coverage.
 """
 
 import os

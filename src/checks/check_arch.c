@@ -118,8 +118,8 @@ static void check_key_type(const arch_file *f, const arch_key *k, const gguflint
         break;
     case KT_ARR_INT:
         want = VT_ARRAY, elem = VT_INT32, want_text = "an array of i32 or u32";
-        if (kv->type == VT_ARRAY && (kv->elem_type == VT_INT32 || kv->elem_type == VT_UINT32 ||
-                                     kv->elem_type == VT_BOOL))
+        if (kv->type == VT_ARRAY &&
+            (kv->elem_type == VT_INT32 || kv->elem_type == VT_UINT32 || kv->elem_type == VT_BOOL))
             return;
         break;
     case KT_ARR_F32:

@@ -254,7 +254,7 @@ bool arch_py_lists(const arch_info *a, const uint8_t *name, size_t len)
         if (strcmp(arch_str(py_archs[i].name), an) != 0)
             continue;
         for (size_t k = py_archs[i].first; k < (size_t)py_archs[i].first + py_archs[i].count &&
-                                             k < sizeof py_names / sizeof py_names[0];
+                                           k < sizeof py_names / sizeof py_names[0];
              k++)
             if (py_match(arch_str(py_names[k].name), py_names[k].len, py_names[k].at, name, len))
                 return true;
