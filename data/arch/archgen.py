@@ -474,11 +474,12 @@ class KeyReads:
                 req = True
                 if method == 'get_key_or_arr':
                     if len(args) > 3:
-                        req = ''.join(args[3]) not in ('false', '0')
-                    else:
-                        req = True
+                        req = not is_false(args[3])
+                    elif len(args) == 3 and ''.join(args[2]) in ('true', 'false'):
+                        # the scalar overload get_key_or_arr(kid, uint32_t &, bool required)
+                        req = not is_false(args[2])
                 elif len(args) > 2:
-                    req = ''.join(args[2]) not in ('false', '0')
+                    req = not is_false(args[2])
                 out.append((kv, target, method, req))
         return out
 
@@ -494,6 +495,12 @@ class KeyReads:
 # The data members of llama_model and the per-model classes (llama-model.h,
 # models/models.h): the target types of get_arr reads into them.
 MODEL_MEMBERS = {}
+
+
+def is_false(toks):
+    """A `required` argument that is false: false, 0, 0.0f (converted to bool)."""
+    t = ''.join(toks)
+    return t == 'false' or re.match(r'0*(\.0*)?[fFuUlL]*$', t) is not None and t != ''
 
 
 def split_args(toks):

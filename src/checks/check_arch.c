@@ -486,8 +486,15 @@ static void check_sized_own_keys(const arch_file *f, arch_env *env)
             if (!r->required || !row_uses(r, syms))
                 continue;
             arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
-            if (c.known && c.v)
-                needer = arch_str(r->name);
+            if (!c.known || !c.v)
+                continue;
+            /* the loader's shape really has a 0 there (a formula with a
+             * fallback, n_ff_exp ? n_ff_exp : n_ff / n_expert_used, does not) */
+            for (int d = 0; d < 4 && !needer; d++) {
+                arch_val v = arch_row_eval(env, r, ARCH_F_NE0 + d, 0);
+                if (v.known && v.v == 0)
+                    needer = arch_str(r->name);
+            }
         }
         if (!needer)
             continue;
