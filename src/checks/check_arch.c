@@ -312,7 +312,9 @@ static void check_hybrid_heads(const arch_file *f, arch_env *env)
 {
     gguflint_ctx *ctx = f->ctx;
     const gguflint_kv *hk = key_of(f, "attention.head_count");
-    if (!hk || (f->info->flags & AF_HEADS))
+    /* hybrids only: a per-layer recurrence formula (not every layer) */
+    const char *rec = arch_str(f->info->recurrent);
+    if (!hk || (f->info->flags & AF_HEADS) || !rec[0] || strcmp(rec, "1") == 0)
         return;
     uint32_t n = env->head.is_array ? env->head.n : 1;
     if (env->head_kv.is_array && env->head_kv.n > n)
@@ -459,6 +461,18 @@ static bool row_uses(const arch_tensor *r, const char *const *syms)
     return false;
 }
 
+/* Does the loader's shape of row r have a 0 (at layer 0)? A formula with a
+ * fallback for the absent key (n_ff_exp ? n_ff_exp : n_ff) does not. */
+static bool row_zero_dim(arch_env *env, const arch_tensor *r)
+{
+    for (int d = 0; d < 4; d++) {
+        arch_val v = arch_row_eval(env, r, ARCH_F_NE0 + d, 0);
+        if (v.known && v.v == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The same for the architecture's own optional keys: a key read as
  * optional into a member that defaults to 0 (rwkv7's gate_lora_rank) and
  * sizes a required tensor whose condition holds. */
@@ -486,15 +500,8 @@ static void check_sized_own_keys(const arch_file *f, arch_env *env)
             if (!r->required || !row_uses(r, syms))
                 continue;
             arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
-            if (!c.known || !c.v)
-                continue;
-            /* the loader's shape really has a 0 there (a formula with a
-             * fallback, n_ff_exp ? n_ff_exp : n_ff / n_expert_used, does not) */
-            for (int d = 0; d < 4 && !needer; d++) {
-                arch_val v = arch_row_eval(env, r, ARCH_F_NE0 + d, 0);
-                if (v.known && v.v == 0)
-                    needer = arch_str(r->name);
-            }
+            if (c.known && c.v && row_zero_dim(env, r))
+                needer = arch_str(r->name);
         }
         if (!needer)
             continue;
@@ -538,7 +545,7 @@ static void check_sized_keys(const arch_file *f, arch_env *env)
             if (!r->required || !row_uses(r, sized[k].syms))
                 continue;
             arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
-            if (c.known && c.v)
+            if (c.known && c.v && row_zero_dim(env, r))
                 needer = arch_str(r->name);
         }
         if (!needer)
