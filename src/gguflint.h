@@ -579,8 +579,7 @@ typedef struct gguflint_arch_info {
                                   keys every loader reads are not counted) */
     size_t tensor_count;       /* tensor rows (create_tensor calls) */
     const char *source;        /* llama.cpp file its tables came from, or NULL */
-    const char *source_commit; /* that file's commit ("index id N" when the
-                                  search index gave none), or NULL */
+    const char *source_commit; /* that file's commit, or NULL */
 } gguflint_arch_info;
 
 GGUFLINT_API size_t gguflint_arch_count(void);
@@ -589,6 +588,11 @@ GGUFLINT_API int gguflint_arch_get(size_t index, gguflint_arch_info *out);
 /* The llama.cpp file the architecture names came from and its commit. */
 GGUFLINT_API const char *gguflint_arch_names_source(void);
 GGUFLINT_API const char *gguflint_arch_names_commit(void);
+/* The stamp of the tables: the date (YYYY-MM-DD) and build (`git describe`
+ * of the tree, e.g. "b10573-14", or "") of the llama.cpp tree every table
+ * was generated from; its commit is gguflint_arch_names_commit(). */
+GGUFLINT_API const char *gguflint_arch_tables_date(void);
+GGUFLINT_API const char *gguflint_arch_tables_build(void);
 
 /* A write callback for FILE* (user is the FILE*). */
 GGUFLINT_API void gguflint_write_file(void *user, const char *data, size_t len);

@@ -195,10 +195,12 @@ static void test_GG565_rank_mismatch(void **state)
 static void test_GG566_base_mismatch(void **state)
 {
     (void)state;
-    /* a fused qkv name llama's loader never creates */
+    /* a state-space name llama's loader never creates (the fused attn_qkv
+     * of the Oct 2025 tables' example is one it creates now: llama.cpp of
+     * 2026-08-22 tries attn_qkv before split q/k/v) */
     const tdesc t[] = {
-        {"blk.0.attn_qkv.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
-        {"blk.0.attn_qkv.weight.lora_b", 2, {8, 96, 1, 1}, GB_F32},
+        {"blk.0.ssm_in.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
+        {"blk.0.ssm_in.weight.lora_b", 2, {8, 96, 1, 1}, GB_F32},
     };
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora", .extra = t, .n_extra = 2}, &len);

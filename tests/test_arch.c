@@ -702,8 +702,20 @@ static const acase test_moe_clean[] = {
 
 static const acase test_granite[] = {
     {"granite", LLAMA(.arch = "granite", .kv_hook = granite_hook), .clean = true},
+    /* llama.cpp of 2026-08-22 reads residual_scale, embedding_scale and
+     * attention.scale as optional (the tables of Oct 2025 required them);
+     * logit_scale stays required */
     {"granite without residual_scale",
      LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.residual_scale"),
+     .clean = true},
+    {"granite without embedding_scale",
+     LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.embedding_scale"),
+     .clean = true},
+    {"granite without attention.scale",
+     LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.attention.scale"),
+     .clean = true},
+    {"granite without logit_scale",
+     LLAMA(.arch = "granite", .kv_hook = granite_hook, .omit_key = "granite.logit_scale"),
      .id = "GG541", .at = AT_ARCH},
 };
 
@@ -1098,21 +1110,43 @@ static const acase test_GG550_rope_scaling_type_unknown[] = {
 static const acase test_GG551_tensor_missing[] = {
     {"llama without blk.1.attn_v", LLAMA(.omit_tensor = "blk.1.attn_v.weight"), .id = "GG551",
      .at = AT_ARCH, .count = {{"GG551", 1}}},
-    {"qwen2: the biases are required", QWEN2(.omit_tensor = "blk.0.attn_k.bias"), .id = "GG551",
-     .at = AT_ARCH},
+    /* the q/k/v biases are optional in llama.cpp of 2026-08-22 (required in
+     * the tables of Oct 2025) */
+    {"qwen2: the biases are optional", QWEN2(.omit_tensor = "blk.0.attn_k.bias"), .clean = true},
+    {"qwen2: the output norm is required", QWEN2(.omit_tensor = "output_norm.weight"),
+     .id = "GG551", .at = AT_ARCH},
     {"MoE: the router", MOE(.omit_tensor = "blk.0.ffn_gate_inp.weight"), .id = "GG551",
      .at = AT_ARCH},
 };
 
 static const acase test_GG552_tensor_unexpected[] = {
-    {"attn_rot_embd in llama", LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight", 4)}), .id = "GG552",
-     .at = AT_T("blk.0.attn_rot_embd.weight", start)},
+    {"a name neither llama's table nor gguf-py knows",
+     LLAMA(.extra = {T1("blk.0.attn_bogus.weight", 4)}), .id = "GG552",
+     .at = AT_T("blk.0.attn_bogus.weight", start)},
     {"dense feed-forward tensors in a MoE model", MOE(.extra = {T2("blk.1.ffn_up.weight", 32, 64)}),
      .id = "GG552", .at = AT_T("blk.1.ffn_up.weight", start)},
-    {"rope_freqs is not qwen2's at all", QWEN2(.extra = {T1("rope_freqs.weight", 4)}),
-     .id = "GG552", .at = AT_T("rope_freqs.weight", start)},
+    {"ssm_in is not qwen2's at all", QWEN2(.extra = {T2("blk.0.ssm_in.weight", 32, 64)}),
+     .id = "GG552", .at = AT_T("blk.0.ssm_in.weight", start)},
     {"a name with a control byte is escaped", LLAMA(.extra = {T1("x\x1b[2Jy.weight", 4)}),
      .escaped = true},
+};
+
+/* A tensor the table does not create but gguf-py's MODEL_TENSORS lists for
+ * the architecture: a warning (a file newer than the tables), not GG552. */
+static const acase test_GG594_tensor_unknown_to_table[] = {
+    {"attn_rot_embd in llama: gguf-py lists it",
+     LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight", 4)}), .id = "GG594",
+     .at = AT_T("blk.0.attn_rot_embd.weight", start), .count = {{"GG552", 0}},
+     .sev = {"GG594", GGUFLINT_WARNING}},
+    {"rope_freqs in qwen2: gguf-py lists it", QWEN2(.extra = {T1("rope_freqs.weight", 4)}),
+     .id = "GG594", .at = AT_T("rope_freqs.weight", start), .count = {{"GG552", 0}}},
+    {"any suffix of a listed name", LLAMA(.extra = {T1("blk.1.attn_rot_embd.bias", 4)}),
+     .id = "GG594", .at = AT_T("blk.1.attn_rot_embd.bias", start)},
+    {"a listed name with a padded layer number is not it",
+     LLAMA(.extra = {T1("blk.01.attn_rot_embd.weight", 4)}), .count = {{"GG594", 0}}},
+    {"a listed name with two suffixes is not it",
+     LLAMA(.extra = {T1("blk.0.attn_rot_embd.weight.x", 4)}), .count = {{"GG594", 0}}},
+    {"the clean llama model", LLAMA(), .clean = true, .count = {{"GG594", 0}, {"GG552", 0}}},
 };
 
 static const acase test_GG553_tensor_shape_mismatch[] = {
@@ -1228,6 +1262,7 @@ int main(void)
         TABLE_TEST(test_GG550_rope_scaling_type_unknown),
         TABLE_TEST(test_GG551_tensor_missing),
         TABLE_TEST(test_GG552_tensor_unexpected),
+        TABLE_TEST(test_GG594_tensor_unknown_to_table),
         TABLE_TEST(test_GG553_tensor_shape_mismatch),
         cmocka_unit_test(test_GG553_v1_offsets),
         TABLE_TEST(test_GG554_block_index_out_of_range),

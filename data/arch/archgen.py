@@ -1,38 +1,37 @@
 #!/usr/bin/env python3
-"""archgen.py - generate gguflint's architecture tables from llama.cpp's sources.
+"""archgen.py - generate gguflint's architecture tables from a llama.cpp tree.
 
-Reads a stored copy of llama.cpp's loader (src/llama-model.cpp: load_hparams
-and load_tensors; src/llama-arch.cpp: LLM_ARCH_NAMES, LLM_KV_NAMES,
-LLM_TENSOR_NAMES; src/llama-hparams.h: the hparams members and their
-defaults) and writes, next to this script:
+Reads a complete llama.cpp source tree of the per-model layout (every
+architecture a class llama_model_<x> in src/models/<x>.cpp with
+load_arch_hparams() and load_arch_tensors(); the shared parts in
+src/llama-model.cpp, src/llama-arch.cpp, src/llama-hparams.{h,cpp},
+src/llama-model.h, src/llama-model-loader.h, src/models/models.h) and
+gguf-py/gguf/constants.py, and writes, next to this script:
 
   gen_syms.def     the hyper-parameter symbols the shape formulas use
-  gen_archs.def    every LLM_ARCH_NAMES entry with its coverage level
+  gen_archs.def    GEN_STAMP (the tree's commit, date, build), the files read,
+                   every LLM_ARCH_NAMES entry with its coverage level
   gen_keys.def     the [arch].* keys each loader reads: type, required
   gen_tensors.def  the tensors each loader creates: name, shape formula,
                    required or not, and the condition under which it is made
+  gen_gguf_py.def  the tensor names gguf-py's MODEL_TENSORS lists per
+                   architecture (GG594)
+  gguf_py_report.txt  the tables' tensor names against gguf-py's (a report)
 
-When the copy also holds gguf-py/gguf/constants.py, it writes
-gguf_py_report.txt: the tensor names each table creates against gguf-py's
-MODEL_TENSORS for the architecture (a consistency report; the tables do not
-depend on it).
+The C code interprets the formulas (src/model/arch_eval.c); see
+data/arch/README.md for the format. Usage:
 
-The C code interprets the formulas (src/arch_eval.c); see data/arch/README.md
-for the format. Usage:
+  python3 data/arch/archgen.py LLAMA_TREE [OUT_DIR] [--commit=SHA --date=YYYY-MM-DD --build=B]
 
-  /usr/bin/python3 data/arch/archgen.py LLAMA_SRC_DIR [OUT_DIR]
+The commit, date and build default to those of LLAMA_TREE/MANIFEST.md. The
+output is deterministic, so a freshness test can regenerate it and compare.
 
-LLAMA_SRC_DIR holds src/llama-model.cpp, src/llama-arch.cpp,
-src/llama-hparams.h and SOURCES.txt (the commit of each file). The output is
-deterministic, so a freshness test can regenerate it and compare.
-
-The parser understands the subset of C++ these two functions are written in:
-case labels, blocks, if/else, for loops over layers, try/catch, local
-declarations, and create_tensor / ml.get_key* calls. Anything else makes the
-tensors it guards "conditional" (never reported missing, never reported
-unexpected) or, for a statement it cannot place at all, lowers the
-architecture's coverage. Facts the sources do not state in a parseable form
-are in the HAND_* tables below, each with the reason.
+The parser understands the subset of C++ these functions are written in:
+blocks, if/else, for loops over layers, switch on the layer, try/catch,
+local declarations and lambdas, and create_tensor / ml.get_key* calls.
+Anything else makes the tensors it guards "conditional" (never reported
+missing, never reported unexpected) or, for a statement it cannot place at
+all, lowers the architecture's coverage.
 """
 
 import os
@@ -40,100 +39,23 @@ import re
 import sys
 
 # --------------------------------------------------------------------------
-# Hand-maintained facts (everything the generator cannot read from the files)
-
-# Members of the Oct 2025 llama_hparams that the stored (newer) header turned
-# into methods or dropped; their C types.
-HAND_MEMBERS = {
-    'n_embd_head_k': ('uint32_t', None), 'n_embd_head_v': ('uint32_t', None),
-    'n_rot': ('uint32_t', None), 'n_embd_head_k_mla': ('uint32_t', '0'),
-    'n_embd_head_v_mla': ('uint32_t', '0'), 'n_embd_features': ('uint32_t', '0'),
-    'n_swa_pattern': ('uint32_t', None),
-    # the per-model layout: block_count is n_layer_all, n_layer() excludes
-    # the n_layer_nextn MTP layers at the end
-    'n_layer_nextn': ('uint32_t', '0'),
-}
-
-# llm_arch_is_recurrent() (llama-arch.cpp, a function body not in the stored
-# excerpt): every layer of these is recurrent.
-HAND_RECURRENT = {'MAMBA', 'MAMBA2', 'RWKV6', 'RWKV6QWEN2', 'RWKV7', 'ARWKV7'}
-
-# The per-model layout (llama.cpp 2026: src/models/<name>.cpp, a class
-# llama_model_<arch> per architecture with load_arch_hparams() and
-# load_arch_tensors()) is read for the architectures the monolithic
-# llama-model.cpp copy has no case for. The class of LLM_ARCH_X is
-# llama_model_x (lower case), as llama_model_mapping() writes it. Three facts
-# of that layout live outside the per-model files; they are kept here.
+# Facts read from the tree beside the per-model loaders (filled by main()).
+# Each was a hand table while the generator read a partial copy; the
+# complete tree states them all:
 #
-# LLAMA_LOAD_LOCALS (src/llama-model.h): the locals every load_arch_tensors()
-# starts with (GGML_UNUSED parts dropped).
-HAND_LOAD_LOCALS = """
-    const int     n_layer        = hparams.n_layer();
-    const int     n_layer_all    = hparams.n_layer_all;
-    const int     n_layer_nextn  = hparams.n_layer_nextn;
-    const int64_t n_head         = hparams.n_head();
-    const int64_t n_head_kv      = hparams.n_head_kv();
-    const int64_t n_embd         = hparams.n_embd;
-    const int64_t n_embd_k_gqa   = hparams.n_embd_k_gqa();
-    const int64_t n_embd_v_gqa   = hparams.n_embd_v_gqa();
-    const int64_t n_embd_head_k  = hparams.n_embd_head_k();
-    const int64_t n_embd_head_v  = hparams.n_embd_head_v();
-    const int64_t n_ff           = hparams.n_ff();
-    const int64_t n_embd_gqa     = n_embd_v_gqa;
-    const int64_t n_vocab        = vocab.n_tokens();
-    const int64_t n_token_types  = vocab.n_token_types();
-    const int64_t n_rot          = hparams.n_rot();
-    const int64_t n_expert       = hparams.n_expert;
-    const int64_t n_expert_used  = hparams.n_expert_used;
-    const int64_t n_ctx_train    = hparams.n_ctx_train;
-"""
-# llama_model_base's tensor helpers (src/llama-model.cpp): name -> (parameters,
-# body). A call statement is replaced by the body with the arguments put in.
-HAND_HELPERS = {
-    'create_tensor_qkv': (
-        ['layer', 'bid', 'n_embd_', 'n_embd_q_', 'n_embd_k_', 'n_embd_v_', 'flags'], """
-    const int64_t n_embd_qkv = n_embd_q_ + n_embd_k_ + n_embd_v_;
-    layer.wqkv = create_tensor(tn(LLM_TENSOR_ATTN_QKV, "weight", bid), {n_embd_, n_embd_qkv}, TENSOR_NOT_REQUIRED | TENSOR_SKIP_IF_VIRTUAL);
-    if (layer.wqkv) {
-        layer.wqkv_b = create_tensor(tn(LLM_TENSOR_ATTN_QKV, "bias", bid), {n_embd_qkv}, TENSOR_NOT_REQUIRED | TENSOR_SKIP_IF_VIRTUAL);
-    } else {
-        layer.wq = create_tensor(tn(LLM_TENSOR_ATTN_Q, "weight", bid), {n_embd_, n_embd_q_}, flags);
-        layer.wk = create_tensor(tn(LLM_TENSOR_ATTN_K, "weight", bid), {n_embd_, n_embd_k_}, flags);
-        layer.wv = create_tensor(tn(LLM_TENSOR_ATTN_V, "weight", bid), {n_embd_, n_embd_v_}, flags);
-        layer.wq_b = create_tensor(tn(LLM_TENSOR_ATTN_Q, "bias", bid), {n_embd_q_}, TENSOR_NOT_REQUIRED);
-        layer.wk_b = create_tensor(tn(LLM_TENSOR_ATTN_K, "bias", bid), {n_embd_k_}, TENSOR_NOT_REQUIRED);
-        layer.wv_b = create_tensor(tn(LLM_TENSOR_ATTN_V, "bias", bid), {n_embd_v_}, TENSOR_NOT_REQUIRED);
-    }
-"""),
-    'create_tensor_gate_up_exps': (
-        ['layer', 'bid', 'n_embd_', 'n_ff_', 'n_expert_', 'flags'], """
-    layer.ffn_gate_up_exps = create_tensor(tn(LLM_TENSOR_FFN_GATE_UP_EXPS, "weight", bid), {n_embd_, n_ff_ * 2, n_expert_}, TENSOR_NOT_REQUIRED);
-    if (layer.ffn_gate_up_exps == nullptr) {
-        layer.ffn_gate_exps = create_tensor(tn(LLM_TENSOR_FFN_GATE_EXPS, "weight", bid), {n_embd_, n_ff_, n_expert_}, flags);
-        layer.ffn_up_exps   = create_tensor(tn(LLM_TENSOR_FFN_UP_EXPS,   "weight", bid), {n_embd_, n_ff_, n_expert_}, flags);
-    }
-"""),
-}
-
-# Architectures whose class reuses another's load_arch_hparams and
-# load_arch_tensors without defining its own (src/models/models.h of the
-# per-model layout: `struct llama_model_nemotron_h_moe : public
-# llama_model_nemotron_h { ... // reuse load_arch_hparams and
-# load_arch_tensors from llama_model_nemotron_h`). child -> parent.
-HAND_SUBCLASSES = {'NEMOTRON_H_MOE': 'NEMOTRON_H', 'MISTRAL4': 'DEEPSEEK2', 'PADDLEOCR': 'ERNIE4_5'}
-
-# Accessors of the newer llama_hparams (methods, not in the stored header's
-# data members) as expressions over the members the tables already use; the
-# same formulas the monolithic DEEPSEEK2 case spells out with locals
-# (is_mla = n_embd_head_k_mla != 0 && n_embd_head_v_mla != 0, and the MLA
-# head sizes fall back to the plain ones without MLA).
-HAND_METHODS = {
-    'is_mla': 'hparams.n_embd_head_k_mla != 0 && hparams.n_embd_head_v_mla != 0',
-    'n_embd_head_k_mla': '(hparams.n_embd_head_k_mla != 0 && hparams.n_embd_head_v_mla != 0)'
-                         ' ? hparams.n_embd_head_k_mla : hparams.n_embd_head_k',
-    'n_embd_head_v_mla': '(hparams.n_embd_head_k_mla != 0 && hparams.n_embd_head_v_mla != 0)'
-                         ' ? hparams.n_embd_head_v_mla : hparams.n_embd_head_v',
-}
+# RECURRENT: llm_arch_is_recurrent() (src/llama-arch.cpp): every layer of
+#   these is recurrent.
+# LOAD_LOCALS: the LLAMA_LOAD_LOCALS macro (src/llama-model.h), the locals
+#   every load_arch_tensors() starts with.
+# HELPERS: llama_model_base's tensor helpers (src/llama-model.cpp):
+#   name -> (parameters, body tokens); a call statement is replaced by the
+#   body with the arguments put in.
+# METHODS: the llama_hparams accessors whose body is one return statement
+#   (src/llama-hparams.cpp), as expressions over hparams members.
+# FLAG_VALUES: the create_tensor flags (src/llama-model-loader.h).
+RECURRENT = set()
+HELPERS = {}
+METHODS = {}
 
 # Symbols computed by the C side (src/arch_eval.c), not read from one key.
 # name -> meaning (documentation only; the C code implements each).
@@ -163,6 +85,7 @@ TOKEN_RE = re.compile(r'''
     (?P<ws>\s+)
   | (?P<comment>//[^\n]*|/\*.*?\*/)
   | (?P<str>"(?:[^"\\]|\\.)*")
+  | (?P<chr>'(?:[^'\\]|\\.)*')
   | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fFuUlL]*)
   | (?P<id>[A-Za-z_]\w*)
   | (?P<op>::|->|==|!=|<=|>=|&&|\|\||\|=|&=|\+=|-=|\*=|/=|\+\+|--|<<|>>|[{}()\[\];,.?:<>=+\-*/%!&|~^#])
@@ -475,10 +398,9 @@ def hparams_members(text):
         if not line or '(' in line:
             continue
         dm = re.match(r'(?:enum\s+)?([\w:<>, ]+?)\s+(\w+)\s*(?:=\s*(.+))?$', line)
-        if dm:
+        # (not the statements of the header's inline methods: `return true;`)
+        if dm and dm.group(1).split()[0] not in ('return', 'case', 'break', 'if', 'else'):
             out[dm.group(2)] = (dm.group(1).strip(), dm.group(3).strip() if dm.group(3) else None)
-    for k, v in HAND_MEMBERS.items():
-        out.setdefault(k, v)
     return out
 
 
@@ -508,7 +430,14 @@ def key_type(ctype, method):
             return 'SECTIONS'
         return 'LAYERS'
     if method == 'get_arr':
-        return 'ARR_STR'
+        # llama_model_loader::get_arr: the element type of the target
+        if 'string' in ctype:
+            return 'ARR_STR'
+        if 'float' in ctype:
+            return 'ARR_F32'
+        if re.search(r'\b(u?int\d+_t|int|llama_token|bool)\b', ctype):
+            return 'ARR_INT'
+        return 'ARR_ANY'
     if ctype in ('uint32_t', 'llama_pooling_type', 'enum llama_pooling_type'):
         return 'U32'
     if ctype == 'int32_t' or ctype == 'llama_token':
@@ -545,11 +474,12 @@ class KeyReads:
                 req = True
                 if method == 'get_key_or_arr':
                     if len(args) > 3:
-                        req = ''.join(args[3]) not in ('false', '0')
-                    else:
-                        req = True
+                        req = not is_false(args[3])
+                    elif len(args) == 3 and ''.join(args[2]) in ('true', 'false'):
+                        # the scalar overload get_key_or_arr(kid, uint32_t &, bool required)
+                        req = not is_false(args[2])
                 elif len(args) > 2:
-                    req = ''.join(args[2]) not in ('false', '0')
+                    req = not is_false(args[2])
                 out.append((kv, target, method, req))
         return out
 
@@ -559,7 +489,18 @@ class KeyReads:
             if '.' in name:  # posnet.n_embd
                 return 'uint32_t'
             return self.members.get(name, (None, None))[0]
-        return self.locals.get(target)
+        return self.locals.get(target) or MODEL_MEMBERS.get(target)
+
+
+# The data members of llama_model and the per-model classes (llama-model.h,
+# models/models.h): the target types of get_arr reads into them.
+MODEL_MEMBERS = {}
+
+
+def is_false(toks):
+    """A `required` argument that is false: false, 0, 0.0f (converted to bool)."""
+    t = ''.join(toks)
+    return t == 'false' or re.match(r'0*(\.0*)?[fFuUlL]*$', t) is not None and t != ''
 
 
 def split_args(toks):
@@ -713,8 +654,19 @@ class Gen:
             if name in env:
                 self._rpn(env[name], env, arch, lv, present, out, depth + 1)
                 return
+            if name in LOCAL_DEFAULTS and self.assigned:
+                # a load_arch_hparams local read from a key, in a member's
+                # assigned value (gemma4: n_layer_kv_from_start = n_layer_all - n_kv_shared_layers)
+                out.append(self.syms.sym(name))
+                return
+            if 'this.' + name in self.assigned:   # a class member load_arch_hparams set
+                self._rpn(self.assigned['this.' + name], env, arch, lv, present, out, depth + 1)
+                return
             if name in present:          # a tensor variable tested for presence
                 out.append(present[name])
+                return
+            if self.absent_null:       # the generic pass: a tensor no one created
+                out.append('0')
                 return
             raise Unknown('identifier ' + name)
         if k == 'mem':
@@ -728,11 +680,14 @@ class Gen:
                 out.append(self.syms.sym(e[2]))
                 return
             if e[1][0] == 'mem' and e[1][1] == ('id', 'hparams'):  # hparams.posnet.n_embd
-                out.append(self.syms.sym(e[1][2] + '.' + e[2]))
+                out.append(self.syms.sym(e[1][2] + '_' + e[2]))
                 return
             key = flat(e)
             if key in present:
                 out.append(present[key])
+                return
+            if self.absent_null and (key.startswith('layer.') or '.' not in key):
+                out.append('0')
                 return
             raise Unknown('member ' + key)
         if k == 'idx':
@@ -750,9 +705,9 @@ class Gen:
                 if fn in ('n_embd_head_k', 'n_embd_head_v', 'n_rot') and not e[2]:
                     out.append(self.syms.sym(fn))
                     return
-                # the newer header's accessors (HAND_METHODS)
-                if fn in HAND_METHODS and not e[2]:
-                    self._rpn(parse_expr(tokenize(HAND_METHODS[fn])), env, arch, lv, present, out,
+                # the header's one-line accessors (METHODS)
+                if fn in METHODS and not e[2] and not METHODS[fn][0]:
+                    self._rpn(parse_expr(METHODS[fn][1]), env, arch, lv, present, out,
                               depth + 1)
                     return
                 if fn == 'is_recr':  # the newer header's name of is_recurrent(il)
@@ -770,6 +725,12 @@ class Gen:
                     if e[2][0] == ('id', lv):
                         out.append(self.syms.layer_sym(fn))
                         return
+                if fn in METHODS and len(e[2]) == len(METHODS[fn][0]):
+                    # an accessor with parameters (has_kv(il)): the arguments put in
+                    sub = dict(zip(METHODS[fn][0], e[2]))
+                    self._rpn(subst(parse_expr(METHODS[fn][1]), sub), env, arch, lv, present, out,
+                              depth + 1)
+                    return
                 raise Unknown('hparams.' + fn + '()')
             if f[0] == 'mem' and f[1] == ('id', 'vocab') and f[2] in ('n_tokens', 'n_token_types') and not e[2]:
                 out.append(self.syms.sym('n_vocab' if f[2] == 'n_tokens' else 'n_token_types'))
@@ -825,7 +786,18 @@ class Gen:
                     if op == '==':
                         out.append('!')
                     return
+                if self.absent_null:
+                    out.append('1' if op == '==' else '0')
+                    return
                 raise Unknown('null test ' + key)
+            if op == '&':
+                # flag tests (`flags & TENSOR_SKIP`): constant operands only
+                a = const_eval(self.rpn(e[2], env, arch, lv, present))
+                b = const_eval(self.rpn(e[3], env, arch, lv, present))
+                if a is None or b is None:
+                    raise Unknown('op &')
+                out.append(str(a & b))
+                return
             if op not in ('+', '-', '*', '/', '%', '==', '!=', '<', '<=', '>', '>=', '&&', '||', '|'):
                 raise Unknown('op ' + op)
             self._rpn(e[2], env, arch, lv, present, out, depth + 1)
@@ -841,13 +813,23 @@ class Gen:
         raise Unknown('node ' + k)
 
     # -- interpretation of one architecture's case body
-    def run_arch(self, arch, stmts, prelude, assigned=None):
+    def run_arch(self, arch, stmts, prelude, assigned=None, post=None):
+        """The rows of one architecture's load_arch_tensors; `post` is
+        (statements, env) of the generic pass llama_model_base::load_tensors
+        runs after it (the optional .scale tensors), walked with the tensors
+        the loader created known: a tensor variable no one set is NULL there."""
         self.assigned = assigned or {}
         self.entries = []
         self.lambdas = {}
         self.ok = True
+        self.absent_null = False
         env = dict(prelude)
-        self.walk(arch, stmts, env, [], None, {}, False)
+        present = {}
+        self.walk(arch, stmts, env, [], None, present, False)
+        if post is not None and self.ok:
+            self.absent_null = True
+            self.walk(arch, post[0], dict(post[1]), [], None, present, False)
+            self.absent_null = False
         return self.entries, self.ok
 
     def walk(self, arch, stmts, env, conds, loop, present, in_try):
@@ -860,7 +842,7 @@ class Gen:
             elif kind == 'if':
                 ctoks = st[1]
                 try:
-                    c = self.rpn(parse_expr(ctoks), env, arch, loop[0] if loop else None, present)
+                    c = simplify(self.rpn(parse_expr(ctoks), env, arch, loop[0] if loop else None, present))
                 except (Unknown, SyntaxError):
                     c = None
                 if c == ['0']:
@@ -884,6 +866,8 @@ class Gen:
                 except SyntaxError:
                     cast = None
                 self.merge_locals(env, cast, e1, e2)
+            elif kind in ('for', 'switch') and not creates(st, self.lambdas):
+                continue  # no tensor in it (a range check, layers[] copies)
             elif kind == 'for':
                 head = st[1]
                 parts = split_semis(head)
@@ -914,8 +898,28 @@ class Gen:
                 self.walk(arch, st[1][1], dict(env), conds + [None], loop, present, True)
                 self.walk(arch, st[2][1], dict(env), conds + [None], loop, present, True)
             elif kind == 'switch':
-                self.unsupported.append((arch, 'switch ' + ' '.join(st[1])))
-                self.ok = False
+                # switch (i) { case 0: case 1: {...} break; ... default: ... }:
+                # each label group is an if on `head == label`
+                try:
+                    h = self.rpn(parse_expr(st[1]), env, arch, loop[0] if loop else None, present)
+                except (Unknown, SyntaxError):
+                    h = None
+                groups = case_groups(st[2][1])
+                labels_all = [lab for labs, _ in groups for lab in labs if lab != 'default']
+                if h is None or not all(re.match(r'\d+$', lab) for lab in labels_all):
+                    self.unsupported.append((arch, 'switch ' + ' '.join(st[1])))
+                    self.ok = False
+                    continue
+                for labs, body in groups:
+                    if 'default' in labs:
+                        c = []
+                        for lab in labels_all:
+                            c = c + h + [lab, '!='] + (['&&'] if c else [])
+                    else:
+                        c = []
+                        for lab in labs:
+                            c = c + h + [lab, '=='] + (['||'] if c else [])
+                    self.walk(arch, body, dict(env), conds + [simplify(c) if c else ['1']], loop, present, in_try)
             elif kind == 'expr':
                 self.expr_stmt(arch, st[1], env, conds, loop, present)
 
@@ -1029,9 +1033,9 @@ class Gen:
             pstmts, pprelude = self.bodies[parent]
             self.walk(arch, pstmts, dict(pprelude), conds, loop, present, False)
             return
-        if toks[0] in HAND_HELPERS and len(toks) > 1 and toks[1] == '(':
-            params, body = HAND_HELPERS[toks[0]]
-            self.expand(arch, toks, params, tokenize(body), env, conds, loop, present)
+        if toks[0] in HELPERS and len(toks) > 1 and toks[1] == '(':
+            params, body = HELPERS[toks[0]]
+            self.expand(arch, toks, params, body, env, conds, loop, present)
             return
         if 'create_tensor' not in toks:
             # declarations and assignments of locals
@@ -1072,6 +1076,8 @@ class Gen:
             self.ok = False
             return
         tn, dims, flags = call[2]
+        if tn[0] == 'id' and tn[1] in env:   # const auto tn_x = tn(...);
+            tn = env[tn[1]]
         if tn[0] != 'call' or tn[1] != ('id', 'tn'):
             self.unsupported.append((arch, 'tensor name form'))
             self.ok = False
@@ -1143,6 +1149,14 @@ class Gen:
             cond = cond + c + (['&&'] if cond else [])
         if not known:
             cond = None
+        else:
+            cond = simplify(cond)
+            if cond == ['0']:
+                # never created for this architecture (an arch comparison, a
+                # flag test or the generic pass's test of a tensor no one made)
+                if target:
+                    present[target] = '0'
+                return
         for extra, req in variants or [([], required)]:
             c = cond
             if c is not None and extra:
@@ -1159,6 +1173,90 @@ class Gen:
             self.entries.append(entry)
         if target:
             present[target] = 'P%d' % (len(self.entries) - 1)
+
+
+def subst(e, sub):
+    """An expression AST with identifiers replaced (parameter -> argument)."""
+    if isinstance(e, tuple):
+        if len(e) == 2 and e[0] == 'id' and e[1] in sub:
+            return sub[e[1]]
+        return tuple(subst(x, sub) for x in e)
+    if isinstance(e, list):
+        return [subst(x, sub) for x in e]
+    return e
+
+
+def creates(st, lambdas=()):
+    """Whether a statement may create a tensor (a create_tensor call, a
+    helper or a local lambda: any call that is not a plain expression)."""
+    def toks_of(x):
+        if isinstance(x, tuple) or isinstance(x, list):
+            for y in x:
+                yield from toks_of(y)
+        elif isinstance(x, str):
+            yield x
+    for t in toks_of(st):
+        if t == 'create_tensor' or t in HELPERS or t in lambdas or t.startswith('load_arch_tensors'):
+            return True
+        if t.startswith('create_'):
+            return True
+    return False
+
+
+def simplify(rpn):
+    """Fold the constant parts of an RPN formula: arithmetic and comparisons
+    of numbers, `!` of a number, `&&` / `||` with a known side."""
+    if rpn is None:
+        return None
+    st = []
+    for tok in rpn:
+        num = lambda x: len(x) == 1 and re.match(r'-?\d+$', x[0])
+        if tok == '!' and st:
+            a = st.pop()
+            st.append([str(int(not int(a[0])))] if num(a) else a + ['!'])
+        elif tok in ('&&', '||') and len(st) >= 2:
+            b, a = st.pop(), st.pop()
+            if tok == '&&':
+                if (num(a) and int(a[0]) == 0) or (num(b) and int(b[0]) == 0):
+                    st.append(['0'])
+                elif num(a):
+                    st.append(b)
+                elif num(b):
+                    st.append(a)
+                else:
+                    st.append(a + b + [tok])
+            else:
+                if (num(a) and int(a[0]) != 0) or (num(b) and int(b[0]) != 0):
+                    st.append(['1'])
+                elif num(a):
+                    st.append(b)
+                elif num(b):
+                    st.append(a)
+                else:
+                    st.append(a + b + [tok])
+        elif tok in ('==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '|') and len(st) >= 2:
+            b, a = st.pop(), st.pop()
+            if num(a) and num(b):
+                x, y = int(a[0]), int(b[0])
+                st.append([str({'==': int(x == y), '!=': int(x != y), '<': int(x < y),
+                                '<=': int(x <= y), '>': int(x > y), '>=': int(x >= y),
+                                '+': x + y, '-': x - y, '*': x * y, '|': x | y}[tok])])
+            else:
+                st.append(a + b + [tok])
+        elif tok == '?:' and len(st) >= 3:
+            f, t, c = st.pop(), st.pop(), st.pop()
+            if num(c):
+                st.append(t if int(c[0]) else f)
+            else:
+                st.append(c + t + f + [tok])
+        elif tok in ('/', '%', 'max') and len(st) >= 2:
+            b, a = st.pop(), st.pop()
+            st.append(a + b + [tok])
+        else:
+            st.append([tok])
+    if len(st) != 1:
+        return rpn
+    return st[0]
 
 
 def split_semis(toks):
@@ -1307,16 +1405,119 @@ def rpn_text(r):
     return c_str(' '.join(r))
 
 
+def manifest_stamp(src):
+    """(commit, date, build) of the tree from its MANIFEST.md: the first
+    40-hex commit, the first ISO date after it, the `git describe` text."""
+    path = os.path.join(src, 'MANIFEST.md')
+    if not os.path.exists(path):
+        return None
+    text = read(path)
+    m = re.search(r'\b([0-9a-f]{40})\b', text)
+    if not m:
+        return None
+    d = re.search(r'\b(\d{4}-\d{2}-\d{2})\b', text[m.end():])
+    b = re.search(r'`git describe --tags`: `([^`]+)`', text)
+    build = b.group(1) if b else ''
+    build = re.sub(r'-g[0-9a-f]+$', '', build)
+    return m.group(1), d.group(1) if d else '?', build
+
+
+def func_tokens(toks, qualified):
+    """(parameter names, body tokens) of `... A::B(params) { body }`."""
+    parts = qualified.split('::')
+    for i in range(len(toks) - 3):
+        if toks[i] == parts[0] and toks[i + 1] == '::' and toks[i + 2] == parts[1] and toks[i + 3] == '(':
+            p = Parser(toks)
+            p.p = i + 4
+            params = [a[-1] for a in split_args(p.balanced('(', ')')) if a]
+            while p.peek() != '{':
+                p.next()
+            p.next()
+            return params, p.balanced('{', '}')
+    raise SyntaxError('function %s not found' % qualified)
+
+
+def read_methods(text, members):
+    """llama_hparams accessors whose body is `return expr;` (asserts aside),
+    as expression token lists over `hparams.member` / `hparams.method()`."""
+    toks = tokenize(text)
+    names = set(re.findall(r'llama_hparams::(\w+)\s*\(', text))
+    out = {}
+    for name in sorted(names):
+        try:
+            params, body = func_tokens(toks, 'llama_hparams::' + name)
+        except SyntaxError:
+            continue
+        stmts = Parser(['{'] + body + ['}']).block()[1]
+        stmts = [st for st in stmts if not (st[0] == 'expr' and st[1][:1] in (['assert'], ['GGML_ASSERT']))]
+        expr = return_chain(stmts)
+        if expr is None:
+            continue
+        fixed = []
+        for j, t in enumerate(expr):
+            prev = expr[j - 1] if j else None
+            if t in params:
+                fixed.append(t)
+            elif prev not in ('.', '->', '::') and (t in members or (t in names and expr[j + 1:j + 2] == ['('])):
+                fixed += ['hparams', '.', t]
+            else:
+                fixed.append(t)
+        out[name] = (params, fixed)
+    return out
+
+
+def return_chain(stmts):
+    """The tokens of one expression equal to a statement list made of
+    `if (c) { ... return a; }` and a final `return b;` (c ? a : b), or None."""
+    if not stmts:
+        return None
+    st = stmts[0]
+    if st[0] == 'block':
+        return return_chain(list(st[1]) + list(stmts[1:]))
+    if st[0] == 'expr' and st[1][:1] == ['return'] and len(st[1]) > 1:
+        return st[1][1:]
+    if st[0] == 'if':
+        then = return_chain(st[2][1] if st[2][0] == 'block' else [st[2]])
+        rest = return_chain(stmts[1:]) if st[3] is None else \
+            return_chain(st[3][1] if st[3][0] == 'block' else [st[3]])
+        if then is None or rest is None:
+            return None
+        return ['('] + list(st[1]) + [')', '?', '('] + then + [')', ':', '('] + rest + [')']
+    return None
+
+
+def switch_labels(text, func):
+    """The LLM_ARCH_ case labels of `bool func(...) { switch (arch) { ...
+    return true; ...` (the cases that return true)."""
+    m = re.search(r'\bbool ' + func + r'\s*\([^)]*\)\s*\{(.*?)\n\}', text, re.S)
+    if not m:
+        raise SyntaxError('%s not found' % func)
+    body = m.group(1)
+    t = body.split('return true;')[0]
+    return {arch_id('LLM_ARCH_' + x) for x in re.findall(r'case LLM_ARCH_(\w+):', t)}
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    opts = dict(a[2:].split('=', 1) for a in sys.argv[1:] if a.startswith('--') and '=' in a)
+    if not args:
         print(__doc__)
         return 2
-    src = sys.argv[1]
-    out_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.dirname(os.path.abspath(__file__))
+    src = args[0]
+    out_dir = args[1] if len(args) > 1 else os.path.dirname(os.path.abspath(__file__))
+    stamp = manifest_stamp(src)
+    if 'commit' in opts or 'date' in opts:
+        stamp = (opts.get('commit', stamp[0] if stamp else '?'), opts.get('date', stamp[1] if stamp else '?'),
+                 opts.get('build', stamp[2] if stamp else ''))
+    if stamp is None:
+        raise SystemExit('archgen: %s/MANIFEST.md names no commit: pass --commit=SHA --date=YYYY-MM-DD' % src)
     model = read(os.path.join(src, 'src/llama-model.cpp'))
     archtxt = read(os.path.join(src, 'src/llama-arch.cpp'))
     hpt = read(os.path.join(src, 'src/llama-hparams.h'))
-    commits = sources_commits(read(os.path.join(src, 'SOURCES.txt')))
+    hpc = read(os.path.join(src, 'src/llama-hparams.cpp'))
+    mhdr = read(os.path.join(src, 'src/llama-model.h'))
+    loader_h = read(os.path.join(src, 'src/llama-model-loader.h'))
+    models_h = read(os.path.join(src, 'src/models/models.h'))
 
     arch_names = [(arch_id(e), n) for e, n in map_entries(archtxt, 'LLM_ARCH_NAMES')
                   if e != 'LLM_ARCH_UNKNOWN']
@@ -1324,67 +1525,136 @@ def main():
     tensor_names = map_entries(archtxt, 'LLM_TENSOR_NAMES')
     kvmap = dict(kv_names)
     members = hparams_members(hpt)
-    toks = tokenize(model)
+    for text in (mhdr, models_h):
+        for ctype, name in re.findall(r'^\s*((?:std::)?(?:vector|array)<[^;=]*>)\s+(\w+)\s*(?:=[^;]*)?;', text, re.M):
+            MODEL_MEMBERS.setdefault(name, ctype)
 
-    # ---- keys
-    hp_body = function_body(toks, 'llama_model::load_hparams')
-    sw = find_switch(hp_body)
-    common_stmts = hp_body[:sw[0]]
+    # facts of the tree beside the per-model files
+    RECURRENT.update(switch_labels(archtxt, 'llm_arch_is_recurrent'))
+    for name, shift in re.findall(r'static const int (TENSOR_\w+)\s*=\s*1\s*<<\s*(\d+);', loader_h):
+        FLAG_VALUES[name] = 1 << int(shift)
+        FLAG_VALUES['llama_model_loader::' + name] = 1 << int(shift)
+    METHODS.update(read_methods(hpc, members))
+    m = re.search(r'#define LLAMA_LOAD_LOCALS \\\n((?:.*\\\n)*.*)', mhdr)
+    locals_text = re.sub(r'GGML_UNUSED\(\w+\);', '', m.group(1).replace('\\\n', '\n'))
+    lprelude = prelude_env(Parser(['{'] + tokenize(locals_text) + ['}']).block()[1])
+    toks = tokenize(model)
+    for helper in ('create_tensor_qkv', 'create_tensor_gate_up_exps'):
+        HELPERS[helper] = func_tokens(toks, 'llama_model_base::' + helper)
+    # arch -> class (llama_model_mapping) and class -> parent (models.h)
+    class_of = {a: c for a, c in re.findall(r'case LLM_ARCH_(\w+):\s*return new llama_model_(\w+)\(params\)', model)}
+    parent_of = dict(re.findall(r'struct llama_model_(\w+)\s*:\s*public llama_model_(\w+)', models_h))
+
+    # ---- the shared part of load_hparams (llama_model_base::load_hparams)
+    hp_common = function_body(toks, 'llama_model_base::load_hparams')
     kr = KeyReads(kv_names, members)
     syms = Syms(members)
-    keys_of = {}
-    assigned_of = {}
-    rec_of = {}
-    defaults_of = {}
     common = []
-    walk_reads(common_stmts, kr, False, common, 'LLAMA')
+    walk_reads(hp_common, kr, False, common, 'LLAMA')
     rope_is_head = set()
-    for st in common_stmts:
+    for st in hp_common:
         if st[0] == 'if' and 'n_head' in ''.join(st[1]):
             for inner in st[2][1]:
                 if inner[0] == 'if':
                     for a in re.findall(r'LLM_ARCH_(\w+)', ' '.join(inner[1])):
                         rope_is_head.add(a)
-    hp_groups = case_groups(sw[1][2][1])
-    for labels, body in hp_groups:
-        for lab in labels:
-            if lab == 'default':
-                continue
-            a = arch_id(lab)
-            reads = []
-            walk_reads(body, kr, False, reads, a)
-            keys_of[a] = reads
-            rec_of[a], defaults_of[a] = recurrent_and_defaults(body, a)
-            assigned_of[a] = plain_assignments(body, reads)
-    # fallthrough: QWEN2VL's case falls through into QWEN2's (a label
-    # group whose body ends without break continues into the next group)
-    for gi, (labels, body) in enumerate(hp_groups):
-        ends = [st for st in body if st[0] != 'block' or st[1]]
-        falls = not any(st[0] == 'break' for st in body) and not any(
-            st[0] == 'block' and st[1] and st[1][-1][0] == 'break' for st in body)
-        if falls and gi + 1 < len(hp_groups):
-            nxt = hp_groups[gi + 1]
-            for lab in labels:
-                a = arch_id(lab)
-                more = []
-                walk_reads(nxt[1], kr, False, more, a)
-                keys_of[a] = keys_of.get(a, []) + more
-        del ends
+
+    # ---- the generic pass of llama_model_base::load_tensors after the
+    # per-model loader (optional .scale / .input_scale tensors)
+    lt_toks = func_tokens(toks, 'llama_model_base::load_tensors')[1]
+    lt_body = Parser(['{'] + lt_toks + ['}']).block()[1]
+    post = None
+
+    def find_post(stmts, env):
+        for j, st in enumerate(stmts):
+            if st[0] == 'expr' and st[1][:2] == ['load_arch_tensors', '(']:
+                return stmts[j + 1:], env
+            if st[0] == 'expr':
+                d = decl_of(st[1])
+                eq = top_eq(st[1])
+                if d and eq is not None and st[1][eq] == '=':
+                    try:
+                        env[d[1]] = parse_expr(st[1][eq + 1:])
+                    except SyntaxError:
+                        pass
+            if st[0] == 'block':
+                r = find_post(st[1], dict(env))
+                if r:
+                    return r
+        return None
+    post = find_post(lt_body, {})
+    if post is None:
+        raise SystemExit('archgen: no load_arch_tensors call in llama_model_base::load_tensors')
+
+    # ---- the per-model files
+    mdir = os.path.join(src, 'src/models')
+    defs = {}     # class -> {function: (file, tokens)}
+    for fn in sorted(os.listdir(mdir)):
+        if not fn.endswith('.cpp'):
+            continue
+        mtext = read(os.path.join(mdir, fn))
+        if 'load_arch_' not in mtext:
+            continue
+        mt = tokenize(mtext)
+        for cls, f in sorted(set(re.findall(r'llama_model_(\w+)::(load_arch_hparams|load_arch_tensors)\s*\(', mtext))):
+            defs.setdefault(cls, {})[f] = (fn, mt)
+
+    def find_def(cls, f):
+        seen = 0
+        while cls and seen < 8:
+            if f in defs.get(cls, {}):
+                return cls, defs[cls][f]
+            cls = parent_of.get(cls)
+            seen += 1
+        return None, None
+
+    gen = Gen(tensor_names, members, syms)
+    keys_of, rec_of, defaults_of, tensors_of, ok_of, source_of = {}, {}, {}, {}, {}, {}
+    common_extra = {}
+    for a, _name in arch_names:
+        cls = class_of.get(a)
+        if cls is None:
+            continue
+        hcls, hdef = find_def(cls, 'load_arch_hparams')
+        tcls, tdef = find_def(cls, 'load_arch_tensors')
+        if hdef is None:
+            continue
+        # arch-specific reads of the shared part (wavtokenizer-dec)
+        mine = []
+        walk_reads(hp_common, kr, False, mine, a)
+        base_sfx = {r[0] for r, c in common}
+        common_extra[a] = [(r, c) for r, c in mine if r[0] not in base_sfx]
+        hp = function_body(hdef[1], 'llama_model_%s::load_arch_hparams' % hcls)
+        reads = []
+        walk_reads(hp, kr, False, reads, a)
+        keys_of[a] = common_extra[a] + reads
+        rec_of[a], defaults_of[a] = recurrent_and_defaults(hp, a)
+        assigned = plain_assignments(hp, reads)
+        source_of[a] = 'src/models/' + (tdef or hdef)[0]
+        if tdef is None:
+            continue
+        body = function_body(tdef[1], 'llama_model_%s::load_arch_tensors' % tcls)
+        gen.bodies[a] = (body, lprelude)
+        ents, ok = gen.run_arch(a, body, lprelude, assigned, post)
+        tensors_of[a] = ents
+        ok_of[a] = ok
 
     def key_rows(reads, a):
         rows = []
         seen = set()
         for (kv, target, method, req), cond in reads:
             name = kvmap.get(kv)
-            if name is None or not name.startswith('%s.'):
+            if name is None or name.startswith(('general.', 'tokenizer.', 'split.', 'adapter.')):
                 continue
-            suffix = name[3:]
+            # "=key": a key without the architecture prefix (apertus: xielu.*)
+            suffix = name[3:] if name.startswith('%s.') else '=' + name
             ctype = kr.ctype_of(target)
             kt = key_type(ctype or '', method)
             if kt is None:
                 continue
             if target.startswith('hparams.'):
-                syms.key_of.setdefault(target[len('hparams.'):], suffix)
+                member = target[len('hparams.'):]
+                syms.key_of.setdefault('n_layer' if member == 'n_layer_all' else member.replace('.', '_'), suffix)
             elif target in LOCAL_DEFAULTS:
                 syms.key_of.setdefault(target, suffix)
             if suffix in seen:
@@ -1395,69 +1665,9 @@ def main():
 
     common_rows = key_rows(common, None)
 
-    # ---- tensors
-    lt_body = function_body(toks, 'llama_model::load_tensors')
-    tsw = find_switch(lt_body)
-    prelude = prelude_env(lt_body)
-    gen = Gen(tensor_names, members, syms)
-    tensors_of = {}
-    ok_of = {}
-    for labels, body in case_groups(tsw[1][2][1]):
-        for lab in labels:
-            if lab == 'default':
-                continue
-            a = arch_id(lab)
-            gen.bodies[a] = (body, prelude)
-            ents, ok = gen.run_arch(a, body, prelude, assigned_of.get(a))
-            tensors_of[a] = ents
-            ok_of[a] = ok
-
-    # ---- the per-model layout, for the architectures without a case above
-    source_of = {}
-    mdir = os.path.join(src, 'src/models')
-    if os.path.isdir(mdir):
-        lprelude = prelude_env(Parser(['{'] + tokenize(HAND_LOAD_LOCALS) + ['}']).block()[1])
-        for fn in sorted(os.listdir(mdir)):
-            if not fn.endswith('.cpp'):
-                continue
-            mtext = read(os.path.join(mdir, fn))
-            mt = tokenize(mtext)
-            for cls, a in sorted((c, t) for c in set(re.findall(r'llama_model_(\w+)::load_arch_tensors', mtext))
-                                 for t in [c.upper()] + sorted(k for k, v in HAND_SUBCLASSES.items()
-                                                               if v == c.upper())):
-                if a in tensors_of or a in keys_of:
-                    continue  # the monolithic loader's case wins
-                body = function_body(mt, 'llama_model_%s::load_arch_tensors' % cls)
-                try:
-                    hp = function_body(mt, 'llama_model_%s::load_arch_hparams' % cls)
-                except SyntaxError:
-                    # no own load_arch_hparams: the parent class's (the one
-                    # whose load_arch_tensors this one calls)
-                    m = re.search(r'llama_model_(\w+)::load_arch_tensors\s*\(\s*ml', mtext)
-                    parent = m.group(1).upper() if m else None
-                    if parent is None or parent not in keys_of:
-                        continue
-                    hp = None
-                if hp is None:
-                    keys_of[a] = list(keys_of[parent])
-                    rec_of[a], defaults_of[a] = rec_of.get(parent), defaults_of.get(parent, {})
-                else:
-                    reads = []
-                    walk_reads(hp, kr, False, reads, a)
-                    keys_of[a] = reads
-                    rec_of[a], defaults_of[a] = recurrent_and_defaults(hp, a)
-                gen.bodies[a] = (body, lprelude)
-                ents, ok = gen.run_arch(a, body, lprelude)
-                tensors_of[a] = ents
-                ok_of[a] = ok
-                source_of[a] = 'src/models/' + fn
-
-    # ---- symbols: member -> key, defaults
-    for name in list(syms.order):
-        pass
-
     # ---- write
-    sources = ['src/llama-model.cpp', 'src/llama-arch.cpp', 'src/llama-hparams.h']
+    sources = ['src/llama-arch.cpp', 'src/llama-model.cpp', 'src/llama-model.h', 'src/llama-model-loader.h',
+               'src/llama-hparams.h', 'src/llama-hparams.cpp', 'src/models/models.h']
     sources += sorted(set(source_of.values()))
     archs_rows = []
     key_table = []
@@ -1496,14 +1706,11 @@ def main():
         if a in rope_is_head:
             flags.append('ROPE_IS_HEAD')
         if ents and ok_of.get(a):
-            flags += arch_flags(ents, syms, a in HAND_RECURRENT or rec_of.get(a) is not None)
+            flags += arch_flags(ents, syms, a in RECURRENT or rec_of.get(a) is not None)
         rec = rec_of.get(a)
-        if a in HAND_RECURRENT:
+        if a in RECURRENT:
             rec = ['1']
-        if a in source_of:
-            src_i = sources.index(source_of[a])
-        else:
-            src_i = 0 if cov != 'NAME' else -1
+        src_i = sources.index(source_of[a]) if a in source_of else -1
         archs_rows.append((name, cov, kr0, tr0, ' | '.join(flags) or '0',
                            rec, defaults_of.get(a, {}), src_i))
 
@@ -1512,20 +1719,19 @@ def main():
         pass
 
     header = ('/* GENERATED by data/arch/archgen.py from llama.cpp sources: do not edit.\n'
-              ' *   src/llama-model.cpp  @ %s\n'
-              ' *   src/llama-arch.cpp   @ %s\n'
-              ' *   src/llama-hparams.h  @ %s\n'
-              ' *   and %d per-model files of the newer layout (GEN_SOURCE in gen_archs.def)\n'
+              ' *   llama.cpp @ %s (%s%s): src/llama-arch.cpp, src/llama-model.cpp,\n'
+              ' *   src/llama-hparams.{h,cpp} and %d per-model files (GEN_SOURCE in gen_archs.def)\n'
               ' * Format: data/arch/README.md. */\n'
-              % (commits.get('src/llama-model.cpp', '?'), commits.get('src/llama-arch.cpp', '?'),
-                 commits.get('src/llama-hparams.h', '?'), len(sources) - 3))
+              % (stamp[0], stamp[1], ', ' + stamp[2] if stamp[2] else '', len(set(source_of.values()))))
     os.makedirs(out_dir, exist_ok=True)
 
     with open(os.path.join(out_dir, 'gen_archs.def'), 'w') as f:
         f.write(header)
+        f.write('/* GEN_STAMP(commit, date, build): the llama.cpp tree every table here came from */\n')
+        f.write('GEN_STAMP(%s, %s, %s)\n' % (c_str(stamp[0]), c_str(stamp[1]), c_str(stamp[2])))
         f.write('/* GEN_SOURCE(file, commit) */\n')
         for k in sources:
-            f.write('GEN_SOURCE(%s, %s)\n' % (c_str(k), c_str(commits.get(k, '?'))))
+            f.write('GEN_SOURCE(%s, %s)\n' % (c_str(k), c_str(stamp[0])))
         f.write('/* GEN_COMMON_KEYS(first, count): keys every loader reads */\n')
         f.write('GEN_COMMON_KEYS(%d, %d)\n' % (len(key_table), len(common_rows)))
         f.write('/* GEN_ARCH(name, coverage, first key, keys, first tensor, tensors, flags,\n'
@@ -1578,8 +1784,29 @@ def main():
             f.write('GEN_SYM(%-28s %-42s %d, %s)\n' % (
                 name + ',', c_str(key) + ',', 1 if d else 0, d or '0'))
 
-    # the second input: gguf-py's MODEL_TENSORS, when the copy holds it
+    # the second input: gguf-py's MODEL_TENSORS (the names converters write)
     gp = os.path.join(src, 'gguf-py/gguf/constants.py')
+    pyn = gguf_py_names(read(gp), arch_names)
+    with open(os.path.join(out_dir, 'gen_gguf_py.def'), 'w') as f:
+        f.write(header)
+        f.write('/* gguf-py/gguf/constants.py MODEL_TENSORS: the tensor names converters write for\n'
+                ' * each architecture, without .weight/.bias (%d = the layer): a tensor the table\n'
+                ' * does not create but gguf-py lists is GG594, not GG552.\n'
+                ' * GEN_PY_ARCH("arch", first, count): rows first..first+count-1 of GEN_PY_NAME\n'
+                ' * GEN_PY_NAME("name", where %d is or -1) */\n')
+        rows, ranges, archrows = [], {}, []
+        for a, name in arch_names:
+            lst = tuple(pyn.get(name, []))
+            if not lst:
+                continue
+            if lst not in ranges:
+                ranges[lst] = (len(rows), len(lst))
+                rows.extend(lst)
+            archrows.append((name, ranges[lst]))
+        for name, (first, count) in archrows:
+            f.write('GEN_PY_ARCH(%-20s %4d, %3d)\n' % (c_str(name) + ',', first, count))
+        for n in rows:
+            f.write('GEN_PY_NAME(%s, %d)\n' % (c_str(n), n.find('%d')))
     if os.path.exists(gp):
         report = gguf_py_report(read(gp), arch_names, tensors_of,
                                 {a: cov for (name, cov, *_), (a, _n) in zip(archs_rows, arch_names)})
@@ -1634,17 +1861,59 @@ def cond3(rpn):
     return st[0] if len(st) == 1 else None
 
 
+def py_section(text, head):
+    """The text of a top-level `HEAD: ... = {` dict of constants.py, up to
+    its closing brace at the start of a line."""
+    m = re.search(r'^' + head + r'\b[^\n]*=\s*\{\n(.*?)^\}', text, re.S | re.M)
+    return m.group(1) if m else ''
+
+
+def gguf_py_tables(text):
+    """(arch enum -> name, tensor enum -> base name with %d, arch enum ->
+    [tensor enum]) from gguf-py/gguf/constants.py."""
+    q = r"""['"]"""
+    names = dict(re.findall(r'MODEL_ARCH\.(\w+):\s*' + q + r'([^\'"]*)' + q,
+                            py_section(text, 'MODEL_ARCH_NAMES')))
+    tnames = {k: v.replace('{bid}', '%d')
+              for k, v in re.findall(r'MODEL_TENSOR\.(\w+):\s*' + q + r'([^\'"]*)' + q,
+                                     py_section(text, 'TENSOR_NAMES'))}
+    lists = {k: re.findall(r'MODEL_TENSOR\.(\w+)', v)
+             for k, v in re.findall(r'MODEL_ARCH\.(\w+):\s*\[([^\]]*)\]', py_section(text, 'MODEL_TENSORS'))}
+    return names, tnames, lists
+
+
+def gguf_py_names(text, arch_names):
+    """arch name -> sorted base names (%d for the layer) gguf-py's
+    MODEL_TENSORS lists for it; names with another placeholder (an expert
+    index) or a digit before the layer are left out (the matcher splits a
+    file's name at its first digit)."""
+    names, tnames, lists = gguf_py_tables(text)
+    by_name = {v: k for k, v in names.items()}
+    out = {}
+    for a, name in arch_names:
+        key = by_name.get(name)
+        if key is None or key not in lists:
+            continue
+        got = set()
+        for t in lists[key]:
+            n = tnames.get(t)
+            if not n or '{' in n or len(n) > 100:
+                continue
+            at = n.find('%d')
+            if (at >= 0 and (re.search(r'\d', n[:at]) or '%d' in n[at + 2:])) or (at < 0 and re.search(r'\d', n)):
+                continue
+            got.add(n)
+        out[name] = sorted(got)
+    return out
+
+
 def gguf_py_report(text, arch_names, tensors_of, cov_of):
     """Compare the tensor names each generated loader table creates with the
     names gguf-py's MODEL_TENSORS lists for the architecture (what
     convert_hf_to_gguf.py can write): per architecture, the names only the
     loader has and the names only gguf-py has. Names are compared without
     their .weight / .bias suffix, the layer number as %d."""
-    names = dict(re.findall(r"MODEL_ARCH\.(\w+): '([^']*)'", text))
-    tnames = {k: v.replace('{bid}', '%d')
-              for k, v in re.findall(r"MODEL_TENSOR\.(\w+): '([^']*)'", text)}
-    lists = {k: [t.strip() for t in v.split(',') if t.strip()]
-             for k, v in re.findall(r'MODEL_ARCH\.(\w+): \[([^\]]*)\]', text)}
+    names, tnames, lists = gguf_py_tables(text)
     by_name = {v: k for k, v in names.items()}
     out = ['# data/arch/gguf_py_report.txt - GENERATED by archgen.py: the tensor names each',
            '# architecture table creates (loader) against gguf-py\'s MODEL_TENSORS for it (the',
@@ -1702,7 +1971,9 @@ def arch_flags(ents, syms, recurrent):
     uses_heads = False
     for e in ents:
         layer_conds |= sym_names_in(e['cond'], syms)
-        if e['required'] and e['cond'] == [] and e['layer']:
+        presence_only = e['cond'] is not None and all(re.match(r'P\d+$', t) or t in ('!', '&&', '||')
+                                                      for t in e['cond'])
+        if e['required'] and presence_only and e['layer']:
             for d in e['shape']:
                 if sym_names_in(d, syms) & set(HEAD_SYMS):
                     uses_heads = True
@@ -1710,7 +1981,11 @@ def arch_flags(ents, syms, recurrent):
         flags.append('HEADS')
     n_embd = syms.sym('n_embd')
     for e in ents:
-        if (e['name'] == 'blk.%d.attn_q.weight' and e['required'] and e['cond'] == []
+        # required always, or whenever the fused attn_qkv is absent (the
+        # create_tensor_qkv helper: split q/k/v or one fused tensor)
+        presence_only = e['cond'] is not None and all(re.match(r'P\d+$', t) or t in ('!', '&&', '||')
+                                                      for t in e['cond'])
+        if (e['name'] == 'blk.%d.attn_q.weight' and e['required'] and presence_only
                 and e['shape'][1:2] == [[n_embd]]):
             flags.append('Q_IS_E')
             break
@@ -1782,7 +2057,7 @@ def recurrent_and_defaults(body, arch):
                     # a local with a constant start value, read from a key below
                     # (uint32_t full_attn_interval = 4;)
                     LOCAL_DEFAULTS[d[1]] = t[eq + 1]
-                if s.startswith('std::fill(hparams.recurrent_layer_arr') and s.endswith(',true)'):
+                if (s.startswith('std::fill(hparams.recurrent_layer_arr') or s.startswith('std::fill(hparams.is_recr_impl')) and s.endswith(',true)'):
                     rec = ('num', 1)
                 elif (t[:3] in (['hparams', '.', 'recurrent_layer_arr'], ['hparams', '.', 'is_recr_impl'])
                       and t[3:5] == ['[', loopvar] and loopvar):
@@ -1816,6 +2091,12 @@ def plain_assignments(body, reads):
                 if t[:2] == ['hparams', '.'] and len(t) > 4 and t[3] == '=' and t[2] not in read:
                     try:
                         out[t[2]] = parse_expr(t[4:])
+                    except SyntaxError:
+                        pass
+                elif len(t) > 2 and re.match(r'[A-Za-z_]\w*$', t[0]) and t[1] == '=':
+                    # a member of the model class (nanbeige: n_layer_phys = ...)
+                    try:
+                        out['this.' + t[0]] = parse_expr(t[2:])
                     except SyntaxError:
                         pass
     visit(body)

@@ -29,13 +29,24 @@ int gguflint_arch_get(size_t index, gguflint_arch_info *out)
     return 0;
 }
 
-/* GEN_SOURCE row 1 is llama-arch.cpp (LLM_ARCH_NAMES). */
+/* GEN_SOURCE row 0 is llama-arch.cpp (LLM_ARCH_NAMES); every table has the
+ * stamp's commit. */
 const char *gguflint_arch_names_source(void)
 {
-    return arch_source_count > 1 ? arch_str(arch_source_files[1]) : "";
+    return arch_source_count > 0 ? arch_str(arch_source_files[0]) : "";
 }
 
 const char *gguflint_arch_names_commit(void)
 {
-    return arch_source_count > 1 ? arch_str(arch_source_commits[1]) : "";
+    return arch_str(arch_stamp_commit);
+}
+
+const char *gguflint_arch_tables_date(void)
+{
+    return arch_str(arch_stamp_date);
+}
+
+const char *gguflint_arch_tables_build(void)
+{
+    return arch_str(arch_stamp_build);
 }

@@ -1,6 +1,7 @@
 /* arch_names.c - see arch_names.h. */
 #include "checks/arch_names.h"
 #include "checks/checks.h"
+#include "model/arch_tables.h"
 #include "model/model.h"
 
 #include <stdio.h>
@@ -103,13 +104,13 @@ void arch_check_unknown(gguflint_ctx *ctx, const gguflint_kv *akv, size_t vis, c
     }
     if (near.kind == NEAR_DIGIT)
         emit(ctx, R_ARCH_UNKNOWN, akv->value_offset, akv->value_size, path,
-             "architecture '%s' is not one gguflint knows; its keys and tensors are not checked "
-             "(llama.cpp refuses architectures it does not know); it differs by one digit from "
-             "%s, so it may be a newer architecture of that family",
-             shown, names);
+             "architecture '%s' is unknown to llama.cpp of %s (gguflint's tables); its keys and "
+             "tensors are not checked (llama.cpp refuses architectures it does not know); it "
+             "differs by one digit from %s, so it may be a newer architecture of that family",
+             shown, arch_str(arch_stamp_date), names);
     else
         emit(ctx, R_ARCH_UNKNOWN, akv->value_offset, akv->value_size, path,
-             "architecture '%s' is not one gguflint knows; its keys and tensors are not checked "
-             "(llama.cpp refuses architectures it does not know)",
-             shown);
+             "architecture '%s' is unknown to llama.cpp of %s (gguflint's tables); its keys and "
+             "tensors are not checked (llama.cpp refuses architectures it does not know)",
+             shown, arch_str(arch_stamp_date));
 }

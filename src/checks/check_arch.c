@@ -33,9 +33,23 @@ void arch_drop(gguflint_ctx *ctx, int rule)
         emit(ctx, rule, 0, 0, "", "%s", "");
 }
 
+/* A key row's KV: "<arch>.<suffix>", or the key itself for a suffix
+ * "=key" (a key the loader reads without the architecture prefix). */
 static const gguflint_kv *key_of(const arch_file *f, const char *suffix)
 {
+    if (suffix[0] == '=')
+        return kv_by_key(f->ctx, suffix + 1);
     return kv_by_arch_key(f->ctx, f->arch, strlen(f->arch), suffix);
+}
+
+/* The key's name for messages. */
+static const char *key_name(const arch_file *f, const char *suffix, char *buf, size_t cap)
+{
+    if (suffix[0] == '=')
+        snprintf(buf, cap, "%s", suffix + 1);
+    else
+        snprintf(buf, cap, "%s.%s", f->arch, suffix);
+    return buf;
 }
 
 static bool int_of(const gguflint_kv *kv, uint64_t *out)
@@ -103,6 +117,24 @@ static void check_key_type(const arch_file *f, const arch_key *k, const gguflint
         arrays = true;
         want_text = "i32 or an array of i32";
         break;
+    case KT_ARR_INT:
+        want = VT_ARRAY, elem = VT_INT32, want_text = "an array of i32 or u32";
+        if (kv->type == VT_ARRAY &&
+            (kv->elem_type == VT_INT32 || kv->elem_type == VT_UINT32 || kv->elem_type == VT_BOOL))
+            return;
+        break;
+    case KT_ARR_F32:
+        want = VT_ARRAY, elem = VT_FLOAT32, want_text = "an array of f32";
+        if (kv->type == VT_ARRAY && kv->elem_type == VT_FLOAT32)
+            return;
+        break;
+    case KT_ARR_ANY:
+        want = VT_ARRAY, elem = VT_INT32, want_text = "an array";
+        if (kv->type == VT_ARRAY &&
+            (kv->elem_type == VT_INT32 || kv->elem_type == VT_UINT32 || kv->elem_type == VT_BOOL ||
+             kv->elem_type == VT_FLOAT32 || kv->elem_type == VT_STRING))
+            return;
+        break;
     default: /* KT_ARR_STR */
         want = VT_ARRAY, elem = VT_STRING, want_text = "an array of strings";
         if (kv->type == VT_ARRAY && kv->elem_type == VT_STRING)
@@ -153,11 +185,12 @@ static void check_one_key(const arch_file *f, const arch_key *k)
     }
     if (!f->model_meta || !k->required)
         return;
+    char kn[192];
     if (arch_live(ctx, R_HPARAM_MISSING))
         emit(ctx, R_HPARAM_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size, f->arch_path,
-             "architecture '%s' requires the key '%s.%s', which is absent (llama.cpp: \"key not "
+             "architecture '%s' requires the key '%s', which is absent (llama.cpp: \"key not "
              "found in model\")",
-             f->arch, f->arch, arch_str(k->suffix));
+             f->arch, key_name(f, arch_str(k->suffix), kn, sizeof kn));
     else
         arch_drop(ctx, R_HPARAM_MISSING);
 }
@@ -272,6 +305,42 @@ static void check_gqa(const arch_file *f, arch_env *env, uint64_t L, bool L_know
     }
 }
 
+/* Hybrid and recurrent architectures: a layer with key/value heads is an
+ * attention layer (is_recr(il) is head_count_kv(il) == 0), so 0 query heads
+ * there makes the head size 0 and llama.cpp refuses the tensor shapes
+ * (jamba, lfm2, granitehybrid ...). One finding, at head_count. */
+static void check_hybrid_heads(const arch_file *f, arch_env *env)
+{
+    gguflint_ctx *ctx = f->ctx;
+    const gguflint_kv *hk = key_of(f, "attention.head_count");
+    /* hybrids only: a per-layer recurrence formula (not every layer) */
+    const char *rec = arch_str(f->info->recurrent);
+    if (!hk || (f->info->flags & AF_HEADS) || !rec[0] || strcmp(rec, "1") == 0)
+        return;
+    uint32_t n = env->head.is_array ? env->head.n : 1;
+    if (env->head_kv.is_array && env->head_kv.n > n)
+        n = env->head_kv.n;
+    for (uint32_t i = 0; i < n && i < ARCH_MAX_LAYERS; i++) {
+        arch_val h = arch_layer_value(&env->head, i), k = arch_layer_value(&env->head_kv, i);
+        if (!h.known || !k.known || h.v != 0 || k.v <= 0)
+            continue;
+        char path[224];
+        kv_path(path, sizeof path, hk);
+        uint64_t at = hk->value_offset;
+        if (env->head.is_array) {
+            size_t pl = strlen(path);
+            snprintf(path + pl, sizeof path - pl, "[%u]", i);
+            at = elem_offset(f, hk, i);
+        }
+        emit(ctx, R_HEAD_COUNT_ZERO, at, 4, path,
+             "layer %u has head_count 0 but head_count_kv %lld: an attention layer of '%s' "
+             "without query heads (llama.cpp sizes its tensors with head size 0 and refuses "
+             "them)",
+             i, (long long)k.v, f->arch);
+        return;
+    }
+}
+
 static void check_values(const arch_file *f, arch_env *env)
 {
     gguflint_ctx *ctx = f->ctx;
@@ -294,6 +363,8 @@ static void check_values(const arch_file *f, arch_env *env)
     check_layer_array(f, "attention.head_count_kv", true, L, L_known);
     if (f->info->flags & AF_HEADS)
         check_gqa(f, env, L, L_known);
+    else
+        check_hybrid_heads(f, env);
 
     kv = key_of(f, "rope.dimension_sections");
     if (kv && kv->type == VT_ARRAY && kv->count != 4 &&
@@ -391,6 +462,62 @@ static bool row_uses(const arch_tensor *r, const char *const *syms)
     return false;
 }
 
+/* Does the loader's shape of row r have a 0 (at layer 0)? A formula with a
+ * fallback for the absent key (n_ff_exp ? n_ff_exp : n_ff) does not. */
+static bool row_zero_dim(arch_env *env, const arch_tensor *r)
+{
+    for (int d = 0; d < 4; d++) {
+        arch_val v = arch_row_eval(env, r, ARCH_F_NE0 + d, 0);
+        if (v.known && v.v == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The same for the architecture's own optional keys: a key read as
+ * optional into a member that defaults to 0 (rwkv7's gate_lora_rank) and
+ * sizes a required tensor whose condition holds. */
+static void check_sized_own_keys(const arch_file *f, arch_env *env)
+{
+    gguflint_ctx *ctx = f->ctx;
+    const arch_info *a = f->info;
+    for (uint16_t j = 0; j < a->key_count && ctx->status == GGUFLINT_OK; j++) {
+        const arch_key *k = &arch_keys[a->key_first + j];
+        const char *sfx = arch_str(k->suffix);
+        if (k->required || key_of(f, sfx))
+            continue;
+        const char *sym = NULL;
+        for (size_t s = 0; s < arch_sym_count && !sym; s++)
+            if (strcmp(arch_str(arch_syms[s].key), sfx) == 0 &&
+                (!arch_syms[s].has_default || arch_syms[s].dflt == 0))
+                sym = arch_str(arch_syms[s].name);
+        if (!sym)
+            continue;
+        const char *const syms[] = {sym, NULL};
+        const char *needer = NULL;
+        char kn[192];
+        for (uint16_t i = 0; i < a->tensor_count && !needer; i++) {
+            const arch_tensor *r = &arch_tensors[a->tensor_first + i];
+            if (!r->required || !row_uses(r, syms))
+                continue;
+            arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
+            if (c.known && c.v && row_zero_dim(env, r))
+                needer = arch_str(r->name);
+        }
+        if (!needer)
+            continue;
+        if (arch_live(ctx, R_HPARAM_MISSING))
+            emit(ctx, R_HPARAM_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size,
+                 f->arch_path,
+                 "architecture '%s' needs the key '%s' to size its tensors (%s ...), and it "
+                 "is absent: llama.cpp reads it as 0 and the tensors get the wrong shape",
+                 f->arch, key_name(f, sfx, kn, sizeof kn), needer);
+        else
+            arch_drop(ctx, R_HPARAM_MISSING);
+        return; /* one finding */
+    }
+}
+
 static void check_sized_keys(const arch_file *f, arch_env *env)
 {
     static const char *const ff_syms[] = {"n_ff", NULL};
@@ -403,6 +530,7 @@ static void check_sized_keys(const arch_file *f, arch_env *env)
     } sized[] = {{"feed_forward_length", ff_syms}, {"attention.head_count", head_syms}};
     gguflint_ctx *ctx = f->ctx;
     const arch_info *a = f->info;
+    check_sized_own_keys(f, env);
     for (size_t k = 0; k < sizeof sized / sizeof sized[0]; k++) {
         if (key_of(f, sized[k].suffix))
             continue;
@@ -418,7 +546,7 @@ static void check_sized_keys(const arch_file *f, arch_env *env)
             if (!r->required || !row_uses(r, sized[k].syms))
                 continue;
             arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
-            if (c.known && c.v)
+            if (c.known && c.v && row_zero_dim(env, r))
                 needer = arch_str(r->name);
         }
         if (!needer)

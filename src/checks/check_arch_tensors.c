@@ -368,6 +368,16 @@ static void check_one(const arch_file *f, arch_env *env, const gguflint_tensor *
         report_unexpected(f, t, R_TENSOR_UNEXPECTED, why);
         return;
     }
+    if (arch_py_lists(a, t->name.ptr, (size_t)t->name.len)) {
+        /* gguf-py knows it for this architecture: a file newer than the tables */
+        snprintf(why, sizeof why,
+                 "is not created by the '%s' loader of llama.cpp of %s (gguflint's tables), but "
+                 "gguf-py lists it for the architecture: a file newer than the tables? That "
+                 "loader fails with \"wrong number of tensors\"",
+                 f->arch, arch_str(arch_stamp_date));
+        report_unexpected(f, t, R_TENSOR_UNKNOWN_TO_TABLE, why);
+        return;
+    }
     snprintf(why, sizeof why,
              "is not a tensor of this architecture ('%s' loader): llama.cpp fails with \"wrong "
              "number of tensors\"",

@@ -157,7 +157,10 @@ static int cmd_archs(int argc, char **argv)
         keys += strcmp(a.coverage, "keys") == 0;
     }
     if (json) {
-        printf("{\"names_source\": {\"file\": \"%s\", \"commit\": \"%s\"},\n",
+        printf("{\"stamp\": {\"commit\": \"%s\", \"date\": \"%s\", \"build\": \"%s\"},\n",
+               gguflint_arch_names_commit(), gguflint_arch_tables_date(),
+               gguflint_arch_tables_build());
+        printf(" \"names_source\": {\"file\": \"%s\", \"commit\": \"%s\"},\n",
                gguflint_arch_names_source(), gguflint_arch_names_commit());
         printf(" \"summary\": {\"architectures\": %zu, \"full\": %zu, \"keys\": %zu, "
                "\"name\": %zu},\n \"architectures\": [",
@@ -187,6 +190,9 @@ static int cmd_archs(int argc, char **argv)
     }
     printf("%zu architectures (names: %s @ %s): %zu full, %zu keys only, %zu name only\n", n,
            gguflint_arch_names_source(), gguflint_arch_names_commit(), full, keys, n - full - keys);
+    const char *build = gguflint_arch_tables_build();
+    printf("tables: llama.cpp of %s (%s%s%s)\n", gguflint_arch_tables_date(),
+           gguflint_arch_names_commit(), build[0] ? ", " : "", build);
     return EXIT_CLEAN;
 }
 

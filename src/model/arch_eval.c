@@ -109,6 +109,8 @@ static arch_val mul(arch_val a, arch_val b)
 
 static const gguflint_kv *env_key(const arch_env *env, const char *suffix)
 {
+    if (suffix[0] == '=') /* a key without the architecture prefix */
+        return kv_by_key(env->ctx, suffix + 1);
     return kv_by_arch_key(env->ctx, env->arch_name, env->arch_len, suffix);
 }
 

@@ -28,6 +28,8 @@
 #define ROPE_IS_HEAD AF_ROPE_IS_HEAD
 
 /* ---- pass 1: the pool's members */
+#define GEN_STAMP(commit, date, build)                                                             \
+    char M(st_c)[sizeof commit], M(st_d)[sizeof date], M(st_b)[sizeof build];
 #define GEN_SOURCE(file, commit) char M(src_f)[sizeof file], M(src_c)[sizeof commit];
 #define GEN_COMMON_KEYS(first, count)
 #define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)                                       \
@@ -38,13 +40,19 @@
         M(t_1)[sizeof b], M(t_2)[sizeof c], M(t_3)[sizeof d];
 #define GEN_SYM(name, key, has, dflt) char M(s_n)[sizeof #name], M(s_k)[sizeof key];
 #define HAND_NAME(s) char M(h_n)[sizeof s];
+#define GEN_PY_ARCH(name, first, count) char M(p_a)[sizeof name];
+#define GEN_PY_NAME(name, at) char M(p_n)[sizeof name];
 struct arch_pool {
 #include "../../data/arch/gen_archs.def"
 #include "../../data/arch/gen_keys.def"
 #include "../../data/arch/gen_tensors.def"
 #include "../../data/arch/gen_syms.def"
 #include "../../data/arch/hand_names.def"
+#include "../../data/arch/gen_gguf_py.def"
 };
+#undef GEN_PY_ARCH
+#undef GEN_PY_NAME
+#undef GEN_STAMP
 #undef GEN_SOURCE
 #undef GEN_ARCH
 #undef GEN_KEY
@@ -53,19 +61,26 @@ struct arch_pool {
 #undef HAND_NAME
 
 /* ---- pass 2: the pool's contents, in the same order */
+#define GEN_STAMP(commit, date, build) commit, date, build,
 #define GEN_SOURCE(file, commit) file, commit,
 #define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src) name, rec,
 #define GEN_KEY(suffix, type, req) suffix,
 #define GEN_TENSOR(name, at, req, count, cond, a, b, c, d) name, count, cond, a, b, c, d,
 #define GEN_SYM(name, key, has, dflt) #name, key,
 #define HAND_NAME(s) s,
+#define GEN_PY_ARCH(name, first, count) name,
+#define GEN_PY_NAME(name, at) name,
 const struct arch_pool arch_pool = {
 #include "../../data/arch/gen_archs.def"
 #include "../../data/arch/gen_keys.def"
 #include "../../data/arch/gen_tensors.def"
 #include "../../data/arch/gen_syms.def"
 #include "../../data/arch/hand_names.def"
+#include "../../data/arch/gen_gguf_py.def"
 };
+#undef GEN_PY_ARCH
+#undef GEN_PY_NAME
+#undef GEN_STAMP
 #undef GEN_SOURCE
 #undef GEN_ARCH
 #undef GEN_KEY
@@ -77,6 +92,14 @@ const struct arch_pool arch_pool = {
 /* ---- pass 3: the rows */
 #define GEN_SOURCE(file, commit)
 #define GEN_COMMON_KEYS(first, count)
+#define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)
+#define GEN_STAMP(commit, date, build)                                                             \
+    const arch_str_t arch_stamp_commit = OFF(st_c), arch_stamp_date = OFF(st_d),                   \
+                     arch_stamp_build = OFF(st_b);
+#include "../../data/arch/gen_archs.def"
+#undef GEN_STAMP
+#undef GEN_ARCH
+#define GEN_STAMP(commit, date, build)
 #define GEN_ARCH(name, cov, kf, kc, tf, tc, flags, rec, src)                                       \
     {OFF(a_n), (uint8_t)(sizeof name - 1), COV_##cov, (unsigned)(flags), kf, kc, tf, tc, OFF(a_r), \
      src},
@@ -144,6 +167,28 @@ const arch_str_t arch_hand_names[] = {
 };
 #undef HAND_NAME
 const size_t arch_hand_name_count = sizeof arch_hand_names / sizeof arch_hand_names[0];
+
+#define GEN_PY_ARCH(name, first, count) {OFF(p_a), first, count},
+#define GEN_PY_NAME(name, at)
+static const struct {
+    arch_str_t name;
+    uint16_t first, count;
+} py_archs[] = {
+#include "../../data/arch/gen_gguf_py.def"
+};
+#undef GEN_PY_ARCH
+#undef GEN_PY_NAME
+#define GEN_PY_ARCH(name, first, count)
+#define GEN_PY_NAME(name, at) {OFF(p_n), (uint8_t)(sizeof name - 1), at},
+static const struct {
+    arch_str_t name;
+    uint8_t len;
+    int8_t at;
+} py_names[] = {
+#include "../../data/arch/gen_gguf_py.def"
+};
+#undef GEN_PY_ARCH
+#undef GEN_PY_NAME
 #undef REQ
 #undef OPT
 #undef HEADS
@@ -168,6 +213,54 @@ const arch_info *arch_find(const uint8_t *name, size_t len)
         if (arch_infos[i].name_len == len && memcmp(arch_str(arch_infos[i].name), name, len) == 0)
             return &arch_infos[i];
     return NULL;
+}
+
+/* A file's tensor name against a gguf-py base name: the base (its %d a
+ * plain decimal layer number), then nothing or one ".suffix" (.weight,
+ * .bias, .scale ...). */
+static bool py_match(const char *base, size_t blen, int at, const uint8_t *name, size_t len)
+{
+    size_t i = 0, j = 0;
+    if (at >= 0) {
+        if (len < (size_t)at || memcmp(base, name, (size_t)at) != 0)
+            return false;
+        i = j = (size_t)at;
+        size_t d = 0;
+        while (i < len && name[i] >= '0' && name[i] <= '9')
+            i++, d++;
+        if (d == 0 || d > 9 || (d > 1 && name[j] == '0'))
+            return false;
+        j += 2;
+    }
+    size_t rest = blen - j;
+    if (len - i < rest || memcmp(base + j, name + i, rest) != 0)
+        return false;
+    i += rest;
+    if (i == len)
+        return true;
+    if (name[i] != '.' || i + 1 == len)
+        return false;
+    for (size_t k = i + 1; k < len; k++)
+        if (!((name[k] >= 'a' && name[k] <= 'z') || name[k] == '_' ||
+              (name[k] >= '0' && name[k] <= '9')))
+            return false;
+    return true;
+}
+
+bool arch_py_lists(const arch_info *a, const uint8_t *name, size_t len)
+{
+    const char *an = arch_str(a->name);
+    for (size_t i = 0; i < sizeof py_archs / sizeof py_archs[0]; i++) {
+        if (strcmp(arch_str(py_archs[i].name), an) != 0)
+            continue;
+        for (size_t k = py_archs[i].first; k < (size_t)py_archs[i].first + py_archs[i].count &&
+                                           k < sizeof py_names / sizeof py_names[0];
+             k++)
+            if (py_match(arch_str(py_names[k].name), py_names[k].len, py_names[k].at, name, len))
+                return true;
+        return false;
+    }
+    return false;
 }
 
 int arch_sym_index(const char *name)

@@ -30,7 +30,10 @@ enum {
     KT_LAYERS,     /* u32, or an array (i32/u32) of block_count elements */
     KT_F32_LAYERS, /* f32, or an array of f32 of block_count elements */
     KT_SECTIONS,   /* i32, or an array of i32 of 4 elements */
-    KT_ARR_STR     /* an array of strings */
+    KT_ARR_STR,    /* an array of strings */
+    KT_ARR_INT,    /* an array of i32, u32 or bool (get_arr into integers) */
+    KT_ARR_F32,    /* an array of f32 */
+    KT_ARR_ANY     /* an array of i32, u32, bool, f32 or strings (target type not read) */
 };
 
 /* Every string of the tables lives in one pool (arch_tables.c), and rows
@@ -111,6 +114,10 @@ extern const uint16_t arch_common_first, arch_common_count;
 extern const arch_str_t arch_source_files[];
 extern const arch_str_t arch_source_commits[];
 extern const size_t arch_source_count;
+/* The llama.cpp tree every generated table came from (GEN_STAMP): its
+ * commit, its date (YYYY-MM-DD) and its build (`git describe`), pool
+ * offsets. Messages that depend on the tables name the date. */
+extern const arch_str_t arch_stamp_commit, arch_stamp_date, arch_stamp_build;
 /* Names accepted without a table (not a llama_model architecture, e.g.
  * control vectors), kept by hand in data/arch/hand_names.def. */
 extern const arch_str_t arch_hand_names[];
@@ -118,6 +125,10 @@ extern const size_t arch_hand_name_count;
 
 /* The row of an architecture name (length-delimited, NUL-free), or NULL. */
 const arch_info *arch_find(const uint8_t *name, size_t len);
+/* Whether gguf-py's MODEL_TENSORS (data/arch/gen_gguf_py.def) lists the
+ * tensor `name` (length-delimited) for the architecture: its base name
+ * with the layer number, then nothing or one ".suffix". */
+bool arch_py_lists(const arch_info *a, const uint8_t *name, size_t len);
 /* Symbol index by name, or -1 (used by the evaluator for derived symbols). */
 int arch_sym_index(const char *name);
 
