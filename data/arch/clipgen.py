@@ -73,6 +73,11 @@ HAND_FLAGS = {
 # and clip_graph_llava::build (models/llava.cpp build_mm(layer.q_w, cur)).
 # Found by the patterns in VIT_PATTERNS below; listed here for review.
 VIT_PATTERNS = (r'\bbuild_vit\(', r'build_mm\(layer\.q_w')
+# The patch embedding: build_inp() convolves with patch_embeddings_0
+# (clip.cpp "ggml_conv_2d(ctx0, model.patch_embeddings_0, inp_raw, ...)"), and
+# so do builders that call ggml_conv_2d with it themselves (qwen2vl.cpp, with
+# patch_embeddings_1 as well: G_PE1).
+INP_PATTERNS = (r'\bbuild_inp\(\)', r'\(ctx0,\s*model\.patch_embeddings_0\b')
 # Dereferences of position_embeddings without a null check: ggml_get_rows /
 # a view / ->ne of it (llava.cpp ggml_get_rows(ctx0, model.position_embeddings,
 # ...), whisper-enc.cpp model.position_embeddings->ne[1]).
@@ -459,8 +464,10 @@ def main():
             return []
         txt = files[b][1]
         fl = []
-        if re.search(r'\bbuild_inp\(\)', txt):
+        if any(re.search(p, txt) for p in INP_PATTERNS):
             fl.append('G_INP')
+        if re.search(r'\(ctx0,\s*model\.patch_embeddings_1\b', txt):
+            fl.append('G_PE1')
         if any(re.search(p, txt) for p in POS_PATTERNS):
             fl.append('G_POS')
         if any(re.search(p, txt) for p in VIT_PATTERNS):
@@ -475,7 +482,9 @@ def main():
         f.write(head % ('clip_projectors.def', stamp))
         f.write('/* CLIP_PROJECTOR("name", modality, flags, "graph builder file"):\n'
                 ' *   modality V vision, A audio, G generation (audio out)\n'
-                ' *   G_INP  the graph calls build_inp(): v.patch_embd.weight is dereferenced\n'
+                ' *   G_INP  the graph convolves with v.patch_embd.weight (build_inp() or its own\n'
+                ' *          ggml_conv_2d) without a null check\n'
+                ' *   G_PE1  ... and with v.patch_embd.weight.1\n'
                 ' *   G_POS  the graph dereferences position_embeddings without a null check\n'
                 ' *   G_VIT  the graph reads every layer\'s attn_q/k/v (or attn_qkv) weight\n'
                 ' *   MINICPMV, MERGE2, MERGE_GT1: hand flags (clipgen.py HAND_FLAGS) */\n')

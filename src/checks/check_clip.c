@@ -134,6 +134,12 @@ const clip_projector *clip_projector_of(const char *name, size_t len, int modali
     return NULL;
 }
 
+bool clip_skips_last_layer(const clip_file *f, const clip_enc *e)
+{
+    return e->proj && strcmp(e->proj->file, "llava.cpp") == 0 &&
+           strcmp(e->proj->name, "adapter") != 0 && !kv_by_key(f->ctx, "clip.vision.feature_layer");
+}
+
 static void vreport(const clip_file *f, int rule, uint64_t off, uint64_t len, const char *path,
                     const char *fmt, va_list ap)
 {

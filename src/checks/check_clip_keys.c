@@ -33,25 +33,18 @@ static bool row_active(const clip_file *f, const clip_key *r)
 static bool type_ok(const gguflint_kv *kv, uint8_t want)
 {
     switch (want) {
-    case CK_BOOL:
-        return kv->type == VT_BOOL;
-    case CK_I32:
-        return kv->type == VT_INT32;
-    case CK_U32:
-        return kv->type == VT_UINT32;
-    case CK_F32:
-        return kv->type == VT_FLOAT32;
-    case CK_STR:
-        return kv->type == VT_STRING;
-    case CK_ARR_F32:
-        return kv->type == VT_ARRAY && kv->elem_type == VT_FLOAT32;
-    default:
-        return kv->type == VT_ARRAY && kv->elem_type == VT_INT32;
+    case CK_BOOL: return kv->type == VT_BOOL;
+    case CK_I32: return kv->type == VT_INT32;
+    case CK_U32: return kv->type == VT_UINT32;
+    case CK_F32: return kv->type == VT_FLOAT32;
+    case CK_STR: return kv->type == VT_STRING;
+    case CK_ARR_F32: return kv->type == VT_ARRAY && kv->elem_type == VT_FLOAT32;
+    default: return kv->type == VT_ARRAY && kv->elem_type == VT_INT32;
     }
 }
 
-static const char *const want_name[] = {"bool", "i32", "u32", "f32", "string", "array of f32",
-                                        "array of i32"};
+static const char *const want_name[] = {"bool",   "i32",          "u32",         "f32",
+                                        "string", "array of f32", "array of i32"};
 static const char *const getter[] = {"gguf_get_val_bool", "gguf_get_val_i32", "gguf_get_val_u32",
                                      "gguf_get_val_f32",  "gguf_get_val_str", "get_arr_f32",
                                      "get_arr_int"};
@@ -211,7 +204,10 @@ static void encoder_values(const clip_file *f, int m)
               "embedding_length is %lld: load_hparams throws (\"n_embd must be greater than "
               "0\"); the projector does not load",
               (long long)embd);
-    bool vit = e->proj && (e->proj->flags & G_VIT);
+    int64_t layers = 0;
+    const gguflint_kv *bk = enc_key(f, m, "block_count");
+    bool vit = e->proj && (e->proj->flags & G_VIT) && u32_of(bk, &layers) &&
+               layers > (clip_skips_last_layer(f, e) ? 1 : 0);
     if (vit && hh && head == 0)
         range(f, hk,
               "head_count is %lld: the graph's head size is 0 and the attention reshape "

@@ -79,8 +79,10 @@ static int64_t dim(const gguflint_tensor *t, unsigned j)
 }
 
 /* GG523 at dimension j of t. */
+static const char crash[] = "ggml asserts at the warmup encode (a crash)";
+
 static void shape(const clip_file *f, const gguflint_tensor *t, unsigned j, int64_t want,
-                  const char *why)
+                  const char *why, const char *effect)
 {
     gguflint_ctx *ctx = f->ctx;
     if (!arch_live(ctx, R_CLIP_TENSOR_SHAPE)) {
@@ -101,9 +103,8 @@ static void shape(const clip_file *f, const gguflint_tensor *t, unsigned j, int6
         snprintf(path, sizeof path, "tensor[%zu].n_dims", ti);
     }
     emit(ctx, R_CLIP_TENSOR_SHAPE, field, len, path,
-         "tensor '%s' has ne[%u] = %lld; the projector graph needs %lld (%s): ggml asserts at "
-         "the warmup encode (a crash)",
-         name, j, (long long)dim(t, j), (long long)want, why);
+         "tensor '%s' has ne[%u] = %lld; the projector graph needs %lld (%s): %s", name, j,
+         (long long)dim(t, j), (long long)want, why, effect);
 }
 
 static bool expect_dim(const clip_file *f, const gguflint_tensor *t, unsigned j, int64_t want,
@@ -111,7 +112,7 @@ static bool expect_dim(const clip_file *f, const gguflint_tensor *t, unsigned j,
 {
     if (!t || want <= 0 || dim(t, j) == want)
         return true;
-    shape(f, t, j, want, why);
+    shape(f, t, j, want, why, crash);
     return false;
 }
 
@@ -184,6 +185,12 @@ static void graph_tensors(const clip_file *f, int m, const clip_enc *e)
              "optional, but the %s graph convolves the image with it (build_inp; a null "
              "dereference at the warmup encode, SIGSEGV)",
              p->name, p->file);
+    if (m == CLIP_V && (p->flags & G_PE1) && !tensor_by_name(f->ctx, "v.patch_embd.weight.1"))
+        miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
+             "projector type '%s' has no 'v.patch_embd.weight.1': the loader reads it as "
+             "optional, but the %s graph convolves the image with it (a null dereference at the "
+             "warmup encode, SIGSEGV)",
+             p->name, p->file);
     if ((p->flags & G_POS) && !tensorf(f, "%s.position_embd.weight", tprefix[m]))
         miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
              "projector type '%s' has no '%s.position_embd.weight': the loader reads it as "
@@ -197,9 +204,9 @@ static void graph_tensors(const clip_file *f, int m, const clip_enc *e)
  * is_ffn_swapped). */
 static bool swaps_ffn(const clip_enc *e)
 {
-    static const char *const types[] = {"mlp",    "ldp",      "ldpv2",     "qwen2vl_merger",
-                                        "qwen2.5vl_merger", "exaone4_5", "adapter",
-                                        "gemma3", "idefics3", "resampler", "minicpmv4_6"};
+    static const char *const types[] = {
+        "mlp",     "ldp",    "ldpv2",    "qwen2vl_merger", "qwen2.5vl_merger", "exaone4_5",
+        "adapter", "gemma3", "idefics3", "resampler",      "minicpmv4_6"};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (is_type(e, types[i]))
             return true;
@@ -249,7 +256,8 @@ static void layer_shapes(const clip_file *f, int m, const clip_enc *e, int64_t i
     }
 }
 
-/* GG592, the layers' attention (GG522) and their shapes (GG523). */
+/* GG592, the layers' attention (GG522) and their shapes (GG523; not the
+ * last layer of a llava graph, which it never runs). */
 static void layers(const clip_file *f, int m, const clip_enc *e)
 {
     if (is_type(e, "gemma3nv") || is_type(e, "qwen3tts_spkenc") || is_type(e, "pockettts_gen"))
@@ -296,7 +304,20 @@ static void layers(const clip_file *f, int m, const clip_enc *e)
                                 qkv[k], e->proj->file);
                 }
         }
-        if (shapes)
+        if (il == 0 && e->proj && strcmp(e->proj->file, "whisper-enc.cpp") == 0) {
+            static const char *const need[] = {"ln1.weight", "ln1.bias",    "ln2.weight",
+                                               "ln2.bias",   "attn_q.bias", "attn_v.bias"};
+            for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
+                if (!tensorf(f, "%s.blk.0.%s", pf, need[k])) {
+                    clip_report(f, R_CLIP_GRAPH_TENSOR_MISSING, bk,
+                                "the %s encoder has no '%s.blk.0.%s': the loader reads it as "
+                                "optional, but the whisper-enc.cpp graph asserts it is present "
+                                "(a crash at the warmup encode: GGML_ASSERT)",
+                                enc_name[m], pf, need[k]);
+                    break;
+                }
+        }
+        if (shapes && !(il == n - 1 && clip_skips_last_layer(f, e)))
             layer_shapes(f, m, e, il, embd);
     }
 }
@@ -307,10 +328,11 @@ static void embeddings(const clip_file *f, int m, const clip_enc *e)
     int64_t embd = 0, patch = 0;
     if (!shapes_known(e) || !u32_key(f, m, "embedding_length", &embd) || embd <= 0)
         return;
+    if (m == CLIP_V && !u32_key(f, m, "patch_size", &patch))
+        patch = 0;
     if (m == CLIP_V) {
         const gguflint_tensor *pe = tensor_by_name(f->ctx, "v.patch_embd.weight");
-        if (pe && u32_key(f, m, "patch_size", &patch) && patch > 0 &&
-            expect_dim(f, pe, 0, patch, "the patch width, patch_size") &&
+        if (pe && patch > 0 && expect_dim(f, pe, 0, patch, "the patch width, patch_size") &&
             expect_dim(f, pe, 1, patch, "the patch height, patch_size") &&
             expect_dim(f, pe, 2, 3, "the image's 3 colour channels"))
             expect_dim(f, pe, 3, embd, "one filter per embedding, embedding_length");
@@ -323,7 +345,25 @@ static void embeddings(const clip_file *f, int m, const clip_enc *e)
                        "a layer norm over embedding_length");
     }
     const gguflint_tensor *pos = tensorf(f, "%s.position_embd.weight", tprefix[m]);
-    expect_dim(f, pos, 0, embd, "added to each embedding, embedding_length wide");
+    if (!expect_dim(f, pos, 0, embd, "added to each embedding, embedding_length wide") || !pos)
+        return;
+    /* rows: the positions of the warmup encode (the image at image_size, or
+     * 3000 audio frames halved by the second conv1d) */
+    int64_t image = 0, need = 0;
+    const char *why = "", *effect = crash;
+    if (strcmp(e->proj->file, "whisper-enc.cpp") == 0) {
+        need = 1500;
+        why = "at least: one row per position of the 3000-frame warmup, after the stride-2 "
+              "conv1d (GGML_ASSERT position_embeddings->ne[1] >= n_pos)";
+    } else if (strcmp(e->proj->file, "llava.cpp") == 0 && u32_key(f, m, "image_size", &image) &&
+               patch > 0 && image >= patch) {
+        need = (image / patch) * (image / patch) + (tensor_by_name(f->ctx, "v.class_embd") ? 1 : 0);
+        why = "at least: ggml_get_rows reads one row per patch (and the class embedding)";
+        effect = "the first image encode reads rows past the table (an out-of-bounds heap read; "
+                 "the warmup only sizes the graph and does not catch it)";
+    }
+    if (need > 0 && dim(pos, 1) < need)
+        shape(f, pos, 1, need, why, effect);
 }
 
 /* GG523: the projector chain (clip_chains.def), and each 2-D weight's

@@ -12,12 +12,13 @@
 
 /* Flags of a projector type (data/arch/clip_projectors.def). */
 enum {
-    G_INP = 1,    /* the graph calls build_inp(): v.patch_embd.weight is used */
-    G_POS = 2,    /* the graph reads position_embeddings without a null check */
-    G_VIT = 4,    /* the graph reads each layer's attn_q/k/v or attn_qkv */
-    MINICPMV = 8, /* bucket_coords[1024] (GG558) */
-    MERGE2 = 16,   /* the Qwen2-VL 2 x 2 merge (GG559) */
-    MERGE_GT1 = 32 /* build_patch_merge_permute asserts n_merge > 1 (GG521) */
+    G_INP = 1,      /* the graph convolves with v.patch_embd.weight */
+    G_POS = 2,      /* the graph reads position_embeddings without a null check */
+    G_VIT = 4,      /* the graph reads each layer's attn_q/k/v or attn_qkv */
+    MINICPMV = 8,   /* bucket_coords[1024] (GG558) */
+    MERGE2 = 16,    /* the Qwen2-VL 2 x 2 merge (GG559) */
+    MERGE_GT1 = 32, /* build_patch_merge_permute asserts n_merge > 1 (GG521) */
+    G_PE1 = 64      /* the graph also convolves with v.patch_embd.weight.1 */
 };
 
 /* Encoders, the loader's modalities: vision, audio, audio generation. */
@@ -41,7 +42,7 @@ typedef struct clip_key {
     char key[CLIP_KEY_MAX];
     uint8_t type; /* CK_* */
     bool required;
-    uint8_t modality; /* CLIP_V, CLIP_A, CLIP_G or CLIP_F (read once per file) */
+    uint8_t modality;          /* CLIP_V, CLIP_A, CLIP_G or CLIP_F (read once per file) */
     char ptype[CLIP_TYPE_MAX]; /* "" every type of the encoder */
 } clip_key;
 
@@ -77,9 +78,9 @@ extern const clip_chain_row clip_chain_rows[];
 extern const size_t clip_n_chain_rows;
 
 typedef struct clip_enc {
-    bool on;                      /* clip.has_<x>_encoder is true */
-    const gguflint_kv *type_kv;   /* where its projector type was read */
-    const clip_projector *proj;   /* NULL: type absent or unknown */
+    bool on;                    /* clip.has_<x>_encoder is true */
+    const gguflint_kv *type_kv; /* where its projector type was read */
+    const clip_projector *proj; /* NULL: type absent or unknown */
 } clip_enc;
 
 typedef struct clip_file {
@@ -104,6 +105,11 @@ bool clip_u32(const gguflint_ctx *ctx, const char *key, int64_t *v);
 /* The table row of a projector type name (the legacy "qwen2.5o" resolved
  * for the modality), or NULL. */
 const clip_projector *clip_projector_of(const char *name, size_t len, int modality);
+
+/* The llava graph runs layers 0 .. n_layer - 2 only (models/llava.cpp
+ * il_last = n_layer - 1; GLM-Edge, "adapter", runs them all; explicit
+ * feature layers decide otherwise). */
+bool clip_skips_last_layer(const clip_file *f, const clip_enc *e);
 
 /* check_clip_keys.c */
 void clip_check_keys(const clip_file *f);
