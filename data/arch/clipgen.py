@@ -82,6 +82,27 @@ INP_PATTERNS = (r'\bbuild_inp\(\)', r'\(ctx0,\s*model\.patch_embeddings_0\b')
 # a view / ->ne of it (llava.cpp ggml_get_rows(ctx0, model.position_embeddings,
 # ...), whisper-enc.cpp model.position_embeddings->ne[1]).
 POS_PATTERNS = (r'model\.position_embeddings->', r'\(ctx0,\s*model\.position_embeddings\s*,')
+# clip_graph::resize_position_embeddings reads position_embeddings->ne[1]
+# before its null check and reshapes the table into a sqrt(ne[1]) square
+# (clip.cpp "const int n_per_side = (int)std::sqrt(pos_embd->ne[1]);"):
+# G_POS and G_RESIZE for the builders that call it; siglip.cpp calls it
+# only for LFM2 and PHI4 (siglip.cpp "if (proj_type == PROJECTOR_TYPE_LFM2
+# || proj_type == PROJECTOR_TYPE_PHI4)").
+RESIZE_PATTERN = r'\bresize_position_embeddings\('
+HAND_RESIZE_ONLY = {'siglip.cpp': {'LFM2', 'PHI4'}}
+# Layer biases the graph adds without a null check: a builder that reads
+# layer.q_b with no "if (layer.q_b" guard anywhere (qwen2vl.cpp
+# "Qcur = ggml_add(ctx0, Qcur, layer.q_b);"): G_QKVB.
+QKVB_USE, QKVB_GUARD = r'\blayer\.q_b\b', r'if\s*\(\s*layer\.q_b\b'
+# Projector tensors a graph dereferences that the loader reads as optional
+# and clip_n_mmproj_embd does not name, by hand: (type, tensor, only when
+# this tensor is present ('' always), source).
+HAND_GRAPH = [
+    ('MLP', 'mm.0.weight', '', 'llava.cpp "embeddings = build_mm(model.mm_0_w, embeddings);"'),
+    ('MLP', 'mm.0.bias', '', 'llava.cpp "ggml_add(ctx0, embeddings, model.mm_0_b);"'),
+    ('MLP', 'mm.2.bias', 'mm.2.weight',
+     'llava.cpp "if (model.mm_2_w) { ... ggml_add(ctx0, embeddings, model.mm_2_b);"'),
+]
 
 # --------------------------------------------------------------------------
 
@@ -468,8 +489,14 @@ def main():
             fl.append('G_INP')
         if re.search(r'\(ctx0,\s*model\.patch_embeddings_1\b', txt):
             fl.append('G_PE1')
-        if any(re.search(p, txt) for p in POS_PATTERNS):
+        resize = re.search(RESIZE_PATTERN, txt) and (
+            files[b][0] not in HAND_RESIZE_ONLY or e in HAND_RESIZE_ONLY[files[b][0]])
+        if any(re.search(p, txt) for p in POS_PATTERNS) or resize:
             fl.append('G_POS')
+        if resize:
+            fl.append('G_RESIZE')
+        if re.search(QKVB_USE, txt) and not re.search(QKVB_GUARD, txt):
+            fl.append('G_QKVB')
         if any(re.search(p, txt) for p in VIT_PATTERNS):
             fl.append('G_VIT')
         return fl
@@ -487,6 +514,8 @@ def main():
                 ' *   G_PE1  ... and with v.patch_embd.weight.1\n'
                 ' *   G_POS  the graph dereferences position_embeddings without a null check\n'
                 ' *   G_VIT  the graph reads every layer\'s attn_q/k/v (or attn_qkv) weight\n'
+                ' *   G_RESIZE the graph resizes position_embd as a sqrt(ne[1]) square\n'
+                ' *   G_QKVB the graph adds every layer\'s attn_q/k/v bias unguarded\n'
                 ' *   MINICPMV, MERGE2, MERGE_GT1: hand flags (clipgen.py HAND_FLAGS) */\n')
         for e, n in names:
             fl = graph_flags(e) + HAND_FLAGS.get(e, [])
@@ -525,6 +554,12 @@ def main():
         for e, n in names:
             if e in outputs:
                 f.write('CLIP_OUTPUT(%-19s %-32s %d)\n' % ('"%s",' % n, '"%s",' % outputs[e][0], outputs[e][1]))
+        f.write('/* CLIP_USED("projector type", "tensor", "when"): dereferenced by the\n'
+                ' * graph (when "when" is "" or a tensor the file has), by hand (clipgen.py\n'
+                ' * HAND_GRAPH, each with its source line) */\n')
+        for e, t, cond, src in HAND_GRAPH:
+            f.write('CLIP_USED(%-19s %-14s %-15s /* %s */\n' % (
+                '"%s",' % enum_to_name[e], '"%s",' % t, '"%s")' % cond, src))
 
 
 if __name__ == '__main__':

@@ -78,17 +78,32 @@ const size_t clip_n_tensor_rows = sizeof clip_tensor_rows / sizeof clip_tensor_r
 #include "../../data/arch/clip_tensors.def"
 #undef CLIP_TENSOR
 
+#define CLIP_USED(type, tensor, when)
 const clip_output_row clip_output_rows[] = {
 #define CLIP_OUTPUT(type, tensor, dim) {type, tensor, dim},
 #include "../../data/arch/clip_outputs.def"
 #undef CLIP_OUTPUT
 };
+#undef CLIP_USED
+#define CLIP_OUTPUT(type, tensor, dim)
+const clip_used_row clip_used_rows[] = {
+#define CLIP_USED(type, tensor, when) {type, tensor, when},
+#include "../../data/arch/clip_outputs.def"
+#undef CLIP_USED
+};
+#undef CLIP_OUTPUT
+const size_t clip_n_used_rows = sizeof clip_used_rows / sizeof clip_used_rows[0];
 const size_t clip_n_output_rows = sizeof clip_output_rows / sizeof clip_output_rows[0];
 #define CLIP_OUTPUT(type, tensor, dim)                                                             \
     _Static_assert(sizeof type <= CLIP_TYPE_MAX && sizeof tensor <= CLIP_TENSOR_MAX,               \
                    "output row fits");
+#define CLIP_USED(type, tensor, when)                                                              \
+    _Static_assert(sizeof type <= CLIP_TYPE_MAX && sizeof tensor <= CLIP_TENSOR_MAX &&             \
+                       sizeof when <= CLIP_TENSOR_MAX,                                             \
+                   "used row fits");
 #include "../../data/arch/clip_outputs.def"
 #undef CLIP_OUTPUT
+#undef CLIP_USED
 
 const clip_chain_row clip_chain_rows[] = {
 #define CLIP_CHAIN(type, tensor, dim, input) {type, tensor, dim, input},

@@ -288,6 +288,21 @@ static void encoder_values(const clip_file *f, int m)
                       "asserts it is above 1 (a crash at the warmup encode: GGML_ASSERT)",
                       mkey, mk ? "" : "absent, so the loader's default ", e->proj->name);
         }
+        if (is_type(e, "gemma3")) {
+            /* models/siglip.cpp: ggml_pool_2d over the patch grid with a
+             * kernel of n_merge (default 4) */
+            int64_t image = 0, patch = 0, pool = 4;
+            const gguflint_kv *sf = kv_by_key(f->ctx, "clip.vision.projector.scale_factor");
+            u32_of(sf, &pool);
+            if (u32_of(kv_by_key(f->ctx, "clip.vision.image_size"), &image) &&
+                u32_of(kv_by_key(f->ctx, "clip.vision.patch_size"), &patch) && patch > 0 &&
+                pool > 0 && image / patch < pool && image / patch > 0)
+                range(f, sf ? sf : kv_by_key(f->ctx, "clip.vision.image_size"),
+                      "the pooling kernel (scale_factor, default 4) is %lld, larger than the "
+                      "image_size / patch_size patch grid: gemma3's pool_2d yields nothing and "
+                      "the reshape after it asserts (a crash at the warmup encode)",
+                      (long long)pool);
+        }
         if (is_type(e, "minicpmv4_6")) {
             const gguflint_kv *sf = kv_by_key(f->ctx, "clip.vision.projector.scale_factor");
             if (u32_of(sf, &v) && v != 2 && v != 4)

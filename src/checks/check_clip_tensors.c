@@ -116,8 +116,23 @@ static bool expect_dim(const clip_file *f, const gguflint_tensor *t, unsigned j,
     return false;
 }
 
+/* A vector the graph adds or multiplies onto a width-`want` row
+ * (ggml_add / ggml_mul broadcast it: ggml_can_repeat needs its length to
+ * divide the width). */
+static bool expect_rep(const clip_file *f, const gguflint_tensor *t, unsigned j, int64_t want,
+                       const char *why)
+{
+    if (!t || want <= 0)
+        return true;
+    int64_t d = dim(t, j);
+    if (d > 0 && want % d == 0)
+        return true;
+    shape(f, t, j, want, why, crash);
+    return false;
+}
+
 /* A bias "X.bias" next to "X.weight" is added to the product: its ne[0]
- * is the weight's output width (ne[1]; ne[0] for a 1-D norm weight). */
+ * divides the weight's output width (ne[1]; ne[0] for a 1-D norm weight). */
 static void bias_of(const clip_file *f, const gguflint_tensor *w, const char *wname)
 {
     size_t n = strlen(wname);
@@ -125,7 +140,7 @@ static void bias_of(const clip_file *f, const gguflint_tensor *w, const char *wn
         return;
     const gguflint_tensor *b = tensorf(f, "%.*s.bias", (int)(n - 7), wname);
     if (b)
-        expect_dim(f, b, 0, dim(w, w->n_dims == 2 ? 1 : 0), "the bias of its weight");
+        expect_rep(f, b, 0, dim(w, w->n_dims == 2 ? 1 : 0), "the bias of its weight");
 }
 
 static void miss(const clip_file *f, const clip_enc *e, int rule, const char *fmt, ...)
@@ -178,6 +193,16 @@ static void graph_tensors(const clip_file *f, int m, const clip_enc *e)
              "clip_n_mmproj_embd reads its ne[%u] as the output width when mtmd starts (a null "
              "dereference, SIGSEGV)",
              r->ptype, r->tensor, (unsigned)r->dim);
+    }
+    for (size_t i = 0; i < clip_n_used_rows; i++) {
+        const clip_used_row *r = &clip_used_rows[i];
+        if (strcmp(r->ptype, p->name) != 0 || tensor_by_name(f->ctx, r->tensor) ||
+            (r->when[0] && !tensor_by_name(f->ctx, r->when)))
+            continue;
+        miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
+             "projector type '%s' has no '%s': the loader reads it as optional, but the %s "
+             "graph uses it without a null check (SIGSEGV at the warmup encode)",
+             r->ptype, r->tensor, p->file);
     }
     if (m == CLIP_V && (p->flags & G_INP) && !tensor_by_name(f->ctx, "v.patch_embd.weight"))
         miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
@@ -235,25 +260,37 @@ static void layer_shapes(const clip_file *f, int m, const clip_enc *e, int64_t i
     for (size_t k = 0; k < 2; k++) {
         snprintf(name, sizeof name, "%s.blk.%lld.%s.weight", pf, (long long)il, norms[k]);
         const gguflint_tensor *t = tensor_by_name(f->ctx, name);
-        expect_dim(f, t, 0, embd, "a layer norm over embedding_length");
+        expect_rep(f, t, 0, embd, "a layer norm over embedding_length");
         bias_of(f, t, name);
     }
     const gguflint_tensor *up = tensorf(f, "%s.blk.%lld.ffn_up.weight", pf, (long long)il);
     const gguflint_tensor *down = tensorf(f, "%s.blk.%lld.ffn_down.weight", pf, (long long)il);
     const gguflint_tensor *gate = tensorf(f, "%s.blk.%lld.ffn_gate.weight", pf, (long long)il);
+    const gguflint_tensor *up_b = tensorf(f, "%s.blk.%lld.ffn_up.bias", pf, (long long)il);
+    const gguflint_tensor *down_b = tensorf(f, "%s.blk.%lld.ffn_down.bias", pf, (long long)il);
+    const gguflint_tensor *gate_b = tensorf(f, "%s.blk.%lld.ffn_gate.bias", pf, (long long)il);
     if (up && down && swaps_ffn(e) && dim(down, 0) == embd) {
         const gguflint_tensor *t = up;
         up = down;
         down = t;
+        t = up_b;
+        up_b = down_b;
+        down_b = t;
     }
     if (up && expect_dim(f, up, 0, embd, "the FFN's input width, embedding_length") && down)
         expect_dim(f, down, 0, dim(up, 1), "ffn_up's output width");
     if (down)
         expect_dim(f, down, 1, embd, "the residual width, embedding_length");
+    if (up && up_b)
+        expect_rep(f, up_b, 0, dim(up, 1), "the bias of ffn_up, its output width");
+    if (down_b)
+        expect_rep(f, down_b, 0, embd, "the bias of ffn_down, embedding_length");
     if (gate && up) {
         expect_dim(f, gate, 0, dim(up, 0), "ffn_up's input width");
         expect_dim(f, gate, 1, dim(up, 1), "ffn_up's output width");
     }
+    if (gate && gate_b)
+        expect_rep(f, gate_b, 0, dim(gate, 1), "the bias of ffn_gate, its output width");
 }
 
 /* GG592, the layers' attention (GG522) and their shapes (GG523; not the
@@ -290,7 +327,23 @@ static void layers(const clip_file *f, int m, const clip_enc *e)
                         enc_name[m], (long long)n, pf, (long long)il, miss_part);
             return;
         }
-        if (vit && !attn_done && !tensorf(f, "%s.blk.%lld.attn_qkv.weight", pf, (long long)il)) {
+        bool runs = !(il == n - 1 && clip_skips_last_layer(f, e));
+        if (runs && e->proj && (e->proj->flags & G_QKVB) && !attn_done &&
+            !tensorf(f, "%s.blk.%lld.attn_qkv.weight", pf, (long long)il)) {
+            static const char *const qkvb[] = {"attn_q", "attn_k", "attn_v"};
+            for (size_t k = 0; k < 3 && !attn_done; k++)
+                if (!tensorf(f, "%s.blk.%lld.%s.bias", pf, (long long)il, qkvb[k])) {
+                    attn_done = true;
+                    clip_report(f, R_CLIP_GRAPH_TENSOR_MISSING, bk,
+                                "layer %lld of the %s encoder has no '%s.blk.%lld.%s.bias': the "
+                                "loader reads it as optional, but the %s graph adds it without "
+                                "a null check (SIGSEGV at the warmup encode)",
+                                (long long)il, enc_name[m], pf, (long long)il, qkvb[k],
+                                e->proj->file);
+                }
+        }
+        if (runs && vit && !attn_done &&
+            !tensorf(f, "%s.blk.%lld.attn_qkv.weight", pf, (long long)il)) {
             static const char *const qkv[] = {"attn_q", "attn_k", "attn_v"};
             for (size_t k = 0; k < 3 && !attn_done; k++)
                 if (!tensorf(f, "%s.blk.%lld.%s.weight", pf, (long long)il, qkv[k])) {
@@ -337,16 +390,27 @@ static void embeddings(const clip_file *f, int m, const clip_enc *e)
             expect_dim(f, pe, 2, 3, "the image's 3 colour channels"))
             expect_dim(f, pe, 3, embd, "one filter per embedding, embedding_length");
         const gguflint_tensor *pb = tensor_by_name(f->ctx, "v.patch_embd.bias");
-        expect_dim(f, pb, 0, embd, "the patch embedding width, embedding_length");
+        expect_rep(f, pb, 0, embd, "the patch embedding width, embedding_length");
         static const char *const norm[] = {"v.pre_ln.weight", "v.pre_ln.bias", "v.post_ln.weight",
                                            "v.post_ln.bias"};
         for (size_t k = 0; k < 4; k++)
-            expect_dim(f, tensor_by_name(f->ctx, norm[k]), 0, embd,
+            expect_rep(f, tensor_by_name(f->ctx, norm[k]), 0, embd,
                        "a layer norm over embedding_length");
     }
     const gguflint_tensor *pos = tensorf(f, "%s.position_embd.weight", tprefix[m]);
-    if (!expect_dim(f, pos, 0, embd, "added to each embedding, embedding_length wide") || !pos)
+    if (!expect_rep(f, pos, 0, embd, "added to each embedding, embedding_length wide") || !pos)
         return;
+    if (e->proj->flags & G_RESIZE) {
+        int64_t rows = dim(pos, 1), side = 0;
+        while ((side + 1) * (side + 1) <= rows)
+            side++;
+        if (side * side != rows)
+            shape(f, pos, 1, (side + 1) * (side + 1),
+                  "a square number of rows: the graph resizes the table as a sqrt(ne[1]) x "
+                  "sqrt(ne[1]) grid",
+                  crash);
+        return;
+    }
     /* rows: the positions of the warmup encode (the image at image_size, or
      * 3000 audio frames halved by the second conv1d) */
     int64_t image = 0, need = 0;
@@ -364,6 +428,17 @@ static void embeddings(const clip_file *f, int m, const clip_enc *e)
     }
     if (need > 0 && dim(pos, 1) < need)
         shape(f, pos, 1, need, why, effect);
+    /* siglip adds the table to the patches (ggml_add: its rows must repeat
+     * onto them); lfm2 and phi4 resize it first */
+    if (strcmp(e->proj->file, "siglip.cpp") == 0 && !is_type(e, "lfm2") && !is_type(e, "phi4") &&
+        u32_key(f, m, "image_size", &image) && patch > 0 && image >= patch) {
+        int64_t n = (image / patch) * (image / patch), rows = dim(pos, 1);
+        if (rows > 0 && n % rows != 0)
+            shape(f, pos, 1, n,
+                  "one row per patch of the image_size image: ggml_add repeats the table onto "
+                  "the patches",
+                  crash);
+    }
 }
 
 /* GG523: the projector chain (clip_chains.def), and each 2-D weight's

@@ -18,7 +18,9 @@ enum {
     MINICPMV = 8,   /* bucket_coords[1024] (GG558) */
     MERGE2 = 16,    /* the Qwen2-VL 2 x 2 merge (GG559) */
     MERGE_GT1 = 32, /* build_patch_merge_permute asserts n_merge > 1 (GG521) */
-    G_PE1 = 64      /* the graph also convolves with v.patch_embd.weight.1 */
+    G_PE1 = 64,     /* the graph also convolves with v.patch_embd.weight.1 */
+    G_RESIZE = 128, /* the graph resizes position_embd as a sqrt(ne[1]) square */
+    G_QKVB = 256    /* the graph adds each layer's attn_q/k/v bias unguarded */
 };
 
 /* Encoders, the loader's modalities: vision, audio, audio generation. */
@@ -74,6 +76,14 @@ typedef struct clip_chain_row {
     uint8_t dim, input;
 } clip_chain_row;
 
+typedef struct clip_used_row {
+    char ptype[CLIP_TYPE_MAX];
+    char tensor[CLIP_TENSOR_MAX];
+    char when[CLIP_TENSOR_MAX]; /* "" always, else only when this tensor exists */
+} clip_used_row;
+
+extern const clip_used_row clip_used_rows[];
+extern const size_t clip_n_used_rows;
 extern const clip_chain_row clip_chain_rows[];
 extern const size_t clip_n_chain_rows;
 
