@@ -389,6 +389,11 @@ static void embeddings(const clip_file *f, int m, const clip_enc *e)
             expect_dim(f, pe, 1, patch, "the patch height, patch_size") &&
             expect_dim(f, pe, 2, 3, "the image's 3 colour channels"))
             expect_dim(f, pe, 3, embd, "one filter per embedding, embedding_length");
+        const gguflint_tensor *p1 = tensor_by_name(f->ctx, "v.patch_embd.weight.1");
+        if (pe && p1)
+            for (unsigned j = 0; j < 4; j++)
+                if (!expect_dim(f, p1, j, dim(pe, j), "the shape of v.patch_embd.weight"))
+                    break;
         const gguflint_tensor *pb = tensor_by_name(f->ctx, "v.patch_embd.bias");
         expect_rep(f, pb, 0, embd, "the patch embedding width, embedding_length");
         static const char *const norm[] = {"v.pre_ln.weight", "v.pre_ln.bias", "v.post_ln.weight",
@@ -476,7 +481,7 @@ static void chain(const clip_file *f, int m, const clip_enc *e)
             why = "embedding_length x scale_factor^2 after the pixel shuffle";
             break;
         case IN_ES:
-            want = stack < 65536 ? embd * stack : 0;
+            want = stack <= INT32_MAX ? embd * stack : 0; /* both below 2^31 */
             why = "embedding_length x stack_factor after the frame stacking";
             break;
         case IN_PREV:
