@@ -1149,7 +1149,18 @@ static const acase test_GG594_tensor_unknown_to_table[] = {
     {"the clean llama model", LLAMA(), .clean = true, .count = {{"GG594", 0}, {"GG552", 0}}},
 };
 
+/* feed_forward_length written as 0: llama.cpp sizes the FFN tensors [E, 0]
+ * and refuses the file (found by the loader differential, ci/loader-oracle) */
+static void ff_zero_hook(gb *b, const mspec *m)
+{
+    (void)m;
+    gb_kv_u32(b, "llama.feed_forward_length", 0);
+}
+
 static const acase test_GG553_tensor_shape_mismatch[] = {
+    {"feed_forward_length written as 0: the FFN tensors no longer fit",
+     LLAMA(.omit_key = "llama.feed_forward_length", .kv_hook = ff_zero_hook), .id = "GG553",
+     .at = AT_T("blk.0.ffn_gate.weight", dim[1])},
     {"attn_k written for 4 key/value heads instead of 2: ne[1]",
      LLAMA(.reshape = T2("blk.1.attn_k.weight", 32, 32)), .id = "GG553",
      .at = AT_T("blk.1.attn_k.weight", dim[1])},

@@ -157,8 +157,9 @@ static void shape_text(char *buf, size_t cap, const int64_t *ne, const bool *cmp
 }
 
 /* The first dimension of t that differs from row r's formula at `layer`, or
- * -1 when the shape matches (dims that evaluate to unknown or <= 0 match
- * anything: a 0 means a missing hyper-parameter, reported by its own rule). */
+ * -1 when the shape matches (dims that evaluate to unknown or < 0 match
+ * anything, and so does a 0 once GG541 or GG546 has reported the absent or
+ * zero key behind it). */
 static int shape_diff(arch_env *env, const arch_tensor *r, const gguflint_tensor *t, uint32_t layer,
                       int64_t *want, bool *cmp)
 {
@@ -166,10 +167,15 @@ static int shape_diff(arch_env *env, const arch_tensor *r, const gguflint_tensor
     const char *rn = arch_str(r->name);
     bool rows = (r->name_len == 17 && memcmp(rn, "token_embd.weight", 17) == 0) ||
                 (r->name_len == 13 && memcmp(rn, "output.weight", 13) == 0);
+    const gguflint_ctx *ctx = env->ctx;
+    bool zero_said = ctx->per_rule[R_HPARAM_MISSING] || ctx->per_rule[R_HEAD_COUNT_ZERO];
     for (int j = 0; j < 4; j++) {
         arch_val v = arch_row_eval(env, r, ARCH_F_NE0 + j, layer);
         want[j] = v.v;
-        cmp[j] = v.known && v.v > 0;
+        /* a 0 from an absent key is GG541's (reported once there); a 0 the
+         * file states ([arch].embedding_length = 0) is a shape the loader
+         * refuses */
+        cmp[j] = v.known && (v.v > 0 || (v.v == 0 && !zero_said));
         /* token_embd / output rows against the tokens are the vocabulary
          * rule GG574 (vocab-tensor-rows-mismatch): not reported twice */
         if (rows && env->vocab_from_tokens && is_sym(arch_str(r->ne[j]), SYM_n_vocab))
