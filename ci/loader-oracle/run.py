@@ -416,7 +416,7 @@ def main():
         print('UNEXPLAINED\t' + '\t'.join(r))
     if len(unexplained) > 60:
         print('... %d more in %s' % (len(unexplained) - 60, os.path.join(args.out, 'disagreements.tsv')))
-    print('loader differential: %d passed, %d failed' % (len(results) + n_built - len(unexplained), len(unexplained)))
+    print('loader-oracle: %d passed, %d failed' % (len(results) + n_built - len(unexplained), len(unexplained)))
     return 0 if (args.report_only or not unexplained) else 1
 
 
