@@ -28,7 +28,7 @@ Usage:
 LLAMA_TREE is a llama.cpp checkout (at least src/llama-vocab.cpp,
 src/llama-vocab.h and MANIFEST.md, or pass --commit/--date/--build); TSV
 defaults to LLAMA_TREE/../llama.cpp-history.tsv. OUT_DIR defaults to this
-script's folder. The output is deterministic: tests/check_vocab_tables.cmake
+script's folder. The output is deterministic: tests/check_tables_fresh.cmake
 regenerates it and compares.
 
 The parser reads only the if / else-if chains on `tokenizer_model == "..."`
