@@ -474,6 +474,35 @@ static bool row_zero_dim(arch_env *env, const arch_tensor *r)
     return false;
 }
 
+/* GG541 for an absent key `sfx` that sizes a required tensor (one using one
+ * of `syms`, its condition holding) to 0; true when such a tensor exists. */
+static bool report_sized(const arch_file *f, arch_env *env, const char *sfx,
+                         const char *const *syms)
+{
+    gguflint_ctx *ctx = f->ctx;
+    const arch_info *a = f->info;
+    const char *needer = NULL;
+    for (uint16_t i = 0; i < a->tensor_count && !needer; i++) {
+        const arch_tensor *r = &arch_tensors[a->tensor_first + i];
+        if (!r->required || !row_uses(r, syms))
+            continue;
+        arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
+        if (c.known && c.v && row_zero_dim(env, r))
+            needer = arch_str(r->name);
+    }
+    if (!needer)
+        return false;
+    char kn[192];
+    if (arch_live(ctx, R_HPARAM_MISSING))
+        emit(ctx, R_HPARAM_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size, f->arch_path,
+             "architecture '%s' needs the key '%s' to size its tensors (%s ...), and it is "
+             "absent: llama.cpp reads it as 0 and the tensors get the wrong shape",
+             f->arch, key_name(f, sfx, kn, sizeof kn), needer);
+    else
+        arch_drop(ctx, R_HPARAM_MISSING);
+    return true;
+}
+
 /* The same for the architecture's own optional keys: a key read as
  * optional into a member that defaults to 0 (rwkv7's gate_lora_rank) and
  * sizes a required tensor whose condition holds. */
@@ -494,27 +523,8 @@ static void check_sized_own_keys(const arch_file *f, arch_env *env)
         if (!sym)
             continue;
         const char *const syms[] = {sym, NULL};
-        const char *needer = NULL;
-        char kn[192];
-        for (uint16_t i = 0; i < a->tensor_count && !needer; i++) {
-            const arch_tensor *r = &arch_tensors[a->tensor_first + i];
-            if (!r->required || !row_uses(r, syms))
-                continue;
-            arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
-            if (c.known && c.v && row_zero_dim(env, r))
-                needer = arch_str(r->name);
-        }
-        if (!needer)
-            continue;
-        if (arch_live(ctx, R_HPARAM_MISSING))
-            emit(ctx, R_HPARAM_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size,
-                 f->arch_path,
-                 "architecture '%s' needs the key '%s' to size its tensors (%s ...), and it "
-                 "is absent: llama.cpp reads it as 0 and the tensors get the wrong shape",
-                 f->arch, key_name(f, sfx, kn, sizeof kn), needer);
-        else
-            arch_drop(ctx, R_HPARAM_MISSING);
-        return; /* one finding */
+        if (report_sized(f, env, sfx, syms))
+            return; /* one finding */
     }
 }
 
@@ -528,7 +538,6 @@ static void check_sized_keys(const arch_file *f, arch_env *env)
         const char *suffix;
         const char *const *syms;
     } sized[] = {{"feed_forward_length", ff_syms}, {"attention.head_count", head_syms}};
-    gguflint_ctx *ctx = f->ctx;
     const arch_info *a = f->info;
     check_sized_own_keys(f, env);
     for (size_t k = 0; k < sizeof sized / sizeof sized[0]; k++) {
@@ -540,25 +549,7 @@ static void check_sized_keys(const arch_file *f, arch_env *env)
                   arch_keys[a->key_first + j].required;
         if (own)
             continue; /* reported as a required key of the architecture */
-        const char *needer = NULL;
-        for (uint16_t i = 0; i < a->tensor_count && !needer; i++) {
-            const arch_tensor *r = &arch_tensors[a->tensor_first + i];
-            if (!r->required || !row_uses(r, sized[k].syms))
-                continue;
-            arch_val c = arch_row_eval(env, r, ARCH_F_COND, 0);
-            if (c.known && c.v && row_zero_dim(env, r))
-                needer = arch_str(r->name);
-        }
-        if (!needer)
-            continue;
-        if (arch_live(ctx, R_HPARAM_MISSING))
-            emit(ctx, R_HPARAM_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size,
-                 f->arch_path,
-                 "architecture '%s' needs the key '%s.%s' to size its tensors (%s ...), and it "
-                 "is absent: llama.cpp reads it as 0 and the tensors get the wrong shape",
-                 f->arch, f->arch, sized[k].suffix, needer);
-        else
-            arch_drop(ctx, R_HPARAM_MISSING);
+        report_sized(f, env, sized[k].suffix, sized[k].syms);
     }
 }
 
