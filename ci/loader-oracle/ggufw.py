@@ -62,8 +62,9 @@ def tensor_bytes(shape, gtype):
     return n // bs * bb
 
 
-def encode(model):
-    """The bytes of a GGUF v3 file for the model description."""
+def _encode(model):
+    """The metadata and tensor infos, padded to the data section, and the
+    data section's size."""
     kvs, tensors = model['kvs'], model['tensors']
     out = [b'GGUF', struct.pack('<I', 3), struct.pack('<Q', len(tensors)),
            struct.pack('<Q', len(kvs))]
@@ -82,11 +83,21 @@ def encode(model):
         sizes.append(size)
         off += (size + ALIGN - 1) // ALIGN * ALIGN
     head = b''.join(out)
-    pad = (-len(head)) % ALIGN
-    body = bytearray(off)
-    return head + b'\0' * pad + bytes(body)
+    head += b'\0' * ((-len(head)) % ALIGN)
+    return head, off
+
+
+def encode(model):
+    """The bytes of a GGUF v3 file for the model description."""
+    head, body = _encode(model)
+    return head + bytes(body)
 
 
 def write(path, model):
+    """Write the file with its all-zero tensor data as a hole: the loader
+    reads zeros all the same, and tens of thousands of mutants then cost
+    the disk their headers only (CI machines can be short of disk)."""
+    head, body = _encode(model)
     with open(path, 'wb') as f:
-        f.write(encode(model))
+        f.write(head)
+        f.truncate(len(head) + body)
