@@ -25,7 +25,8 @@
 #include "gguf_builder.h"
 #include "gguflint.h"
 
-#include "checks/arch_names.h" /* the neighbour search, against brute force */
+#include "checks/arch_names.h"   /* the neighbour search, against brute force */
+#include "checks/arch_asserts.h" /* the GG533 table */
 #include "model/arch_tables.h"
 
 /* A row starts from a base model and overrides some of its fields: in an
@@ -1061,6 +1062,65 @@ static const acase test_GG545_block_count_over_limit[] = {
      .count = {{"GG545", 1}, {"GG551", 100}}},
 };
 
+/* GG533: the loader's asserts (data/arch/hparam_asserts.def); a
+ * metadata-only first shard with only the keys under test (GG541, the
+ * other required keys, deselected) */
+static void grove_zero_hook(gb *b, const mspec *m)
+{
+    kv_u32(b, m, "experts_per_group", 0);
+}
+static void grove_two_hook(gb *b, const mspec *m)
+{
+    kv_u32(b, m, "experts_per_group", 2);
+}
+static void jamba_inner_hook(gb *b, const mspec *m)
+{
+    kv_u32(b, m, "ssm.inner_size", m->F); /* F carries the value under test */
+}
+static void minimax_block_hook(gb *b, const mspec *m)
+{
+    kv_u32(b, m, "attention.indexer.block_size", 0);
+}
+#define SHARD(...) LLAMA(.layout = LAYOUT_NONE, .split_count = 2, __VA_ARGS__), .ignore = "GG541"
+
+static const acase test_GG533_hparam_assert[] = {
+    {"grovemoe with experts_per_group 0 (GGML_ASSERT n_group_experts > 0)",
+     SHARD(.arch = "grovemoe", .kv_hook = grove_zero_hook), .id = "GG533",
+     .at = AT_KV("grovemoe.experts_per_group", value, 0), .count = {{"GG533", 1}}},
+    {"grovemoe with experts_per_group 2", SHARD(.arch = "grovemoe", .kv_hook = grove_two_hook),
+     .count = {{"GG533", 0}}},
+    {"grovemoe without experts_per_group: its default 0 fails, at the architecture",
+     SHARD(.arch = "grovemoe"), .id = "GG533", .at = AT_ARCH, .count = {{"GG533", 1}}},
+    {"jamba with ssm.inner_size 48 for embedding_length 32 (needs 64)",
+     SHARD(.arch = "jamba", .F = 48, .kv_hook = jamba_inner_hook), .id = "GG533",
+     .at = AT_KV("jamba.ssm.inner_size", value, 0), .count = {{"GG533", 1}}},
+    {"jamba with ssm.inner_size 64 = 2 x embedding_length",
+     SHARD(.arch = "jamba", .F = 64, .kv_hook = jamba_inner_hook), .count = {{"GG533", 0}}},
+    {"minimax-m3 with indexer.block_size 0 (a K: key)",
+     SHARD(.arch = "minimax-m3", .kv_hook = minimax_block_hook), .id = "GG533",
+     .at = AT_KV("minimax-m3.attention.indexer.block_size", value, 0), .count = {{"GG533", 1}}},
+    {"minimax-m3 without the key: undecided here (the missing key is GG541's)",
+     SHARD(.arch = "minimax-m3"), .count = {{"GG533", 0}}},
+    {"a llama model: no row", SHARD(), .count = {{"GG533", 0}}},
+};
+
+/* Every row of the table names a known architecture and translates. */
+static void test_GG533_table(void **state)
+{
+    (void)state;
+    assert_true(arch_assert_count() > 0);
+    for (size_t i = 0; i < arch_assert_count(); i++) {
+        const char *a = arch_assert_arch(i);
+        assert_non_null(a);
+        assert_non_null(arch_find((const uint8_t *)a, strlen(a)));
+    }
+    char out[64];
+    assert_true(arch_assert_translate(NULL, "n_embd 2 * K:x.y ==", out, sizeof out));
+    assert_string_equal(out, "#1 2 * U ==");
+    assert_false(arch_assert_translate(NULL, "no_such_symbol 0 >", out, sizeof out));
+    assert_false(arch_assert_translate(NULL, "n_embd 0 >", out, 4));
+}
+
 /* no tensors, so that only the hyper-parameter rule speaks */
 static const acase test_GG546_head_count_zero[] = {
     {"a zero in the head_count_kv array of a metadata-only first shard",
@@ -1266,6 +1326,8 @@ int main(void)
         TABLE_TEST(test_GG543_hparam_array_invalid),
         TABLE_TEST(test_GG544_hparam_array_uint32),
         TABLE_TEST(test_GG545_block_count_over_limit),
+        TABLE_TEST(test_GG533_hparam_assert),
+        cmocka_unit_test(test_GG533_table),
         TABLE_TEST(test_GG546_head_count_zero),
         TABLE_TEST(test_GG547_head_count_inconsistent),
         TABLE_TEST(test_GG548_rope_dimension_mismatch),

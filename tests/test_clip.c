@@ -686,6 +686,21 @@ static void mm_qwen25vl(mm *m)
     mm_t(m, "mm.2.bias", 1, 48, 1, 1, 1);
 }
 
+/* LightOnOCR (models/pixtral.cpp): build_vit with 2-D RoPE (no learned
+ * position table), an optional im2col patch merger by spatial_merge_size,
+ * then mm.1 -> mm.2. */
+static void mm_lightonocr(mm *m, bool merger)
+{
+    mm_vision(m, "lightonocr", 56, 14, 0);
+    if (merger) {
+        mm_u32(m, "clip.vision.spatial_merge_size", 2);
+        mm_t(m, "mm.input_norm.weight", 1, 32, 1, 1, 1);
+        mm_t(m, "mm.patch_merger.weight", 2, 128, 32, 1, 1);
+    }
+    mm_t(m, "mm.1.weight", 2, 32, 48, 1, 1);
+    mm_t(m, "mm.2.weight", 2, 48, 48, 1, 1);
+}
+
 /* Idefics3 / SmolVLM: pixel shuffle by 2 (4E wide), then mm.model.fc. */
 static void mm_idefics3(mm *m)
 {
@@ -997,6 +1012,36 @@ static void test_GG523_shape(void **state)
     mm_ultravox(&m);
     mm_t(&m, "a.position_embd.weight", 2, 32, 1000, 1, 1);
     mm_expect(&m, "GG523", NULL, "a.position_embd.weight", 1, "1000 audio positions");
+    /* pixtral.cpp (found by the loader differential: every reshape of
+     * these crashed lightonocr's warmup) */
+    mm_lightonocr(&m, false);
+    mm_expect_clean(&m, "lightonocr, clean");
+    mm_lightonocr(&m, true);
+    mm_expect_clean(&m, "lightonocr with a 2 x 2 patch merger, clean");
+    mm_lightonocr(&m, false);
+    mm_shape(&m, "v.blk.0.attn_k.weight", 0, 33);
+    mm_expect(&m, "GG523", NULL, "v.blk.0.attn_k.weight", 0, "lightonocr attn_k input");
+    mm_lightonocr(&m, false);
+    mm_shape(&m, "v.post_ln.weight", 0, 33);
+    mm_expect(&m, "GG523", NULL, "v.post_ln.weight", 0, "lightonocr post_ln");
+    mm_lightonocr(&m, false);
+    mm_u32(&m, "clip.vision.patch_size", 7);
+    mm_expect(&m, "GG523", NULL, "v.patch_embd.weight", 0, "lightonocr patch_size 7");
+    mm_lightonocr(&m, false);
+    mm_shape(&m, "mm.1.weight", 0, 33);
+    mm_expect(&m, "GG523", NULL, "mm.1.weight", 0, "lightonocr mm.1 without a merger");
+    mm_lightonocr(&m, true);
+    mm_shape(&m, "mm.1.weight", 0, 33);
+    mm_expect(&m, "GG523", NULL, "mm.1.weight", 0, "lightonocr mm.1 after the merger");
+    mm_lightonocr(&m, true);
+    mm_shape(&m, "mm.patch_merger.weight", 0, 64);
+    mm_expect(&m, "GG523", NULL, "mm.patch_merger.weight", 0, "merger input not E x 2 x 2");
+    mm_lightonocr(&m, false);
+    mm_shape(&m, "mm.2.weight", 0, 33);
+    mm_expect(&m, "GG523", NULL, "mm.2.weight", 0, "lightonocr mm.2 input");
+    mm_lightonocr(&m, false);
+    mm_t(&m, "v.position_embd.weight", 2, 33, 5, 1, 1);
+    mm_expect_clean(&m, "lightonocr: a position table the graph never reads");
     /* the old converters' swapped up/down (the loader swaps them back) */
     mm_mlp(&m);
     mm_t(&m, "v.blk.0.ffn_up.weight", 2, 64, 32, 1, 1);

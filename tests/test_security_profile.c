@@ -47,6 +47,13 @@ static const struct crash {
     {"GG581", "a token of 2^31 bytes: token_to_piece overflow (CVE-2025-49847)"},
     {"GG583", "a precompiled_charsmap shorter than its prefix: OOB read (#24888)"},
     {"GG109 GG110", "nested arrays: RecursionError in gguf-py"},
+    /* found by the loader differential (ci/loader-oracle, llama.cpp 3f545bec) */
+    {"GG533", "ssm.inner_size != 2 x n_embd (jamba), experts_per_group 0: GGML_ASSERT"},
+    {"GG546 GG547", "head counts 0 or not dividing: SIGFPE / ggml_reshape abort"},
+    {"GG520", "a clip.* key of the wrong type: GGML_ASSERT in gguf_get_val_* (mtmd)"},
+    {"GG521", "clip hyper-parameters out of range: asserts at the warmup encode (mtmd)"},
+    {"GG522", "a tensor the clip graph dereferences without a null check: SIGSEGV"},
+    {"GG523", "a clip tensor shape the graph cannot multiply: ggml_can_mul_mat abort"},
 };
 
 static size_t security_profile(void)

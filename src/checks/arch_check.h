@@ -6,6 +6,7 @@
 #define GGUFLINT_ARCH_CHECK_H
 
 #include "model/arch_eval.h"
+#include "checks/arch_asserts.h"
 #include "checks/checks.h"
 
 typedef struct arch_file {
@@ -45,6 +46,9 @@ void arch_check_imatrix(gguflint_ctx *ctx, const gguflint_kv *general_type);
  * row only for a layer below its count), with the layer; NULL if none. */
 const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t *p, size_t n,
                                uint32_t *layer);
+
+/* GG533: the hyper-parameter asserts of data/arch/hparam_asserts.def. */
+void arch_check_asserts(const arch_file *f, arch_env *env);
 
 /* The tensor names and shapes of a FULL architecture. */
 void arch_check_tensors(const arch_file *f, arch_env *env);

@@ -712,6 +712,8 @@ void check_arch(gguflint_ctx *ctx)
     if (f.model_meta && f.info->coverage == COV_FULL)
         check_sized_keys(&f, &env);
     check_values(&f, &env);
+    if (ctx->status == GGUFLINT_OK && f.model_meta)
+        arch_check_asserts(&f, &env);
     if (ctx->status != GGUFLINT_OK || f.info->coverage != COV_FULL || !has_tensors)
         return;
     arch_check_tensors(&f, &env);

@@ -32,11 +32,11 @@ static bool is_type(const clip_enc *e, const char *name)
 
 /* The graph builders whose layer and embedding shapes GG523 checks: the
  * ones read for this rule (llava.cpp, siglip.cpp, qwen2vl.cpp,
- * whisper-enc.cpp). */
+ * whisper-enc.cpp, pixtral.cpp: all through build_vit). */
 static bool shapes_known(const clip_enc *e)
 {
-    static const char *const files[] = {"llava.cpp", "siglip.cpp", "qwen2vl.cpp",
-                                        "whisper-enc.cpp"};
+    static const char *const files[] = {"llava.cpp", "siglip.cpp", "qwen2vl.cpp", "whisper-enc.cpp",
+                                        "pixtral.cpp"};
     if (!e->proj)
         return false;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
@@ -402,6 +402,8 @@ static void embeddings(const clip_file *f, int m, const clip_enc *e)
             expect_rep(f, tensor_by_name(f->ctx, norm[k]), 0, embd,
                        "a layer norm over embedding_length");
     }
+    if (strcmp(e->proj->file, "pixtral.cpp") == 0)
+        return; /* build_vit(..., nullptr, add_pos): 2-D RoPE, no learned table */
     const gguflint_tensor *pos = tensorf(f, "%s.position_embd.weight", tprefix[m]);
     if (!expect_rep(f, pos, 0, embd, "added to each embedding, embedding_length wide") || !pos)
         return;
@@ -450,11 +452,14 @@ static void embeddings(const clip_file *f, int m, const clip_enc *e)
  * bias. Returns nothing; the output width is GG524's. */
 static void chain(const clip_file *f, int m, const clip_enc *e)
 {
-    int64_t embd = 0, merge = 1, stack = 1, prev = 0;
+    int64_t embd = 0, merge = 1, smerge = 1, stack = 1, prev = 0;
+    bool any = false;
     if (!u32_key(f, m, "embedding_length", &embd) || embd <= 0)
         return;
     if (m == CLIP_V && !u32_key(f, m, "projector.scale_factor", &merge))
         merge = 1;
+    if (m == CLIP_V && !u32_key(f, m, "spatial_merge_size", &smerge))
+        smerge = 1;
     if (m == CLIP_A && (!u32_key(f, m, "projector.stack_factor", &stack) || stack < 1))
         stack = 1;
     bool stacked = kv_by_key(f->ctx, "clip.vision.feature_layer") != NULL;
@@ -484,6 +489,15 @@ static void chain(const clip_file *f, int m, const clip_enc *e)
             want = stack <= INT32_MAX ? embd * stack : 0; /* both below 2^31 */
             why = "embedding_length x stack_factor after the frame stacking";
             break;
+        case IN_ESM:
+            want = smerge >= 1 && smerge < 65536 ? embd * smerge * smerge : 0;
+            why = "embedding_length x spatial_merge_size^2 after the im2col merge";
+            break;
+        case IN_PREV_E:
+            want = any ? prev : embd;
+            why = any ? "the previous projector matrix's output width"
+                      : "the encoder's output width, embedding_length";
+            break;
         case IN_PREV:
             want = prev;
             why = "the previous projector matrix's output width";
@@ -494,6 +508,7 @@ static void chain(const clip_file *f, int m, const clip_enc *e)
             break;
         }
         expect_dim(f, t, r->dim, want, why);
+        any = true;
         if (t->n_dims == 2)
             prev = dim(t, r->dim == 0 ? 1 : 0);
         if (r->dim == 0)

@@ -68,7 +68,7 @@ extern const size_t clip_n_tensor_rows;
 extern const clip_output_row clip_output_rows[];
 extern const size_t clip_n_output_rows;
 
-enum { IN_E, IN_E4, IN_EMM, IN_ES, IN_PREV, IN_PREV_2 };
+enum { IN_E, IN_E4, IN_EMM, IN_ES, IN_PREV, IN_PREV_2, IN_PREV_E, IN_ESM };
 
 typedef struct clip_chain_row {
     char ptype[CLIP_TYPE_MAX];
