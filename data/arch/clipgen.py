@@ -403,18 +403,44 @@ def main():
     lt = body_of(loader, r'void\s+load_tensors\s*\(')
     member_common, member_by_type, required = {}, {}, {}
 
-    def tensor_name(expr, ptype):
+    # members of clip_model with a constant default (int32_t n_sam_layers = 12;):
+    # the bound of a layer loop the loader runs whatever the file says
+    model_h = strip_comments(read(os.path.join(mtmd, 'clip-model.h')))
+    member_default = {m.group(1): int(m.group(2)) for m in
+                      re.finditer(r'\bint(?:32_t)?\s+(\w+)\s*=\s*(\d+)\s*;', model_h)}
+
+    def tensor_name(expr, ptype, loop=None):
+        """The name, or with loop = (var, n) the list of names for var in
+        0..n-1 (a layer loop of constant bound); None if not constant."""
         expr = expr.strip()
         if expr in tns:
             return tns[expr]
-        m = re.fullmatch(r'string_format\(\s*(TN_\w+)\s*,(.*)\)', expr, re.S)
+        m = re.fullmatch(r'string_format\(\s*(TN_\w+)\s*(?:,(.*))?\)', expr, re.S)
         if not m or m.group(1) not in tns:
             return None
-        a = split_args(m.group(2))
+        a = split_args(m.group(2)) if m.group(2) else []
         mod = modality(ptype) if ptype else 'V'
         pre = {'V': '"v"', 'A': '"a"', 'G': '"a.gen.code"'}[mod]
         a = [pre if x == 'prefix' else x for x in a]
+        if loop and loop[0] in a:
+            out = [cformat(tns[m.group(1)], [str(i) if x == loop[0] else x for x in a])
+                   for i in range(loop[1])]
+            return None if None in out else out
         return cformat(tns[m.group(1)], a)
+
+    def layer_loop(pos):
+        """(var, bound) of the innermost `for (int var = 0; var < model.X;`
+        still open at pos whose X has a constant default, or None."""
+        for m in reversed(list(re.finditer(
+                r'for\s*\(\s*int\s+(\w+)\s*=\s*0\s*;\s*\1\s*<\s*model\.(\w+)\s*;[^)]*\)\s*\{',
+                lt[:pos]))):
+            depth, i = 1, m.end()
+            while i < pos and depth:
+                depth += {'{': 1, '}': -1}.get(lt[i], 0)
+                i += 1
+            if depth and m.group(2) in member_default:  # the body is still open at pos
+                return (m.group(1), member_default[m.group(2)])
+        return None
 
     def on_tensor(m, cases, mod, local):
         args, end = call_args(lt, m.end() - 1)
@@ -427,6 +453,11 @@ def main():
         for pt in types:
             name = tensor_name(a[0], pt)
             if name is None:
+                names = tensor_name(a[0], pt, layer_loop(m.start()))
+                if req and isinstance(names, list) and pt in enum_to_name:
+                    for n in names:
+                        if n not in required.setdefault(pt, []):
+                            required[pt].append(n)
                 continue
             if mm:
                 if pt is None:

@@ -165,18 +165,32 @@ static bool required_by_loader(const clip_projector *p, const char *tensor)
     return false;
 }
 
-/* GG591: the projector tensors load_tensors requires for the type. */
+/* GG591: the projector tensors load_tensors requires for the type; the
+ * first CLIP_MISSING_SAID absent ones by name, the rest as a count (a file
+ * without deepseek-ocr's SAM encoder lacks 168). */
+#define CLIP_MISSING_SAID 8
 static void required_tensors(const clip_file *f, const clip_enc *e)
 {
+    size_t absent = 0;
+    const char *last = NULL;
     for (size_t i = 0; i < clip_n_tensor_rows; i++) {
         const clip_tensor_row *r = &clip_tensor_rows[i];
         if (strcmp(r->ptype, e->proj->name) != 0 || tensor_by_name(f->ctx, r->tensor))
             continue;
+        if (++absent > CLIP_MISSING_SAID) {
+            last = r->tensor;
+            continue;
+        }
         miss(f, e, R_CLIP_TENSOR_MISSING,
              "projector type '%s' needs the tensor '%s', which is absent (the mtmd loader: "
              "\"unable to find tensor\")",
              r->ptype, r->tensor);
     }
+    if (last)
+        miss(f, e, R_CLIP_TENSOR_MISSING,
+             "projector type '%s' needs %zu more tensors that are absent, the last '%s' (the "
+             "mtmd loader: \"unable to find tensor\")",
+             e->proj->name, absent - CLIP_MISSING_SAID, last);
 }
 
 /* GG522: what the graph and clip_n_mmproj_embd dereference. */
