@@ -1104,6 +1104,33 @@ static const acase test_GG533_hparam_assert[] = {
     {"a llama model: no row", SHARD(), .count = {{"GG533", 0}}},
 };
 
+/* GG574 compares output.weight's rows with the tokens only where the
+ * architecture makes it one row per token (found by the loader
+ * differential: wavtokenizer-dec's output is [n_embd, n_embd_out]) */
+static const acase test_GG574_output_rows[] = {
+    {"llama: an output.weight of 32 rows for 16 tokens",
+     LLAMA(.layout = LAYOUT_NONE, .extra = {T2("output.weight", 32, 32)}), .count = {{"GG574", 1}}},
+    {"wavtokenizer-dec: output.weight is [n_embd, n_embd_out]",
+     LLAMA(.arch = "wavtokenizer-dec", .layout = LAYOUT_NONE,
+           .extra = {T2("output.weight", 32, 32)}),
+     .count = {{"GG574", 0}}},
+};
+
+static void test_rows_are_vocab(void **state)
+{
+    (void)state;
+    const arch_info *l = arch_find((const uint8_t *)"llama", 5);
+    const arch_info *w = arch_find((const uint8_t *)"wavtokenizer-dec", 16);
+    assert_non_null(l);
+    assert_non_null(w);
+    assert_true(arch_rows_are_vocab(l, "output.weight"));
+    assert_true(arch_rows_are_vocab(l, "token_embd.weight"));
+    assert_false(arch_rows_are_vocab(w, "output.weight"));
+    assert_true(arch_rows_are_vocab(w, "token_embd.weight"));
+    assert_true(arch_rows_are_vocab(NULL, "output.weight"));
+    assert_true(arch_rows_are_vocab(l, "no.such.tensor"));
+}
+
 /* Every row of the table names a known architecture and translates. */
 static void test_GG533_table(void **state)
 {
@@ -1328,6 +1355,8 @@ int main(void)
         TABLE_TEST(test_GG545_block_count_over_limit),
         TABLE_TEST(test_GG533_hparam_assert),
         cmocka_unit_test(test_GG533_table),
+        TABLE_TEST(test_GG574_output_rows),
+        cmocka_unit_test(test_rows_are_vocab),
         TABLE_TEST(test_GG546_head_count_zero),
         TABLE_TEST(test_GG547_head_count_inconsistent),
         TABLE_TEST(test_GG548_rope_dimension_mismatch),

@@ -123,11 +123,16 @@ def load_rows(path):
     return rows
 
 
-def explain(rows, kind, arch, cls, detail):
+def explain(rows, kind, arch, cls, detail, ids=None):
+    """The first row matching the case (fnmatch patterns); a row whose rules
+    column names rule ids (comma-separated; '-' or '*' for none) matches
+    only a case whose gguflint findings, of any severity, include them all."""
     for r in rows:
+        need = [x for x in r['rules'].split(',') if x not in ('', '-', '*')]
         if (fnmatch.fnmatchcase(kind, r['kind']) and fnmatch.fnmatchcase(arch, r['arch'])
                 and fnmatch.fnmatchcase(cls, r['class'])
-                and fnmatch.fnmatchcase(detail, r['detail'])):
+                and fnmatch.fnmatchcase(detail, r['detail'])
+                and (ids is None or all(x in ids for x in need))):
             r['used'] += 1
             return r
     return None
@@ -295,11 +300,11 @@ def main():
     per_arch, per_class = {}, {}
     crashes = []
 
-    def record(kind, arch, cls, detail, info):
-        why = explain(allow, kind, arch, cls, detail)
+    def record(kind, arch, cls, detail, info, ids):
+        why = explain(allow, kind, arch, cls, detail, ids)
         tag = 'allowlist' if why else None
         if not why:
-            why = explain(gaps, kind, arch, cls, detail)
+            why = explain(gaps, kind, arch, cls, detail, ids)
             tag = 'known-gap' if why else None
         if not why:
             unexplained.append([kind, arch, cls, detail, info])
@@ -314,7 +319,8 @@ def main():
         bad = errors_of(f) + warnings_of(f)
         if bad:
             record('base-not-clean', arch, 'base', 'base', ','.join(bad) + ' ' +
-                   '; '.join(x[3] for x in f if x[1] in ('error', 'warning'))[:300])
+                   '; '.join(x[3] for x in f if x[1] in ('error', 'warning'))[:300],
+                   {x[0] for x in f})
     for case, v in zip(cases, verdicts):
         arch, cls, detail, path = case[:4]
         fg, fs = ggml.get(path, []), sec.get(path, [])
@@ -340,7 +346,7 @@ def main():
             info = '%s | gguflint: %s' % (str(v)[:240], ','.join(eg) or '-')
             if kind == 'false-error':
                 info += ' ' + '; '.join(x[3] for x in fg if x[1] == 'error')[:300]
-            tag = record(kind, arch, cls, detail, info) or 'UNEXPLAINED'
+            tag = record(kind, arch, cls, detail, info, {x[0] for x in fg}) or 'UNEXPLAINED'
         if v.crash:
             crashes.append([arch, cls, detail, str(v)[:200], ','.join(es) or '-'])
         results.append([arch, cls, detail, v.kind, v.msg[:200].replace('\t', ' '),

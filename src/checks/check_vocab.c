@@ -16,6 +16,7 @@
  * table of offsets into the input (keyed hash, common/keyhash.h). Scores and
  * merges are never walked (only their headers are read). */
 #include "checks/checks.h"
+#include "model/arch_tables.h"
 #include "checks/vocab_tables.h"
 
 #include "model/model.h"
@@ -529,6 +530,10 @@ static void check_tensor_rows(gguflint_ctx *ctx, const char *name, uint64_t n_to
     const gguflint_tensor *t = tensor_by_name(ctx, name);
     if (!t || t->n_dims < 2 || t->ne[1] == n_tokens)
         return;
+    const gguflint_kv *arch = kv_by_key(ctx, "general.architecture");
+    gguflint_view a;
+    if (arch && kv_str(arch, &a) && !arch_rows_are_vocab(arch_find(a.ptr, a.len), name))
+        return; /* not a row per token in this architecture (GG553 checks it) */
     unsigned w = model_width(ctx);
     char path[64];
     snprintf(path, sizeof path, "tensor[%zu].ne[1]", tensor_index_of(ctx, t));

@@ -13,6 +13,7 @@
 #include "model/arch_eval.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define AT_CAT_(a, b) a##b
@@ -213,6 +214,28 @@ const arch_info *arch_find(const uint8_t *name, size_t len)
         if (arch_infos[i].name_len == len && memcmp(arch_str(arch_infos[i].name), name, len) == 0)
             return &arch_infos[i];
     return NULL;
+}
+
+bool arch_rows_are_vocab(const arch_info *a, const char *name)
+{
+    if (!a || a->coverage != COV_FULL)
+        return true;
+    char want[16];
+    snprintf(want, sizeof want, "#%d", (int)SYM_n_vocab);
+    for (uint16_t i = 0; i < a->tensor_count; i++) {
+        const arch_tensor *t = &arch_tensors[a->tensor_first + i];
+        if (t->layer_at >= 0 || strcmp(arch_str(t->name), name) != 0)
+            continue;
+        const char *ne1 = arch_str(t->ne[1]);
+        if (strcmp(ne1, want) == 0 || strcmp(ne1, "?") == 0)
+            return true;
+    }
+    for (uint16_t i = 0; i < a->tensor_count; i++) {
+        const arch_tensor *t = &arch_tensors[a->tensor_first + i];
+        if (t->layer_at < 0 && strcmp(arch_str(t->name), name) == 0)
+            return false; /* every row of that name has other rows */
+    }
+    return true;
 }
 
 /* A file's tensor name against a gguf-py base name: the base (its %d a

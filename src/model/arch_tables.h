@@ -125,6 +125,10 @@ extern const size_t arch_hand_name_count;
 
 /* The row of an architecture name (length-delimited, NUL-free), or NULL. */
 const arch_info *arch_find(const uint8_t *name, size_t len);
+/* Whether the global tensor `name` has one row per token (ne[1] = n_vocab)
+ * in architecture a: false only when a FULL table creates it with other
+ * rows (wavtokenizer-dec's output.weight is [n_embd, n_embd_out]). */
+bool arch_rows_are_vocab(const arch_info *a, const char *name);
 /* Whether gguf-py's MODEL_TENSORS (data/arch/gen_gguf_py.def) lists the
  * tensor `name` (length-delimited) for the architecture: its base name
  * with the layer number, then nothing or one ".suffix". */
