@@ -391,6 +391,23 @@ static void test_unexpected_quantized(void **state)
     add(&m, "blk.0.attn_q.bias", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
     EXPECT_AT(buf, len, NULL, "GG511", m.type_off[1], "a bias");
+    /* GG534: a norm in F16 or BF16 (the CPU backend's ggml_mul aborts); a
+     * quantized one is GG511's, and F16 biases are added, which works */
+    m.n = 0;
+    add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
+    add(&m, "blk.0.attn_norm.weight", 1, 256, 1, 1, GB_F16);
+    buf = build(&m, 7, &len);
+    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[1], "as f16");
+    m.n = 0;
+    add(&m, "output_norm.weight", 1, 256, 1, 1, GB_BF16);
+    add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
+    buf = build(&m, 7, &len);
+    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "as bf16");
+    m.n = 0;
+    add(&m, "blk.0.ffn_norm.weight", 1, 256, 1, 1, GB_Q8_0);
+    add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
+    buf = build(&m, 7, &len);
+    EXPECT_NONE(buf, len, NULL, "GG534");
     /* F32 / F16 / BF16 / integer 1-D tensors are normal */
     m.n = 0;
     add(&m, "blk.0.attn_norm.weight", 1, 256, 1, 1, GB_F32);
@@ -399,7 +416,7 @@ static void test_unexpected_quantized(void **state)
     add(&m, "ids", 1, 256, 1, 1, GB_I32);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_NONE(buf, len, NULL, "GG511");
+    EXPECT_NONE(buf, len, NULL, "GG511", "GG534");
 }
 
 /* ------------------------------------------------------------ GG512 */

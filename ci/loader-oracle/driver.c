@@ -5,6 +5,9 @@
  * separated by tabs:
  *
  *   model  PATH                  llama_model_load_from_file, n_gpu_layers = 0
+ *   decode PATH                  the same, then a 16-token context and the
+ *                                decode of one token (the graph build and
+ *                                run that a load alone never reaches)
  *   lora   BASE  ADAPTER         the base model, then llama_adapter_lora_init
  *   mmproj TEXT  MMPROJ  WARMUP  the text model, then mtmd_init_from_file
  *                                with warmup 1 (mtmd's default) or 0
@@ -73,6 +76,30 @@ static int run_child(char **f, int n)
             return 1;
         llama_model_free(m);
         return 0;
+    }
+    if (strcmp(f[0], "decode") == 0 && n >= 2) {
+        struct llama_model *m = load_model(f[1]);
+        if (!m)
+            return 1;
+        struct llama_context_params cp = llama_context_default_params();
+        cp.n_ctx = 16;
+        cp.n_batch = 16;
+        cp.n_ubatch = 16;
+        cp.n_seq_max = 1;
+        cp.n_threads = 1;
+        cp.n_threads_batch = 1;
+        struct llama_context *c = llama_init_from_model(m, cp);
+        if (!c) {
+            fputs("E: ORACLE: llama_init_from_model failed\n", stderr);
+            return 1;
+        }
+        llama_token tok = 1;
+        int rc = llama_decode(c, llama_batch_get_one(&tok, 1));
+        if (rc != 0)
+            fprintf(stderr, "E: ORACLE: llama_decode returned %d\n", rc);
+        llama_free(c);
+        llama_model_free(m);
+        return rc != 0;
     }
     if (strcmp(f[0], "lora") == 0 && n >= 3) {
         struct llama_model *m = load_model(f[1]);

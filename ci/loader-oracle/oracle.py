@@ -60,6 +60,10 @@ class Oracle:
     def model(self, path):
         return self.ask('model', path)
 
+    def decode(self, path):
+        """The model loaded, a 16-token context made and one token decoded."""
+        return self.ask('decode', path)
+
     def lora(self, base, adapter):
         return self.ask('lora', base, adapter)
 

@@ -62,7 +62,7 @@ static bool contains(gguflint_view v, const char *s)
     return false;
 }
 
-/* GG511 for one tensor, and its classification. */
+/* GG511 and GG534 for one tensor, and its classification. */
 static uint8_t classify(gguflint_ctx *ctx, const gguflint_tensor *t, bool has_output)
 {
     if (t->n_dims > 4 || gt_info(t->type)->status != GT_VALID)
@@ -84,6 +84,16 @@ static uint8_t classify(gguflint_ctx *ctx, const gguflint_tensor *t, bool has_ou
                           : "a bias",
                  gt_info(t->type)->name);
         }
+    } else if (t->type != 0 /* F32 */ && t->name.len <= MAX_CLASSIFIED_NAME &&
+               contains(t->name, "_norm.weight")) {
+        char shown[160], path[48];
+        esc_fixed(shown, sizeof shown, t->name.ptr, t->name.len, 100);
+        snprintf(path, sizeof path, "tensor[%zu].type", tensor_index_of(ctx, t));
+        emit(ctx, R_NORM_NOT_F32, wire_ti_type_off(model_width(ctx), t), 4, path,
+             "norm weight '%s' is stored as %s: llama.cpp multiplies it into F32 activations "
+             "and its CPU backend aborts the process at the first decode (binary_op: "
+             "unsupported types)",
+             shown, gt_info(t->type)->name);
     }
     if (t->name.len > MAX_CLASSIFIED_NAME ||
         !ft_quantizable(t->name.ptr, (size_t)t->name.len, dims))
