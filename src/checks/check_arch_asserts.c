@@ -99,7 +99,7 @@ void arch_check_asserts(const arch_file *f, arch_env *env)
     gguflint_ctx *ctx = f->ctx;
     for (size_t i = 0; i < arch_assert_count() && ctx->status == GGUFLINT_OK; i++) {
         const hparam_assert *a = &asserts[i];
-        if (strcmp(a->arch, f->arch) != 0)
+        if (strcmp(a->arch, "*") != 0 && strcmp(a->arch, f->arch) != 0)
             continue;
         char rpn[256];
         if (!arch_assert_translate(f, a->cond, rpn, sizeof rpn))
