@@ -1528,6 +1528,11 @@ def main():
     for text in (mhdr, models_h):
         for ctype, name in re.findall(r'^\s*((?:std::)?(?:vector|array)<[^;=]*>)\s+(\w+)\s*(?:=[^;]*)?;', text, re.M):
             MODEL_MEMBERS.setdefault(name, ctype)
+    # scalar members of the per-model classes that load_arch_hparams reads
+    # keys into (graniteswitch: ml.get_key(LLM_KV_ADAPTER_COUNT, n_adapters))
+    for ctype, name in re.findall(r'^\s*(u?int(?:8|16|32|64)_t|float|double|bool)\s+(\w+)\s*(?:=[^;]*)?;',
+                                  models_h, re.M):
+        MODEL_MEMBERS.setdefault(name, ctype)
 
     # facts of the tree beside the per-model files
     RECURRENT.update(switch_labels(archtxt, 'llm_arch_is_recurrent'))
