@@ -23,6 +23,7 @@
 #include "parse/tokens.h"
 #include "input/source.h"
 
+#include "common/cpu.h"
 #include "common/keyhash.h"
 
 #if defined(__SSE2__)
@@ -323,17 +324,9 @@ static inline __attribute__((always_inline)) bool scan_range(scan *sc, uint64_t 
 #if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-static int have_avx2 = -1; /* -1 not probed; a benign race: every probe agrees */
-
 static bool types_avx2(void)
 {
-    int h = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
-    if (h < 0) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&have_avx2, h, __ATOMIC_RELAXED);
-    }
-    return h == 1;
+    return (cpu_features() & CPU_AVX2) != 0;
 }
 
 /* From i, the first of 32 little-endian i32 token types (ty[4 i..]) not

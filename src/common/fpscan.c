@@ -12,6 +12,7 @@
  * NaN or Inf, and OR-ing those sums over a group of blocks says whether the
  * group needs the exact (reference) pass. */
 #include "common/fpscan.h"
+#include "common/cpu.h"
 
 #include <string.h>
 
@@ -133,17 +134,10 @@ static int forced = 2; /* the highest level the tests allow */
 #define FP_X86 1
 #include <immintrin.h>
 
-static int probed = -1; /* a benign race: every probe agrees */
-
 static int host_level(void)
 {
-    int h = __atomic_load_n(&probed, __ATOMIC_RELAXED);
-    if (h < 0) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") ? 2 : 1;
-        __atomic_store_n(&probed, h, __ATOMIC_RELAXED);
-    }
-    return h;
+    unsigned need = CPU_AVX2 | CPU_POPCNT;
+    return (cpu_features() & need) == need ? 2 : 1;
 }
 #else
 static int host_level(void)

@@ -14,6 +14,7 @@
  * end are ASCII, so a sequence cut by the end of the string is caught as
  * "too short"; a string ending exactly on a block boundary gets one more
  * all-zero block for the same reason. */
+#include "common/cpu.h"
 #include "common/utf8.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -266,17 +267,9 @@ AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
     return _mm256_testz_si256(err, err);
 }
 
-static int have_avx2 = -1; /* -1 not probed; a benign race: every probe agrees */
-
 static bool host_avx2(void)
 {
-    int h = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
-    if (h < 0) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&have_avx2, h, __ATOMIC_RELAXED);
-    }
-    return h == 1;
+    return (cpu_features() & CPU_AVX2) != 0;
 }
 
 bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done)
