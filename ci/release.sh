@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/release.sh - build the release artefacts of the commit checked out.
 #
-#   bash ci/release.sh [--out DIR] [--jobs N] [--no-docker] [--from-build BUILD]
+#   bash ci/release.sh [--out DIR] [--jobs N] [--no-docker]
 #
 # From a clean checkout (git archive of HEAD, unpacked in a scratch folder,
 # so nothing uncommitted and nothing generated gets in) it builds, into DIR
@@ -25,9 +25,8 @@
 # and, when `docker info` works, the image gguflint:V from Dockerfile.
 #
 # The release build runs no tests (cmake --preset dist builds no test): run
-# bash ci/test.sh for them. --from-build BUILD packages an existing CMake
-# build folder instead of building (no static program; the ctest
-# release_install uses it to stay quick). Debian: cmake, a C compiler,
+# bash ci/test.sh for them; tests/check_release.sh (the ctest release_install)
+# installs the artefacts and lints with them. Debian: cmake, a C compiler,
 # libinih-dev, libjansson-dev, libcurl4-openssl-dev, dpkg-dev, python3-cffi,
 # python3-setuptools, python3-pip, python3-wheel, python3-jsonschema.
 set -euo pipefail
@@ -35,13 +34,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build-artefacts
 jobs=2
 docker=auto
-from_build=
 while [ $# -gt 0 ]; do
     case $1 in
     --out) out=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --no-docker) docker=no; shift ;;
-    --from-build) from_build=$(cd "$2" && pwd); shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "release.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -68,25 +65,13 @@ git -C "$root" archive --format=tar --prefix="gguflint-$version/" HEAD | gzip -n
 src=$work/gguflint-$version
 tar -xzf "$tarball" -C "$work"
 
-if [ -z "$from_build" ]; then
-    step "build (cmake --preset dist: Release, no tests, static CLI libraries)"
-    echo "   tests: none built or run by a release build (run bash ci/test.sh)"
-    (cd "$src" && cmake --preset dist -DCMAKE_INSTALL_PREFIX=/usr >"$work/configure.log") ||
-        { cat "$work/configure.log"; exit 1; }
-    build=$src/build-dist
-    cmake --build "$build" -j"$jobs" --target gguflint gguflint_static gguflint_shared \
-        >"$work/build.log" || { tail -40 "$work/build.log"; exit 1; }
-    wheel_src=$src/python
-else
-    step "packaging the existing build $from_build (no build, no static program)"
-    build=$from_build
-    # the wheel from this work tree's package and header (the build's sources)
-    mkdir -p "$work/tree/src"
-    cp -r "$root/python" "$work/tree/python"
-    rm -rf "$work/tree/python/build" "$work/tree/python"/*.egg-info
-    cp "$root/src/gguflint.h" "$work/tree/src/"
-    wheel_src=$work/tree/python
-fi
+step "build (cmake --preset dist: Release, no tests, static CLI libraries)"
+echo "   tests: none built or run by a release build (run bash ci/test.sh)"
+(cd "$src" && cmake --preset dist -DCMAKE_INSTALL_PREFIX=/usr >"$work/configure.log") ||
+    { cat "$work/configure.log"; exit 1; }
+build=$src/build-dist
+cmake --build "$build" -j"$jobs" --target gguflint gguflint_static gguflint_shared \
+    >"$work/build.log" || { tail -40 "$work/build.log"; exit 1; }
 
 step "program"
 binary=$out/gguflint-$version-linux-x86_64
@@ -101,7 +86,7 @@ deb=$(ls "$out"/gguflint_*.deb)
 
 step "Python wheel (offline)"
 GGUFLINT_LIBRARY_DIR=$build GGUFLINT_CLI_BINARY=$binary PYTHONDONTWRITEBYTECODE=1 \
-    $python -m pip wheel -q --no-build-isolation --no-index --no-deps -w "$out" "$wheel_src" \
+    $python -m pip wheel -q --no-build-isolation --no-index --no-deps -w "$out" "$src/python" \
     >"$work/wheel.log" 2>&1 || { cat "$work/wheel.log"; exit 1; }
 wheel=$(ls "$out"/gguflint-*.whl)
 
@@ -119,7 +104,7 @@ else
 fi
 sbom=$out/gguflint-$version.cdx.json
 $python "$root/packaging/sbom.py" --version "$version" --commit "$commit" \
-    --cmake-cache "$build/CMakeCache.txt" "${elves[@]}" --artefact "$binary" \
+    --cmake-cache "$build/CMakeCache.txt" --static-user "$(basename "$binary")" "${elves[@]}" --artefact "$binary" \
     --artefact "$deb" --artefact "$wheel" --artefact "$tarball" "${validate[@]}" --out "$sbom"
 
 step "SHA256SUMS"
