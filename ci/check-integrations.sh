@@ -256,7 +256,9 @@ n_hooks=0
 while IFS=$'\t' read -r id entry args lang files types; do
     [ -n "$id" ] || continue
     n_hooks=$((n_hooks + 1))
-    [ "$lang" = system ] || bad "hook $id: language is '$lang', expected system"
+    # system: gguflint on PATH; python: the package's gguflint command (the
+    # same program; tests/check_precommit.sh installs it with pre-commit)
+    [ "$lang" = system ] || [ "$lang" = python ] || bad "hook $id: language is '$lang', expected system or python"
     [ "${entry%% *}" = gguflint ] || bad "hook $id: entry '$entry' does not run gguflint"
     [[ ",$types," == *,file,* ]] || bad "hook $id: types lacks file"
     # pre-commit matches files with Python's re.search

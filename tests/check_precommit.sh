@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# check_precommit.sh SOURCE_DIR [BUILD_DIR] - the language: python hooks of
+# .pre-commit-hooks.yaml work with nothing on PATH, pinned by commit hash,
+# offline, with pre-commit itself (Debian's pre-commit package):
+#   - the work tree (tracked and untracked files, as they are) is committed
+#     into a scratch hook repository; a scratch model repository pins it by
+#     that commit's hash in its .pre-commit-config.yaml;
+#   - `pre-commit run` installs the hooks (pip install . in pre-commit's own
+#     venv: the library and the program built from the sources; with
+#     BUILD_DIR, GGUFLINT_LIBRARY_DIR reuses that build's library and
+#     program) and passes valid.gguf (exit 0), fails hostile.gguf (exit 1,
+#     rule ids in the output) with gguflint-python, and
+#     gguflint-python-security passes --profile security;
+#   - `pre-commit autoupdate --bleeding-edge --freeze` (the update the hooks
+#     file documents) moves rev to the hash of a newer commit.
+# PATH holds no gguflint during the runs. Without pre-commit the same install
+# (pip install . into a venv) and the hook's command are checked instead.
+# Exits 77 (skipped) without git or a python with venv, cffi and setuptools.
+set -euo pipefail
+src=$(cd "$1" && pwd)
+build=${2:+$(cd "$2" && pwd)}
+python=/usr/bin/python3
+[ -x $python ] || python=python3
+command -v git >/dev/null || { echo "SKIP: no git"; exit 77; }
+$python -c "import cffi, setuptools, venv, yaml" 2>/dev/null ||
+    { echo "SKIP: $python lacks cffi, setuptools, venv or yaml"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gguflint-precommit.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "check_precommit: FAIL: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+t0=$SECONDS
+
+# offline: Debian's cffi and setuptools through the system site, no index
+export VIRTUALENV_SYSTEM_SITE_PACKAGES=1 PIP_NO_INDEX=1 PIP_NO_BUILD_ISOLATION=0
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PRE_COMMIT_HOME=$tmp/cache PYTHONDONTWRITEBYTECODE=1
+[ -z "$build" ] || export GGUFLINT_LIBRARY_DIR=$build
+git_q() { git -c user.name=t -c user.email=t@t.invalid -c init.defaultBranch=main "$@"; }
+# no gguflint on PATH: keep only the folders of the tools used here
+path=
+for tool in git "$python" cmake cc make pre-commit sha256sum; do
+    p=$(command -v "$tool" 2>/dev/null) || continue
+    d=$(dirname "$p")
+    [[ ":$path:" == *":$d:"* ]] || path=${path:+$path:}$d
+done
+for d in ${path//:/ }; do
+    [ ! -x "$d/gguflint" ] || fail "$d/gguflint is on the PATH these checks need"
+done
+
+# the hook repository: the work tree as it is, one commit
+hookrepo=$tmp/hookrepo
+mkdir "$hookrepo"
+(cd "$src" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - 2>/dev/null) |
+    tar -xf - -C "$hookrepo"
+git_q -C "$hookrepo" init -q
+git_q -C "$hookrepo" add -A
+git_q -C "$hookrepo" commit -qm "gguflint under test"
+rev=$(git -C "$hookrepo" rev-parse HEAD)
+
+# the model repository that uses the hooks
+models=$tmp/models
+mkdir "$models"
+cp "$src/corpus/examples/valid.gguf" "$src/corpus/examples/hostile.gguf" "$models/"
+git_q -C "$models" init -q
+cat >"$models/.pre-commit-config.yaml" <<EOF
+repos:
+  - repo: $hookrepo
+    rev: $rev
+    hooks:
+      - id: gguflint-python
+      - id: gguflint-python-security
+        args: [--quiet, --format, json]
+EOF
+git_q -C "$models" add -A
+
+if ! command -v pre-commit >/dev/null; then
+    echo "pre-commit not installed (apt-get install pre-commit): its install and the hook command checked instead"
+    $python -m venv --system-site-packages "$tmp/venv"
+    (cd "$hookrepo" && "$tmp/venv/bin/python" -m pip install -q .) >"$tmp/pip.log" 2>&1 ||
+        { cat "$tmp/pip.log"; fail "pip install . of the hook repository"; }
+    PATH=$tmp/venv/bin:$path gguflint --quiet "$models/valid.gguf" || fail "gguflint on valid.gguf"
+    set +e
+    PATH=$tmp/venv/bin:$path gguflint --quiet "$models/hostile.gguf" >/dev/null
+    st=$?
+    set -e
+    [ $st = 1 ] || fail "gguflint on hostile.gguf: exit $st, 1 expected"
+    ok "pip install . gives a gguflint command that lints the examples ($((SECONDS - t0)) s)"
+    exit 0
+fi
+
+run() { (cd "$models" && PATH=$path pre-commit "$@"); }
+set +e
+run run --files valid.gguf >"$tmp/valid.out" 2>&1
+st=$?
+set -e
+[ $st = 0 ] || { cat "$tmp/valid.out"; fail "pre-commit run on valid.gguf: exit $st"; }
+grep -q '^gguflint\.*Passed' "$tmp/valid.out" || { cat "$tmp/valid.out"; fail "no Passed line"; }
+ok "pre-commit installed the hooks at rev ${rev:0:12} and passed valid.gguf ($((SECONDS - t0)) s)"
+
+set +e
+run run --files hostile.gguf >"$tmp/hostile.out" 2>&1
+st=$?
+set -e
+[ $st = 1 ] || { cat "$tmp/hostile.out"; fail "pre-commit run on hostile.gguf: exit $st, 1 expected"; }
+grep -q 'GG[0-9]' "$tmp/hostile.out" || { cat "$tmp/hostile.out"; fail "no rule id in the output"; }
+# the security hook's JSON is what its program gives with --profile security
+# (and not what the ggml profile gives)
+prog=$(find "$PRE_COMMIT_HOME" -path '*/bin/gguflint' | head -1)
+[ -n "$prog" ] || fail "no gguflint command in pre-commit's venv"
+got=$(grep '^{"schema_version"' "$tmp/hostile.out") || fail "the security hook printed no JSON"
+for profile in security ggml; do
+    (cd "$models" && PATH=$path "$prog" --profile $profile --quiet --format json hostile.gguf \
+        >"$tmp/$profile.json") || true
+done
+[ "$got" = "$(cat "$tmp/security.json")" ] && [ "$got" != "$(cat "$tmp/ggml.json")" ] ||
+    fail "gguflint-python-security did not run with --profile security"
+ok "both hooks failed hostile.gguf with rule ids; the security hook ran --profile security"
+
+# the documented update: the newest commit of the default branch, as a hash
+echo "# a later commit" >>"$hookrepo/README.md"
+git_q -C "$hookrepo" commit -qam "a later commit"
+newrev=$(git -C "$hookrepo" rev-parse HEAD)
+run autoupdate --bleeding-edge --freeze >"$tmp/update.out" 2>&1 ||
+    { cat "$tmp/update.out"; fail "pre-commit autoupdate"; }
+grep -q "rev: $newrev" "$models/.pre-commit-config.yaml" ||
+    { cat "$tmp/update.out" "$models/.pre-commit-config.yaml"; fail "autoupdate did not pin $newrev"; }
+ok "pre-commit autoupdate --bleeding-edge --freeze pinned ${newrev:0:12}"
+echo "check_precommit: all passed ($((SECONDS - t0)) s)"
