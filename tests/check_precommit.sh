@@ -19,16 +19,10 @@
 set -euo pipefail
 src=$(cd "$1" && pwd)
 build=${2:+$(cd "$2" && pwd)}
-python=/usr/bin/python3
-[ -x $python ] || python=python3
+# shellcheck source=tests/release_common.sh
+. "$src/tests/release_common.sh"
 command -v git >/dev/null || { echo "SKIP: no git"; exit 77; }
-$python -c "import cffi, setuptools, venv, yaml" 2>/dev/null ||
-    { echo "SKIP: $python lacks cffi, setuptools, venv or yaml"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gguflint-precommit.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "check_precommit: FAIL: $*" >&2; exit 1; }
-ok() { echo "ok: $*"; }
-t0=$SECONDS
+release_setup check_precommit cffi setuptools venv
 
 # offline: Debian's cffi and setuptools through the system site, no index
 export VIRTUALENV_SYSTEM_SITE_PACKAGES=1 PIP_NO_INDEX=1 PIP_NO_BUILD_ISOLATION=0
@@ -77,30 +71,18 @@ if ! command -v pre-commit >/dev/null; then
     $python -m venv --system-site-packages "$tmp/venv"
     (cd "$hookrepo" && "$tmp/venv/bin/python" -m pip install -q .) >"$tmp/pip.log" 2>&1 ||
         { cat "$tmp/pip.log"; fail "pip install . of the hook repository"; }
-    PATH=$tmp/venv/bin:$path gguflint --quiet "$models/valid.gguf" || fail "gguflint on valid.gguf"
-    set +e
-    PATH=$tmp/venv/bin:$path gguflint --quiet "$models/hostile.gguf" >/dev/null
-    st=$?
-    set -e
-    [ $st = 1 ] || fail "gguflint on hostile.gguf: exit $st, 1 expected"
+    expect_exit 0 "$tmp/valid.out" env PATH="$tmp/venv/bin:$path" gguflint --quiet "$models/valid.gguf"
+    expect_exit 1 "$tmp/hostile.out" env PATH="$tmp/venv/bin:$path" gguflint --quiet "$models/hostile.gguf"
     ok "pip install . gives a gguflint command that lints the examples ($((SECONDS - t0)) s)"
     exit 0
 fi
 
 run() { (cd "$models" && PATH=$path pre-commit "$@"); }
-set +e
-run run --files valid.gguf >"$tmp/valid.out" 2>&1
-st=$?
-set -e
-[ $st = 0 ] || { cat "$tmp/valid.out"; fail "pre-commit run on valid.gguf: exit $st"; }
+expect_exit 0 "$tmp/valid.out" run run --files valid.gguf
 grep -q '^gguflint\.*Passed' "$tmp/valid.out" || { cat "$tmp/valid.out"; fail "no Passed line"; }
 ok "pre-commit installed the hooks at rev ${rev:0:12} and passed valid.gguf ($((SECONDS - t0)) s)"
 
-set +e
-run run --files hostile.gguf >"$tmp/hostile.out" 2>&1
-st=$?
-set -e
-[ $st = 1 ] || { cat "$tmp/hostile.out"; fail "pre-commit run on hostile.gguf: exit $st, 1 expected"; }
+expect_exit 1 "$tmp/hostile.out" run run --files hostile.gguf
 grep -q 'GG[0-9]' "$tmp/hostile.out" || { cat "$tmp/hostile.out"; fail "no rule id in the output"; }
 # the security hook's JSON is what its program gives with --profile security
 # (and not what the ggml profile gives)

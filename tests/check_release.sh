@@ -18,16 +18,10 @@
 # Exits 77 (skipped) without dpkg-deb, or a python with venv and cffi.
 set -euo pipefail
 src=$(cd "$1" && pwd)
-python=/usr/bin/python3
-[ -x $python ] || python=python3
+# shellcheck source=tests/release_common.sh
+. "$src/tests/release_common.sh"
 command -v dpkg-deb >/dev/null || { echo "SKIP: no dpkg-deb"; exit 77; }
-$python -c "import cffi, venv, ensurepip" 2>/dev/null ||
-    { echo "SKIP: $python has no cffi or venv (python3-cffi python3-venv)"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gguflint-release-check.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "check_release: FAIL: $*" >&2; exit 1; }
-ok() { echo "ok: $*"; }
-t0=$SECONDS
+release_setup check_release cffi venv ensurepip
 
 if [ $# -ge 2 ]; then
     out=$(cd "$2" && pwd)
@@ -75,12 +69,8 @@ ok "the program links libc.so.6 only"
 
 # lint: exit status and the hostile file's rule ids from one program
 expect_lint() { # PROGRAM... : valid exits 0, hostile exits 1 naming GG rules
-    "$@" --quiet "$valid" >/dev/null || fail "$* on valid.gguf: exit $?"
-    set +e
-    "$@" --format json "$hostile" >"$tmp/lint.json"
-    st=$?
-    set -e
-    [ $st = 1 ] || fail "$* on hostile.gguf: exit $st, 1 expected"
+    expect_exit 0 "$tmp/lint.out" "$@" --quiet "$valid"
+    expect_exit 1 "$tmp/lint.json" "$@" --format json "$hostile"
     grep -q '"rule": *"GG' "$tmp/lint.json" || fail "$* on hostile.gguf: no rule id in its JSON"
 }
 
