@@ -19,9 +19,10 @@
 set -euo pipefail
 src=$(cd "$1" && pwd)
 build=${2:+$(cd "$2" && pwd)}
-# shellcheck source=tests/release_common.sh
-. "$src/tests/release_common.sh"
-command -v git >/dev/null || { echo "SKIP: no git"; exit 77; }
+# shellcheck source=release_common.sh
+. "$(dirname "$0")/release_common.sh"
+git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1 ||
+    { echo "SKIP: no git, or $src is not a git checkout"; exit 77; }
 release_setup check_precommit cffi setuptools venv
 
 # offline: Debian's cffi and setuptools through the system site, no index

@@ -15,12 +15,15 @@
 #   - the wheel installs into a scratch venv (pip --no-index) and its
 #     `gguflint` command, `python -m gguflint` and gguflint.lint() give the
 #     .deb's program's findings.
-# Exits 77 (skipped) without dpkg-deb, or a python with venv and cffi.
+# Exits 77 (skipped) without dpkg-deb, a python with venv and cffi, or (to
+# build the release) a git checkout.
 set -euo pipefail
 src=$(cd "$1" && pwd)
-# shellcheck source=tests/release_common.sh
-. "$src/tests/release_common.sh"
+# shellcheck source=release_common.sh
+. "$(dirname "$0")/release_common.sh"
 command -v dpkg-deb >/dev/null || { echo "SKIP: no dpkg-deb"; exit 77; }
+[ $# -ge 2 ] || git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1 ||
+    { echo "SKIP: $src is not a git checkout (ci/release.sh archives HEAD)"; exit 77; }
 release_setup check_release cffi venv ensurepip
 
 if [ $# -ge 2 ]; then
