@@ -15,6 +15,7 @@
 #     file documents) moves rev to the hash of a newer commit.
 # PATH holds no gguflint during the runs. Without pre-commit the same install
 # (pip install . into a venv) and the hook's command are checked instead.
+# (PRE_COMMIT=none forces that; PRE_COMMIT=PROGRAM names another pre-commit).
 # Exits 77 (skipped) without git or a python with venv, cffi and setuptools.
 set -euo pipefail
 src=$(cd "$1" && pwd)
@@ -28,11 +29,12 @@ release_setup check_precommit cffi setuptools venv
 # offline: Debian's cffi and setuptools through the system site, no index
 export VIRTUALENV_SYSTEM_SITE_PACKAGES=1 PIP_NO_INDEX=1 PIP_NO_BUILD_ISOLATION=0
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PRE_COMMIT_HOME=$tmp/cache PYTHONDONTWRITEBYTECODE=1
+pre_commit=${PRE_COMMIT:-pre-commit} # PRE_COMMIT=none: the checks without pre-commit
 [ -z "$build" ] || export GGUFLINT_LIBRARY_DIR=$build
 git_q() { git -c user.name=t -c user.email=t@t.invalid -c init.defaultBranch=main "$@"; }
 # no gguflint on PATH: keep only the folders of the tools used here
 path=
-for tool in git "$python" cmake cc make pre-commit sha256sum; do
+for tool in git "$python" cmake cc make "$pre_commit" sha256sum; do
     p=$(command -v "$tool" 2>/dev/null) || continue
     d=$(dirname "$p")
     [[ ":$path:" == *":$d:"* ]] || path=${path:+$path:}$d
@@ -67,7 +69,7 @@ repos:
 EOF
 git_q -C "$models" add -A
 
-if ! command -v pre-commit >/dev/null; then
+if ! command -v "$pre_commit" >/dev/null; then
     echo "pre-commit not installed (apt-get install pre-commit): its install and the hook command checked instead"
     $python -m venv --system-site-packages "$tmp/venv"
     (cd "$hookrepo" && "$tmp/venv/bin/python" -m pip install -q .) >"$tmp/pip.log" 2>&1 ||
@@ -78,7 +80,7 @@ if ! command -v pre-commit >/dev/null; then
     exit 0
 fi
 
-run() { (cd "$models" && PATH=$path pre-commit "$@"); }
+run() { (cd "$models" && PATH=$path "$pre_commit" "$@"); }
 expect_exit 0 "$tmp/valid.out" run run --files valid.gguf
 grep -q '^gguflint\.*Passed' "$tmp/valid.out" || { cat "$tmp/valid.out"; fail "no Passed line"; }
 ok "pre-commit installed the hooks at rev ${rev:0:12} and passed valid.gguf ($((SECONDS - t0)) s)"
