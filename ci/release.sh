@@ -48,6 +48,9 @@ python=/usr/bin/python3 # Debian's: its cffi, setuptools and wheel build the whe
 version=$(sed -n 's/^#define GGUFLINT_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
     "$root/src/gguflint.h" | paste -sd.)
 commit=$(git -C "$root" rev-parse HEAD)
+# file times and the SBOM's timestamp: the commit's time, not the build's
+SOURCE_DATE_EPOCH=$(git -C "$root" log -1 --format=%ct HEAD)
+export SOURCE_DATE_EPOCH
 out=$(mkdir -p "$out" && cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gguflint-release.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -85,7 +88,9 @@ mv "$work"/cpack/gguflint_*.deb "$out/"
 deb=$(ls "$out"/gguflint_*.deb)
 
 step "Python wheel (offline)"
-GGUFLINT_LIBRARY_DIR=$build GGUFLINT_CLI_BINARY=$binary PYTHONDONTWRITEBYTECODE=1 \
+# (the scratch folder's name kept out of the extension's debug information)
+CFLAGS="-ffile-prefix-map=$work=/build" \
+    GGUFLINT_LIBRARY_DIR=$build GGUFLINT_CLI_BINARY=$binary PYTHONDONTWRITEBYTECODE=1 \
     $python -m pip wheel -q --no-build-isolation --no-index --no-deps -w "$out" "$src/python" \
     >"$work/wheel.log" 2>&1 || { cat "$work/wheel.log"; exit 1; }
 wheel=$(ls "$out"/gguflint-*.whl)

@@ -176,13 +176,16 @@ def build(args):
             "name": os.path.basename(path),
             "hashes": [{"alg": "SHA-256", "content": sha256(path)}]})
     main_ref = f"pkg:generic/gguflint@{args.version}"
+    # the same release (version, commit, files) gets the same serial number
+    serial = uuid.uuid5(uuid.NAMESPACE_URL, "gguflint-release:" + json.dumps(
+        [args.version, args.commit, components], sort_keys=True))
     now = os.environ.get("SOURCE_DATE_EPOCH")
     stamp = (datetime.datetime.fromtimestamp(int(now), datetime.timezone.utc) if now
              else datetime.datetime.now(datetime.timezone.utc))
     return {
         "bomFormat": "CycloneDX",
         "specVersion": "1.6",
-        "serialNumber": f"urn:uuid:{uuid.uuid4()}",
+        "serialNumber": f"urn:uuid:{serial}",
         "version": 1,
         "metadata": {
             "timestamp": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
