@@ -43,6 +43,7 @@ while [ $# -gt 0 ]; do
     *) echo "release.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
+[ "$(uname -m)" = x86_64 ] || { echo "release.sh: builds x86-64 Linux releases; this is $(uname -m)" >&2; exit 2; }
 python=/usr/bin/python3 # Debian's: its cffi, setuptools and wheel build the wheel
 [ -x $python ] || python=python3
 version=$(sed -n 's/^#define GGUFLINT_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
@@ -109,8 +110,9 @@ else
 fi
 sbom=$out/gguflint-$version.cdx.json
 $python "$root/packaging/sbom.py" --version "$version" --commit "$commit" \
-    --cmake-cache "$build/CMakeCache.txt" --static-user "$(basename "$binary")" "${elves[@]}" --artefact "$binary" \
-    --artefact "$deb" --artefact "$wheel" --artefact "$tarball" "${validate[@]}" --out "$sbom"
+    --cmake-cache "$build/CMakeCache.txt" --static-user "$(basename "$binary")" "${elves[@]}" \
+    --artefact "$binary" --artefact "$deb" --artefact "$wheel" --artefact "$tarball" \
+    "${validate[@]}" --out "$sbom"
 
 step "SHA256SUMS"
 (cd "$out" && sha256sum -- "$(basename "$binary")" "$(basename "$deb")" "$(basename "$wheel")" \
@@ -118,9 +120,9 @@ step "SHA256SUMS"
 
 if [ "$docker" = auto ] && command -v docker >/dev/null && docker info >/dev/null 2>&1; then
     step "container image gguflint:$version (Dockerfile)"
-    docker build -q -t "gguflint:$version" -f "$root/Dockerfile" \
+    docker build -q -t "gguflint:$version" -f "$src/Dockerfile" \
         --build-arg "DEB=$(basename "$deb")" "$out"
-    docker run --rm -v "$root/corpus/examples:/work:ro" "gguflint:$version" valid.gguf
+    docker run --rm -v "$src/corpus/examples:/work:ro" "gguflint:$version" valid.gguf
 else
     step "container image skipped: $([ "$docker" = no ] && echo "--no-docker" || echo "docker info does not work here")"
 fi
