@@ -256,7 +256,9 @@ n_hooks=0
 while IFS=$'\t' read -r id entry args lang files types; do
     [ -n "$id" ] || continue
     n_hooks=$((n_hooks + 1))
-    [ "$lang" = system ] || bad "hook $id: language is '$lang', expected system"
+    # system: gguflint on PATH; python: the package's gguflint command (the
+    # same program; tests/check_precommit.sh installs it with pre-commit)
+    [ "$lang" = system ] || [ "$lang" = python ] || bad "hook $id: language is '$lang', expected system or python"
     [ "${entry%% *}" = gguflint ] || bad "hook $id: entry '$entry' does not run gguflint"
     [[ ",$types," == *,file,* ]] || bad "hook $id: types lacks file"
     # pre-commit matches files with Python's re.search
@@ -608,8 +610,8 @@ lint = [s for s in steps if re.match(r"[^/@\s]+/gguflint@", str(s.get("uses", ""
 if not lint:
     problems.append("no step uses OWNER/gguflint@...")
 for s in lint:
-    if not re.search(r"@(v\d+\.\d+\.\d+|[0-9a-f]{40})$", str(s["uses"])):
-        problems.append("the gguflint step is not pinned to a release tag or a commit")
+    if not re.search(r"@[0-9a-f]{40}$", str(s["uses"])):
+        problems.append("the gguflint step is not pinned to a full commit hash")
 for s in lint:
     for k in s.get("with", {}):
         if k not in action["inputs"]:
@@ -625,9 +627,9 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 else
-    if grep -qE '^ *uses: [^/@ ]+/gguflint@v[0-9]+\.[0-9]+\.[0-9]+' "$EXAMPLE" &&
+    if grep -qE '^ *uses: [^/@ ]+/gguflint@[0-9a-f]{40}' "$EXAMPLE" &&
         grep -qE '^jobs:' "$EXAMPLE" && grep -qE '^on:' "$EXAMPLE" && grep -q 'lfs' "$EXAMPLE"; then
-        ok "example workflow: on, jobs, LFS and uses: OWNER/gguflint@vX.Y.Z"
+        ok "example workflow: on, jobs, LFS and uses: OWNER/gguflint@COMMIT"
     else
         bad "example workflow lacks on:, jobs:, an LFS fetch or a pinned uses: OWNER/gguflint@"
     fi
