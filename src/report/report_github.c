@@ -44,6 +44,8 @@ static void github_file(gguflint_report *r, const char *path, const gguflint_ctx
         return;
     }
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        if (!report_shown(r, i))
+            continue;
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         out_put(&r->o, f->severity == GGUFLINT_ERROR     ? "::error file="

@@ -78,6 +78,8 @@ static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *
     const out *o = &r->o;
     size_t n = gguflint_finding_count(ctx);
     for (size_t i = 0; i < n; i++) {
+        if (!report_shown(r, i))
+            continue;
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         out_escape(o, path, strlen(path));
@@ -111,6 +113,9 @@ static void text_end(gguflint_report *r, bool summary)
              c[GGUFLINT_NOTE] == 1 ? "" : "s");
     if (r->dropped)
         out_putf(&r->o, ", %" PRIu64 " more not shown (over the per-rule limit)", r->dropped);
+    if (r->baselined || r->gone)
+        out_putf(&r->o, ", %" PRIu64 " baselined (%" PRIu64 " baseline entr%s gone)", r->baselined,
+                 r->gone, r->gone == 1 ? "y" : "ies");
     if (r->config) { /* the configuration file that set the rules */
         out_put(&r->o, " (config: ");
         out_escape(&r->o, r->config, strlen(r->config));
