@@ -184,6 +184,11 @@ GGUFLINT_API uint32_t gguflint_options_get_deep_jobs(const gguflint_options *opt
  * (GG304), not as errors. */
 GGUFLINT_API int gguflint_options_set_header_only(gguflint_options *opt, bool header_only);
 GGUFLINT_API bool gguflint_options_get_header_only(const gguflint_options *opt);
+/* The caller found a configuration file near the inputs (not one it was
+ * told to use) that turns off security checks, and did not apply it: every
+ * run reports GG800 (config-refused) at offset 0 so the refusal is never
+ * only a line on standard error. */
+GGUFLINT_API int gguflint_options_set_config_refused(gguflint_options *opt, bool refused);
 
 /* Apply a profile: every rule back to its default, then the profile's
  * overrides. Profiles: "ggml" (the default: what llama.cpp's reader accepts),
@@ -605,6 +610,10 @@ GGUFLINT_API void gguflint_report_free(gguflint_report *r);
  * and first elements), the tensor table. */
 GGUFLINT_API void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w,
                                 void *user);
+/* The same, showing at most max_elems elements of each array (0: all of
+ * them; gguflint_dump shows 8). The walk is bounded by the value's bytes. */
+GGUFLINT_API void gguflint_dump_ex(const gguflint_ctx *ctx, gguflint_format fmt,
+                                   gguflint_write_fn w, void *user, uint64_t max_elems);
 
 /* Rule documentation as Markdown (the RULES.md file) and as one rule's text. */
 GGUFLINT_API void gguflint_rules_markdown(gguflint_write_fn w, void *user);

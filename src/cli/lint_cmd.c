@@ -6,9 +6,11 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #include "common.h"
+#include "baseline.h"
 #include "config.h"
 #include "files.h"
 #include "runner.h"
+#include "sha256.h"
 
 #include "core/limits.h"
 
@@ -51,7 +53,10 @@ enum {
     OPT_STATISTICS,
     OPT_INCLUDE,
     OPT_EXCLUDE,
-    OPT_BASE
+    OPT_BASE,
+    OPT_BASELINE,
+    OPT_WRITE_BASELINE,
+    OPT_HELP_URI
 };
 
 static const struct option long_opts[] = {
@@ -70,6 +75,9 @@ static const struct option long_opts[] = {
     {"deep", no_argument, NULL, OPT_DEEP},
     {"header-only", no_argument, NULL, OPT_HEADER_ONLY},
     {"base", required_argument, NULL, OPT_BASE},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
+    {"help-uri", required_argument, NULL, OPT_HELP_URI},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"isolated", no_argument, NULL, OPT_ISOLATED},
     {"recursive", no_argument, NULL, OPT_RECURSIVE},
@@ -132,7 +140,13 @@ typedef struct settings {
     char sev_buf[CONFIG_MAX_ITEMS][160]; /* RULE=LEVEL strings built from [severity] */
     const char *include[CLI_MAX_RULE_OPTS], *exclude[CLI_MAX_RULE_OPTS]; /* -r globs */
     size_t n_include, n_exclude;
-    const char *base_path; /* --base MODEL */
+    const char *base_path;      /* --base MODEL */
+    const char *baseline_path;  /* --baseline FILE */
+    const char *write_baseline; /* --write-baseline FILE */
+    const char *help_uri;       /* --help-uri URL (SARIF helpUri) */
+    bool config_refused;        /* a discovered config was not applied (GG800) */
+    char *cwd;                  /* the working directory (absolute), or NULL */
+    char *config_dir;           /* the absolute folder of the config applied, or NULL */
 } settings;
 
 static int add_rule_opt(settings *s, int kind, char *arg, bool from_config)
@@ -198,67 +212,102 @@ static int config_error(const config *cfg, const char *what)
     return EXIT_USAGE;
 }
 
-/* The config file's values become the defaults the command line overrides. */
-static int apply_config(settings *s, config *cfg)
+/* A bad value of the config file: false, with "line N: ..." in err. */
+static bool bad_value(char *err, size_t cap, int line, const char *key, const char *value,
+                      const char *expected)
+{
+    snprintf(err, cap, "line %d: bad value '%.64s' for '%s'%s%s", line, value, key,
+             expected ? ": " : "", expected ? expected : "");
+    return false;
+}
+
+/* Check one [gguflint] value that names rules or a profile against the
+ * library (scratch options), so a typo is reported with its line. */
+static bool check_main_value(settings *s, const config_kv *kv, char *err, size_t cap)
+{
+    char bad[128];
+    if (strcmp(kv->key, "profile") == 0)
+        return gguflint_options_profile(s->probe, kv->value) == GGUFLINT_OK ||
+               bad_value(err, cap, kv->line, kv->key, kv->value,
+                         "unknown profile (ggml, spec, strict, security)");
+    if (gguflint_options_select(s->probe, kv->value, true, bad, sizeof bad) != GGUFLINT_OK) {
+        snprintf(err, cap, "line %d: unknown rule, prefix or family '%.64s' in '%s'", kv->line, bad,
+                 kv->key);
+        return false;
+    }
+    return true;
+}
+
+/* The config file's values become the defaults the command line overrides.
+ * Every value is checked here, so an error names the file and the line. */
+static bool apply_config_to(settings *s, config *cfg, char *err, size_t cap)
 {
     for (size_t i = 0; i < cfg->n_main; i++) {
         const char *k = cfg->main[i].key;
         char *v = cfg->main[i].value;
-        char msg[256];
-        snprintf(msg, sizeof msg, "line %d: bad value for '%s'", cfg->main[i].line, k);
+        int line = cfg->main[i].line;
         bool b;
-        if (strcmp(k, "profile") == 0) {
-            s->profile = v;
-        } else if (strcmp(k, "format") == 0) {
+        if (strcmp(k, "format") == 0) {
             if (!parse_format(v, &s->fmt))
-                return config_error(cfg, msg);
+                return bad_value(err, cap, line, k, v, "text, json, sarif or github");
         } else if (strcmp(k, "fail-on") == 0) {
             int sev = gguflint_severity_parse(v);
             if (sev <= 0)
-                return config_error(cfg, msg);
+                return bad_value(err, cap, line, k, v, "error, warning or note");
             s->fail_on = (gguflint_severity)sev;
-        } else if (strcmp(k, "deep") == 0) {
+        } else if (strcmp(k, "deep") == 0 || strcmp(k, "quiet") == 0) {
             if (!parse_bool(v, &b))
-                return config_error(cfg, msg);
-            gguflint_options_set_deep(s->opt, b);
-        } else if (strcmp(k, "quiet") == 0) {
-            if (!parse_bool(v, &b))
-                return config_error(cfg, msg);
-            s->quiet = b;
+                return bad_value(err, cap, line, k, v, "true or false");
+            if (k[0] == 'd')
+                gguflint_options_set_deep(s->opt, b);
+            else
+                s->quiet = b;
         } else {
+            if (!check_main_value(s, &cfg->main[i], err, cap))
+                return false;
+            if (strcmp(k, "profile") == 0) {
+                s->profile = v;
+                continue;
+            }
             int kind = strcmp(k, "select") == 0          ? OPT_SELECT
                        : strcmp(k, "extend-select") == 0 ? OPT_EXTEND
                                                          : OPT_IGNORE;
-            int rc = add_rule_opt(s, kind, v, true);
-            if (rc != EXIT_CLEAN)
-                return rc;
+            if (add_rule_opt(s, kind, v, true) != EXIT_CLEAN)
+                return snprintf(err, cap, "line %d: too many rule options", line) < 0;
         }
     }
     for (size_t i = 0; i < cfg->n_severity; i++) {
-        snprintf(s->sev_buf[i], sizeof s->sev_buf[i], "%s=%s", cfg->severity[i].key,
-                 cfg->severity[i].value);
-        int rc = add_rule_opt(s, OPT_SEVERITY, s->sev_buf[i], true);
-        if (rc != EXIT_CLEAN)
-            return rc;
-    }
-    for (size_t i = 0; i < cfg->n_limits; i++) {
-        if (!set_limit(s, opt_by_name(cfg->limits[i].key), cfg->limits[i].value)) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "line %d: bad value for '%s'", cfg->limits[i].line,
-                     cfg->limits[i].key);
-            return config_error(cfg, msg);
+        const config_kv *kv = &cfg->severity[i];
+        int sev = gguflint_severity_parse(kv->value);
+        if (gguflint_rule_find(kv->key) < 0) {
+            snprintf(err, cap, "line %d: unknown rule '%.64s' in [severity]", kv->line, kv->key);
+            return false;
         }
+        if (sev < 0)
+            return bad_value(err, cap, kv->line, kv->key, kv->value, "error, warning, note or off");
+        snprintf(s->sev_buf[i], sizeof s->sev_buf[i], "%s=%s", kv->key, kv->value);
+        if (add_rule_opt(s, OPT_SEVERITY, s->sev_buf[i], true) != EXIT_CLEAN)
+            return snprintf(err, cap, "line %d: too many rule options", kv->line) < 0;
     }
+    for (size_t i = 0; i < cfg->n_limits; i++)
+        if (!set_limit(s, opt_by_name(cfg->limits[i].key), cfg->limits[i].value))
+            return bad_value(err, cap, cfg->limits[i].line, cfg->limits[i].key,
+                             cfg->limits[i].value, "a number in range");
     for (size_t i = 0; i < cfg->n_ignores; i++) {
         char bad[128];
         if (gguflint_options_select(s->probe, cfg->ignores[i].rules, false, bad, sizeof bad) !=
             GGUFLINT_OK) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "line %d: unknown rule '%s'", cfg->ignores[i].line, bad);
-            return config_error(cfg, msg);
+            snprintf(err, cap, "line %d: unknown rule '%s'", cfg->ignores[i].line, bad);
+            return false;
         }
     }
-    return EXIT_CLEAN;
+    return true;
+}
+
+static int apply_config(settings *s, config *cfg)
+{
+    char err[320];
+    return apply_config_to(s, cfg, err, sizeof err) ? EXIT_CLEAN : config_error(cfg, err);
 }
 
 /* Profile, then select, extend-select, ignore, severity; a --select on the
@@ -341,19 +390,65 @@ static bool add_input(file_list *files, const char *arg, bool recursive, const f
     return ok;
 }
 
-static bool path_matches(const char *pattern, const char *path)
+/* gguflint_path_normalize into a malloc'd string, or NULL. */
+static char *normalized(const char *path, const char *base)
+{
+    size_t n = gguflint_path_normalize(path, base, NULL, 0);
+    char *out = malloc(n + 1);
+    if (out)
+        gguflint_path_normalize(path, base, out, n + 1);
+    return out;
+}
+
+/* The path an [ignore:PATTERN] sees: lexically normalised and relative to
+ * the folder of the config file when it lies below it (./models/x.gguf,
+ * models//x.gguf and /repo/models/x.gguf are all models/x.gguf for
+ * /repo/.gguflint.ini); a URL as it is. malloc'd, or NULL. */
+static char *ignore_path(const settings *s, const char *path)
+{
+    const char *p = path;
+    char *joined = NULL;
+    if (gguflint_url_kind(path) == 0 && path[0] != '/' && s->cwd) {
+        size_t n = strlen(s->cwd) + strlen(path) + 2;
+        if ((joined = malloc(n)) != NULL) {
+            snprintf(joined, n, "%s/%s", s->cwd, path);
+            p = joined;
+        }
+    }
+    char *out = normalized(p, s->config_dir);
+    free(joined);
+    return out;
+}
+
+/* A pattern matches the whole normalised path or a leading folder of it
+ * (models matches models/a/x.gguf), or, without a '/', the base name. '*'
+ * never crosses '/' (as in --include). */
+static bool ignore_matches(const char *pattern, char *path)
 {
     const char *base = strrchr(path, '/');
-    return fnmatch(pattern, path, 0) == 0 || (base && fnmatch(pattern, base + 1, 0) == 0);
+    if (fnmatch(pattern, path, FNM_PATHNAME) == 0 ||
+        (!strchr(pattern, '/') && base && fnmatch(pattern, base + 1, FNM_PATHNAME) == 0))
+        return true;
+    bool hit = false; /* each leading folder: the path cut at each '/' in turn */
+    for (char *slash = strchr(path + 1, '/'); slash && !hit; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        hit = fnmatch(pattern, path, FNM_PATHNAME) == 0;
+        *slash = '/';
+    }
+    return hit;
 }
 
 /* `sel` is scratch options (any state): each ignore's rules are selected
  * into it from scratch. */
-static void apply_ignores(config *cfg, gguflint_options *sel, gguflint_ctx *ctx, const char *path)
+static void apply_ignores(const settings *s, config *cfg, gguflint_options *sel, gguflint_ctx *ctx,
+                          const char *path)
 {
-    for (size_t i = 0; i < cfg->n_ignores; i++) {
+    if (cfg->n_ignores == 0)
+        return;
+    char *norm = ignore_path(s, path);
+    for (size_t i = 0; norm && i < cfg->n_ignores; i++) {
         config_ignore *ig = &cfg->ignores[i];
-        if (!path_matches(ig->pattern, path))
+        if (!ignore_matches(ig->pattern, norm))
             continue;
         gguflint_options_default(sel); /* every field set, profile included */
         gguflint_options_clear(sel);
@@ -363,6 +458,7 @@ static void apply_ignores(config *cfg, gguflint_options *sel, gguflint_ctx *ctx,
             if (gguflint_options_get_severity(sel, r) != GGUFLINT_OFF)
                 ig->used += gguflint_suppress(ctx, r);
     }
+    free(norm);
 }
 
 /* Colour for a text report: --color, else on a terminal unless NO_COLOR is
@@ -376,21 +472,23 @@ static bool want_color(const settings *s, const output *o)
 }
 
 /* The reports: the default one when no --format was given, each to its
- * file or to standard output. Of the formats given without an
- * --output-file only the last writes to standard output (as a single
- * --format always did: the last one wins); the earlier ones are dropped. */
+ * file or to standard output. At most one may go to standard output: two
+ * would interleave, and silently keeping one lost the others. */
 static int open_outputs(settings *s)
 {
     if (s->n_out == 0)
         s->out[s->n_out++] = (output){s->fmt, NULL, NULL, NULL};
-    int last_stdout = -1, kept = 0;
+    if (s->write_baseline) { /* one more report, whatever the others are */
+        if (s->n_out == CLI_MAX_OUTPUTS)
+            return usage_error("at most %s reports", GGUFLINT_STRINGIFY(CLI_MAX_OUTPUTS));
+        s->out[s->n_out++] = (output){GGUFLINT_FORMAT_BASELINE, s->write_baseline, NULL, NULL};
+    }
+    int to_stdout = 0;
     for (int k = 0; k < s->n_out; k++)
-        if (!s->out[k].file)
-            last_stdout = k;
-    for (int k = 0; k < s->n_out; k++)
-        if (s->out[k].file || k == last_stdout)
-            s->out[kept++] = s->out[k];
-    s->n_out = kept;
+        to_stdout += !s->out[k].file;
+    if (to_stdout > 1) /* each would interleave with the others: say so, drop none */
+        return usage_error("%s", "several --format options write to standard output: give each "
+                                 "but one an --output-file FILE");
     for (int k = 0; k < s->n_out; k++) {
         output *o = &s->out[k];
         o->fp = o->file ? fopen(o->file, "w") : stdout;
@@ -407,6 +505,8 @@ static int open_outputs(settings *s)
             return EXIT_USAGE;
         }
         gguflint_report_set(o->rep, GGUFLINT_REPORT_COLOR, want_color(s, o));
+        gguflint_report_set_base(o->rep, s->cwd);
+        gguflint_report_set_help_uri(o->rep, s->help_uri);
     }
     return EXIT_CLEAN;
 }
@@ -463,42 +563,145 @@ static void scan_args(int argc, char **argv, first_pass *fp)
     }
 }
 
-/* True when `dir` (a real path) is `root` or below it. */
-static bool inside(const char *dir, const char *root)
+/* ---- whether a discovered config loosens the security checks ---- */
+
+/* The rules a discovered config may not loosen: those whose violation the
+ * rule block ties to a weakness (a CWE) or scores (security-severity). */
+static bool guards_security(size_t rule)
 {
-    size_t n = strlen(root);
-    if (n == 1 && root[0] == '/')
-        return true;
-    return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+    const gguflint_rule_info *ri = gguflint_rule(rule);
+    return ri && (ri->cwe > 0 || ri->security_severity);
 }
 
-/* A discovered .gguflint.ini (found from the working directory upwards, not
- * named by --config) is not trusted when the run is --profile security (only
- * --config FILE counts there), nor when it lies inside a directory scanned
- * with -r: a downloaded model folder can ship one that turns every rule off.
- * Returns why it is not read, or NULL to read it. Call right after
- * scan_args (the inputs are argv[optind..]). */
-static const char *untrusted(const char *found, const first_pass *fp, int argc, char **argv)
+/* What of t (a config applied to scratch settings) loosens the checks
+ * against ref (the run without the config): a security rule lowered or off,
+ * a limit that bounds hostile input raised, an [ignore:] exempting files
+ * from a security rule. The first such setting into why; false when none. */
+static bool loosened(settings *t, const gguflint_options *ref, const config *cfg, char *why,
+                     size_t cap)
 {
-    if (fp->profile && strcmp(fp->profile, "security") == 0)
-        return "--profile security reads only a --config FILE";
-    if (!fp->recursive)
-        return NULL;
-    char *cfg = realpath(found, NULL);
-    if (!cfg)
-        return "it cannot be resolved";
-    char *slash = strrchr(cfg, '/');
-    if (slash)
-        *(slash == cfg ? slash + 1 : slash) = '\0';
-    const char *why = NULL;
-    for (int i = optind; i < argc && !why; i++) {
-        char *root = realpath(argv[i], NULL);
-        if (root && inside(cfg, root))
-            why = "it is inside a directory scanned with -r (a downloaded folder can ship one)";
-        free(root);
+    for (size_t r = 0; r < gguflint_rule_count(); r++)
+        if (guards_security(r) &&
+            gguflint_options_get_severity(t->opt, r) < gguflint_options_get_severity(ref, r)) {
+            snprintf(why, cap, "it lowers %s (%s) to %s", gguflint_rule(r)->id,
+                     gguflint_rule(r)->slug,
+                     gguflint_severity_name(gguflint_options_get_severity(t->opt, r)));
+            return true;
+        }
+    static const char *const limit_names[] = {"max-string-len", "max-array-count", "max-kv-count",
+                                              "max-tensor-count", "max-depth"};
+    for (int l = 0; l < 5; l++)
+        if (gguflint_options_get_limit(t->opt, (gguflint_limit)l) >
+            gguflint_options_get_limit(ref, (gguflint_limit)l)) {
+            snprintf(why, cap, "it raises %s", limit_names[l]);
+            return true;
+        }
+    for (size_t i = 0; i < cfg->n_ignores; i++) {
+        gguflint_options_default(t->probe);
+        gguflint_options_clear(t->probe);
+        if (gguflint_options_select(t->probe, cfg->ignores[i].rules, true, NULL, 0) != GGUFLINT_OK)
+            continue;
+        for (size_t r = 0; r < gguflint_rule_count(); r++)
+            if (guards_security(r) && gguflint_options_get_severity(t->probe, r) != GGUFLINT_OFF) {
+                snprintf(why, cap, "line %d: [ignore:%.64s] exempts files from %s",
+                         cfg->ignores[i].line, cfg->ignores[i].pattern, gguflint_rule(r)->id);
+                return true;
+            }
     }
-    free(cfg);
-    return why;
+    return false;
+}
+
+/* Apply cfg to scratch settings and compare with the run without it (the
+ * command line's profile, else ggml). A config that does not even apply is
+ * not judged here: applying it for real reports its error. */
+static bool config_loosens(config *cfg, const char *cli_profile, char *why, size_t cap)
+{
+    settings *t = calloc(1, sizeof *t);
+    gguflint_options *ref = gguflint_options_new();
+    bool loose = false;
+    if (t && ref && (t->opt = gguflint_options_new()) && (t->probe = gguflint_options_new())) {
+        char err[320];
+        t->profile = "ggml";
+        const char *profile = cli_profile ? cli_profile : "ggml";
+        if (apply_config_to(t, cfg, err, sizeof err) &&
+            gguflint_options_profile(ref, profile) == GGUFLINT_OK) {
+            if (cli_profile)
+                t->profile = cli_profile;
+            loose = apply_rule_opts(t) == EXIT_CLEAN && loosened(t, ref, cfg, why, cap);
+        }
+    }
+    if (t) {
+        gguflint_options_free(t->opt);
+        gguflint_options_free(t->probe);
+    }
+    free(t);
+    gguflint_options_free(ref);
+    return loose;
+}
+
+/* The absolute folder of a config path (lexically, from the working
+ * directory), malloc'd, or NULL. */
+static char *folder_of(const settings *s, const char *path)
+{
+    size_t n = strlen(path) + (s->cwd ? strlen(s->cwd) : 0) + 2;
+    char *abs = malloc(n);
+    if (!abs)
+        return NULL;
+    if (path[0] == '/' || !s->cwd)
+        snprintf(abs, n, "%s", path);
+    else
+        snprintf(abs, n, "%s/%s", s->cwd, path);
+    char *dir = normalized(abs, NULL);
+    if (dir) {
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+    }
+    free(abs);
+    return dir;
+}
+
+/* Phase 1: the configuration file. --config FILE is the caller's and is
+ * applied; --isolated reads none. A .gguflint.ini discovered from the
+ * working directory upwards may have come with the inputs (a downloaded
+ * snapshot), so it is not read under --profile security, and it is not
+ * applied when it would loosen the security checks (config_loosens): then
+ * the run says why on standard error and every file gets GG800. A config
+ * inside a scanned folder is never discovered (only the working directory
+ * and its parents are searched). */
+static int load_config(settings *s, config *cfg, char **found, const first_pass *fp)
+{
+    const char *path = fp->isolated ? NULL : fp->config;
+    bool discovered = false;
+    if (!fp->isolated && !fp->config && (*found = config_find()) != NULL) {
+        if (fp->profile && strcmp(fp->profile, "security") == 0) {
+            fprintf(stderr, "gguflint: not reading ");
+            err_text(*found);
+            fprintf(stderr, ": --profile security reads only a --config FILE\n");
+        } else {
+            path = *found;
+            discovered = true;
+        }
+    }
+    if (!path)
+        return EXIT_CLEAN;
+    if (!config_load(cfg, path))
+        return config_error(cfg, cfg->error[0] ? cfg->error : "cannot read");
+    char why[256];
+    if (discovered && config_loosens(cfg, fp->profile, why, sizeof why)) {
+        fprintf(stderr, "gguflint: not applying ");
+        err_text(path);
+        fprintf(stderr, ": ");
+        err_text(why);
+        fprintf(stderr, "; a config found near the inputs may have come with them: name it with "
+                        "--config to apply it (GG800)\n");
+        config_free(cfg);
+        memset(cfg, 0, sizeof *cfg);
+        s->config_refused = true;
+        return EXIT_CLEAN;
+    }
+    s->config_dir = folder_of(s, path);
+    return apply_config(s, cfg);
 }
 
 /* --base MODEL: read the base model once, metadata only and with every rule
@@ -544,61 +747,13 @@ static int open_base(const settings *s, gguflint_ctx **out)
     return EXIT_CLEAN;
 }
 
-int cmd_lint(int argc, char **argv)
+/* Phase 2: the command line, over the config file's values. LINT_STOP
+ * after --help and --version. */
+enum { LINT_STOP = -1 };
+
+static int parse_command_line(settings *s, int argc, char **argv, gguflint_fetch_options **fetch)
 {
-    settings *s = calloc(1, sizeof *s);
-    if (!s)
-        return EXIT_USAGE;
-    s->opt = gguflint_options_new();
-    s->probe = gguflint_options_new();
-    if (!s->opt || !s->probe) {
-        gguflint_options_free(s->opt);
-        gguflint_options_free(s->probe);
-        free(s);
-        fprintf(stderr, "gguflint: out of memory\n");
-        return EXIT_USAGE;
-    }
-    s->fmt = GGUFLINT_FORMAT_TEXT;
-    s->color = COLOR_AUTO;
-    s->fail_on = GGUFLINT_ERROR;
-    s->stdin_max = LIMIT_DEFAULT_STDIN_BYTES;
-    s->jobs = 1;
-    s->profile = "ggml";
-    config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    file_list files = {0};
-    gguflint_fetch_options *fetch = NULL;
-    char **list_errors = NULL; /* per input of files: why its hf:// listing failed */
-    int *list_status = NULL;
-    gguflint_ctx *base = NULL; /* --base: parsed once, shared read-only by every run */
     int rc = EXIT_CLEAN;
-
-    /* The config file first (its values are defaults the command line
-     * overrides); a first pass over the arguments says which one to trust. */
-    first_pass fp;
-    scan_args(argc, argv, &fp);
-    const char *config_path = fp.isolated ? NULL : fp.config;
-    char *found = NULL;
-    if (!fp.isolated && !fp.config && (found = config_find()) != NULL) {
-        const char *why = untrusted(found, &fp, argc, argv);
-        if (why) {
-            fprintf(stderr, "gguflint: not reading ");
-            err_text(found);
-            fprintf(stderr, ": %s\n", why);
-        } else {
-            config_path = found;
-        }
-    }
-    if (config_path) {
-        if (!config_load(&cfg, config_path)) {
-            rc = config_error(&cfg, cfg.error[0] ? cfg.error : "cannot read");
-            goto done;
-        }
-        rc = apply_config(s, &cfg);
-        if (rc != EXIT_CLEAN)
-            goto done;
-    }
-
     opterr = 0;
     optind = 1;
     int c, li;
@@ -606,20 +761,20 @@ int cmd_lint(int argc, char **argv)
         uint64_t v;
         switch (c) {
         case OPT_FETCH:
-            rc = cli_fetch_option(&fetch, long_opts[li].name, optarg);
+            rc = cli_fetch_option(fetch, long_opts[li].name, optarg);
             if (rc != EXIT_CLEAN)
-                goto done;
+                return rc;
             break;
         case OPT_FORMAT: {
             gguflint_format f;
             if (!parse_format(optarg, &f)) {
                 rc = usage_error("unknown format '%s' (text, json, sarif, github)", optarg);
-                goto done;
+                return rc;
             }
             if (s->n_out == CLI_MAX_OUTPUTS) {
                 rc =
                     usage_error("at most %s --format options", GGUFLINT_STRINGIFY(CLI_MAX_OUTPUTS));
-                goto done;
+                return rc;
             }
             s->out[s->n_out++] = (output){f, NULL, NULL, NULL};
             break;
@@ -632,7 +787,7 @@ int cmd_lint(int argc, char **argv)
                 rc = usage_error("--output-file '%s' follows another --output-file: give a "
                                  "--format before each",
                                  optarg);
-                goto done;
+                return rc;
             }
             s->out[s->n_out - 1].file = optarg;
             break;
@@ -645,7 +800,7 @@ int cmd_lint(int argc, char **argv)
                 s->color = COLOR_ALWAYS;
             else {
                 rc = usage_error("--color takes never, always or auto, got '%s'", optarg);
-                goto done;
+                return rc;
             }
             break;
         case OPT_STATISTICS: s->statistics = true; break;
@@ -655,13 +810,13 @@ int cmd_lint(int argc, char **argv)
         case OPT_SEVERITY:
             rc = add_rule_opt(s, c, optarg, false);
             if (rc != EXIT_CLEAN)
-                goto done;
+                return rc;
             break;
         case OPT_FAIL_ON: {
             int sev = gguflint_severity_parse(optarg);
             if (sev <= 0) {
                 rc = usage_error("--fail-on takes error, warning or note, got '%s'", optarg);
-                goto done;
+                return rc;
             }
             s->fail_on = (gguflint_severity)sev;
             break;
@@ -682,7 +837,7 @@ int cmd_lint(int argc, char **argv)
             if (*n == CLI_MAX_RULE_OPTS) {
                 rc = usage_error("too many --include/--exclude patterns (at most %s)",
                                  GGUFLINT_STRINGIFY(CLI_MAX_RULE_OPTS));
-                goto done;
+                return rc;
             }
             list[(*n)++] = optarg;
             break;
@@ -693,7 +848,7 @@ int cmd_lint(int argc, char **argv)
                 rc = usage_error(
                     "-j takes a number from 1 to " GGUFLINT_STRINGIFY(CLI_MAX_JOBS) ", got '%s'",
                     optarg);
-                goto done;
+                return rc;
             }
             s->jobs = (unsigned)v;
             break;
@@ -708,50 +863,57 @@ int cmd_lint(int argc, char **argv)
         case OPT_STDIN_MAX:
             if (!set_limit(s, c, optarg)) {
                 rc = usage_error("bad or out-of-range number '%s'", optarg);
-                goto done;
+                return rc;
             }
             break;
-        case OPT_VERSION: printf("gguflint %s\n", GGUFLINT_VERSION); goto done;
+        case OPT_VERSION: printf("gguflint %s\n", GGUFLINT_VERSION); return LINT_STOP;
         case 'h':
         case OPT_HELP:
             fputs(usage_text, stdout);
             fputs(usage_limits, stdout);
-            goto done;
-        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); goto done;
+            return LINT_STOP;
+        case OPT_BASELINE: s->baseline_path = optarg; break;
+        case OPT_WRITE_BASELINE: s->write_baseline = optarg; break;
+        case OPT_HELP_URI: s->help_uri = optarg; break;
+        default: return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     gguflint_options_set_deep_jobs(s->opt, s->jobs);
     rc = apply_rule_opts(s);
-    if (rc != EXIT_CLEAN)
-        goto done;
-    if (optind >= argc) {
+    if (rc == EXIT_CLEAN && s->config_refused)
+        gguflint_options_set_config_refused(s->opt, true);
+    if (rc == EXIT_CLEAN && optind >= argc)
         rc = usage_error("%s", "no input files");
-        goto done;
-    }
-    cli_set_fetch(fetch);
-    list_errors = calloc((size_t)argc, sizeof *list_errors);
-    list_status = calloc((size_t)argc, sizeof *list_status);
-    if (!list_errors || !list_status) {
-        fprintf(stderr, "gguflint: out of memory\n");
-        rc = EXIT_USAGE;
-        goto done;
-    }
+    return rc;
+}
+
+/* Phase 3: the inputs, in order: paths, directories under -r, URLs and
+ * hf:// listings (a failed listing stays in the list under its own name,
+ * with why in skip[i] and its status in skip_status[i]). */
+typedef struct lint_inputs {
+    file_list files;
+    char **list_errors; /* per argument: why its hf:// listing failed */
+    int *list_status;
+    const char **skip; /* per file: a failed listing's reason, or NULL */
+    int *skip_status;
+} lint_inputs;
+
+static int collect_inputs(settings *s, int argc, char **argv, const gguflint_fetch_options *fetch,
+                          lint_inputs *in)
+{
+    in->list_errors = calloc((size_t)argc, sizeof *in->list_errors);
+    in->list_status = calloc((size_t)argc, sizeof *in->list_status);
+    if (!in->list_errors || !in->list_status)
+        return EXIT_USAGE;
     file_filter filter = {s->include, s->n_include, s->exclude, s->n_exclude};
     size_t n_found = 0;
-    for (int i = optind; i < argc; i++) {
-        if (!add_input(&files, argv[i], s->recursive, &filter, &n_found, fetch, &list_errors[i],
-                       &list_status[i])) {
-            fprintf(stderr, "gguflint: out of memory\n");
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    }
-    if (s->recursive && !files_dedupe(&files)) {
-        fprintf(stderr, "gguflint: out of memory\n");
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (files.n == 0) {
+    for (int i = optind; i < argc; i++)
+        if (!add_input(&in->files, argv[i], s->recursive, &filter, &n_found, fetch,
+                       &in->list_errors[i], &in->list_status[i]))
+            return EXIT_USAGE;
+    if (s->recursive && !files_dedupe(&in->files))
+        return EXIT_USAGE;
+    if (in->files.n == 0) {
         /* only directories, and nothing in them: a scan that checked nothing
          * must not pass */
         fprintf(stderr, "gguflint: nothing to check: no GGUF file found under ");
@@ -760,123 +922,244 @@ int cmd_lint(int argc, char **argv)
             fputs(i + 1 < argc ? ", " : "", stderr);
         }
         fprintf(stderr, " (files are recognised by their GGUF magic or a .gguf name)\n");
-        rc = EXIT_USAGE;
-        goto done;
+        return LINT_STOP - 1; /* reported: exit 2 without "out of memory" */
     }
-    rc = EXIT_CLEAN;
-    if (s->base_path) {
-        rc = open_base(s, &base);
-        if (rc != EXIT_CLEAN)
-            goto done;
-    }
+    in->skip = calloc(in->files.n, sizeof *in->skip);
+    in->skip_status = calloc(in->files.n, sizeof *in->skip_status);
+    if (!in->skip || !in->skip_status)
+        return EXIT_USAGE;
+    for (size_t i = 0; i < in->files.n; i++)
+        for (int a = optind; a < argc; a++)
+            if (in->list_errors[a] && strcmp(in->files.paths[i], argv[a]) == 0) {
+                in->skip[i] = in->list_errors[a];
+                in->skip_status[i] = in->list_status[a];
+            }
+    return EXIT_CLEAN;
+}
 
-    rc = open_outputs(s);
-    if (rc != EXIT_CLEAN)
-        goto done;
-    /* a failed listing stands in the list as its reference */
-    const char **skip = calloc(files.n ? files.n : 1, sizeof *skip);
-    int *skip_status = calloc(files.n ? files.n : 1, sizeof *skip_status);
-    runner *rn = NULL;
-    if (skip && skip_status) {
-        for (size_t i = 0; i < files.n; i++)
-            for (int a = optind; a < argc; a++)
-                if (list_errors[a] && strcmp(files.paths[i], argv[a]) == 0) {
-                    skip[i] = list_errors[a];
-                    skip_status[i] = list_status[a];
-                }
-        rn = runner_new((const char *const *)files.paths, files.n, s->opt, s->jobs, s->stdin_max,
-                        CLI_JOB_WINDOW_BYTES, skip, skip_status, base);
+static void free_inputs(lint_inputs *in, int argc)
+{
+    for (int i = 0; in->list_errors && i < argc; i++)
+        free(in->list_errors[i]);
+    free(in->list_errors);
+    free(in->list_status);
+    free(in->skip);
+    free(in->skip_status);
+    files_free(&in->files);
+}
+
+/* Phase 4, one file: what went wrong reading it, the config's ignores, the
+ * baseline, the digest, every report. Returns EXIT_FINDINGS when a finding
+ * not in the baseline is at or above --fail-on, EXIT_USAGE when the file
+ * could not be read, else EXIT_CLEAN. */
+typedef struct lint_state {
+    settings *s;
+    config *cfg;
+    baseline *bl; /* --baseline, or NULL */
+    bool *flags;  /* scratch: baselined findings of the file */
+    size_t n_flags;
+} lint_state;
+
+static int report_one(lint_state *L, const char *path, gguflint_ctx *ctx, int st, const char *skip)
+{
+    settings *s = L->s;
+    if (skip) {
+        fprintf(stderr, "gguflint: ");
+        err_text(path);
+        fprintf(stderr, ": %s: ", gguflint_strerror(st));
+        err_text(skip);
+        fprintf(stderr, "\n");
+        for (int k = 0; k < s->n_out; k++)
+            gguflint_report_failure(s->out[k].rep, path, st, skip);
+        return EXIT_USAGE;
     }
-    if (!rn) {
-        free(skip);
-        free(skip_status);
-        fprintf(stderr, "gguflint: out of memory\n");
-        rc = EXIT_USAGE;
-        goto done;
+    if (st < 0) {
+        fprintf(stderr, "gguflint: ");
+        err_text(path);
+        fprintf(stderr, ": the file changed (shrank) while being read\n");
+        st = GGUFLINT_E_IO;
+    } else if (st != GGUFLINT_OK) {
+        report_status(path, ctx, st);
+    }
+    uint64_t fetched;
+    if (ctx && !gguflint_fetch_ranges(ctx) && gguflint_fetch_stats(ctx, NULL, &fetched, NULL)) {
+        fprintf(stderr, "gguflint: ");
+        err_text(path);
+        fprintf(stderr,
+                ": note: the server ignores Range requests: %llu bytes were downloaded "
+                "from the start of the file (at most --max-fetch)\n",
+                (unsigned long long)fetched);
+    }
+    int rc = st == GGUFLINT_OK ? EXIT_CLEAN : EXIT_USAGE;
+    const bool *flags = NULL;
+    char sha[65], *digest = NULL;
+    if (st == GGUFLINT_OK) {
+        apply_ignores(s, L->cfg, s->probe, ctx, path);
+        size_t n = gguflint_finding_count(ctx);
+        if (L->bl && n) {
+            if (n > L->n_flags) {
+                bool *g = realloc(L->flags, n * sizeof *g);
+                if (!g)
+                    return EXIT_USAGE;
+                L->flags = g;
+                L->n_flags = n;
+            }
+            size_t matched;
+            char *norm = normalized(path, s->cwd); /* as the reports fingerprint it */
+            if (!norm)
+                return EXIT_USAGE;
+            bool ok = baseline_match(L->bl, ctx, norm, L->flags, &matched);
+            free(norm);
+            if (!ok)
+                return EXIT_USAGE;
+            flags = L->flags;
+        }
+        for (size_t i = 0; i < n; i++)
+            if ((!flags || !flags[i]) && gguflint_finding_get(ctx, i)->severity >= s->fail_on)
+                rc = EXIT_FINDINGS;
+        /* the file was read whole (--deep): its digest, for security reports */
+        if (gguflint_options_get_deep(s->opt) && gguflint_url_kind(path) == 0 &&
+            strcmp(path, "-") != 0 && sha256_file(path, sha))
+            digest = sha;
     }
     for (int k = 0; k < s->n_out; k++)
-        gguflint_report_set_config(s->out[k].rep, cfg.path);
+        gguflint_report_file_ex(s->out[k].rep, path, ctx, st, flags, digest);
+    return rc;
+}
 
-    bool io_error = false;
-    for (size_t i = 0; i < files.n; i++) {
-        const char *path = files.paths[i];
+/* Phase 4: lint every input on -j threads, reporting in input order. */
+static int lint_all(lint_state *L, lint_inputs *in, gguflint_ctx *base)
+{
+    settings *s = L->s;
+    runner *rn = runner_new((const char *const *)in->files.paths, in->files.n, s->opt, s->jobs,
+                            s->stdin_max, CLI_JOB_WINDOW_BYTES, in->skip, in->skip_status, base);
+    if (!rn) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        return EXIT_USAGE;
+    }
+    for (int k = 0; k < s->n_out; k++)
+        gguflint_report_set_config(s->out[k].rep, L->cfg->path);
+    bool io_error = false, findings = false;
+    for (size_t i = 0; i < in->files.n; i++) {
         int st;
         gguflint_ctx *ctx = runner_get(rn, i, &st);
-        if (skip[i]) {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr, ": %s: ", gguflint_strerror(st));
-            err_text(skip[i]);
-            fprintf(stderr, "\n");
-            for (int k = 0; k < s->n_out; k++)
-                gguflint_report_failure(s->out[k].rep, path, st, skip[i]);
-            io_error = true;
-            runner_release(rn, i);
-            continue;
-        }
-        if (st < 0) {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr, ": the file changed (shrank) while being read\n");
-            st = GGUFLINT_E_IO;
-        } else if (st != GGUFLINT_OK) {
-            report_status(path, ctx, st);
-        }
-        uint64_t fetched;
-        if (ctx && !gguflint_fetch_ranges(ctx) && gguflint_fetch_stats(ctx, NULL, &fetched, NULL)) {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr,
-                    ": note: the server ignores Range requests: %llu bytes were downloaded "
-                    "from the start of the file (at most --max-fetch)\n",
-                    (unsigned long long)fetched);
-        }
-        if (st == GGUFLINT_OK) {
-            apply_ignores(&cfg, s->probe, ctx, path);
-            if (gguflint_max_severity(ctx) >= s->fail_on)
-                rc = EXIT_FINDINGS;
-        } else {
-            io_error = true;
-        }
-        for (int k = 0; k < s->n_out; k++)
-            gguflint_report_file(s->out[k].rep, path, ctx, st);
+        int one = report_one(L, in->files.paths[i], ctx, st, in->skip[i]);
+        io_error |= one == EXIT_USAGE;
+        findings |= one == EXIT_FINDINGS;
         runner_release(rn, i);
     }
     runner_free(rn);
-    free(skip);
-    free(skip_status);
-    for (int k = 0; k < s->n_out; k++)
+    return io_error ? EXIT_USAGE : findings ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+/* Phase 5: the baseline's gone entries, the summaries, closing the
+ * reports, the ignores that suppressed nothing. */
+static int finish(lint_state *L, int rc)
+{
+    settings *s = L->s;
+    config *cfg = L->cfg;
+    uint64_t gone = L->bl ? baseline_gone(L->bl) : 0;
+    for (int k = 0; k < s->n_out; k++) {
+        gguflint_report_set(s->out[k].rep, GGUFLINT_REPORT_BASELINE_GONE,
+                            gone > INT32_MAX ? INT32_MAX : (int)gone);
         gguflint_report_end(s->out[k].rep, !s->quiet);
+    }
     if (!close_outputs(s))
-        io_error = true;
-    for (size_t i = 0; i < cfg.n_ignores; i++)
-        if (cfg.ignores[i].used == 0) {
+        rc = EXIT_USAGE;
+    for (size_t i = 0; i < cfg->n_ignores; i++)
+        if (cfg->ignores[i].used == 0) {
             fprintf(stderr, "gguflint: ");
-            err_text(cfg.path);
-            fprintf(stderr, ":%d: warning: unused ignore [ignore:", cfg.ignores[i].line);
-            err_text(cfg.ignores[i].pattern);
+            err_text(cfg->path);
+            fprintf(stderr, ":%d: warning: unused ignore [ignore:", cfg->ignores[i].line);
+            err_text(cfg->ignores[i].pattern);
             fprintf(stderr, "] rules = ");
-            err_text(cfg.ignores[i].rules);
+            err_text(cfg->ignores[i].rules);
             fprintf(stderr, " (it suppressed nothing)\n");
         }
-    if (io_error)
-        rc = EXIT_USAGE;
-    else if (s->exit_zero)
-        rc = EXIT_CLEAN;
-done:
+    return rc == EXIT_FINDINGS && s->exit_zero ? EXIT_CLEAN : rc;
+}
+
+static settings *settings_new(void)
+{
+    settings *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->opt = gguflint_options_new();
+    s->probe = gguflint_options_new();
+    s->cwd = getcwd(NULL, 0); /* NULL when it cannot be named: paths stay as given */
+    if (!s->opt || !s->probe) {
+        gguflint_options_free(s->opt);
+        gguflint_options_free(s->probe);
+        free(s->cwd);
+        free(s);
+        return NULL;
+    }
+    s->fmt = GGUFLINT_FORMAT_TEXT;
+    s->color = COLOR_AUTO;
+    s->fail_on = GGUFLINT_ERROR;
+    s->stdin_max = LIMIT_DEFAULT_STDIN_BYTES;
+    s->jobs = 1;
+    s->profile = "ggml";
+    return s;
+}
+
+static void settings_free(settings *s)
+{
     close_outputs(s);
-    gguflint_free(base);
-    for (int i = 0; list_errors && i < argc; i++)
-        free(list_errors[i]);
-    free(list_errors);
-    free(list_status);
-    cli_set_fetch(NULL);
-    gguflint_fetch_options_free(fetch);
-    files_free(&files);
-    config_free(&cfg);
-    free(found);
     gguflint_options_free(s->opt);
     gguflint_options_free(s->probe);
+    free(s->cwd);
+    free(s->config_dir);
     free(s);
+}
+
+int cmd_lint(int argc, char **argv)
+{
+    settings *s = settings_new();
+    if (!s) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        return EXIT_USAGE;
+    }
+    config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    char *found = NULL;
+    gguflint_fetch_options *fetch = NULL;
+    lint_inputs in = {0};
+    baseline bl = {0};
+    lint_state L = {s, &cfg, NULL, NULL, 0};
+    gguflint_ctx *base = NULL; /* --base: parsed once, shared read-only by every run */
+
+    first_pass fp;
+    scan_args(argc, argv, &fp);
+    int rc = load_config(s, &cfg, &found, &fp);
+    if (rc == EXIT_CLEAN)
+        rc = parse_command_line(s, argc, argv, &fetch);
+    if (rc == EXIT_CLEAN) {
+        cli_set_fetch(fetch);
+        rc = collect_inputs(s, argc, argv, fetch, &in);
+        if (rc == EXIT_USAGE)
+            fprintf(stderr, "gguflint: out of memory\n");
+    }
+    if (rc == EXIT_CLEAN && s->baseline_path) {
+        rc = baseline_load(&bl, s->baseline_path) ? EXIT_CLEAN : EXIT_USAGE;
+        L.bl = &bl;
+    }
+    if (rc == EXIT_CLEAN && s->base_path)
+        rc = open_base(s, &base);
+    if (rc == EXIT_CLEAN)
+        rc = open_outputs(s);
+    if (rc == EXIT_CLEAN)
+        rc = finish(&L, lint_all(&L, &in, base));
+    if (rc < 0) /* --help, --version: done; an empty scan: reported */
+        rc = rc == LINT_STOP ? EXIT_CLEAN : EXIT_USAGE;
+    settings_free(s);
+    gguflint_free(base);
+    free_inputs(&in, argc);
+    cli_set_fetch(NULL);
+    gguflint_fetch_options_free(fetch);
+    baseline_free(&bl);
+    free(L.flags);
+    config_free(&cfg);
+    free(found);
     return rc;
 }

@@ -20,6 +20,9 @@ bool sha256_update(sha256 *d, const void *p, size_t n);
  * failure or when d is NULL (d is freed anyway). */
 bool sha256_hex(sha256 *d, char out[65]);
 void sha256_free(sha256 *d);
+/* The SHA-256 of a whole file (read in 64 KiB pieces) into out; false when
+ * it cannot be read or libcrypto is missing. For lint --deep's JSON. */
+bool sha256_file(const char *path, char out[65]);
 /* Why the last sha256_new failed, for messages. */
 const char *sha256_error(void);
 

@@ -164,7 +164,8 @@ static uint64_t subject_hash(const gguflint_ctx *ctx, uint64_t h, uint64_t off)
         return fnv_u64(fnv_bytes(h, "p", 1), off - hd->metadata_end); /* its padding */
     }
     if (nt && off >= tensor_at(ctx, 0)) {
-        const gguflint_tensor *ti = gguflint_tensor_get(ctx, last_at_or_before(ctx, nt, off, tensor_at));
+        const gguflint_tensor *ti =
+            gguflint_tensor_get(ctx, last_at_or_before(ctx, nt, off, tensor_at));
         h = fnv_bytes(h, "t", 1);
         h = fnv_bytes(h, ti->name.ptr, (size_t)ti->name.len);
         return fnv_u64(h, off - ti->info_offset);

@@ -46,6 +46,7 @@ void gguflint_report_file_ex(gguflint_report *r, const char *path, const gguflin
     if (!r || !path)
         return;
     r->files++;
+    r->unreadable += status != GGUFLINT_OK;
     r->skip = status == GGUFLINT_OK && ctx ? baselined : NULL;
     r->sha256 = sha256;
     if (status == GGUFLINT_OK && ctx) {

@@ -124,7 +124,9 @@ static void json_end(gguflint_report *r, bool summary)
              ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64,
              r->files, r->counts[GGUFLINT_ERROR], r->counts[GGUFLINT_WARNING],
              r->counts[GGUFLINT_NOTE], r->dropped);
-    out_putf(&r->o, ",\"baselined\":%" PRIu64 ",\"baseline_gone\":%" PRIu64, r->baselined, r->gone);
+    out_putf(&r->o,
+             ",\"unreadable\":%" PRIu64 ",\"baselined\":%" PRIu64 ",\"baseline_gone\":%" PRIu64,
+             r->unreadable, r->baselined, r->gone);
     report_statistics_json(r); /* "statistics":{"GG106":2,...} with --statistics */
     out_put(&r->o, "}}\n");
 }

@@ -104,11 +104,13 @@ static void text_end(gguflint_report *r, bool summary)
     if (!summary)
         return;
     const uint64_t *c = r->counts;
-    out_putf(&r->o,
-             "%" PRIu64 " file%s checked: %" PRIu64 " error%s, %" PRIu64 " warning%s, %" PRIu64
-             " note%s",
-             r->files, r->files == 1 ? "" : "s", c[GGUFLINT_ERROR],
-             c[GGUFLINT_ERROR] == 1 ? "" : "s", c[GGUFLINT_WARNING],
+    /* a file that could not be read was not checked: it is counted apart */
+    uint64_t checked = r->files - r->unreadable;
+    out_putf(&r->o, "%" PRIu64 " file%s checked", checked, checked == 1 ? "" : "s");
+    if (r->unreadable)
+        out_putf(&r->o, ", %" PRIu64 " unreadable", r->unreadable);
+    out_putf(&r->o, ": %" PRIu64 " error%s, %" PRIu64 " warning%s, %" PRIu64 " note%s",
+             c[GGUFLINT_ERROR], c[GGUFLINT_ERROR] == 1 ? "" : "s", c[GGUFLINT_WARNING],
              c[GGUFLINT_WARNING] == 1 ? "" : "s", c[GGUFLINT_NOTE],
              c[GGUFLINT_NOTE] == 1 ? "" : "s");
     if (r->dropped)
