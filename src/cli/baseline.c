@@ -106,8 +106,9 @@ bool baseline_load(baseline *b, const char *path)
             for (; k < 16 && k < n && hexval(s[k]) >= 0; k++)
                 fp = fp << 4 | (uint64_t)hexval(s[k]);
             if (k != 16 || (n > 16 && s[16] != '\t'))
-                return load_error(b, line, "not a baseline line (16 hex digits, a tab, the rest); "
-                                           "write one with --write-baseline");
+                return load_error(b, line,
+                                  "not a baseline line (16 hex digits, a tab, the rest); "
+                                  "write one with --write-baseline");
             size_t rest = n > 17 ? 17 : n;
             b->e[b->n++] = (baseline_entry){fp, line, at + rest, n - rest, false};
         }

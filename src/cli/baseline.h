@@ -21,7 +21,7 @@ typedef struct baseline_entry {
 
 typedef struct baseline {
     const char *path;
-    char *text; /* the file as read */
+    char *text;        /* the file as read */
     baseline_entry *e; /* sorted by fingerprint */
     size_t n;
 } baseline;

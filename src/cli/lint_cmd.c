@@ -273,7 +273,7 @@ static bool apply_config_to(settings *s, config *cfg, char *err, size_t cap)
                        : strcmp(k, "extend-select") == 0 ? OPT_EXTEND
                                                          : OPT_IGNORE;
             if (add_rule_opt(s, kind, v, true) != EXIT_CLEAN)
-                return snprintf(err, cap, "line %d: too many rule options", line) < 0;
+                return bad_value(err, cap, line, k, v, "too many rule options");
         }
     }
     for (size_t i = 0; i < cfg->n_severity; i++) {
@@ -283,11 +283,14 @@ static bool apply_config_to(settings *s, config *cfg, char *err, size_t cap)
             snprintf(err, cap, "line %d: unknown rule '%.64s' in [severity]", kv->line, kv->key);
             return false;
         }
-        if (sev < 0)
-            return bad_value(err, cap, kv->line, kv->key, kv->value, "error, warning, note or off");
+        if (sev < 0) {
+            snprintf(err, cap, "line %d: bad severity '%.64s' for %s (error, warning, note or off)",
+                     kv->line, kv->value, kv->key);
+            return false;
+        }
         snprintf(s->sev_buf[i], sizeof s->sev_buf[i], "%s=%s", kv->key, kv->value);
         if (add_rule_opt(s, OPT_SEVERITY, s->sev_buf[i], true) != EXIT_CLEAN)
-            return snprintf(err, cap, "line %d: too many rule options", kv->line) < 0;
+            return bad_value(err, cap, kv->line, kv->key, kv->value, "too many rule options");
     }
     for (size_t i = 0; i < cfg->n_limits; i++)
         if (!set_limit(s, opt_by_name(cfg->limits[i].key), cfg->limits[i].value))

@@ -121,12 +121,13 @@ static void json_end(gguflint_report *r, bool summary)
     }
     out_putf(&r->o,
              ",\"summary\":{\"files\":%" PRIu64 ",\"error\":%" PRIu64 ",\"warning\":%" PRIu64
-             ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64,
+             ",\"note\":%" PRIu64,
              r->files, r->counts[GGUFLINT_ERROR], r->counts[GGUFLINT_WARNING],
-             r->counts[GGUFLINT_NOTE], r->dropped);
+             r->counts[GGUFLINT_NOTE]);
     out_putf(&r->o,
-             ",\"unreadable\":%" PRIu64 ",\"baselined\":%" PRIu64 ",\"baseline_gone\":%" PRIu64,
-             r->unreadable, r->baselined, r->gone);
+             ",\"unreadable\":%" PRIu64 ",\"baselined\":%" PRIu64 ",\"baseline_gone\":%" PRIu64
+             ",\"dropped\":%" PRIu64,
+             r->unreadable, r->baselined, r->gone, r->dropped);
     report_statistics_json(r); /* "statistics":{"GG106":2,...} with --statistics */
     out_put(&r->o, "}}\n");
 }
