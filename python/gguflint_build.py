@@ -84,6 +84,7 @@ GLUE = r"""
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <unistd.h>
 
 
 static void gguflintpy_free(void *p) { free(p); }
@@ -174,6 +175,9 @@ static int gguflintpy_report_json(const gguflint_ctx *ctx, const char *display, 
     gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_JSON, gguflintpy_append, &b);
     if (!r) { free(b.p); return GGUFLINT_E_NOMEM; }
     gguflint_report_set_config(r, NULL); /* as the CLI says: no config file read */
+    char *cwd = getcwd(NULL, 0); /* paths below it fingerprinted as the CLI does */
+    gguflint_report_set_base(r, cwd);
+    free(cwd);
     gguflint_report_file(r, display, ctx, status);
     gguflint_report_end(r, true);
     gguflint_report_free(r);

@@ -29,10 +29,20 @@ gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, v
     r->o = (out){w, user};
     r->first_file = true;
     r->first_result = true;
+    return r;
+}
+
+/* The writer's beginning, once, before the first file or at the end: late
+ * enough that the settings made after gguflint_report_new (help URI, base)
+ * are known to it. */
+static void begin_once(gguflint_report *r)
+{
+    if (r->begun)
+        return;
+    r->begun = true;
     const report_writer *wr = writer_of(r);
     if (wr->begin)
         wr->begin(r);
-    return r;
 }
 
 void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
@@ -62,6 +72,7 @@ void gguflint_report_file_ex(gguflint_report *r, const char *path, const gguflin
         }
         r->dropped += gguflint_findings_dropped(ctx);
     }
+    begin_once(r);
     const report_writer *wr = writer_of(r);
     if (wr->file)
         wr->file(r, path, ctx, status);
@@ -134,6 +145,7 @@ void gguflint_report_end(gguflint_report *r, bool summary)
 {
     if (!r)
         return;
+    begin_once(r);
     const report_writer *wr = writer_of(r);
     if (wr->end)
         wr->end(r, summary);

@@ -17,6 +17,7 @@ struct gguflint_report {
     out o;
     uint64_t files, counts[4], dropped; /* totals over the files so far */
     uint64_t unreadable;                /* files among them that could not be read */
+    bool begun;                         /* the writer's begin has run (before the first file) */
     bool first_file;                    /* JSON: no comma before the first file */
     bool first_result;                  /* SARIF: no comma before the first result */
     sbuf notes;                         /* SARIF: toolExecutionNotifications for unreadable files */
@@ -60,7 +61,7 @@ static inline const char *report_detail(const gguflint_report *r, const gguflint
     return r->detail ? r->detail : ctx ? gguflint_error_detail(ctx) : "";
 }
 
-/* One format. begin runs in gguflint_report_new, file once per file (after
+/* One format. begin runs before the first file (or at the end), file once per file (after
  * the totals include it), end in gguflint_report_end; NULL members do nothing. */
 typedef struct report_writer {
     void (*begin)(gguflint_report *r);

@@ -20,7 +20,7 @@
 static void baseline_begin(gguflint_report *r)
 {
     out_put(&r->o, "# gguflint baseline 1 (gguflint " GGUFLINT_VERSION
-                   "): fingerprint, rule, path, logical path; see docs/BASELINE.md\n");
+                   "): fingerprint, rule, path, logical path; see docs/CI-GATE.md\n");
 }
 
 static void baseline_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
