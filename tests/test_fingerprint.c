@@ -142,6 +142,14 @@ static int cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* No two of the n fingerprints are equal (sorts them). */
+static void assert_distinct(uint64_t *fp, size_t n)
+{
+    qsort(fp, n, sizeof *fp, cmp_u64);
+    for (size_t i = 1; i < n; i++)
+        assert_true(fp[i] != fp[i - 1]);
+}
+
 static void test_unrelated_edit(void **state)
 {
     (void)state;
@@ -165,10 +173,7 @@ static void test_unrelated_edit(void **state)
             fail_msg("%s at 0x%llx (%s) changed its fingerprint", ex_id(f),
                      (unsigned long long)f->offset, f->path);
     }
-    /* the findings of a file are all distinct */
-    qsort(fa, n, sizeof *fa, cmp_u64);
-    for (size_t i = 1; i < n; i++)
-        assert_true(fa[i] != fa[i - 1]);
+    assert_distinct(fa, n); /* the findings of a file are all distinct */
     free(fa);
     free(fb);
     gguflint_free(a);
@@ -196,9 +201,7 @@ static void test_same_field(void **state)
     size_t n = gguflint_finding_count(a);
     uint64_t *fa = prints_of(a, "x"), *fb = prints_of(b, "x");
     assert_memory_equal(fa, fb, n * sizeof *fa);
-    qsort(fa, n, sizeof *fa, cmp_u64);
-    for (size_t i = 1; i < n; i++)
-        assert_true(fa[i] != fa[i - 1]);
+    assert_distinct(fa, n);
     free(fa);
     free(fb);
     gguflint_free(a);

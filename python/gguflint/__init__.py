@@ -18,6 +18,7 @@ GIL for the whole lint, so threads scale; contexts are never shared.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import mmap
@@ -417,12 +418,31 @@ def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
     return ctx, inp, st
 
 
-def _report_json(ctx: Any, display: str, st: int) -> str:
+def _report_json(ctx: Any, display: str, st: int, sha256: Optional[str] = None) -> str:
     out = ffi.new("char **")
     length = ffi.new("size_t *")
+    digest = sha256.encode("ascii") if sha256 else ffi.NULL
     rst = lib.gguflintpy_report_json(ctx, display.encode("utf-8", "surrogateescape"),
-                                     1 if st == -1 else st, out, length)
+                                     1 if st == -1 else st, digest, out, length)
     return _take(out, length, rst)
+
+
+def _file_sha256(source: Any) -> Optional[str]:
+    """The SHA-256 of a local file that --deep read whole (as the CLI's JSON
+    "sha256"); None for URLs, standard input, buffers and file objects."""
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    path = os.fspath(source)
+    if not isinstance(path, str) or path == "-" or path.startswith(_URL_PREFIXES):
+        return None
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
 
 
 def _fetch_stats(ctx: Any) -> Optional[Dict[str, int]]:
@@ -550,7 +570,7 @@ def lint(source: Source, *, profile: str = "ggml",
     try:
         if st != 0:
             _raise(st, ctx, inp.display, _report_json(ctx, inp.display, st))
-        document = _report_json(ctx, inp.display, st)
+        document = _report_json(ctx, inp.display, st, _file_sha256(source) if deep else None)
         header = _header(ctx)
         fetch = _fetch_stats(ctx) if inp.url is not None else None
     finally:
