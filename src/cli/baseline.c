@@ -85,10 +85,11 @@ bool baseline_load(baseline *b, const char *path)
     size_t len;
     if (!read_all(b, &len))
         return false;
-    size_t lines = 1;
-    for (size_t i = 0; i < len; i++)
-        lines += b->text[i] == '\n';
-    b->e = malloc(lines * sizeof *b->e); /* one per line at most: counted, not declared */
+    /* one entry per line of at least 16 bytes (a fingerprint): at most one
+     * per 17 bytes of the file, so the index stays within a small factor of
+     * the file's size however it is made */
+    size_t cap = len / 17 + 1;
+    b->e = malloc(cap * sizeof *b->e);
     if (!b->e)
         return load_error(b, 0, "out of memory");
     uint32_t line = 0;
@@ -110,6 +111,8 @@ bool baseline_load(baseline *b, const char *path)
                                   "not a baseline line (16 hex digits, a tab, the rest); "
                                   "write one with --write-baseline");
             size_t rest = n > 17 ? 17 : n;
+            if (b->n == cap) /* cannot happen: each entry took 17 bytes */
+                return load_error(b, line, "too many entries");
             b->e[b->n++] = (baseline_entry){fp, line, at + rest, n - rest, false};
         }
         at = end + 1;
