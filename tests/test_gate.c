@@ -166,10 +166,8 @@ static void test_ignore_paths(void **state)
                                      "[ignore:models/sub]\nrules = GG120\nreason = r\n");
     /* every spelling of models/x.gguf, from the root and from a subfolder */
     static const char *const spellings[][2] = {
-        {"repo", "models/x.gguf"},
-        {"repo", "./models/x.gguf"},
-        {"repo", "models//./x.gguf"},
-        {"repo", "models/sub/../x.gguf"},
+        {"repo", "models/x.gguf"},          {"repo", "./models/x.gguf"},
+        {"repo", "models//./x.gguf"},       {"repo", "models/sub/../x.gguf"},
         {"repo/tools", "../models/x.gguf"},
     };
     for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
@@ -199,9 +197,9 @@ static void test_cli_consistency(void **state)
     expect("repo", "--isolated nonexist.gguf", 2, "0 files checked, 1 unreadable");
     expect("repo", "--isolated models/x.gguf nonexist.gguf", 2, "1 file checked, 1 unreadable");
     static const char *const helps[][2] = {
-        {"dump --help", "usage: gguflint dump"},   {"rules --help", "usage: gguflint rules"},
-        {"archs -h", "usage: gguflint archs"},     {"explain --help", "usage: gguflint explain"},
-        {"hash --help", "usage: gguflint hash"},   {"--help", "--write-baseline FILE"},
+        {"dump --help", "usage: gguflint dump"}, {"rules --help", "usage: gguflint rules"},
+        {"archs -h", "usage: gguflint archs"},   {"explain --help", "usage: gguflint explain"},
+        {"hash --help", "usage: gguflint hash"}, {"--help", "--write-baseline FILE"},
         {"dump x.gguf --help", "--full-arrays"},
     };
     for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++)

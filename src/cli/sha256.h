@@ -1,5 +1,6 @@
 /* sha256.h - SHA-256 for `gguflint hash`, through OpenSSL's libcrypto loaded
- * with dlopen the first time a digest is needed. A lint never loads it: a
+ * with dlopen the first time a digest is needed (hash, and lint --deep for
+ * the JSON report's "sha256"; a plain lint never loads it): a
  * statically linked libcrypto brought ~16 000 relocations to every start of
  * the program (more than half of the start-up's instructions), a dynamically
  * linked one millions of instructions of symbol resolution. */
