@@ -107,6 +107,16 @@ int cli_options_first(int *argcp, char **argv, const char *const *with_value)
     return first;
 }
 
+/* gguflint_path_normalize into a malloc'd string, or NULL. */
+char *cli_normalized(const char *path, const char *base)
+{
+    size_t n = gguflint_path_normalize(path, base, NULL, 0);
+    char *out = malloc(n + 1);
+    if (out)
+        gguflint_path_normalize(path, base, out, n + 1);
+    return out;
+}
+
 void err_text(const char *s)
 {
     gguflint_escape(gguflint_write_file, stderr, s, strlen(s));

@@ -28,6 +28,8 @@ bool cli_wants_help(int argc, char **argv);
  * Returns the index of the first operand (*argc when there is none), or -1
  * when out of memory; *argc shrinks by one when a "--" was dropped. */
 int cli_options_first(int *argc, char **argv, const char *const *with_value);
+/* gguflint_path_normalize(path, base) into a malloc'd string, or NULL. */
+char *cli_normalized(const char *path, const char *base);
 /* Write untrusted text (a path, a detail) escaped to stderr. */
 void err_text(const char *s);
 /* "gguflint: PATH: status: detail" on stderr. */
