@@ -71,7 +71,7 @@ def check_spellings(cli, validator, files):
 
 
 def main():
-    cli, schema_path, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+    cli, schema_path, files = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
     if not os.path.exists(schema_path):
         print("schema not found: skipped")
         sys.exit(77)
