@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool load_error(const baseline *b, uint32_t line, const char *what)
+/* Why the file is refused, into b->error ("PATH[:LINE]: what"); false. */
+static bool load_error(baseline *b, uint32_t line, const char *what)
 {
-    fprintf(stderr, "gguflint: --baseline ");
-    err_text(b->path);
     if (line)
-        fprintf(stderr, ":%u", line);
-    fprintf(stderr, ": %s\n", what);
+        snprintf(b->error, sizeof b->error, ":%u: %s", line, what);
+    else
+        snprintf(b->error, sizeof b->error, ": %s", what);
     return false;
 }
 
@@ -78,13 +78,11 @@ static int entry_cmp(const void *a, const void *b)
     return x->fp < y->fp ? -1 : x->fp > y->fp;
 }
 
-bool baseline_load(baseline *b, const char *path)
+bool baseline_parse_text(baseline *b, char *text, size_t len, const char *name)
 {
     memset(b, 0, sizeof *b);
-    b->path = path;
-    size_t len;
-    if (!read_all(b, &len))
-        return false;
+    b->path = name;
+    b->text = text;
     /* one entry per line of at least 16 bytes (a fingerprint): at most one
      * per 17 bytes of the file, so the index stays within a small factor of
      * the file's size however it is made */
@@ -119,6 +117,24 @@ bool baseline_load(baseline *b, const char *path)
     }
     qsort(b->e, b->n, sizeof *b->e, entry_cmp);
     return true;
+}
+
+bool baseline_load(baseline *b, const char *path)
+{
+    memset(b, 0, sizeof *b);
+    b->path = path;
+    size_t len;
+    bool ok = read_all(b, &len);
+    if (ok) {
+        char *text = b->text;
+        ok = baseline_parse_text(b, text, len, path);
+    }
+    if (!ok) {
+        fprintf(stderr, "gguflint: --baseline ");
+        err_text(path);
+        fprintf(stderr, "%s\n", b->error);
+    }
+    return ok;
 }
 
 static baseline_entry *find(baseline *b, uint64_t fp)

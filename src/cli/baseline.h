@@ -24,12 +24,17 @@ typedef struct baseline {
     char *text;        /* the file as read */
     baseline_entry *e; /* sorted by fingerprint */
     size_t n;
+    char error[320]; /* why it was refused: ":LINE: what" or ": what" */
 } baseline;
 
 /* Read a baseline file (at most CLI_MAX_BASELINE_BYTES). False with a
  * message on standard error when it cannot be read or a line is not
  * "16-hex-digit fingerprint, tab, ..." (comments start with '#'). */
 bool baseline_load(baseline *b, const char *path);
+/* The same over text[0..len) (NUL-terminated at len; taken over, freed by
+ * baseline_free), recorded under `name`; false with b->error set, nothing
+ * printed. Used by baseline_load and the fuzz harness. */
+bool baseline_parse_text(baseline *b, char *text, size_t len, const char *name);
 /* Flag (flags[i] = true) the findings of ctx that the baseline records, and
  * mark those entries hit; returns how many findings were flagged. `path` is
  * the display path normalised as the reports do (against the working
