@@ -30,17 +30,12 @@ static char out[1 << 22]; /* a SARIF report carries the whole rule table with it
 
 static void write_file(const char *rel, const void *data, size_t len)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
+    ex_write_file(dir, rel, data, len);
 }
 
 static void write_text(const char *rel, const char *text)
 {
-    write_file(rel, text, strlen(text));
+    ex_write_text(dir, rel, text);
 }
 
 /* A model with a duplicate key (GG106), a bad bool (GG114) and, with
@@ -98,9 +93,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ex_remove_tree(dir);
 }
 
 static void test_baseline(void **state)
