@@ -469,6 +469,7 @@ run_lint() {
     rm -rf "$TMP/ws" "$TMP/runner"
     mkdir -p "$TMP/ws/corpus/examples" "$TMP/runner"
     cp "$EXAMPLES/valid.gguf" "$EXAMPLES/hostile.gguf" "$TMP/ws/corpus/examples/"
+    if [ -n "${WS_SETUP:-}" ]; then "$WS_SETUP"; fi
     local envs=(GITHUB_OUTPUT="$TMP/runner/outputs" GITHUB_STEP_SUMMARY="$TMP/runner/summary"
         RUNNER_TEMP="$TMP/runner" GITHUB_WORKSPACE="$TMP/ws")
     local name value expr
@@ -478,6 +479,9 @@ run_lint() {
         case "$expr" in
             inputs.*) envs+=("$name=${inp[${expr#inputs.}]-}") ;;
             steps.build.outputs.bin) envs+=("$name=${LINT_BIN:-$BIN}") ;;
+            github.server_url) envs+=("$name=https://github.example") ;;
+            github.action_repository) envs+=("$name=${ACTION_REPOSITORY-}") ;;
+            github.action_ref) envs+=("$name=${ACTION_REF-}") ;;
             *)
                 echo "unsupported env value in the lint step: $name: $value" >&2
                 lint_rc=99
@@ -495,6 +499,84 @@ output() { sed -n "s/^$1=//p" "$TMP/runner/outputs" | tail -1; }
 sarif_results() { # the number of results of the SARIF file
     "$PYJSON" -c 'import json, sys
 print(sum(len(r.get("results", [])) for r in json.load(open(sys.argv[1]))["runs"]))' "$1"
+}
+
+# A model repository as a maintainer has it: its own .gguflint.ini at the
+# root (an ignore for a legacy folder), models below, a vendored folder that
+# ships a .gguflint.ini silencing everything, and (BASELINE_COPY) a
+# committed baseline.
+setup_repo() {
+    local ws=$TMP/ws
+    rm -rf "$ws/corpus"
+    mkdir -p "$ws/models/legacy" "$ws/models/vendor"
+    printf '[ignore:models/legacy/*.gguf]\nrules = GG106\nreason = kept as published\n' \
+        >"$ws/.gguflint.ini"
+    printf '[ignore:*]\nrules = ALL\nreason = trust me\n' >"$ws/models/vendor/.gguflint.ini"
+    cp "$EXAMPLES/hostile.gguf" "$ws/models/model.gguf"
+    cp "$EXAMPLES/hostile.gguf" "$ws/models/legacy/old.gguf"
+    cp "$EXAMPLES/hostile.gguf" "$ws/models/vendor/v.gguf"
+    if [ -n "${BASELINE_COPY:-}" ]; then cp "$BASELINE_COPY" "$ws/gguflint.baseline"; fi
+    if [ -n "${EXTRA_MODEL:-}" ]; then cp "$EXAMPLES/hostile.gguf" "$ws/models/new.gguf"; fi
+}
+count_ann() { grep -c "^::error file=$1,line=1,title=$2" "$TMP/runner/out" || true; }
+sarif_prints() { # the sorted fingerprints of gguflint.sarif
+    "$PYJSON" -c 'import json, sys
+print("\n".join(sorted(r["partialFingerprints"]["ggufFinding/v3"]
+    for r in json.load(open(sys.argv[1]))["runs"][0]["results"])))' "$1"
+}
+
+check_repo_layout() {
+    [ -n "$PYJSON" ] || { skip "action repository layout (no python3 for SARIF)"; return; }
+    local why= prints_dot prints_plain
+    WS_SETUP=setup_repo run_lint
+    [ "$lint_rc" -eq 1 ] || why="$why exit $lint_rc (expected 1);"
+    [ "$(count_ann models/legacy/old.gguf 'GG106 ')" = 0 ] ||
+        why="$why the root config's ignore did not apply to models/legacy;"
+    [ "$(count_ann models/model.gguf 'GG106 ')" -ge 1 ] || why="$why no GG106 on models/model.gguf;"
+    [ "$(count_ann models/vendor/v.gguf 'GG106 ')" -ge 1 ] ||
+        why="$why the vendored folder's config was applied;"
+    grep -q '"config":"'"$TMP/ws/.gguflint.ini"'"' "$TMP/ws/gguflint.sarif" ||
+        why="$why SARIF does not name the root config;"
+    grep -q 'helpUri' "$TMP/ws/gguflint.sarif" && why="$why helpUri without an action ref;"
+    prints_plain=$(sarif_prints "$TMP/ws/gguflint.sarif")
+    # ./-prefixed paths: the same annotations, ignores and fingerprints
+    ACTION_REPOSITORY=owner/gguflint ACTION_REF=0123abc WS_SETUP=setup_repo run_lint \
+        "paths=./models"
+    [ "$(count_ann models/legacy/old.gguf 'GG106 ')" = 0 ] ||
+        why="$why [ignore:models/legacy/*.gguf] missed ./models/legacy/old.gguf;"
+    prints_dot=$(sarif_prints "$TMP/ws/gguflint.sarif")
+    [ "$prints_dot" = "$prints_plain" ] || why="$why fingerprints of ./models differ from .;"
+    grep -q '"helpUri":"https://github.example/owner/gguflint/blob/0123abc/rules/RULES.md#gg' \
+        "$TMP/ws/gguflint.sarif" || why="$why no helpUri to the action's RULES.md;"
+    if [ -z "$why" ]; then
+        ok "action repository layout: the root config applies to . and ./models, a vendored one never; fingerprints agree"
+    else
+        sed 's/^/    stderr: /' "$TMP/runner/err" | head -10
+        bad "action repository layout:$why"
+    fi
+    # a baseline written today, committed, then only new findings fail the step
+    why=
+    WS_SETUP=setup_repo run_lint "extra-args=--write-baseline gguflint.baseline --exit-zero"
+    cp "$TMP/ws/gguflint.baseline" "$TMP/baseline.committed" 2>/dev/null ||
+        why="$why no baseline written;"
+    BASELINE_COPY=$TMP/baseline.committed WS_SETUP=setup_repo run_lint \
+        baseline=gguflint.baseline "paths=./models"
+    [ "$lint_rc" -eq 0 ] && [ "$(output errors)" = 0 ] ||
+        why="$why with the baseline: exit $lint_rc, $(output errors) errors (expected 0, 0);"
+    [ "$(sarif_results "$TMP/ws/gguflint.sarif")" = 0 ] || why="$why baselined results in SARIF;"
+    EXTRA_MODEL=1 BASELINE_COPY=$TMP/baseline.committed WS_SETUP=setup_repo run_lint \
+        baseline=gguflint.baseline
+    [ "$lint_rc" -eq 1 ] || why="$why a new file: exit $lint_rc (expected 1);"
+    [ "$(grep -c '^::error ' "$TMP/runner/out")" = "$(count_ann models/new.gguf GG)" ] ||
+        why="$why annotations on files the baseline records;"
+    run_lint baseline=missing.baseline
+    [ "$lint_rc" -eq 2 ] || why="$why a missing baseline: exit $lint_rc (expected 2);"
+    if [ -z "$why" ]; then
+        ok "action baseline: written once, then only new findings are reported and fail"
+    else
+        sed 's/^/    stderr: /' "$TMP/runner/err" | head -10
+        bad "action baseline:$why"
+    fi
 }
 
 # expect_lint DESCRIPTION RC ERRORS(0|+) SARIF(yes|no) INPUTS...
@@ -553,8 +635,12 @@ corpus/examples/hostile.gguf" recursive=false "extra-args=--exit-zero --quiet"
         profile=security fail-on=warning paths=corpus
     expect_lint "empty profile and fail-on defer to gguflint" 0 0 yes \
         profile= fail-on= paths=corpus/examples/valid.gguf
-    expect_lint "extra-args cannot change the annotation format" 0 0 yes \
-        "extra-args=--format json" paths=corpus/examples/valid.gguf
+    run_lint "extra-args=--format json" paths=corpus/examples/valid.gguf
+    if [ "$lint_rc" -eq 2 ] && grep -q "is set by the action" "$TMP/runner/err"; then
+        ok "action lint step: extra-args cannot change the annotation format (refused)"
+    else
+        bad "action lint step: extra-args --format: exit $lint_rc, expected 2 with a reason"
+    fi
     # the step lints once: annotations and SARIF come from one gguflint run
     printf '#!/usr/bin/env bash\necho run >>"%s"\nexec "%s" "$@"\n' \
         "$TMP/invocations" "$BIN" >"$TMP/counting-gguflint"
@@ -574,6 +660,7 @@ corpus/examples/hostile.gguf" recursive=false "extra-args=--exit-zero --quiet"
         bad "action lint step: a directory without recursive: exit $lint_rc," \
             "output exit-code '$(output exit-code)', expected 2"
     fi
+    check_repo_layout
     run_lint recursive=yes
     if [ "$lint_rc" -eq 2 ]; then ok "action lint step: rejects recursive=yes"; else
         bad "action lint step: recursive=yes: exit $lint_rc, expected 2"; fi

@@ -71,7 +71,7 @@ gguflint_ctx *gguflintpy_new(const char *profile, const char *select, const char
                              char *bad, size_t bad_size);
 int gguflintpy_open_run(gguflint_ctx *ctx, const char *path, const void *data, size_t size);
 int gguflintpy_report_json(const gguflint_ctx *ctx, const char *display, int status,
-                           char **out, size_t *len);
+                           const char *sha256, char **out, size_t *len);
 int gguflintpy_dump_json(const gguflint_ctx *ctx, char **out, size_t *len);
 int gguflintpy_rules_markdown(char **out, size_t *len);
 void gguflintpy_free(void *p);
@@ -84,6 +84,7 @@ GLUE = r"""
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <unistd.h>
 
 
 static void gguflintpy_free(void *p) { free(p); }
@@ -168,13 +169,16 @@ static int gguflintpy_open_run(gguflint_ctx *ctx, const char *path, const void *
 
 /* The CLI's JSON report for this one file (the whole document). */
 static int gguflintpy_report_json(const gguflint_ctx *ctx, const char *display, int status,
-                                  char **out, size_t *len)
+                                  const char *sha256, char **out, size_t *len)
 {
     gguflintpy_buf b = {0};
     gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_JSON, gguflintpy_append, &b);
     if (!r) { free(b.p); return GGUFLINT_E_NOMEM; }
     gguflint_report_set_config(r, NULL); /* as the CLI says: no config file read */
-    gguflint_report_file(r, display, ctx, status);
+    char *cwd = getcwd(NULL, 0); /* paths below it fingerprinted as the CLI does */
+    gguflint_report_set_base(r, cwd);
+    free(cwd);
+    gguflint_report_file_ex(r, display, ctx, status, NULL, sha256);
     gguflint_report_end(r, true);
     gguflint_report_free(r);
     return gguflintpy_take(&b, out, len);

@@ -117,6 +117,12 @@ typedef struct gguflint_rule_info {
     const char *why;     /* which reader breaks, which CVE */
     const char *example; /* a file that triggers it */
     const char *fix;     /* how to fix the writer */
+    /* Added in 0.3 (the struct is only ever handed out by pointer, so fields
+     * are appended): the CWE that fits the weakness a violation exploits in a
+     * reader (0: none), and the SARIF security-severity, a CVSS-like score
+     * such as "7.5" (NULL when the rule has none). */
+    int cwe;
+    const char *security_severity;
 } gguflint_rule_info;
 
 GGUFLINT_API size_t gguflint_rule_count(void);
@@ -124,6 +130,9 @@ GGUFLINT_API size_t gguflint_rule_count(void);
 GGUFLINT_API const gguflint_rule_info *gguflint_rule(size_t index);
 /* Index of the rule with this id ("GG106", case-insensitive) or slug; -1 if none. */
 GGUFLINT_API int gguflint_rule_find(const char *id_or_slug);
+/* The anchor of the rule's section in rules/RULES.md ("gg106-duplicate-key")
+ * into buf (like snprintf); returns its length, 0 when index is out of range. */
+GGUFLINT_API size_t gguflint_rule_anchor(size_t index, char *buf, size_t cap);
 
 /* ---- options ----
  * Options are opaque and changed only through the functions below (as in
@@ -175,6 +184,11 @@ GGUFLINT_API uint32_t gguflint_options_get_deep_jobs(const gguflint_options *opt
  * (GG304), not as errors. */
 GGUFLINT_API int gguflint_options_set_header_only(gguflint_options *opt, bool header_only);
 GGUFLINT_API bool gguflint_options_get_header_only(const gguflint_options *opt);
+/* The caller found a configuration file near the inputs (not one it was
+ * told to use) that turns off security checks, and did not apply it: every
+ * run reports GG800 (config-refused) at offset 0 so the refusal is never
+ * only a line on standard error. */
+GGUFLINT_API int gguflint_options_set_config_refused(gguflint_options *opt, bool refused);
 
 /* Apply a profile: every rule back to its default, then the profile's
  * overrides. Profiles: "ggml" (the default: what llama.cpp's reader accepts),
@@ -417,6 +431,24 @@ typedef struct gguflint_finding {
  * file); returns how many were removed. Invalidates finding pointers of ctx
  * fetched before (see "Pointer lifetimes" above). */
 GGUFLINT_API size_t gguflint_suppress(gguflint_ctx *ctx, size_t rule);
+/* The stable fingerprint of each finding of ctx into out[0..n) (n must be
+ * gguflint_finding_count): a hash of the rule, the path (lexically
+ * normalised: pass the one gguflint_path_normalize gives against the
+ * working directory), the logical path, and the finding's subject (the KV by
+ * key, the tensor info by name, the header, data section or end of the file)
+ * with the offset relative to that subject, then the finding's order among
+ * findings equal in all of these. Byte offsets that move when an earlier
+ * string grows do not change it. GGUFLINT_OK, E_ARG, or E_NOMEM. */
+GGUFLINT_API int gguflint_finding_fingerprints(const gguflint_ctx *ctx, const char *path,
+                                               uint64_t *out, size_t n);
+/* The lexical normal form of a path, as fingerprints and config ignores see
+ * it: empty and "." components dropped, "dir/.." folded (a relative path
+ * keeps leading ".."), repeated and trailing '/' removed, "" -> "."; an
+ * absolute path below the absolute directory `base` (NULL: none) made
+ * relative to it. URLs are returned unchanged. Writes at most cap bytes
+ * with a NUL (like snprintf) and returns the full length. */
+GGUFLINT_API size_t gguflint_path_normalize(const char *path, const char *base, char *buf,
+                                            size_t cap);
 GGUFLINT_API size_t gguflint_finding_count(const gguflint_ctx *ctx);
 GGUFLINT_API const gguflint_finding *gguflint_finding_get(const gguflint_ctx *ctx, size_t i);
 /* Findings of a rule past max_findings_per_rule, counted but not kept. */
@@ -519,8 +551,9 @@ GGUFLINT_API void gguflint_json_string(gguflint_write_fn w, void *user, const vo
 typedef enum gguflint_format {
     GGUFLINT_FORMAT_TEXT = 0,
     GGUFLINT_FORMAT_JSON = 1,
-    GGUFLINT_FORMAT_SARIF = 2, /* SARIF 2.1.0, one run (lint reports only) */
-    GGUFLINT_FORMAT_GITHUB = 3 /* GitHub Actions workflow annotations (lint reports only) */
+    GGUFLINT_FORMAT_SARIF = 2,   /* SARIF 2.1.0, one run (lint reports only) */
+    GGUFLINT_FORMAT_GITHUB = 3,  /* GitHub Actions workflow annotations (lint reports only) */
+    GGUFLINT_FORMAT_BASELINE = 4 /* a baseline: one line per finding with its fingerprint */
 } gguflint_format;
 
 /* A report over several files: begin, one call per file, end. A file that
@@ -532,6 +565,13 @@ GGUFLINT_API gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_
 /* display_path: the name shown (as given). ctx may carry a failing status. */
 GGUFLINT_API void gguflint_report_file(gguflint_report *r, const char *display_path,
                                        const gguflint_ctx *ctx, int status);
+/* gguflint_report_file, plus: `baselined` (NULL, or one flag per finding of
+ * ctx): findings left out of the report and counted as baselined (the
+ * baseline format writes them all the same); `sha256` (NULL, or the file's
+ * SHA-256 as 64 lowercase hex digits): recorded by JSON as "sha256". */
+GGUFLINT_API void gguflint_report_file_ex(gguflint_report *r, const char *display_path,
+                                          const gguflint_ctx *ctx, int status,
+                                          const bool *baselined, const char *sha256);
 /* An input that could not even be opened as a context (an hf:// listing that
  * failed): recorded like a file whose status is `status`, with `detail`. */
 GGUFLINT_API void gguflint_report_failure(gguflint_report *r, const char *display_path, int status,
@@ -539,8 +579,9 @@ GGUFLINT_API void gguflint_report_failure(gguflint_report *r, const char *displa
 /* Report settings (set after gguflint_report_new, before the first file).
  * Values may only be appended to this enum. */
 typedef enum gguflint_report_setting {
-    GGUFLINT_REPORT_COLOR = 0,     /* text: ANSI colours for severities (default 0: none) */
-    GGUFLINT_REPORT_STATISTICS = 1 /* text and JSON: findings counted per rule (default 0) */
+    GGUFLINT_REPORT_COLOR = 0,        /* text: ANSI colours for severities (default 0: none) */
+    GGUFLINT_REPORT_STATISTICS = 1,   /* text and JSON: findings counted per rule (default 0) */
+    GGUFLINT_REPORT_BASELINE_GONE = 2 /* baseline entries no finding matched (summary; default 0) */
 } gguflint_report_setting;
 /* GGUFLINT_OK, or GGUFLINT_E_ARG for an unknown setting or a NULL report;
  * formats a setting does not apply to ignore it. */
@@ -552,6 +593,16 @@ GGUFLINT_API int gguflint_report_set(gguflint_report *r, gguflint_report_setting
  * JSON: "config"; SARIF: the run's properties.config), so a configuration
  * that turned rules off is never silent. Copied. */
 GGUFLINT_API void gguflint_report_set_config(gguflint_report *r, const char *config_path);
+/* The absolute directory relative display paths are relative to (the
+ * working directory): SARIF names it as originalUriBaseIds.SRCROOT, and a
+ * display path below it is reported (and fingerprinted) relative to it, so
+ * /repo/models/x.gguf run from /repo and ./models/x.gguf are one artifact.
+ * NULL or a relative dir: none. Copied. */
+GGUFLINT_API void gguflint_report_set_base(gguflint_report *r, const char *dir);
+/* SARIF: the absolute URL of the rule documentation (rules/RULES.md where
+ * the sources are published); each rule's helpUri is URL#anchor. NULL or
+ * "": no helpUri (help.markdown still names the section). Copied. */
+GGUFLINT_API void gguflint_report_set_help_uri(gguflint_report *r, const char *url);
 GGUFLINT_API void gguflint_report_end(gguflint_report *r, bool summary);
 GGUFLINT_API void gguflint_report_free(gguflint_report *r);
 
@@ -559,6 +610,10 @@ GGUFLINT_API void gguflint_report_free(gguflint_report *r);
  * and first elements), the tensor table. */
 GGUFLINT_API void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w,
                                 void *user);
+/* The same, showing at most max_elems elements of each array (0: all of
+ * them; gguflint_dump shows 8). The walk is bounded by the value's bytes. */
+GGUFLINT_API void gguflint_dump_ex(const gguflint_ctx *ctx, gguflint_format fmt,
+                                   gguflint_write_fn w, void *user, uint64_t max_elems);
 
 /* Rule documentation as Markdown (the RULES.md file) and as one rule's text. */
 GGUFLINT_API void gguflint_rules_markdown(gguflint_write_fn w, void *user);

@@ -107,10 +107,16 @@ static void test_discovery_and_override(void **state)
     write_text("other.ini", "[gguflint]\nfail-on = warning\n");
     EXPECT("proj/sub", "--config ../../other.ini bool.gguf", 1, "warning GG114");
     EXPECT("proj/sub", "--config ../../other.ini --fail-on error bool.gguf", 0, NULL);
-    /* profile and select from the file, select replaced by the command line */
+    /* profile and select from the file, select replaced by the command line;
+     * select = GG1 turns security rules off, so a discovered file with it is
+     * not applied (GG800) until it is named with --config */
     write_text("proj/.gguflint.ini", "[gguflint]\nprofile = strict\nselect = GG1\n");
-    EXPECT("proj/sub", "bool.gguf", 1, "error GG114");
-    EXPECT("proj/sub", "--select GG2 bool.gguf", 0, "0 errors, 0 warnings");
+    EXPECT("proj/sub", "bool.gguf", 0, "warning GG800 config-refused");
+    assert_non_null(strstr(out, "not applying"));
+    assert_non_null(strstr(out, "warning GG114"));
+    EXPECT("proj/sub", "--config ../.gguflint.ini bool.gguf", 1, "error GG114");
+    EXPECT("proj/sub", "--config ../.gguflint.ini --select GG2 bool.gguf", 0,
+           "0 errors, 0 warnings");
     /* limits */
     write_text("proj/.gguflint.ini", "[limits]\nmax-kv-count = 1\n");
     EXPECT("proj/sub", "bool.gguf", 0, "GG011");
@@ -131,6 +137,10 @@ static void test_bad_configs(void **state)
         {"[ignore:*.gguf]\nrules = GG999\nreason = x\n", "unknown rule"},
         {"[gguflint]\nfail-on = sometimes\n", "bad value"},
         {"no section\n", "line"},
+        /* values the library judges are reported with the file and line too */
+        {"[gguflint]\nprofile = securty\n", "bad.ini: line 2: bad value 'securty' for 'profile'"},
+        {"[gguflint]\n\nselect = GG1,NOPE\n", "bad.ini: line 3: unknown rule, prefix or family"},
+        {"[severity]\nGG999 = error\n", "bad.ini: line 2: unknown rule 'GG999'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_text("bad.ini", bad[i][0]);

@@ -7,9 +7,11 @@
  *  - links to files and directories are followed, loops end, a FIFO is
  *    never opened; --include/--exclude globs whose '*' does not cross '/';
  *  - a run that finds nothing to check exits 2;
- *  - a .gguflint.ini shipped in a scanned folder ([ignore:*] rules = ALL) is
- *    not read under --profile security, nor for a -r scan of the folder that
- *    holds it; --config FILE is; every report names the config it used. */
+ *  - a .gguflint.ini shipped in a folder ([ignore:*] rules = ALL) is not
+ *    read under --profile security, and not applied when found from the
+ *    working directory (plain run or -r): it loosens security checks, so the
+ *    run says so and reports GG800; a config that loosens nothing is
+ *    applied; --config FILE is trusted; every report names the config used. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -180,23 +182,34 @@ static void test_config_trust(void **state)
     write_hostile("dl/model/model.gguf");
     /* shipped with the download: would silence every rule */
     write_text("dl/model/.gguflint.ini", "[ignore:*]\nrules = ALL\nreason = trust me\n");
-    /* the default profile in that folder: the config is read, and said so */
-    expect("dl/model", "model.gguf", 0, "(config: ");
+    /* run plainly in that folder, the config is found but not applied: it
+     * turns security rules off; the run says why and every file gets GG800 */
+    expect("dl/model", "model.gguf", 1, "warning GG800 config-refused");
+    assert_non_null(strstr(out, "GG106"));
+    assert_non_null(strstr(out, "not applying"));
+    lacks("(config: ");
     /* --profile security reads no discovered config */
     expect("dl/model", "--profile security model.gguf", 1, "GG106");
     assert_non_null(strstr(out, "not reading"));
     lacks("(config: ");
-    /* a -r scan of the folder that holds the config does not read it */
-    expect("dl/model", "-r .", 1, "GG106");
-    assert_non_null(strstr(out, "inside a directory scanned with -r"));
+    /* nor does a -r scan of the folder that holds it apply it */
+    expect("dl/model", "-r .", 1, "GG800");
+    assert_non_null(strstr(out, "GG106"));
     expect("dl", "-r model", 1, "GG106");
+    lacks("GG800"); /* dl has no config: nothing found, nothing refused */
     /* named with --config it is trusted, even with --profile security */
     expect("dl/model", "--config .gguflint.ini --profile security model.gguf", 0,
            "(config: .gguflint.ini)");
+    /* a discovered config that loosens nothing is applied, -r or not */
+    write_text("dl/model/.gguflint.ini", "[severity]\nGG105 = error\n");
+    expect("dl/model", "-r .", 1, "(config: ");
+    lacks("GG800");
+    write_text("dl/model/.gguflint.ini", "[ignore:*]\nrules = ALL\nreason = trust me\n");
     /* JSON and SARIF name it too */
-    expect("dl/model", "--format json model.gguf", 0, "\"config\":\"");
+    expect("dl/model", "--config .gguflint.ini --format json model.gguf", 0, "\"config\":\"");
     expect("dl/model", "--format json --profile security model.gguf", 1, "\"config\":null");
-    expect("dl/model", "--format sarif model.gguf", 0, "\"properties\":{\"config\":\"");
+    expect("dl/model", "--config .gguflint.ini --format sarif model.gguf", 0,
+           "\"properties\":{\"config\":\"");
 }
 
 /* -j keeps the output in input order and the same as -j1, with a window of

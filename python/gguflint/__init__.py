@@ -18,6 +18,7 @@ GIL for the whole lint, so threads scale; contexts are never shared.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import mmap
@@ -70,7 +71,14 @@ class Finding:
     (kv["general.alignment"], tensor[17].ne[1]); message: one line. Every
     byte from the file in path and message is escaped (control characters,
     bidi controls and invalid UTF-8 appear as \\xNN or \\u{NNNN}), so both
-    are safe to print."""
+    are safe to print.
+
+    For security reports, as in the CLI's JSON: level, the severity as a
+    number (1 note, 2 warning, 3 error); security_severity, the rule's
+    CVSS-like score (None when it has none); cwe, "CWE-NNN" or None; fix,
+    how to fix the writer; fingerprint, 16 hex digits that stay the same
+    from run to run (the rule, the normalised path, the logical path and
+    the finding's subject, never a byte offset), as in SARIF and baselines."""
 
     rule: str
     slug: str
@@ -80,12 +88,19 @@ class Finding:
     length: int
     path: str
     message: str
+    level: int = 0
+    security_severity: Optional[float] = None
+    cwe: Optional[str] = None
+    fix: str = ""
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True)
 class Rule:
     """A rule of the table: id, slug, family, default severity, its severity
-    in each profile, and its documentation (summary, what, why, example, fix)."""
+    in each profile, its documentation (summary, what, why, example, fix),
+    its CWE ("CWE-NNN" or None) and its security-severity (a CVSS-like
+    score, or None)."""
 
     id: str
     slug: str
@@ -97,6 +112,8 @@ class Rule:
     example: str
     fix: str
     profiles: Dict[str, str] = field(default_factory=dict)
+    cwe: Optional[str] = None
+    security_severity: Optional[float] = None
 
 
 class Report:
@@ -401,12 +418,31 @@ def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
     return ctx, inp, st
 
 
-def _report_json(ctx: Any, display: str, st: int) -> str:
+def _report_json(ctx: Any, display: str, st: int, sha256: Optional[str] = None) -> str:
     out = ffi.new("char **")
     length = ffi.new("size_t *")
+    digest = sha256.encode("ascii") if sha256 else ffi.NULL
     rst = lib.gguflintpy_report_json(ctx, display.encode("utf-8", "surrogateescape"),
-                                     1 if st == -1 else st, out, length)
+                                     1 if st == -1 else st, digest, out, length)
     return _take(out, length, rst)
+
+
+def _file_sha256(source: Any) -> Optional[str]:
+    """The SHA-256 of a local file that --deep read whole (as the CLI's JSON
+    "sha256"); None for URLs, standard input, buffers and file objects."""
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    path = os.fspath(source)
+    if not isinstance(path, str) or path == "-" or path.startswith(_URL_PREFIXES):
+        return None
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
 
 
 def _fetch_stats(ctx: Any) -> Optional[Dict[str, int]]:
@@ -534,7 +570,7 @@ def lint(source: Source, *, profile: str = "ggml",
     try:
         if st != 0:
             _raise(st, ctx, inp.display, _report_json(ctx, inp.display, st))
-        document = _report_json(ctx, inp.display, st)
+        document = _report_json(ctx, inp.display, st, _file_sha256(source) if deep else None)
         header = _header(ctx)
         fetch = _fetch_stats(ctx) if inp.url is not None else None
     finally:
@@ -546,7 +582,9 @@ def lint(source: Source, *, profile: str = "ggml",
             own.close()
     entry = json.loads(document)["files"][0]
     findings = [Finding(f["rule"], f["slug"], f["family"], f["severity"], f["offset"],
-                        f["length"], f["path"], f["message"]) for f in entry["findings"]]
+                        f["length"], f["path"], f["message"], f["level"],
+                        f["security_severity"], f["cwe"], f["fix"], f["fingerprint"])
+                for f in entry["findings"]]
     return Report(inp.display, findings, header, entry["dropped"], dict(entry["summary"]),
                   document, fetch)
 
@@ -578,9 +616,11 @@ def rules() -> List[Rule]:
         r = lib.gguflint_rule(i)
         profiles = {p: _SEVERITIES[lib.gguflint_rule_profile_severity(i, k)]
                     for k, p in enumerate(PROFILES)}
+        score = _s(r.security_severity) if r.security_severity != ffi.NULL else None
         out.append(Rule(_s(r.id), _s(r.slug), _s(r.family), _SEVERITIES[r.default_severity],
                         _s(r.summary), _s(r.what), _s(r.why), _s(r.example), _s(r.fix),
-                        profiles))
+                        profiles, f"CWE-{r.cwe}" if r.cwe > 0 else None,
+                        float(score) if score else None))
     return out
 
 

@@ -47,10 +47,11 @@ def cli():
     return path
 
 
-def run_cli(cli, *args):
+def run_cli(cli, *args, cwd=None):
     """The CLI's stdout (as text) and exit code; --isolated so no
-    .gguflint.ini of the caller's folders takes part."""
-    p = subprocess.run([cli, "--isolated", *args], capture_output=True)
+    .gguflint.ini of the caller's folders takes part. cwd: where it runs
+    (fingerprints name paths relative to the working directory)."""
+    p = subprocess.run([cli, "--isolated", *args], capture_output=True, cwd=cwd)
     return p.stdout.decode("utf-8"), p.returncode
 
 

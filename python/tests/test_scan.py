@@ -71,7 +71,7 @@ def test_scan_matches_the_cli_on_a_local_cluster(tree, cli, capsys):
     assert sorted(r["source"] for r in records) == sorted(sources)
     agree = 0
     for r in records:
-        expected, rc = run_cli(cli, "--format", "json", r["source"])
+        expected, rc = run_cli(cli, "--format", "json", r["source"], cwd=base)  # as the scan
         want = json.loads(expected)["files"][0]
         assert r["report"] == want, r["source"]
         assert r["status"] == ("ok" if rc in (0, 1) else "error"), r["source"]

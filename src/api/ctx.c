@@ -75,6 +75,10 @@ int gguflint_run(gguflint_ctx *ctx)
         checks_run(ctx);
     if (ctx->status == GGUFLINT_OK && ctx->opt.deep)
         check_data(ctx);
+    if (ctx->status == GGUFLINT_OK && ctx->opt.config_refused)
+        emit(ctx, R_CONFIG_REFUSED, 0, 0, "config",
+             "a .gguflint.ini found near the inputs turns off security checks and was not "
+             "applied (name it with --config to use it)");
     source_close_fd(ctx);
     source_drop_pages(ctx);
     if (ctx->status != GGUFLINT_OK)

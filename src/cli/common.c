@@ -43,13 +43,78 @@ bool parse_format(const char *s, gguflint_format *f)
     } formats[] = {{"text", GGUFLINT_FORMAT_TEXT},
                    {"json", GGUFLINT_FORMAT_JSON},
                    {"sarif", GGUFLINT_FORMAT_SARIF},
-                   {"github", GGUFLINT_FORMAT_GITHUB}};
+                   {"github", GGUFLINT_FORMAT_GITHUB},
+                   {"baseline", GGUFLINT_FORMAT_BASELINE}};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (strcmp(s, formats[i].name) == 0) {
             *f = formats[i].fmt;
             return true;
         }
     return false;
+}
+
+bool cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return true;
+    return false;
+}
+
+/* Whether arg is one of the options that take a value (as a separate word). */
+static bool takes_value(const char *arg, const char *const *with_value)
+{
+    for (size_t k = 0; with_value[k]; k++)
+        if (strcmp(arg, with_value[k]) == 0)
+            return true;
+    return false;
+}
+
+int cli_options_first(int *argcp, char **argv, const char *const *with_value)
+{
+    int argc = *argcp;
+    /* a stable partition, in place: options (with their values) keep their
+     * order, then "--" when there is one, then the operands in theirs */
+    char **tmp = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    int n = 0, end = argc;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            end = i;
+            break;
+        }
+    for (int i = 1; i < end; i++) {
+        if (argv[i][0] != '-' || argv[i][1] == '\0')
+            continue;
+        tmp[n++] = argv[i];
+        if (takes_value(argv[i], with_value) && i + 1 < end)
+            tmp[n++] = argv[++i];
+    }
+    int first = n + 1;
+    for (int i = 1; i < end; i++) {
+        if (argv[i][0] != '-' || argv[i][1] == '\0')
+            tmp[n++] = argv[i];
+        else if (takes_value(argv[i], with_value) && i + 1 < end)
+            i++;
+    }
+    for (int i = end + (end < argc); i < argc; i++) /* after "--": operands, "--" dropped */
+        tmp[n++] = argv[i];
+    memcpy(argv + 1, tmp, (size_t)n * sizeof *tmp);
+    argv[1 + n] = NULL; /* within the original argv: argv[argc] is NULL */
+    *argcp = 1 + n;
+    free(tmp);
+    return first;
+}
+
+/* gguflint_path_normalize into a malloc'd string, or NULL. */
+char *cli_normalized(const char *path, const char *base)
+{
+    size_t n = gguflint_path_normalize(path, base, NULL, 0);
+    char *out = malloc(n + 1);
+    if (out)
+        gguflint_path_normalize(path, base, out, n + 1);
+    return out;
 }
 
 void err_text(const char *s)

@@ -18,6 +18,18 @@ extern const char usage_text[], usage_limits[];
 int usage_error(const char *fmt, const char *arg);
 bool parse_u64(const char *s, uint64_t *out);
 bool parse_format(const char *s, gguflint_format *f);
+/* True when -h or --help is among the arguments (before a "--"). */
+bool cli_wants_help(int argc, char **argv);
+/* Move the options of argv[1..argc) (and the values of those listed in
+ * with_value, a NULL-terminated list such as {"-o", "--format", NULL})
+ * before the operands, keeping both orders, so a subcommand that reads
+ * options first accepts them after its paths too; a "--" ends the options
+ * (it is dropped, and the operands after it stay operands, even "-x").
+ * Returns the index of the first operand (*argc when there is none), or -1
+ * when out of memory; *argc shrinks by one when a "--" was dropped. */
+int cli_options_first(int *argc, char **argv, const char *const *with_value);
+/* gguflint_path_normalize(path, base) into a malloc'd string, or NULL. */
+char *cli_normalized(const char *path, const char *base);
 /* Write untrusted text (a path, a detail) escaped to stderr. */
 void err_text(const char *s);
 /* "gguflint: PATH: status: detail" on stderr. */

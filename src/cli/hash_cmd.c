@@ -490,7 +490,15 @@ int cmd_hash(int argc, char **argv)
     static const char *const fetch_names[] = {"max-fetch", "fetch-first-range", "header",
                                               "timeout",   "connect-timeout",   "retries"};
     gguflint_fetch_options *fetch = NULL;
-    for (int i = 1; i < argc; i++) {
+    static const char *const with_value[] = {
+        "-o",       "--verify-manifest", "--max-fetch",       "--fetch-first-range",
+        "--header", "--timeout",         "--connect-timeout", "--retries",
+        NULL};
+    int opts_end = cli_options_first(&argc, argv, with_value); /* options after paths too */
+    if (opts_end < 0)
+        return EXIT_USAGE;
+    first_path = opts_end;
+    for (int i = 1; i < opts_end; i++) {
         bool fetch_opt = false;
         for (size_t k = 0; k < sizeof fetch_names / sizeof *fetch_names && !fetch_opt; k++)
             if (strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i] + 2, fetch_names[k]) == 0 &&

@@ -1,14 +1,16 @@
-/* lint_cmd.c - the lint command: options (from the command line over the
- * configuration file, when that file is trusted), the list of inputs (-r,
- * files.c; URLs), linting on -j threads with output in input order
- * (runner.c), the per-path ignores of the configuration file, and the
- * reports, which name the configuration used. */
+/* lint_cmd.c - the lint command in its phases: the configuration file
+ * (lint_config.c), the command line (lint_options.c), the list of inputs
+ * (-r, files.c; URLs), linting on -j threads with output in input order
+ * (runner.c) with, per file, the config's per-path ignores on the
+ * normalised path, the baseline and the digest, then the reports (which
+ * name the configuration used) and the closing notes. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
-#include "common.h"
-#include "config.h"
+#include "baseline.h"
 #include "files.h"
+#include "lint.h"
 #include "runner.h"
+#include "sha256.h"
 
 #include "core/limits.h"
 
@@ -19,292 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-enum {
-    OPT_FORMAT = 256,
-    OPT_SELECT,
-    OPT_EXTEND,
-    OPT_IGNORE,
-    OPT_SEVERITY,
-    OPT_FAIL_ON,
-    OPT_EXIT_ZERO,
-    OPT_QUIET,
-    OPT_DEEP,
-    OPT_MAX_STRING,
-    OPT_MAX_ARRAY,
-    OPT_MAX_KV,
-    OPT_MAX_TENSOR,
-    OPT_MAX_DEPTH,
-    OPT_MAX_FINDINGS,
-    OPT_STDIN_MAX,
-    OPT_VERSION,
-    OPT_HELP,
-    OPT_PROFILE,
-    OPT_CONFIG,
-    OPT_ISOLATED,
-    OPT_RECURSIVE,
-    OPT_JOBS,
-    OPT_HEADER_ONLY,
-    OPT_FETCH,
-    OPT_OUTPUT_FILE,
-    OPT_COLOR,
-    OPT_STATISTICS,
-    OPT_INCLUDE,
-    OPT_EXCLUDE,
-    OPT_BASE
-};
-
-static const struct option long_opts[] = {
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"output-file", required_argument, NULL, OPT_OUTPUT_FILE},
-    {"color", required_argument, NULL, OPT_COLOR},
-    {"statistics", no_argument, NULL, OPT_STATISTICS},
-    {"profile", required_argument, NULL, OPT_PROFILE},
-    {"select", required_argument, NULL, OPT_SELECT},
-    {"extend-select", required_argument, NULL, OPT_EXTEND},
-    {"ignore", required_argument, NULL, OPT_IGNORE},
-    {"severity", required_argument, NULL, OPT_SEVERITY},
-    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
-    {"exit-zero", no_argument, NULL, OPT_EXIT_ZERO},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"deep", no_argument, NULL, OPT_DEEP},
-    {"header-only", no_argument, NULL, OPT_HEADER_ONLY},
-    {"base", required_argument, NULL, OPT_BASE},
-    {"config", required_argument, NULL, OPT_CONFIG},
-    {"isolated", no_argument, NULL, OPT_ISOLATED},
-    {"recursive", no_argument, NULL, OPT_RECURSIVE},
-    {"include", required_argument, NULL, OPT_INCLUDE},
-    {"exclude", required_argument, NULL, OPT_EXCLUDE},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"max-string-len", required_argument, NULL, OPT_MAX_STRING},
-    {"max-array-count", required_argument, NULL, OPT_MAX_ARRAY},
-    {"max-kv-count", required_argument, NULL, OPT_MAX_KV},
-    {"max-tensor-count", required_argument, NULL, OPT_MAX_TENSOR},
-    {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-    {"max-findings-per-rule", required_argument, NULL, OPT_MAX_FINDINGS},
-    {"stdin-max", required_argument, NULL, OPT_STDIN_MAX},
-    {"max-fetch", required_argument, NULL, OPT_FETCH},
-    {"fetch-first-range", required_argument, NULL, OPT_FETCH},
-    {"header", required_argument, NULL, OPT_FETCH},
-    {"timeout", required_argument, NULL, OPT_FETCH},
-    {"connect-timeout", required_argument, NULL, OPT_FETCH},
-    {"retries", required_argument, NULL, OPT_FETCH},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-/* ---- settings: defaults, then the config file, then the command line ---- */
-
-typedef struct rule_opt {
-    int kind;  /* OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY */
-    char *arg; /* RULES, or RULE=LEVEL for severities */
-    bool from_config;
-} rule_opt;
-
-/* One report of the run: a format and where it goes (NULL: standard output).
- * One lint pass feeds every output, so text on the terminal and SARIF in a
- * file cost one run. */
-typedef struct output {
-    gguflint_format fmt;
-    const char *file;
-    FILE *fp;
-    gguflint_report *rep;
-} output;
-
-enum { COLOR_AUTO = -1, COLOR_NEVER = 0, COLOR_ALWAYS = 1 };
-
-typedef struct settings {
-    gguflint_options *opt;
-    gguflint_format fmt; /* the config file's format: the default output's */
-    output out[CLI_MAX_OUTPUTS];
-    int n_out;
-    int color;
-    bool statistics;
-    gguflint_severity fail_on;
-    bool exit_zero, quiet, recursive;
-    uint64_t stdin_max;
-    unsigned jobs;
-    const char *profile;
-    gguflint_options *probe; /* scratch: checking and applying ignore lists */
-    rule_opt rules[CLI_MAX_RULE_OPTS];
-    int n_rules;
-    char sev_buf[CONFIG_MAX_ITEMS][160]; /* RULE=LEVEL strings built from [severity] */
-    const char *include[CLI_MAX_RULE_OPTS], *exclude[CLI_MAX_RULE_OPTS]; /* -r globs */
-    size_t n_include, n_exclude;
-    const char *base_path; /* --base MODEL */
-} settings;
-
-static int add_rule_opt(settings *s, int kind, char *arg, bool from_config)
-{
-    if (s->n_rules == CLI_MAX_RULE_OPTS)
-        return usage_error("too many rule options (at most %s)",
-                           GGUFLINT_STRINGIFY(CLI_MAX_RULE_OPTS));
-    s->rules[s->n_rules++] = (rule_opt){kind, arg, from_config};
-    return EXIT_CLEAN;
-}
-
-static bool set(settings *s, gguflint_limit limit, uint64_t v)
-{
-    return gguflint_options_set_limit(s->opt, limit, v) == GGUFLINT_OK;
-}
-
-/* Apply one limit option by name; returns false when the value is bad. */
-static bool set_limit(settings *s, int which, const char *value)
-{
-    uint64_t v;
-    if (!parse_u64(value, &v))
-        return false;
-    if ((which == OPT_MAX_DEPTH || which == OPT_MAX_FINDINGS) && v == 0)
-        return false;
-    switch (which) {
-    case OPT_MAX_STRING: return set(s, GGUFLINT_LIMIT_STRING_LEN, v);
-    case OPT_MAX_ARRAY: return set(s, GGUFLINT_LIMIT_ARRAY_COUNT, v);
-    case OPT_MAX_KV: return set(s, GGUFLINT_LIMIT_KV_COUNT, v);
-    case OPT_MAX_TENSOR: return set(s, GGUFLINT_LIMIT_TENSOR_COUNT, v);
-    case OPT_MAX_DEPTH: return set(s, GGUFLINT_LIMIT_DEPTH, v);
-    case OPT_MAX_FINDINGS: return set(s, GGUFLINT_LIMIT_FINDINGS_PER_RULE, v);
-    case OPT_STDIN_MAX: s->stdin_max = v; return true;
-    default: return false;
-    }
-}
-
-static int opt_by_name(const char *name)
-{
-    for (size_t i = 0; long_opts[i].name; i++)
-        if (strcmp(long_opts[i].name, name) == 0)
-            return long_opts[i].val;
-    return -1;
-}
-
-static bool parse_bool(const char *v, bool *out)
-{
-    if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0)
-        *out = true;
-    else if (strcmp(v, "false") == 0 || strcmp(v, "no") == 0 || strcmp(v, "0") == 0)
-        *out = false;
-    else
-        return false;
-    return true;
-}
-
-static int config_error(const config *cfg, const char *what)
-{
-    fprintf(stderr, "gguflint: ");
-    err_text(cfg->path ? cfg->path : "config");
-    fprintf(stderr, ": ");
-    err_text(what);
-    fprintf(stderr, "\n");
-    return EXIT_USAGE;
-}
-
-/* The config file's values become the defaults the command line overrides. */
-static int apply_config(settings *s, config *cfg)
-{
-    for (size_t i = 0; i < cfg->n_main; i++) {
-        const char *k = cfg->main[i].key;
-        char *v = cfg->main[i].value;
-        char msg[256];
-        snprintf(msg, sizeof msg, "line %d: bad value for '%s'", cfg->main[i].line, k);
-        bool b;
-        if (strcmp(k, "profile") == 0) {
-            s->profile = v;
-        } else if (strcmp(k, "format") == 0) {
-            if (!parse_format(v, &s->fmt))
-                return config_error(cfg, msg);
-        } else if (strcmp(k, "fail-on") == 0) {
-            int sev = gguflint_severity_parse(v);
-            if (sev <= 0)
-                return config_error(cfg, msg);
-            s->fail_on = (gguflint_severity)sev;
-        } else if (strcmp(k, "deep") == 0) {
-            if (!parse_bool(v, &b))
-                return config_error(cfg, msg);
-            gguflint_options_set_deep(s->opt, b);
-        } else if (strcmp(k, "quiet") == 0) {
-            if (!parse_bool(v, &b))
-                return config_error(cfg, msg);
-            s->quiet = b;
-        } else {
-            int kind = strcmp(k, "select") == 0          ? OPT_SELECT
-                       : strcmp(k, "extend-select") == 0 ? OPT_EXTEND
-                                                         : OPT_IGNORE;
-            int rc = add_rule_opt(s, kind, v, true);
-            if (rc != EXIT_CLEAN)
-                return rc;
-        }
-    }
-    for (size_t i = 0; i < cfg->n_severity; i++) {
-        snprintf(s->sev_buf[i], sizeof s->sev_buf[i], "%s=%s", cfg->severity[i].key,
-                 cfg->severity[i].value);
-        int rc = add_rule_opt(s, OPT_SEVERITY, s->sev_buf[i], true);
-        if (rc != EXIT_CLEAN)
-            return rc;
-    }
-    for (size_t i = 0; i < cfg->n_limits; i++) {
-        if (!set_limit(s, opt_by_name(cfg->limits[i].key), cfg->limits[i].value)) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "line %d: bad value for '%s'", cfg->limits[i].line,
-                     cfg->limits[i].key);
-            return config_error(cfg, msg);
-        }
-    }
-    for (size_t i = 0; i < cfg->n_ignores; i++) {
-        char bad[128];
-        if (gguflint_options_select(s->probe, cfg->ignores[i].rules, false, bad, sizeof bad) !=
-            GGUFLINT_OK) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "line %d: unknown rule '%s'", cfg->ignores[i].line, bad);
-            return config_error(cfg, msg);
-        }
-    }
-    return EXIT_CLEAN;
-}
-
-/* Profile, then select, extend-select, ignore, severity; a --select on the
- * command line replaces the config file's select. */
-static int apply_rule_opts(settings *s)
-{
-    if (gguflint_options_profile(s->opt, s->profile) != GGUFLINT_OK)
-        return usage_error("unknown profile '%s' (ggml, spec, strict, security)", s->profile);
-    bool cli_select = false;
-    for (int k = 0; k < s->n_rules; k++)
-        if (s->rules[k].kind == OPT_SELECT && !s->rules[k].from_config)
-            cli_select = true;
-    static const int order[4] = {OPT_SELECT, OPT_EXTEND, OPT_IGNORE, OPT_SEVERITY};
-    char bad[128];
-    for (int pass = 0; pass < 4; pass++) {
-        bool cleared = false;
-        for (int k = 0; k < s->n_rules; k++) {
-            rule_opt *r = &s->rules[k];
-            if (r->kind != order[pass] || (r->kind == OPT_SELECT && cli_select && r->from_config))
-                continue;
-            if (r->kind == OPT_SEVERITY) {
-                char buf[256];
-                snprintf(buf, sizeof buf, "%s", r->arg);
-                char *eq = strchr(buf, '=');
-                if (!eq)
-                    return usage_error("--severity takes RULE=LEVEL, got '%s'", r->arg);
-                *eq = '\0';
-                int sev = gguflint_severity_parse(eq + 1);
-                if (sev < 0)
-                    return usage_error("unknown severity '%s'", eq + 1);
-                if (gguflint_options_set_severity(s->opt, buf, (gguflint_severity)sev) !=
-                    GGUFLINT_OK)
-                    return usage_error("unknown rule '%s'", buf);
-                continue;
-            }
-            if (r->kind == OPT_SELECT && !cleared) {
-                gguflint_options_clear(s->opt);
-                cleared = true;
-            }
-            if (gguflint_options_select(s->opt, r->arg, r->kind != OPT_IGNORE, bad, sizeof bad) !=
-                GGUFLINT_OK)
-                return usage_error("unknown rule, prefix or family '%s'", bad);
-        }
-    }
-    return EXIT_CLEAN;
-}
 
 /* One input of the command line: a path (or a directory with -r), the URL
  * of a file, or an hf:// repository or folder, which is listed now and
@@ -341,19 +57,55 @@ static bool add_input(file_list *files, const char *arg, bool recursive, const f
     return ok;
 }
 
-static bool path_matches(const char *pattern, const char *path)
+/* The path an [ignore:PATTERN] sees: lexically normalised and relative to
+ * the folder of the config file when it lies below it (./models/x.gguf,
+ * models//x.gguf and /repo/models/x.gguf are all models/x.gguf for
+ * /repo/.gguflint.ini); a URL as it is. malloc'd, or NULL. */
+static char *ignore_path(const settings *s, const char *path)
+{
+    const char *p = path;
+    char *joined = NULL;
+    if (gguflint_url_kind(path) == 0 && path[0] != '/' && s->cwd) {
+        size_t n = strlen(s->cwd) + strlen(path) + 2;
+        if ((joined = malloc(n)) != NULL) {
+            snprintf(joined, n, "%s/%s", s->cwd, path);
+            p = joined;
+        }
+    }
+    char *out = cli_normalized(p, s->config_dir);
+    free(joined);
+    return out;
+}
+
+/* A pattern matches the whole normalised path or a leading folder of it
+ * (models matches models/a/x.gguf), or, without a '/', the base name. '*'
+ * never crosses '/' (as in --include). */
+static bool ignore_matches(const char *pattern, char *path)
 {
     const char *base = strrchr(path, '/');
-    return fnmatch(pattern, path, 0) == 0 || (base && fnmatch(pattern, base + 1, 0) == 0);
+    if (fnmatch(pattern, path, FNM_PATHNAME) == 0 ||
+        (!strchr(pattern, '/') && base && fnmatch(pattern, base + 1, FNM_PATHNAME) == 0))
+        return true;
+    bool hit = false; /* each leading folder: the path cut at each '/' in turn */
+    for (char *slash = strchr(path + 1, '/'); slash && !hit; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        hit = fnmatch(pattern, path, FNM_PATHNAME) == 0;
+        *slash = '/';
+    }
+    return hit;
 }
 
 /* `sel` is scratch options (any state): each ignore's rules are selected
  * into it from scratch. */
-static void apply_ignores(config *cfg, gguflint_options *sel, gguflint_ctx *ctx, const char *path)
+static void apply_ignores(const settings *s, config *cfg, gguflint_options *sel, gguflint_ctx *ctx,
+                          const char *path)
 {
-    for (size_t i = 0; i < cfg->n_ignores; i++) {
+    if (cfg->n_ignores == 0)
+        return;
+    char *norm = ignore_path(s, path);
+    for (size_t i = 0; norm && i < cfg->n_ignores; i++) {
         config_ignore *ig = &cfg->ignores[i];
-        if (!path_matches(ig->pattern, path))
+        if (!ignore_matches(ig->pattern, norm))
             continue;
         gguflint_options_default(sel); /* every field set, profile included */
         gguflint_options_clear(sel);
@@ -363,6 +115,7 @@ static void apply_ignores(config *cfg, gguflint_options *sel, gguflint_ctx *ctx,
             if (gguflint_options_get_severity(sel, r) != GGUFLINT_OFF)
                 ig->used += gguflint_suppress(ctx, r);
     }
+    free(norm);
 }
 
 /* Colour for a text report: --color, else on a terminal unless NO_COLOR is
@@ -376,21 +129,23 @@ static bool want_color(const settings *s, const output *o)
 }
 
 /* The reports: the default one when no --format was given, each to its
- * file or to standard output. Of the formats given without an
- * --output-file only the last writes to standard output (as a single
- * --format always did: the last one wins); the earlier ones are dropped. */
+ * file or to standard output. At most one may go to standard output: two
+ * would interleave, and silently keeping one lost the others. */
 static int open_outputs(settings *s)
 {
     if (s->n_out == 0)
         s->out[s->n_out++] = (output){s->fmt, NULL, NULL, NULL};
-    int last_stdout = -1, kept = 0;
+    if (s->write_baseline) { /* one more report, whatever the others are */
+        if (s->n_out == CLI_MAX_OUTPUTS)
+            return usage_error("at most %s reports", GGUFLINT_STRINGIFY(CLI_MAX_OUTPUTS));
+        s->out[s->n_out++] = (output){GGUFLINT_FORMAT_BASELINE, s->write_baseline, NULL, NULL};
+    }
+    int to_stdout = 0;
     for (int k = 0; k < s->n_out; k++)
-        if (!s->out[k].file)
-            last_stdout = k;
-    for (int k = 0; k < s->n_out; k++)
-        if (s->out[k].file || k == last_stdout)
-            s->out[kept++] = s->out[k];
-    s->n_out = kept;
+        to_stdout += !s->out[k].file;
+    if (to_stdout > 1) /* each would interleave with the others: say so, drop none */
+        return usage_error("%s", "several --format options write to standard output: give each "
+                                 "but one an --output-file FILE");
     for (int k = 0; k < s->n_out; k++) {
         output *o = &s->out[k];
         o->fp = o->file ? fopen(o->file, "w") : stdout;
@@ -407,6 +162,8 @@ static int open_outputs(settings *s)
             return EXIT_USAGE;
         }
         gguflint_report_set(o->rep, GGUFLINT_REPORT_COLOR, want_color(s, o));
+        gguflint_report_set_base(o->rep, s->cwd);
+        gguflint_report_set_help_uri(o->rep, s->help_uri);
     }
     return EXIT_CLEAN;
 }
@@ -434,71 +191,6 @@ static bool close_outputs(settings *s)
         o->fp = NULL;
     }
     return ok;
-}
-
-/* ---- which configuration file is trusted ---- */
-
-/* What the command line says before it is applied (a first getopt pass):
- * the config file asked for, --isolated, the profile and -r. */
-typedef struct first_pass {
-    const char *config, *profile;
-    bool isolated, recursive;
-} first_pass;
-
-static void scan_args(int argc, char **argv, first_pass *fp)
-{
-    memset(fp, 0, sizeof *fp);
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "hqrj:", long_opts, NULL)) != -1) {
-        if (c == OPT_CONFIG)
-            fp->config = optarg;
-        else if (c == OPT_ISOLATED)
-            fp->isolated = true;
-        else if (c == OPT_PROFILE)
-            fp->profile = optarg;
-        else if (c == 'r' || c == OPT_RECURSIVE)
-            fp->recursive = true;
-    }
-}
-
-/* True when `dir` (a real path) is `root` or below it. */
-static bool inside(const char *dir, const char *root)
-{
-    size_t n = strlen(root);
-    if (n == 1 && root[0] == '/')
-        return true;
-    return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
-}
-
-/* A discovered .gguflint.ini (found from the working directory upwards, not
- * named by --config) is not trusted when the run is --profile security (only
- * --config FILE counts there), nor when it lies inside a directory scanned
- * with -r: a downloaded model folder can ship one that turns every rule off.
- * Returns why it is not read, or NULL to read it. Call right after
- * scan_args (the inputs are argv[optind..]). */
-static const char *untrusted(const char *found, const first_pass *fp, int argc, char **argv)
-{
-    if (fp->profile && strcmp(fp->profile, "security") == 0)
-        return "--profile security reads only a --config FILE";
-    if (!fp->recursive)
-        return NULL;
-    char *cfg = realpath(found, NULL);
-    if (!cfg)
-        return "it cannot be resolved";
-    char *slash = strrchr(cfg, '/');
-    if (slash)
-        *(slash == cfg ? slash + 1 : slash) = '\0';
-    const char *why = NULL;
-    for (int i = optind; i < argc && !why; i++) {
-        char *root = realpath(argv[i], NULL);
-        if (root && inside(cfg, root))
-            why = "it is inside a directory scanned with -r (a downloaded folder can ship one)";
-        free(root);
-    }
-    free(cfg);
-    return why;
 }
 
 /* --base MODEL: read the base model once, metadata only and with every rule
@@ -544,214 +236,33 @@ static int open_base(const settings *s, gguflint_ctx **out)
     return EXIT_CLEAN;
 }
 
-int cmd_lint(int argc, char **argv)
+/* Phase 3: the inputs, in order: paths, directories under -r, URLs and
+ * hf:// listings (a failed listing stays in the list under its own name,
+ * with why in skip[i] and its status in skip_status[i]). */
+typedef struct lint_inputs {
+    file_list files;
+    char **list_errors; /* per argument: why its hf:// listing failed */
+    int *list_status;
+    const char **skip; /* per file: a failed listing's reason, or NULL */
+    int *skip_status;
+} lint_inputs;
+
+static int collect_inputs(settings *s, int argc, char **argv, const gguflint_fetch_options *fetch,
+                          lint_inputs *in)
 {
-    settings *s = calloc(1, sizeof *s);
-    if (!s)
+    in->list_errors = calloc((size_t)argc, sizeof *in->list_errors);
+    in->list_status = calloc((size_t)argc, sizeof *in->list_status);
+    if (!in->list_errors || !in->list_status)
         return EXIT_USAGE;
-    s->opt = gguflint_options_new();
-    s->probe = gguflint_options_new();
-    if (!s->opt || !s->probe) {
-        gguflint_options_free(s->opt);
-        gguflint_options_free(s->probe);
-        free(s);
-        fprintf(stderr, "gguflint: out of memory\n");
-        return EXIT_USAGE;
-    }
-    s->fmt = GGUFLINT_FORMAT_TEXT;
-    s->color = COLOR_AUTO;
-    s->fail_on = GGUFLINT_ERROR;
-    s->stdin_max = LIMIT_DEFAULT_STDIN_BYTES;
-    s->jobs = 1;
-    s->profile = "ggml";
-    config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    file_list files = {0};
-    gguflint_fetch_options *fetch = NULL;
-    char **list_errors = NULL; /* per input of files: why its hf:// listing failed */
-    int *list_status = NULL;
-    gguflint_ctx *base = NULL; /* --base: parsed once, shared read-only by every run */
-    int rc = EXIT_CLEAN;
-
-    /* The config file first (its values are defaults the command line
-     * overrides); a first pass over the arguments says which one to trust. */
-    first_pass fp;
-    scan_args(argc, argv, &fp);
-    const char *config_path = fp.isolated ? NULL : fp.config;
-    char *found = NULL;
-    if (!fp.isolated && !fp.config && (found = config_find()) != NULL) {
-        const char *why = untrusted(found, &fp, argc, argv);
-        if (why) {
-            fprintf(stderr, "gguflint: not reading ");
-            err_text(found);
-            fprintf(stderr, ": %s\n", why);
-        } else {
-            config_path = found;
-        }
-    }
-    if (config_path) {
-        if (!config_load(&cfg, config_path)) {
-            rc = config_error(&cfg, cfg.error[0] ? cfg.error : "cannot read");
-            goto done;
-        }
-        rc = apply_config(s, &cfg);
-        if (rc != EXIT_CLEAN)
-            goto done;
-    }
-
-    opterr = 0;
-    optind = 1;
-    int c, li;
-    while ((c = getopt_long(argc, argv, "hqrj:", long_opts, &li)) != -1) {
-        uint64_t v;
-        switch (c) {
-        case OPT_FETCH:
-            rc = cli_fetch_option(&fetch, long_opts[li].name, optarg);
-            if (rc != EXIT_CLEAN)
-                goto done;
-            break;
-        case OPT_FORMAT: {
-            gguflint_format f;
-            if (!parse_format(optarg, &f)) {
-                rc = usage_error("unknown format '%s' (text, json, sarif, github)", optarg);
-                goto done;
-            }
-            if (s->n_out == CLI_MAX_OUTPUTS) {
-                rc =
-                    usage_error("at most %s --format options", GGUFLINT_STRINGIFY(CLI_MAX_OUTPUTS));
-                goto done;
-            }
-            s->out[s->n_out++] = (output){f, NULL, NULL, NULL};
-            break;
-        }
-        case OPT_OUTPUT_FILE:
-            /* the file of the --format before it (or of the default format) */
-            if (s->n_out == 0)
-                s->out[s->n_out++] = (output){s->fmt, NULL, NULL, NULL};
-            if (s->out[s->n_out - 1].file) {
-                rc = usage_error("--output-file '%s' follows another --output-file: give a "
-                                 "--format before each",
-                                 optarg);
-                goto done;
-            }
-            s->out[s->n_out - 1].file = optarg;
-            break;
-        case OPT_COLOR:
-            if (strcmp(optarg, "auto") == 0)
-                s->color = COLOR_AUTO;
-            else if (strcmp(optarg, "never") == 0)
-                s->color = COLOR_NEVER;
-            else if (strcmp(optarg, "always") == 0)
-                s->color = COLOR_ALWAYS;
-            else {
-                rc = usage_error("--color takes never, always or auto, got '%s'", optarg);
-                goto done;
-            }
-            break;
-        case OPT_STATISTICS: s->statistics = true; break;
-        case OPT_SELECT:
-        case OPT_EXTEND:
-        case OPT_IGNORE:
-        case OPT_SEVERITY:
-            rc = add_rule_opt(s, c, optarg, false);
-            if (rc != EXIT_CLEAN)
-                goto done;
-            break;
-        case OPT_FAIL_ON: {
-            int sev = gguflint_severity_parse(optarg);
-            if (sev <= 0) {
-                rc = usage_error("--fail-on takes error, warning or note, got '%s'", optarg);
-                goto done;
-            }
-            s->fail_on = (gguflint_severity)sev;
-            break;
-        }
-        case OPT_PROFILE: s->profile = optarg; break;
-        case OPT_EXIT_ZERO: s->exit_zero = true; break;
-        case 'q':
-        case OPT_QUIET: s->quiet = true; break;
-        case OPT_DEEP: gguflint_options_set_deep(s->opt, true); break;
-        case OPT_HEADER_ONLY: gguflint_options_set_header_only(s->opt, true); break;
-        case OPT_BASE: s->base_path = optarg; break;
-        case 'r':
-        case OPT_RECURSIVE: s->recursive = true; break;
-        case OPT_INCLUDE:
-        case OPT_EXCLUDE: {
-            const char **list = c == OPT_INCLUDE ? s->include : s->exclude;
-            size_t *n = c == OPT_INCLUDE ? &s->n_include : &s->n_exclude;
-            if (*n == CLI_MAX_RULE_OPTS) {
-                rc = usage_error("too many --include/--exclude patterns (at most %s)",
-                                 GGUFLINT_STRINGIFY(CLI_MAX_RULE_OPTS));
-                goto done;
-            }
-            list[(*n)++] = optarg;
-            break;
-        }
-        case 'j':
-        case OPT_JOBS:
-            if (!parse_u64(optarg, &v) || v == 0 || v > CLI_MAX_JOBS) {
-                rc = usage_error(
-                    "-j takes a number from 1 to " GGUFLINT_STRINGIFY(CLI_MAX_JOBS) ", got '%s'",
-                    optarg);
-                goto done;
-            }
-            s->jobs = (unsigned)v;
-            break;
-        case OPT_CONFIG:
-        case OPT_ISOLATED: break; /* handled above */
-        case OPT_MAX_STRING:
-        case OPT_MAX_ARRAY:
-        case OPT_MAX_KV:
-        case OPT_MAX_TENSOR:
-        case OPT_MAX_DEPTH:
-        case OPT_MAX_FINDINGS:
-        case OPT_STDIN_MAX:
-            if (!set_limit(s, c, optarg)) {
-                rc = usage_error("bad or out-of-range number '%s'", optarg);
-                goto done;
-            }
-            break;
-        case OPT_VERSION: printf("gguflint %s\n", GGUFLINT_VERSION); goto done;
-        case 'h':
-        case OPT_HELP:
-            fputs(usage_text, stdout);
-            fputs(usage_limits, stdout);
-            goto done;
-        default: rc = usage_error("unknown or incomplete option '%s'", argv[optind - 1]); goto done;
-        }
-    }
-    gguflint_options_set_deep_jobs(s->opt, s->jobs);
-    rc = apply_rule_opts(s);
-    if (rc != EXIT_CLEAN)
-        goto done;
-    if (optind >= argc) {
-        rc = usage_error("%s", "no input files");
-        goto done;
-    }
-    cli_set_fetch(fetch);
-    list_errors = calloc((size_t)argc, sizeof *list_errors);
-    list_status = calloc((size_t)argc, sizeof *list_status);
-    if (!list_errors || !list_status) {
-        fprintf(stderr, "gguflint: out of memory\n");
-        rc = EXIT_USAGE;
-        goto done;
-    }
     file_filter filter = {s->include, s->n_include, s->exclude, s->n_exclude};
     size_t n_found = 0;
-    for (int i = optind; i < argc; i++) {
-        if (!add_input(&files, argv[i], s->recursive, &filter, &n_found, fetch, &list_errors[i],
-                       &list_status[i])) {
-            fprintf(stderr, "gguflint: out of memory\n");
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    }
-    if (s->recursive && !files_dedupe(&files)) {
-        fprintf(stderr, "gguflint: out of memory\n");
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (files.n == 0) {
+    for (int i = optind; i < argc; i++)
+        if (!add_input(&in->files, argv[i], s->recursive, &filter, &n_found, fetch,
+                       &in->list_errors[i], &in->list_status[i]))
+            return EXIT_USAGE;
+    if (s->recursive && !files_dedupe(&in->files))
+        return EXIT_USAGE;
+    if (in->files.n == 0) {
         /* only directories, and nothing in them: a scan that checked nothing
          * must not pass */
         fprintf(stderr, "gguflint: nothing to check: no GGUF file found under ");
@@ -760,123 +271,223 @@ int cmd_lint(int argc, char **argv)
             fputs(i + 1 < argc ? ", " : "", stderr);
         }
         fprintf(stderr, " (files are recognised by their GGUF magic or a .gguf name)\n");
-        rc = EXIT_USAGE;
-        goto done;
+        return LINT_STOP - 1; /* reported: exit 2 without "out of memory" */
     }
-    rc = EXIT_CLEAN;
-    if (s->base_path) {
-        rc = open_base(s, &base);
-        if (rc != EXIT_CLEAN)
-            goto done;
-    }
+    in->skip = calloc(in->files.n, sizeof *in->skip);
+    in->skip_status = calloc(in->files.n, sizeof *in->skip_status);
+    if (!in->skip || !in->skip_status)
+        return EXIT_USAGE;
+    for (size_t i = 0; i < in->files.n; i++)
+        for (int a = optind; a < argc; a++)
+            if (in->list_errors[a] && strcmp(in->files.paths[i], argv[a]) == 0) {
+                in->skip[i] = in->list_errors[a];
+                in->skip_status[i] = in->list_status[a];
+            }
+    return EXIT_CLEAN;
+}
 
-    rc = open_outputs(s);
-    if (rc != EXIT_CLEAN)
-        goto done;
-    /* a failed listing stands in the list as its reference */
-    const char **skip = calloc(files.n ? files.n : 1, sizeof *skip);
-    int *skip_status = calloc(files.n ? files.n : 1, sizeof *skip_status);
-    runner *rn = NULL;
-    if (skip && skip_status) {
-        for (size_t i = 0; i < files.n; i++)
-            for (int a = optind; a < argc; a++)
-                if (list_errors[a] && strcmp(files.paths[i], argv[a]) == 0) {
-                    skip[i] = list_errors[a];
-                    skip_status[i] = list_status[a];
-                }
-        rn = runner_new((const char *const *)files.paths, files.n, s->opt, s->jobs, s->stdin_max,
-                        CLI_JOB_WINDOW_BYTES, skip, skip_status, base);
+static void free_inputs(lint_inputs *in, int argc)
+{
+    for (int i = 0; in->list_errors && i < argc; i++)
+        free(in->list_errors[i]);
+    free(in->list_errors);
+    free(in->list_status);
+    free(in->skip);
+    free(in->skip_status);
+    files_free(&in->files);
+}
+
+/* Phase 4, one file: what went wrong reading it, the config's ignores, the
+ * baseline, the digest, every report. Returns EXIT_FINDINGS when a finding
+ * not in the baseline is at or above --fail-on, EXIT_USAGE when the file
+ * could not be read, else EXIT_CLEAN. */
+typedef struct lint_state {
+    settings *s;
+    config *cfg;
+    baseline *bl; /* --baseline, or NULL */
+    bool *flags;  /* scratch: baselined findings of the file */
+    size_t n_flags;
+} lint_state;
+
+static int report_one(lint_state *L, const char *path, gguflint_ctx *ctx, int st, const char *skip)
+{
+    settings *s = L->s;
+    if (skip) {
+        fprintf(stderr, "gguflint: ");
+        err_text(path);
+        fprintf(stderr, ": %s: ", gguflint_strerror(st));
+        err_text(skip);
+        fprintf(stderr, "\n");
+        for (int k = 0; k < s->n_out; k++)
+            gguflint_report_failure(s->out[k].rep, path, st, skip);
+        return EXIT_USAGE;
     }
-    if (!rn) {
-        free(skip);
-        free(skip_status);
-        fprintf(stderr, "gguflint: out of memory\n");
-        rc = EXIT_USAGE;
-        goto done;
+    if (st < 0) {
+        fprintf(stderr, "gguflint: ");
+        err_text(path);
+        fprintf(stderr, ": the file changed (shrank) while being read\n");
+        st = GGUFLINT_E_IO;
+    } else if (st != GGUFLINT_OK) {
+        report_status(path, ctx, st);
+    }
+    uint64_t fetched;
+    if (ctx && !gguflint_fetch_ranges(ctx) && gguflint_fetch_stats(ctx, NULL, &fetched, NULL)) {
+        fprintf(stderr, "gguflint: ");
+        err_text(path);
+        fprintf(stderr,
+                ": note: the server ignores Range requests: %llu bytes were downloaded "
+                "from the start of the file (at most --max-fetch)\n",
+                (unsigned long long)fetched);
+    }
+    int rc = st == GGUFLINT_OK ? EXIT_CLEAN : EXIT_USAGE;
+    const bool *flags = NULL;
+    char sha[65], *digest = NULL;
+    if (st == GGUFLINT_OK) {
+        apply_ignores(s, L->cfg, s->probe, ctx, path);
+        size_t n = gguflint_finding_count(ctx);
+        if (L->bl && n) {
+            if (n > L->n_flags) {
+                bool *g = realloc(L->flags, n * sizeof *g);
+                if (!g)
+                    return EXIT_USAGE;
+                L->flags = g;
+                L->n_flags = n;
+            }
+            size_t matched;
+            char *norm = cli_normalized(path, s->cwd); /* as the reports fingerprint it */
+            if (!norm)
+                return EXIT_USAGE;
+            bool ok = baseline_match(L->bl, ctx, norm, L->flags, &matched);
+            free(norm);
+            if (!ok)
+                return EXIT_USAGE;
+            flags = L->flags;
+        }
+        for (size_t i = 0; i < n; i++)
+            if ((!flags || !flags[i]) && gguflint_finding_get(ctx, i)->severity >= s->fail_on)
+                rc = EXIT_FINDINGS;
+        /* the file was read whole (--deep): its digest, for the JSON report */
+        bool json = false;
+        for (int k = 0; k < s->n_out; k++)
+            json |= s->out[k].fmt == GGUFLINT_FORMAT_JSON;
+        if (json && gguflint_options_get_deep(s->opt) && gguflint_url_kind(path) == 0 &&
+            strcmp(path, "-") != 0 && sha256_file(path, sha))
+            digest = sha;
     }
     for (int k = 0; k < s->n_out; k++)
-        gguflint_report_set_config(s->out[k].rep, cfg.path);
+        gguflint_report_file_ex(s->out[k].rep, path, ctx, st, flags, digest);
+    return rc;
+}
 
-    bool io_error = false;
-    for (size_t i = 0; i < files.n; i++) {
-        const char *path = files.paths[i];
+/* Phase 4: lint every input on -j threads, reporting in input order. */
+static int lint_all(lint_state *L, lint_inputs *in, gguflint_ctx *base)
+{
+    settings *s = L->s;
+    runner *rn = runner_new((const char *const *)in->files.paths, in->files.n, s->opt, s->jobs,
+                            s->stdin_max, CLI_JOB_WINDOW_BYTES, in->skip, in->skip_status, base);
+    if (!rn) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        return EXIT_USAGE;
+    }
+    for (int k = 0; k < s->n_out; k++)
+        gguflint_report_set_config(s->out[k].rep, L->cfg->path);
+    bool io_error = false, findings = false;
+    for (size_t i = 0; i < in->files.n; i++) {
         int st;
         gguflint_ctx *ctx = runner_get(rn, i, &st);
-        if (skip[i]) {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr, ": %s: ", gguflint_strerror(st));
-            err_text(skip[i]);
-            fprintf(stderr, "\n");
-            for (int k = 0; k < s->n_out; k++)
-                gguflint_report_failure(s->out[k].rep, path, st, skip[i]);
-            io_error = true;
-            runner_release(rn, i);
-            continue;
-        }
-        if (st < 0) {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr, ": the file changed (shrank) while being read\n");
-            st = GGUFLINT_E_IO;
-        } else if (st != GGUFLINT_OK) {
-            report_status(path, ctx, st);
-        }
-        uint64_t fetched;
-        if (ctx && !gguflint_fetch_ranges(ctx) && gguflint_fetch_stats(ctx, NULL, &fetched, NULL)) {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr,
-                    ": note: the server ignores Range requests: %llu bytes were downloaded "
-                    "from the start of the file (at most --max-fetch)\n",
-                    (unsigned long long)fetched);
-        }
-        if (st == GGUFLINT_OK) {
-            apply_ignores(&cfg, s->probe, ctx, path);
-            if (gguflint_max_severity(ctx) >= s->fail_on)
-                rc = EXIT_FINDINGS;
-        } else {
-            io_error = true;
-        }
-        for (int k = 0; k < s->n_out; k++)
-            gguflint_report_file(s->out[k].rep, path, ctx, st);
+        int one = report_one(L, in->files.paths[i], ctx, st, in->skip[i]);
+        io_error |= one == EXIT_USAGE;
+        findings |= one == EXIT_FINDINGS;
         runner_release(rn, i);
     }
     runner_free(rn);
-    free(skip);
-    free(skip_status);
-    for (int k = 0; k < s->n_out; k++)
+    return io_error ? EXIT_USAGE : findings ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+/* Phase 5: the baseline's gone entries, the summaries, closing the
+ * reports, the ignores that suppressed nothing. */
+static int finish(lint_state *L, int rc)
+{
+    settings *s = L->s;
+    config *cfg = L->cfg;
+    uint64_t gone = L->bl ? baseline_gone(L->bl) : 0;
+    for (int k = 0; k < s->n_out; k++) {
+        gguflint_report_set(s->out[k].rep, GGUFLINT_REPORT_BASELINE_GONE,
+                            gone > INT32_MAX ? INT32_MAX : (int)gone);
         gguflint_report_end(s->out[k].rep, !s->quiet);
+    }
     if (!close_outputs(s))
-        io_error = true;
-    for (size_t i = 0; i < cfg.n_ignores; i++)
-        if (cfg.ignores[i].used == 0) {
+        rc = EXIT_USAGE;
+    for (size_t i = 0; i < cfg->n_ignores; i++)
+        if (cfg->ignores[i].used == 0) {
             fprintf(stderr, "gguflint: ");
-            err_text(cfg.path);
-            fprintf(stderr, ":%d: warning: unused ignore [ignore:", cfg.ignores[i].line);
-            err_text(cfg.ignores[i].pattern);
+            err_text(cfg->path);
+            fprintf(stderr, ":%d: warning: unused ignore [ignore:", cfg->ignores[i].line);
+            err_text(cfg->ignores[i].pattern);
             fprintf(stderr, "] rules = ");
-            err_text(cfg.ignores[i].rules);
+            err_text(cfg->ignores[i].rules);
             fprintf(stderr, " (it suppressed nothing)\n");
         }
-    if (io_error)
-        rc = EXIT_USAGE;
-    else if (s->exit_zero)
-        rc = EXIT_CLEAN;
-done:
+    return rc == EXIT_FINDINGS && s->exit_zero ? EXIT_CLEAN : rc;
+}
+
+static void settings_free(settings *s)
+{
     close_outputs(s);
-    gguflint_free(base);
-    for (int i = 0; list_errors && i < argc; i++)
-        free(list_errors[i]);
-    free(list_errors);
-    free(list_status);
-    cli_set_fetch(NULL);
-    gguflint_fetch_options_free(fetch);
-    files_free(&files);
-    config_free(&cfg);
-    free(found);
     gguflint_options_free(s->opt);
     gguflint_options_free(s->probe);
+    free(s->cwd);
+    free(s->config_dir);
     free(s);
+}
+
+int cmd_lint(int argc, char **argv)
+{
+    settings *s = lint_settings_new();
+    if (!s) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        return EXIT_USAGE;
+    }
+    config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    char *found = NULL;
+    gguflint_fetch_options *fetch = NULL;
+    lint_inputs in = {0};
+    baseline bl = {0};
+    lint_state L = {s, &cfg, NULL, NULL, 0};
+    gguflint_ctx *base = NULL; /* --base: parsed once, shared read-only by every run */
+
+    first_pass fp;
+    lint_scan_args(argc, argv, &fp);
+    int rc = lint_load_config(s, &cfg, &found, &fp);
+    if (rc == EXIT_CLEAN)
+        rc = lint_parse_command_line(s, argc, argv, &fetch);
+    if (rc == EXIT_CLEAN) {
+        cli_set_fetch(fetch);
+        rc = collect_inputs(s, argc, argv, fetch, &in);
+        if (rc == EXIT_USAGE)
+            fprintf(stderr, "gguflint: out of memory\n");
+    }
+    if (rc == EXIT_CLEAN && s->baseline_path) {
+        rc = baseline_load(&bl, s->baseline_path) ? EXIT_CLEAN : EXIT_USAGE;
+        L.bl = &bl;
+    }
+    if (rc == EXIT_CLEAN && s->base_path)
+        rc = open_base(s, &base);
+    if (rc == EXIT_CLEAN)
+        rc = open_outputs(s);
+    if (rc == EXIT_CLEAN)
+        rc = finish(&L, lint_all(&L, &in, base));
+    if (rc < 0) /* --help, --version: done; an empty scan: reported */
+        rc = rc == LINT_STOP ? EXIT_CLEAN : EXIT_USAGE;
+    settings_free(s);
+    gguflint_free(base);
+    free_inputs(&in, argc);
+    cli_set_fetch(NULL);
+    gguflint_fetch_options_free(fetch);
+    baseline_free(&bl);
+    free(L.flags);
+    config_free(&cfg);
+    free(found);
     return rc;
 }

@@ -3,7 +3,7 @@
  * command is in lint_cmd.c.
  *
  *   gguflint [options] PATH...     lint files ('-' reads standard input)
- *   gguflint dump [--format F] PATH
+ *   gguflint dump [--format F] [--full-arrays] PATH...
  *   gguflint rules [--format text|json|markdown]
  *   gguflint archs [--format text|json]
  *   gguflint explain ID
@@ -25,19 +25,20 @@
 const char usage_text[] =
     "usage: gguflint [options] PATH...      lint GGUF files ('-' = standard input)\n"
     "       gguflint [options] URL...       http://, https://, hf://ORG/REPO[@REV][/PATH]\n"
-    "       gguflint dump [--format text|json] PATH\n"
+    "       gguflint dump [--format text|json] [--full-arrays] PATH...\n"
     "       gguflint rules [--format text|json|markdown]\n"
     "       gguflint archs [--format text|json]   architectures and their coverage\n"
     "       gguflint explain ID|SLUG\n"
+    "       gguflint COMMAND --help        help on one command\n"
     "       gguflint hash [-o MANIFEST] PATH|URL...  SHA-256 of each tensor's data\n"
     "       gguflint hash --verify-manifest MANIFEST [--data-only] PATH...\n"
     "\n"
     "options:\n"
-    "  --format FORMAT           text (default), json, sarif or github; may be given\n"
-    "                            several times to write several reports in one pass\n"
+    "  --format FORMAT           text (default), json, sarif, github or baseline; may\n"
+    "                            be given several times to write several reports in\n"
+    "                            one pass (all but one with an --output-file)\n"
     "  --output-file FILE        write the report of the --format before it to FILE\n"
-    "                            (default: standard output, where the last --format\n"
-    "                            given without a file wins)\n"
+    "                            (default: standard output)\n"
     "  --color WHEN              colour text output: auto (on a terminal, unless\n"
     "                            NO_COLOR is set; the default), always or never\n"
     "  --statistics              count the findings of each rule (text and json)\n"
@@ -54,9 +55,9 @@ const char usage_text[] =
     "  --exit-zero               exit 0 even when there are findings\n"
     "  --quiet                   no summary line\n"
     "  --config FILE             read options from FILE (default: .gguflint.ini in the\n"
-    "                            working directory or the nearest parent, except\n"
-    "                            under --profile security or inside a directory\n"
-    "                            scanned with -r)\n"
+    "                            working directory or the nearest parent; not read\n"
+    "                            under --profile security, not applied when it\n"
+    "                            turns off security checks: GG800)\n"
     "  --isolated                ignore every configuration file\n"
     "  -r, --recursive           lint directories: every file below them with the\n"
     "                            GGUF magic or a .gguf name, symlinks followed, each\n"
@@ -82,6 +83,11 @@ const char usage_limits[] =
     "                            only) as llama.cpp loads them: architecture, target\n"
     "                            tensors, shapes; other inputs are linted as usual;\n"
     "                            a MODEL that cannot be read or is not a model exits 2\n"
+    "  --write-baseline FILE     also record every finding by fingerprint in FILE\n"
+    "  --baseline FILE           report only findings FILE does not record; say how\n"
+    "                            many were baselined and which recorded ones are gone\n"
+    "  --help-uri URL            SARIF: each rule's helpUri is URL#ANCHOR (URL: where\n"
+    "                            rules/RULES.md is published)\n"
     "  --max-string-len N        longest string accepted (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_STRING_LEN) ")\n"
     "  --max-array-count N       most elements in one array (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_ARRAY_COUNT) ")\n"
     "  --max-kv-count N          most KVs declared (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_KV_COUNT) ")\n"
@@ -207,73 +213,134 @@ static int cmd_explain(int argc, char **argv)
     return EXIT_CLEAN;
 }
 
+typedef struct dump_args {
+    gguflint_format fmt;
+    uint64_t elems; /* array elements shown; 0: all */
+} dump_args;
+
 static void dump_then(gguflint_ctx *ctx, void *arg)
 {
-    gguflint_dump(ctx, *(gguflint_format *)arg, gguflint_write_file, stdout);
+    const dump_args *d = arg;
+    gguflint_dump_ex(ctx, d->fmt, gguflint_write_file, stdout, d->elems);
 }
 
-static int cmd_dump(int argc, char **argv)
+/* One path; EXIT_CLEAN, EXIT_FINDINGS when what was dumped is not all there
+ * is (not GGUF, or metadata not read to the end: as lint does for a
+ * malformed file), EXIT_USAGE when it could not be read. */
+static int dump_one(const char *path, dump_args *d)
 {
-    gguflint_format fmt = GGUFLINT_FORMAT_TEXT;
-    const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-            if (!parse_format(argv[++i], &fmt))
-                return usage_error("unknown format '%s'", argv[i]);
-        } else if (strncmp(argv[i], "--format=", 9) == 0) {
-            if (!parse_format(argv[i] + 9, &fmt))
-                return usage_error("unknown format '%s'", argv[i] + 9);
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return usage_error("dump: unknown option '%s'", argv[i]);
-        } else if (path) {
-            return usage_error("%s", "dump takes one path");
-        } else {
-            path = argv[i];
-        }
-    }
-    if (!path)
-        return usage_error("%s", "dump needs a path");
-    if (fmt != GGUFLINT_FORMAT_TEXT && fmt != GGUFLINT_FORMAT_JSON)
-        return usage_error("%s", "dump writes text or json");
     gguflint_ctx *ctx = gguflint_new(NULL);
     if (!ctx) {
         fprintf(stderr, "gguflint: out of memory\n");
         return EXIT_USAGE;
     }
-    int st = guarded_run(ctx, path, 1ull << 30, dump_then, &fmt);
+    int st = guarded_run(ctx, path, 1ull << 30, dump_then, d);
+    int rc = EXIT_USAGE;
     if (st < 0) {
         fprintf(stderr, "gguflint: ");
         err_text(path);
         fprintf(stderr, ": the file changed (shrank) while being read\n");
-        gguflint_free(ctx);
-        return EXIT_USAGE;
-    }
-    if (st != GGUFLINT_OK) {
+    } else if (st != GGUFLINT_OK) {
         report_status(path, ctx, st);
-        gguflint_free(ctx);
-        return EXIT_USAGE;
+    } else {
+        const gguflint_header *h = gguflint_get_header(ctx);
+        rc = h->is_gguf && h->metadata_complete ? EXIT_CLEAN : EXIT_FINDINGS;
     }
-    /* What was dumped is all there is only when the file is GGUF and its
-     * metadata was read to the end; otherwise the dump is partial: exit 1,
-     * as lint does for a malformed file. */
-    const gguflint_header *h = gguflint_get_header(ctx);
-    int rc = h->is_gguf && h->metadata_complete ? EXIT_CLEAN : EXIT_FINDINGS;
     gguflint_free(ctx);
     return rc;
 }
 
+/* dump [--format text|json] [--full-arrays] PATH...: each file in turn (a
+ * JSON document per line for json; a "==> PATH <==" line before each text
+ * dump when there are several). The exit status is the worst of them. */
+static int cmd_dump(int argc, char **argv)
+{
+    static const char *const with_value[] = {"--format", NULL};
+    dump_args d = {GGUFLINT_FORMAT_TEXT, 0};
+    d.elems = DUMP_ELEMS;
+    int first = cli_options_first(&argc, argv, with_value);
+    if (first < 0)
+        return EXIT_USAGE;
+    for (int i = 1; i < first; i++) {
+        if (strcmp(argv[i], "--format") == 0 && i + 1 < first) {
+            if (!parse_format(argv[++i], &d.fmt))
+                return usage_error("unknown format '%s'", argv[i]);
+        } else if (strncmp(argv[i], "--format=", 9) == 0) {
+            if (!parse_format(argv[i] + 9, &d.fmt))
+                return usage_error("unknown format '%s'", argv[i] + 9);
+        } else if (strcmp(argv[i], "--full-arrays") == 0) {
+            d.elems = 0;
+        } else {
+            return usage_error("dump: unknown option '%s'", argv[i]);
+        }
+    }
+    if (first >= argc)
+        return usage_error("%s", "dump needs a path");
+    if (d.fmt != GGUFLINT_FORMAT_TEXT && d.fmt != GGUFLINT_FORMAT_JSON)
+        return usage_error("%s", "dump writes text or json");
+    int rc = EXIT_CLEAN;
+    for (int i = first; i < argc; i++) {
+        if (d.fmt == GGUFLINT_FORMAT_TEXT && argc - first > 1) {
+            printf("%s==> ", i > first ? "\n" : "");
+            gguflint_escape(gguflint_write_file, stdout, argv[i], strlen(argv[i]));
+            printf(" <==\n");
+        }
+        fflush(stdout);
+        int one = dump_one(argv[i], &d);
+        if (one > rc)
+            rc = one;
+    }
+    return rc;
+}
+
+/* The subcommands, each with its one-paragraph help (`gguflint CMD --help`). */
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} command;
+
+static const command commands[] = {
+    {"dump", cmd_dump,
+     "usage: gguflint dump [--format text|json] [--full-arrays] PATH...\n"
+     "Print the header, every KV with its type and value, and the tensor table of\n"
+     "each file. Arrays show their first " GGUFLINT_STRINGIFY(
+         DUMP_ELEMS) " elements; --full-arrays shows every\n"
+                     "element. json writes one document per file, one per line. Exit 1 when a\n"
+                     "file is not GGUF or its metadata cannot be read to the end, 2 when one\n"
+                     "cannot be read.\n"},
+    {"rules", cmd_rules,
+     "usage: gguflint rules [--format text|json|markdown] [--markdown]\n"
+     "List the rules: id, slug, family, default severity and summary (json: every\n"
+     "field, with the severity in each profile, CWE and security-severity;\n"
+     "markdown: rules/RULES.md).\n"},
+    {"archs", cmd_archs,
+     "usage: gguflint archs [--format text|json]\n"
+     "List the architectures gguflint knows, how fully each is checked (full, keys,\n"
+     "name) and the llama.cpp source its tables came from.\n"},
+    {"explain", cmd_explain,
+     "usage: gguflint explain ID|SLUG\n"
+     "Print a rule's page: summary, family, severities, CWE and security-severity,\n"
+     "what it checks, why, an example and the fix.\n"},
+    {"hash", cmd_hash,
+     "usage: gguflint hash [-o MANIFEST] PATH|URL...\n"
+     "       gguflint hash --verify-manifest MANIFEST [--data-only] PATH...\n"
+     "Write the SHA-256 of each file, of its data section and of each tensor's data\n"
+     "(-o: to MANIFEST), or check files against a manifest. Options may follow the\n"
+     "paths; the URL options of `gguflint --help` apply.\n"},
+};
+
 int main(int argc, char **argv)
 {
     install_bus_guard();
-    if (argc >= 2 && strcmp(argv[1], "dump") == 0)
-        return cmd_dump(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "rules") == 0)
-        return cmd_rules(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "hash") == 0)
-        return cmd_hash(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "archs") == 0)
-        return cmd_archs(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "explain") == 0)
-        return cmd_explain(argc - 1, argv + 1);
+    for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0)
+            continue;
+        if (cli_wants_help(argc - 1, argv + 1)) {
+            fputs(commands[i].help, stdout);
+            return EXIT_CLEAN;
+        }
+        return commands[i].run(argc - 1, argv + 1);
+    }
     return cmd_lint(argc, argv);
 }

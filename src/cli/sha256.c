@@ -112,3 +112,23 @@ void sha256_free(sha256 *d)
     if (d)
         loaded->md_ctx_free(d);
 }
+
+bool sha256_file(const char *path, char out[65])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    sha256 *d = sha256_new();
+    static _Thread_local unsigned char buf[1 << 16];
+    bool ok = d != NULL;
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        ok = sha256_update(d, buf, n);
+    ok = ok && !ferror(f);
+    fclose(f);
+    if (!ok) {
+        sha256_free(d);
+        return false;
+    }
+    return sha256_hex(d, out);
+}

@@ -1,5 +1,6 @@
 /* sha256.h - SHA-256 for `gguflint hash`, through OpenSSL's libcrypto loaded
- * with dlopen the first time a digest is needed. A lint never loads it: a
+ * with dlopen the first time a digest is needed (hash, and lint --deep for
+ * the JSON report's "sha256"; a plain lint never loads it): a
  * statically linked libcrypto brought ~16 000 relocations to every start of
  * the program (more than half of the start-up's instructions), a dynamically
  * linked one millions of instructions of symbol resolution. */
@@ -20,6 +21,9 @@ bool sha256_update(sha256 *d, const void *p, size_t n);
  * failure or when d is NULL (d is freed anyway). */
 bool sha256_hex(sha256 *d, char out[65]);
 void sha256_free(sha256 *d);
+/* The SHA-256 of a whole file (read in 64 KiB pieces) into out; false when
+ * it cannot be read or libcrypto is missing. For lint --deep's JSON. */
+bool sha256_file(const char *path, char out[65]);
 /* Why the last sha256_new failed, for messages. */
 const char *sha256_error(void);
 

@@ -42,6 +42,7 @@ struct gguflint_options {
     uint32_t deep_jobs;
     uint8_t profile; /* index of the applied profile */
     bool header_only;
+    bool config_refused; /* the CLI refused a discovered config file (GG800) */
 };
 
 /* A finding as stored: message and path are offsets into ctx->text. */

@@ -144,5 +144,8 @@
 #define CLI_MAX_RULE_OPTS 128
 /* --format options of one run (each a report, to a file or standard output). */
 #define CLI_MAX_OUTPUTS 8
+/* A --baseline file: at most 64 MiB (about 1.3 million findings at ~50 bytes
+ * a line); it is read whole, and a bigger one is an error, not a cut. */
+#define CLI_MAX_BASELINE_BYTES (64u << 20)
 
 #endif

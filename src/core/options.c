@@ -141,6 +141,14 @@ bool gguflint_options_get_header_only(const gguflint_options *opt)
     return opt && opt->header_only;
 }
 
+int gguflint_options_set_config_refused(gguflint_options *opt, bool refused)
+{
+    if (!opt)
+        return GGUFLINT_E_ARG;
+    opt->config_refused = refused;
+    return GGUFLINT_OK;
+}
+
 int gguflint_options_profile(gguflint_options *opt, const char *name)
 {
     if (!opt || !name)

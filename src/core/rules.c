@@ -4,6 +4,7 @@
 #include "core/internal.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -28,6 +29,7 @@ static const char *const profile_names[PROF__COUNT] = {"ggml", "spec", "strict",
 /* The rule table, expanded from the rule blocks of rules/rules.def. */
 #define DOC(what_, why_, example_, fix_)                                                           \
     .what = what_, .why = why_, .example = example_, .fix = fix_
+#define RISK(cwe_, score_) , .cwe = cwe_, .security_severity = score_
 static const gguflint_rule_info rules[R__COUNT] = {
 #define RULE(name, id_, slug_, fam, sev, profiles, summary_, doc)                                  \
     [R_##name] = {.id = id_,                                                                       \
@@ -40,6 +42,7 @@ static const gguflint_rule_info rules[R__COUNT] = {
 #undef RULE
 };
 #undef DOC
+#undef RISK
 
 /* A profile's severity of each rule: 0 keeps the rule's default, else the
  * severity + 1 (so that OFF can be told from "not graded"). */
@@ -127,6 +130,20 @@ static void put(gguflint_write_fn w, void *u, const char *s)
         w(u, s, strlen(s));
 }
 
+size_t gguflint_rule_anchor(size_t index, char *buf, size_t cap)
+{
+    const gguflint_rule_info *r = gguflint_rule(index);
+    if (!r) {
+        if (cap)
+            buf[0] = '\0';
+        return 0;
+    }
+    int n = snprintf(buf, cap, "%s-%s", r->id, r->slug);
+    for (size_t k = 0; cap && k < cap - 1 && buf[k]; k++)
+        buf[k] = (char)tolower((unsigned char)buf[k]);
+    return n > 0 ? (size_t)n : 0;
+}
+
 void gguflint_rules_markdown(gguflint_write_fn w, void *u)
 {
     put(w, u,
@@ -143,10 +160,8 @@ void gguflint_rules_markdown(gguflint_write_fn w, void *u)
         put(w, u, "| [");
         put(w, u, r->id);
         put(w, u, "](#");
-        char anchor[64];
-        snprintf(anchor, sizeof anchor, "%s-%s", r->id, r->slug);
-        for (char *c = anchor; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
+        char anchor[96];
+        gguflint_rule_anchor(i, anchor, sizeof anchor);
         put(w, u, anchor);
         put(w, u, ") | ");
         put(w, u, r->slug);
@@ -190,6 +205,17 @@ void gguflint_rule_explain(size_t i, gguflint_write_fn w, void *u)
         put(w, u, profile_names[p]);
         put(w, u, " ");
         put(w, u, gguflint_severity_name(gguflint_rule_profile_severity(i, p)));
+    }
+    if (r->cwe > 0) {
+        char cwe[96];
+        snprintf(cwe, sizeof cwe,
+                 "\n- weakness: [CWE-%d](https://cwe.mitre.org/data/definitions/%d.html)", r->cwe,
+                 r->cwe);
+        put(w, u, cwe);
+    }
+    if (r->security_severity) {
+        put(w, u, "\n- security-severity: ");
+        put(w, u, r->security_severity);
     }
     const char *const doc[][2] = {
         {"\n\n**What.** ", r->what},

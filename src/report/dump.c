@@ -1,5 +1,6 @@
 /* dump.c - the `dump` view of a parsed file: header, every KV with its type
- * and value (arrays with their count and first elements), the tensor table.
+ * and value (arrays with their count and first elements, or all of them),
+ * the tensor table.
  * Text output escapes every byte from the file; JSON output is exact. Array
  * elements are re-read from the (already validated) value bytes through the
  * cursor, never past the value's range. */
@@ -18,6 +19,7 @@
 typedef struct dump_out {
     out o;
     bool json;
+    uint64_t elems; /* array elements shown (0: all) */
 } dump_out;
 
 #define put(d, s) out_put(&(d)->o, s)
@@ -90,7 +92,7 @@ static void put_array(dump_out *o, const gguflint_ctx *ctx, const gguflint_kv *k
     cur_init(&c, ctx->data + kv->value_offset, kv->value_size);
     c.big_endian = ctx->hdr.big_endian;
     cur_skip(&c, WIRE_TYPE_SIZE + w); /* inside the parsed value */
-    uint64_t shown = kv->count < DUMP_ELEMS ? kv->count : DUMP_ELEMS;
+    uint64_t shown = o->elems && kv->count > o->elems ? o->elems : kv->count;
     put(o, "[");
     for (uint64_t i = 0; i < shown; i++) {
         if (i)
@@ -235,9 +237,15 @@ static void dump_json(dump_out *o, const gguflint_ctx *ctx)
 
 void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w, void *user)
 {
+    gguflint_dump_ex(ctx, fmt, w, user, DUMP_ELEMS);
+}
+
+void gguflint_dump_ex(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w, void *user,
+                      uint64_t max_elems)
+{
     if (!ctx || !w)
         return;
-    dump_out o = {{w, user}, fmt == GGUFLINT_FORMAT_JSON};
+    dump_out o = {{w, user}, fmt == GGUFLINT_FORMAT_JSON, max_elems};
     if (o.json)
         dump_json(&o, ctx);
     else

@@ -9,10 +9,9 @@
 #include <string.h>
 
 static const report_writer *const writers[] = {
-    [GGUFLINT_FORMAT_TEXT] = &report_text,
-    [GGUFLINT_FORMAT_JSON] = &report_json,
-    [GGUFLINT_FORMAT_SARIF] = &report_sarif,
-    [GGUFLINT_FORMAT_GITHUB] = &report_github,
+    [GGUFLINT_FORMAT_TEXT] = &report_text,         [GGUFLINT_FORMAT_JSON] = &report_json,
+    [GGUFLINT_FORMAT_SARIF] = &report_sarif,       [GGUFLINT_FORMAT_GITHUB] = &report_github,
+    [GGUFLINT_FORMAT_BASELINE] = &report_baseline,
 };
 #define N_WRITERS (sizeof writers / sizeof writers[0])
 
@@ -30,29 +29,82 @@ gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, v
     r->o = (out){w, user};
     r->first_file = true;
     r->first_result = true;
+    return r;
+}
+
+/* The writer's beginning, once, before the first file or at the end: late
+ * enough that the settings made after gguflint_report_new (help URI, base)
+ * are known to it. */
+static void begin_once(gguflint_report *r)
+{
+    if (r->begun)
+        return;
+    r->begun = true;
     const report_writer *wr = writer_of(r);
     if (wr->begin)
         wr->begin(r);
-    return r;
 }
 
 void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
 {
+    gguflint_report_file_ex(r, path, ctx, status, NULL, NULL);
+}
+
+void gguflint_report_file_ex(gguflint_report *r, const char *path, const gguflint_ctx *ctx,
+                             int status, const bool *baselined, const char *sha256)
+{
     if (!r || !path)
         return;
     r->files++;
+    r->unreadable += status != GGUFLINT_OK;
+    r->skip = status == GGUFLINT_OK && ctx ? baselined : NULL;
+    r->sha256 = sha256;
     if (status == GGUFLINT_OK && ctx) {
         for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
             const gguflint_finding *f = gguflint_finding_get(ctx, i);
+            if (!report_shown(r, i)) {
+                r->baselined++;
+                continue;
+            }
             r->counts[f->severity]++;
             if (r->per_rule && (size_t)f->rule < gguflint_rule_count())
                 r->per_rule[f->rule]++;
         }
         r->dropped += gguflint_findings_dropped(ctx);
     }
+    begin_once(r);
     const report_writer *wr = writer_of(r);
     if (wr->file)
         wr->file(r, path, ctx, status);
+    free(r->fps);
+    r->fps = NULL;
+    r->skip = NULL;
+    r->sha256 = NULL;
+}
+
+char *report_norm_path(const gguflint_report *r, const char *path)
+{
+    size_t n = gguflint_path_normalize(path, r->base, NULL, 0);
+    char *p = malloc(n + 1);
+    if (p)
+        gguflint_path_normalize(path, r->base, p, n + 1);
+    return p;
+}
+
+const uint64_t *report_fingerprints(gguflint_report *r, const char *path, const gguflint_ctx *ctx)
+{
+    if (r->fps)
+        return r->fps;
+    size_t n = gguflint_finding_count(ctx);
+    char *p = report_norm_path(r, path);
+    r->fps = malloc((n ? n : 1) * sizeof *r->fps);
+    if (!p || !r->fps || gguflint_finding_fingerprints(ctx, p, r->fps, n) != GGUFLINT_OK) {
+        free(r->fps);
+        r->fps = NULL;
+        r->nomem = true;
+    }
+    free(p);
+    return r->fps;
 }
 
 void gguflint_report_failure(gguflint_report *r, const char *path, int status, const char *detail)
@@ -72,6 +124,9 @@ int gguflint_report_set(gguflint_report *r, gguflint_report_setting setting, int
         return GGUFLINT_E_ARG;
     switch (setting) {
     case GGUFLINT_REPORT_COLOR: r->color = value != 0; return GGUFLINT_OK;
+    case GGUFLINT_REPORT_BASELINE_GONE:
+        r->gone = value > 0 ? (uint64_t)value : 0;
+        return GGUFLINT_OK;
     case GGUFLINT_REPORT_STATISTICS:
         if (!value) {
             free(r->per_rule);
@@ -90,24 +145,43 @@ void gguflint_report_end(gguflint_report *r, bool summary)
 {
     if (!r)
         return;
+    begin_once(r);
     const report_writer *wr = writer_of(r);
     if (wr->end)
         wr->end(r, summary);
+}
+
+/* A copy of s (NULL stays NULL) in *slot, the old one freed. */
+static void set_copy(char **slot, const char *s)
+{
+    free(*slot);
+    *slot = NULL;
+    if (s) {
+        size_t n = strlen(s) + 1;
+        *slot = malloc(n);
+        if (*slot)
+            memcpy(*slot, s, n);
+    }
 }
 
 void gguflint_report_set_config(gguflint_report *r, const char *config_path)
 {
     if (!r)
         return;
-    free(r->config);
-    r->config = NULL;
     r->config_set = true;
-    if (config_path) {
-        size_t n = strlen(config_path) + 1;
-        r->config = malloc(n);
-        if (r->config)
-            memcpy(r->config, config_path, n);
-    }
+    set_copy(&r->config, config_path);
+}
+
+void gguflint_report_set_base(gguflint_report *r, const char *dir)
+{
+    if (r)
+        set_copy(&r->base, dir && dir[0] == '/' ? dir : NULL);
+}
+
+void gguflint_report_set_help_uri(gguflint_report *r, const char *url)
+{
+    if (r)
+        set_copy(&r->help_uri, url && *url ? url : NULL);
 }
 
 void gguflint_report_free(gguflint_report *r)
@@ -116,6 +190,9 @@ void gguflint_report_free(gguflint_report *r)
         sb_free(&r->notes);
         free(r->per_rule);
         free(r->config);
+        free(r->base);
+        free(r->help_uri);
+        free(r->fps);
     }
     free(r);
 }

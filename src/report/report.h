@@ -16,6 +16,8 @@ struct gguflint_report {
     gguflint_format fmt;
     out o;
     uint64_t files, counts[4], dropped; /* totals over the files so far */
+    uint64_t unreadable;                /* files among them that could not be read */
+    bool begun;                         /* the writer's begin has run (before the first file) */
     bool first_file;                    /* JSON: no comma before the first file */
     bool first_result;                  /* SARIF: no comma before the first result */
     sbuf notes;                         /* SARIF: toolExecutionNotifications for unreadable files */
@@ -26,7 +28,31 @@ struct gguflint_report {
     bool nomem;         /* an allocation failed: statistics are missing */
     bool config_set;    /* gguflint_report_set_config was called */
     char *config;       /* the configuration file used, or NULL */
+    char *base;         /* gguflint_report_set_base: the directory of relative paths, or NULL */
+    char *help_uri;     /* gguflint_report_set_help_uri: RULES.md's address, or NULL */
+    /* the file being reported (gguflint_report_file_ex), valid during file(): */
+    const bool *skip;   /* per finding: baselined, left out; or NULL */
+    const char *sha256; /* the file's SHA-256 in hex, or NULL */
+    uint64_t *fps;      /* per finding: its fingerprint (report_fingerprints), or NULL */
+    uint64_t baselined; /* findings left out as baselined, over the files so far */
+    uint64_t gone;      /* GGUFLINT_REPORT_BASELINE_GONE */
 };
+
+/* Whether finding i of the file being reported is shown (not baselined). */
+static inline bool report_shown(const gguflint_report *r, size_t i)
+{
+    return !r->skip || !r->skip[i];
+}
+
+/* The fingerprints of the file being reported (gguflint_finding_fingerprints
+ * over its path normalised against the report's base), or NULL when out of
+ * memory. Computed once per file; freed after it. */
+const uint64_t *report_fingerprints(gguflint_report *r, const char *path, const gguflint_ctx *ctx);
+
+/* A path as the reports name it for fingerprints and URIs: lexically
+ * normalised, relative to the base when it lies below it (malloc'd; NULL
+ * when out of memory). */
+char *report_norm_path(const gguflint_report *r, const char *path);
 
 /* The detail of a file's failure: the report's (gguflint_report_failure) or
  * the context's. */
@@ -35,7 +61,7 @@ static inline const char *report_detail(const gguflint_report *r, const gguflint
     return r->detail ? r->detail : ctx ? gguflint_error_detail(ctx) : "";
 }
 
-/* One format. begin runs in gguflint_report_new, file once per file (after
+/* One format. begin runs before the first file (or at the end), file once per file (after
  * the totals include it), end in gguflint_report_end; NULL members do nothing. */
 typedef struct report_writer {
     void (*begin)(gguflint_report *r);
@@ -47,6 +73,6 @@ typedef struct report_writer {
 void report_statistics_text(gguflint_report *r);
 void report_statistics_json(gguflint_report *r);
 
-extern const report_writer report_text, report_json, report_sarif, report_github;
+extern const report_writer report_text, report_json, report_sarif, report_github, report_baseline;
 
 #endif

@@ -1,6 +1,7 @@
 /* report_github.c - GitHub Actions workflow annotations: one
  * `::error file=PATH,line=1,title=ID slug::message` line per finding
- * (warning -> ::warning, note -> ::notice), with the workflow-command
+ * (warning -> ::warning, note -> ::notice), the path normalised against
+ * the report's base (the workspace) as code scanning names files, with the workflow-command
  * escaping of data (%, CR, LF) and of properties (also ':' and ','), so no
  * file content can inject another command. */
 #include "report/report.h"
@@ -8,6 +9,7 @@
 #include "common/escape.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put_escaped(gguflint_report *r, const char *s, bool property)
@@ -31,8 +33,12 @@ static void put_escaped(gguflint_report *r, const char *s, bool property)
 
 static void github_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
 {
+    /* the path as the repository names it (./x and /workspace/x are x) */
+    char *norm = report_norm_path(r, path);
+    const char *p = norm ? norm : path;
     sbuf safe_path = {0};
-    sb_escape(&safe_path, path, strlen(path));
+    sb_escape(&safe_path, p, strlen(p));
+    free(norm);
     const char *sp = safe_path.data ? safe_path.data : "";
     if (status != GGUFLINT_OK) {
         out_put(&r->o, "::error file=");
@@ -44,6 +50,8 @@ static void github_file(gguflint_report *r, const char *path, const gguflint_ctx
         return;
     }
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        if (!report_shown(r, i))
+            continue;
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         out_put(&r->o, f->severity == GGUFLINT_ERROR     ? "::error file="

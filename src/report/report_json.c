@@ -1,7 +1,10 @@
 /* report_json.c - the JSON report, schema_version 1 (documented in the
- * README): one object per file with its header numbers, findings, dropped
- * count and summary, then the totals. Fields are only ever added within a
- * schema version. */
+ * README and by docs/gguflint-report.schema.json, which a test checks every
+ * output against): one object per file with its header numbers, SHA-256
+ * when the caller read the whole file, findings (each with its fingerprint,
+ * numeric level, security-severity, CWE and fix), dropped count and summary,
+ * then the totals. Baselined findings are left out and counted. Fields are
+ * only ever added within a schema version. */
 #include "report/report.h"
 
 #include <inttypes.h>
@@ -11,6 +14,21 @@ static void json_begin(gguflint_report *r)
     out_put(&r->o, "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":");
     out_jstr(&r->o, GGUFLINT_VERSION);
     out_put(&r->o, "},\"files\":[");
+}
+
+/* What a security team files a finding under: the numeric severity (1
+ * note, 2 warning, 3 error), the rule's security-severity and CWE (null when
+ * it has none), and the fix. */
+static void put_rule_facts(const out *o, const gguflint_finding *f, const gguflint_rule_info *ri)
+{
+    out_putf(o, ",\"level\":%d,\"security_severity\":%s,\"cwe\":", (int)f->severity,
+             ri->security_severity ? ri->security_severity : "null");
+    if (ri->cwe > 0)
+        out_putf(o, "\"CWE-%d\"", ri->cwe);
+    else
+        out_put(o, "null");
+    out_put(o, ",\"fix\":");
+    out_jstr(o, ri->fix ? ri->fix : "");
 }
 
 static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
@@ -49,14 +67,23 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
                  ",\"kv_count\":%" PRIu64 ",\"alignment\":%" PRIu64,
                  h->version, h->big_endian ? "true" : "false", h->tensor_count, h->kv_count,
                  h->alignment);
+    if (r->sha256) {
+        out_put(o, ",\"sha256\":");
+        out_jstr(o, r->sha256);
+    }
     out_put(o, ",\"findings\":[");
     uint64_t c[4] = {0, 0, 0, 0};
     size_t n = gguflint_finding_count(ctx);
+    const uint64_t *fps = report_fingerprints(r, path, ctx);
+    bool first = true;
     for (size_t i = 0; i < n; i++) {
+        if (!report_shown(r, i))
+            continue;
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         c[f->severity]++;
-        out_put(o, i ? ",{\"rule\":" : "{\"rule\":");
+        out_put(o, first ? "{\"rule\":" : ",{\"rule\":");
+        first = false;
         out_jstr(o, ri->id);
         out_put(o, ",\"slug\":");
         out_jstr(o, ri->slug);
@@ -69,6 +96,9 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
         out_jstr(o, f->path);
         out_put(o, ",\"message\":");
         out_jstr(o, f->message);
+        put_rule_facts(o, f, ri);
+        if (fps)
+            out_putf(o, ",\"fingerprint\":\"%016" PRIx64 "\"", fps[i]);
         out_put(o, "}");
     }
     out_putf(o,
@@ -91,9 +121,13 @@ static void json_end(gguflint_report *r, bool summary)
     }
     out_putf(&r->o,
              ",\"summary\":{\"files\":%" PRIu64 ",\"error\":%" PRIu64 ",\"warning\":%" PRIu64
-             ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64,
+             ",\"note\":%" PRIu64,
              r->files, r->counts[GGUFLINT_ERROR], r->counts[GGUFLINT_WARNING],
-             r->counts[GGUFLINT_NOTE], r->dropped);
+             r->counts[GGUFLINT_NOTE]);
+    out_putf(&r->o,
+             ",\"unreadable\":%" PRIu64 ",\"baselined\":%" PRIu64 ",\"baseline_gone\":%" PRIu64
+             ",\"dropped\":%" PRIu64,
+             r->unreadable, r->baselined, r->gone, r->dropped);
     report_statistics_json(r); /* "statistics":{"GG106":2,...} with --statistics */
     out_put(&r->o, "}}\n");
 }

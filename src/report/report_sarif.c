@@ -1,15 +1,20 @@
 /* report_sarif.c - SARIF 2.1.0 for code scanning (GitHub and others): one run
- * whose tool.driver.rules[] is the rule table (with profile-independent
- * default levels, tags and, for security rules, security-severity) and whose
- * results carry ruleId, level, a message with the hex offset, the artifact
- * URI as given, a region with startLine 1 (the anchor GitHub requires) plus
- * byteOffset/byteLength, the logical path, and a stable partial fingerprint.
+ * whose tool.driver.rules[] is the rule table (profile-independent default
+ * levels; tags with the family and, where the rule block names one, the CWE
+ * as external/cwe/cwe-NNN; security-severity from the rule block; help as
+ * text and markdown; helpUri into RULES.md when the report was given its
+ * address) and whose results carry ruleId, level, a message with the hex
+ * offset, the artifact URI (relative to SRCROOT, the base directory, when
+ * the path is relative or below it), a region with startLine 1 (the anchor
+ * GitHub requires) plus byteOffset/byteLength, the logical path, and the
+ * stable fingerprint of fingerprint.c. Baselined findings are left out.
  * Files that could not be read become toolExecutionNotifications. */
 #include "report/report.h"
 
 #include "common/escape.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *level_name(gguflint_severity s)
@@ -17,20 +22,12 @@ static const char *level_name(gguflint_severity s)
     return s == GGUFLINT_ERROR ? "error" : s == GGUFLINT_WARNING ? "warning" : "note";
 }
 
-static bool is_security(const gguflint_rule_info *ri)
-{
-    return strcmp(ri->family, "security") == 0;
-}
-
-/* A URI reference for a path as given: unreserved bytes and '/' kept, the
- * rest percent-encoded, so any file name yields a valid relative URI. A URL
- * input (http://, https://, hf://) stays an absolute URI: its reserved
- * characters and escapes are kept too. */
-static void put_uri(gguflint_report *r, const char *path)
+/* Percent-encode a path into a URI reference: unreserved bytes and '/'
+ * kept, the rest escaped, so any file name yields a valid URI. A URL input
+ * (http://, https://, hf://) keeps its reserved characters and escapes. */
+static void put_uri_chars(gguflint_report *r, const char *path, bool url)
 {
     static const char hex[] = "0123456789ABCDEF";
-    const bool url = gguflint_url_kind(path) != 0;
-    out_put(&r->o, "\"");
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         unsigned char c = *p;
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -42,7 +39,47 @@ static void put_uri(gguflint_report *r, const char *path)
             out_putn(&r->o, e, 3);
         }
     }
-    out_put(&r->o, "\"");
+}
+
+/* The artifactLocation of a path: a URL as it is; an absolute path (not
+ * below the base) as a file: URI; anything else relative to SRCROOT. */
+static void put_artifact(gguflint_report *r, const char *path)
+{
+    char *norm = report_norm_path(r, path);
+    const char *p = norm ? norm : path;
+    const bool url = gguflint_url_kind(path) != 0;
+    out_put(&r->o, "{\"uri\":\"");
+    if (!url && p[0] == '/')
+        out_put(&r->o, "file://");
+    put_uri_chars(r, url ? path : p, url);
+    out_put(&r->o, url || p[0] == '/' ? "\"}" : "\",\"uriBaseId\":\"SRCROOT\"}");
+    free(norm);
+}
+
+/* help.markdown: the summary, why and fix, and where the full page is. */
+static void put_help_markdown(gguflint_report *r, size_t i, const gguflint_rule_info *ri)
+{
+    char anchor[96];
+    gguflint_rule_anchor(i, anchor, sizeof anchor);
+    sbuf m = {0};
+    sb_printf(&m, "**%s %s**: ", ri->id, ri->slug);
+    sb_puts(&m, ri->summary);
+    const char *const part[][2] = {{"\n\n**Why.** ", ri->why}, {"\n\n**Fix.** ", ri->fix}};
+    for (size_t k = 0; k < 2; k++)
+        if (part[k][1] && *part[k][1]) {
+            sb_puts(&m, part[k][0]);
+            sb_puts(&m, part[k][1]);
+        }
+    if (ri->cwe > 0)
+        sb_printf(&m, "\n\nWeakness: [CWE-%d](https://cwe.mitre.org/data/definitions/%d.html).",
+                  ri->cwe, ri->cwe);
+    sb_printf(&m, "\n\nFull page: `gguflint explain %s`, or ", ri->id);
+    if (r->help_uri)
+        sb_printf(&m, "[rules/RULES.md](%s#%s).", r->help_uri, anchor);
+    else
+        sb_printf(&m, "rules/RULES.md#%s in the gguflint sources.", anchor);
+    json_quote(r->o.w, r->o.u, m.data ? m.data : "", m.len);
+    sb_free(&m);
 }
 
 static void sarif_begin(gguflint_report *r)
@@ -61,67 +98,35 @@ static void sarif_begin(gguflint_report *r)
         out_jstr(&r->o, ri->summary);
         out_put(&r->o, "},\"fullDescription\":{\"text\":");
         out_jstr(&r->o, ri->what && *ri->what ? ri->what : ri->summary);
-        /* no helpUri: the documentation is `gguflint explain ID` and rules/RULES.md
-         * in the sources, wherever they are hosted */
-        out_put(&r->o, "},\"help\":{\"text\":");
+        out_put(&r->o, "},");
+        if (r->help_uri) {
+            char anchor[96];
+            gguflint_rule_anchor(i, anchor, sizeof anchor);
+            out_put(&r->o, "\"helpUri\":\"");
+            put_uri_chars(r, r->help_uri, true);
+            out_put(&r->o, "#");
+            out_put(&r->o, anchor);
+            out_put(&r->o, "\",");
+        }
+        out_put(&r->o, "\"help\":{\"text\":");
         out_jstr(&r->o, ri->fix && *ri->fix ? ri->fix : ri->summary);
+        out_put(&r->o, ",\"markdown\":");
+        put_help_markdown(r, i, ri);
         out_put(&r->o, "},\"defaultConfiguration\":{\"level\":\"");
         out_put(&r->o, level_name(ri->default_severity));
         out_put(&r->o, "\"},\"properties\":{\"tags\":[");
         out_jstr(&r->o, ri->family); /* the security family's tag is already "security" */
-        out_put(&r->o, ",\"gguf\"]");
-        if (is_security(ri))
-            out_putf(&r->o, ",\"security-severity\":\"%s\"",
-                     ri->default_severity == GGUFLINT_ERROR     ? "8.0"
-                     : ri->default_severity == GGUFLINT_WARNING ? "5.0"
-                                                                : "2.0");
+        out_put(&r->o, ",\"gguf\"");
+        if (ri->security_severity && strcmp(ri->family, "security") != 0)
+            out_put(&r->o, ",\"security\"");
+        if (ri->cwe > 0)
+            out_putf(&r->o, ",\"external/cwe/cwe-%d\"", ri->cwe);
+        out_put(&r->o, "]");
+        if (ri->security_severity)
+            out_putf(&r->o, ",\"security-severity\":\"%s\"", ri->security_severity);
         out_put(&r->o, "}}");
     }
     out_put(&r->o, "]}},\"results\":[");
-}
-
-/* The stable identity of a finding across runs: FNV-1a over the rule id,
- * the artifact path, the logical path and the offset, then the finding's
- * occurrence among earlier findings of the same file with those same four
- * (a rule can report several problems at one field: six missing keys at
- * general.architecture). So distinct findings never share a fingerprint and
- * the same finding keeps its own from run to run. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ull;
-    }
-    h ^= 0xFF; /* a separator no part contains */
-    return h * 1099511628211ull;
-}
-
-static uint64_t fingerprint(const char *rule, const char *path, const gguflint_finding *f,
-                            unsigned occurrence)
-{
-    char num[48];
-    snprintf(num, sizeof num, "%" PRIu64 "#%u", f->offset, occurrence);
-    uint64_t h = 1469598103934665603ull;
-    h = fnv(h, rule);
-    h = fnv(h, path);
-    h = fnv(h, f->path);
-    return fnv(h, num);
-}
-
-/* How many earlier findings of ctx have f's rule, logical path and offset.
- * Findings are in offset order, so only the run of equal offsets before i
- * is looked at. */
-static unsigned occurrence_of(const gguflint_ctx *ctx, size_t i)
-{
-    const gguflint_finding *f = gguflint_finding_get(ctx, i);
-    unsigned n = 0;
-    for (size_t j = i; j-- > 0;) {
-        const gguflint_finding *g = gguflint_finding_get(ctx, j);
-        if (g->offset != f->offset)
-            break;
-        n += g->rule == f->rule && strcmp(g->path, f->path) == 0;
-    }
-    return n;
 }
 
 static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx *ctx, int status)
@@ -139,7 +144,10 @@ static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx 
         return;
     }
     size_t count = gguflint_finding_count(ctx);
+    const uint64_t *fps = report_fingerprints(r, path, ctx);
     for (size_t i = 0; i < count; i++) {
+        if (!report_shown(r, i))
+            continue;
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         out_put(&r->o, r->first_result ? "{\"ruleId\":" : ",{\"ruleId\":");
@@ -158,10 +166,10 @@ static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx 
         sb_puts(&m, f->message);
         json_quote(r->o.w, r->o.u, m.data ? m.data : "", m.len);
         sb_free(&m);
-        out_put(&r->o, "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
-        put_uri(r, path);
+        out_put(&r->o, "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":");
+        put_artifact(r, path);
         out_putf(&r->o,
-                 "},\"region\":{\"startLine\":1,\"byteOffset\":%" PRIu64 ",\"byteLength\":%" PRIu64
+                 ",\"region\":{\"startLine\":1,\"byteOffset\":%" PRIu64 ",\"byteLength\":%" PRIu64
                  "}}",
                  f->offset, f->length);
         if (f->path[0]) {
@@ -169,8 +177,11 @@ static void sarif_file(gguflint_report *r, const char *path, const gguflint_ctx 
             out_jstr(&r->o, f->path);
             out_put(&r->o, ",\"kind\":\"member\"}]");
         }
-        out_putf(&r->o, "}],\"partialFingerprints\":{\"ggufFinding/v2\":\"%016" PRIx64 "\"}}",
-                 fingerprint(ri->id, path, f, occurrence_of(ctx, i)));
+        out_put(&r->o, "}]");
+        if (fps)
+            out_putf(&r->o, ",\"partialFingerprints\":{\"ggufFinding/v3\":\"%016" PRIx64 "\"}",
+                     fps[i]);
+        out_put(&r->o, "}");
     }
 }
 
@@ -184,14 +195,19 @@ static void sarif_end(gguflint_report *r, bool summary)
     if (r->notes.data)
         out_putn(&r->o, r->notes.data, r->notes.len);
     out_put(&r->o, "]}]");
-    if (r->config_set) { /* the configuration file used, in the run's properties */
-        out_put(&r->o, ",\"properties\":{\"config\":");
-        if (r->config)
-            out_jstr(&r->o, r->config);
-        else
-            out_put(&r->o, "null");
-        out_put(&r->o, "}");
+    if (r->base) { /* what relative artifact URIs are relative to */
+        out_put(&r->o, ",\"originalUriBaseIds\":{\"SRCROOT\":{\"uri\":\"file://");
+        put_uri_chars(r, r->base, false);
+        out_put(&r->o, strcmp(r->base, "/") == 0 ? "\"}}" : "/\"}}");
     }
+    /* the configuration file used and the baseline's effect, in the run's properties */
+    out_put(&r->o, ",\"properties\":{\"config\":");
+    if (r->config)
+        out_jstr(&r->o, r->config);
+    else
+        out_put(&r->o, "null");
+    out_putf(&r->o, ",\"baselined\":%" PRIu64 ",\"baselineGone\":%" PRIu64 "}", r->baselined,
+             r->gone);
     out_put(&r->o, "}]}\n");
 }
 

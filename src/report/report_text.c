@@ -78,6 +78,8 @@ static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *
     const out *o = &r->o;
     size_t n = gguflint_finding_count(ctx);
     for (size_t i = 0; i < n; i++) {
+        if (!report_shown(r, i))
+            continue;
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         const gguflint_rule_info *ri = gguflint_rule((size_t)f->rule);
         out_escape(o, path, strlen(path));
@@ -102,15 +104,20 @@ static void text_end(gguflint_report *r, bool summary)
     if (!summary)
         return;
     const uint64_t *c = r->counts;
-    out_putf(&r->o,
-             "%" PRIu64 " file%s checked: %" PRIu64 " error%s, %" PRIu64 " warning%s, %" PRIu64
-             " note%s",
-             r->files, r->files == 1 ? "" : "s", c[GGUFLINT_ERROR],
-             c[GGUFLINT_ERROR] == 1 ? "" : "s", c[GGUFLINT_WARNING],
+    /* a file that could not be read was not checked: it is counted apart */
+    uint64_t checked = r->files - r->unreadable;
+    out_putf(&r->o, "%" PRIu64 " file%s checked", checked, checked == 1 ? "" : "s");
+    if (r->unreadable)
+        out_putf(&r->o, ", %" PRIu64 " unreadable", r->unreadable);
+    out_putf(&r->o, ": %" PRIu64 " error%s, %" PRIu64 " warning%s, %" PRIu64 " note%s",
+             c[GGUFLINT_ERROR], c[GGUFLINT_ERROR] == 1 ? "" : "s", c[GGUFLINT_WARNING],
              c[GGUFLINT_WARNING] == 1 ? "" : "s", c[GGUFLINT_NOTE],
              c[GGUFLINT_NOTE] == 1 ? "" : "s");
     if (r->dropped)
         out_putf(&r->o, ", %" PRIu64 " more not shown (over the per-rule limit)", r->dropped);
+    if (r->baselined || r->gone)
+        out_putf(&r->o, ", %" PRIu64 " baselined (%" PRIu64 " baseline entr%s gone)", r->baselined,
+                 r->gone, r->gone == 1 ? "y" : "ies");
     if (r->config) { /* the configuration file that set the rules */
         out_put(&r->o, " (config: ");
         out_escape(&r->o, r->config, strlen(r->config));

@@ -1,7 +1,8 @@
 /* rules_json.c - the rule table as one JSON document (`gguflint rules
  * --format json`), for tools that configure or document gguflint: every
  * rule with its id, slug, family, default severity, the severity in each
- * profile, and its documentation. schema_version 1; fields are only ever
+ * profile, its documentation, its CWE ("CWE-125" or null) and its
+ * security-severity (a number, or null). schema_version 1; fields are only ever
  * added. */
 #include "report/out.h"
 
@@ -44,6 +45,13 @@ void gguflint_rules_json(gguflint_write_fn w, void *user)
             out_put(&o, "\":");
             out_jstr(&o, texts[k] ? texts[k] : "");
         }
+        out_put(&o, ",\"cwe\":");
+        if (r->cwe > 0)
+            out_putf(&o, "\"CWE-%d\"", r->cwe);
+        else
+            out_put(&o, "null");
+        out_put(&o, ",\"security_severity\":");
+        out_put(&o, r->security_severity ? r->security_severity : "null");
         out_put(&o, "}");
     }
     out_put(&o, "]}\n");

@@ -286,3 +286,26 @@ void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char
         fail_msg("'%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s", args, cwd, rc, code,
                  needle ? needle : "", out);
 }
+
+void ex_write_file(const char *dir, const char *rel, const void *data, size_t len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        fail_msg("cannot write %s", path);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+void ex_write_text(const char *dir, const char *rel, const char *text)
+{
+    ex_write_file(dir, rel, text, strlen(text));
+}
+
+int ex_remove_tree(const char *dir)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}

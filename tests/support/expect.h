@@ -114,5 +114,11 @@ int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *ar
  * `needle` is non-NULL, the output holds needle. */
 void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
                    const char *needle, char *out, size_t cap);
+/* Write len bytes to dir/rel (failing the test when it cannot), and text
+ * the same way; remove a test's whole directory (0, or -1 on failure, for
+ * a cmocka teardown). */
+void ex_write_file(const char *dir, const char *rel, const void *data, size_t len);
+void ex_write_text(const char *dir, const char *rel, const char *text);
+int ex_remove_tree(const char *dir);
 
 #endif
