@@ -7,7 +7,7 @@
  * docs/SECURITY.md section 3 as "hits", one kept per kind with a
  * count of the others. Time is linear in the bytes fed to one analyser and
  * memory is bounded whatever the input (see caps.h). The parts and their
- * state are described in core.c. */
+ * state are described in core.c and tpl.h. */
 #ifndef GGUFLINT_TEMPLATE_H
 #define GGUFLINT_TEMPLATE_H
 
