@@ -51,8 +51,18 @@ int64_t tpl_first_tag(const tpl *t)
     return t->first_tag;
 }
 
+/* tpl_force_reference's setting, read by tpl_begin (a benign race: a
+ * test sets it between templates) */
+static int force_reference;
+
+void tpl_force_reference(int on)
+{
+    __atomic_store_n(&force_reference, on != 0, __ATOMIC_RELAXED);
+}
+
 void tpl_begin(tpl *t, uint64_t total_len)
 {
+    t->ref = __atomic_load_n(&force_reference, __ATOMIC_RELAXED) != 0;
     for (int k = 0; k < TH__COUNT; k++)
         if (t->hit_mask & (1u << k))
             t->hits[k].have = false;

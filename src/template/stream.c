@@ -1108,6 +1108,7 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
     if (blen && (s->blob_cls & BC_LAZY))
         s->blob_cls = blob_class_of(t, s->blob_head, blen);
     uint8_t bcls = s->blob_cls;
+    const bool fast = TPL_FAST(t); /* the shortcuts below; without them a byte a step */
     size_t i = 0;
     while (i < n) {
         if (!(symf[p[i]] & SYM_BLOB)) {
@@ -1116,7 +1117,7 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
                 ;
             continue;
         }
-        if (blen == 0) { /* a fresh run that ends here short of the minimum: nothing */
+        if (blen == 0 && fast) { /* a fresh run that ends here short of the minimum: nothing */
             size_t j = i + 1;
             while (j < n && (symf[p[j]] & SYM_BLOB))
                 j++;
@@ -1125,7 +1126,7 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
                 continue;
             }
         }
-        if (blen >= TPL_BLOB_MIN) { /* judged already: skip while the class holds */
+        if (blen >= TPL_BLOB_MIN && fast) { /* judged already: skip while the class holds */
             size_t j = i;
             while (j < n && (symf[p[j]] & SYM_BLOB) && !(bc[p[j]] & ~bcls))
                 j++;
@@ -1168,6 +1169,7 @@ static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
     if (wlen && wlen <= sizeof s->word && (s->word_kind & WK_LAZY))
         s->word_kind = word_kind_of(t, s->word, wlen);
     uint8_t wk = s->word_kind;
+    const bool fast = TPL_FAST(t); /* the shortcut below; without it a byte a step */
     size_t i = 0;
     while (i < n) {
         const uint8_t c = p[i];
@@ -1183,7 +1185,8 @@ static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
                 ;
             continue;
         }
-        if (wlen == 0) { /* a fresh word that ends here holding a letter and no '@': nothing */
+        if (wlen == 0 &&
+            fast) { /* a fresh word that ends here holding a letter and no '@': nothing */
             size_t j = i;
             uint8_t acc = 0;
             while (j < n && (symf[p[j]] & SYM_WORD))
@@ -1305,6 +1308,15 @@ static __attribute__((noinline)) bool scan_text(tpl *t, tscan *s, const uint8_t 
                                                 uint64_t index, bool same_index)
 {
     const uint64_t step = same_index ? 0 : 1;
+    if (!TPL_FAST(t)) {
+        /* the reference: every byte through slow_byte, then both run
+         * passes over the whole piece */
+        for (size_t i = 0; i < n; i++)
+            slow_byte(t, s, p[i], index + i * step);
+        blob_pass(t, s, p, n, index, step);
+        word_pass(t, s, p, n, index, step);
+        return false;
+    }
     seen sn;
     ac_pass(t, s, p, n, index, step, &sn);
     if (sn.lng || s->blob_len) {
@@ -1442,6 +1454,12 @@ static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t in
             tk_run(t, p, n, s->seg, index, same_index);
         return;
     }
+    if (!TPL_FAST(t)) { /* the reference: no whitespace step, no value memo */
+        if (out)
+            tk_run(t, p, n, s->seg, index, same_index);
+        scan_text(t, s, p, n, index, same_index);
+        return;
+    }
     const unsigned bl = blank(t, p, n);
     if (out) { /* special tokens output */
         if (bl == 1)
@@ -1524,7 +1542,7 @@ memo_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool sa
     }
     if (s->fresh) {
         s->fresh = false;
-        if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
+        if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits && TPL_FAST(t) &&
             memo_first(t, s, p, n, index))
             return true; /* held: the scalars stay due */
         reset_now(s);
@@ -1571,7 +1589,7 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
 {
     /* the text between two tags is most often whitespace after whitespace:
      * what blank_run and tk_space would do to it, in a few steps */
-    if (s->rest) { /* resting(s), and no memo, not fresh */
+    if (s->rest && TPL_FAST(t)) { /* resting(s), and no memo, not fresh */
         if (n) {
             size_t i = 0;
             while (i < n && ws4[p[i]])
@@ -1594,7 +1612,8 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
  * a literal the memo knows costs its hash and one compare. */
 void ts_literal(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index)
 {
-    if (s->fresh && s->memo == MEMO_NONE && n && n <= sizeof s->lit && s == &t->ts.lits) {
+    if (s->fresh && s->memo == MEMO_NONE && n && n <= sizeof s->lit && s == &t->ts.lits &&
+        TPL_FAST(t)) {
         s->fresh = false;
         if (memo_first(t, s, p, n, index)) {
             s->memo = MEMO_ENDED; /* held and ended: the scalars stay due */

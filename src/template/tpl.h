@@ -25,6 +25,7 @@ struct tpl {
     bool nomem;
     tpl_hit hits[TH__COUNT];
     uint32_t hit_mask;     /* kinds with have == true */
+    bool ref;              /* the reference mode (tpl_force_reference) for this template */
     uint64_t total, index; /* template length, index of the next byte */
     int64_t first_tag;
     /* line positions (sink.c): the chunk being fed, the bytes scanned for
@@ -42,6 +43,17 @@ struct tpl {
     tpl_eval ev;
     tpl_tokens tk;
 };
+
+/* Whether a fast path may run: every fast path of src/template/ is under
+ * TPL_FAST(t), and the plain byte loop beside it is the reference it must
+ * agree with (false in the reference mode, tpl_force_reference; always
+ * false when built with -DGGUFLINT_TPL_REFERENCE, as SQLite's
+ * optimisation-only conditions are in its test builds). */
+#ifdef GGUFLINT_TPL_REFERENCE
+#define TPL_FAST(t) ((void)(t), 0)
+#else
+#define TPL_FAST(t) __builtin_expect(!(t)->ref, 1)
+#endif
 
 /* sink.c: the hits and the line and column of a byte */
 void tpl_report(tpl *t, int kind, uint64_t index, const char *fmt, ...)
