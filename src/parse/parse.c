@@ -13,6 +13,7 @@
 
 #include "common/ckd.h"
 #include "common/cursor.h"
+#include "common/fpscan.h"
 #include "common/viewset.h"
 #include "format/types.h"
 #include "format/wire.h"
@@ -712,8 +713,11 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
     if (ti && (uint64_t)(end - tbase) > UINT32_MAX)
         rec_lim = tbase + UINT32_MAX;
 #if defined(__SSE2__)
-    const bool inline_tokens = ti && ti->slots != NULL;
-    const bool tok_avx2 = inline_tokens && tok_have_avx2();
+    /* the vector walks as fp_level allows: 0 (fp_force_level, for tests)
+     * sends every token through tok_add_slow, the reference they agree with */
+    const int level = ti ? fp_level() : 0;
+    const bool inline_tokens = ti && ti->slots != NULL && level > 0;
+    const bool tok_avx2 = inline_tokens && level > 1 && tok_have_avx2();
 #else
     const bool inline_tokens = false;
 #endif
