@@ -159,6 +159,17 @@ def layers(nodes, edges):
         placed |= set(layer)
 
 
+def print_cycles(what, bad, edges, most, arrow):
+    """Each cycle of `bad` with (at most `most` of) the edges that make it;
+    arrow: name the edge's ends before each reason."""
+    for comp in bad:
+        print(f'\nCYCLE between {what}: {" ".join(comp)}')
+        for (a, b), why in sorted(edges.items()):
+            if a in comp and b in comp:
+                for w in why[:most]:
+                    print(f'  {a} -> {b}: {w}' if arrow else f'  {w}')
+
+
 def check_files(folder, defined, undefined):
     """Print the files of a folder in layers and each call cycle between
     them; the number of cycles."""
@@ -169,12 +180,7 @@ def check_files(folder, defined, undefined):
     for k, layer in enumerate(layers(nodes, edges)):
         print(f'  {k}: {" ".join(layer)}')
     bad = cycles(nodes, edges)
-    for comp in bad:
-        print(f'\nCYCLE between files of src/{folder}/: {" ".join(comp)}')
-        for (a, b), why in sorted(edges.items()):
-            if a in comp and b in comp:
-                for w in why[:3]:
-                    print(f'  {w}')
+    print_cycles(f'files of src/{folder}/', bad, edges, 3, False)
     sizes = ' '.join(str(len(c)) for c in bad)
     print(f'src/{folder}/: {len(nodes)} files, {len(bad)} cycle(s)' +
           (f' of {sizes} files' if bad else ''))
@@ -195,12 +201,7 @@ def main():
     for n in sorted(nodes):
         print(f'{n} -> {" ".join(sorted({b for (a, b) in edges if a == n})) or "(nothing)"}')
     bad = cycles(nodes, edges)
-    for comp in bad:
-        print(f'\nCYCLE between folders: {" ".join(comp)}')
-        for (a, b), why in sorted(edges.items()):
-            if a in comp and b in comp:
-                for w in why[:5]:
-                    print(f'  {a} -> {b}: {w}')
+    print_cycles('folders', bad, edges, 5, True)
     print(f'\n{len(nodes)} folders, {len(bad)} cycle(s)')
     file_bad = sum(check_files(f, defined, undefined) for f in FILE_LAYERS)
     return 1 if bad or file_bad else 0

@@ -22,6 +22,7 @@
 
 #include <dirent.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 #include "template/template.h"
@@ -35,16 +36,11 @@ static unsigned n_inputs, n_lints;
 
 /* The findings of one lint, one line each (rule, severity, offset,
  * length, message), in the order the library gives them. */
+static gguflint_options *security; /* --profile security, made by main */
+
 static char *findings(const uint8_t *buf, size_t len)
 {
-    gguflint_options *opt = gguflint_options_new();
-    assert_non_null(opt);
-    assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
-    gguflint_ctx *ctx = gguflint_new(opt);
-    gguflint_options_free(opt);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, security, NULL);
     size_t cap = 256, n = 0;
     char *out = malloc(cap);
     assert_non_null(out);
@@ -123,28 +119,11 @@ static void agree(const char *name, const char *text, size_t n)
     }
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return s;
-}
-
 /* Each template of a corpus TSV: the last field of a line (not a comment). */
 static unsigned tsv(const char *path)
 {
     size_t len;
-    char *s = slurp(path, &len);
+    char *s = ex_read_file(path, &len);
     assert_non_null(s);
     unsigned n = 0;
     for (char *line = s; *line;) {
@@ -180,7 +159,7 @@ static unsigned dir(const char *path)
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", path, e->d_name);
         size_t len;
-        char *s = slurp(p, &len);
+        char *s = ex_read_file(p, &len);
         if (!s)
             continue;
         agree(e->d_name, s, len);
@@ -239,10 +218,15 @@ static int report(void **state)
 
 int main(void)
 {
+    security = ex_options(NULL);
+    if (gguflint_options_profile(security, "security") != GGUFLINT_OK)
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(edges_agree),
         cmocka_unit_test(corpus_agrees),
         cmocka_unit_test(real_templates_agree),
     };
-    return cmocka_run_group_tests(tests, NULL, report);
+    int rc = cmocka_run_group_tests(tests, NULL, report);
+    gguflint_options_free(security);
+    return rc;
 }

@@ -128,14 +128,15 @@ static void hit_write(tpl *t, tpl_hit *h, uint64_t index, uint64_t loc, const ch
                  tpl_where(t, index, where, sizeof where));
 }
 
-/* The first hit of a kind is kept, later ones are counted: true when this
- * one is to be written. */
-static bool hit_first(tpl *t, int kind)
+/* Whether this hit of `kind` (at index) is the one to write: the first of
+ * its kind, or with `earliest` one before the hit kept. Every other is
+ * counted. */
+static bool hit_keep(tpl *t, int kind, uint64_t index, bool earliest)
 {
     tpl_hit *h = &t->hits[kind];
     if (h->have) {
         h->more++;
-        return false;
+        return earliest && index < h->index;
     }
     h->have = true;
     t->hit_mask |= 1u << kind;
@@ -145,39 +146,28 @@ static bool hit_first(tpl *t, int kind)
 
 void tpl_report(tpl *t, int kind, uint64_t index, const char *fmt, ...)
 {
-    if (!hit_first(t, kind))
-        return;
     va_list ap;
     va_start(ap, fmt);
-    hit_write(t, &t->hits[kind], index, index, fmt, ap);
+    if (hit_keep(t, kind, index, false))
+        hit_write(t, &t->hits[kind], index, index, fmt, ap);
     va_end(ap);
 }
 
 void tpl_report_loc(tpl *t, int kind, uint64_t loc, const char *fmt, ...)
 {
-    if (!hit_first(t, kind))
-        return;
     va_list ap;
     va_start(ap, fmt);
-    hit_write(t, &t->hits[kind], UINT64_MAX, loc, fmt, ap);
+    if (hit_keep(t, kind, loc, false))
+        hit_write(t, &t->hits[kind], UINT64_MAX, loc, fmt, ap);
     va_end(ap);
 }
 
 void tpl_report_earliest(tpl *t, int kind, uint64_t index, const char *fmt, ...)
 {
-    tpl_hit *h = &t->hits[kind];
-    if (h->have) {
-        h->more++;
-        if (index >= h->index)
-            return;
-    } else {
-        h->have = true;
-        t->hit_mask |= 1u << kind;
-        h->more = 0;
-    }
     va_list ap;
     va_start(ap, fmt);
-    hit_write(t, h, index, index, fmt, ap);
+    if (hit_keep(t, kind, index, true))
+        hit_write(t, &t->hits[kind], index, index, fmt, ap);
     va_end(ap);
 }
 

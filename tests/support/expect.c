@@ -286,3 +286,21 @@ void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char
         fail_msg("'%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s", args, cwd, rc, code,
                  needle ? needle : "", out);
 }
+
+char *ex_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    assert_true(n >= 0);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return s;
+}
