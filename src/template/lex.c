@@ -1139,22 +1139,13 @@ static inline __attribute__((always_inline)) void lex_one(tpl *t, uint8_t c, boo
     t->index++;
 }
 
-/* The reference mode's lx_feed: every byte through lex_one. */
-static __attribute__((noinline)) void feed_ref(tpl *t, const uint8_t *p, uint64_t n)
-{
-    for (uint64_t i = 0; i < n && !t->nomem; i++)
-        lex_one(t, p[i], t->lx.mode == M_TAG);
-}
-
 /* n bytes of template at t->index: runs of plain text (and comment / raw
  * bodies) go to the scanners in one piece, inside tags the runs tag_run
- * takes, other bytes one at a time (lex_one). */
+ * takes, other bytes one at a time (lex_one). In the reference mode (fast
+ * false) every byte goes through lex_one. */
 void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
 {
-    if (!TPL_FAST(t)) {
-        feed_ref(t, p, n);
-        return;
-    }
+    const bool fast = TPL_FAST(t);
     uint64_t i = 0;
     while (i < n && !t->nomem) {
         if (t->lx.mode == M_TAG) {
@@ -1162,7 +1153,7 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
             do {
                 const uint8_t c = p[i];
                 if (c < 0x80 && raw_idle(t) && (t->lx.cls[c] & run_class[t->lx.sub]) &&
-                    !t->lx.pend && !t->lx.tag_fresh) {
+                    !t->lx.pend && !t->lx.tag_fresh && fast) {
                     size_t run = tag_run(t, p + i, (size_t)(n - i));
                     if (run > 0) {
                         i += run; /* tag_run moved t->index */
@@ -1179,7 +1170,7 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
         uint8_t stop = t->lx.mode == M_TEXT || (t->lx.mode == M_RAW && !t->lx.raw_collect) ? '{'
                        : t->lx.mode == M_COMMENT                                           ? '#'
                                                                                            : 0;
-        if (stop && !t->lx.pend) {
+        if (fast && stop && !t->lx.pend) {
             size_t run;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
             /* the text between two tags is mostly a line break and an

@@ -146,8 +146,8 @@ static inline void add_keyed(tpl *t, const uint8_t *s, size_t n, uint64_t index,
 {
     const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
     const uint32_t h = t->tk.hint[slot];
-    if (TPL_FAST(t) && h && h <= t->tk.n && t->tk.key[h - 1] == key &&
-        ts_same_short(t->tk.set[h - 1].s, s, n))
+    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && ts_same_short(t->tk.set[h - 1].s, s, n) &&
+        TPL_FAST(t))
         return;
     add_slow(t, s, n, index, kind, key, slot);
 }
