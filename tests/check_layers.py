@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """check_layers.py - the library's folders must form layers: no cycle of
-#includes or of calls between the folders of src/ (docs/ARCHITECTURE.md).
+#includes or of calls between the folders of src/ (docs/ARCHITECTURE.md);
+and inside the folders of FILE_LAYERS (src/template/) the files must form
+layers too: no cycle of calls between two or more of their files.
 
   check_layers.py SRC_DIR OBJ_DIR NM [OBJECT...]
 
@@ -12,11 +14,18 @@ old build directory may include objects of moved or deleted sources): nm
 gives each object's defined and undefined symbols, and an undefined symbol
 defined in another folder's object is an edge. An object's folder is its
 path below OBJ_DIR. Prints the folder graph, and fails (exit 1) naming the
-files that make each cycle. Uses only the standard library."""
+files that make each cycle. Then, for each folder of FILE_LAYERS, the same
+for its files (calls only: its files share one state header, so their
+#includes say nothing of who calls whom): the files in layers, those that
+call nothing of the folder first, and each cycle with the calls that make
+it. Uses only the standard library."""
 import os
 import re
 import subprocess
 import sys
+
+# folders whose files are ordered too
+FILE_LAYERS = ('template',)
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -53,7 +62,10 @@ def object_files(objdir, given):
             for f in files if f.endswith('.o')]
 
 
-def call_edges(objdir, nm, given):
+def symbols(objdir, nm, given):
+    """(defined, undefined): symbol -> (folder, object) for every global
+    symbol an object defines, and (folder, object, symbol) for every one it
+    uses."""
     defined, undefined = {}, []
     objdir = os.path.abspath(objdir)
     for path in object_files(objdir, given):
@@ -70,6 +82,10 @@ def call_edges(objdir, nm, given):
                 undefined.append((folder, rel, parts[1]))
             elif len(parts) == 3 and parts[1] in 'TDRBVW':
                 defined[parts[2]] = (folder, rel)
+    return defined, undefined
+
+
+def call_edges(defined, undefined):
     edges = {}
     for folder, rel, sym in undefined:
         if sym in defined and defined[sym][0] != folder:
@@ -112,6 +128,65 @@ def cycles(nodes, edges):
     return out
 
 
+def file_edges(folder, defined, undefined):
+    """Calls between the objects of one folder: (a, b) -> why, a and b the
+    source file names (core.c)."""
+    def name(rel):
+        return os.path.basename(rel)[:-len('.o')]
+    edges, nodes = {}, set()
+    for a_folder, rel, sym in undefined:
+        if a_folder != folder:
+            continue
+        nodes.add(name(rel))
+        if sym in defined and defined[sym][0] == folder and defined[sym][1] != rel:
+            b = name(defined[sym][1])
+            edges.setdefault((name(rel), b), []).append(f'{name(rel)} calls {sym} of {b}')
+    nodes |= {name(r) for f, r in defined.values() if f == folder}
+    return nodes, edges
+
+
+def layers(nodes, edges):
+    """The nodes in layers: layer 0 calls nothing of the set, layer k only
+    nodes of layers below it. Nodes in a cycle (and those above one) get no
+    layer."""
+    out, placed = [], set()
+    while True:
+        layer = sorted(n for n in nodes if n not in placed and
+                       all(b in placed for (a, b) in edges if a == n))
+        if not layer:
+            return out
+        out.append(layer)
+        placed |= set(layer)
+
+
+def print_cycles(what, bad, edges, most, arrow):
+    """Each cycle of `bad` with (at most `most` of) the edges that make it;
+    arrow: name the edge's ends before each reason."""
+    for comp in bad:
+        print(f'\nCYCLE between {what}: {" ".join(comp)}')
+        for (a, b), why in sorted(edges.items()):
+            if a in comp and b in comp:
+                for w in why[:most]:
+                    print(f'  {a} -> {b}: {w}' if arrow else f'  {w}')
+
+
+def check_files(folder, defined, undefined):
+    """Print the files of a folder in layers and each call cycle between
+    them; the number of cycles."""
+    nodes, edges = file_edges(folder, defined, undefined)
+    if not nodes:
+        return 0
+    print(f'\nsrc/{folder}/, files by layer (each file calls only files of the layers before it):')
+    for k, layer in enumerate(layers(nodes, edges)):
+        print(f'  {k}: {" ".join(layer)}')
+    bad = cycles(nodes, edges)
+    print_cycles(f'files of src/{folder}/', bad, edges, 3, False)
+    sizes = ' '.join(str(len(c)) for c in bad)
+    print(f'src/{folder}/: {len(nodes)} files, {len(bad)} cycle(s)' +
+          (f' of {sizes} files' if bad else ''))
+    return len(bad)
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -119,20 +194,17 @@ def main():
     src, objdir = sys.argv[1], sys.argv[2]
     nm = sys.argv[3] if len(sys.argv) > 3 else 'nm'
     edges = include_edges(src)
-    for k, v in call_edges(objdir, nm, sys.argv[4:]).items():
+    defined, undefined = symbols(objdir, nm, sys.argv[4:])
+    for k, v in call_edges(defined, undefined).items():
         edges.setdefault(k, []).extend(v)
     nodes = {a for a, _ in edges} | {b for _, b in edges}
     for n in sorted(nodes):
         print(f'{n} -> {" ".join(sorted({b for (a, b) in edges if a == n})) or "(nothing)"}')
     bad = cycles(nodes, edges)
-    for comp in bad:
-        print(f'\nCYCLE between folders: {" ".join(comp)}')
-        for (a, b), why in sorted(edges.items()):
-            if a in comp and b in comp:
-                for w in why[:5]:
-                    print(f'  {a} -> {b}: {w}')
+    print_cycles('folders', bad, edges, 5, True)
     print(f'\n{len(nodes)} folders, {len(bad)} cycle(s)')
-    return 1 if bad else 0
+    file_bad = sum(check_files(f, defined, undefined) for f in FILE_LAYERS)
+    return 1 if bad or file_bad else 0
 
 
 if __name__ == '__main__':

@@ -1081,6 +1081,24 @@ static void minimax_block_hook(gb *b, const mspec *m)
 {
     kv_u32(b, m, "attention.indexer.block_size", 0);
 }
+static void sections_zero_hook(gb *b, const mspec *m)
+{
+    static const int32_t v[4] = {0, 0, 0, 0};
+    kv_i32s(b, m, "rope.dimension_sections", v, 4, GB_VT_I32);
+}
+static void sections_ok_hook(gb *b, const mspec *m)
+{
+    static const int32_t v[4] = {0, 2, 2, 0};
+    kv_i32s(b, m, "rope.dimension_sections", v, 4, GB_VT_I32);
+}
+static void gating_zero_hook(gb *b, const mspec *m)
+{
+    kv_u32(b, m, "expert_gating_func", 0);
+}
+static void gating_two_hook(gb *b, const mspec *m)
+{
+    kv_u32(b, m, "expert_gating_func", 2);
+}
 #define SHARD(...) LLAMA(.layout = LAYOUT_NONE, .split_count = 2, __VA_ARGS__), .ignore = "GG541"
 
 static const acase test_GG533_hparam_assert[] = {
@@ -1101,6 +1119,16 @@ static const acase test_GG533_hparam_assert[] = {
      .at = AT_KV("minimax-m3.attention.indexer.block_size", value, 0), .count = {{"GG533", 1}}},
     {"minimax-m3 without the key: undecided here (the missing key is GG541's)",
      SHARD(.arch = "minimax-m3"), .count = {{"GG533", 0}}},
+    {"qwen2vl: rope.dimension_sections all 0 (ggml's multi-section rope asserts)",
+     SHARD(.arch = "qwen2vl", .kv_hook = sections_zero_hook), .id = "GG533",
+     .at = AT_KV("qwen2vl.rope.dimension_sections", value, 0), .count = {{"GG533", 1}}},
+    {"qwen2vl: one positive section", SHARD(.arch = "qwen2vl", .kv_hook = sections_ok_hook),
+     .count = {{"GG533", 0}}},
+    {"exaone-moe: expert_gating_func 0 (build_moe_ffn aborts)",
+     SHARD(.arch = "exaone-moe", .kv_hook = gating_zero_hook), .id = "GG533",
+     .at = AT_KV("exaone-moe.expert_gating_func", value, 0), .count = {{"GG533", 1}}},
+    {"exaone-moe: expert_gating_func 2 (sigmoid)",
+     SHARD(.arch = "exaone-moe", .kv_hook = gating_two_hook), .count = {{"GG533", 0}}},
     {"a llama model: no row of its own, and block_count 2 passes the '*' row", SHARD(),
      .count = {{"GG533", 0}}},
     {"block_count 0: every architecture (load_hparams asserts n_layer > 0)", SHARD(.L = 0),

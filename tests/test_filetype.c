@@ -391,8 +391,8 @@ static void test_unexpected_quantized(void **state)
     add(&m, "blk.0.attn_q.bias", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
     EXPECT_AT(buf, len, NULL, "GG511", m.type_off[1], "a bias");
-    /* GG534: a norm in F16 or BF16 (the CPU backend's ggml_mul aborts); a
-     * quantized one is GG511's, and F16 biases are added, which works */
+    /* GG534: a norm, a bias or a 1-D tensor in F16 or BF16 (the CPU
+     * backend's element-wise kernels abort); a quantized one is GG511's */
     m.n = 0;
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     add(&m, "blk.0.attn_norm.weight", 1, 256, 1, 1, GB_F16);
@@ -404,15 +404,25 @@ static void test_unexpected_quantized(void **state)
     buf = build(&m, 7, &len);
     EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "as bf16");
     m.n = 0;
+    add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
+    add(&m, "blk.0.attn_q.bias", 2, 256, 4, 1, GB_F16);
+    buf = build(&m, 7, &len);
+    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[1], "a bias stored as f16");
+    m.n = 0;
+    add(&m, "blk.0.attn_sinks.weight", 1, 256, 1, 1, GB_F16);
+    add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_F16);
+    buf = build(&m, 7, &len);
+    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "1-D stored as f16");
+    m.n = 0;
     add(&m, "blk.0.ffn_norm.weight", 1, 256, 1, 1, GB_Q8_0);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
+    add(&m, "ids", 1, 256, 1, 1, GB_I32);
     buf = build(&m, 7, &len);
     EXPECT_NONE(buf, len, NULL, "GG534");
-    /* F32 / F16 / BF16 / integer 1-D tensors are normal */
+    /* F32 and integer 1-D tensors are normal */
     m.n = 0;
     add(&m, "blk.0.attn_norm.weight", 1, 256, 1, 1, GB_F32);
-    add(&m, "blk.0.attn_q.bias", 1, 256, 1, 1, GB_F16);
-    add(&m, "blk.0.attn_k.bias", 1, 256, 1, 1, GB_BF16);
+    add(&m, "blk.0.attn_q.bias", 1, 256, 1, 1, GB_F32);
     add(&m, "ids", 1, 256, 1, 1, GB_I32);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);

@@ -21,6 +21,7 @@
 
 #include <dirent.h>
 
+#include "expect.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -121,29 +122,11 @@ static void print_tally(const char *what, const tally *t)
     print_message("  %s: warnings and notes left:%s\n", what, t->kinds ? line : " none");
 }
 
-/* The lines of a TSV file that are not comments. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return s;
-}
-
 static void test_attacks(void **state)
 {
     (void)state;
     size_t len;
-    char *s = slurp(CORPUS "/attacks.tsv", &len);
+    char *s = ex_read_file(CORPUS "/attacks.tsv", &len);
     assert_non_null(s);
     unsigned total = 0, detected = 0, flagged = 0;
     struct {
@@ -212,7 +195,7 @@ static void test_clean(void **state)
 {
     (void)state;
     size_t len;
-    char *s = slurp(CORPUS "/clean.tsv", &len);
+    char *s = ex_read_file(CORPUS "/clean.tsv", &len);
     assert_non_null(s);
     unsigned total = 0, errors = 0;
     tally t = {0};
@@ -258,7 +241,7 @@ static void test_real_templates(void **state)
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", REAL, e->d_name);
         size_t len;
-        char *tpl = slurp(path, &len);
+        char *tpl = ex_read_file(path, &len);
         assert_non_null(tpl);
         gguflint_ctx *ctx = lint_template(tpl, len);
         if (has_error(ctx)) {

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "common/fpscan.h"
 #include "core/internal.h"
 #include "expect.h"
 #include "gguf_builder.h"
@@ -218,14 +219,21 @@ static void check_vocab_findings(const tok *v, size_t n, unsigned version, bool 
     free(got);
 }
 
+/* ... with the parse pass's token walk at each vector level
+ * (fp_force_level): AVX2, SSE2, and 0, every token through tok_add_slow,
+ * the reference the vector walks must agree with. */
 static void test_random_vocabularies(void **state)
 {
     (void)state;
     for (int round = 0; round < 12; round++) {
         size_t n = 200 + (size_t)(rnd() % 3000);
         tok *v = make_vocab(n);
-        check_vocab_findings(v, n, 3, false);
-        check_vocab_findings(v, n, 3, true);
+        for (int lv = 2; lv >= 0; lv--) {
+            fp_force_level(lv);
+            check_vocab_findings(v, n, 3, false);
+            check_vocab_findings(v, n, 3, true);
+        }
+        fp_force_level(2);
         check_vocab_findings(v, n, 1, false); /* v1: check_vocab's own walk */
         free_vocab(v, n);
     }

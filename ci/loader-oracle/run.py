@@ -123,6 +123,11 @@ def load_rows(path):
     return rows
 
 
+# rules whose findings predict a failure at the first decode (the graph
+# build or a CPU kernel), not at the load
+DECODE_RULES = {'GG534', 'GG546', 'GG547', 'GG533'}
+
+
 def explain(rows, kind, arch, cls, detail, ids=None):
     """The first row matching the case (fnmatch patterns); a row whose rules
     column names rule ids (comma-separated; '-' or '*' for none) matches
@@ -354,6 +359,12 @@ def main():
             kind = 'false-error'
             if set(eg) <= base_errors.get(arch, set()):
                 kind = 'inherited'  # the base's own false error, counted once there
+            elif (set(eg) <= DECODE_RULES and ci not in stage and
+                  not (arch in base_dec and base_dec[arch].ok)):
+                # an error that predicts a failure at the first decode, on an
+                # architecture whose own base does not decode here: the
+                # oracle cannot run the graph to check it
+                kind = 'graph-unverified'
             elif cls.endswith('@nowarmup'):
                 # mtmd loads it without warmup, but its default runs the
                 # graph: an error may predict the warmup crash, which only the

@@ -373,6 +373,22 @@ static void check_values(const arch_file *f, arch_env *env)
         emit(ctx, R_HPARAM_ARRAY_INVALID, kv->value_offset, kv->value_size, path,
              "array has %llu elements; llama.cpp requires exactly 4",
              (unsigned long long)kv->count);
+    } else if (kv && kv->type == VT_ARRAY &&
+               (kv->elem_type == VT_INT32 || kv->elem_type == VT_UINT32)) {
+        /* ggml's multi-section rope asserts one of the first three is > 0 */
+        arr_iter it;
+        gguflint_view el;
+        bool any = false;
+        if (arr_iter_init(ctx, kv, &it))
+            for (int i = 0; i < 3 && arr_next(&it, &el, NULL); i++)
+                any = any || el_int(&it, el) > 0;
+        if (!any && ctx->status == GGUFLINT_OK) {
+            kv_path(path, sizeof path, kv);
+            emit(ctx, R_HPARAM_ASSERT, kv->value_offset, kv->value_size, path,
+                 "rope.dimension_sections has no positive section among its first three: ggml's "
+                 "multi-section rope asserts one is (GGML_ASSERT: the process aborts at the first "
+                 "decode)");
+        }
     }
 
     /* [E, E] attention: the graph splits it into head_count heads */

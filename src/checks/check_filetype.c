@@ -84,16 +84,23 @@ static uint8_t classify(gguflint_ctx *ctx, const gguflint_tensor *t, bool has_ou
                           : "a bias",
                  gt_info(t->type)->name);
         }
-    } else if (t->type != 0 /* F32 */ && t->name.len <= MAX_CLASSIFIED_NAME &&
-               contains(t->name, "_norm.weight")) {
-        char shown[160], path[48];
-        esc_fixed(shown, sizeof shown, t->name.ptr, t->name.len, 100);
-        snprintf(path, sizeof path, "tensor[%zu].type", tensor_index_of(ctx, t));
-        emit(ctx, R_NORM_NOT_F32, wire_ti_type_off(model_width(ctx), t), 4, path,
-             "norm weight '%s' is stored as %s: llama.cpp multiplies it into F32 activations "
-             "and its CPU backend aborts the process at the first decode (binary_op: "
-             "unsupported types)",
-             shown, gt_info(t->type)->name);
+    } else if (t->type == 1 || t->type == 30 || t->type == 28 /* F16, BF16, F64 */) {
+        bool bias = ends_with(t->name, ".bias");
+        bool norm = t->name.len <= MAX_CLASSIFIED_NAME && contains(t->name, "_norm.weight");
+        if (dims < 2 || bias || norm) {
+            char shown[160], path[48];
+            esc_fixed(shown, sizeof shown, t->name.ptr, t->name.len, 100);
+            snprintf(path, sizeof path, "tensor[%zu].type", tensor_index_of(ctx, t));
+            emit(ctx, R_ELEMENTWISE_NOT_F32, wire_ti_type_off(model_width(ctx), t), 4, path,
+                 "tensor '%s' is %s stored as %s: llama.cpp applies it to F32 activations "
+                 "element-wise (ggml_mul / ggml_add) and its CPU backend aborts the process at "
+                 "the first decode (binary_op: unsupported types)",
+                 shown,
+                 norm   ? "a norm"
+                 : bias ? "a bias"
+                        : "1-D",
+                 gt_info(t->type)->name);
+        }
     }
     if (t->name.len > MAX_CLASSIFIED_NAME ||
         !ft_quantizable(t->name.ptr, (size_t)t->name.len, dims))

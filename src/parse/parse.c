@@ -13,6 +13,7 @@
 
 #include "common/ckd.h"
 #include "common/cursor.h"
+#include "common/fpscan.h"
 #include "common/viewset.h"
 #include "format/types.h"
 #include "format/wire.h"
@@ -630,58 +631,6 @@ static tok_index *start_tokens(parser *p, uint64_t count)
     return ctx->tokens;
 }
 
-#if defined(__SSE2__)
-/* The tokens' inner loop (walk_strings with a tokens record), on its own
- * so that its keys and table stay in registers: from q, while below `lim`
- * and strings are left, hash each token of 1..TOKEN_NH_MAX bytes (and
- * shorter than SHORT_STRING) and take an empty slot. Stops at the first
- * other token (empty, longer, or a slot with its tag: a duplicate or a rare
- * accident), which the caller records with tok_add_slow. */
-__attribute__((noinline)) static tok_walk tok_walk_fast(tok_index *ti, tok_walk w,
-                                                        const uint8_t *lim)
-{
-    uint32_t *const cps = ti->cps;
-    const uint8_t *const tbase = ti->base;
-    tok_oslot *const slots = ti->slots;
-    const size_t mask = ti->mask;
-    const unsigned shift = ti->shift;
-    const __m128i nk0 = _mm_loadu_si128((const __m128i *)(const void *)ti->nh);
-    const __m128i nk1 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 4));
-    const __m128i nk2 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 8));
-    const __m128i nk3 = _mm_loadu_si128((const __m128i *)(const void *)(ti->nh + 12));
-    const uint64_t mul = ti->mul; /* n * klen: ti->klen_tab[n], one add off ti */
-    const uint8_t *q = w.q;
-    uint64_t left = w.left, tn = w.tn;
-    /* probes (rare: only past an occupied slot) are counted in memory,
-     * leaving a register to the loop */
-    volatile uint64_t *const probes = &ti->probes;
-    while (left > 0 && q < lim) {
-        const uint64_t n = cur_le64_unchecked(q);
-        if (n - 1 >= TOKEN_NH_MAX)
-            break; /* empty, or long: tok_add_slow */
-        const uint64_t h = tok_hash_fast(q + 8, n, nk0, nk1, nk2, nk3, ti->klen_tab, mul);
-        const uint32_t tag = tok_tag(h);
-        size_t k = (size_t)(h >> shift);
-        uint32_t st;
-        while ((st = slots[k].tag) != 0 && st != tag) {
-            *probes = *probes + 1;
-            k = (k + 1) & mask;
-        }
-        if (st)
-            break; /* a slot with its tag: compare in tok_add_slow */
-        const uint32_t off = (uint32_t)(q - tbase);
-        slots[k] = (tok_oslot){tag, off};
-        if ((tn & TOK_CP_MASK) == 0)
-            cps[tn >> TOK_CP_SHIFT] = off;
-        tn++;
-        q += 8 + n;
-        left--;
-    }
-    return (tok_walk){q, left, tn};
-}
-
-#endif
-
 /* The common case (v2/v3, little-endian) of a string array with raw
  * pointers, from the cursor: p->c.off is written back on exit. Short strings
  * are only stepped over here and validated a run at a time (check_run); a
@@ -712,8 +661,11 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
     if (ti && (uint64_t)(end - tbase) > UINT32_MAX)
         rec_lim = tbase + UINT32_MAX;
 #if defined(__SSE2__)
-    const bool inline_tokens = ti && ti->slots != NULL;
-    const bool tok_avx2 = inline_tokens && tok_have_avx2();
+    /* the vector walks as fp_level allows: 0 (fp_force_level, for tests)
+     * sends every token through tok_add_slow, the reference they agree with */
+    const int level = ti ? fp_level() : 0;
+    const bool inline_tokens = ti && ti->slots != NULL && level > 0;
+    const bool tok_avx2 = inline_tokens && level > 1 && tok_have_avx2();
 #else
     const bool inline_tokens = false;
 #endif
@@ -734,7 +686,7 @@ static inline __attribute__((always_inline)) uint64_t walk_strings(parser *p, co
 #if defined(__SSE2__)
         if (ti && q < lim) {
             tok_walk w = tok_avx2 ? tok_walk_avx2(ti, (tok_walk){q, left, tn}, lim)
-                                  : tok_walk_fast(ti, (tok_walk){q, left, tn}, lim);
+                                  : tok_walk_sse2(ti, (tok_walk){q, left, tn}, lim);
             q = w.q, left = w.left, tn = w.tn;
         }
 #endif

@@ -4,6 +4,7 @@
  * tokens share a slot with probability about 2/capacity, whatever bytes an
  * attacker chose). */
 #include "parse/tokens.h"
+#include "common/cpu.h"
 
 #include "core/limits.h"
 
@@ -302,98 +303,137 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
     return false;
 }
 
-/* ---- the token loop with AVX2 ----
- *
- * tok_walk_fast's loop (parse.c) with NH taken 32 bytes per step: a token
- * of 17..32 bytes is one add, shift and multiply, 33..64 two. Tokens of up
- * to 16 bytes keep the 16-byte step: NH of a zero-padded half adds the keys'
- * products, so the hash (tok_hash_ref's) pads them to 16 only. */
+/* ---- the token loop: one body, a wrapper per vector unit ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-#define TOK_AVX2 __attribute__((target("avx2")))
+/* The loop of every walk (tokens.h): everything but the hash, which the
+ * wrapper passes (HASH: an always-inline function of its keys, loaded
+ * once before the loop, and the token). Always inlined into each wrapper,
+ * so each gets its own loop with its hash in line. */
+#define TOK_WALK_BODY(ti, w, lim, HASH, keys)                                                        \
+    uint32_t *const cps = (ti)->cps;                                                                 \
+    const uint8_t *const tbase = (ti)->base;                                                         \
+    tok_oslot *const slots = (ti)->slots;                                                            \
+    const size_t mask = (ti)->mask;                                                                  \
+    const unsigned shift = (ti)->shift;                                                              \
+    const uint64_t mul = (ti)->mul; /* n * klen: ti->klen_tab[n], one add off ti */                  \
+    const uint8_t *q = (w).q;                                                                        \
+    uint64_t left = (w).left, tn = (w).tn;                                                           \
+    /* probes (rare: only past an occupied slot) are counted in memory,                            \
+     * leaving a register to the loop */ \
+    volatile uint64_t *const probes = &(ti)->probes;                                                 \
+    while (left > 0 && q < (lim)) {                                                                  \
+        uint64_t n;                                                                                  \
+        memcpy(&n, q, 8); /* recorded arrays are little-endian */                                    \
+        if (n - 1 >= TOKEN_NH_MAX)                                                                   \
+            break; /* empty, or long: tok_add_slow */                                                \
+        const uint8_t *const s = q + 8;                                                              \
+        const uint64_t h = HASH(&(keys), s, n, (ti), mul);                                           \
+        const uint32_t tag = tok_tag(h);                                                             \
+        size_t k = (size_t)(h >> shift);                                                             \
+        uint32_t st;                                                                                 \
+        while ((st = slots[k].tag) != 0 && st != tag) {                                              \
+            *probes = *probes + 1;                                                                   \
+            k = (k + 1) & mask;                                                                      \
+        }                                                                                            \
+        if (st)                                                                                      \
+            break; /* a slot with its tag: compare in tok_add_slow */                                \
+        const uint32_t off = (uint32_t)(q - tbase);                                                  \
+        slots[k] = (tok_oslot){tag, off};                                                            \
+        if ((tn & TOK_CP_MASK) == 0)                                                                 \
+            cps[tn >> TOK_CP_SHIFT] = off;                                                           \
+        tn++;                                                                                        \
+        q = s + n;                                                                                   \
+        left--;                                                                                      \
+    }                                                                                                \
+    return (tok_walk)                                                                                \
+    {                                                                                                \
+        q, left, tn                                                                                  \
+    }
 
-static int have_avx2 = -1; /* -1 not probed; a benign race: every probe agrees */
+#define LD16(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define LD32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+
+/* SSE2: NH 16 bytes per step (tok_hash_fast). */
+typedef struct keys128 {
+    __m128i k0, k1, k2, k3; /* the word keys nh[0..3], [4..7], [8..11], [12..15] */
+} keys128;
+
+static inline __attribute__((always_inline)) uint64_t
+hash_sse2(const keys128 *k, const uint8_t *s, uint64_t n, const tok_index *ti, uint64_t mul)
+{
+    return tok_hash_fast(s, n, k->k0, k->k1, k->k2, k->k3, ti->klen_tab, mul);
+}
+
+__attribute__((noinline)) tok_walk tok_walk_sse2(tok_index *ti, tok_walk w, const uint8_t *lim)
+{
+    const keys128 keys = {LD16(ti->nh), LD16(ti->nh + 4), LD16(ti->nh + 8), LD16(ti->nh + 12)};
+    TOK_WALK_BODY(ti, w, lim, hash_sse2, keys);
+}
+
+/* AVX2: NH taken 32 bytes per step: a token of 17..32 bytes is one add,
+ * shift and multiply, 33..64 two. Tokens of up to 16 bytes keep the 16-byte
+ * step: NH of a zero-padded half adds the keys' products, so the hash
+ * (tok_hash_ref's) pads them to 16 only. */
+#define TOK_AVX2 __attribute__((target("avx2")))
 
 bool tok_have_avx2(void)
 {
-    int h = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
-    if (h < 0) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&have_avx2, h, __ATOMIC_RELAXED);
+    return (cpu_features() & CPU_AVX2) != 0;
+}
+
+typedef struct keys256 {
+    __m128i k0;       /* nh[0..3] */
+    __m256i k01, k23; /* nh[0..7], nh[8..15] */
+} keys256;
+
+TOK_AVX2 static inline __attribute__((always_inline)) uint64_t
+hash_avx2(const keys256 *k, const uint8_t *s, uint64_t n, const tok_index *ti, uint64_t mul)
+{
+    __m128i x;
+    if (n <= 16) {
+        __m128i v = _mm_add_epi32(_mm_and_si128(LD16(s), LD16(tok_keep_mask + 32 - n)), k->k0);
+        x = _mm_mul_epu32(v, _mm_srli_epi64(v, 32));
+    } else {
+        __m256i p;
+        if (n <= 32) {
+            __m256i v =
+                _mm256_add_epi32(_mm256_and_si256(LD32(s), LD32(tok_keep_mask + 32 - n)), k->k01);
+            p = _mm256_mul_epu32(v, _mm256_srli_epi64(v, 32));
+        } else {
+            __m256i a = _mm256_add_epi32(LD32(s), k->k01);
+            __m256i b = _mm256_add_epi32(
+                _mm256_and_si256(LD32(s + 32), LD32(tok_keep_mask + 64 - n)), k->k23);
+            p = _mm256_add_epi64(_mm256_mul_epu32(a, _mm256_srli_epi64(a, 32)),
+                                 _mm256_mul_epu32(b, _mm256_srli_epi64(b, 32)));
+        }
+        x = _mm_add_epi64(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
     }
-    return h == 1;
+    x = _mm_add_epi64(x, _mm_unpackhi_epi64(x, x));
+    return tok_finish((uint64_t)_mm_cvtsi128_si64(x) + ti->klen_tab[n], mul);
 }
 
 TOK_AVX2 __attribute__((noinline)) tok_walk tok_walk_avx2(tok_index *ti, tok_walk w,
                                                           const uint8_t *lim)
 {
-#define LD16(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
-#define LD32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-    uint32_t *const cps = ti->cps;
-    const uint8_t *const tbase = ti->base;
-    tok_oslot *const slots = ti->slots;
-    const size_t mask = ti->mask;
-    const unsigned shift = ti->shift;
-    const __m128i k0 = LD16(ti->nh);
-    const __m256i k01 = LD32(ti->nh), k23 = LD32(ti->nh + 8);
-    const uint64_t mul = ti->mul; /* n * klen: ti->klen_tab[n], one add off ti */
-    const uint8_t *q = w.q;
-    uint64_t left = w.left, tn = w.tn;
-    volatile uint64_t *const probes = &ti->probes; /* rare: in memory */
-    while (left > 0 && q < lim) {
-        uint64_t n;
-        memcpy(&n, q, 8); /* recorded arrays are little-endian */
-        if (n - 1 >= TOKEN_NH_MAX)
-            break; /* empty, or long: tok_add_slow */
-        const uint8_t *s = q + 8;
-        __m128i x;
-        if (n <= 16) {
-            __m128i v = _mm_add_epi32(_mm_and_si128(LD16(s), LD16(tok_keep_mask + 32 - n)), k0);
-            x = _mm_mul_epu32(v, _mm_srli_epi64(v, 32));
-        } else {
-            __m256i p;
-            if (n <= 32) {
-                __m256i v =
-                    _mm256_add_epi32(_mm256_and_si256(LD32(s), LD32(tok_keep_mask + 32 - n)), k01);
-                p = _mm256_mul_epu32(v, _mm256_srli_epi64(v, 32));
-            } else {
-                __m256i a = _mm256_add_epi32(LD32(s), k01);
-                __m256i b = _mm256_add_epi32(
-                    _mm256_and_si256(LD32(s + 32), LD32(tok_keep_mask + 64 - n)), k23);
-                p = _mm256_add_epi64(_mm256_mul_epu32(a, _mm256_srli_epi64(a, 32)),
-                                     _mm256_mul_epu32(b, _mm256_srli_epi64(b, 32)));
-            }
-            x = _mm_add_epi64(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
-        }
-        x = _mm_add_epi64(x, _mm_unpackhi_epi64(x, x));
-        const uint64_t h = tok_finish((uint64_t)_mm_cvtsi128_si64(x) + ti->klen_tab[n], mul);
-        const uint32_t tag = tok_tag(h);
-        size_t k = (size_t)(h >> shift);
-        uint32_t st;
-        while ((st = slots[k].tag) != 0 && st != tag) {
-            *probes = *probes + 1;
-            k = (k + 1) & mask;
-        }
-        if (st)
-            break; /* a slot with its tag: compare in tok_add_slow */
-        const uint32_t off = (uint32_t)(q - tbase);
-        slots[k] = (tok_oslot){tag, off};
-        if ((tn & TOK_CP_MASK) == 0)
-            cps[tn >> TOK_CP_SHIFT] = off;
-        tn++;
-        q = s + n;
-        left--;
-    }
-    return (tok_walk){q, left, tn};
+    const keys256 keys = {LD16(ti->nh), LD32(ti->nh), LD32(ti->nh + 8)};
+    TOK_WALK_BODY(ti, w, lim, hash_avx2, keys);
+}
 #undef LD16
 #undef LD32
-}
+#undef TOK_WALK_BODY
 #else
 bool tok_have_avx2(void)
 {
     return false;
+}
+
+/* no vector unit: the walks take no token, tok_add_slow takes them all */
+tok_walk tok_walk_sse2(tok_index *ti, tok_walk w, const uint8_t *lim)
+{
+    (void)ti, (void)lim;
+    return w;
 }
 
 tok_walk tok_walk_avx2(tok_index *ti, tok_walk w, const uint8_t *lim)

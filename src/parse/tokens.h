@@ -183,14 +183,18 @@ tok_hash_fast(const uint8_t *s, uint64_t len, __m128i k0, __m128i k1, __m128i k2
  * of 1..TOKEN_NH_MAX bytes and take an empty slot; stop at the first other
  * token (empty, longer, or a slot with its tag: a duplicate or a rare
  * accident), which the caller records with tok_add_slow. `lim` leaves 64
- * readable bytes after each token's start. tok_walk_fast (SSE2, in
- * parse.c) and tok_walk_avx2 (tokens.c; when tok_have_avx2()) compute the
- * same hash, tok_hash_ref's. */
+ * readable bytes after each token's start. One body (tok_walk_body) with a
+ * thin wrapper per vector unit, as zstd writes its hot loops:
+ * tok_walk_sse2 (tokens.c) and tok_walk_avx2 (tokens.c; when
+ * tok_have_avx2()) differ only in how they compute the hash, tok_hash_ref's.
+ * fp_level() 0 (fp_force_level) runs neither: every token goes through
+ * tok_add_slow, the reference they agree with. */
 typedef struct tok_walk {
     const uint8_t *q;
     uint64_t left, tn;
 } tok_walk;
 bool tok_have_avx2(void);
+tok_walk tok_walk_sse2(tok_index *ti, tok_walk w, const uint8_t *lim);
 tok_walk tok_walk_avx2(tok_index *ti, tok_walk w, const uint8_t *lim);
 
 /* The keyed hash of one token (1 <= len; tests compare the vector and

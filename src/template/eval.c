@@ -840,6 +840,7 @@ static void tok_special(tpl *t, const tok *k)
     case ST_FOR_ITER:
         if (k->kind == TK_NAME && (k->word == W_IF || k->word == W_RECURSIVE) && !t->ev.dead &&
             !ev_marker_open(t)) {
+            ev_flush(t);
             ev_finish_for(t);
             t->ev.stmt = ST_EXPR;
             return;
@@ -1054,7 +1055,10 @@ void ev_end(tpl *t)
     case ST_FOR_TARGET: /* no 'in': keep the block structure */
         ev_block_push(t, W_FOR, 1, t->ev.tag_index);
         break;
-    case ST_FOR_ITER: ev_finish_for(t); break;
+    case ST_FOR_ITER:
+        ev_flush(t);
+        ev_finish_for(t);
+        break;
     default:
         ev_flush(t);
         if (t->ev.tagkind == TAG_VAR)

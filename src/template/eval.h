@@ -56,7 +56,7 @@ typedef struct block {
     uint16_t items_vid; /* for over a constant: 1 + its loop variable, 0 none */
     uint64_t index;
     bool lc_known; /* line and col of its opening tag are known (formatted for a report);
-                      * set by the newline scan when it passes the tag (core.c) */
+                      * set by the newline scan when it passes the tag (sink.c) */
     uint64_t line, col;
 } block;
 
@@ -101,7 +101,7 @@ typedef struct tpl_eval {
     /* per template */
     block blocks[TPL_BLOCKS];
     uint32_t n_blocks, blocks_over;
-    uint32_t lc_next; /* blocks[lc_next..n_blocks) wait for their line and column (core.c) */
+    uint32_t lc_next; /* blocks[lc_next..n_blocks) wait for their line and column (sink.c) */
     /* tpl_probe: the value of the last {{ }} */
     uint8_t *probe_buf;
     size_t probe_cap, probe_len;
@@ -157,7 +157,7 @@ uint16_t ev_format_fields(tpl *t, const aval *fmt, const aval *args, uint32_t na
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index);
 void ev_block_end(tpl *t, const tok *k);
 void ev_block_middle(tpl *t, const tok *k);
-void ev_finish_for(tpl *t);
+void ev_finish_for(tpl *t);              /* after ev_flush: the for tag's iterable is reduced */
 bool ev_statement(tpl *t, const tok *k); /* the first token of a {% %}: a statement? */
 void ev_set_target(tpl *t, const tok *k);
 void ev_for_target(tpl *t, const tok *k);

@@ -208,28 +208,40 @@ void fd_template_begin(tpl *t, uint64_t total)
     t->fd.obj_seq = 0;
 }
 
-/* --------------------------------------------------------------- arena */
+/* ------------------------------------------------------------ fragments */
 
-bool fd_ar_grow(tpl *t, uint32_t n)
+static bool items_frag(tpl *t, const uint8_t *p, uint32_t len, const aval *at)
 {
-    if (n > TPL_ARENA_CAP - t->fd.ar_len)
+    if (!fd_spend(t, len, at))
         return false;
-    uint32_t need = t->fd.ar_len + n;
-    if (need <= t->fd.ar_cap)
-        return true;
-    uint32_t nc = t->fd.ar_cap ? t->fd.ar_cap : 1024;
-    while (nc < need)
-        nc *= 2;
-    if (nc > TPL_ARENA_CAP)
-        nc = TPL_ARENA_CAP;
-    uint8_t *p = realloc(t->fd.ar, nc);
-    if (!p) {
-        t->nomem = true;
-        return false;
+    for (uint32_t pos = 0; pos + 4 <= len;) {
+        uint32_t w;
+        memcpy(&w, p + pos, 4);
+        uint32_t n = w & ~LIST_INT;
+        if (n > len - pos - 4)
+            return false;
+        if (fd_has_frag(p + pos + 4, n))
+            return true;
+        pos += 4 + n;
     }
-    t->fd.ar = p;
-    t->fd.ar_cap = nc;
-    return true;
+    return false;
+}
+
+uint16_t fd_frag_of_value(tpl *t, const aval *v)
+{
+    if (v->flags & F_FRAG)
+        return F_FRAG;
+    if (v->kind == AV_STR)
+        return fd_has_frag(fd_bytes(t, v), v->len) ? F_FRAG : 0;
+    if (v->kind == AV_LIST)
+        return items_frag(t, fd_bytes(t, v), v->len, v) ? F_FRAG : 0;
+    if (v->kind == AV_UNK && (v->flags & F_ITEMS)) {
+        /* a loop variable: its items are the constant's code points or items */
+        if (v->rword == AV_STR)
+            return memchr(fd_bytes(t, v), '_', v->len) ? F_FRAG : 0;
+        return items_frag(t, fd_bytes(t, v), v->len, v) ? F_FRAG : 0;
+    }
+    return 0;
 }
 
 void fd_b_begin(tpl *t, bld *b, const aval *at)

@@ -175,7 +175,7 @@ const char *fd_desc(const tpl *t, const aval *v, char *buf, size_t cap);
  * build yields an unknown value (and a TH_LIMIT note). fd_b_done runs the
  * constant checks on the new bytes. */
 /* (fd_ar_reserve and fd_ar_put are inline in tpl.h; this is their slow
- * path: grow the arena for n more bytes, false past its cap) */
+ * path, in arena.c: grow the arena for n more bytes, false past its cap) */
 bool fd_ar_grow(tpl *t, uint32_t n);
 void fd_b_begin(tpl *t, bld *b, const aval *at);
 void fd_b_raw(tpl *t, bld *b, const void *s, size_t n);
@@ -222,7 +222,7 @@ aval fd_list_concat(tpl *t, const aval *a, const aval *b);
 aval fd_list_repeat(tpl *t, const aval *l, const aval *n, const aval *at);
 aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_t na,
                     const aval *at);
-uint16_t fd_frag_of_value(tpl *t, const aval *v); /* (the bytes' test) */
+uint16_t fd_frag_of_value(tpl *t, const aval *v); /* fold.c (the bytes' test) */
 /* (inline: most values are names or unknowns, which hold no piece) */
 static inline uint16_t fd_frag_of(tpl *t, const aval *v)
 {

@@ -1124,29 +1124,43 @@ out:
     return k;
 }
 
+/* One byte of template at t->index, the plain way: the byte loop, which
+ * is the reference every fast path of lx_feed agrees with (the raw
+ * scanner first, then the lexer of the mode; in_tag: the mode is M_TAG, a
+ * constant where lx_feed knows it). */
+static inline __attribute__((always_inline)) void lex_one(tpl *t, uint8_t c, bool in_tag)
+{
+    if (c >= 0x80 || !raw_idle(t))
+        raw_byte(t, c);
+    if (in_tag)
+        tag_byte(t, c);
+    else
+        lex_byte(t, c);
+    t->index++;
+}
+
 /* n bytes of template at t->index: runs of plain text (and comment / raw
  * bodies) go to the scanners in one piece, inside tags the runs tag_run
- * takes, other bytes one at a time. */
+ * takes, other bytes one at a time (lex_one). In the reference mode (fast
+ * false) every byte goes through lex_one. */
 void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
 {
+    const bool fast = TPL_FAST(t);
     uint64_t i = 0;
     while (i < n && !t->nomem) {
         if (t->lx.mode == M_TAG) {
             /* a tag: its own loop, until the tag ends or the bytes do */
             do {
                 const uint8_t c = p[i];
-                if (c >= 0x80 || !raw_idle(t)) {
-                    raw_byte(t, c);
-                } else if ((t->lx.cls[c] & run_class[t->lx.sub]) && !t->lx.pend &&
-                           !t->lx.tag_fresh) {
+                if (c < 0x80 && raw_idle(t) && (t->lx.cls[c] & run_class[t->lx.sub]) &&
+                    !t->lx.pend && !t->lx.tag_fresh && fast) {
                     size_t run = tag_run(t, p + i, (size_t)(n - i));
                     if (run > 0) {
                         i += run; /* tag_run moved t->index */
                         continue;
                     }
                 }
-                tag_byte(t, c);
-                t->index++;
+                lex_one(t, c, true);
                 i++;
             } while (i < n && t->lx.mode == M_TAG && !t->nomem);
             continue;
@@ -1156,7 +1170,7 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
         uint8_t stop = t->lx.mode == M_TEXT || (t->lx.mode == M_RAW && !t->lx.raw_collect) ? '{'
                        : t->lx.mode == M_COMMENT                                           ? '#'
                                                                                            : 0;
-        if (stop && !t->lx.pend) {
+        if (fast && stop && !t->lx.pend) {
             size_t run;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
             /* the text between two tags is mostly a line break and an
@@ -1212,10 +1226,7 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
             if (run > 0)
                 continue;
         }
-        if (p[i] >= 0x80 || !raw_idle(t))
-            raw_byte(t, p[i]);
-        lex_byte(t, p[i]);
-        t->index++;
+        lex_one(t, p[i], false);
         i++;
     }
 }

@@ -185,39 +185,3 @@ aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_
     }
     return list_done(t, &b, at, items, fl);
 }
-
-/* ------------------------------------------------------------ fragments */
-
-static bool items_frag(tpl *t, const uint8_t *p, uint32_t len, const aval *at)
-{
-    if (!fd_spend(t, len, at))
-        return false;
-    for (uint32_t pos = 0; pos + 4 <= len;) {
-        uint32_t w;
-        memcpy(&w, p + pos, 4);
-        uint32_t n = w & ~LIST_INT;
-        if (n > len - pos - 4)
-            return false;
-        if (fd_has_frag(p + pos + 4, n))
-            return true;
-        pos += 4 + n;
-    }
-    return false;
-}
-
-uint16_t fd_frag_of_value(tpl *t, const aval *v)
-{
-    if (v->flags & F_FRAG)
-        return F_FRAG;
-    if (v->kind == AV_STR)
-        return fd_has_frag(fd_bytes(t, v), v->len) ? F_FRAG : 0;
-    if (v->kind == AV_LIST)
-        return items_frag(t, fd_bytes(t, v), v->len, v) ? F_FRAG : 0;
-    if (v->kind == AV_UNK && (v->flags & F_ITEMS)) {
-        /* a loop variable: its items are the constant's code points or items */
-        if (v->rword == AV_STR)
-            return memchr(fd_bytes(t, v), '_', v->len) ? F_FRAG : 0;
-        return items_frag(t, fd_bytes(t, v), v->len, v) ? F_FRAG : 0;
-    }
-    return 0;
-}

@@ -201,8 +201,23 @@ static __attribute__((noinline)) void raw_run_bytes(tpl *t, const uint8_t *p, si
     t->index = base;
 }
 
+/* The reference: raw_byte on every byte (the byte loop's way). */
+static __attribute__((noinline)) void raw_run_ref(tpl *t, const uint8_t *p, size_t n)
+{
+    const uint64_t base = t->index;
+    for (size_t i = 0; i < n; i++) {
+        t->index = base + i;
+        raw_byte(t, p[i]);
+    }
+    t->index = base;
+}
+
 void raw_run(tpl *t, const uint8_t *p, size_t n)
 {
+    if (!TPL_FAST(t)) {
+        raw_run_ref(t, p, n);
+        return;
+    }
     if (t->raw.need == 0 && all_ascii(p, n))
         return; /* the common case: nothing to decode */
     raw_run_bytes(t, p, n);

@@ -133,7 +133,6 @@ static uint16_t loop_items(tpl *t, const aval *it)
 
 void ev_finish_for(tpl *t)
 {
-    ev_flush(t);
     int64_t b = -1;
     uint16_t items = 0;
     if (t->ev.nv == 1) {

@@ -908,8 +908,89 @@ typedef struct seen {
     bool lng;
 } seen;
 
+/* ---- the scanner step: one for every loop ----
+ * The automaton pass's hot state, kept in locals by ac_loop and in the
+ * scanner by everything else; letter_step and other_step take an ASCII
+ * byte (outside a UTF-8 sequence) for slow_byte and ac_loop alike, so the
+ * byte loop and the fast loop run one body. Only ac_loop's run of letters
+ * (its tight inner loop) is written apart, and the reference mode, which
+ * sends every byte through slow_byte, checks it. */
+typedef struct ac_hot {
+    uint32_t st, rn, wl_n; /* ac_state, ring_n, wl_n */
+    uint8_t wl;
+    bool space; /* ac_space */
+} ac_hot;
+
+static inline ac_hot hot_load(const tscan *s)
+{
+    return (ac_hot){s->ac_state, s->ring_n, s->wl_n, s->wl, s->ac_space};
+}
+
+static inline void hot_store(tscan *s, const ac_hot *h)
+{
+    s->ac_state = h->st;
+    s->ring_n = h->rn;
+    s->wl_n = h->wl_n;
+    s->wl = h->wl;
+    s->ac_space = h->space;
+}
+
+/* Symbol y into the automaton at template index idx (a pattern ending
+ * there is reported with the state written back): true when one matched. */
+static inline __attribute__((always_inline)) bool hot_feed(tpl *t, tscan *s, ac_hot *h, unsigned y,
+                                                           uint64_t idx)
+{
+    s->ring_index[h->rn % TS_RING] = idx;
+    h->rn++;
+    h->st = t->ts.ac_go[h->st + y];
+    if (!t->ts.ac_hit[h->st])
+        return false;
+    hot_store(s, h);
+    matched(t, s);
+    *h = hot_load(s);
+    return true;
+}
+
+/* An ASCII letter (symbol y, 1..26): the word of letters, the automaton.
+ * True when a pattern matched (it may have opened a URL). */
+static inline __attribute__((always_inline)) bool letter_step(tpl *t, tscan *s, ac_hot *h,
+                                                              unsigned y, uint64_t idx)
+{
+    if (!h->wl)
+        s->wl_index = idx;
+    h->wl |= WL_ASCII;
+    h->wl_n++;
+    h->space = false;
+    return hot_feed(t, s, h, y, idx);
+}
+
+/* Any other ASCII byte (symbol y, symw w; gate is s->gate): the word of
+ * letters ends, a markdown link target may end, whitespace runs fold to
+ * one symbol. True when a pattern matched (it may have opened a URL). */
+static inline __attribute__((always_inline)) bool
+other_step(tpl *t, tscan *s, ac_hot *h, unsigned y, unsigned w, uint64_t idx, uint8_t gate)
+{
+    if (h->wl || gate) {
+        if (h->wl == WL_ASCII && !gate) { /* letters_end's common case: nothing */
+            h->wl = 0;
+            h->wl_n = 0;
+        } else {
+            hot_store(s, h);
+            letters_end(t, s, y);
+            *h = hot_load(s);
+        }
+    }
+    if ((w & SX_MDEND) && (s->ctx & CTX_MDLINK))
+        s->ctx &= (uint8_t)~CTX_MDLINK;
+    if (y == Y_SPACE && h->space)
+        return false;
+    h->space = y == Y_SPACE;
+    return hot_feed(t, s, h, y, idx);
+}
+
 /* One byte the slow way, all its state in s: a non-ASCII byte, or any
- * byte while a UTF-8 sequence or a URL is open. */
+ * byte while a UTF-8 sequence or a URL is open; and every byte in the
+ * reference mode. */
 static void slow_byte(tpl *t, tscan *s, uint8_t c, uint64_t idx)
 {
     if (s->url_cap)
@@ -918,29 +999,19 @@ static void slow_byte(tpl *t, tscan *s, uint8_t c, uint64_t idx)
         feed_u8(t, s, c, idx);
         return;
     }
-    const unsigned y = t->ts.sym[c];
+    const unsigned w = t->ts.symw[c], y = w & SX_SYM;
     if (s->u_need) {
         s->u_need = 0; /* a sequence cut short */
         feed_sym(t, s, Y_OTHER, s->u_index, false);
         feed_sym(t, s, y, idx, false);
         return;
     }
-    if (y - 1u < 26u) { /* a letter after a URL opened (the URL byte is taken) */
-        if (!s->wl)
-            s->wl_index = idx;
-        s->wl |= WL_ASCII;
-        s->wl_n++;
-    } else if (s->wl || s->gate) {
-        letters_end(t, s, y);
-    }
-    if ((t->ts.symx[c] & SX_MDEND) && (s->ctx & CTX_MDLINK))
-        s->ctx &= (uint8_t)~CTX_MDLINK;
-    if (y != Y_SPACE || !s->ac_space) { /* whitespace runs fold to one symbol */
-        s->ac_space = y == Y_SPACE;
-        s->ring_index[s->ring_n % TS_RING] = idx;
-        s->ring_n++;
-        ac_step(t, s, y);
-    }
+    ac_hot h = hot_load(s);
+    if (y - 1u < 26u) /* a letter (after a URL opened, the URL byte is taken) */
+        letter_step(t, s, &h, y, idx);
+    else
+        other_step(t, s, &h, y, w, idx, s->gate);
+    hot_store(s, &h);
 }
 
 /* The phrase automaton, URL capture, UTF-8 folding and letter words over n
@@ -952,9 +1023,7 @@ static void slow_byte(tpl *t, tscan *s, uint8_t c, uint64_t idx)
 static inline __attribute__((always_inline)) void
 ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint64_t step, seen *sn)
 {
-    uint32_t st = s->ac_state, rn = s->ring_n, wl_n = s->wl_n;
-    uint8_t wl = s->wl;
-    bool space = s->ac_space;
+    ac_hot h = hot_load(s);
     const uint8_t gate = s->gate; /* only ts_gate changes it */
     const uint16_t *symw = t->ts.symw;
     const uint32_t *go = t->ts.ac_go;
@@ -963,8 +1032,6 @@ ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint
     size_t bst = 0, wst = 0;
     unsigned any = 0;
     bool lng = false;
-#define SYNC() (s->ac_state = st, s->ring_n = rn, s->ac_space = space, s->wl = wl, s->wl_n = wl_n)
-#define LOAD() (st = s->ac_state, rn = s->ring_n, space = s->ac_space, wl = s->wl, wl_n = s->wl_n)
     /* the runs: a byte outside one ends it (the letters the inner loop
      * takes after the first are in both, so they change nothing) */
 #define TRACK(w, i)                                                                                \
@@ -981,14 +1048,14 @@ ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint
     bool slow = s->u_need || s->url_cap; /* a sequence or a URL is open */
     for (;;) {
         if (slow) {
-            SYNC();
+            hot_store(s, &h);
             do {
                 const unsigned w = symw[p[i]];
                 TRACK(w, i);
                 slow_byte(t, s, p[i], index + i * step);
                 i++;
             } while (i < n && (s->u_need || s->url_cap));
-            LOAD();
+            h = hot_load(s);
             slow = false;
         }
         while (i < n) {
@@ -1002,16 +1069,17 @@ ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint
             const uint64_t idx = index + i * step;
             if (y - 1u < 26u) {
                 /* a run of ASCII letters, in one inner loop: the word of
-                 * letters (GG738, GG734) and the automaton; it ends at a
-                 * byte that is not an ASCII letter, or when a match opens
-                 * a URL */
-                if (!wl)
+                 * letters (GG738, GG734) and the automaton, as letter_step
+                 * takes them a byte at a time; it ends at a byte that is
+                 * not an ASCII letter, or when a match opens a URL */
+                if (!h.wl)
                     s->wl_index = idx;
-                wl |= WL_ASCII;
-                space = false;
+                h.wl |= WL_ASCII;
+                h.space = false;
                 const size_t i0 = i;
                 uint64_t id = idx;
                 unsigned yy = y;
+                uint32_t st = h.st, rn = h.rn;
                 for (;;) {
                     unsigned v;
                     for (;;) { /* the tight loop: no call in it */
@@ -1028,9 +1096,13 @@ ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint
                     }
                     if (!v)
                         break;
-                    SYNC();
+                    h.st = st;
+                    h.rn = rn;
+                    hot_store(s, &h);
                     matched(t, s);
-                    LOAD();
+                    h = hot_load(s);
+                    st = h.st;
+                    rn = h.rn;
                     if (s->url_cap || i == n)
                         break;
                     yy = symw[p[i]] & SX_SYM;
@@ -1038,48 +1110,25 @@ ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint
                         break;
                     id += step;
                 }
-                wl_n += (uint32_t)(i - i0);
+                h.st = st;
+                h.rn = rn;
+                h.wl_n += (uint32_t)(i - i0);
                 if (s->url_cap) {
                     slow = true;
                     break;
                 }
                 continue;
             }
-            if (wl || gate) {
-                if (wl == WL_ASCII && !gate) { /* letters_end's common case: nothing */
-                    wl = 0;
-                    wl_n = 0;
-                } else {
-                    SYNC();
-                    letters_end(t, s, y);
-                    LOAD();
-                }
-            }
-            if ((w & SX_MDEND) && (s->ctx & CTX_MDLINK))
-                s->ctx &= (uint8_t)~CTX_MDLINK;
             i++;
-            if (y != Y_SPACE || !space) { /* whitespace runs fold to one symbol */
-                space = y == Y_SPACE;
-                ring[rn % TS_RING] = idx;
-                rn++;
-                st = go[st + y];
-                if (hit[st]) {
-                    SYNC();
-                    matched(t, s);
-                    LOAD();
-                    if (s->url_cap) {
-                        slow = true;
-                        break;
-                    }
-                }
+            if (other_step(t, s, &h, y, w, idx, gate) && s->url_cap) {
+                slow = true;
+                break;
             }
         }
         if (i >= n)
             break;
     }
-    SYNC();
-#undef SYNC
-#undef LOAD
+    hot_store(s, &h);
 #undef TRACK
     sn->bst = bst;
     sn->wst = wst;
@@ -1108,6 +1157,7 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
     if (blen && (s->blob_cls & BC_LAZY))
         s->blob_cls = blob_class_of(t, s->blob_head, blen);
     uint8_t bcls = s->blob_cls;
+    const bool fast = TPL_FAST(t); /* the shortcuts below; without them a byte a step */
     size_t i = 0;
     while (i < n) {
         if (!(symf[p[i]] & SYM_BLOB)) {
@@ -1116,7 +1166,7 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
                 ;
             continue;
         }
-        if (blen == 0) { /* a fresh run that ends here short of the minimum: nothing */
+        if (blen == 0 && fast) { /* a fresh run that ends here short of the minimum: nothing */
             size_t j = i + 1;
             while (j < n && (symf[p[j]] & SYM_BLOB))
                 j++;
@@ -1125,7 +1175,7 @@ static void blob_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
                 continue;
             }
         }
-        if (blen >= TPL_BLOB_MIN) { /* judged already: skip while the class holds */
+        if (blen >= TPL_BLOB_MIN && fast) { /* judged already: skip while the class holds */
             size_t j = i;
             while (j < n && (symf[p[j]] & SYM_BLOB) && !(bc[p[j]] & ~bcls))
                 j++;
@@ -1168,6 +1218,7 @@ static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
     if (wlen && wlen <= sizeof s->word && (s->word_kind & WK_LAZY))
         s->word_kind = word_kind_of(t, s->word, wlen);
     uint8_t wk = s->word_kind;
+    const bool fast = TPL_FAST(t); /* the shortcut below; without it a byte a step */
     size_t i = 0;
     while (i < n) {
         const uint8_t c = p[i];
@@ -1183,7 +1234,8 @@ static void word_pass(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
                 ;
             continue;
         }
-        if (wlen == 0) { /* a fresh word that ends here holding a letter and no '@': nothing */
+        if (wlen == 0 &&
+            fast) { /* a fresh word that ends here holding a letter and no '@': nothing */
             size_t j = i;
             uint8_t acc = 0;
             while (j < n && (symf[p[j]] & SYM_WORD))
@@ -1305,6 +1357,15 @@ static __attribute__((noinline)) bool scan_text(tpl *t, tscan *s, const uint8_t 
                                                 uint64_t index, bool same_index)
 {
     const uint64_t step = same_index ? 0 : 1;
+    if (!TPL_FAST(t)) {
+        /* the reference: every byte through slow_byte, then both run
+         * passes over the whole piece */
+        for (size_t i = 0; i < n; i++)
+            slow_byte(t, s, p[i], index + i * step);
+        blob_pass(t, s, p, n, index, step);
+        word_pass(t, s, p, n, index, step);
+        return false;
+    }
     seen sn;
     ac_pass(t, s, p, n, index, step, &sn);
     if (sn.lng || s->blob_len) {
@@ -1442,6 +1503,12 @@ static void scan_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t in
             tk_run(t, p, n, s->seg, index, same_index);
         return;
     }
+    if (!TPL_FAST(t)) { /* the reference: no whitespace step, no value memo */
+        if (out)
+            tk_run(t, p, n, s->seg, index, same_index);
+        scan_text(t, s, p, n, index, same_index);
+        return;
+    }
     const unsigned bl = blank(t, p, n);
     if (out) { /* special tokens output */
         if (bl == 1)
@@ -1524,7 +1591,7 @@ memo_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool sa
     }
     if (s->fresh) {
         s->fresh = false;
-        if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits &&
+        if (n && n <= sizeof s->lit && !same_index && s == &t->ts.lits && TPL_FAST(t) &&
             memo_first(t, s, p, n, index))
             return true; /* held: the scalars stay due */
         reset_now(s);
@@ -1571,7 +1638,7 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
 {
     /* the text between two tags is most often whitespace after whitespace:
      * what blank_run and tk_space would do to it, in a few steps */
-    if (s->rest) { /* resting(s), and no memo, not fresh */
+    if (s->rest && TPL_FAST(t)) { /* resting(s), and no memo, not fresh */
         if (n) {
             size_t i = 0;
             while (i < n && ws4[p[i]])
@@ -1594,7 +1661,8 @@ void ts_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool s
  * a literal the memo knows costs its hash and one compare. */
 void ts_literal(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index)
 {
-    if (s->fresh && s->memo == MEMO_NONE && n && n <= sizeof s->lit && s == &t->ts.lits) {
+    if (s->fresh && s->memo == MEMO_NONE && n && n <= sizeof s->lit && s == &t->ts.lits &&
+        TPL_FAST(t)) {
         s->fresh = false;
         if (memo_first(t, s, p, n, index)) {
             s->memo = MEMO_ENDED; /* held and ended: the scalars stay due */

@@ -124,7 +124,7 @@ typedef struct ts_memo_entry {
      * TS_TK_TOKS; TS_TK_UNKNOWN), at tk_off, tk_len bytes, of kind tk_kind */
     uint8_t tk_nt;
     uint8_t tk_off[TS_TK_TOKS], tk_len[TS_TK_TOKS], tk_kind[TS_TK_TOKS];
-    uint32_t tk_key[TS_TK_TOKS]; /* their keys (tokens.c's add) */
+    uint32_t tk_key[TS_TK_TOKS]; /* their keys (tokens.c's token_key) */
     uint8_t b[TS_MEMO_LEN];
 } ts_memo_entry;
 

@@ -7,7 +7,7 @@
  * docs/SECURITY.md section 3 as "hits", one kept per kind with a
  * count of the others. Time is linear in the bytes fed to one analyser and
  * memory is bounded whatever the input (see caps.h). The parts and their
- * state are described in core.c. */
+ * state are described in core.c and tpl.h. */
 #ifndef GGUFLINT_TEMPLATE_H
 #define GGUFLINT_TEMPLATE_H
 
@@ -80,6 +80,16 @@ const uint8_t *tpl_token_get(const tpl *t, size_t i, size_t *len, int *kind, uin
 /* Whether a {{ }} tag outputs the bos_token / eos_token variable. */
 enum { TPL_VAR_BOS, TPL_VAR_EOS };
 bool tpl_emits_var(const tpl *t, int which);
+/* The reference mode, for tests and fuzzers (tests/test_template_ref.c,
+ * fuzz/fuzz_template.c): with on != 0 every analyser takes, from its next
+ * tpl_begin on, the plain byte loops instead of every fast path (the
+ * lexer's text runs, opener shortcut and tag_run; the scanners' ASCII
+ * loops, whitespace steps and run shortcuts; the literal, value and token
+ * memos; the token hints), so that a test can require the same findings
+ * and messages of both. Process-wide, like fp_force_level; 0, the fast
+ * paths, by default. A build with -DGGUFLINT_TPL_REFERENCE compiles the
+ * fast paths out (tpl.h's TPL_FAST). */
+void tpl_force_reference(int on);
 /* Test hook of the differential oracle (tests/tools/tpl_fold.c): analyse
  * one template on a fresh folding budget and tell what the folder knows of
  * the value of its last {{ }} tag, as Jinja would print it. Returns 1 with

@@ -109,13 +109,13 @@ static uint8_t inner_kind(const uint8_t *s, size_t n, unsigned inner)
     return n >= 4 && (inner & TC_BRACK) ? TKN_BRACKET : 0;
 }
 
-/* What add compares first: the length and three of the bytes (n >= 3). */
+/* What add_keyed compares first: the length and three of the bytes (n >= 3). */
 static uint32_t token_key(const uint8_t *s, size_t n)
 {
     return (uint32_t)n | (uint32_t)s[1] << 8 | (uint32_t)s[n / 2] << 16 | (uint32_t)s[n - 2] << 24;
 }
 
-/* add's search and insertion, when the hint does not hold the token. */
+/* add_keyed's search and insertion, when the hint does not hold the token (every time in the reference mode). */
 static __attribute__((noinline)) void add_slow(tpl *t, const uint8_t *s, size_t n, uint64_t index,
                                                uint8_t kind, uint32_t key, uint32_t slot)
 {
@@ -146,15 +146,10 @@ static inline void add_keyed(tpl *t, const uint8_t *s, size_t n, uint64_t index,
 {
     const uint32_t slot = (key * 0x9E3779B1u) >> (32 - TK_HINT_BITS);
     const uint32_t h = t->tk.hint[slot];
-    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && ts_same_short(t->tk.set[h - 1].s, s, n))
+    if (h && h <= t->tk.n && t->tk.key[h - 1] == key && ts_same_short(t->tk.set[h - 1].s, s, n) &&
+        TPL_FAST(t))
         return;
     add_slow(t, s, n, index, kind, key, slot);
-}
-
-/* add_keyed with the key made here. */
-static inline void add(tpl *t, const uint8_t *s, size_t n, uint64_t index, uint8_t kind)
-{
-    add_keyed(t, s, n, index, kind, token_key(s, n));
 }
 
 /* Note in memo entry e (when not NULL) a token at off, len bytes, of kind
@@ -275,7 +270,8 @@ static void memo_keep(tk_memo_entry *f, const uint8_t *s, size_t n, uint64_t h, 
  * as a literal's are (tk_literal). */
 void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index)
 {
-    if (t->tk.seg == seg || !same_index || !n || n > TK_MEMO_LEN || !t->ts.memo_key) {
+    if (t->tk.seg == seg || !same_index || !n || n > TK_MEMO_LEN || !t->ts.memo_key ||
+        !TPL_FAST(t)) {
         run_scan(t, p, n, seg, index, same_index, NULL);
         return;
     }
@@ -351,7 +347,7 @@ void tk_literal(tpl *t, const uint8_t *s, size_t n, uint64_t index)
 {
     if (n == 0)
         return;
-    if (n > TK_MEMO_LEN || !t->ts.memo_key) {
+    if (n > TK_MEMO_LEN || !t->ts.memo_key || !TPL_FAST(t)) {
         lit_scan(t, s, n, index, NULL);
         return;
     }

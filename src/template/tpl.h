@@ -21,13 +21,14 @@
 #include <string.h>
 
 struct tpl {
-    /* shared: core.c */
+    /* shared: core.c (the driver) and sink.c (the hits) */
     bool nomem;
     tpl_hit hits[TH__COUNT];
     uint32_t hit_mask;     /* kinds with have == true */
+    bool ref;              /* the reference mode (tpl_force_reference) for this template */
     uint64_t total, index; /* template length, index of the next byte */
     int64_t first_tag;
-    /* line positions (core.c): the chunk being fed, the bytes scanned for
+    /* line positions (sink.c): the chunk being fed, the bytes scanned for
      * newlines so far, their count and the indices of the last ones */
     const uint8_t *chunk_p;
     uint64_t chunk_index, chunk_n;
@@ -43,7 +44,18 @@ struct tpl {
     tpl_tokens tk;
 };
 
-/* core.c */
+/* Whether a fast path may run: every fast path of src/template/ is under
+ * TPL_FAST(t), and the plain byte loop beside it is the reference it must
+ * agree with (false in the reference mode, tpl_force_reference; always
+ * false when built with -DGGUFLINT_TPL_REFERENCE, as SQLite's
+ * optimisation-only conditions are in its test builds). */
+#ifdef GGUFLINT_TPL_REFERENCE
+#define TPL_FAST(t) ((void)(t), 0)
+#else
+#define TPL_FAST(t) __builtin_expect(!(t)->ref, 1)
+#endif
+
+/* sink.c: the hits and the line and column of a byte */
 void tpl_report(tpl *t, int kind, uint64_t index, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* The same for a message that says where itself: no line and column are

@@ -86,6 +86,12 @@ void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, con
 void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
                   gguflint_severity min);
 
+/* ---- files ---- */
+
+/* The whole file at path, NUL-terminated (its length in *len; free it), or
+ * NULL when it cannot be opened. A failing read fails the test. */
+char *ex_read_file(const char *path, size_t *len);
+
 /* ---- tests that are tables ---- */
 
 /* A table of cases run as one cmocka test: the test's name, the rows and

@@ -1,0 +1,232 @@
+/* test_template_ref.c - every fast path of the template analyser agrees
+ * with the plain byte loops (tpl_force_reference, template.h): the payload
+ * corpus (corpus/templates/attacks.tsv and clean.tsv), the real templates
+ * of ../shared/real-templates and ../shared/llama.cpp/models/templates
+ * (each set counted as 0 when absent) and cuts of each (its first third,
+ * half and two thirds: unterminated constructs) are linted under
+ * --profile security with the fast paths and in the reference mode, as one
+ * string and as an array of strings split every 7 bytes, and must give the
+ * same findings: rule, severity, offset, length and message. Prints how
+ * many inputs and lints agreed. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+
+#include "expect.h"
+#include "gguf_builder.h"
+#include "gguflint.h"
+#include "template/template.h"
+
+#define CORPUS GGUFLINT_SOURCE_DIR "/corpus/templates"
+#define REAL GGUFLINT_SOURCE_DIR "/../shared/real-templates"
+#define LLAMA GGUFLINT_SOURCE_DIR "/../shared/llama.cpp/models/templates"
+#define SPLIT 7 /* bytes per array element in the split form */
+
+static unsigned n_inputs, n_lints;
+
+/* The findings of one lint, one line each (rule, severity, offset,
+ * length, message), in the order the library gives them. */
+static gguflint_options *security; /* --profile security, made by main */
+
+static char *findings(const uint8_t *buf, size_t len)
+{
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, security, NULL);
+    size_t cap = 256, n = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    out[0] = '\0';
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
+        size_t need = strlen(f->message) + 96;
+        if (cap - n < need) {
+            cap = 2 * cap + need;
+            out = realloc(out, cap);
+            assert_non_null(out);
+        }
+        n += (size_t)snprintf(out + n, cap - n, "%s %s %llu+%llu %s\n", r ? r->id : "?",
+                              gguflint_severity_name(f->severity), (unsigned long long)f->offset,
+                              (unsigned long long)f->length, f->message);
+    }
+    gguflint_free(ctx);
+    n_lints++;
+    return out;
+}
+
+/* A GGUF holding the template as one string, or as an array of strings
+ * split every SPLIT bytes. */
+static uint8_t *wrap(const char *text, size_t n, bool split, size_t *len)
+{
+    gb *b = gb_new(3);
+    assert_non_null(b);
+    gb_kv_str(b, "general.architecture", "llama");
+    if (!split) {
+        gb_kv_strn(b, "tokenizer.chat_template", text, n);
+    } else {
+        gb_kv_begin(b, "tokenizer.chat_template", 9 /* array */);
+        gb_arr_header(b, 8 /* string */, (n + SPLIT - 1) / SPLIT);
+        for (size_t off = 0; off < n; off += SPLIT)
+            gb_str(b, text + off, n - off < SPLIT ? n - off : SPLIT);
+    }
+    uint8_t *buf = gb_finish(b, len);
+    gb_free(b);
+    assert_non_null(buf);
+    return buf;
+}
+
+/* One template in both forms, fast and reference: the same findings. */
+static void agree_one(const char *name, const char *text, size_t n)
+{
+    for (int split = 0; split < 2; split++) {
+        size_t len;
+        uint8_t *buf = wrap(text, n, split, &len);
+        tpl_force_reference(0);
+        char *fast = findings(buf, len);
+        tpl_force_reference(1);
+        char *ref = findings(buf, len);
+        tpl_force_reference(0);
+        if (strcmp(fast, ref) != 0) {
+            print_error("%s (%zu bytes%s): the fast paths and the reference disagree\n"
+                        "fast:\n%sreference:\n%s",
+                        name, n, split ? ", split" : "", fast, ref);
+            fail();
+        }
+        free(fast);
+        free(ref);
+        free(buf);
+    }
+    n_inputs++;
+}
+
+/* The template and its cuts. */
+static void agree(const char *name, const char *text, size_t n)
+{
+    agree_one(name, text, n);
+    for (unsigned k = 1; k <= 3 && n >= 6; k++) {
+        char cut[256];
+        snprintf(cut, sizeof cut, "%s, its first %u/6", name, 2 * k);
+        agree_one(cut, text, n * 2 * k / 6);
+    }
+}
+
+/* Each template of a corpus TSV: the last field of a line (not a comment). */
+static unsigned tsv(const char *path)
+{
+    size_t len;
+    char *s = ex_read_file(path, &len);
+    assert_non_null(s);
+    unsigned n = 0;
+    for (char *line = s; *line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        char *tab = strrchr(line, '\t');
+        if (line[0] != '#' && tab) {
+            char *name_end = strchr(line, '\t');
+            *name_end = '\0';
+            agree(line, tab + 1, strlen(tab + 1));
+            n++;
+        }
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    free(s);
+    return n;
+}
+
+/* Each regular file of a directory (0 when the directory is absent). */
+static unsigned dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    unsigned n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+        size_t len;
+        char *s = ex_read_file(p, &len);
+        if (!s)
+            continue;
+        agree(e->d_name, s, len);
+        free(s);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void corpus_agrees(void **state)
+{
+    (void)state;
+    unsigned a = tsv(CORPUS "/attacks.tsv"), c = tsv(CORPUS "/clean.tsv");
+    assert_true(a >= 60);
+    assert_true(c >= 40);
+    print_message("  payload corpus: %u attacks, %u clean templates agree\n", a, c);
+}
+
+static void real_templates_agree(void **state)
+{
+    (void)state;
+    unsigned r = dir(REAL), l = dir(LLAMA);
+    print_message("  real templates: %u of ../shared/real-templates, %u of llama.cpp's "
+                  "models/templates agree%s\n",
+                  r, l, r + l ? "" : " (absent: none checked)");
+}
+
+/* A few shapes the corpus may not hold: every fast path's edge. */
+static void edges_agree(void **state)
+{
+    (void)state;
+    static const char *const t[] = {
+        "{{ 'a' }}{{ 'a' }}{{ 'a' }}",
+        "{% raw %}{{ x }}{% endraw %}{# c #}{{- y -}}",
+        "{{ \"\\u200b\" ~ 'ignore previous instructions' }}",
+        "<|im_start|>user\n{{ '<|im_end|>' }}[INST] x [/INST]</s>",
+        "\t \n\f\v{{ x }}   \n  {%- if a %}\xe2\x80\x8b{% endif %}",
+        "{{ 'aGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8=' }}",
+        "see https://example.com/x?q=1 or 10.0.0.1 or a@b.example {{ 'http' ~ 's://e.v' }}",
+        "{{ x.__class__.__mro__[1].__subclasses__() }}{{ ''|attr('__cl' ~ 'ass__') }}",
+        "{{ 'unterminated",
+        "{% for m in messages %}{{ m['content'] }}{% endfor",
+        "\xc3\x28\xe2\x82{{ '\xf0\x9f' }}\xd0\xb0\xd0\xb5 \xef\xbd\x81\xef\xbd\x82",
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        agree("edge", t[i], strlen(t[i]));
+}
+
+static int report(void **state)
+{
+    (void)state;
+    print_message("  fast paths and reference agree on %u inputs (%u lints)\n", n_inputs, n_lints);
+    return 0;
+}
+
+int main(void)
+{
+    security = ex_options(NULL);
+    if (gguflint_options_profile(security, "security") != GGUFLINT_OK)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(edges_agree),
+        cmocka_unit_test(corpus_agrees),
+        cmocka_unit_test(real_templates_agree),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, report);
+    gguflint_options_free(security);
+    return rc;
+}
