@@ -62,46 +62,41 @@ static bool contains(gguflint_view v, const char *s)
     return false;
 }
 
+/* GG511 (a quantized type) and GG534 (F16, BF16, F64) on a tensor that is
+ * 1-D, a norm or a bias: tensors llama.cpp applies element-wise. */
+static void elementwise_type(gguflint_ctx *ctx, const gguflint_tensor *t, unsigned dims)
+{
+    bool quant = ggt_quantized(t->type);
+    if (!quant && t->type != 1 && t->type != 30 && t->type != 28 /* F16, BF16, F64 */)
+        return;
+    bool bias = ends_with(t->name, ".bias");
+    bool norm = t->name.len <= MAX_CLASSIFIED_NAME && contains(t->name, "_norm.weight");
+    if (!(dims < 2 || bias || norm))
+        return;
+    char shown[160], path[48];
+    esc_fixed(shown, sizeof shown, t->name.ptr, t->name.len, 100);
+    snprintf(path, sizeof path, "tensor[%zu].type", tensor_index_of(ctx, t));
+    const char *what = norm ? "a norm" : bias ? "a bias" : "1-D";
+    if (quant)
+        emit(ctx, R_UNEXPECTED_QUANTIZED, wire_ti_type_off(model_width(ctx), t), 4, path,
+             "tensor '%s' is %s but stored as %s: converters and llama-quantize keep 1-D "
+             "tensors, norms and biases in F32",
+             shown, dims < 2 ? "1-D" : what, gt_info(t->type)->name);
+    else
+        emit(ctx, R_ELEMENTWISE_NOT_F32, wire_ti_type_off(model_width(ctx), t), 4, path,
+             "tensor '%s' is %s stored as %s: llama.cpp applies it to F32 activations "
+             "element-wise (ggml_mul / ggml_add) and its CPU backend aborts the process at "
+             "the first decode (binary_op: unsupported types)",
+             shown, what, gt_info(t->type)->name);
+}
+
 /* GG511 and GG534 for one tensor, and its classification. */
 static uint8_t classify(gguflint_ctx *ctx, const gguflint_tensor *t, bool has_output)
 {
     if (t->n_dims > 4 || gt_info(t->type)->status != GT_VALID)
         return 0;
     unsigned dims = ft_eff_dims(t->ne);
-    if (ggt_quantized(t->type)) {
-        bool bias = ends_with(t->name, ".bias");
-        bool norm = t->name.len <= MAX_CLASSIFIED_NAME && contains(t->name, "_norm.weight");
-        if (dims < 2 || bias || norm) {
-            char shown[160], path[48];
-            esc_fixed(shown, sizeof shown, t->name.ptr, t->name.len, 100);
-            snprintf(path, sizeof path, "tensor[%zu].type", tensor_index_of(ctx, t));
-            emit(ctx, R_UNEXPECTED_QUANTIZED, wire_ti_type_off(model_width(ctx), t), 4, path,
-                 "tensor '%s' is %s but stored as %s: converters and llama-quantize keep 1-D "
-                 "tensors, norms and biases in F32",
-                 shown,
-                 dims < 2 ? "1-D"
-                 : norm   ? "a norm"
-                          : "a bias",
-                 gt_info(t->type)->name);
-        }
-    } else if (t->type == 1 || t->type == 30 || t->type == 28 /* F16, BF16, F64 */) {
-        bool bias = ends_with(t->name, ".bias");
-        bool norm = t->name.len <= MAX_CLASSIFIED_NAME && contains(t->name, "_norm.weight");
-        if (dims < 2 || bias || norm) {
-            char shown[160], path[48];
-            esc_fixed(shown, sizeof shown, t->name.ptr, t->name.len, 100);
-            snprintf(path, sizeof path, "tensor[%zu].type", tensor_index_of(ctx, t));
-            emit(ctx, R_ELEMENTWISE_NOT_F32, wire_ti_type_off(model_width(ctx), t), 4, path,
-                 "tensor '%s' is %s stored as %s: llama.cpp applies it to F32 activations "
-                 "element-wise (ggml_mul / ggml_add) and its CPU backend aborts the process at "
-                 "the first decode (binary_op: unsupported types)",
-                 shown,
-                 norm   ? "a norm"
-                 : bias ? "a bias"
-                        : "1-D",
-                 gt_info(t->type)->name);
-        }
-    }
+    elementwise_type(ctx, t, dims);
     if (t->name.len > MAX_CLASSIFIED_NAME ||
         !ft_quantizable(t->name.ptr, (size_t)t->name.len, dims))
         return 0;
