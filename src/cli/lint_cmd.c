@@ -51,7 +51,8 @@ enum {
     OPT_STATISTICS,
     OPT_INCLUDE,
     OPT_EXCLUDE,
-    OPT_BASE
+    OPT_BASE,
+    OPT_ALLOW_UNREADABLE
 };
 
 static const struct option long_opts[] = {
@@ -75,6 +76,7 @@ static const struct option long_opts[] = {
     {"recursive", no_argument, NULL, OPT_RECURSIVE},
     {"include", required_argument, NULL, OPT_INCLUDE},
     {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"allow-unreadable", no_argument, NULL, OPT_ALLOW_UNREADABLE},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"max-string-len", required_argument, NULL, OPT_MAX_STRING},
     {"max-array-count", required_argument, NULL, OPT_MAX_ARRAY},
@@ -133,6 +135,7 @@ typedef struct settings {
     const char *include[CLI_MAX_RULE_OPTS], *exclude[CLI_MAX_RULE_OPTS]; /* -r globs */
     size_t n_include, n_exclude;
     const char *base_path; /* --base MODEL */
+    bool allow_unreadable; /* -r: what the walk cannot read is a warning, not an error */
 } settings;
 
 static int add_rule_opt(settings *s, int kind, char *arg, bool from_config)
@@ -312,13 +315,14 @@ static int apply_rule_opts(settings *s)
  * its own name with the reason in *error (and the status in *status).
  * False on NOMEM. */
 static bool add_input(file_list *files, const char *arg, bool recursive, const file_filter *filter,
-                      size_t *found, const gguflint_fetch_options *fetch, char **error, int *status)
+                      size_t *found, const gguflint_fetch_options *fetch, char **error, int *status,
+                      walk_errors *unreadable)
 {
     int kind = gguflint_url_kind(arg);
     if (kind == 0)
-        return files_add(files, arg, recursive, filter, found);
+        return files_add(files, arg, recursive, filter, found, unreadable);
     if (kind == 1)
-        return files_add(files, arg, false, NULL, found);
+        return files_add(files, arg, false, NULL, found, unreadable);
     gguflint_url_list *l = NULL;
     char err[256] = "";
     int st = gguflint_url_list_new(arg, fetch, &l, err, sizeof err);
@@ -332,11 +336,11 @@ static bool add_input(file_list *files, const char *arg, bool recursive, const f
         gguflint_url_list_free(l);
         *status = st;
         *error = strdup(err[0] ? err : "the listing failed");
-        return *error && files_add(files, arg, false, NULL, found);
+        return *error && files_add(files, arg, false, NULL, found, unreadable);
     }
     bool ok = true;
     for (size_t i = 0; ok && i < gguflint_url_list_count(l); i++)
-        ok = files_add(files, gguflint_url_list_get(l, i), false, NULL, found);
+        ok = files_add(files, gguflint_url_list_get(l, i), false, NULL, found, unreadable);
     gguflint_url_list_free(l);
     return ok;
 }
@@ -567,6 +571,7 @@ int cmd_lint(int argc, char **argv)
     config cfg;
     memset(&cfg, 0, sizeof cfg);
     file_list files = {0};
+    walk_errors unreadable = {0};
     gguflint_fetch_options *fetch = NULL;
     char **list_errors = NULL; /* per input of files: why its hf:// listing failed */
     int *list_status = NULL;
@@ -675,6 +680,7 @@ int cmd_lint(int argc, char **argv)
         case OPT_BASE: s->base_path = optarg; break;
         case 'r':
         case OPT_RECURSIVE: s->recursive = true; break;
+        case OPT_ALLOW_UNREADABLE: s->allow_unreadable = true; break;
         case OPT_INCLUDE:
         case OPT_EXCLUDE: {
             const char **list = c == OPT_INCLUDE ? s->include : s->exclude;
@@ -740,11 +746,16 @@ int cmd_lint(int argc, char **argv)
     size_t n_found = 0;
     for (int i = optind; i < argc; i++) {
         if (!add_input(&files, argv[i], s->recursive, &filter, &n_found, fetch, &list_errors[i],
-                       &list_status[i])) {
+                       &list_status[i], &unreadable)) {
             fprintf(stderr, "gguflint: out of memory\n");
             rc = EXIT_USAGE;
             goto done;
         }
+    }
+    if (!walk_errors_take(&files, &unreadable, s->allow_unreadable)) {
+        fprintf(stderr, "gguflint: out of memory\n");
+        rc = EXIT_USAGE;
+        goto done;
     }
     if (s->recursive && !files_dedupe(&files)) {
         fprintf(stderr, "gguflint: out of memory\n");
@@ -784,6 +795,7 @@ int cmd_lint(int argc, char **argv)
                     skip[i] = list_errors[a];
                     skip_status[i] = list_status[a];
                 }
+        walk_errors_mark((const char *const *)files.paths, files.n, &unreadable, skip, skip_status);
         rn = runner_new((const char *const *)files.paths, files.n, s->opt, s->jobs, s->stdin_max,
                         CLI_JOB_WINDOW_BYTES, skip, skip_status, base);
     }
@@ -873,6 +885,7 @@ done:
     cli_set_fetch(NULL);
     gguflint_fetch_options_free(fetch);
     files_free(&files);
+    walk_errors_free(&unreadable);
     config_free(&cfg);
     free(found);
     gguflint_options_free(s->opt);

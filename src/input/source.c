@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -63,6 +64,47 @@ const char *gguflint_error_detail(const gguflint_ctx *ctx)
     return ctx ? ctx->error_detail : "";
 }
 
+/* open() of a path longer than PATH_MAX (a -r walk reaches such files):
+ * the directories are opened one by one, each relative to the last. */
+static int open_long(const char *path, int flags)
+{
+    int dir = path[0] == '/' ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : AT_FDCWD;
+    const char *p = path;
+    char name[NAME_MAX + 1];
+    for (;;) {
+        while (*p == '/')
+            p++;
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int fd = -1;
+        if (n > NAME_MAX) {
+            errno = ENAMETOOLONG;
+        } else if (dir >= 0 || dir == AT_FDCWD) {
+            memcpy(name, p, n);
+            name[n] = '\0';
+            bool last = !e || e[strspn(e, "/")] == '\0';
+            fd = openat(dir, n ? name : ".",
+                        last ? flags : O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+            if (last) {
+                int err = errno;
+                if (dir >= 0)
+                    close(dir);
+                errno = err;
+                return fd;
+            }
+        }
+        int err = errno;
+        if (dir >= 0)
+            close(dir);
+        if (fd < 0) {
+            errno = err;
+            return -1;
+        }
+        dir = fd;
+        p = e;
+    }
+}
+
 int gguflint_open_file(gguflint_ctx *ctx, const char *path)
 {
     int st = ready(ctx);
@@ -70,7 +112,10 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
         return st;
     if (!path)
         return fail(ctx, GGUFLINT_E_ARG, "no path");
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+    int fd = open(path, flags);
+    if (fd < 0 && errno == ENAMETOOLONG)
+        fd = open_long(path, flags);
     if (fd < 0)
         return fail(ctx, GGUFLINT_E_IO, strerror(errno));
     struct stat sb;
