@@ -797,7 +797,8 @@ int cmd_lint(int argc, char **argv)
                 }
         walk_errors_mark((const char *const *)files.paths, files.n, &unreadable, skip, skip_status);
         rn = runner_new((const char *const *)files.paths, files.n, s->opt, s->jobs, s->stdin_max,
-                        CLI_JOB_WINDOW_BYTES, skip, skip_status, base);
+                        CLI_JOB_WINDOW_BYTES, skip, skip_status, base,
+                        s->recursive || files.n > 1 || gguflint_url_kind(argv[optind]) == 2);
     }
     if (!rn) {
         free(skip);
