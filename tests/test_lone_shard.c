@@ -93,7 +93,8 @@ static void test_first_shard_alone(void **state)
     mk("first");
     write_shard("first/m-00001-of-00003.gguf", 0, 3, 3, &at);
     /* before issue 25 this linted clean in every profile */
-    expect("--isolated --select GG4 -r --format json first", 1, "shard 2 of 3 (split.no 1) is missing");
+    expect("--isolated --select GG4 -r --format json first", 1,
+           "shard 2 of 3 (split.no 1) is missing");
     assert_non_null(strstr(out, "shard 3 of 3 (split.no 2) is missing"));
     char want[256];
     gg410_at(want, sizeof want, at);
@@ -107,8 +108,9 @@ static void test_first_shard_alone(void **state)
     /* named with another input, it is a set of one again */
     mk("other");
     write_shard("other/x-00001-of-00001.gguf", 0, 1, 1, NULL);
-    expect("--isolated --select GG4 --format json first/m-00001-of-00003.gguf other/x-00001-of-00001.gguf", 1,
-           want);
+    expect("--isolated --select GG4 --format json first/m-00001-of-00003.gguf "
+           "other/x-00001-of-00001.gguf",
+           1, want);
     assert_int_equal(count_of("\"rule\":\"GG410\""), 2);
 }
 
@@ -118,7 +120,8 @@ static void test_later_shard_alone(void **state)
     size_t at;
     mk("second");
     write_shard("second/m-00002-of-00003.gguf", 1, 3, 3, &at);
-    expect("--isolated --select GG4 -r --format json second", 1, "shard 1 of 3 (split.no 0) is missing");
+    expect("--isolated --select GG4 -r --format json second", 1,
+           "shard 1 of 3 (split.no 0) is missing");
     assert_non_null(strstr(out, "shard 3 of 3 (split.no 2) is missing"));
     char want[256];
     gg410_at(want, sizeof want, at);

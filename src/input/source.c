@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,8 +106,19 @@ static int open_long(const char *path, int flags)
     }
 }
 
-int gguflint_open_file(gguflint_ctx *ctx, const char *path)
+/* The address space a mapping may take: half of RLIMIT_AS (the rest is the
+ * program's), unlimited when there is no limit. */
+static uint64_t map_budget(void)
 {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return UINT64_MAX;
+    return (uint64_t)rl.rlim_cur / 2;
+}
+
+int source_open_file(gguflint_ctx *ctx, const char *path, int *pread_fd)
+{
+    *pread_fd = -1;
     int st = ready(ctx);
     if (st != GGUFLINT_OK)
         return st;
@@ -132,21 +144,21 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
                                            : "is not a regular file");
     }
     uint64_t size = (uint64_t)sb.st_size;
-    ctx->input_set = true;
     if (!ctx->name && gguflint_set_name(ctx, path) != GGUFLINT_OK) {
         close(fd);
         return ctx->status;
     }
+    if (size > SMALL_FILE_READ_BYTES && (size > SIZE_MAX || size > map_budget())) {
+        *pread_fd = fd; /* larger than the address space may hold */
+        return GGUFLINT_OK;
+    }
+    ctx->input_set = true;
     if (size == 0) {
         close(fd);
         ctx->data = (const uint8_t *)"";
         ctx->size = 0;
         ctx->avail = 0;
         return GGUFLINT_OK;
-    }
-    if (size > SIZE_MAX) {
-        close(fd);
-        return fail(ctx, GGUFLINT_E_IO, "file too large for this address space");
     }
     if (size <= SMALL_FILE_READ_BYTES) {
         /* A small file is read into memory: cheaper than mapping it (no page
@@ -177,10 +189,12 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
         return GGUFLINT_OK;
     }
     void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int e = errno;
     if (m == MAP_FAILED) {
-        close(fd);
-        return fail(ctx, GGUFLINT_E_IO, strerror(e));
+        /* no address space for it (ulimit -v, a 32-bit process): the
+         * metadata is read with pread instead */
+        ctx->input_set = false;
+        *pread_fd = fd;
+        return GGUFLINT_OK;
     }
     /* no PMD mappings: a file just written sits in the page cache in 2 MiB
      * folios, and mapped whole they put several MB of metadata in the RSS
@@ -271,7 +285,7 @@ int source_check_unchanged(gguflint_ctx *ctx)
 
 void source_close_fd(gguflint_ctx *ctx)
 {
-    if (ctx->fd >= 0)
+    if (ctx->fd >= 0 && ctx->map) /* an unmapped file is read through it */
         close(ctx->fd);
     ctx->fd = -1;
 }
