@@ -361,7 +361,12 @@ typedef enum gguflint_fetch_setting {
     GGUFLINT_FETCH_BACKOFF_MS = 3,  /* first retry delay, doubled each time */
     GGUFLINT_FETCH_CONNECT_TIMEOUT_MS = 4,
     GGUFLINT_FETCH_TIMEOUT_MS = 5, /* a request that receives nothing this long fails */
-    GGUFLINT_FETCH_MAX_REDIRECTS = 6
+    GGUFLINT_FETCH_MAX_REDIRECTS = 6,
+    /* a request, its redirects, retries and Retry-After waits included, ends
+     * after this however slowly its bytes come (default 300 s; 0: none) */
+    GGUFLINT_FETCH_DEADLINE_MS = 7,
+    /* all the requests of one remote file (default 1800 s; 0: none) */
+    GGUFLINT_FETCH_FILE_DEADLINE_MS = 8
 } gguflint_fetch_setting;
 /* GGUFLINT_E_ARG for an unknown setting or a value out of range. */
 GGUFLINT_API int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what,

@@ -386,6 +386,50 @@ class Matrix(unittest.TestCase):
 SPARSE_META = 0
 
 
+TIMES = []  # (case, seconds) of the deadline matrix, printed at the end
+
+
+class Deadlines(unittest.TestCase):
+    """The deadline fault matrix (issue 25): servers that never stall long
+    enough for --timeout but never finish either, or that ask for endless
+    retries. Each run ends with exit 2 and a reason naming the deadline,
+    within a few seconds of it; the time of each is printed."""
+
+    def setUp(self):
+        SERVER.clear()
+
+    def run_case(self, name, mode, *opts, bound=12):
+        rc, out, err, dt = lint(*opts, SERVER.url(mode, "small.gguf"), limit=60)
+        TIMES.append((name, dt))
+        self.assertEqual(rc, 2, err)
+        self.assertIn("deadline", err)
+        self.assertLess(dt, bound, err)
+        return err
+
+    def test_slow_body(self):
+        # before: one byte every 0.3 s held the run for the whole file (hours)
+        self.run_case("slow body (1 byte / 0.3 s), --deadline 3", "drip",
+                      "--deadline", "3", "--timeout", "2")
+
+    def test_slow_headers(self):
+        self.run_case("slow headers (1 byte / 0.3 s), --deadline 3", "driphead",
+                      "--deadline", "3", "--timeout", "8")
+
+    def test_huge_retry_after(self):
+        # before: 60 s per retry whatever --timeout said (180 s at 3 retries)
+        err = self.run_case("503 with Retry-After: 100000, --deadline 3", "bigretry",
+                            "--deadline", "3", bound=3)
+        self.assertIn("asks to wait", err)
+
+    def test_many_503(self):
+        self.run_case("always 503 (Retry-After: 1), --retries 20, --deadline 3", "e503wait",
+                      "--deadline", "3", "--retries", "20")
+
+    def test_file_deadline(self):
+        self.run_case("slow body, --file-deadline 2", "drip",
+                      "--file-deadline", "2", "--timeout", "2")
+
+
 def main():
     global GGUFLINT, GEN, HTTPD, EXAMPLES, WORK, SERVER, SPARSE_META
     if len(sys.argv) != 5:
@@ -413,6 +457,8 @@ def main():
             prog = unittest.main(argv=[sys.argv[0], "-v"], exit=False)
         finally:
             SERVER.stop()
+        for name, dt in TIMES:
+            print("deadline matrix: %-48s %.2f s" % (name, dt))
         sys.exit(0 if prog.result.wasSuccessful() else 1)
     finally:
         shutil.rmtree(WORK, ignore_errors=True)

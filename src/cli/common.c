@@ -132,11 +132,16 @@ int cli_fetch_option(gguflint_fetch_options **fo, const char *name, const char *
                                value);
         return EXIT_CLEAN;
     }
-    if (strcmp(name, "timeout") == 0 || strcmp(name, "connect-timeout") == 0) {
+    if (strcmp(name, "timeout") == 0 || strcmp(name, "connect-timeout") == 0 ||
+        strcmp(name, "deadline") == 0 || strcmp(name, "file-deadline") == 0) {
         if (!parse_seconds(value, &v))
             return usage_error("bad number of seconds '%s'", value);
-        st = gguflint_fetch_set(
-            *fo, name[0] == 't' ? GGUFLINT_FETCH_TIMEOUT_MS : GGUFLINT_FETCH_CONNECT_TIMEOUT_MS, v);
+        st = gguflint_fetch_set(*fo,
+                                name[0] == 't'   ? GGUFLINT_FETCH_TIMEOUT_MS
+                                : name[0] == 'c' ? GGUFLINT_FETCH_CONNECT_TIMEOUT_MS
+                                : name[0] == 'd' ? GGUFLINT_FETCH_DEADLINE_MS
+                                                 : GGUFLINT_FETCH_FILE_DEADLINE_MS,
+                                v);
     } else {
         gguflint_fetch_setting what = GGUFLINT_FETCH_FIRST_RANGE;
         if (strcmp(name, "max-fetch") == 0)

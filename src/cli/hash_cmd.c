@@ -488,7 +488,8 @@ int cmd_hash(int argc, char **argv)
     bool data_only = false;
     int first_path = argc;
     static const char *const fetch_names[] = {"max-fetch", "fetch-first-range", "header",
-                                              "timeout",   "connect-timeout",   "retries"};
+                                              "timeout",   "connect-timeout",   "retries",
+                                              "deadline",  "file-deadline"};
     gguflint_fetch_options *fetch = NULL;
     for (int i = 1; i < argc; i++) {
         bool fetch_opt = false;

@@ -91,6 +91,8 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, OPT_FETCH},
     {"connect-timeout", required_argument, NULL, OPT_FETCH},
     {"retries", required_argument, NULL, OPT_FETCH},
+    {"deadline", required_argument, NULL, OPT_FETCH},
+    {"file-deadline", required_argument, NULL, OPT_FETCH},
     {"version", no_argument, NULL, OPT_VERSION},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},

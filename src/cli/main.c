@@ -98,6 +98,10 @@ const char usage_limits[] =
     "                            (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_TIMEOUT_S) ")\n"
     "  --connect-timeout S       seconds to connect (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S) ")\n"
     "  --retries N               retries after 429 and 5xx answers (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_RETRIES) ")\n"
+    "  --deadline S              end a request after S seconds however slowly its bytes\n"
+    "                            come, retries and Retry-After waits included (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_DEADLINE_S) ")\n"
+    "  --file-deadline S         end every request of one remote file after S seconds\n"
+    "                            (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_FILE_DEADLINE_S) ")\n"
     "  --version, -h/--help\n";
 // clang-format on
 

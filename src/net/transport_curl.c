@@ -33,6 +33,9 @@ typedef struct call {
     uint32_t stall_ms;
     curl_off_t last_now;     /* bytes seen at the last progress */
     struct timespec last_at; /* when they changed */
+    uint64_t deadline_ms;    /* net_now_ms() at which the request ends; 0: none */
+    const atomic_int *cancel;
+    bool late, cancelled;
 } call;
 
 static size_t on_header(char *p, size_t size, size_t n, void *user)
@@ -73,6 +76,14 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
     (void)dltotal;
     (void)ultotal;
     call *c = user;
+    if (c->cancel && atomic_load(c->cancel)) {
+        c->cancelled = true;
+        return 1;
+    }
+    if (c->deadline_ms && net_now_ms() >= c->deadline_ms) {
+        c->late = true;
+        return 1;
+    }
     curl_off_t now = dlnow + ulnow;
     if (now != c->last_now) {
         c->last_now = now;
@@ -195,10 +206,16 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
         api->slist_free_all(hl);
         return NET_T_NOMEM;
     }
-    call c = {
-        sink,  false,
-        false, rq->stall_timeout_ms ? rq->stall_timeout_ms : LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u,
-        -1,    {0, 0}};
+    call c = {sink,
+              false,
+              false,
+              rq->stall_timeout_ms ? rq->stall_timeout_ms : LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u,
+              -1,
+              {0, 0},
+              rq->deadline_ms,
+              rq->cancel,
+              false,
+              false};
     clock_gettime(CLOCK_MONOTONIC, &c.last_at);
     char errbuf[CURL_ERROR_SIZE] = "";
     net_tstatus st;
@@ -209,7 +226,13 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
         CURLcode rc = api->easy_perform(h);
         if (c.aborted)
             st = NET_T_ABORTED;
-        else if (c.stalled) {
+        else if (c.cancelled) {
+            st = NET_T_TIMEOUT;
+            snprintf(err, err_size, "cancelled");
+        } else if (c.late) {
+            st = NET_T_TIMEOUT;
+            snprintf(err, err_size, "the deadline passed (--deadline)");
+        } else if (c.stalled) {
             st = NET_T_TIMEOUT;
             snprintf(err, err_size, "no data for %u ms", (unsigned)c.stall_ms);
         } else {

@@ -111,6 +111,16 @@ int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, 
             return GGUFLINT_E_ARG;
         o->stall_timeout_ms = (uint32_t)v;
         return GGUFLINT_OK;
+    case GGUFLINT_FETCH_DEADLINE_MS:
+        if (v > UINT32_MAX)
+            return GGUFLINT_E_ARG;
+        o->deadline_ms = (uint32_t)v;
+        return GGUFLINT_OK;
+    case GGUFLINT_FETCH_FILE_DEADLINE_MS:
+        if (v > UINT32_MAX)
+            return GGUFLINT_E_ARG;
+        o->file_deadline_ms = (uint32_t)v;
+        return GGUFLINT_OK;
     case GGUFLINT_FETCH_MAX_REDIRECTS:
         if (v > 50)
             return GGUFLINT_E_ARG;
