@@ -278,7 +278,7 @@ def _borrow(inp: _Input, data: Any) -> None:
     inp.keep.append(inp.buffer)
 
 
-def _resolve(source: Any, name: Optional[str]) -> _Input:
+def _resolve(source: Any, name: Optional[str], max_stream: Optional[int] = None) -> _Input:
     inp = _Input()
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
@@ -312,7 +312,7 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
             inp.keep.append(mv)
             _borrow(inp, mv)
         else:
-            _borrow(inp, _read_stream(source, inp.display))
+            _borrow(inp, _read_stream(source, inp.display, max_stream))
     else:
         raise TypeError("source must be a path, a bytes-like object or a binary file object, "
                         f"not {type(source).__name__}")
@@ -329,13 +329,16 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
 
 
 #: The most a non-mappable file object (a pipe, a socket, a custom stream)
-#: is read: the CLI's default --stdin-max. A stream that goes on is an error
-#: rather than memory exhausted by an endless or hostile source.
-STREAM_MAX = 1 << 30
+#: is read: the CLI's default --stdin-max (64 MiB). A stream that goes on is
+#: an error rather than memory exhausted by an endless or hostile source;
+#: lint(..., max_stream=N) sets another cap for one call.
+STREAM_MAX = 64 << 20
 
 
-def _read_stream(f: Any, display: str) -> bytes:
-    """Read a file object to its end in chunks, at most STREAM_MAX bytes."""
+def _read_stream(f: Any, display: str, cap: Optional[int] = None) -> bytes:
+    """Read a file object to its end in chunks, at most `cap` (default
+    STREAM_MAX) bytes."""
+    STREAM_MAX = globals()["STREAM_MAX"] if cap is None else cap
     chunks: List[bytes] = []
     total = 0
     while True:
@@ -381,13 +384,14 @@ def _map_file_object(f: Any) -> Optional[mmap.mmap]:
 
 def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
          header_only: bool, name: Optional[str],
-         base: Optional["Base"] = None) -> Tuple[Any, _Input, int]:
+         base: Optional["Base"] = None,
+         max_stream: Optional[int] = None) -> Tuple[Any, _Input, int]:
     ctx = _new_ctx(profile, select, ignore, deep, header_only)
     if base is not None:
         st = lib.gguflint_set_base(ctx, base._ctx)
         if st != 0:
             _raise(st, ctx, base.display)
-    inp = _resolve(source, name)
+    inp = _resolve(source, name, max_stream)
     if inp.name is not None:
         st = lib.gguflint_set_name(ctx, inp.name.encode("utf-8", "surrogateescape"))
         if st != 0:
@@ -494,7 +498,8 @@ def lint(source: Source, *, profile: str = "ggml",
          ignore: Union[None, str, Iterable[str]] = None,
          deep: bool = False, header_only: bool = False,
          name: Optional[str] = None,
-         base: Union[None, "Base", Source] = None) -> Report:
+         base: Union[None, "Base", Source] = None,
+         max_stream: Optional[int] = None) -> Report:
     """Lint one GGUF input and return its Report.
 
     source: a path, a bytes-like object (bytes and read-only buffers are
@@ -510,7 +515,9 @@ def lint(source: Source, *, profile: str = "ggml",
     a LoRA adapter is checked against as llama.cpp loads it (architecture,
     target tensors, shapes: GG530, GG532, GG565, GG566): a Base, or any
     source (then read for this call only); an input that is not an adapter
-    is linted as without it.
+    is linted as without it. max_stream: the most bytes read from a file
+    object that cannot be mapped (default STREAM_MAX, 64 MiB, the CLI's
+    --stdin-max); a longer stream is an IOError.
 
     Raises IOError / NotRegularFileError when the input cannot be read,
     ArgumentError for an unknown profile or rule, TypeError for a source of
@@ -524,7 +531,11 @@ def lint(source: Source, *, profile: str = "ggml",
     if used is not None:
         used._acquire()
     try:
-        ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name, used)
+        if max_stream is not None and (not isinstance(max_stream, int) or max_stream < 0):
+            raise ArgumentError(f"max_stream must be a byte count, got {max_stream!r}",
+                                status=5)
+        ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name, used,
+                            max_stream)
     except BaseException:
         if used is not None:
             used._release()

@@ -68,6 +68,7 @@ const char usage_text[] =
     "                            relative to the directory given, or the base name\n"
     "                            when GLOB has no '/'; '*' does not cross '/')\n"
     "  --exclude GLOB            with -r: skip files and directories matching GLOB\n"
+    "  --allow-unreadable        with -r: what cannot be read is a warning, not an error\n"
     "  -j, --jobs N              lint N files at once (default 1); output order is\n"
     "                            always the order of the inputs\n"
     "  --deep                    also read the tensor data (NaN/Inf, block scales,\n"
