@@ -34,7 +34,7 @@ __all__ = [
     "lint", "dump", "rules", "Report", "Finding", "Rule", "Source", "PROFILES",
     "Error", "IOError", "NotRegularFileError", "NoMemoryError", "StateError", "ArgumentError",
     "InternalError", "UnsupportedSourceError", "__version__", "HAVE_URL", "list_repository",
-    "rules_markdown", "STREAM_MAX", "Base",
+    "rules_markdown", "STREAM_MAX", "Base", "Cancel",
 ]
 
 __version__: str = ffi.string(lib.gguflintpy_version()).decode("ascii")
@@ -335,6 +335,20 @@ def _resolve(source: Any, name: Optional[str], max_stream: Optional[int] = None)
 STREAM_MAX = 64 << 20
 
 
+class Cancel:
+    """A flag that ends the URL transfers of the lint calls given it (from
+    any thread): set() and the C transfer stops within about a second."""
+
+    def __init__(self) -> None:
+        self._flag = ffi.new("int *")
+
+    def set(self) -> None:
+        self._flag[0] = 1
+
+    def is_set(self) -> bool:
+        return bool(self._flag[0])
+
+
 def _read_stream(f: Any, display: str, cap: Optional[int] = None) -> bytes:
     """Read a file object to its end in chunks, at most `cap` (default
     STREAM_MAX) bytes."""
@@ -385,7 +399,8 @@ def _map_file_object(f: Any) -> Optional[mmap.mmap]:
 def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
          header_only: bool, name: Optional[str],
          base: Optional["Base"] = None,
-         max_stream: Optional[int] = None) -> Tuple[Any, _Input, int]:
+         max_stream: Optional[int] = None, cancel: Optional["Cancel"] = None,
+         deadline: Optional[float] = None) -> Tuple[Any, _Input, int]:
     ctx = _new_ctx(profile, select, ignore, deep, header_only)
     if base is not None:
         st = lib.gguflint_set_base(ctx, base._ctx)
@@ -398,7 +413,9 @@ def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
             _raise(st, ctx, inp.display)
     # One C call, without the GIL: open, fetch or borrow, and run every check.
     if inp.url is not None:
-        st = lib.gguflintpy_open_url_run(ctx, inp.url)
+        st = lib.gguflintpy_open_url_run(ctx, inp.url,
+                                         cancel._flag if cancel is not None else ffi.NULL,
+                                         int(deadline * 1000) if deadline else 0)
     else:
         st = lib.gguflintpy_open_run(ctx, inp.path if inp.path is not None else ffi.NULL,
                                      inp.buffer, inp.size)
@@ -499,7 +516,8 @@ def lint(source: Source, *, profile: str = "ggml",
          deep: bool = False, header_only: bool = False,
          name: Optional[str] = None,
          base: Union[None, "Base", Source] = None,
-         max_stream: Optional[int] = None) -> Report:
+         max_stream: Optional[int] = None, cancel: Optional["Cancel"] = None,
+         deadline: Optional[float] = None) -> Report:
     """Lint one GGUF input and return its Report.
 
     source: a path, a bytes-like object (bytes and read-only buffers are
@@ -517,7 +535,10 @@ def lint(source: Source, *, profile: str = "ggml",
     source (then read for this call only); an input that is not an adapter
     is linted as without it. max_stream: the most bytes read from a file
     object that cannot be mapped (default STREAM_MAX, 64 MiB, the CLI's
-    --stdin-max); a longer stream is an IOError.
+    --stdin-max); a longer stream is an IOError. cancel: a Cancel another
+    thread may set to end a URL's transfer within about a second (an attempt
+    given up on). deadline: seconds after which a URL's requests end however
+    slowly their bytes come (default: the library's 300 s per request).
 
     Raises IOError / NotRegularFileError when the input cannot be read,
     ArgumentError for an unknown profile or rule, TypeError for a source of
@@ -535,7 +556,7 @@ def lint(source: Source, *, profile: str = "ggml",
             raise ArgumentError(f"max_stream must be a byte count, got {max_stream!r}",
                                 status=5)
         ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name, used,
-                            max_stream)
+                            max_stream, cancel, deadline)
     except BaseException:
         if used is not None:
             used._release()

@@ -110,7 +110,8 @@ class _Runner:
                 box.append((False, e))
             done.set()
 
-    def run(self, fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
+    def run(self, fn: Callable[[], Any], timeout: float,
+            on_timeout: Optional[Callable[[], None]] = None) -> Tuple[Any, float]:
         box: List[Any] = []
         done = threading.Event()
         with self.lock:
@@ -121,6 +122,8 @@ class _Runner:
             threading.Thread(target=self._start, name="gguflint-lint", daemon=True).start()
         self.jobs.put((fn, box, done))
         if not done.wait(timeout):
+            if on_timeout is not None:
+                on_timeout()  # the C transfer ends: the thread becomes idle again
             raise TimeoutError(f"no result after {timeout:g} s")
         ok, value = box[0]
         if ok:
@@ -136,14 +139,16 @@ class _Runner:
 _RUNNER = _Runner()
 
 
-def _with_timeout(fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
+def _with_timeout(fn: Callable[[], Any], timeout: float,
+                  on_timeout: Optional[Callable[[], None]] = None) -> Tuple[Any, float]:
     """fn's result and the CPU seconds it used; TimeoutError when it has not
-    finished within `timeout` seconds (0: no limit, run here)."""
+    finished within `timeout` seconds (0: no limit, run here), after calling
+    on_timeout (which makes fn end)."""
     if timeout <= 0:
         t0 = time.thread_time()
         value = fn()
         return value, time.thread_time() - t0
-    return _RUNNER.run(fn, timeout)
+    return _RUNNER.run(fn, timeout, on_timeout)
 
 
 def lint_one(source: str, options: ScanOptions = ScanOptions(),
@@ -159,10 +164,19 @@ def lint_one(source: str, options: ScanOptions = ScanOptions(),
         lint = getattr(importlib.import_module(module), name)
     while True:
         attempts += 1
+        # the library's own lint is given a cancel flag and the attempt's
+        # timeout as its deadline: an abandoned attempt ends in the C
+        # transfer, so it never keeps a thread or a socket
+        extra: Dict[str, Any] = {}
+        cancel = None
+        if lint is gguflint.lint:
+            cancel = gguflint.Cancel()
+            extra = {"cancel": cancel, "deadline": options.timeout + 1 if options.timeout else None}
         try:
             report, cpu = _with_timeout(lambda: lint(
                 source, profile=options.profile, select=options.select, ignore=options.ignore,
-                deep=options.deep, header_only=options.header_only), options.timeout)
+                deep=options.deep, header_only=options.header_only, **extra), options.timeout,
+                cancel.set if cancel is not None else None)
             entry = report.to_dict()
             record.update(status="ok", report=entry,
                           bytes_fetched=int(entry.get("bytes_fetched", 0)),

@@ -234,10 +234,10 @@ static void count(const env *e, uint64_t bytes)
 }
 
 /* Sleep `ms` in slices of at most 100 ms; false when cancelled meanwhile. */
-static bool sleep_ms(uint64_t ms, const atomic_int *cancel)
+static bool sleep_ms(uint64_t ms, const volatile int *cancel)
 {
     while (ms > 0) {
-        if (cancel && atomic_load(cancel))
+        if (cancel && (*cancel != 0))
             return false;
         uint64_t k = ms < 100 ? ms : 100;
         struct timespec ts = {0, (long)k * 1000000L};
@@ -245,7 +245,7 @@ static bool sleep_ms(uint64_t ms, const atomic_int *cancel)
             ;
         ms -= k;
     }
-    return !(cancel && atomic_load(cancel));
+    return !(cancel && (*cancel != 0));
 }
 
 /* The earlier of two deadlines (0: none). */

@@ -9,7 +9,6 @@
 #ifndef GGUFLINT_NET_HTTP_H
 #define GGUFLINT_NET_HTTP_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +21,7 @@ typedef struct net_request {
     uint32_t connect_timeout_ms; /* 0: the transport's default */
     uint32_t stall_timeout_ms;   /* no byte for this long ends the request; 0: default */
     uint64_t deadline_ms;        /* net_now_ms() past which the request ends; 0: none */
-    const atomic_int *cancel;    /* non-zero ends the request (NULL: none) */
+    const volatile int *cancel;  /* non-zero ends the request (NULL: none) */
 } net_request;
 
 /* Milliseconds of CLOCK_MONOTONIC: the clock of every deadline. */
@@ -131,9 +130,9 @@ typedef struct net_options {
     uint32_t max_redirects;
     uint32_t connect_timeout_ms;
     uint32_t stall_timeout_ms;
-    uint32_t deadline_ms;      /* one request, retries and waits included; 0: none */
-    uint32_t file_deadline_ms; /* every request of one net_file; 0: none */
-    const atomic_int *cancel;  /* set non-zero: every request ends soon (NULL: none) */
+    uint32_t deadline_ms;       /* one request, retries and waits included; 0: none */
+    uint32_t file_deadline_ms;  /* every request of one net_file; 0: none */
+    const volatile int *cancel; /* set non-zero: every request ends soon (NULL: none) */
     /* Lines "Name: value" sent only to the origin (scheme, host and port) of
      * `origin_url` below, never to a redirect target elsewhere. */
     const char *const *origin_headers;

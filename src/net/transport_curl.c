@@ -34,7 +34,7 @@ typedef struct call {
     curl_off_t last_now;     /* bytes seen at the last progress */
     struct timespec last_at; /* when they changed */
     uint64_t deadline_ms;    /* net_now_ms() at which the request ends; 0: none */
-    const atomic_int *cancel;
+    const volatile int *cancel;
     bool late, cancelled;
 } call;
 
@@ -76,7 +76,7 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
     (void)dltotal;
     (void)ultotal;
     call *c = user;
-    if (c->cancel && atomic_load(c->cancel)) {
+    if (c->cancel && (*c->cancel != 0)) {
         c->cancelled = true;
         return 1;
     }

@@ -67,10 +67,10 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
     record(s, rq);
     check_secret(s, rq);
     s->performed++;
-    if ((rq->cancel && atomic_load(rq->cancel)) ||
+    if ((rq->cancel && (*rq->cancel != 0)) ||
         (rq->deadline_ms && net_now_ms() >= rq->deadline_ms)) {
         snprintf(err, err_size, "%s",
-                 rq->cancel && atomic_load(rq->cancel) ? "cancelled" : "the deadline passed");
+                 rq->cancel && (*rq->cancel != 0) ? "cancelled" : "the deadline passed");
         return NET_T_TIMEOUT;
     }
     const uint8_t *p = s->pos, *end = s->data + s->len;

@@ -169,6 +169,14 @@ int gguflint_fetch_add_header(gguflint_fetch_options *fo, const char *line)
     return GGUFLINT_OK;
 }
 
+int gguflint_fetch_set_cancel(gguflint_fetch_options *fo, const volatile int *flag)
+{
+    if (!fo)
+        return GGUFLINT_E_ARG;
+    fo->net.cancel = flag;
+    return GGUFLINT_OK;
+}
+
 int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *endpoint, const char *token)
 {
     if (!fo)
