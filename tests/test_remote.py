@@ -425,6 +425,13 @@ class Deadlines(unittest.TestCase):
         self.run_case("always 503 (Retry-After: 1), --retries 20, --deadline 3", "e503wait",
                       "--deadline", "3", "--retries", "20")
 
+    def test_endless_header_line(self):
+        # before: "out of memory"
+        rc, out, err, dt = lint(SERVER.url("longhead", "small.gguf"))
+        self.assertEqual(rc, 2, err)
+        self.assertIn("header line longer than", err)
+        self.assertNotIn("out of memory", err)
+
     def test_file_deadline(self):
         self.run_case("slow body, --file-deadline 2", "drip",
                       "--file-deadline", "2", "--timeout", "2")

@@ -36,6 +36,7 @@ typedef struct call {
     uint64_t deadline_ms;    /* net_now_ms() at which the request ends; 0: none */
     const volatile int *cancel;
     bool late, cancelled;
+    bool body_seen; /* a body byte arrived: the headers are over */
 } call;
 
 static size_t on_header(char *p, size_t size, size_t n, void *user)
@@ -53,6 +54,7 @@ static size_t on_write(char *p, size_t size, size_t n, void *user)
 {
     call *c = user;
     size_t len = size * n;
+    c->body_seen = true;
     if (!c->sink->body(c->sink->user, (const uint8_t *)p, len)) {
         c->aborted = true;
         return 0;
@@ -95,6 +97,16 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
         return 1;
     }
     return 0;
+}
+
+/* libcurl ends a response whose header line goes on past its limit with
+ * CURLE_TOO_LARGE (8.6 on) or, before, CURLE_OUT_OF_MEMORY: while the headers
+ * are still coming that is the server's endless line, not memory. */
+static bool header_too_long(CURLcode rc, const call *c)
+{
+    if ((int)rc == 100) /* CURLE_TOO_LARGE */
+        return true;
+    return rc == CURLE_OUT_OF_MEMORY && !c->body_seen;
 }
 
 static net_tstatus map_code(CURLcode rc)
@@ -215,6 +227,7 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
               rq->deadline_ms,
               rq->cancel,
               false,
+              false,
               false};
     clock_gettime(CLOCK_MONOTONIC, &c.last_at);
     char errbuf[CURL_ERROR_SIZE] = "";
@@ -237,8 +250,13 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
             snprintf(err, err_size, "no data for %u ms", (unsigned)c.stall_ms);
         } else {
             st = map_code(rc);
-            if (st != NET_T_OK)
+            if (st != NET_T_OK && header_too_long(rc, &c)) {
+                st = NET_T_PROTOCOL;
+                snprintf(err, err_size,
+                         "a response header line longer than libcurl takes (about 100 KB)");
+            } else if (st != NET_T_OK) {
                 snprintf(err, err_size, "%s", errbuf[0] ? errbuf : api->easy_strerror(rc));
+            }
         }
     }
     /* the error buffer is on this stack frame: detach it before reuse */

@@ -41,7 +41,7 @@ shortrange (at most 64 KiB per response), auth (401 without the token),
 noetag (no ETag or Last-Modified), weak (a weak ETag), e404 (404), drip (the
 body one byte every 0.3 s), driphead (the headers one byte every 0.3 s),
 bigretry (always 503 with Retry-After: 100000), e503wait (always 503 with
-Retry-After: 1).
+Retry-After: 1), longhead (a 1 MiB header line).
 """
 import email.utils
 import hashlib
@@ -224,6 +224,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_simple(503, b"busy", [("Retry-After", "0")])
         if "e429" in modes and n < 1:
             return self.send_simple(429, b"slow down", [("Retry-After", "0")])
+        if "longhead" in modes:
+            self.close_connection = True
+            try:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * (1 << 20) + b"\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
         if "e503wait" in modes:
             return self.send_simple(503, b"busy", [("Retry-After", "1")])
         if "bigretry" in modes:
