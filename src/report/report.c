@@ -41,6 +41,8 @@ void gguflint_report_file(gguflint_report *r, const char *path, const gguflint_c
     if (!r || !path)
         return;
     r->files++;
+    if (status != GGUFLINT_OK)
+        r->unreadable++;
     if (status == GGUFLINT_OK && ctx) {
         for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
             const gguflint_finding *f = gguflint_finding_get(ctx, i);

@@ -16,6 +16,7 @@ struct gguflint_report {
     gguflint_format fmt;
     out o;
     uint64_t files, counts[4], dropped; /* totals over the files so far */
+    uint64_t unreadable;                /* files among them that could not be read */
     bool first_file;                    /* JSON: no comma before the first file */
     bool first_result;                  /* SARIF: no comma before the first result */
     sbuf notes;                         /* SARIF: toolExecutionNotifications for unreadable files */

@@ -110,6 +110,8 @@ static void json_end(gguflint_report *r, bool summary)
              ",\"note\":%" PRIu64 ",\"dropped\":%" PRIu64,
              r->files, r->counts[GGUFLINT_ERROR], r->counts[GGUFLINT_WARNING],
              r->counts[GGUFLINT_NOTE], r->dropped);
+    if (r->unreadable)
+        out_putf(&r->o, ",\"unreadable\":%" PRIu64, r->unreadable);
     report_statistics_json(r); /* "statistics":{"GG106":2,...} with --statistics */
     out_put(&r->o, "}}\n");
 }

@@ -111,6 +111,8 @@ static void text_end(gguflint_report *r, bool summary)
              c[GGUFLINT_NOTE] == 1 ? "" : "s");
     if (r->dropped)
         out_putf(&r->o, ", %" PRIu64 " more not shown (over the per-rule limit)", r->dropped);
+    if (r->unreadable) /* "0 errors" must not read as a pass */
+        out_putf(&r->o, "; %" PRIu64 " could not be read", r->unreadable);
     if (r->config) { /* the configuration file that set the rules */
         out_put(&r->o, " (config: ");
         out_escape(&r->o, r->config, strlen(r->config));
