@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "tiny_llama.h"
+#include "expect.h"
 
 static char dir[] = "/tmp/gguflint-hash1-XXXXXX";
 
@@ -29,19 +29,13 @@ static void test_one_open(void **state)
     char path[600], log[600], cmd[2048];
     snprintf(path, sizeof path, "%s/m.gguf", dir);
     snprintf(log, sizeof log, "%s/strace.txt", dir);
-    size_t len;
-    uint8_t *buf = gb_tiny_llama(&len);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    fclose(f);
-    free(buf);
+    ex_write_tiny_llama(dir, "m.gguf");
     snprintf(cmd, sizeof cmd, "strace -f -e trace=open,openat -o '%s' %s hash '%s' > /dev/null",
              log, GGUFLINT_CLI, path);
     int st = system(cmd);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         skip(); /* ptrace not allowed here */
-    f = fopen(log, "r");
+    FILE *f = fopen(log, "r");
     assert_non_null(f);
     char line[4096];
     int opens = 0;
@@ -67,15 +61,13 @@ static void test_fifo_refused(void **state)
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return ex_tmpdir_make(dir);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ex_tmpdir_remove(dir);
 }
 
 int main(void)

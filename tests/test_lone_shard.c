@@ -146,15 +146,13 @@ static void test_single_file_set_clean(void **state)
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return ex_tmpdir_make(dir);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ex_tmpdir_remove(dir);
 }
 
 int main(void)

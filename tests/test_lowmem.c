@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 
 static char dir[] = "/tmp/gguflint-lowmem-XXXXXX";
@@ -114,15 +116,13 @@ static void test_deep_and_hash_under_limit(void **state)
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return ex_tmpdir_make(dir);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ex_tmpdir_remove(dir);
 }
 
 int main(void)

@@ -14,29 +14,15 @@
 #include <cmocka.h>
 
 #include "expect.h"
-#include "tiny_llama.h"
 
 static char dir[] = "/tmp/gguflint-pathhex-XXXXXX";
 static char out[1 << 16];
 
-static void write_clean(const char *name)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    size_t len;
-    uint8_t *buf = gb_tiny_llama(&len);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    fclose(f);
-    free(buf);
-}
-
 static void test_path_hex(void **state)
 {
     (void)state;
-    write_clean("m\xff.gguf");
-    write_clean("caf\xc3\xa9.gguf");
+    ex_write_tiny_llama(dir, "m\xff.gguf");
+    ex_write_tiny_llama(dir, "caf\xc3\xa9.gguf");
     ex_cli_expect(GGUFLINT_CLI, dir, "", "--isolated --format json -r .", 0,
                   "\"path\":\"./m\\u00ff.gguf\",\"path_hex\":\"2e2f6dff2e67677566\"", out,
                   sizeof out);
@@ -48,15 +34,13 @@ static void test_path_hex(void **state)
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return ex_tmpdir_make(dir);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ex_tmpdir_remove(dir);
 }
 
 int main(void)

@@ -115,4 +115,14 @@ int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *ar
 void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
                    const char *needle, char *out, size_t cap);
 
+/* ---- scratch directories of the command-line tests ---- */
+
+/* cmocka group setup and teardown for a test's scratch directory `tmpl`
+ * (a mkdtemp template, made then; removed with everything below it, modes
+ * restored first). 0 on success. */
+int ex_tmpdir_make(char *tmpl);
+int ex_tmpdir_remove(const char *dir);
+/* Write the small clean llama model (tiny_llama.h) to dir/name. */
+void ex_write_tiny_llama(const char *dir, const char *name);
+
 #endif
