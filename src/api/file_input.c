@@ -15,14 +15,7 @@
 
 static int pread_at(void *user, uint64_t offset, void *buf, size_t len, char *err, size_t err_size)
 {
-    int fd = (int)(intptr_t)user;
-    size_t got = 0;
-    while (got < len) {
-        ssize_t g = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(offset + got));
-        if (g <= 0)
-            break;
-        got += (size_t)g;
-    }
+    size_t got = source_pread((int)(intptr_t)user, buf, len, offset);
     if (got == len)
         return GGUFLINT_OK;
     snprintf(err, err_size, "reading 0x%llx failed: the file changed while being read",

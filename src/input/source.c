@@ -65,6 +65,18 @@ const char *gguflint_error_detail(const gguflint_ctx *ctx)
     return ctx ? ctx->error_detail : "";
 }
 
+size_t source_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t g = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
+        if (g <= 0)
+            break;
+        got += (size_t)g;
+    }
+    return got;
+}
+
 /* open() of a path longer than PATH_MAX (a -r walk reaches such files):
  * the directories are opened one by one, each relative to the last. */
 static int open_long(const char *path, int flags)
@@ -170,13 +182,7 @@ int source_open_file(gguflint_ctx *ctx, const char *path, int *pread_fd)
             close(fd);
             return fail(ctx, GGUFLINT_E_NOMEM, "out of memory reading the file");
         }
-        size_t got = 0;
-        while (got < size) {
-            ssize_t g = pread(fd, buf + got, (size_t)size - got, (off_t)got);
-            if (g <= 0)
-                break;
-            got += (size_t)g;
-        }
+        size_t got = source_pread(fd, buf, (size_t)size, 0);
         close(fd);
         if (got != size) {
             free(buf);
@@ -302,13 +308,7 @@ const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len, 
     if (off <= ctx->avail && len <= ctx->avail - off)
         return ctx->data + off;
     if (ctx->fd >= 0) {
-        size_t got = 0;
-        while (got < len) {
-            ssize_t g = pread(ctx->fd, scratch + got, len - got, (off_t)(off + got));
-            if (g <= 0)
-                break;
-            got += (size_t)g;
-        }
+        size_t got = source_pread(ctx->fd, scratch, len, off);
         if (got == len)
             return scratch;
         snprintf(err, err_size, "reading 0x%llx failed: the file changed while being read",
