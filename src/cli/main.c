@@ -267,9 +267,8 @@ static int cmd_dump(int argc, char **argv)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
-    install_bus_guard();
     if (argc >= 2 && strcmp(argv[1], "dump") == 0)
         return cmd_dump(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "rules") == 0)
@@ -281,4 +280,10 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "explain") == 0)
         return cmd_explain(argc - 1, argv + 1);
     return cmd_lint(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    install_bus_guard();
+    return cli_run_on_big_stack(dispatch, argc, argv);
 }

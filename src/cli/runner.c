@@ -275,11 +275,22 @@ runner *runner_new(const char *const *paths, size_t n, const gguflint_options *o
     rn->stdin_max = stdin_max;
     pthread_mutex_init(&rn->mu, NULL);
     pthread_cond_init(&rn->changed, NULL);
+    /* under a small stack limit the workers get the stack the command runs
+     * on (cli_run_on_big_stack), not the limit */
+    bool small = cli_stack_too_small();
     unsigned n_threads = jobs > 1 ? jobs : 0;
     rn->threads = n_threads ? calloc(n_threads, sizeof *rn->threads) : NULL;
+    pthread_attr_t attr;
+    bool sized = small && pthread_attr_init(&attr) == 0;
+    if (sized && pthread_attr_setstacksize(&attr, CLI_STACK_BYTES) != 0) {
+        pthread_attr_destroy(&attr);
+        sized = false;
+    }
     for (unsigned t = 0; t < n_threads && rn->threads; t++)
-        if (pthread_create(&rn->threads[rn->started], NULL, worker, rn) == 0)
+        if (pthread_create(&rn->threads[rn->started], sized ? &attr : NULL, worker, rn) == 0)
             rn->started++;
+    if (sized)
+        pthread_attr_destroy(&attr);
     return rn;
 }
 
