@@ -296,11 +296,12 @@ class Matrix(unittest.TestCase):
         # listed at the commit "main" names now: every file of one commit
         sha = commit("org/repo@main")
         self.assertEqual(names, ["hf://org/repo@%s/big/many.gguf" % sha,
+                                 "hf://org/repo@%s/lone/m-00001-of-00003.gguf" % sha,
                                  "hf://org/repo@%s/q/m-00001-of-00003.gguf" % sha,
                                  "hf://org/repo@%s/q/m-00002-of-00003.gguf" % sha,
                                  "hf://org/repo@%s/small.gguf" % sha])
         self.assertEqual(rc, 1, err)  # the set misses its third shard
-        rules = [f["rule"] for f in out["files"][1]["findings"]]
+        rules = [f["rule"] for f in out["files"][2]["findings"]]
         self.assertIn("GG410", rules)
         for f in out["files"]:
             self.assertTrue(f["url"].startswith(hub() + "/org/repo/resolve/%s/" % sha), f["url"])
@@ -318,6 +319,17 @@ class Matrix(unittest.TestCase):
         self.assertEqual([f["path"] for f in out["files"]],
                          ["hf://org/repo@%s/q/m-00001-of-00003.gguf" % sha,
                           "hf://org/repo@%s/q/m-00002-of-00003.gguf" % sha])
+        self.assertEqual(rc, 1)
+
+    def test_hf_lone_shard(self):
+        # issue 25: the first shard alone in a listed folder forms a set by
+        # itself, so the two shards it lacks are named (it linted clean)
+        rc, out, err = lint_json("--select", "GG41", "hf://org/repo/lone")
+        self.assertEqual(len(out["files"]), 1, err)
+        msgs = [f["message"] for f in out["files"][0]["findings"] if f["rule"] == "GG410"]
+        self.assertEqual(len(msgs), 2, out)
+        self.assertIn("shard 2 of 3", msgs[0])
+        self.assertIn("shard 3 of 3", msgs[1])
         self.assertEqual(rc, 1)
 
     def test_hf_missing_repository(self):
@@ -373,7 +385,7 @@ class Matrix(unittest.TestCase):
         # a repository: each of its files
         rc, out, err = self.hash_json("hf://org/repo")
         self.assertEqual(rc, 0, err)
-        self.assertEqual(len(json.loads(out)["files"]), 4)
+        self.assertEqual(len(json.loads(out)["files"]), 5)
 
     def test_dump_url(self):
         p = subprocess.run([GGUFLINT, "dump", "--format", "json", SERVER.url("ok", "small.gguf")],
