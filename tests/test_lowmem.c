@@ -6,7 +6,8 @@
  * the limit):
  *  - a sparse 100 GiB model lints, dumps, with the same JSON report as
  *    without the limit;
- *  - a sparse 1 GiB model passes --deep (every data byte read) and hash.
+ *  - a sparse 1 GiB model passes --deep (every data byte read, also on 8
+ *    threads) and hash.
  * Skips when the file system cannot hold the sparse files or when the binary
  * cannot run under the limit at all (a sanitizer build reserves terabytes). */
 #define _POSIX_C_SOURCE 200809L
@@ -106,6 +107,8 @@ static void test_deep_and_hash_under_limit(void **state)
     expect(LIMIT, "--isolated --select GG3 --deep gig.gguf", 0,
            "warning GG312 tensor-all-zero: tensor[0]: tensor 'token_embd.weight' (f32, "
            "1073741824 bytes) is entirely zero");
+    /* eight threads, each reading in pieces of its own */
+    expect(LIMIT, "--isolated --select GG3 --deep -j 8 gig.gguf", 0, "1 file checked: 0 errors");
     assert_int_equal(run("", "hash gig.gguf", plain, sizeof plain), 0);
     /* the SHA-256 of 1 GiB of zero bytes */
     expect(LIMIT, "hash gig.gguf", 0,
