@@ -102,7 +102,7 @@ const char usage_limits[] =
     "  --deadline S              end a request after S seconds however slowly its bytes\n"
     "                            come, retries and Retry-After waits included (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_DEADLINE_S) ")\n"
     "  --file-deadline S         end every request of one remote file after S seconds\n"
-    "                            (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_FILE_DEADLINE_S) ")\n"
+    "                            (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_FILE_DEADLINE_S) "; raise it to hash or --deep big remote files)\n"
     "  --version, -h/--help\n";
 // clang-format on
 
