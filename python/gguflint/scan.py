@@ -5,7 +5,9 @@
 LIST has one input per line: a local path, an https:// URL, an
 hf://ORG/REPO[@REV]/PATH.gguf file or an hf://ORG/REPO[@REV] repository
 (expanded to its .gguf files); blank lines and lines starting with '#' are
-skipped; '-' reads the list from standard input. Inputs are grouped into
+skipped; '-' reads the list from standard input. Local paths are normalised
+("./f" and "d//f" are "f" and "d/f": each file is linted once); a
+repository whose listing fails is one "error" record and the scan goes on. Inputs are grouped into
 batches, the batches are mapped to tasks on a Dask cluster (the one at
 --scheduler, or a LocalCluster of --workers processes on 127.0.0.1), and one
 JSON object per input is appended to the output (JSON Lines):
@@ -108,7 +110,8 @@ class _Runner:
                 box.append((False, e))
             done.set()
 
-    def run(self, fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
+    def run(self, fn: Callable[[], Any], timeout: float,
+            on_timeout: Optional[Callable[[], None]] = None) -> Tuple[Any, float]:
         box: List[Any] = []
         done = threading.Event()
         with self.lock:
@@ -119,6 +122,8 @@ class _Runner:
             threading.Thread(target=self._start, name="gguflint-lint", daemon=True).start()
         self.jobs.put((fn, box, done))
         if not done.wait(timeout):
+            if on_timeout is not None:
+                on_timeout()  # the C transfer ends: the thread becomes idle again
             raise TimeoutError(f"no result after {timeout:g} s")
         ok, value = box[0]
         if ok:
@@ -134,14 +139,16 @@ class _Runner:
 _RUNNER = _Runner()
 
 
-def _with_timeout(fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
+def _with_timeout(fn: Callable[[], Any], timeout: float,
+                  on_timeout: Optional[Callable[[], None]] = None) -> Tuple[Any, float]:
     """fn's result and the CPU seconds it used; TimeoutError when it has not
-    finished within `timeout` seconds (0: no limit, run here)."""
+    finished within `timeout` seconds (0: no limit, run here), after calling
+    on_timeout (which makes fn end)."""
     if timeout <= 0:
         t0 = time.thread_time()
         value = fn()
         return value, time.thread_time() - t0
-    return _RUNNER.run(fn, timeout)
+    return _RUNNER.run(fn, timeout, on_timeout)
 
 
 def lint_one(source: str, options: ScanOptions = ScanOptions(),
@@ -157,10 +164,19 @@ def lint_one(source: str, options: ScanOptions = ScanOptions(),
         lint = getattr(importlib.import_module(module), name)
     while True:
         attempts += 1
+        # the library's own lint is given a cancel flag and the attempt's
+        # timeout as its deadline: an abandoned attempt ends in the C
+        # transfer, so it never keeps a thread or a socket
+        extra: Dict[str, Any] = {}
+        cancel = None
+        if lint is gguflint.lint:
+            cancel = gguflint.Cancel()
+            extra = {"cancel": cancel, "deadline": options.timeout + 1 if options.timeout else None}
         try:
             report, cpu = _with_timeout(lambda: lint(
                 source, profile=options.profile, select=options.select, ignore=options.ignore,
-                deep=options.deep, header_only=options.header_only), options.timeout)
+                deep=options.deep, header_only=options.header_only, **extra), options.timeout,
+                cancel.set if cancel is not None else None)
             entry = report.to_dict()
             record.update(status="ok", report=entry,
                           bytes_fetched=int(entry.get("bytes_fetched", 0)),
@@ -198,6 +214,24 @@ def read_list(lines: Iterable[str]) -> Iterator[str]:
         s = line.strip()
         if s and not s.startswith("#"):
             yield s
+
+
+def normalise(source: str) -> str:
+    """A local path without "." components and repeated slashes, so that
+    "f", "./f" and "d//f" name each file once ("..": kept, a link may lie
+    between). URLs and "-" are kept as they are."""
+    if "://" in source or source == "-":
+        return source
+    lead = "/" if source.startswith("/") else ""
+    parts = [p for p in source.split("/") if p not in ("", ".")]
+    return lead + "/".join(parts) if parts else (lead or ".")
+
+
+def failure_record(source: str, err: BaseException) -> Dict[str, Any]:
+    """The record of an input that was never linted (its listing failed)."""
+    return {"source": source, "status": "error",
+            "report": {"path": source, "error": type(err).__name__, "detail": str(err)},
+            "attempts": 1, "seconds": 0.0, "bytes_fetched": 0, "metadata_bytes": 0}
 
 
 def is_hf_repo(source: str) -> bool:
@@ -529,23 +563,38 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     sources: List[str] = []
     seen = set()
+    failures: List[Dict[str, Any]] = []  # listings that failed: one record each
     for entry in entries:
+        entry = normalise(entry)
         try:
             expanded = expand(entry)
         except gguflint.Error as err:
-            print(f"gguflint.scan: {err}", file=sys.stderr)
-            return 2
+            print(f"gguflint.scan: {entry}: {err}", file=sys.stderr)
+            if entry not in seen:
+                seen.add(entry)
+                sources.append(entry)
+                failures.append(failure_record(entry, err))
+            continue
         for s in expanded:
             if s not in seen:
                 seen.add(s)
                 sources.append(s)
-    todo = [s for s in sources if s not in done]
+    failed_listing = {r["source"] for r in failures}
+    todo = [s for s in sources if s not in done and s not in failed_listing]
+    failures = [r for r in failures if r["source"] not in done]
 
     client = make_client(a.scheduler, a.workers, a.threads)
     try:
         with open(a.output, "a", encoding="ascii") as out:  # json.dumps escapes the rest
+            for rec in failures:
+                out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            out.flush()
             summary = scan(todo, out, client, options, batch_size=a.batch,
                            progress=Progress(len(todo), sys.stderr, a.progress))
+            errs: Counter = Counter(summary.failures_by_error)
+            for rec in failures:
+                summary.add(rec, Counter(), errs)
+            summary.failures_by_error = dict(errs)
     except NoWorkersError as e:
         print(f"gguflint.scan: {e}; the records written so far are kept in {a.output}, "
               "run again to resume", file=sys.stderr)
@@ -555,7 +604,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         client.close()
         if cluster is not None and not a.scheduler:
             cluster.close()
-    summary.skipped = len(sources) - len(todo)
+    summary.skipped = len(sources) - len(todo) - len(failures)
     print(summary.text(), file=sys.stderr)
     if a.summary_json:
         with open(a.summary_json, "w", encoding="utf-8") as f:
