@@ -99,8 +99,7 @@ static void test_unreadable_dir(void **state)
     /* before issue 25: "1 file checked: 0 errors", exit 0 */
     expect_run("", "--isolated -r u", 2,
                "gguflint: u/locked: I/O error: cannot open the directory: Permission denied");
-    assert_non_null(
-        strstr(out, "1 file checked, 1 unreadable: 0 errors, 0 warnings, 0 notes"));
+    assert_non_null(strstr(out, "1 file checked, 1 unreadable: 0 errors, 0 warnings, 0 notes"));
     expect_run("", "--isolated -r --format json u", 2,
                "{\"path\":\"u/locked\",\"error\":\"I/O error\",\"detail\":\"cannot open the "
                "directory: Permission denied\"}");
