@@ -1091,6 +1091,10 @@ static void sections_ok_hook(gb *b, const mspec *m)
     static const int32_t v[4] = {0, 2, 2, 0};
     kv_i32s(b, m, "rope.dimension_sections", v, 4, GB_VT_I32);
 }
+static void sections_scalar_zero_hook(gb *b, const mspec *m)
+{
+    kv_u32(b, m, "rope.dimension_sections", 0);
+}
 static void gating_zero_hook(gb *b, const mspec *m)
 {
     kv_u32(b, m, "expert_gating_func", 0);
@@ -1122,6 +1126,9 @@ static const acase test_GG533_hparam_assert[] = {
     {"qwen2vl: rope.dimension_sections all 0 (ggml's multi-section rope asserts)",
      SHARD(.arch = "qwen2vl", .kv_hook = sections_zero_hook), .id = "GG533",
      .at = AT_KV("qwen2vl.rope.dimension_sections", value, 0), .count = {{"GG533", 1}}},
+    /* (GG542 also speaks: a scalar where the table reads an array) */
+    {"qwen2vl: rope.dimension_sections as the scalar 0 (spread over the four)",
+     SHARD(.arch = "qwen2vl", .kv_hook = sections_scalar_zero_hook), .count = {{"GG533", 1}}},
     {"qwen2vl: one positive section", SHARD(.arch = "qwen2vl", .kv_hook = sections_ok_hook),
      .count = {{"GG533", 0}}},
     {"exaone-moe: expert_gating_func 0 (build_moe_ffn aborts)",

@@ -413,7 +413,21 @@ static void test_unexpected_quantized(void **state)
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_F16);
     buf = build(&m, 7, &len);
     EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "1-D stored as f16");
+    /* the SSM state tensors, 2-D: ggml_ssm_conv / ggml_ssm_scan read F32 */
     m.n = 0;
+    add(&m, "blk.0.ssm_a", 2, 16, 256, 1, GB_F16);
+    add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
+    buf = build(&m, 7, &len);
+    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "an SSM state tensor stored as f16");
+    m.n = 0;
+    add(&m, "blk.0.ssm_conv1d.weight", 2, 4, 256, 1, GB_F16);
+    add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
+    buf = build(&m, 7, &len);
+    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "an SSM state tensor");
+    /* a 1-D router is a matrix product (qwen2moe's shared-expert gate:
+     * decodes in F16), and a quantized norm is GG511's */
+    m.n = 0;
+    add(&m, "blk.0.ffn_gate_inp_shexp.weight", 1, 256, 1, 1, GB_F16);
     add(&m, "blk.0.ffn_norm.weight", 1, 256, 1, 1, GB_Q8_0);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     add(&m, "ids", 1, 256, 1, 1, GB_I32);

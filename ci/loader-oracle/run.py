@@ -408,9 +408,15 @@ def main():
 
     if args.write_gaps:
         with open(args.write_gaps, 'w') as f:
+            # the whole open set: the rows that still match, then the new ones
+            # (stale rows, which match nothing any more, are left out)
             f.write(GAPS_HEADER)
-            for kind, arch, cls, detail, info in sorted(unexplained):
-                f.write('\t'.join([kind, arch, cls, detail, gap_rules(info), gap_reason(kind, cls, info)]) + '\n')
+            rows = [[r['kind'], r['arch'], r['class'], r['detail'], r['rules'], r['reason']]
+                    for r in gaps if r['used']]
+            rows += [[kind, arch, cls, detail, gap_rules(info), gap_reason(kind, cls, info)]
+                     for kind, arch, cls, detail, info in unexplained]
+            for row in sorted(rows):
+                f.write('\t'.join(row) + '\n')
     stale = [r for r in allow + gaps if r['used'] == 0]
     n_built = len(bases)
     with open(os.path.join(args.out, 'report.md'), 'w') as f:

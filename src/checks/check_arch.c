@@ -373,6 +373,13 @@ static void check_values(const arch_file *f, arch_env *env)
         emit(ctx, R_HPARAM_ARRAY_INVALID, kv->value_offset, kv->value_size, path,
              "array has %llu elements; llama.cpp requires exactly 4",
              (unsigned long long)kv->count);
+    } else if (kv && (kv->type == VT_INT32 || kv->type == VT_UINT32) && kv->u == 0) {
+        /* get_key_or_arr fills the four sections with a scalar */
+        kv_path(path, sizeof path, kv);
+        emit(ctx, R_HPARAM_ASSERT, kv->value_offset, kv->value_size, path,
+             "rope.dimension_sections is the scalar 0, which llama.cpp spreads over the four "
+             "sections: ggml's multi-section rope asserts one is positive (GGML_ASSERT: the "
+             "process aborts at the first decode)");
     } else if (kv && kv->type == VT_ARRAY &&
                (kv->elem_type == VT_INT32 || kv->elem_type == VT_UINT32)) {
         /* ggml's multi-section rope asserts one of the first three is > 0 */

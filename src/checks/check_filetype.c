@@ -71,12 +71,19 @@ static void elementwise_type(gguflint_ctx *ctx, const gguflint_tensor *t, unsign
         return;
     bool bias = ends_with(t->name, ".bias");
     bool norm = t->name.len <= MAX_CLASSIFIED_NAME && contains(t->name, "_norm.weight");
-    if (!(dims < 2 || bias || norm))
+    /* the SSM state tensors go to ggml_ssm_conv / ggml_ssm_scan, which read
+     * them as F32 whatever their shape */
+    bool ssm = t->name.len <= MAX_CLASSIFIED_NAME &&
+               (ends_with(t->name, ".ssm_a") || ends_with(t->name, ".ssm_d") ||
+                contains(t->name, ".ssm_conv1d.weight"));
+    /* a 1-D router (qwen2moe's ffn_gate_inp_shexp) is a matrix product */
+    bool router = t->name.len <= MAX_CLASSIFIED_NAME && contains(t->name, "_gate_inp");
+    if (!((dims < 2 && !router) || bias || norm || ssm))
         return;
     char shown[160], path[48];
     esc_fixed(shown, sizeof shown, t->name.ptr, t->name.len, 100);
     snprintf(path, sizeof path, "tensor[%zu].type", tensor_index_of(ctx, t));
-    const char *what = norm ? "a norm" : bias ? "a bias" : "1-D";
+    const char *what = norm ? "a norm" : bias ? "a bias" : ssm ? "an SSM state tensor" : "1-D";
     if (quant)
         emit(ctx, R_UNEXPECTED_QUANTIZED, wire_ti_type_off(model_width(ctx), t), 4, path,
              "tensor '%s' is %s but stored as %s: converters and llama-quantize keep 1-D "
