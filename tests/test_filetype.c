@@ -413,6 +413,12 @@ static void test_unexpected_quantized(void **state)
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_F16);
     buf = build(&m, 7, &len);
     EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "1-D stored as f16");
+    /* wavtokenizer's posnet.N.norm1.weight is a norm too */
+    m.n = 0;
+    add(&m, "posnet.0.norm1.weight", 2, 1, 256, 1, GB_F16);
+    add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
+    buf = build(&m, 7, &len);
+    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "a norm stored as f16");
     /* the SSM state tensors, 2-D: ggml_ssm_conv / ggml_ssm_scan read F32 */
     m.n = 0;
     add(&m, "blk.0.ssm_a", 2, 16, 256, 1, GB_F16);

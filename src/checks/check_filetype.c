@@ -70,7 +70,8 @@ static void elementwise_type(gguflint_ctx *ctx, const gguflint_tensor *t, unsign
     if (!quant && t->type != 1 && t->type != 30 && t->type != 28 /* F16, BF16, F64 */)
         return;
     bool bias = ends_with(t->name, ".bias");
-    bool norm = t->name.len <= MAX_CLASSIFIED_NAME && contains(t->name, "_norm.weight");
+    bool norm = t->name.len <= MAX_CLASSIFIED_NAME &&
+                (contains(t->name, "_norm.weight") || contains(t->name, ".norm"));
     /* the SSM state tensors go to ggml_ssm_conv / ggml_ssm_scan, which read
      * them as F32 whatever their shape */
     bool ssm = t->name.len <= MAX_CLASSIFIED_NAME &&
