@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import os
 import queue
 import random
 import re
+import sqlite3
 import sys
 import threading
 import time
@@ -45,6 +47,9 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Seq
                     TextIO, Tuple)
 
 import gguflint
+from gguflint.discover import Discovery
+from gguflint.hub import HubOptions
+from gguflint.state import State
 
 # Details of I/O failures that retrying cannot fix (local files, HTTP client
 # errors). Everything else an IOError says is taken as transient.
@@ -344,9 +349,14 @@ class Progress:
 
 # ------------------------------------------------------------------ the run
 
-def batches(items: Sequence[str], size: int) -> Iterator[List[str]]:
-    for i in range(0, len(items), size):
-        yield list(items[i:i + size])
+def batches(items: Iterable[str], size: int) -> Iterator[List[str]]:
+    """Lists of `size` items; `items` may be an iterator (found as the scan runs)."""
+    it = iter(items)
+    while True:
+        b = list(itertools.islice(it, size))
+        if not b:
+            return
+        yield b
 
 
 class NoWorkersError(RuntimeError):
@@ -393,15 +403,17 @@ def _wait_ready(running: Any, client: Any, wanted: int, no_workers_timeout: floa
             gone_since = None
 
 
-def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
+def scan(sources: Iterable[str], out: TextIO, client: Any, options: ScanOptions,
          batch_size: int = 16, window: int = 0, progress: Optional[Progress] = None,
-         task_retries: int = 2, no_workers_timeout: float = 30.0) -> Summary:
+         task_retries: int = 2, no_workers_timeout: float = 30.0,
+         on_record: Optional[Callable[[Dict[str, Any]], None]] = None) -> Summary:
     """Lint `sources` on the Dask `client`, append records to `out` as they
     complete and return the summary. At most `window` batches are in flight
     (default: four per worker thread), so a list of millions never becomes
     millions of futures at once. When the cluster has had no worker for
     `no_workers_timeout` seconds, a cluster this process owns gets new
-    workers; otherwise NoWorkersError is raised."""
+    workers; otherwise NoWorkersError is raised. `sources` may be an
+    iterator (gguflint.discover.Discovery); on_record sees every record."""
     from distributed import as_completed
 
     summary = Summary()
@@ -445,6 +457,8 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
         for rec in records:
             out.write(json.dumps(rec, separators=(",", ":")) + "\n")
             summary.add(rec, rules, errors)
+            if on_record:
+                on_record(rec)
         out.flush()
         if progress:
             progress.update(len(records))
@@ -506,10 +520,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--batch", type=int, default=16, help="inputs per Dask task")
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto")
     p.add_argument("--summary-json", help="also write the summary as JSON to this file")
+    add_hub_arguments(p)
     a = p.parse_args(argv)
 
     if a.workers < 1 or a.threads < 1 or a.batch < 1 or a.retries < 0:
         p.error("--workers, --threads and --batch must be at least 1, --retries at least 0")
+    if a.api_rate < 0 or a.list_batch < 1:
+        p.error("--api-rate must be at least 0, --list-batch at least 1")
     options = ScanOptions(profile=a.profile, select=a.select, ignore=a.ignore, deep=a.deep,
                           header_only=a.header_only, timeout=a.timeout, retries=a.retries)
     try:
@@ -524,44 +541,53 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             with open(a.list, encoding="utf-8", errors="surrogateescape") as f:
                 entries = list(read_list(f))
         done = done_sources(a.output)
-    except OSError as e:
+        store = State(a.state) if a.state else None
+    except (OSError, sqlite3.Error) as e:
         print(f"gguflint.scan: {e}", file=sys.stderr)
         return 2
-    sources: List[str] = []
-    seen = set()
-    for entry in entries:
-        try:
-            expanded = expand(entry)
-        except gguflint.Error as err:
-            print(f"gguflint.scan: {err}", file=sys.stderr)
-            return 2
-        for s in expanded:
-            if s not in seen:
-                seen.add(s)
-                sources.append(s)
-    todo = [s for s in sources if s not in done]
-
     client = make_client(a.scheduler, a.workers, a.threads)
+    progress = Progress(0, sys.stderr, a.progress)
+    found = Discovery(client, entries, done, store, hub_options(client, a), a.list_batch,
+                      on_found=lambda n: setattr(progress, "total", progress.total + n))
     try:
         with open(a.output, "a", encoding="ascii") as out:  # json.dumps escapes the rest
-            summary = scan(todo, out, client, options, batch_size=a.batch,
-                           progress=Progress(len(todo), sys.stderr, a.progress))
+            summary = scan(found, out, client, options, batch_size=a.batch,
+                           progress=progress, on_record=found.on_record)
     except NoWorkersError as e:
         print(f"gguflint.scan: {e}; the records written so far are kept in {a.output}, "
               "run again to resume", file=sys.stderr)
         return 2
     finally:
+        if store is not None:
+            store.close()
         cluster = getattr(client, "cluster", None)
         client.close()
         if cluster is not None and not a.scheduler:
             cluster.close()
-    summary.skipped = len(sources) - len(todo)
+    summary.skipped = found.stats.resumed
     print(summary.text(), file=sys.stderr)
+    print(found.stats.text(), file=sys.stderr)
     if a.summary_json:
         with open(a.summary_json, "w", encoding="utf-8") as f:
-            json.dump(dict(asdict(summary), files_per_second=summary.files_per_second), f,
-                      indent=1, sort_keys=True)
-    return 1 if summary.failed else 0
+            json.dump(dict(asdict(summary), files_per_second=summary.files_per_second,
+                           discovery=asdict(found.stats)), f, indent=1, sort_keys=True)
+    return 1 if summary.failed or found.stats.repos_failed else 0
+
+
+def add_hub_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--api-rate", type=float, default=10.0,
+                   help="Hub API requests a second for the whole cluster (listing; 0: no "
+                        "limit), shared equally by the worker processes")
+    p.add_argument("--list-batch", type=int, default=4,
+                   help="hf:// repositories listed per Dask task")
+    p.add_argument("--state", help="SQLite store of what was linted (repository, revision, "
+                                   "LFS object id): a rerun lints only new or changed files")
+
+
+def hub_options(client: Any, a: argparse.Namespace) -> HubOptions:
+    """Each worker process's share of --api-rate."""
+    procs = len(client.nthreads()) or 1
+    return HubOptions(rate=a.api_rate / procs, retries=a.retries)
 
 
 if __name__ == "__main__":
