@@ -465,7 +465,9 @@ def scan(sources: Iterable[str], out: TextIO, client: Any, options: ScanOptions,
         for b in _take(pending, 1):
             running.add(submit(b))
 
-    running = as_completed([submit(b) for b in _take(pending, window)])
+    running = as_completed()
+    for b in _take_lazily(pending, window):  # each batch goes out as soon as it is whole
+        running.add(submit(b))
     while not running.is_empty():
         _wait_ready(running, client, wanted, no_workers_timeout)
         for fut in running.next_batch(block=False):
@@ -474,6 +476,10 @@ def scan(sources: Iterable[str], out: TextIO, client: Any, options: ScanOptions,
     summary.files_with_errors_by_rule = dict(rules)
     summary.failures_by_error = dict(errors)
     return summary
+
+
+def _take_lazily(it: Iterator[List[str]], n: int) -> Iterator[List[str]]:
+    return itertools.islice(it, n)
 
 
 def _take(it: Iterator[List[str]], n: int) -> List[List[str]]:
