@@ -70,8 +70,8 @@ class TokenBucket:
                 now = self.clock()
                 self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
                 self.last = now
-                if self.tokens >= 1.0:
-                    self.tokens -= 1.0
+                if self.tokens >= 1.0 - 1e-9:  # a sleep of (1 - tokens) / rate is enough
+                    self.tokens = max(0.0, self.tokens - 1.0)
                     return waited
                 need = (1.0 - self.tokens) / self.rate
             self.sleep(need)
