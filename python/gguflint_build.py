@@ -63,7 +63,8 @@ def header_cdef(header: str) -> str:
 GLUE_CDEF = """
 const char *gguflintpy_version(void);
 bool gguflintpy_url_supported(void);
-int gguflintpy_open_url_run(gguflint_ctx *ctx, const char *url);
+int gguflintpy_open_url_run(gguflint_ctx *ctx, const char *url, const int *cancel,
+                            uint64_t deadline_ms);
 bool gguflintpy_fetch_stats(const gguflint_ctx *ctx, uint64_t *bytes, uint64_t *requests);
 int gguflintpy_list(const char *ref, char **out, size_t *len, char *err, size_t err_size);
 gguflint_ctx *gguflintpy_new(const char *profile, const char *select, const char *ignore,
@@ -258,9 +259,23 @@ GLUE_URL = r"""
  * package refuses URLs before calling these. */
 static bool gguflintpy_url_supported(void) { return gguflint_url_supported(); }
 
-static int gguflintpy_open_url_run(gguflint_ctx *ctx, const char *url)
+static int gguflintpy_open_url_run(gguflint_ctx *ctx, const char *url, const int *cancel,
+                                   uint64_t deadline_ms)
 {
-    int st = gguflint_open_url(ctx, url, NULL);
+    /* cancel: a flag the caller sets to end the transfer (an attempt it gave
+     * up on); deadline_ms: the request's and the file's deadline (0: the
+     * library's) */
+    gguflint_fetch_options *fo = gguflint_fetch_options_new();
+    if (!fo)
+        return GGUFLINT_E_NOMEM;
+    if (cancel)
+        gguflint_fetch_set_cancel(fo, cancel);
+    if (deadline_ms) {
+        gguflint_fetch_set(fo, GGUFLINT_FETCH_DEADLINE_MS, deadline_ms);
+        gguflint_fetch_set(fo, GGUFLINT_FETCH_FILE_DEADLINE_MS, deadline_ms);
+    }
+    int st = gguflint_open_url(ctx, url, fo);
+    gguflint_fetch_options_free(fo);
     if (st == GGUFLINT_OK)
         st = gguflint_run(ctx);
     return st;

@@ -375,11 +375,21 @@ typedef enum gguflint_fetch_setting {
     GGUFLINT_FETCH_BACKOFF_MS = 3,  /* first retry delay, doubled each time */
     GGUFLINT_FETCH_CONNECT_TIMEOUT_MS = 4,
     GGUFLINT_FETCH_TIMEOUT_MS = 5, /* a request that receives nothing this long fails */
-    GGUFLINT_FETCH_MAX_REDIRECTS = 6
+    GGUFLINT_FETCH_MAX_REDIRECTS = 6,
+    /* a request, its redirects, retries and Retry-After waits included, ends
+     * after this however slowly its bytes come (default 300 s; 0: none) */
+    GGUFLINT_FETCH_DEADLINE_MS = 7,
+    /* all the requests of one remote file (default 1800 s; 0: none) */
+    GGUFLINT_FETCH_FILE_DEADLINE_MS = 8
 } gguflint_fetch_setting;
 /* GGUFLINT_E_ARG for an unknown setting or a value out of range. */
 GGUFLINT_API int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what,
                                     uint64_t value);
+/* A flag the caller may set non-zero from any thread to end every request
+ * of URLs opened with these options soon (within about a second: transfers
+ * and Retry-After waits check it), so an attempt the caller gave up on does
+ * not keep running. The int must outlive the contexts opened. NULL: none. */
+GGUFLINT_API int gguflint_fetch_set_cancel(gguflint_fetch_options *fo, const volatile int *flag);
 /* Add a request header "Name: value" (printable ASCII, at most 32 headers),
  * sent to the origin of each URL opened with these options only. */
 GGUFLINT_API int gguflint_fetch_add_header(gguflint_fetch_options *fo, const char *line);

@@ -296,11 +296,12 @@ class Matrix(unittest.TestCase):
         # listed at the commit "main" names now: every file of one commit
         sha = commit("org/repo@main")
         self.assertEqual(names, ["hf://org/repo@%s/big/many.gguf" % sha,
+                                 "hf://org/repo@%s/lone/m-00001-of-00003.gguf" % sha,
                                  "hf://org/repo@%s/q/m-00001-of-00003.gguf" % sha,
                                  "hf://org/repo@%s/q/m-00002-of-00003.gguf" % sha,
                                  "hf://org/repo@%s/small.gguf" % sha])
         self.assertEqual(rc, 1, err)  # the set misses its third shard
-        rules = [f["rule"] for f in out["files"][1]["findings"]]
+        rules = [f["rule"] for f in out["files"][2]["findings"]]
         self.assertIn("GG410", rules)
         for f in out["files"]:
             self.assertTrue(f["url"].startswith(hub() + "/org/repo/resolve/%s/" % sha), f["url"])
@@ -318,6 +319,17 @@ class Matrix(unittest.TestCase):
         self.assertEqual([f["path"] for f in out["files"]],
                          ["hf://org/repo@%s/q/m-00001-of-00003.gguf" % sha,
                           "hf://org/repo@%s/q/m-00002-of-00003.gguf" % sha])
+        self.assertEqual(rc, 1)
+
+    def test_hf_lone_shard(self):
+        # issue 25: the first shard alone in a listed folder forms a set by
+        # itself, so the two shards it lacks are named (it linted clean)
+        rc, out, err = lint_json("--select", "GG41", "hf://org/repo/lone")
+        self.assertEqual(len(out["files"]), 1, err)
+        msgs = [f["message"] for f in out["files"][0]["findings"] if f["rule"] == "GG410"]
+        self.assertEqual(len(msgs), 2, out)
+        self.assertIn("shard 2 of 3", msgs[0])
+        self.assertIn("shard 3 of 3", msgs[1])
         self.assertEqual(rc, 1)
 
     def test_hf_missing_repository(self):
@@ -373,7 +385,7 @@ class Matrix(unittest.TestCase):
         # a repository: each of its files
         rc, out, err = self.hash_json("hf://org/repo")
         self.assertEqual(rc, 0, err)
-        self.assertEqual(len(json.loads(out)["files"]), 4)
+        self.assertEqual(len(json.loads(out)["files"]), 5)
 
     def test_dump_url(self):
         p = subprocess.run([GGUFLINT, "dump", "--format", "json", SERVER.url("ok", "small.gguf")],
@@ -384,6 +396,57 @@ class Matrix(unittest.TestCase):
 
 
 SPARSE_META = 0
+
+
+TIMES = []  # (case, seconds) of the deadline matrix, printed at the end
+
+
+class Deadlines(unittest.TestCase):
+    """The deadline fault matrix (issue 25): servers that never stall long
+    enough for --timeout but never finish either, or that ask for endless
+    retries. Each run ends with exit 2 and a reason naming the deadline,
+    within a few seconds of it; the time of each is printed."""
+
+    def setUp(self):
+        SERVER.clear()
+
+    def run_case(self, name, mode, *opts, bound=12):
+        rc, out, err, dt = lint(*opts, SERVER.url(mode, "small.gguf"), limit=60)
+        TIMES.append((name, dt))
+        self.assertEqual(rc, 2, err)
+        self.assertIn("deadline", err)
+        self.assertLess(dt, bound, err)
+        return err
+
+    def test_slow_body(self):
+        # before: one byte every 0.3 s held the run for the whole file (hours)
+        self.run_case("slow body (1 byte / 0.3 s), --deadline 3", "drip",
+                      "--deadline", "3", "--timeout", "2")
+
+    def test_slow_headers(self):
+        self.run_case("slow headers (1 byte / 0.3 s), --deadline 3", "driphead",
+                      "--deadline", "3", "--timeout", "8")
+
+    def test_huge_retry_after(self):
+        # before: 60 s per retry whatever --timeout said (180 s at 3 retries)
+        err = self.run_case("503 with Retry-After: 100000, --deadline 3", "bigretry",
+                            "--deadline", "3", bound=3)
+        self.assertIn("asks to wait", err)
+
+    def test_many_503(self):
+        self.run_case("always 503 (Retry-After: 1), --retries 20, --deadline 3", "e503wait",
+                      "--deadline", "3", "--retries", "20")
+
+    def test_endless_header_line(self):
+        # before: "out of memory"
+        rc, out, err, dt = lint(SERVER.url("longhead", "small.gguf"))
+        self.assertEqual(rc, 2, err)
+        self.assertIn("header line longer than", err)
+        self.assertNotIn("out of memory", err)
+
+    def test_file_deadline(self):
+        self.run_case("slow body, --file-deadline 2", "drip",
+                      "--file-deadline", "2", "--timeout", "2")
 
 
 def main():
@@ -413,6 +476,8 @@ def main():
             prog = unittest.main(argv=[sys.argv[0], "-v"], exit=False)
         finally:
             SERVER.stop()
+        for name, dt in TIMES:
+            print("deadline matrix: %-48s %.2f s" % (name, dt))
         sys.exit(0 if prog.result.wasSuccessful() else 1)
     finally:
         shutil.rmtree(WORK, ignore_errors=True)

@@ -35,7 +35,7 @@ __all__ = [
     "lint", "dump", "rules", "Report", "Finding", "Rule", "Source", "PROFILES",
     "Error", "IOError", "NotRegularFileError", "NoMemoryError", "StateError", "ArgumentError",
     "InternalError", "UnsupportedSourceError", "__version__", "HAVE_URL", "list_repository",
-    "rules_markdown", "STREAM_MAX", "Base",
+    "rules_markdown", "STREAM_MAX", "Base", "Cancel",
 ]
 
 __version__: str = ffi.string(lib.gguflintpy_version()).decode("ascii")
@@ -295,7 +295,7 @@ def _borrow(inp: _Input, data: Any) -> None:
     inp.keep.append(inp.buffer)
 
 
-def _resolve(source: Any, name: Optional[str]) -> _Input:
+def _resolve(source: Any, name: Optional[str], max_stream: Optional[int] = None) -> _Input:
     inp = _Input()
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
@@ -329,7 +329,7 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
             inp.keep.append(mv)
             _borrow(inp, mv)
         else:
-            _borrow(inp, _read_stream(source, inp.display))
+            _borrow(inp, _read_stream(source, inp.display, max_stream))
     else:
         raise TypeError("source must be a path, a bytes-like object or a binary file object, "
                         f"not {type(source).__name__}")
@@ -346,13 +346,30 @@ def _resolve(source: Any, name: Optional[str]) -> _Input:
 
 
 #: The most a non-mappable file object (a pipe, a socket, a custom stream)
-#: is read: the CLI's default --stdin-max. A stream that goes on is an error
-#: rather than memory exhausted by an endless or hostile source.
-STREAM_MAX = 1 << 30
+#: is read: the CLI's default --stdin-max (64 MiB). A stream that goes on is
+#: an error rather than memory exhausted by an endless or hostile source;
+#: lint(..., max_stream=N) sets another cap for one call.
+STREAM_MAX = 64 << 20
 
 
-def _read_stream(f: Any, display: str) -> bytes:
-    """Read a file object to its end in chunks, at most STREAM_MAX bytes."""
+class Cancel:
+    """A flag that ends the URL transfers of the lint calls given it (from
+    any thread): set() and the C transfer stops within about a second."""
+
+    def __init__(self) -> None:
+        self._flag = ffi.new("int *")
+
+    def set(self) -> None:
+        self._flag[0] = 1
+
+    def is_set(self) -> bool:
+        return bool(self._flag[0])
+
+
+def _read_stream(f: Any, display: str, cap: Optional[int] = None) -> bytes:
+    """Read a file object to its end in chunks, at most `cap` (default
+    STREAM_MAX) bytes."""
+    STREAM_MAX = globals()["STREAM_MAX"] if cap is None else cap
     chunks: List[bytes] = []
     total = 0
     while True:
@@ -398,20 +415,24 @@ def _map_file_object(f: Any) -> Optional[mmap.mmap]:
 
 def _run(source: Any, profile: str, select: Any, ignore: Any, deep: bool,
          header_only: bool, name: Optional[str],
-         base: Optional["Base"] = None) -> Tuple[Any, _Input, int]:
+         base: Optional["Base"] = None,
+         max_stream: Optional[int] = None, cancel: Optional["Cancel"] = None,
+         deadline: Optional[float] = None) -> Tuple[Any, _Input, int]:
     ctx = _new_ctx(profile, select, ignore, deep, header_only)
     if base is not None:
         st = lib.gguflint_set_base(ctx, base._ctx)
         if st != 0:
             _raise(st, ctx, base.display)
-    inp = _resolve(source, name)
+    inp = _resolve(source, name, max_stream)
     if inp.name is not None:
         st = lib.gguflint_set_name(ctx, inp.name.encode("utf-8", "surrogateescape"))
         if st != 0:
             _raise(st, ctx, inp.display)
     # One C call, without the GIL: open, fetch or borrow, and run every check.
     if inp.url is not None:
-        st = lib.gguflintpy_open_url_run(ctx, inp.url)
+        st = lib.gguflintpy_open_url_run(ctx, inp.url,
+                                         cancel._flag if cancel is not None else ffi.NULL,
+                                         int(deadline * 1000) if deadline else 0)
     else:
         st = lib.gguflintpy_open_run(ctx, inp.path if inp.path is not None else ffi.NULL,
                                      inp.buffer, inp.size)
@@ -530,7 +551,9 @@ def lint(source: Source, *, profile: str = "ggml",
          ignore: Union[None, str, Iterable[str]] = None,
          deep: bool = False, header_only: bool = False,
          name: Optional[str] = None,
-         base: Union[None, "Base", Source] = None) -> Report:
+         base: Union[None, "Base", Source] = None,
+         max_stream: Optional[int] = None, cancel: Optional["Cancel"] = None,
+         deadline: Optional[float] = None) -> Report:
     """Lint one GGUF input and return its Report.
 
     source: a path, a bytes-like object (bytes and read-only buffers are
@@ -546,7 +569,12 @@ def lint(source: Source, *, profile: str = "ggml",
     a LoRA adapter is checked against as llama.cpp loads it (architecture,
     target tensors, shapes: GG530, GG532, GG565, GG566): a Base, or any
     source (then read for this call only); an input that is not an adapter
-    is linted as without it.
+    is linted as without it. max_stream: the most bytes read from a file
+    object that cannot be mapped (default STREAM_MAX, 64 MiB, the CLI's
+    --stdin-max); a longer stream is an IOError. cancel: a Cancel another
+    thread may set to end a URL's transfer within about a second (an attempt
+    given up on). deadline: seconds after which a URL's requests end however
+    slowly their bytes come (default: the library's 300 s per request).
 
     Raises IOError / NotRegularFileError when the input cannot be read,
     ArgumentError for an unknown profile or rule, TypeError for a source of
@@ -560,7 +588,11 @@ def lint(source: Source, *, profile: str = "ggml",
     if used is not None:
         used._acquire()
     try:
-        ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name, used)
+        if max_stream is not None and (not isinstance(max_stream, int) or max_stream < 0):
+            raise ArgumentError(f"max_stream must be a byte count, got {max_stream!r}",
+                                status=5)
+        ctx, inp, st = _run(source, profile, select, ignore, deep, header_only, name, used,
+                            max_stream, cancel, deadline)
     except BaseException:
         if used is not None:
             used._release()

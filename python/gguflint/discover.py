@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
+import gguflint
 from gguflint import hub
 from gguflint.state import State, local_key
 
@@ -52,6 +53,7 @@ class Discovery:
         self.on_found, self.errors = on_found, errors
         self.stats = DiscoveryStats()
         self.where: Dict[str, Where] = {}
+        self.failed: List[Tuple[str, BaseException]] = []  # (repository, error) not in done
         self.seen: Set[str] = set()
         self.repos: List[str] = []
         self.files: List[str] = []
@@ -109,6 +111,9 @@ class Discovery:
             self.stats.repos_failed += 1
             print(f"gguflint.scan: {rec['repo']!a}: listing failed: {rec['error']!a}",
                   file=self.errors)
+            if rec["repo"] not in self.done and rec["repo"] not in self.seen:
+                self.seen.add(rec["repo"])
+                self.failed.append((rec["repo"], gguflint.IOError(rec["error"])))
             return
         parsed = hub.parse_repo(rec["repo"])
         repo = f"{parsed[0]}/{parsed[1]}" if parsed else rec["repo"]

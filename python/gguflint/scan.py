@@ -5,7 +5,9 @@
 LIST has one input per line: a local path, an https:// URL, an
 hf://ORG/REPO[@REV]/PATH.gguf file or an hf://ORG/REPO[@REV] repository
 (expanded to its .gguf files); blank lines and lines starting with '#' are
-skipped; '-' reads the list from standard input. Inputs are grouped into
+skipped; '-' reads the list from standard input. Local paths are normalised
+("./f" and "d//f" are "f" and "d/f": each file is linted once); a
+repository whose listing fails is one "error" record and the scan goes on. Inputs are grouped into
 batches, the batches are mapped to tasks on a Dask cluster (the one at
 --scheduler, or a LocalCluster of --workers processes on 127.0.0.1), and one
 JSON object per input is appended to the output (JSON Lines):
@@ -113,7 +115,8 @@ class _Runner:
                 box.append((False, e))
             done.set()
 
-    def run(self, fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
+    def run(self, fn: Callable[[], Any], timeout: float,
+            on_timeout: Optional[Callable[[], None]] = None) -> Tuple[Any, float]:
         box: List[Any] = []
         done = threading.Event()
         with self.lock:
@@ -124,6 +127,8 @@ class _Runner:
             threading.Thread(target=self._start, name="gguflint-lint", daemon=True).start()
         self.jobs.put((fn, box, done))
         if not done.wait(timeout):
+            if on_timeout is not None:
+                on_timeout()  # the C transfer ends: the thread becomes idle again
             raise TimeoutError(f"no result after {timeout:g} s")
         ok, value = box[0]
         if ok:
@@ -139,14 +144,16 @@ class _Runner:
 _RUNNER = _Runner()
 
 
-def _with_timeout(fn: Callable[[], Any], timeout: float) -> Tuple[Any, float]:
+def _with_timeout(fn: Callable[[], Any], timeout: float,
+                  on_timeout: Optional[Callable[[], None]] = None) -> Tuple[Any, float]:
     """fn's result and the CPU seconds it used; TimeoutError when it has not
-    finished within `timeout` seconds (0: no limit, run here)."""
+    finished within `timeout` seconds (0: no limit, run here), after calling
+    on_timeout (which makes fn end)."""
     if timeout <= 0:
         t0 = time.thread_time()
         value = fn()
         return value, time.thread_time() - t0
-    return _RUNNER.run(fn, timeout)
+    return _RUNNER.run(fn, timeout, on_timeout)
 
 
 def lint_one(source: str, options: ScanOptions = ScanOptions(),
@@ -162,10 +169,19 @@ def lint_one(source: str, options: ScanOptions = ScanOptions(),
         lint = getattr(importlib.import_module(module), name)
     while True:
         attempts += 1
+        # the library's own lint is given a cancel flag and the attempt's
+        # timeout as its deadline: an abandoned attempt ends in the C
+        # transfer, so it never keeps a thread or a socket
+        extra: Dict[str, Any] = {}
+        cancel = None
+        if lint is gguflint.lint:
+            cancel = gguflint.Cancel()
+            extra = {"cancel": cancel, "deadline": options.timeout + 1 if options.timeout else None}
         try:
             report, cpu = _with_timeout(lambda: lint(
                 source, profile=options.profile, select=options.select, ignore=options.ignore,
-                deep=options.deep, header_only=options.header_only), options.timeout)
+                deep=options.deep, header_only=options.header_only, **extra), options.timeout,
+                cancel.set if cancel is not None else None)
             entry = report.to_dict()
             record.update(status="ok", report=entry,
                           bytes_fetched=int(entry.get("bytes_fetched", 0)),
@@ -203,6 +219,24 @@ def read_list(lines: Iterable[str]) -> Iterator[str]:
         s = line.strip()
         if s and not s.startswith("#"):
             yield s
+
+
+def normalise(source: str) -> str:
+    """A local path without "." components and repeated slashes, so that
+    "f", "./f" and "d//f" name each file once ("..": kept, a link may lie
+    between). URLs and "-" are kept as they are."""
+    if "://" in source or source == "-":
+        return source
+    lead = "/" if source.startswith("/") else ""
+    parts = [p for p in source.split("/") if p not in ("", ".")]
+    return lead + "/".join(parts) if parts else (lead or ".")
+
+
+def failure_record(source: str, err: BaseException) -> Dict[str, Any]:
+    """The record of an input that was never linted (its listing failed)."""
+    return {"source": source, "status": "error",
+            "report": {"path": source, "error": type(err).__name__, "detail": str(err)},
+            "attempts": 1, "seconds": 0.0, "bytes_fetched": 0, "metadata_bytes": 0}
 
 
 def is_hf_repo(source: str) -> bool:
@@ -553,12 +587,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     client = make_client(a.scheduler, a.workers, a.threads)
     progress = Progress(0, sys.stderr, a.progress)
-    found = Discovery(client, entries, done, store, hub_options(client, a), a.list_batch,
-                      on_found=lambda n: setattr(progress, "total", progress.total + n))
+    found = Discovery(client, [normalise(e) for e in entries], done, store,
+                      hub_options(client, a), a.list_batch, on_found=lambda n: setattr(progress, "total", progress.total + n))
     try:
         with open(a.output, "a", encoding="ascii") as out:  # json.dumps escapes the rest
             summary = scan(found, out, client, options, batch_size=a.batch,
                            progress=progress, on_record=found.on_record)
+            errs: Counter = Counter(summary.failures_by_error)
+            for ref, err in found.failed:  # listings that failed: one record each
+                rec = failure_record(ref, err)
+                out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                summary.add(rec, Counter(), errs)
+            summary.failures_by_error = dict(errs)
     except NoWorkersError as e:
         print(f"gguflint.scan: {e}; the records written so far are kept in {a.output}, "
               "run again to resume", file=sys.stderr)
@@ -577,7 +617,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         with open(a.summary_json, "w", encoding="utf-8") as f:
             json.dump(dict(asdict(summary), files_per_second=summary.files_per_second,
                            discovery=asdict(found.stats)), f, indent=1, sort_keys=True)
-    return 1 if summary.failed or found.stats.repos_failed else 0
+    return 1 if summary.failed else 0
 
 
 def add_hub_arguments(p: argparse.ArgumentParser) -> None:

@@ -161,6 +161,24 @@ def test_endless_stream_is_bounded(monkeypatch):
         gguflint.lint(Endless())
 
 
+def test_stream_cap_is_the_clis_and_can_be_set():
+    # issue 25: the cap was 1 GiB, 16 times the CLI's --stdin-max
+    assert gguflint.STREAM_MAX == 64 << 20
+
+    class Counting(Endless):
+        got = 0
+
+        def readinto(self, b):
+            Counting.got += len(b)
+            return super().readinto(b)
+
+    with pytest.raises(gguflint.IOError, match="longer than 65536 bytes"):
+        gguflint.lint(Counting(), max_stream=1 << 16)
+    assert Counting.got <= (1 << 16) + 1
+    with pytest.raises(gguflint.ArgumentError):
+        gguflint.lint(Endless(), max_stream=-1)
+
+
 def test_stream_without_fileno_is_read():
     data = open(VALID, "rb").read()
 

@@ -164,6 +164,31 @@ def test_list_parsing_and_repositories():
     assert scan.expand("a.gguf") == ["a.gguf"]
 
 
+def test_one_bad_line_does_not_stop_the_scan(tmp_path):
+    """Issue 25: a listing that fails (here: no Hub at all) is one error
+    record, every other input is linted, once, whatever its spelling."""
+    assert scan.normalise("./a//b/./c.gguf") == "a/b/c.gguf"
+    assert scan.normalise("/x//y") == "/x/y" and scan.normalise("../x") == "../x"
+    assert scan.normalise("https://h//x.gguf") == "https://h//x.gguf"
+    (tmp_path / "d").mkdir()
+    shutil.copyfile(corpus_files(realfiles=False)[0], tmp_path / "d" / "f.gguf")
+    lst = tmp_path / "list.txt"
+    lst.write_text("hf://org/missing\nd/f.gguf\n./d/f.gguf\nd//f.gguf\nmissing.gguf\n")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HF_ENDPOINT="http://127.0.0.1:9",
+               no_proxy="*", NO_PROXY="*")
+    p = subprocess.run([sys.executable, "-m", "gguflint.scan", str(lst), "-o", "out.jsonl",
+                        "--workers", "1"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 1, p.stderr  # inputs failed: said by the exit status
+    records = read_records(tmp_path / "out.jsonl")
+    by = {r["source"]: r for r in records}
+    assert sorted(by) == ["d/f.gguf", "hf://org/missing", "missing.gguf"], records
+    assert len(records) == 3
+    assert by["d/f.gguf"]["status"] == "ok"
+    assert by["hf://org/missing"]["status"] == "error"
+    assert by["missing.gguf"]["status"] == "error"
+
+
 def test_a_worker_that_dies_on_an_input_does_not_stop_the_scan(tmp_path):
     """The batch holding the input is split, the input that kills workers is
     recorded as "crashed", every other input gets its normal record."""

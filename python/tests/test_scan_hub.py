@@ -196,8 +196,10 @@ def test_a_repository_that_cannot_be_listed_fails_the_run_not_the_others(hubsrv,
     p, s = scan_cli([str(lst), "-o", "out.jsonl"], tmp_path, url)
     assert p.returncode == 1
     assert "'hf://org/missing': listing failed" in p.stderr and "HTTP 404" in p.stderr
-    assert s["files"] == 3 and s["ok"] == 3
+    assert s["files"] == 4 and s["ok"] == 3 and s["failed"] == 1
     assert s["discovery"]["repos_failed"] == 1
+    recs = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in recs if r["source"] == "hf://org/missing"] == ["error"]
 
 
 def test_local_files_are_incremental_too(tmp_path):

@@ -723,14 +723,20 @@ void check_arch(gguflint_ctx *ctx)
     check_keys(&f);
     if (ctx->status != GGUFLINT_OK)
         return;
-    arch_env env;
-    arch_env_init(&env, ctx, f.info, f.arch);
-    if (f.model_meta && f.info->coverage == COV_FULL)
-        check_sized_keys(&f, &env);
-    check_values(&f, &env);
-    if (ctx->status == GGUFLINT_OK && f.model_meta)
-        arch_check_asserts(&f, &env);
-    if (ctx->status != GGUFLINT_OK || f.info->coverage != COV_FULL || !has_tensors)
+    /* the evaluator's state is tens of kilobytes: on the heap, so that a
+     * lint fits a small thread stack (64 KiB) */
+    arch_env *env = malloc(sizeof *env);
+    if (!env) {
+        ctx->status = GGUFLINT_E_NOMEM;
         return;
-    arch_check_tensors(&f, &env);
+    }
+    arch_env_init(env, ctx, f.info, f.arch);
+    if (f.model_meta && f.info->coverage == COV_FULL)
+        check_sized_keys(&f, env);
+    check_values(&f, env);
+    if (ctx->status == GGUFLINT_OK && f.model_meta)
+        arch_check_asserts(&f, env);
+    if (ctx->status == GGUFLINT_OK && f.info->coverage == COV_FULL && has_tensors)
+        arch_check_tensors(&f, env);
+    free(env);
 }

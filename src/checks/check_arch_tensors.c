@@ -16,6 +16,7 @@
 #include "format/wire.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A file tensor name split at its first run of digits: where a layer number
@@ -461,12 +462,17 @@ const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t 
 void arch_check_tensors(const arch_file *f, arch_env *env)
 {
     gguflint_ctx *ctx = f->ctx;
-    seen_set seen;
-    seen.rows = f->info->tensor_count < ARCH_MAX_ROWS ? f->info->tensor_count : ARCH_MAX_ROWS;
-    memset(seen.bits, 0, seen.rows * sizeof seen.bits[0]); /* only the rows in use */
-    index_rows(&seen, &arch_tensors[f->info->tensor_first], f->info->tensor_count);
+    seen_set *seen = malloc(sizeof *seen); /* 16 KiB: not on a small thread stack */
+    if (!seen) {
+        ctx->status = GGUFLINT_E_NOMEM;
+        return;
+    }
+    seen->rows = f->info->tensor_count < ARCH_MAX_ROWS ? f->info->tensor_count : ARCH_MAX_ROWS;
+    memset(seen->bits, 0, seen->rows * sizeof seen->bits[0]); /* only the rows in use */
+    index_rows(seen, &arch_tensors[f->info->tensor_first], f->info->tensor_count);
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++)
-        check_one(f, env, &ctx->tensors[i], &seen);
+        check_one(f, env, &ctx->tensors[i], seen);
     if (f->complete && !f->shard && ctx->status == GGUFLINT_OK)
-        check_missing(f, env, &seen);
+        check_missing(f, env, seen);
+    free(seen);
 }

@@ -437,7 +437,9 @@ void check_data(gguflint_ctx *ctx)
     scan_state st;
     memset(&st, 0, sizeof st);
     st.ctx = ctx;
-    st.chunk = ctx->reader.read_at ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES;
+    /* remote files read in large requests; a local file read by pread (no
+     * address space for its mapping) in the small chunks */
+    st.chunk = ctx->reader.read_at && ctx->fd < 0 ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES;
     pthread_mutex_init(&st.mu, NULL);
     st.n_pieces = cut_pieces(ctx, res, NULL);
     st.pieces = calloc(st.n_pieces ? st.n_pieces : 1, sizeof *st.pieces);

@@ -324,10 +324,18 @@ void arch_check_lora(const arch_file *f)
     if (ctx->status != GGUFLINT_OK)
         return;
 
-    arch_env env;
+    /* on the heap: the evaluator's state is tens of kilobytes (a lint fits
+     * a 64 KiB thread stack) */
+    arch_env *env = NULL;
     bool have_env = !ctx->base && f->info != NULL;
-    if (have_env)
-        arch_env_init(&env, ctx, f->info, f->arch);
+    if (have_env) {
+        env = malloc(sizeof *env);
+        if (!env) {
+            ctx->status = GGUFLINT_E_NOMEM;
+            return;
+        }
+        arch_env_init(env, ctx, f->info, f->arch);
+    }
     pairs p;
     memset(&p, 0, sizeof p);
     for (size_t i = 0; i < ctx->n_tensors && ctx->status == GGUFLINT_OK; i++) {
@@ -349,7 +357,7 @@ void arch_check_lora(const arch_file *f)
     for (size_t k = 0; k < p.n && ctx->status == GGUFLINT_OK; k++) {
         const pair_rec *r = &p.rec[k];
         if (r->a && r->b) {
-            check_pair(f, have_env ? &env : NULL, &p, r);
+            check_pair(f, have_env ? env : NULL, &p, r);
             continue;
         }
         const gguflint_tensor *t = &ctx->tensors[(r->a ? r->a : r->b) - 1];
@@ -359,4 +367,5 @@ void arch_check_lora(const arch_file *f)
                           r->a ? ".lora_b" : ".lora_a");
     }
     pairs_free(&p);
+    free(env);
 }

@@ -3,11 +3,13 @@
 #include "common.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 int usage_error(const char *fmt, const char *arg)
 {
@@ -197,11 +199,16 @@ int cli_fetch_option(gguflint_fetch_options **fo, const char *name, const char *
                                value);
         return EXIT_CLEAN;
     }
-    if (strcmp(name, "timeout") == 0 || strcmp(name, "connect-timeout") == 0) {
+    if (strcmp(name, "timeout") == 0 || strcmp(name, "connect-timeout") == 0 ||
+        strcmp(name, "deadline") == 0 || strcmp(name, "file-deadline") == 0) {
         if (!parse_seconds(value, &v))
             return usage_error("bad number of seconds '%s'", value);
-        st = gguflint_fetch_set(
-            *fo, name[0] == 't' ? GGUFLINT_FETCH_TIMEOUT_MS : GGUFLINT_FETCH_CONNECT_TIMEOUT_MS, v);
+        st = gguflint_fetch_set(*fo,
+                                name[0] == 't'   ? GGUFLINT_FETCH_TIMEOUT_MS
+                                : name[0] == 'c' ? GGUFLINT_FETCH_CONNECT_TIMEOUT_MS
+                                : name[0] == 'd' ? GGUFLINT_FETCH_DEADLINE_MS
+                                                 : GGUFLINT_FETCH_FILE_DEADLINE_MS,
+                                v);
     } else {
         gguflint_fetch_setting what = GGUFLINT_FETCH_FIRST_RANGE;
         if (strcmp(name, "max-fetch") == 0)
@@ -244,4 +251,41 @@ int guarded_call(int (*fn)(void *), void *arg)
     int r = fn(arg);
     bus_armed = 0;
     return r;
+}
+
+bool cli_stack_too_small(void)
+{
+    struct rlimit rl;
+    return getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+           rl.rlim_cur < CLI_STACK_BYTES;
+}
+
+typedef struct big_call {
+    int (*fn)(int, char **);
+    int argc;
+    char **argv;
+    int rc;
+} big_call;
+
+static void *big_main(void *arg)
+{
+    big_call *c = arg;
+    c->rc = c->fn(c->argc, c->argv);
+    return NULL;
+}
+
+int cli_run_on_big_stack(int (*fn)(int, char **), int argc, char **argv)
+{
+    big_call c = {fn, argc, argv, EXIT_USAGE};
+    pthread_attr_t attr;
+    pthread_t t;
+    if (!cli_stack_too_small() || pthread_attr_init(&attr) != 0)
+        return fn(argc, argv);
+    bool ok = pthread_attr_setstacksize(&attr, CLI_STACK_BYTES) == 0 &&
+              pthread_create(&t, &attr, big_main, &c) == 0;
+    pthread_attr_destroy(&attr);
+    if (!ok)
+        return fn(argc, argv); /* no memory for it: try on this stack */
+    pthread_join(t, NULL);
+    return c.rc;
 }

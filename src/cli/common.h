@@ -56,6 +56,16 @@ int guarded_run(gguflint_ctx *ctx, const char *path, uint64_t stdin_max,
  * open, such as a split set's check): -1 when a mapped file shrank under it. */
 int guarded_call(int (*fn)(void *), void *arg);
 
+/* The stack a command runs on: when the process's limit (ulimit -s) is
+ * below it, threads get this much. */
+#define CLI_STACK_BYTES ((size_t)8 << 20)
+/* True when RLIMIT_STACK is below CLI_STACK_BYTES (ulimit -s 64 in some
+ * sandboxes: the arch checks alone keep tables of some 10 KB on the stack). */
+bool cli_stack_too_small(void);
+/* fn(argc, argv), on a thread with CLI_STACK_BYTES of stack when the main
+ * thread's is too small (else here). */
+int cli_run_on_big_stack(int (*fn)(int, char **), int argc, char **argv);
+
 int cmd_lint(int argc, char **argv);
 int cmd_hash(int argc, char **argv);
 

@@ -7,10 +7,12 @@
 #include "common.h"
 #include "core/limits.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define READ_BYTES (1u << 20)
@@ -93,11 +95,11 @@ static int take_layout(const char *path, const gguflint_ctx *ctx, dfile *out)
  * pread (a file truncated meanwhile is a short read, never a SIGBUS); a URL
  * through the run's reader, URL_HASH_PIECE_BYTES per range request, each
  * checked for its length and for the file not having changed. */
-static int read_once(const char *path, gguflint_ctx *ctx, dfile *out, const span *plan, size_t np)
+static int read_once(const char *path, gguflint_ctx *ctx, int fd, dfile *out, const span *plan,
+                     size_t np)
 {
-    bool url = gguflint_url_kind(path) == 1;
+    bool url = fd < 0;
     size_t piece = url ? URL_HASH_PIECE_BYTES : READ_BYTES;
-    int fd = url ? -1 : open(path, O_RDONLY | O_CLOEXEC);
     uint8_t *buf = malloc(piece);
     sha256 *whole = sha_new(), *data = sha_new(), *cur = NULL;
     int rc = EXIT_CLEAN;
@@ -163,9 +165,58 @@ done:
     sha256_free(data);
     sha256_free(cur);
     free(buf);
-    if (fd >= 0)
-        close(fd);
     return rc;
+}
+
+/* A local file's metadata is read through the descriptor its digests are
+ * read from (a reader input over pread): one open, with O_NONBLOCK, so a
+ * FIFO swapped in for the file neither blocks the open nor is hashed in the
+ * file's stead. */
+static int fd_read_at(void *user, uint64_t off, void *buf, size_t len, char *err, size_t n)
+{
+    int fd = *(const int *)user;
+    size_t got = 0;
+    while (got < len) {
+        ssize_t g = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
+        if (g <= 0)
+            break;
+        got += (size_t)g;
+    }
+    if (got == len)
+        return GGUFLINT_OK;
+    snprintf(err, n, "the file changed while being read");
+    return GGUFLINT_E_IO;
+}
+
+/* Parse the input: a URL through the library, a local file through *fd
+ * (opened here). */
+static int parse_input(const char *path, gguflint_ctx *ctx, int *fd)
+{
+    *fd = -1;
+    if (gguflint_url_kind(path) == 1 || strcmp(path, "-") == 0)
+        return guarded_run(ctx, path, 0, NULL, NULL);
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat sb;
+    if (*fd < 0 || fstat(*fd, &sb) != 0) {
+        say(path, strerror(errno));
+        return GGUFLINT_E_IO;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        say(path, "is not a regular file");
+        return GGUFLINT_E_NOT_REGULAR;
+    }
+    gguflint_reader r = {0};
+    r.size = (uint64_t)sb.st_size;
+    r.read_at = fd_read_at;
+    r.user = fd;
+    int st = gguflint_set_name(ctx, path);
+    if (st == GGUFLINT_OK)
+        st = gguflint_open_reader(ctx, &r);
+    if (st == GGUFLINT_OK)
+        st = gguflint_run(ctx);
+    if (st != GGUFLINT_OK)
+        report_status(path, ctx, st);
+    return st;
 }
 
 int digest_file(const char *path, dfile *out)
@@ -179,15 +230,21 @@ int digest_file(const char *path, dfile *out)
         return EXIT_USAGE;
     }
     memcpy(out->path, path, pl);
-    int st = guarded_run(ctx, path, 0, NULL, NULL);
+    int fd;
+    int st = parse_input(path, ctx, &fd);
     if (st != GGUFLINT_OK) {
-        report_status(path, ctx, st < 0 ? GGUFLINT_E_IO : st);
+        if (fd < 0 && (gguflint_url_kind(path) == 1 || strcmp(path, "-") == 0))
+            report_status(path, ctx, st < 0 ? GGUFLINT_E_IO : st);
         gguflint_free(ctx);
+        if (fd >= 0)
+            close(fd);
         return EXIT_USAGE;
     }
     int rc = take_layout(path, ctx, out);
     if (rc != EXIT_CLEAN) {
         gguflint_free(ctx);
+        if (fd >= 0)
+            close(fd);
         return rc;
     }
     /* the plan: distinct ranges in offset order; an exact alias copies its
@@ -229,7 +286,7 @@ int digest_file(const char *path, dfile *out)
         covered = s->offset + s->nbytes;
         covered_by = s->index;
     }
-    rc = read_once(path, ctx, out, plan, np);
+    rc = read_once(path, ctx, fd, out, plan, np);
     if (rc == EXIT_CLEAN) {
         char empty[65];
         sha256 *e = sha_new();
@@ -246,6 +303,8 @@ int digest_file(const char *path, dfile *out)
     }
 done:
     gguflint_free(ctx);
+    if (fd >= 0)
+        close(fd);
     free(order);
     free(root);
     free(plan);

@@ -3,7 +3,10 @@
 #define _DEFAULT_SOURCE
 #include "files.h"
 
+#include "common.h"
+
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdint.h>
@@ -56,19 +59,6 @@ static const char *base_of(const char *p)
 {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
-}
-
-/* The first four bytes of a regular file are a GGUF magic ("GGUF", or the
- * 2023 pre-release "FUGG" that gguflint reports). */
-static bool has_magic(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return false;
-    char m[4];
-    ssize_t got = read(fd, m, 4);
-    close(fd);
-    return got == 4 && (memcmp(m, "GGUF", 4) == 0 || memcmp(m, "FUGG", 4) == 0);
 }
 
 /* A pattern with '/' matches the path relative to the root, one without
@@ -167,88 +157,311 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-/* Walk a directory tree iteratively: a stack of (path, path relative to
- * the root) of directories to visit. */
-static bool walk(file_list *fl, const char *root, const file_filter *f, size_t *found)
+/* ---- the walk: openat/fstatat below directory descriptors ---- */
+
+/* A directory being walked: its descriptor (-1 once given back), identity,
+ * names, and the subdirectories still to visit (sorted). */
+typedef struct frame {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+    char *path, *rel, *name; /* shown path, path relative to the root, name in the parent */
+    file_list subdirs;
+    size_t next;
+} frame;
+
+typedef struct walker {
+    frame *st;
+    size_t n, cap;
+    dir_set seen;
+    const file_filter *f;
+    file_list *fl;
+    walk_errors *errs;
+    size_t *found;
+    bool ok; /* false on NOMEM */
+} walker;
+
+/* Descriptors the walk holds at most: those of the deepest directories of
+ * the stack; one further up is opened again from its parent when needed. */
+enum { WALK_OPEN_FDS = 32 };
+
+static void walk_error(walker *w, const char *path, const char *what, int err)
 {
-    file_list stack = {0}, rels = {0};
-    dir_set seen = {0};
-    bool ok = push(&stack, root) && push(&rels, "");
-    while (stack.n > 0 && ok) {
-        char *dir = stack.paths[--stack.n], *rel = rels.paths[--rels.n];
-        struct stat db;
-        int fresh = stat(dir, &db) == 0 ? dir_set_add(&seen, db.st_dev, db.st_ino) : 0;
-        DIR *d = fresh > 0 ? opendir(dir) : NULL;
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
+    if (w->ok && !(push(&w->errs->paths, path) && push(&w->errs->reasons, msg)))
+        w->ok = false;
+}
+
+static int open_dir_at(int at, const char *name)
+{
+    return openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+}
+
+/* The first four bytes of a regular file are a GGUF magic ("GGUF", or the
+ * 2023 pre-release "FUGG" that gguflint reports). -1: it cannot be opened. */
+static int has_magic_at(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    char m[4];
+    ssize_t got = read(fd, m, 4);
+    int e = errno;
+    close(fd);
+    if (got < 0) {
+        errno = e;
+        return -1;
+    }
+    return got == 4 && (memcmp(m, "GGUF", 4) == 0 || memcmp(m, "FUGG", 4) == 0);
+}
+
+/* Read the entries of the directory open as fr->fd: GGUF files go to the
+ * list (sorted), subdirectories to fr->subdirs (sorted); every entry that
+ * cannot be stat'ed or opened is an error. */
+static void read_dir(walker *w, frame *fr)
+{
+    int dfd = dup(fr->fd);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        walk_error(w, fr->path, "cannot read the directory", errno);
+        if (dfd >= 0)
+            close(dfd);
+        return;
+    }
+    file_list files = {0};
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) {
+            if (errno)
+                walk_error(w, fr->path, "cannot read the directory", errno);
+            break;
+        }
+        if (!w->ok)
+            break;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *crel = join(fr->rel, e->d_name);
+        if (!crel) {
+            w->ok = false;
+            break;
+        }
+        struct stat sb;
+        if (fstatat(fr->fd, e->d_name, &sb, 0) != 0) {
+            int err = errno;
+            struct stat lb;
+            bool dangling = err == ENOENT &&
+                            fstatat(fr->fd, e->d_name, &lb, AT_SYMLINK_NOFOLLOW) == 0 &&
+                            S_ISLNK(lb.st_mode);
+            if (!dangling) { /* a dangling link names nothing to lint */
+                char *child = join(fr->path, e->d_name);
+                if (child)
+                    walk_error(w, child, "cannot stat", err);
+                else
+                    w->ok = false;
+                free(child);
+            }
+        } else if (S_ISDIR(sb.st_mode)) {
+            if (!matches_any(w->f->exclude, w->f->n_exclude, crel) &&
+                !push(&fr->subdirs, e->d_name))
+                w->ok = false;
+        } else if (S_ISREG(sb.st_mode) && !matches_any(w->f->exclude, w->f->n_exclude, crel)) {
+            int take = w->f->n_include           ? matches_any(w->f->include, w->f->n_include, crel)
+                       : has_gguf_ext(e->d_name) ? 1
+                                                 : has_magic_at(fr->fd, e->d_name);
+            if (take < 0) {
+                int err = errno;
+                char *child = join(fr->path, e->d_name);
+                if (child)
+                    walk_error(w, child, "cannot open (to read its magic)", err);
+                else
+                    w->ok = false;
+                free(child);
+            } else if (take && !push(&files, e->d_name)) {
+                w->ok = false;
+            }
+        }
+        /* FIFOs, devices and sockets are never opened */
+        free(crel);
+    }
+    closedir(d);
+    if (files.n > 1)
+        qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
+    for (size_t i = 0; i < files.n && w->ok; i++) {
+        char *p = join(fr->path, files.paths[i]);
+        w->ok = p && push(w->fl, p);
+        free(p);
+        if (w->ok)
+            ++*w->found;
+    }
+    files_free(&files);
+    if (fr->subdirs.n > 1)
+        qsort(fr->subdirs.paths, fr->subdirs.n, sizeof *fr->subdirs.paths, cmp_str);
+}
+
+static void frame_free(frame *fr)
+{
+    if (fr->fd >= 0)
+        close(fr->fd);
+    free(fr->path);
+    free(fr->rel);
+    free(fr->name);
+    files_free(&fr->subdirs);
+}
+
+static bool same_dir(int fd, dev_t dev, ino_t ino)
+{
+    struct stat sb;
+    return fstat(fd, &sb) == 0 && sb.st_dev == dev && sb.st_ino == ino;
+}
+
+/* Make the descriptor of frame i open again: from the deepest ancestor that
+ * still holds one (or the root's path), each level checked to be the
+ * directory it was. False (reported) when a level moved or vanished. */
+static bool reopen(walker *w, size_t i, const char *root)
+{
+    size_t j = i;
+    while (j > 0 && w->st[j].fd < 0)
+        j--;
+    if (w->st[j].fd < 0) { /* the root itself */
+        int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+        if (fd >= 0 && !same_dir(fd, w->st[0].dev, w->st[0].ino)) {
+            close(fd);
+            fd = -1;
+            errno = ESTALE;
+        }
+        if (fd < 0) {
+            walk_error(w, w->st[0].path, "cannot open the directory again", errno);
+            return false;
+        }
+        w->st[0].fd = fd;
+    }
+    for (size_t k = j + 1; k <= i; k++) {
+        int fd = open_dir_at(w->st[k - 1].fd, w->st[k].name);
+        if (fd >= 0 && !same_dir(fd, w->st[k].dev, w->st[k].ino)) {
+            close(fd);
+            fd = -1;
+            errno = ESTALE;
+        }
+        if (fd < 0) {
+            walk_error(w, w->st[k].path, "cannot open the directory again", errno);
+            return false;
+        }
+        w->st[k].fd = fd;
+        /* keep only the deepest WALK_OPEN_FDS levels open */
+        if (k - 1 + WALK_OPEN_FDS <= i && w->st[k - 1].fd >= 0) {
+            close(w->st[k - 1].fd);
+            w->st[k - 1].fd = -1;
+        }
+    }
+    return true;
+}
+
+/* Enter a directory opened as fd (its entries read now) as the new top of
+ * the stack; takes fd. A directory walked already (a link loop) is left. */
+static void enter(walker *w, int fd, const char *path, const char *rel, const char *name)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        walk_error(w, path, "cannot stat", errno);
+        close(fd);
+        return;
+    }
+    int fresh = dir_set_add(&w->seen, sb.st_dev, sb.st_ino);
+    if (fresh <= 0) {
         if (fresh < 0)
-            ok = false;
-        if (!d) { /* unreadable, or walked already (a link loop): skipped */
-            free(dir);
-            free(rel);
+            w->ok = false;
+        close(fd);
+        return;
+    }
+    if (w->n == w->cap) {
+        size_t nc = w->cap ? w->cap * 2 : 16;
+        frame *ns = realloc(w->st, nc * sizeof *ns);
+        if (!ns) {
+            w->ok = false;
+            close(fd);
+            return;
+        }
+        w->st = ns;
+        w->cap = nc;
+    }
+    frame *fr = &w->st[w->n];
+    *fr = (frame){fd, sb.st_dev, sb.st_ino, dup_str(path), dup_str(rel), dup_str(name), {0}, 0};
+    w->n++;
+    if (!fr->path || !fr->rel || !fr->name) {
+        w->ok = false;
+        return;
+    }
+    read_dir(w, fr);
+    if (w->n > WALK_OPEN_FDS) {
+        frame *old = &w->st[w->n - 1 - WALK_OPEN_FDS];
+        if (old->fd >= 0)
+            close(old->fd);
+        old->fd = -1;
+    }
+}
+
+/* Walk a directory tree depth-first without recursion: a stack of open
+ * directories, children opened relative to their parent's descriptor, so
+ * neither depth nor path length is bounded by PATH_MAX. */
+static bool walk(file_list *fl, const char *root, const file_filter *f, size_t *found,
+                 walk_errors *errs)
+{
+    walker w = {.f = f, .fl = fl, .errs = errs, .found = found, .ok = true};
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        walk_error(&w, root, "cannot open the directory", errno);
+    else
+        enter(&w, fd, root, "", root);
+    while (w.n > 0 && w.ok) {
+        size_t top = w.n - 1;
+        frame *fr = &w.st[top];
+        if (fr->next >= fr->subdirs.n) {
+            frame_free(fr);
+            w.n--;
             continue;
         }
-        file_list files = {0}, dirs = {0};
-        struct dirent *e;
-        while (ok && (e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char *child = join(dir, e->d_name), *crel = join(rel, e->d_name);
-            struct stat sb;
-            if (!child || !crel) {
-                ok = false;
-            } else if (stat(child, &sb) != 0) {
-                /* a dangling link: nothing to lint */
-            } else if (S_ISDIR(sb.st_mode)) {
-                if (!matches_any(f->exclude, f->n_exclude, crel))
-                    ok = push(&dirs, e->d_name);
-            } else if (S_ISREG(sb.st_mode) && !matches_any(f->exclude, f->n_exclude, crel)) {
-                bool take = f->n_include ? matches_any(f->include, f->n_include, crel)
-                                         : has_gguf_ext(e->d_name) || has_magic(child);
-                if (take)
-                    ok = push(&files, e->d_name);
-            }
-            /* FIFOs, devices and sockets are never opened */
-            free(child);
-            free(crel);
+        if (fr->fd < 0 && !reopen(&w, top, root)) {
+            fr->next = fr->subdirs.n; /* the rest of it is out of reach: reported */
+            continue;
         }
-        closedir(d);
-        if (files.n > 1)
-            qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
-        for (size_t i = 0; i < files.n && ok; i++) {
-            char *p = join(dir, files.paths[i]);
-            ok = p && push(fl, p);
-            free(p);
-            if (ok)
-                ++*found;
+        const char *name = fr->subdirs.paths[fr->next++];
+        char *p = join(fr->path, name), *r = join(fr->rel, name);
+        if (!p || !r) {
+            w.ok = false;
+        } else {
+            int cfd = open_dir_at(fr->fd, name);
+            if (cfd < 0)
+                walk_error(&w, p, "cannot open the directory", errno);
+            else
+                enter(&w, cfd, p, r, name);
         }
-        /* push subdirectories in reverse so they pop in sorted order */
-        if (dirs.n > 1)
-            qsort(dirs.paths, dirs.n, sizeof *dirs.paths, cmp_str);
-        for (size_t i = dirs.n; i-- > 0 && ok;) {
-            char *p = join(dir, dirs.paths[i]), *r = join(rel, dirs.paths[i]);
-            ok = p && r && push(&stack, p) && push(&rels, r);
-            free(p);
-            free(r);
-        }
-        files_free(&files);
-        files_free(&dirs);
-        free(dir);
-        free(rel);
+        free(p);
+        free(r);
     }
-    files_free(&stack);
-    files_free(&rels);
-    free(seen.slots);
-    return ok;
+    for (size_t i = 0; i < w.n; i++)
+        frame_free(&w.st[i]);
+    free(w.st);
+    free(w.seen.slots);
+    return w.ok;
 }
 
 bool files_add(file_list *fl, const char *path, bool recursive, const file_filter *filter,
-               size_t *found)
+               size_t *found, walk_errors *errs)
 {
     static const file_filter none = {NULL, 0, NULL, 0};
     struct stat sb;
     if (recursive && strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return walk(fl, path, filter ? filter : &none, found);
+        return walk(fl, path, filter ? filter : &none, found, errs);
     ++*found;
     return push(fl, path);
+}
+
+void walk_errors_free(walk_errors *e)
+{
+    files_free(&e->paths);
+    files_free(&e->reasons);
 }
 
 /* ---- one path per real file ---- */
@@ -339,4 +552,58 @@ bool split_name(const char *path, char *key, size_t cap, unsigned *no, unsigned 
     *no = a;
     *count = b;
     return true;
+}
+
+/* ---- what the walk could not read, as inputs of the run ---- */
+
+typedef struct named {
+    const char *path;
+    size_t k;
+} named;
+
+static int named_cmp(const void *a, const void *b)
+{
+    return strcmp(((const named *)a)->path, ((const named *)b)->path);
+}
+
+bool walk_errors_take(file_list *fl, walk_errors *e, bool tolerate)
+{
+    for (size_t i = 0; i < e->paths.n; i++) {
+        if (tolerate) {
+            fprintf(stderr, "gguflint: warning: ");
+            err_text(e->paths.paths[i]);
+            fprintf(stderr, ": ");
+            err_text(e->reasons.paths[i]);
+            fprintf(stderr, " (not checked: --allow-unreadable)\n");
+        } else if (!push(fl, e->paths.paths[i])) {
+            return false;
+        }
+    }
+    if (tolerate)
+        walk_errors_free(e);
+    return true;
+}
+
+void walk_errors_mark(const char *const *paths, size_t n, const walk_errors *e, const char **skip,
+                      int *status)
+{
+    size_t m = e->paths.n;
+    named *idx = malloc((m ? m : 1) * sizeof *idx);
+    for (size_t k = 0; idx && k < m; k++)
+        idx[k] = (named){e->paths.paths[k], k};
+    if (idx)
+        qsort(idx, m, sizeof *idx, named_cmp);
+    for (size_t i = 0; i < n && m; i++) {
+        named key = {paths[i], 0};
+        const named *hit = idx ? bsearch(&key, idx, m, sizeof *idx, named_cmp) : NULL;
+        size_t k = hit ? hit->k : m;
+        for (size_t j = 0; !idx && j < m && k == m; j++) /* no memory: the slow way */
+            if (strcmp(paths[i], e->paths.paths[j]) == 0)
+                k = j;
+        if (k < m && !skip[i]) {
+            skip[i] = e->reasons.paths[k];
+            status[i] = GGUFLINT_E_IO;
+        }
+    }
+    free(idx);
 }

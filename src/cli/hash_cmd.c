@@ -97,10 +97,26 @@ static bool is_utf8(const uint8_t *s, size_t n)
     return j != NULL;
 }
 
+/* ,"KEY_hex":"..." for bytes that are not UTF-8 (their JSON string escapes
+ * each such byte as a code point, which names other bytes). */
+static void t_hex_field(text *out, const char *key, const uint8_t *s, size_t n)
+{
+    if (is_utf8(s, n))
+        return;
+    static const char hex[] = "0123456789abcdef";
+    t_puts(out, key);
+    for (size_t k = 0; k < n; k++) {
+        char h[2] = {hex[s[k] >> 4], hex[s[k] & 15]};
+        t_put(out, h, 2);
+    }
+    t_puts(out, "\"");
+}
+
 static void write_file(text *out, const dfile *f, bool first)
 {
     t_puts(out, first ? "{\"path\":" : ",{\"path\":");
     t_json(out, f->path, strlen(f->path));
+    t_hex_field(out, ",\"path_hex\":\"", (const uint8_t *)f->path, strlen(f->path));
     t_printf(out,
              ",\"size\":%" PRIu64 ",\"data_start\":%" PRIu64 ",\"file_sha256\":\"%s\""
              ",\"data_sha256\":\"%s\",\"tensors\":[",
@@ -109,15 +125,7 @@ static void write_file(text *out, const dfile *f, bool first)
         const dtensor *t = &f->tensors[i];
         t_puts(out, i ? ",{\"name\":" : "{\"name\":");
         t_json(out, t->name, t->name_len);
-        if (!is_utf8(t->name, t->name_len)) {
-            t_puts(out, ",\"name_hex\":\"");
-            static const char hex[] = "0123456789abcdef";
-            for (size_t k = 0; k < t->name_len; k++) {
-                char h[2] = {hex[t->name[k] >> 4], hex[t->name[k] & 15]};
-                t_put(out, h, 2);
-            }
-            t_puts(out, "\"");
-        }
+        t_hex_field(out, ",\"name_hex\":\"", t->name, t->name_len);
         const char *tn = gguflint_ggml_type_name(t->type);
         t_puts(out, ",\"type\":");
         t_json(out, tn ? tn : "?", strlen(tn ? tn : "?"));
@@ -488,7 +496,8 @@ int cmd_hash(int argc, char **argv)
     bool data_only = false;
     int first_path = argc;
     static const char *const fetch_names[] = {"max-fetch", "fetch-first-range", "header",
-                                              "timeout",   "connect-timeout",   "retries"};
+                                              "timeout",   "connect-timeout",   "retries",
+                                              "deadline",  "file-deadline"};
     gguflint_fetch_options *fetch = NULL;
     static const char *const with_value[] = {
         "-o",       "--verify-manifest", "--max-fetch",       "--fetch-first-range",

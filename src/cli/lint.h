@@ -47,7 +47,8 @@ enum {
     OPT_BASE,
     OPT_BASELINE,
     OPT_WRITE_BASELINE,
-    OPT_HELP_URI
+    OPT_HELP_URI,
+    OPT_ALLOW_UNREADABLE
 };
 
 /* ---- settings: defaults, then the config file, then the command line ---- */
@@ -89,6 +90,7 @@ typedef struct settings {
     const char *include[CLI_MAX_RULE_OPTS], *exclude[CLI_MAX_RULE_OPTS]; /* -r globs */
     size_t n_include, n_exclude;
     const char *base_path;      /* --base MODEL */
+    bool allow_unreadable;      /* -r: what the walk cannot read is a warning, not an error */
     const char *baseline_path;  /* --baseline FILE */
     const char *write_baseline; /* --write-baseline FILE */
     const char *help_uri;       /* --help-uri URL (SARIF helpUri) */

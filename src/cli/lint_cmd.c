@@ -28,13 +28,14 @@
  * its own name with the reason in *error (and the status in *status).
  * False on NOMEM. */
 static bool add_input(file_list *files, const char *arg, bool recursive, const file_filter *filter,
-                      size_t *found, const gguflint_fetch_options *fetch, char **error, int *status)
+                      size_t *found, const gguflint_fetch_options *fetch, char **error, int *status,
+                      walk_errors *unreadable)
 {
     int kind = gguflint_url_kind(arg);
     if (kind == 0)
-        return files_add(files, arg, recursive, filter, found);
+        return files_add(files, arg, recursive, filter, found, unreadable);
     if (kind == 1)
-        return files_add(files, arg, false, NULL, found);
+        return files_add(files, arg, false, NULL, found, unreadable);
     gguflint_url_list *l = NULL;
     char err[256] = "";
     int st = gguflint_url_list_new(arg, fetch, &l, err, sizeof err);
@@ -48,11 +49,11 @@ static bool add_input(file_list *files, const char *arg, bool recursive, const f
         gguflint_url_list_free(l);
         *status = st;
         *error = strdup(err[0] ? err : "the listing failed");
-        return *error && files_add(files, arg, false, NULL, found);
+        return *error && files_add(files, arg, false, NULL, found, unreadable);
     }
     bool ok = true;
     for (size_t i = 0; ok && i < gguflint_url_list_count(l); i++)
-        ok = files_add(files, gguflint_url_list_get(l, i), false, NULL, found);
+        ok = files_add(files, gguflint_url_list_get(l, i), false, NULL, found, unreadable);
     gguflint_url_list_free(l);
     return ok;
 }
@@ -245,6 +246,8 @@ typedef struct lint_inputs {
     int *list_status;
     const char **skip; /* per file: a failed listing's reason, or NULL */
     int *skip_status;
+    walk_errors unreadable; /* what the walk could not open or stat */
+    bool lone_shards;       /* a shard of a bigger set forms a set by itself (GG410) */
 } lint_inputs;
 
 static int collect_inputs(settings *s, int argc, char **argv, const gguflint_fetch_options *fetch,
@@ -258,8 +261,10 @@ static int collect_inputs(settings *s, int argc, char **argv, const gguflint_fet
     size_t n_found = 0;
     for (int i = optind; i < argc; i++)
         if (!add_input(&in->files, argv[i], s->recursive, &filter, &n_found, fetch,
-                       &in->list_errors[i], &in->list_status[i]))
+                       &in->list_errors[i], &in->list_status[i], &in->unreadable))
             return EXIT_USAGE;
+    if (!walk_errors_take(&in->files, &in->unreadable, s->allow_unreadable))
+        return EXIT_USAGE;
     if (s->recursive && !files_dedupe(&in->files))
         return EXIT_USAGE;
     if (in->files.n == 0) {
@@ -283,6 +288,11 @@ static int collect_inputs(settings *s, int argc, char **argv, const gguflint_fet
                 in->skip[i] = in->list_errors[a];
                 in->skip_status[i] = in->list_status[a];
             }
+    walk_errors_mark((const char *const *)in->files.paths, in->files.n, &in->unreadable, in->skip,
+                     in->skip_status);
+    /* a shard alone on the command line is one file; under -r, in a listing
+     * or among several inputs it is a set that lacks its other shards */
+    in->lone_shards = s->recursive || in->files.n > 1 || gguflint_url_kind(argv[optind]) == 2;
     return EXIT_CLEAN;
 }
 
@@ -295,6 +305,7 @@ static void free_inputs(lint_inputs *in, int argc)
     free(in->skip);
     free(in->skip_status);
     files_free(&in->files);
+    walk_errors_free(&in->unreadable);
 }
 
 /* Phase 4, one file: what went wrong reading it, the config's ignores, the
@@ -383,8 +394,9 @@ static int report_one(lint_state *L, const char *path, gguflint_ctx *ctx, int st
 static int lint_all(lint_state *L, lint_inputs *in, gguflint_ctx *base)
 {
     settings *s = L->s;
-    runner *rn = runner_new((const char *const *)in->files.paths, in->files.n, s->opt, s->jobs,
-                            s->stdin_max, CLI_JOB_WINDOW_BYTES, in->skip, in->skip_status, base);
+    runner *rn =
+        runner_new((const char *const *)in->files.paths, in->files.n, s->opt, s->jobs, s->stdin_max,
+                   CLI_JOB_WINDOW_BYTES, in->skip, in->skip_status, base, in->lone_shards);
     if (!rn) {
         fprintf(stderr, "gguflint: out of memory\n");
         return EXIT_USAGE;

@@ -47,6 +47,9 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, OPT_FETCH},
     {"connect-timeout", required_argument, NULL, OPT_FETCH},
     {"retries", required_argument, NULL, OPT_FETCH},
+    {"deadline", required_argument, NULL, OPT_FETCH},
+    {"file-deadline", required_argument, NULL, OPT_FETCH},
+    {"allow-unreadable", no_argument, NULL, OPT_ALLOW_UNREADABLE},
     {"version", no_argument, NULL, OPT_VERSION},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -247,6 +250,7 @@ int lint_parse_command_line(settings *s, int argc, char **argv, gguflint_fetch_o
         case OPT_BASE: s->base_path = optarg; break;
         case 'r':
         case OPT_RECURSIVE: s->recursive = true; break;
+        case OPT_ALLOW_UNREADABLE: s->allow_unreadable = true; break;
         case OPT_INCLUDE:
         case OPT_EXCLUDE: {
             const char **list = c == OPT_INCLUDE ? s->include : s->exclude;

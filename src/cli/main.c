@@ -69,6 +69,7 @@ const char usage_text[] =
     "                            relative to the directory given, or the base name\n"
     "                            when GLOB has no '/'; '*' does not cross '/')\n"
     "  --exclude GLOB            with -r: skip files and directories matching GLOB\n"
+    "  --allow-unreadable        with -r: what cannot be read is a warning, not an error\n"
     "  -j, --jobs N              lint N files at once (default 1); output order is\n"
     "                            always the order of the inputs\n"
     "  --deep                    also read the tensor data (NaN/Inf, block scales,\n"
@@ -104,6 +105,10 @@ const char usage_limits[] =
     "                            (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_TIMEOUT_S) ")\n"
     "  --connect-timeout S       seconds to connect (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S) ")\n"
     "  --retries N               retries after 429 and 5xx answers (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_RETRIES) ")\n"
+    "  --deadline S              end a request after S seconds however slowly its bytes\n"
+    "                            come, retries and Retry-After waits included (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_DEADLINE_S) ")\n"
+    "  --file-deadline S         end every request of one remote file after S seconds\n"
+    "                            (default " GGUFLINT_STRINGIFY(LIMIT_DEFAULT_FETCH_FILE_DEADLINE_S) "; raise it to hash or --deep big remote files)\n"
     "  --version, -h/--help\n";
 // clang-format on
 
@@ -330,9 +335,8 @@ static const command commands[] = {
      "paths; the URL options of `gguflint --help` apply.\n"},
 };
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
-    install_bus_guard();
     for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name) != 0)
             continue;
@@ -343,4 +347,10 @@ int main(int argc, char **argv)
         return commands[i].run(argc - 1, argv + 1);
     }
     return cmd_lint(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    install_bus_guard();
+    return cli_run_on_big_stack(dispatch, argc, argv);
 }

@@ -129,17 +129,19 @@ static bool family_name(const char *path, char *key, size_t cap)
     return len > 0 && len < cap;
 }
 
-static bool split_key(const char *path, char *key, size_t cap)
+static bool split_key(const char *path, char *key, size_t cap, unsigned *count)
 {
-    unsigned no, count;
-    return split_name(path, key, cap, &no, &count);
+    unsigned no;
+    return split_name(path, key, cap, &no, count);
 }
 
 /* Inputs whose key (split_key: shards named PREFIX-NNNNN-of-MMMMM.gguf with
  * one PREFIX; family_name: the quantisations and shards of one model) is
  * the same form a group whose members point at its first member (in
- * jobs[].set or jobs[].fam). False on NOMEM. */
-static bool find_groups(job *jobs, size_t n, bool family)
+ * jobs[].set or jobs[].fam). With `lone`, a shard whose name says the set
+ * has more than one file forms a set by itself (the others are missing).
+ * False on NOMEM. */
+static bool find_groups(job *jobs, size_t n, bool family, bool lone)
 {
     set_key *keys = malloc((n ? n : 1) * sizeof *keys);
     if (!keys)
@@ -147,12 +149,20 @@ static bool find_groups(job *jobs, size_t n, bool family)
     size_t m = 0;
     bool ok = true;
     char key[4096];
+    bool *many = family ? NULL : calloc(n ? n : 1, sizeof *many); /* count > 1 in the name */
+    if (!family && !many) {
+        free(keys);
+        return false;
+    }
     for (size_t i = 0; i < n; i++) {
+        unsigned count = 0;
         long *grp = family ? &jobs[i].fam : &jobs[i].set;
         *grp = -1;
         if (ok && !(family && jobs[i].skip) &&
             (family ? family_name(jobs[i].path, key, sizeof key)
-                    : split_key(jobs[i].path, key, sizeof key))) {
+                    : split_key(jobs[i].path, key, sizeof key, &count))) {
+            if (many)
+                many[i] = count > 1;
             size_t kl = strlen(key) + 1;
             keys[m].key = malloc(kl);
             if (!keys[m].key) {
@@ -169,7 +179,7 @@ static bool find_groups(job *jobs, size_t n, bool family)
         size_t b = a + 1;
         while (b < m && strcmp(keys[a].key, keys[b].key) == 0)
             b++;
-        if (b - a > 1)
+        if (b - a > 1 || (lone && many && many[keys[a].index]))
             for (size_t k = a; k < b; k++)
                 *(family ? &jobs[keys[k].index].fam : &jobs[keys[k].index].set) =
                     (long)keys[a].index;
@@ -178,6 +188,7 @@ static bool find_groups(job *jobs, size_t n, bool family)
     for (size_t k = 0; k < m; k++)
         free(keys[k].key);
     free(keys);
+    free(many);
     return ok;
 }
 
@@ -225,7 +236,8 @@ static void check_group(runner *rn, size_t first, bool family)
             ctxs[got++] = rn->jobs[k].ctx;
     }
     set_call c = {ctxs, got};
-    if (got > 1 && guarded_call(family ? call_check_family : call_check_set, &c) < 0)
+    if ((got > 1 || (got == 1 && !family)) &&
+        guarded_call(family ? call_check_family : call_check_set, &c) < 0)
         for (size_t k = first; k < rn->n; k++)
             if (group_of(&rn->jobs[k], family) == (long)first && rn->jobs[k].status == GGUFLINT_OK)
                 rn->jobs[k].status = -1;
@@ -234,7 +246,7 @@ static void check_group(runner *rn, size_t first, bool family)
 
 runner *runner_new(const char *const *paths, size_t n, const gguflint_options *opt, unsigned jobs,
                    uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
-                   const int *skip_status, const gguflint_ctx *base)
+                   const int *skip_status, const gguflint_ctx *base, bool lone_shards)
 {
     runner *rn = calloc(1, sizeof *rn);
     if (!rn)
@@ -251,7 +263,7 @@ runner *runner_new(const char *const *paths, size_t n, const gguflint_options *o
             rn->jobs[i].status = skip_status ? skip_status[i] : GGUFLINT_E_IO;
         }
     }
-    if (!find_groups(rn->jobs, n, false) || !find_groups(rn->jobs, n, true)) {
+    if (!find_groups(rn->jobs, n, false, lone_shards) || !find_groups(rn->jobs, n, true, false)) {
         free(rn->jobs);
         free(rn);
         return NULL;
@@ -263,11 +275,22 @@ runner *runner_new(const char *const *paths, size_t n, const gguflint_options *o
     rn->stdin_max = stdin_max;
     pthread_mutex_init(&rn->mu, NULL);
     pthread_cond_init(&rn->changed, NULL);
+    /* under a small stack limit the workers get the stack the command runs
+     * on (cli_run_on_big_stack), not the limit */
+    bool small = cli_stack_too_small();
     unsigned n_threads = jobs > 1 ? jobs : 0;
     rn->threads = n_threads ? calloc(n_threads, sizeof *rn->threads) : NULL;
+    pthread_attr_t attr;
+    bool sized = small && pthread_attr_init(&attr) == 0;
+    if (sized && pthread_attr_setstacksize(&attr, CLI_STACK_BYTES) != 0) {
+        pthread_attr_destroy(&attr);
+        sized = false;
+    }
     for (unsigned t = 0; t < n_threads && rn->threads; t++)
-        if (pthread_create(&rn->threads[rn->started], NULL, worker, rn) == 0)
+        if (pthread_create(&rn->threads[rn->started], sized ? &attr : NULL, worker, rn) == 0)
             rn->started++;
+    if (sized)
+        pthread_attr_destroy(&attr);
     return rn;
 }
 

@@ -13,6 +13,7 @@
 
 #include "gguflint.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,11 +23,13 @@ typedef struct runner runner;
  * An input with skip[i] set (skip may be NULL: none) is not run: it is
  * handed back with no context and the status skip_status[i] (an hf://
  * listing that failed). `base` (may be NULL) is the model every context is
- * given with gguflint_set_base (--base); it must outlive the runner. NULL on
- * NOMEM. */
+ * given with gguflint_set_base (--base); it must outlive the runner. With
+ * `lone_shards`, a shard given without the other members of its set
+ * (-r, an hf:// listing, several inputs) is checked as a set of one, so
+ * the shards it lacks are reported (GG410). NULL on NOMEM. */
 runner *runner_new(const char *const *paths, size_t n, const gguflint_options *opt, unsigned jobs,
                    uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
-                   const int *skip_status, const gguflint_ctx *base);
+                   const int *skip_status, const gguflint_ctx *base, bool lone_shards);
 /* Input i (call in order 0, 1, ...): waits for it and returns its context
  * (NULL after NOMEM) and status (-1: the file changed while it was read). */
 gguflint_ctx *runner_get(runner *rn, size_t i, int *status);

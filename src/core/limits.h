@@ -100,6 +100,12 @@
 /* Connect within 10 s; a request that receives nothing for 30 s fails. */
 #define LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S 10
 #define LIMIT_DEFAULT_FETCH_TIMEOUT_S 30
+/* Deadlines (issue 25): a request - its redirects, retries and Retry-After
+ * waits included - ends after 300 s however its bytes trickle in (a server
+ * sending one byte every few seconds never trips the stall timeout), and all
+ * the requests of one remote file after 1800 s. */
+#define LIMIT_DEFAULT_FETCH_DEADLINE_S 300
+#define LIMIT_DEFAULT_FETCH_FILE_DEADLINE_S 1800
 /* A reader's first read is at least this (the header and a few KVs). */
 #define URL_MIN_FIRST_READ 64
 /* The padding before the data section is read with the metadata when it is

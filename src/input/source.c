@@ -10,9 +10,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,14 +65,81 @@ const char *gguflint_error_detail(const gguflint_ctx *ctx)
     return ctx ? ctx->error_detail : "";
 }
 
-int gguflint_open_file(gguflint_ctx *ctx, const char *path)
+size_t source_pread(int fd, void *buf, size_t len, uint64_t off)
 {
+    size_t got = 0;
+    while (got < len) {
+        ssize_t g = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
+        if (g <= 0)
+            break;
+        got += (size_t)g;
+    }
+    return got;
+}
+
+/* open() of a path longer than PATH_MAX (a -r walk reaches such files):
+ * the directories are opened one by one, each relative to the last. */
+static int open_long(const char *path, int flags)
+{
+    int dir = path[0] == '/' ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : AT_FDCWD;
+    const char *p = path;
+    char name[NAME_MAX + 1];
+    for (;;) {
+        while (*p == '/')
+            p++;
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int fd = -1;
+        if (n > NAME_MAX) {
+            errno = ENAMETOOLONG;
+        } else if (dir >= 0 || dir == AT_FDCWD) {
+            memcpy(name, p, n);
+            name[n] = '\0';
+            bool last = !e || e[strspn(e, "/")] == '\0';
+            fd = openat(dir, n ? name : ".",
+                        last ? flags : O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+            if (last) {
+                int err = errno;
+                if (dir >= 0)
+                    close(dir);
+                errno = err;
+                return fd;
+            }
+        }
+        int err = errno;
+        if (dir >= 0)
+            close(dir);
+        if (fd < 0) {
+            errno = err;
+            return -1;
+        }
+        dir = fd;
+        p = e;
+    }
+}
+
+/* The address space a mapping may take: half of RLIMIT_AS (the rest is the
+ * program's), unlimited when there is no limit. */
+static uint64_t map_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return UINT64_MAX;
+    return (uint64_t)rl.rlim_cur / 2;
+}
+
+int source_open_file(gguflint_ctx *ctx, const char *path, int *pread_fd)
+{
+    *pread_fd = -1;
     int st = ready(ctx);
     if (st != GGUFLINT_OK)
         return st;
     if (!path)
         return fail(ctx, GGUFLINT_E_ARG, "no path");
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+    int fd = open(path, flags);
+    if (fd < 0 && errno == ENAMETOOLONG)
+        fd = open_long(path, flags);
     if (fd < 0)
         return fail(ctx, GGUFLINT_E_IO, strerror(errno));
     struct stat sb;
@@ -87,21 +156,21 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
                                            : "is not a regular file");
     }
     uint64_t size = (uint64_t)sb.st_size;
-    ctx->input_set = true;
     if (!ctx->name && gguflint_set_name(ctx, path) != GGUFLINT_OK) {
         close(fd);
         return ctx->status;
     }
+    if (size > SMALL_FILE_READ_BYTES && (size > SIZE_MAX || size > map_budget())) {
+        *pread_fd = fd; /* larger than the address space may hold */
+        return GGUFLINT_OK;
+    }
+    ctx->input_set = true;
     if (size == 0) {
         close(fd);
         ctx->data = (const uint8_t *)"";
         ctx->size = 0;
         ctx->avail = 0;
         return GGUFLINT_OK;
-    }
-    if (size > SIZE_MAX) {
-        close(fd);
-        return fail(ctx, GGUFLINT_E_IO, "file too large for this address space");
     }
     if (size <= SMALL_FILE_READ_BYTES) {
         /* A small file is read into memory: cheaper than mapping it (no page
@@ -113,13 +182,7 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
             close(fd);
             return fail(ctx, GGUFLINT_E_NOMEM, "out of memory reading the file");
         }
-        size_t got = 0;
-        while (got < size) {
-            ssize_t g = pread(fd, buf + got, (size_t)size - got, (off_t)got);
-            if (g <= 0)
-                break;
-            got += (size_t)g;
-        }
+        size_t got = source_pread(fd, buf, (size_t)size, 0);
         close(fd);
         if (got != size) {
             free(buf);
@@ -132,10 +195,12 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
         return GGUFLINT_OK;
     }
     void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int e = errno;
     if (m == MAP_FAILED) {
-        close(fd);
-        return fail(ctx, GGUFLINT_E_IO, strerror(e));
+        /* no address space for it (ulimit -v, a 32-bit process): the
+         * metadata is read with pread instead */
+        ctx->input_set = false;
+        *pread_fd = fd;
+        return GGUFLINT_OK;
     }
     /* no PMD mappings: a file just written sits in the page cache in 2 MiB
      * folios, and mapped whole they put several MB of metadata in the RSS
@@ -226,7 +291,7 @@ int source_check_unchanged(gguflint_ctx *ctx)
 
 void source_close_fd(gguflint_ctx *ctx)
 {
-    if (ctx->fd >= 0)
+    if (ctx->fd >= 0 && ctx->map) /* an unmapped file is read through it */
         close(ctx->fd);
     ctx->fd = -1;
 }
@@ -243,13 +308,7 @@ const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len, 
     if (off <= ctx->avail && len <= ctx->avail - off)
         return ctx->data + off;
     if (ctx->fd >= 0) {
-        size_t got = 0;
-        while (got < len) {
-            ssize_t g = pread(ctx->fd, scratch + got, len - got, (off_t)(off + got));
-            if (g <= 0)
-                break;
-            got += (size_t)g;
-        }
+        size_t got = source_pread(ctx->fd, scratch, len, off);
         if (got == len)
             return scratch;
         snprintf(err, err_size, "reading 0x%llx failed: the file changed while being read",

@@ -66,6 +66,13 @@ int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *endpoint, con
     return GGUFLINT_E_ARG;
 }
 
+int gguflint_fetch_set_cancel(gguflint_fetch_options *fo, const volatile int *flag)
+{
+    (void)fo;
+    (void)flag;
+    return GGUFLINT_E_ARG;
+}
+
 int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_options *fo)
 {
     (void)url;

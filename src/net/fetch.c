@@ -39,6 +39,15 @@ void net_options_default(net_options *o)
     o->max_redirects = LIMIT_DEFAULT_FETCH_MAX_REDIRECTS;
     o->connect_timeout_ms = LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S * 1000u;
     o->stall_timeout_ms = LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u;
+    o->deadline_ms = LIMIT_DEFAULT_FETCH_DEADLINE_S * 1000u;
+    o->file_deadline_ms = LIMIT_DEFAULT_FETCH_FILE_DEADLINE_S * 1000u;
+}
+
+uint64_t net_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 struct net_file {
@@ -58,6 +67,7 @@ struct net_file {
     char etag[NET_ETAG_MAX]; /* the first response's ETag (weak or strong) */
     pthread_mutex_t mu;
     uint64_t bytes, requests;
+    uint64_t deadline; /* net_now_ms() past which no request of this file runs; 0: none */
 };
 
 /* ---- one exchange: redirects and retries ---- */
@@ -91,6 +101,7 @@ typedef struct env {
     const char *if_range;     /* "" or a validator */
     pthread_mutex_t *mu;      /* guards the counters, or NULL */
     uint64_t *bytes, *requests;
+    uint64_t file_deadline; /* the net_file's, or 0 */
 } env;
 
 static void say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -222,11 +233,25 @@ static void count(const env *e, uint64_t bytes)
         pthread_mutex_unlock(e->mu);
 }
 
-static void sleep_ms(uint64_t ms)
+/* Sleep `ms` in slices of at most 100 ms; false when cancelled meanwhile. */
+static bool sleep_ms(uint64_t ms, const volatile int *cancel)
 {
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
+    while (ms > 0) {
+        if (cancel && (*cancel != 0))
+            return false;
+        uint64_t k = ms < 100 ? ms : 100;
+        struct timespec ts = {0, (long)k * 1000000L};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+        ms -= k;
+    }
+    return !(cancel && (*cancel != 0));
+}
+
+/* The earlier of two deadlines (0: none). */
+static uint64_t earlier(uint64_t a, uint64_t b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
 }
 
 static const char *transport_what(net_tstatus ts)
@@ -247,6 +272,8 @@ static bool is_redirect(int s)
     return s == 301 || s == 302 || s == 303 || s == 307 || s == 308;
 }
 
+static const char *reason(int s);
+
 /* Perform the request of `x` from `url`, following redirects and retrying
  * 429/5xx. On NET_OK, x holds the final response and *final the URL that gave
  * it (malloc'd). Any other status leaves the reason in err. */
@@ -261,6 +288,8 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
     snprintf(range, sizeof range, "Range: bytes=%llu-%llu", (unsigned long long)x->want_first,
              (unsigned long long)x->want_last);
     snprintf(ifr, sizeof ifr, "If-Range: %s", e->if_range ? e->if_range : "");
+    uint64_t deadline =
+        earlier(o->deadline_ms ? net_now_ms() + o->deadline_ms : 0, e->file_deadline);
     for (uint32_t attempt = 0;; attempt++) {
         uint32_t hops = 0;
         for (;;) {
@@ -278,7 +307,15 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
                 for (size_t i = 0; i < e->n_hdrs && i < MAX_ORIGIN_HEADERS; i++)
                     lines[nl++] = e->hdrs[i];
             lines[nl] = NULL;
-            net_request rq = {cur, lines, o->connect_timeout_ms, o->stall_timeout_ms};
+            if (deadline && net_now_ms() >= deadline) {
+                say(err, errn, "timed out: the %s deadline passed (--%s)",
+                    deadline == e->file_deadline ? "file's" : "request's",
+                    deadline == e->file_deadline ? "file-deadline" : "deadline");
+                free(cur);
+                return NET_E_IO;
+            }
+            net_request rq = {cur,      lines,    o->connect_timeout_ms, o->stall_timeout_ms,
+                              deadline, o->cancel};
             net_sink sink = {on_header, on_body, x};
             xfer_reset(x);
             char terr[200] = "";
@@ -340,7 +377,21 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
                 if (ms > 60000)
                     ms = 60000;
             }
-            sleep_ms(ms);
+            if (deadline && net_now_ms() + ms >= deadline) {
+                say(err, errn,
+                    "%s: the server asks to wait %llu ms before retrying, past the %s deadline "
+                    "(--%s)",
+                    reason(s), (unsigned long long)ms,
+                    deadline == e->file_deadline ? "file's" : "request's",
+                    deadline == e->file_deadline ? "file-deadline" : "deadline");
+                free(cur);
+                return NET_E_IO;
+            }
+            if (!sleep_ms(ms, o->cancel)) {
+                say(err, errn, "%s", "cancelled");
+                free(cur);
+                return NET_E_IO;
+            }
             continue;
         }
         *final = cur;
@@ -408,6 +459,7 @@ net_status net_open(const char *url, const net_options *o, const net_transport *
     f->o = *o;
     f->o.origin_headers = NULL;
     f->o.origin_url = NULL;
+    f->deadline = o->file_deadline_ms ? net_now_ms() + o->file_deadline_ms : 0;
     f->t = t;
     f->url = canon;
     pthread_mutex_init(&f->mu, NULL);
@@ -431,8 +483,12 @@ net_status net_open(const char *url, const net_options *o, const net_transport *
     x.want_first = 0;
     x.want_last = o->first_range - 1;
     x.max_body = o->max_fetch;
-    env e = {&f->o,  t,         f->origin,   (const char *const *)f->hdrs, f->n_hdrs, NULL, "",
-             &f->mu, &f->bytes, &f->requests};
+    env e = {&f->o,      t,
+             f->origin,  (const char *const *)f->hdrs,
+             f->n_hdrs,  NULL,
+             "",         &f->mu,
+             &f->bytes,  &f->requests,
+             f->deadline};
     char *final = NULL;
     net_status st = exchange(&e, f->url, &x, &final, err, errn);
     if (st != NET_OK) {
@@ -529,9 +585,9 @@ static net_status read_range(net_file *f, uint64_t off, uint8_t *buf, size_t len
         x.want_first = off;
         x.want_last = off + len - 1;
         x.buf = buf;
-        env e = {&f->o,     f->t,        f->origin,   (const char *const *)f->hdrs,
-                 f->n_hdrs, NULL,        f->if_range, &f->mu,
-                 &f->bytes, &f->requests};
+        env e = {&f->o,     f->t,         f->origin,   (const char *const *)f->hdrs,
+                 f->n_hdrs, NULL,         f->if_range, &f->mu,
+                 &f->bytes, &f->requests, f->deadline};
         char *final = NULL;
         net_status st = exchange(&e, url, &x, &final, err, errn);
         bool redirected_before = strcmp(url, f->url) != 0;
@@ -711,7 +767,8 @@ net_status net_get(const char *url, const net_options *o, const net_transport *t
              NULL,
              NULL,
              bytes,
-             requests};
+             requests,
+             0};
     char *final = NULL;
     net_status st = exchange(&e, url, &x, &final, err, errn);
     if (st != NET_OK) {

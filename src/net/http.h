@@ -20,7 +20,12 @@ typedef struct net_request {
     const char *const *headers;  /* complete "Name: value" lines, NULL-terminated */
     uint32_t connect_timeout_ms; /* 0: the transport's default */
     uint32_t stall_timeout_ms;   /* no byte for this long ends the request; 0: default */
+    uint64_t deadline_ms;        /* net_now_ms() past which the request ends; 0: none */
+    const volatile int *cancel;  /* non-zero ends the request (NULL: none) */
 } net_request;
+
+/* Milliseconds of CLOCK_MONOTONIC: the clock of every deadline. */
+uint64_t net_now_ms(void);
 
 /* The transport calls these in order: every header line of the response (the
  * status line first, each line as received, CRLF included), then the body in
@@ -35,7 +40,7 @@ typedef struct net_sink {
 typedef enum net_tstatus {
     NET_T_OK = 0,   /* the whole response was received */
     NET_T_ABORTED,  /* a sink callback asked to stop */
-    NET_T_TIMEOUT,  /* connect or stall timeout */
+    NET_T_TIMEOUT,  /* connect or stall timeout, the deadline, or cancelled */
     NET_T_CONNECT,  /* could not resolve or connect */
     NET_T_TLS,      /* TLS handshake or certificate verification failed */
     NET_T_PARTIAL,  /* the connection closed before the announced body ended */
@@ -125,6 +130,9 @@ typedef struct net_options {
     uint32_t max_redirects;
     uint32_t connect_timeout_ms;
     uint32_t stall_timeout_ms;
+    uint32_t deadline_ms;       /* one request, retries and waits included; 0: none */
+    uint32_t file_deadline_ms;  /* every request of one net_file; 0: none */
+    const volatile int *cancel; /* set non-zero: every request ends soon (NULL: none) */
     /* Lines "Name: value" sent only to the origin (scheme, host and port) of
      * `origin_url` below, never to a redirect target elsewhere. */
     const char *const *origin_headers;

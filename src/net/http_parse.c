@@ -247,6 +247,11 @@ static void header(net_response *r, const char *name, size_t nn, const char *v, 
 
 void net_response_line(net_response *r, const char *line, size_t len)
 {
+    /* after the final response's headers, lines are a chunked body's
+     * trailers: ignored (a trailer must not reset the status or replace
+     * Content-Range) */
+    if (r->headers_done && r->status >= 200)
+        return;
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
     if (len >= 5 && memcmp(line, "HTTP/", 5) == 0) {

@@ -33,6 +33,10 @@ typedef struct call {
     uint32_t stall_ms;
     curl_off_t last_now;     /* bytes seen at the last progress */
     struct timespec last_at; /* when they changed */
+    uint64_t deadline_ms;    /* net_now_ms() at which the request ends; 0: none */
+    const volatile int *cancel;
+    bool late, cancelled;
+    bool body_seen; /* a body byte arrived: the headers are over */
 } call;
 
 static size_t on_header(char *p, size_t size, size_t n, void *user)
@@ -50,6 +54,7 @@ static size_t on_write(char *p, size_t size, size_t n, void *user)
 {
     call *c = user;
     size_t len = size * n;
+    c->body_seen = true;
     if (!c->sink->body(c->sink->user, (const uint8_t *)p, len)) {
         c->aborted = true;
         return 0;
@@ -73,6 +78,14 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
     (void)dltotal;
     (void)ultotal;
     call *c = user;
+    if (c->cancel && (*c->cancel != 0)) {
+        c->cancelled = true;
+        return 1;
+    }
+    if (c->deadline_ms && net_now_ms() >= c->deadline_ms) {
+        c->late = true;
+        return 1;
+    }
     curl_off_t now = dlnow + ulnow;
     if (now != c->last_now) {
         c->last_now = now;
@@ -84,6 +97,16 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
         return 1;
     }
     return 0;
+}
+
+/* libcurl ends a response whose header line goes on past its limit with
+ * CURLE_TOO_LARGE (8.6 on) or, before, CURLE_OUT_OF_MEMORY: while the headers
+ * are still coming that is the server's endless line, not memory. */
+static bool header_too_long(CURLcode rc, const call *c)
+{
+    if ((int)rc == 100) /* CURLE_TOO_LARGE */
+        return true;
+    return rc == CURLE_OUT_OF_MEMORY && !c->body_seen;
 }
 
 static net_tstatus map_code(CURLcode rc)
@@ -195,10 +218,17 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
         api->slist_free_all(hl);
         return NET_T_NOMEM;
     }
-    call c = {
-        sink,  false,
-        false, rq->stall_timeout_ms ? rq->stall_timeout_ms : LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u,
-        -1,    {0, 0}};
+    call c = {sink,
+              false,
+              false,
+              rq->stall_timeout_ms ? rq->stall_timeout_ms : LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u,
+              -1,
+              {0, 0},
+              rq->deadline_ms,
+              rq->cancel,
+              false,
+              false,
+              false};
     clock_gettime(CLOCK_MONOTONIC, &c.last_at);
     char errbuf[CURL_ERROR_SIZE] = "";
     net_tstatus st;
@@ -209,13 +239,24 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
         CURLcode rc = api->easy_perform(h);
         if (c.aborted)
             st = NET_T_ABORTED;
-        else if (c.stalled) {
+        else if (c.cancelled) {
+            st = NET_T_TIMEOUT;
+            snprintf(err, err_size, "cancelled");
+        } else if (c.late) {
+            st = NET_T_TIMEOUT;
+            snprintf(err, err_size, "the deadline passed (--deadline)");
+        } else if (c.stalled) {
             st = NET_T_TIMEOUT;
             snprintf(err, err_size, "no data for %u ms", (unsigned)c.stall_ms);
         } else {
             st = map_code(rc);
-            if (st != NET_T_OK)
+            if (st != NET_T_OK && header_too_long(rc, &c)) {
+                st = NET_T_PROTOCOL;
+                snprintf(err, err_size,
+                         "a response header line longer than libcurl takes (about 100 KB)");
+            } else if (st != NET_T_OK) {
                 snprintf(err, err_size, "%s", errbuf[0] ? errbuf : api->easy_strerror(rc));
+            }
         }
     }
     /* the error buffer is on this stack frame: detach it before reuse */

@@ -67,6 +67,12 @@ static net_tstatus perform(void *self, const net_request *rq, const net_sink *si
     record(s, rq);
     check_secret(s, rq);
     s->performed++;
+    if ((rq->cancel && (*rq->cancel != 0)) ||
+        (rq->deadline_ms && net_now_ms() >= rq->deadline_ms)) {
+        snprintf(err, err_size, "%s",
+                 rq->cancel && (*rq->cancel != 0) ? "cancelled" : "the deadline passed");
+        return NET_T_TIMEOUT;
+    }
     const uint8_t *p = s->pos, *end = s->data + s->len;
     if (!p || p >= end) {
         snprintf(err, err_size, "the script has no more responses");

@@ -111,6 +111,16 @@ int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, 
             return GGUFLINT_E_ARG;
         o->stall_timeout_ms = (uint32_t)v;
         return GGUFLINT_OK;
+    case GGUFLINT_FETCH_DEADLINE_MS:
+        if (v > UINT32_MAX)
+            return GGUFLINT_E_ARG;
+        o->deadline_ms = (uint32_t)v;
+        return GGUFLINT_OK;
+    case GGUFLINT_FETCH_FILE_DEADLINE_MS:
+        if (v > UINT32_MAX)
+            return GGUFLINT_E_ARG;
+        o->file_deadline_ms = (uint32_t)v;
+        return GGUFLINT_OK;
     case GGUFLINT_FETCH_MAX_REDIRECTS:
         if (v > 50)
             return GGUFLINT_E_ARG;
@@ -156,6 +166,14 @@ int gguflint_fetch_add_header(gguflint_fetch_options *fo, const char *line)
     if (!copy)
         return GGUFLINT_E_NOMEM;
     fo->headers[fo->n_headers++] = copy;
+    return GGUFLINT_OK;
+}
+
+int gguflint_fetch_set_cancel(gguflint_fetch_options *fo, const volatile int *flag)
+{
+    if (!fo)
+        return GGUFLINT_E_ARG;
+    fo->net.cancel = flag;
     return GGUFLINT_OK;
 }
 

@@ -7,7 +7,10 @@
  * only ever added within a schema version. */
 #include "report/report.h"
 
+#include "common/utf8.h"
+
 #include <inttypes.h>
+#include <string.h>
 
 static void json_begin(gguflint_report *r)
 {
@@ -39,6 +42,19 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
     r->first_file = false;
     out_put(o, "{\"path\":");
     out_jstr(o, path);
+    size_t plen = strlen(path);
+    if (!utf8_valid((const uint8_t *)path, plen)) {
+        /* "path" escapes each byte that is not UTF-8 as a code point, which
+         * names another, valid file: the exact bytes ride along in hex */
+        static const char hex[] = "0123456789abcdef";
+        out_put(o, ",\"path_hex\":\"");
+        for (size_t k = 0; k < plen; k++) {
+            unsigned char c = (unsigned char)path[k];
+            char h[2] = {hex[c >> 4], hex[c & 15]};
+            out_putn(o, h, 2);
+        }
+        out_put(o, "\"");
+    }
     if (status != GGUFLINT_OK) {
         out_put(o, ",\"error\":");
         out_jstr(o, gguflint_strerror(status));

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "expect.h"
+#include "tiny_llama.h"
 
 gguflint_options *ex_options(const char *select)
 {
@@ -326,4 +327,30 @@ char *ex_read_file(const char *path, size_t *len)
     fclose(f);
     *len = (size_t)n;
     return s;
+}
+
+int ex_tmpdir_make(char *tmpl)
+{
+    return mkdtemp(tmpl) ? 0 : -1;
+}
+
+int ex_tmpdir_remove(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+void ex_write_tiny_llama(const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    uint8_t *buf = gb_tiny_llama(&len);
+    assert_non_null(buf);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, len, f), len);
+    fclose(f);
+    free(buf);
 }

@@ -127,4 +127,14 @@ void ex_write_file(const char *dir, const char *rel, const void *data, size_t le
 void ex_write_text(const char *dir, const char *rel, const char *text);
 int ex_remove_tree(const char *dir);
 
+/* ---- scratch directories of the command-line tests ---- */
+
+/* cmocka group setup and teardown for a test's scratch directory `tmpl`
+ * (a mkdtemp template, made then; removed with everything below it, modes
+ * restored first). 0 on success. */
+int ex_tmpdir_make(char *tmpl);
+int ex_tmpdir_remove(const char *dir);
+/* Write the small clean llama model (tiny_llama.h) to dir/name. */
+void ex_write_tiny_llama(const char *dir, const char *name);
+
 #endif

@@ -41,7 +41,10 @@ from the second request on, the file is one byte longer), e503x2 (two 503s
 with Retry-After: 0, then ok), e429 (one 429, then ok), e503 (always 503),
 gzip (Content-Encoding: gzip), wrongstart (the range starts one byte late),
 shortrange (at most 64 KiB per response), auth (401 without the token),
-noetag (no ETag or Last-Modified), weak (a weak ETag), e404 (404).
+noetag (no ETag or Last-Modified), weak (a weak ETag), e404 (404), drip (the
+body one byte every 0.3 s), driphead (the headers one byte every 0.3 s),
+bigretry (always 503 with Retry-After: 100000), e503wait (always 503 with
+Retry-After: 1), longhead (a 1 MiB header line).
 
 GGUFLINT_HTTPD_LATENCY_MS=N in the environment delays every answer by N ms
 (a far Hub or CDN, for ci/bench-scan.py).
@@ -250,6 +253,19 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_simple(503, b"busy", [("Retry-After", "0")])
         if "e429" in modes and n < 1:
             return self.send_simple(429, b"slow down", [("Retry-After", "0")])
+        if "longhead" in modes:
+            self.close_connection = True
+            try:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * (1 << 20) + b"\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
+        if "e503wait" in modes:
+            return self.send_simple(503, b"busy", [("Retry-After", "1")])
+        if "bigretry" in modes:
+            return self.send_simple(503, b"busy", [("Retry-After", "100000")])
+        if "driphead" in modes:
+            return self.drip(b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 100000)
         if "stall" in modes:
             st.stop.wait(60)
             self.close_connection = True
@@ -313,12 +329,28 @@ class Handler(BaseHTTPRequestHandler):
         send = min(length, declared)
         if "truncate" in modes or "stallbody" in modes:
             send = length // 2
+        if "drip" in modes:
+            with open(path, "rb") as f:
+                f.seek(send_first)
+                return self.drip(f.read(send))
         self.copy(path, size, send_first, send)
         if "stallbody" in modes:
             self.wfile.flush()
             st.stop.wait(60)
         if send < declared or "truncate" in modes or "liecl" in modes:
             self.close_connection = True
+
+    def drip(self, data):
+        """One byte every 0.3 s: never a stall, never the end either."""
+        self.close_connection = True
+        for i in range(len(data)):
+            try:
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                return
+            if self.st.stop.wait(0.3):
+                return
 
     def copy(self, path, size, first, n):
         """n bytes of the file from `first` (zeros past its end: 'grow')."""

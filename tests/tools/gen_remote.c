@@ -279,6 +279,15 @@ int main(int argc, char **argv)
         write_file(q, s, len);
         free(s);
     }
+    /* a folder holding the first shard alone (a download that stopped) */
+    path_join(sub, sizeof sub, p, "lone");
+    make_dir(sub);
+    uint8_t *first = shard(1, &len);
+    if (!first)
+        die("out of memory", NULL);
+    path_join(q, sizeof q, sub, "m-00001-of-00003.gguf");
+    write_file(q, first, len);
+    free(first);
     path_join(sub, sizeof sub, p, "big");
     make_dir(sub);
     uint8_t *m = many_strings(&len);
