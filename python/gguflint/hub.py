@@ -160,7 +160,9 @@ def _entries(siblings: Any) -> Optional[List[Dict[str, Any]]]:
             continue
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
             return None
-        lfs = s.get("lfs") if isinstance(s.get("lfs"), dict) else {}
+        lfs = s.get("lfs")
+        if not isinstance(lfs, dict):
+            lfs = {}
         oid = lfs.get("sha256") or lfs.get("oid")
         blob = s.get("blobId")
         if isinstance(oid, str) and _HEX.match(oid):
