@@ -4,7 +4,8 @@
 
 LIST has one input per line: a local path, an https:// URL, an
 hf://ORG/REPO[@REV]/PATH.gguf file or an hf://ORG/REPO[@REV] repository
-(expanded to its .gguf files); blank lines and lines starting with '#' are
+(expanded to its .gguf files on the workers, one Hub API request each under
+--api-rate: gguflint.discover, gguflint.hub); blank lines and lines starting with '#' are
 skipped; '-' reads the list from standard input. Local paths are normalised
 ("./f" and "d//f" are "f" and "d/f": each file is linted once); a
 repository whose listing fails is one "error" record and the scan goes on. Inputs are grouped into
@@ -19,8 +20,9 @@ JSON object per input is appended to the output (JSON Lines):
 "status" may also be "crashed": the worker died while linting the input
 (a bug to report, with the file). "report" is the input's entry of the CLI's JSON report (`gguflint --format
 json`), also for inputs that could not be read ("error"/"detail"). A run
-resumes: inputs already in the output are skipped. Transient I/O failures
-are retried with exponential backoff, each lint has a timeout, a progress bar
+resumes: inputs already in the output are skipped; with --state FILE
+(gguflint.state) a rerun also skips files unchanged since the last scan.
+Transient I/O failures are retried with exponential backoff, each lint has a timeout, a progress bar
 goes to standard error when it is a terminal, and a summary ends the run
 (files, errors by rule, bytes fetched, files/s).
 
