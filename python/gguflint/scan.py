@@ -4,7 +4,8 @@
 
 LIST has one input per line: a local path, an https:// URL, an
 hf://ORG/REPO[@REV]/PATH.gguf file or an hf://ORG/REPO[@REV] repository
-(expanded to its .gguf files); blank lines and lines starting with '#' are
+(expanded to its .gguf files on the workers, one Hub API request each under
+--api-rate: gguflint.discover, gguflint.hub); blank lines and lines starting with '#' are
 skipped; '-' reads the list from standard input. Local paths are normalised
 ("./f" and "d//f" are "f" and "d/f": each file is linted once); a
 repository whose listing fails is one "error" record and the scan goes on. Inputs are grouped into
@@ -19,8 +20,9 @@ JSON object per input is appended to the output (JSON Lines):
 "status" may also be "crashed": the worker died while linting the input
 (a bug to report, with the file). "report" is the input's entry of the CLI's JSON report (`gguflint --format
 json`), also for inputs that could not be read ("error"/"detail"). A run
-resumes: inputs already in the output are skipped. Transient I/O failures
-are retried with exponential backoff, each lint has a timeout, a progress bar
+resumes: inputs already in the output are skipped; with --state FILE
+(gguflint.state) a rerun also skips files unchanged since the last scan.
+Transient I/O failures are retried with exponential backoff, each lint has a timeout, a progress bar
 goes to standard error when it is a terminal, and a summary ends the run
 (files, errors by rule, bytes fetched, files/s).
 
@@ -33,11 +35,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import os
 import queue
 import random
 import re
+import sqlite3
 import sys
 import threading
 import time
@@ -47,6 +51,9 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Seq
                     TextIO, Tuple)
 
 import gguflint
+from gguflint.discover import Discovery
+from gguflint.hub import HubOptions
+from gguflint.state import State
 
 # Details of I/O failures that retrying cannot fix (local files, HTTP client
 # errors). Everything else an IOError says is taken as transient.
@@ -378,9 +385,14 @@ class Progress:
 
 # ------------------------------------------------------------------ the run
 
-def batches(items: Sequence[str], size: int) -> Iterator[List[str]]:
-    for i in range(0, len(items), size):
-        yield list(items[i:i + size])
+def batches(items: Iterable[str], size: int) -> Iterator[List[str]]:
+    """Lists of `size` items; `items` may be an iterator (found as the scan runs)."""
+    it = iter(items)
+    while True:
+        b = list(itertools.islice(it, size))
+        if not b:
+            return
+        yield b
 
 
 class NoWorkersError(RuntimeError):
@@ -427,15 +439,17 @@ def _wait_ready(running: Any, client: Any, wanted: int, no_workers_timeout: floa
             gone_since = None
 
 
-def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
+def scan(sources: Iterable[str], out: TextIO, client: Any, options: ScanOptions,
          batch_size: int = 16, window: int = 0, progress: Optional[Progress] = None,
-         task_retries: int = 2, no_workers_timeout: float = 30.0) -> Summary:
+         task_retries: int = 2, no_workers_timeout: float = 30.0,
+         on_record: Optional[Callable[[Dict[str, Any]], None]] = None) -> Summary:
     """Lint `sources` on the Dask `client`, append records to `out` as they
     complete and return the summary. At most `window` batches are in flight
     (default: four per worker thread), so a list of millions never becomes
     millions of futures at once. When the cluster has had no worker for
     `no_workers_timeout` seconds, a cluster this process owns gets new
-    workers; otherwise NoWorkersError is raised."""
+    workers; otherwise NoWorkersError is raised. `sources` may be an
+    iterator (gguflint.discover.Discovery); on_record sees every record."""
     from distributed import as_completed
 
     summary = Summary()
@@ -479,13 +493,17 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
         for rec in records:
             out.write(json.dumps(rec, separators=(",", ":")) + "\n")
             summary.add(rec, rules, errors)
+            if on_record:
+                on_record(rec)
         out.flush()
         if progress:
             progress.update(len(records))
         for b in _take(pending, 1):
             running.add(submit(b))
 
-    running = as_completed([submit(b) for b in _take(pending, window)])
+    running = as_completed()
+    for b in _take_lazily(pending, window):  # each batch goes out as soon as it is whole
+        running.add(submit(b))
     while not running.is_empty():
         _wait_ready(running, client, wanted, no_workers_timeout)
         for fut in running.next_batch(block=False):
@@ -494,6 +512,10 @@ def scan(sources: Sequence[str], out: TextIO, client: Any, options: ScanOptions,
     summary.files_with_errors_by_rule = dict(rules)
     summary.failures_by_error = dict(errors)
     return summary
+
+
+def _take_lazily(it: Iterator[List[str]], n: int) -> Iterator[List[str]]:
+    return itertools.islice(it, n)
 
 
 def _take(it: Iterator[List[str]], n: int) -> List[List[str]]:
@@ -540,10 +562,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--batch", type=int, default=16, help="inputs per Dask task")
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto")
     p.add_argument("--summary-json", help="also write the summary as JSON to this file")
+    add_hub_arguments(p)
     a = p.parse_args(argv)
 
     if a.workers < 1 or a.threads < 1 or a.batch < 1 or a.retries < 0:
         p.error("--workers, --threads and --batch must be at least 1, --retries at least 0")
+    if a.api_rate < 0 or a.list_batch < 1:
+        p.error("--api-rate must be at least 0, --list-batch at least 1")
     options = ScanOptions(profile=a.profile, select=a.select, ignore=a.ignore, deep=a.deep,
                           header_only=a.header_only, timeout=a.timeout, retries=a.retries)
     try:
@@ -558,41 +583,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             with open(a.list, encoding="utf-8", errors="surrogateescape") as f:
                 entries = list(read_list(f))
         done = done_sources(a.output)
-    except OSError as e:
+        store = State(a.state) if a.state else None
+    except (OSError, sqlite3.Error) as e:
         print(f"gguflint.scan: {e}", file=sys.stderr)
         return 2
-    sources: List[str] = []
-    seen = set()
-    failures: List[Dict[str, Any]] = []  # listings that failed: one record each
-    for entry in entries:
-        entry = normalise(entry)
-        try:
-            expanded = expand(entry)
-        except gguflint.Error as err:
-            print(f"gguflint.scan: {entry}: {err}", file=sys.stderr)
-            if entry not in seen:
-                seen.add(entry)
-                sources.append(entry)
-                failures.append(failure_record(entry, err))
-            continue
-        for s in expanded:
-            if s not in seen:
-                seen.add(s)
-                sources.append(s)
-    failed_listing = {r["source"] for r in failures}
-    todo = [s for s in sources if s not in done and s not in failed_listing]
-    failures = [r for r in failures if r["source"] not in done]
-
     client = make_client(a.scheduler, a.workers, a.threads)
+    progress = Progress(0, sys.stderr, a.progress)
+    found = Discovery(client, [normalise(e) for e in entries], done, store,
+                      hub_options(client, a), a.list_batch, on_found=lambda n: setattr(progress, "total", progress.total + n))
     try:
         with open(a.output, "a", encoding="ascii") as out:  # json.dumps escapes the rest
-            for rec in failures:
-                out.write(json.dumps(rec, separators=(",", ":")) + "\n")
-            out.flush()
-            summary = scan(todo, out, client, options, batch_size=a.batch,
-                           progress=Progress(len(todo), sys.stderr, a.progress))
+            summary = scan(found, out, client, options, batch_size=a.batch,
+                           progress=progress, on_record=found.on_record)
             errs: Counter = Counter(summary.failures_by_error)
-            for rec in failures:
+            for ref, err in found.failed:  # listings that failed: one record each
+                rec = failure_record(ref, err)
+                out.write(json.dumps(rec, separators=(",", ":")) + "\n")
                 summary.add(rec, Counter(), errs)
             summary.failures_by_error = dict(errs)
     except NoWorkersError as e:
@@ -600,17 +606,36 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "run again to resume", file=sys.stderr)
         return 2
     finally:
+        if store is not None:
+            store.close()
         cluster = getattr(client, "cluster", None)
         client.close()
         if cluster is not None and not a.scheduler:
             cluster.close()
-    summary.skipped = len(sources) - len(todo) - len(failures)
+    summary.skipped = found.stats.resumed
     print(summary.text(), file=sys.stderr)
+    print(found.stats.text(), file=sys.stderr)
     if a.summary_json:
         with open(a.summary_json, "w", encoding="utf-8") as f:
-            json.dump(dict(asdict(summary), files_per_second=summary.files_per_second), f,
-                      indent=1, sort_keys=True)
+            json.dump(dict(asdict(summary), files_per_second=summary.files_per_second,
+                           discovery=asdict(found.stats)), f, indent=1, sort_keys=True)
     return 1 if summary.failed else 0
+
+
+def add_hub_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--api-rate", type=float, default=10.0,
+                   help="Hub API requests a second for the whole cluster (listing; 0: no "
+                        "limit), shared equally by the worker processes")
+    p.add_argument("--list-batch", type=int, default=4,
+                   help="hf:// repositories listed per Dask task")
+    p.add_argument("--state", help="SQLite store of what was linted (repository, revision, "
+                                   "LFS object id): a rerun lints only new or changed files")
+
+
+def hub_options(client: Any, a: argparse.Namespace) -> HubOptions:
+    """Each worker process's share of --api-rate."""
+    procs = len(client.nthreads()) or 1
+    return HubOptions(rate=a.api_rate / procs, retries=a.retries)
 
 
 if __name__ == "__main__":

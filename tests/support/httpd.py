@@ -13,8 +13,11 @@ writes "A B [C]\\n" to PORTFILE, and serves until its standard input closes
                              the response; "ok" is plain correct behaviour:
                              single byte ranges (206 + Content-Range), a strong
                              ETag, Last-Modified, If-Range, 416 past the end.
-    GET /api/models/ORG/REPO/revision/REV
-                             {"sha": a commit id made from ORG/REPO@REV}
+    GET /api/models/ORG/REPO/revision/REV[?blobs=true]
+                             {"sha": a commit id made from ORG/REPO@REV}; with
+                             blobs=true also "siblings", every file of
+                             ROOT/hf/ORG/REPO in one answer (rfilename, size,
+                             and for .gguf files lfs.sha256 of the content)
     GET /api/models/ORG/REPO/tree/REV[/DIR]?recursive=true[&cursor=N]
                              the Hugging Face tree API over ROOT/hf/ORG/REPO,
                              two entries a page, Link: <...>; rel="next"
@@ -42,6 +45,9 @@ noetag (no ETag or Last-Modified), weak (a weak ETag), e404 (404), drip (the
 body one byte every 0.3 s), driphead (the headers one byte every 0.3 s),
 bigretry (always 503 with Retry-After: 100000), e503wait (always 503 with
 Retry-After: 1), longhead (a 1 MiB header line).
+
+GGUFLINT_HTTPD_LATENCY_MS=N in the environment delays every answer by N ms
+(a far Hub or CDN, for ci/bench-scan.py).
 """
 import email.utils
 import hashlib
@@ -56,6 +62,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 TOKEN = "Bearer secret-token"
 PAGE = 2
 CHUNK = 1 << 20
+LATENCY = float(os.environ.get("GGUFLINT_HTTPD_LATENCY_MS", "0") or 0) / 1000.0
 
 
 class State:
@@ -117,6 +124,8 @@ class Handler(BaseHTTPRequestHandler):
                 "if_range": self.headers.get("If-Range"),
                 "authorization": self.headers.get("Authorization"),
             })
+        if LATENCY > 0:
+            time.sleep(LATENCY)
         parts = [p for p in url.path.split("/") if p]
         if url.path == "/_log":
             with st.lock:
@@ -128,7 +137,7 @@ class Handler(BaseHTTPRequestHandler):
                 st.counts.clear()
             return self.send_simple(200, b"ok")
         if len(parts) == 6 and parts[0] == "api" and parts[1] == "models" and parts[4] == "revision":
-            return self.revision(parts[2], parts[3], parts[5])
+            return self.revision(parts[2], parts[3], parts[5], url.query)
         if len(parts) >= 6 and parts[0] == "api" and parts[1] == "models" and parts[4] == "tree":
             return self.tree(parts[2], parts[3], parts[5], parts[6:], url.query)
         if len(parts) >= 5 and parts[2] == "resolve":
@@ -151,15 +160,35 @@ class Handler(BaseHTTPRequestHandler):
         return not os.path.exists(os.path.join(d, ".private")) or \
             self.headers.get("Authorization") == TOKEN
 
-    def revision(self, org, repo, rev):
+    def revision(self, org, repo, rev, query=""):
         d = self.repo_dir(org, repo)
         if d is None or rev == "missing":
             return self.send_simple(404, b'{"error":"Revision not found"}')
         if not self.authorised(d):
             return self.send_simple(401, b'{"error":"Invalid credentials in Authorization header"}')
         sha = hashlib.sha1(("%s/%s@%s" % (org, repo, rev)).encode()).hexdigest()
-        return self.send_simple(200, json.dumps({"id": "%s/%s" % (org, repo), "sha": sha}).encode(),
+        info = {"id": "%s/%s" % (org, repo), "sha": sha}
+        if urllib.parse.parse_qs(query).get("blobs") == ["true"]:
+            info["siblings"] = self.siblings(d)
+        return self.send_simple(200, json.dumps(info).encode(),
                                 [("Content-Type", "application/json")])
+
+    def siblings(self, d):
+        out = []
+        for top, dirs, files in os.walk(d):
+            dirs.sort()
+            for name in sorted(files):
+                if name == ".private":
+                    continue
+                full = os.path.join(top, name)
+                size = os.path.getsize(full)
+                e = {"rfilename": os.path.relpath(full, d), "size": size, "blobId": "0" * 40}
+                if name.endswith(".gguf"):
+                    with open(full, "rb") as f:
+                        oid = hashlib.sha256(f.read()).hexdigest()
+                    e["lfs"] = {"sha256": oid, "size": size, "pointerSize": 134}
+                out.append(e)
+        return out
 
     def tree(self, org, repo, rev, sub, query):
         d = self.repo_dir(org, repo)
