@@ -19,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 // clang-format off
 /* One line of help per line of source; the defaults come from core/limits.h. */
@@ -349,8 +353,22 @@ static int dispatch(int argc, char **argv)
     return cmd_lint(argc, argv);
 }
 
+/* Under an address-space limit (ulimit -v), glibc's extra malloc arenas
+ * (each reserves 64 MiB of address space for a thread that contends) make
+ * `--deep -j 8` fail at random: one arena serves every thread then. */
+static void fit_address_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return;
+#ifdef __GLIBC__
+    mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     install_bus_guard();
+    fit_address_limit();
     return cli_run_on_big_stack(dispatch, argc, argv);
 }
