@@ -131,7 +131,21 @@ static tc_token *find(tc_state *st, const uint8_t *s, size_t n)
     tc_token key;
     key.len = (uint8_t)n;
     memcpy(key.s, s, n);
-    return bsearch(&key, st->tok, st->n, sizeof st->tok[0], tok_cmp);
+    /* a plain binary search: glibc's inline bsearch leaves a profile counter
+     * in a COMDAT section that the prelinked static library discards
+     * (coverage builds failed to link) */
+    size_t lo = 0, hi = st->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = tok_cmp(&key, &st->tok[mid]);
+        if (c == 0)
+            return &st->tok[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
 }
 
 /* A special id key's value, -1 when absent or not an integer. */
