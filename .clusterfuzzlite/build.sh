@@ -5,7 +5,8 @@
 # Each GGUF harness also gets a structure-aware <target>_sa variant
 # (libFuzzer's custom mutator; engines without custom-mutator support ignore
 # it); the harnesses of text readers (fuzz_fetch: HTTP scripts,
-# fuzz_manifest: JSON manifests, fuzz_config: INI files) have their own seeds
+# fuzz_manifest: JSON manifests, fuzz_config: INI files, fuzz_baseline:
+# --baseline files) have their own seeds
 # and dictionaries and no such variant.
 # Run locally with ci/cflite-check.sh.
 SRC_DIR=${SRC_DIR:-$SRC/gguflint}
@@ -47,6 +48,7 @@ zip_seeds "$seed_zip" corpus .gguf
 zip_seeds "$WORK/fetch_seed_corpus.zip" corpus/fetch ""
 zip_seeds "$WORK/manifest_seed_corpus.zip" corpus/manifests .json
 zip_seeds "$WORK/config_seed_corpus.zip" corpus/configs .ini
+zip_seeds "$WORK/baseline_seed_corpus.zip" corpus/baselines .baseline
 for src in fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
     variants=("" _sa)
@@ -68,6 +70,12 @@ for src in fuzz/fuzz_*.c; do
         libs+=("$jansson")
         dict=fuzz/manifest.dict
         zipf=$WORK/manifest_seed_corpus.zip
+        ;;
+    fuzz_baseline)
+        variants=("")
+        cli=(src/cli/baseline.c src/cli/common.c)
+        dict=fuzz/baseline.dict
+        zipf=$WORK/baseline_seed_corpus.zip
         ;;
     fuzz_config)
         variants=("")
