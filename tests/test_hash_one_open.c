@@ -58,17 +58,7 @@ static void test_fifo_refused(void **state)
     assert_int_equal(WEXITSTATUS(st), 2); /* not 124: it did not block */
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return ex_tmpdir_make(dir);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_FIXTURES(dir)
 
 int main(void)
 {

@@ -143,17 +143,7 @@ static void test_single_file_set_clean(void **state)
     assert_null(strstr(out, "GG41"));
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return ex_tmpdir_make(dir);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_FIXTURES(dir)
 
 int main(void)
 {

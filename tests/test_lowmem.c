@@ -116,17 +116,7 @@ static void test_deep_and_hash_under_limit(void **state)
     assert_string_equal(out, plain);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return ex_tmpdir_make(dir);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_FIXTURES(dir)
 
 int main(void)
 {

@@ -31,17 +31,7 @@ static void test_path_hex(void **state)
                   "\"path\":\"m\\u00ff.gguf\",\"path_hex\":\"6dff2e67677566\"", out, sizeof out);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return ex_tmpdir_make(dir);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_FIXTURES(dir)
 
 int main(void)
 {

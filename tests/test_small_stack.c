@@ -87,17 +87,7 @@ static void test_library_64k_thread(void **state)
     assert_int_equal(st, 0);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return ex_tmpdir_make(dir);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_FIXTURES(dir)
 
 int main(void)
 {

@@ -134,6 +134,19 @@ int ex_remove_tree(const char *dir);
  * restored first). 0 on success. */
 int ex_tmpdir_make(char *tmpl);
 int ex_tmpdir_remove(const char *dir);
+/* The group fixtures of a suite that works in one scratch folder: `setup`
+ * makes `dir` (a mkdtemp template) and `teardown` removes it. */
+#define EX_TMPDIR_FIXTURES(dir)                                                                    \
+    static int setup(void **state)                                                                 \
+    {                                                                                              \
+        (void)state;                                                                               \
+        return ex_tmpdir_make(dir);                                                                \
+    }                                                                                              \
+    static int teardown(void **state)                                                              \
+    {                                                                                              \
+        (void)state;                                                                               \
+        return ex_tmpdir_remove(dir);                                                              \
+    }
 /* Write the small clean llama model (tiny_llama.h) to dir/name. */
 void ex_write_tiny_llama(const char *dir, const char *name);
 
