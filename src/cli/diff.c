@@ -280,7 +280,7 @@ static bool same_shape(const gguflint_tensor *x, const gguflint_tensor *y)
 
 static const char *sha_of(const diff_side *s, const named *t)
 {
-    return s->tensor_sha ? s->tensor_sha[t->shard][t->index] : NULL;
+    return s->tensor_sha ? s->tensor_sha[t->shard] + 65 * t->index : NULL;
 }
 
 static bool diff_tensors(const diff_side *a, const diff_side *b, diff_result *r)

@@ -26,13 +26,13 @@
 #define DIFF_INLINE_MAX 96
 
 /* One side: its shards in order (one for a plain file), their names, and
- * optionally each shard's tensor digests (tensor_sha[s][i]: 64 hex digits of
- * tensor i of shard s; NULL: data not compared). */
+ * optionally each shard's tensor digests (tensor_sha[s] + 65 * i: the 64
+ * hex digits and NUL of tensor i of shard s; NULL: data not compared). */
 typedef struct diff_side {
     gguflint_ctx *const *ctx;
     const char *const *paths;
     size_t n;
-    const char (*const *tensor_sha)[65];
+    const char *const *tensor_sha;
 } diff_side;
 
 typedef enum diff_change { DIFF_ADDED, DIFF_REMOVED, DIFF_CHANGED } diff_change;

@@ -20,7 +20,7 @@
 typedef struct operand {
     char **paths;
     gguflint_ctx **ctx;
-    char (**sha)[65];
+    char **sha; /* per shard: 65 bytes per tensor (diff.h) */
     size_t n;
 } operand;
 
@@ -130,9 +130,9 @@ static int digest_shards(operand *o)
             rc = EXIT_USAGE;
         }
         if (rc == EXIT_CLEAN) {
-            o->sha[k] = malloc((f.n_tensors ? f.n_tensors : 1) * sizeof *o->sha[k]);
+            o->sha[k] = malloc((f.n_tensors ? f.n_tensors : 1) * 65);
             for (size_t i = 0; o->sha[k] && i < f.n_tensors; i++)
-                memcpy(o->sha[k][i], f.tensors[i].sha256, 65);
+                memcpy(o->sha[k] + 65 * i, f.tensors[i].sha256, 65);
             if (!o->sha[k])
                 rc = EXIT_USAGE;
         }
@@ -146,7 +146,7 @@ static int digest_shards(operand *o)
 static diff_side side_of(const operand *o)
 {
     return (diff_side){o->ctx, (const char *const *)o->paths, o->n,
-                       (const char(*const *)[65])o->sha};
+                       (const char *const *)o->sha};
 }
 
 typedef struct diff_args {
