@@ -219,9 +219,10 @@ static bool add_key(diff_result *r, diff_change ch, const diff_side *a, const na
     r->keys_added += ch == DIFF_ADDED;
     r->keys_removed += ch == DIFF_REMOVED;
     r->keys_changed += ch == DIFF_CHANGED;
+    item.lines = ch == DIFF_CHANGED && is_template_key(item.key) && is_string(item.a.kv) &&
+                 is_string(item.b.kv);
     PUSH(r, keys, n_keys, cap_keys, item);
-    if (ch == DIFF_CHANGED && is_template_key(item.key) && is_string(item.a.kv) &&
-        is_string(item.b.kv)) {
+    if (item.lines) {
         diff_template t = {.key = item.key};
         if (!line_diff_run(item.a.kv->str.ptr, (size_t)item.a.kv->str.len, item.b.kv->str.ptr,
                            (size_t)item.b.kv->str.len, &t.lines)) {

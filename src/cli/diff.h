@@ -49,6 +49,7 @@ typedef struct diff_key {
     diff_change change;
     gguflint_view key;
     diff_value a, b; /* a: DIFF_REMOVED and DIFF_CHANGED; b: DIFF_ADDED and DIFF_CHANGED */
+    bool lines;      /* a template whose line difference is in templates[] */
 } diff_key;
 
 enum { DIFF_T_SHAPE = 1, DIFF_T_TYPE = 2, DIFF_T_DATA = 4 };

@@ -71,6 +71,11 @@ static void keys(const tw *t, const diff_result *r)
         diff_putf(t->w, t->u, "key %s: ", what[k->change]);
         esc(t, k->key);
         put(t, ": ");
+        if (k->lines) {
+            diff_putf(t->w, t->u, "%" PRIu64 " -> %" PRIu64 " bytes, lines below\n",
+                      k->a.kv->str.len, k->b.kv->str.len);
+            continue;
+        }
         if (k->change != DIFF_ADDED)
             value(t, &k->a);
         if (k->change == DIFF_CHANGED)
