@@ -298,8 +298,8 @@ static void cli_exit_codes(void **state)
     write_model("b.gguf", &s);
     ex_cli_expect(GGUFLINT_CLI, dir, "", "diff a.gguf a2.gguf", 0, "the files are the same", out,
                   sizeof out);
-    ex_cli_expect(GGUFLINT_CLI, dir, "", "diff --data a.gguf a2.gguf", 0,
-                  "(tensor data compared)", out, sizeof out);
+    ex_cli_expect(GGUFLINT_CLI, dir, "", "diff --data a.gguf a2.gguf", 0, "(tensor data compared)",
+                  out, sizeof out);
     ex_cli_expect(GGUFLINT_CLI, dir, "", "diff a.gguf b.gguf", 1,
                   "tensor reshaped: w: f32 [8, 2] -> f32 [8, 4]", out, sizeof out);
     ex_cli_expect(GGUFLINT_CLI, dir, "", "diff --format json a.gguf b.gguf", 1,
@@ -307,8 +307,7 @@ static void cli_exit_codes(void **state)
                   sizeof out);
     ex_cli_expect(GGUFLINT_CLI, dir, "", "diff a.gguf missing.gguf", 2, "missing.gguf", out,
                   sizeof out);
-    ex_cli_expect(GGUFLINT_CLI, dir, "", "diff a.gguf", 2, "diff takes two files", out,
-                  sizeof out);
+    ex_cli_expect(GGUFLINT_CLI, dir, "", "diff a.gguf", 2, "diff takes two files", out, sizeof out);
     ex_cli_expect(GGUFLINT_CLI, dir, "", "diff --format sarif a.gguf b.gguf", 2, "text or json",
                   out, sizeof out);
     ex_write_text(dir, "text.gguf", "not a model\n");
@@ -319,9 +318,9 @@ static void cli_exit_codes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(lines_exact),     cmocka_unit_test(lines_budget),
-        cmocka_unit_test(same_files),      cmocka_unit_test(changed_key),
-        cmocka_unit_test(array_by_digest), cmocka_unit_test(reshaped_retyped),
+        cmocka_unit_test(lines_exact),         cmocka_unit_test(lines_budget),
+        cmocka_unit_test(same_files),          cmocka_unit_test(changed_key),
+        cmocka_unit_test(array_by_digest),     cmocka_unit_test(reshaped_retyped),
         cmocka_unit_test(header_and_template), cmocka_unit_test(cli_exit_codes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

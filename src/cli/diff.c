@@ -295,14 +295,16 @@ static bool diff_tensors(const diff_side *a, const diff_side *b, diff_result *r)
         int c = i == na ? 1 : j == nb ? -1 : view_cmp(ta[i].name, tb[j].name);
         diff_tensor item = {0};
         if (c < 0) {
-            item = (diff_tensor){DIFF_REMOVED, 0, gguflint_tensor_get(a->ctx[ta[i].shard], ta[i].index),
-                                 NULL, sha_of(a, &ta[i]), NULL};
-            i++;
+            const named *t = &ta[i++];
+            item = (diff_tensor){.change = DIFF_REMOVED,
+                                 .a = gguflint_tensor_get(a->ctx[t->shard], t->index),
+                                 .sha_a = sha_of(a, t)};
             r->tensors_removed++;
         } else if (c > 0) {
-            item = (diff_tensor){DIFF_ADDED, 0, NULL,
-                                 gguflint_tensor_get(b->ctx[tb[j].shard], tb[j].index), NULL,
-                                 sha_of(b, &tb[j])};
+            const named *t = &tb[j];
+            item = (diff_tensor){.change = DIFF_ADDED,
+                                 .b = gguflint_tensor_get(b->ctx[t->shard], t->index),
+                                 .sha_b = sha_of(b, t)};
             j++;
             r->tensors_added++;
         } else {
@@ -372,20 +374,29 @@ void diff_putf(gguflint_write_fn w, void *user, const char *fmt, ...)
 void diff_scalar(const gguflint_kv *kv, bool json, char buf[48])
 {
     switch (kv->type) {
-    case 0: case 2: case 4: case 10: snprintf(buf, 48, "%" PRIu64, kv->u); return;
-    case 1: case 3: case 5: case 11: snprintf(buf, 48, "%" PRId64, kv->i); return;
+    case 0:
+    case 2:
+    case 4:
+    case 10: snprintf(buf, 48, "%" PRIu64, kv->u); return;
+    case 1:
+    case 3:
+    case 5:
+    case 11: snprintf(buf, 48, "%" PRId64, kv->i); return;
     case 7: /* a byte other than 0 and 1 is true to a reader, and shown as it is */
         if (kv->u > 1 && !json)
             snprintf(buf, 48, "true (byte %" PRIu64 ")", kv->u);
         else
             snprintf(buf, 48, "%s", kv->u ? "true" : "false");
         return;
-    case 6: case 12:
+    case 6:
+    case 12:
         if (isfinite(kv->f))
             snprintf(buf, 48, kv->type == 6 ? "%.9g" : "%.17g", kv->f);
         else
             snprintf(buf, 48, json ? "\"%s\"" : "%s",
-                     isnan(kv->f) ? "nan" : kv->f > 0 ? "inf" : "-inf");
+                     isnan(kv->f) ? "nan"
+                     : kv->f > 0  ? "inf"
+                                  : "-inf");
         return;
     default: snprintf(buf, 48, "%s", json ? "null" : "?"); return;
     }

@@ -145,8 +145,7 @@ static int digest_shards(operand *o)
 
 static diff_side side_of(const operand *o)
 {
-    return (diff_side){o->ctx, (const char *const *)o->paths, o->n,
-                       (const char *const *)o->sha};
+    return (diff_side){o->ctx, (const char *const *)o->paths, o->n, (const char *const *)o->sha};
 }
 
 typedef struct diff_args {
@@ -210,8 +209,7 @@ int cmd_diff(int argc, char **argv)
                     r.nomem ? "out of memory" : "a value could not be read");
             rc = EXIT_USAGE;
         } else {
-            (d.json ? diff_write_json : diff_write_text)(&sa, &sb, &r, gguflint_write_file,
-                                                         stdout);
+            (d.json ? diff_write_json : diff_write_text)(&sa, &sb, &r, gguflint_write_file, stdout);
             rc = diff_any(&r) ? EXIT_FINDINGS : EXIT_CLEAN;
         }
         diff_free(&r);

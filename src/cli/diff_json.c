@@ -170,8 +170,8 @@ void diff_write_json(const diff_side *a, const diff_side *b, const diff_result *
     diff_putf(w, user, "\"same\":%s,\"data_compared\":%s,\"header\":[",
               diff_any(r) ? "false" : "true", r->data_compared ? "true" : "false");
     for (size_t i = 0; i < r->n_header; i++)
-        diff_putf(w, user, "%s{\"field\":\"%s\",\"a\":%" PRIu64 ",\"b\":%" PRIu64 "}",
-                  i ? "," : "", r->header[i].field, r->header[i].a, r->header[i].b);
+        diff_putf(w, user, "%s{\"field\":\"%s\",\"a\":%" PRIu64 ",\"b\":%" PRIu64 "}", i ? "," : "",
+                  r->header[i].field, r->header[i].a, r->header[i].b);
     put(&j, "]");
     keys(&j, r);
     tensors(&j, r);

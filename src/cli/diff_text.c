@@ -27,8 +27,7 @@ static void value(const tw *t, const diff_value *v)
     const gguflint_kv *kv = v->kv;
     put(t, diff_type_name(kv->type, false, b));
     if (kv->type == 9) {
-        diff_putf(t->w, t->u, "[%s] x%" PRIu64, diff_type_name(kv->elem_type, false, b),
-                  kv->count);
+        diff_putf(t->w, t->u, "[%s] x%" PRIu64, diff_type_name(kv->elem_type, false, b), kv->count);
     } else if (kv->type == 8 && !v->summarised) {
         put(t, " \"");
         esc(t, kv->str);
@@ -155,7 +154,7 @@ void diff_write_text(const diff_side *a, const diff_side *b, const diff_result *
     diff_putf(w, user,
               "%zu header, %zu key (%zu added, %zu removed, %zu changed), %zu tensor (%zu added, "
               "%zu removed, %zu changed) differences%s\n",
-              r->n_header, r->n_keys, r->keys_added, r->keys_removed, r->keys_changed,
-              r->n_tensors, r->tensors_added, r->tensors_removed, r->tensors_changed,
+              r->n_header, r->n_keys, r->keys_added, r->keys_removed, r->keys_changed, r->n_tensors,
+              r->tensors_added, r->tensors_removed, r->tensors_changed,
               r->data_compared ? "" : "; tensor data not compared (--data)");
 }

@@ -122,7 +122,7 @@ static long myers(const int32_t *ia, size_t n, const int32_t *ib, size_t m, int3
     for (long d = 0; d <= max_d; d++) {
         for (long k = -d; k <= d; k += 2) {
             long x = (k == -d || (k != d && v[off + k - 1] < v[off + k + 1])) ? v[off + k + 1]
-                                                                            : v[off + k - 1] + 1;
+                                                                              : v[off + k - 1] + 1;
             long y = x - k;
             while ((size_t)x < n && y >= 0 && (size_t)y < m && ia[x] == ib[y]) {
                 x++;

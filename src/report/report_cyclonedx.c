@@ -78,8 +78,7 @@ static void string_items(const out *o, const gguflint_ctx *ctx, const gguflint_k
 {
     arr_iter it;
     gguflint_view el;
-    if (!kv || kv->type != VT_ARRAY || kv->elem_type != VT_STRING ||
-        !arr_iter_init(ctx, kv, &it))
+    if (!kv || kv->type != VT_ARRAY || kv->elem_type != VT_STRING || !arr_iter_init(ctx, kv, &it))
         return;
     for (size_t n = 0; n < CDX_MAX_LIST && arr_next(&it, &el, NULL); n++) {
         out_put(o, (*written)++ ? "," : "");
@@ -210,9 +209,9 @@ static void model_card(const out *o, const gguflint_ctx *ctx)
 static void properties(const out *o, const char *path, const gguflint_ctx *ctx)
 {
     static const char *const shown[] = {
-        "general.name",         "general.version", "general.organization", "general.author",
-        "general.description",  "general.license", "general.architecture", "general.file_type",
-        "general.tags",         "general.datasets"};
+        "general.name",        "general.version", "general.organization", "general.author",
+        "general.description", "general.license", "general.architecture", "general.file_type",
+        "general.tags",        "general.datasets"};
     out_put(o, ",\"properties\":[");
     bool first = true;
     property(o, &first, "gguflint:path", path);
@@ -359,8 +358,7 @@ static void cdx_file(gguflint_report *r, const char *path, const gguflint_ctx *c
         out_put(o, "}]");
     }
     const gguflint_kv *tags = kv_by_key(ctx, "general.tags");
-    if (tags && tags->type == VT_ARRAY && tags->elem_type == VT_STRING &&
-        tags->count) {
+    if (tags && tags->type == VT_ARRAY && tags->elem_type == VT_STRING && tags->count) {
         out_put(o, ",\"tags\":[");
         size_t w = 0;
         string_items(o, ctx, tags, "", "", &w);
