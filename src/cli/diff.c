@@ -360,7 +360,12 @@ void diff_free(diff_result *r)
 
 /* ---- what the writers share ---- */
 
-void diff_putf(gguflint_write_fn w, void *user, const char *fmt, ...)
+void diff_put(const diff_out *o, const char *s)
+{
+    o->w(o->u, s, strlen(s));
+}
+
+void diff_putf(const diff_out *o, const char *fmt, ...)
 {
     char buf[256];
     va_list ap;
@@ -368,7 +373,7 @@ void diff_putf(gguflint_write_fn w, void *user, const char *fmt, ...)
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n > 0)
-        w(user, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+        o->w(o->u, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 void diff_scalar(const gguflint_kv *kv, bool json, char buf[48])

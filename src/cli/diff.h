@@ -94,10 +94,15 @@ bool diff_run(const diff_side *a, const diff_side *b, diff_result *out);
 bool diff_any(const diff_result *r);
 void diff_free(diff_result *r);
 
-/* Formatted output through w (a result longer than 255 bytes is cut: only
- * numbers and fixed words go through here, never file data). */
-void diff_putf(gguflint_write_fn w, void *user, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Where a writer writes: the callback and its user pointer. */
+typedef struct diff_out {
+    gguflint_write_fn w;
+    void *u;
+} diff_out;
+void diff_put(const diff_out *o, const char *s);
+/* Formatted output (a result longer than 255 bytes is cut: only numbers and
+ * fixed words go through here, never file data). */
+void diff_putf(const diff_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A scalar value (not a string or array) as text into buf: "5", "-3",
  * "1.5", "true"; for JSON non-finite floats are quoted ("\"nan\""). */
 void diff_scalar(const gguflint_kv *kv, bool json, char buf[48]);

@@ -39,15 +39,6 @@ static void operand_free(operand *o)
     memset(o, 0, sizeof *o);
 }
 
-static char *copy(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
 /* The shard names of the operand: the whole set for a shard's name, else
  * the path itself. */
 static int name_shards(const char *path, operand *o)
@@ -64,7 +55,7 @@ static int name_shards(const char *path, operand *o)
     int rc = o->paths && o->ctx ? EXIT_CLEAN : EXIT_USAGE;
     for (size_t k = 0; rc == EXIT_CLEAN && k < o->n; k++) {
         if (!set) {
-            o->paths[k] = copy(path);
+            o->paths[k] = strdup(path);
         } else {
             size_t n = strlen(key) + 24;
             o->paths[k] = malloc(n);

@@ -6,27 +6,19 @@
 #include <inttypes.h>
 #include <string.h>
 
-typedef struct jw {
-    gguflint_write_fn w;
-    void *u;
-} jw;
+#define put diff_put /* the shared writer helpers (diff.h) */
 
-static void put(const jw *j, const char *s)
-{
-    j->w(j->u, s, strlen(s));
-}
-
-static void jview(const jw *j, gguflint_view v)
+static void jview(const diff_out *j, gguflint_view v)
 {
     gguflint_json_string(j->w, j->u, v.ptr, (size_t)v.len);
 }
 
-static void jstr(const jw *j, const char *s)
+static void jstr(const diff_out *j, const char *s)
 {
     gguflint_json_string(j->w, j->u, s, strlen(s));
 }
 
-static void value(const jw *j, const diff_value *v)
+static void value(const diff_out *j, const diff_value *v)
 {
     char b[48];
     const gguflint_kv *kv = v->kv;
@@ -35,18 +27,18 @@ static void value(const jw *j, const diff_value *v)
     if (kv->type == 9) {
         put(j, ",\"elem_type\":");
         jstr(j, diff_type_name(kv->elem_type, false, b));
-        diff_putf(j->w, j->u, ",\"count\":%" PRIu64, kv->count);
+        diff_putf(j, ",\"count\":%" PRIu64, kv->count);
     } else if (kv->type == 8 && !v->summarised) {
         put(j, ",\"value\":");
         jview(j, kv->str);
     } else if (kv->type != 8) {
         diff_scalar(kv, true, b);
-        diff_putf(j->w, j->u, ",\"value\":%s", b);
+        diff_putf(j, ",\"value\":%s", b);
         if (kv->type == 7 && kv->u > 1) /* the byte, when it is not 0 or 1 */
-            diff_putf(j->w, j->u, ",\"raw\":%" PRIu64, kv->u);
+            diff_putf(j, ",\"raw\":%" PRIu64, kv->u);
     }
     if (v->summarised) {
-        diff_putf(j->w, j->u, ",\"bytes\":%" PRIu64 ",\"sha256\":", v->bytes);
+        diff_putf(j, ",\"bytes\":%" PRIu64 ",\"sha256\":", v->bytes);
         if (v->sha256[0])
             jstr(j, v->sha256);
         else
@@ -55,15 +47,15 @@ static void value(const jw *j, const diff_value *v)
     put(j, "}");
 }
 
-static void tensor(const jw *j, const gguflint_tensor *x, const char *sha)
+static void tensor(const diff_out *j, const gguflint_tensor *x, const char *sha)
 {
     char b[24];
     put(j, "{\"type\":");
     jstr(j, diff_type_name(x->type, true, b));
-    diff_putf(j->w, j->u, ",\"n_dims\":%" PRIu32 ",\"shape\":[", x->n_dims);
+    diff_putf(j, ",\"n_dims\":%" PRIu32 ",\"shape\":[", x->n_dims);
     uint32_t n = x->n_dims < 4 ? x->n_dims : 4;
     for (uint32_t d = 0; d < n; d++)
-        diff_putf(j->w, j->u, "%s%" PRIu64, d ? "," : "", x->ne[d]);
+        diff_putf(j, "%s%" PRIu64, d ? "," : "", x->ne[d]);
     put(j, "]");
     if (sha) {
         put(j, ",\"sha256\":");
@@ -72,9 +64,9 @@ static void tensor(const jw *j, const gguflint_tensor *x, const char *sha)
     put(j, "}");
 }
 
-static void side(const jw *j, const char *name, const diff_side *s)
+static void side(const diff_out *j, const char *name, const diff_side *s)
 {
-    diff_putf(j->w, j->u, "\"%s\":{\"paths\":[", name);
+    diff_putf(j, "\"%s\":{\"paths\":[", name);
     for (size_t k = 0; k < s->n; k++) {
         put(j, k ? "," : "");
         jstr(j, s->paths[k]);
@@ -82,7 +74,7 @@ static void side(const jw *j, const char *name, const diff_side *s)
     put(j, "]},");
 }
 
-static void keys(const jw *j, const diff_result *r)
+static void keys(const diff_out *j, const diff_result *r)
 {
     static const char *const what[] = {"added", "removed", "changed"};
     put(j, ",\"keys\":[");
@@ -90,7 +82,7 @@ static void keys(const jw *j, const diff_result *r)
         const diff_key *k = &r->keys[i];
         put(j, i ? ",{\"key\":" : "{\"key\":");
         jview(j, k->key);
-        diff_putf(j->w, j->u, ",\"change\":\"%s\"", what[k->change]);
+        diff_putf(j, ",\"change\":\"%s\"", what[k->change]);
         if (k->change != DIFF_ADDED) {
             put(j, ",\"a\":");
             value(j, &k->a);
@@ -104,7 +96,7 @@ static void keys(const jw *j, const diff_result *r)
     put(j, "]");
 }
 
-static void tensors(const jw *j, const diff_result *r)
+static void tensors(const diff_out *j, const diff_result *r)
 {
     static const char *const what[] = {"added", "removed", "changed"};
     put(j, ",\"tensors\":[");
@@ -112,18 +104,18 @@ static void tensors(const jw *j, const diff_result *r)
         const diff_tensor *d = &r->tensors[i];
         put(j, i ? ",{\"name\":" : "{\"name\":");
         jview(j, (d->a ? d->a : d->b)->name);
-        diff_putf(j->w, j->u, ",\"change\":\"%s\",\"what\":[", what[d->change]);
+        diff_putf(j, ",\"change\":\"%s\",\"what\":[", what[d->change]);
         const char *sep = "";
         if (d->what & DIFF_T_SHAPE) {
             put(j, "\"shape\"");
             sep = ",";
         }
         if (d->what & DIFF_T_TYPE) {
-            diff_putf(j->w, j->u, "%s\"type\"", sep);
+            diff_putf(j, "%s\"type\"", sep);
             sep = ",";
         }
         if (d->what & DIFF_T_DATA)
-            diff_putf(j->w, j->u, "%s\"data\"", sep);
+            diff_putf(j, "%s\"data\"", sep);
         put(j, "]");
         if (d->a) {
             put(j, ",\"a\":");
@@ -138,18 +130,18 @@ static void tensors(const jw *j, const diff_result *r)
     put(j, "]");
 }
 
-static void templates(const jw *j, const diff_result *r)
+static void templates(const diff_out *j, const diff_result *r)
 {
     put(j, ",\"templates\":[");
     for (size_t i = 0; i < r->n_templates; i++) {
         const line_diff *l = &r->templates[i].lines;
         put(j, i ? ",{\"key\":" : "{\"key\":");
         jview(j, r->templates[i].key);
-        diff_putf(j->w, j->u, ",\"removed\":%zu,\"added\":%zu,\"truncated\":%s,\"lines\":[",
-                  l->removed, l->added, l->truncated ? "true" : "false");
+        diff_putf(j, ",\"removed\":%zu,\"added\":%zu,\"truncated\":%s,\"lines\":[", l->removed,
+                  l->added, l->truncated ? "true" : "false");
         for (size_t k = 0; k < l->n; k++) {
-            diff_putf(j->w, j->u, "%s{\"op\":\"%c\",\"line\":%zu,\"text\":", k ? "," : "",
-                      l->ops[k].op, l->ops[k].line);
+            diff_putf(j, "%s{\"op\":\"%c\",\"line\":%zu,\"text\":", k ? "," : "", l->ops[k].op,
+                      l->ops[k].line);
             gguflint_json_string(j->w, j->u, l->ops[k].text, l->ops[k].len);
             put(j, "}");
         }
@@ -161,22 +153,22 @@ static void templates(const jw *j, const diff_result *r)
 void diff_write_json(const diff_side *a, const diff_side *b, const diff_result *r,
                      gguflint_write_fn w, void *user)
 {
-    jw j = {w, user};
+    diff_out j = {w, user};
     put(&j, "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":");
     jstr(&j, GGUFLINT_VERSION);
     put(&j, "},");
     side(&j, "a", a);
     side(&j, "b", b);
-    diff_putf(w, user, "\"same\":%s,\"data_compared\":%s,\"header\":[",
-              diff_any(r) ? "false" : "true", r->data_compared ? "true" : "false");
+    diff_putf(&j, "\"same\":%s,\"data_compared\":%s,\"header\":[", diff_any(r) ? "false" : "true",
+              r->data_compared ? "true" : "false");
     for (size_t i = 0; i < r->n_header; i++)
-        diff_putf(w, user, "%s{\"field\":\"%s\",\"a\":%" PRIu64 ",\"b\":%" PRIu64 "}", i ? "," : "",
+        diff_putf(&j, "%s{\"field\":\"%s\",\"a\":%" PRIu64 ",\"b\":%" PRIu64 "}", i ? "," : "",
                   r->header[i].field, r->header[i].a, r->header[i].b);
     put(&j, "]");
     keys(&j, r);
     tensors(&j, r);
     templates(&j, r);
-    diff_putf(w, user,
+    diff_putf(&j,
               ",\"summary\":{\"header\":%zu,\"keys_added\":%zu,\"keys_removed\":%zu,"
               "\"keys_changed\":%zu,\"tensors_added\":%zu,\"tensors_removed\":%zu,"
               "\"tensors_changed\":%zu}}\n",

@@ -6,53 +6,45 @@
 #include <inttypes.h>
 #include <string.h>
 
-typedef struct tw {
-    gguflint_write_fn w;
-    void *u;
-} tw;
+#define put diff_put /* the shared writer helpers (diff.h) */
 
-static void put(const tw *t, const char *s)
-{
-    t->w(t->u, s, strlen(s));
-}
-
-static void esc(const tw *t, gguflint_view v)
+static void esc(const diff_out *t, gguflint_view v)
 {
     gguflint_escape(t->w, t->u, v.ptr, (size_t)v.len);
 }
 
-static void value(const tw *t, const diff_value *v)
+static void value(const diff_out *t, const diff_value *v)
 {
     char b[48];
     const gguflint_kv *kv = v->kv;
     put(t, diff_type_name(kv->type, false, b));
     if (kv->type == 9) {
-        diff_putf(t->w, t->u, "[%s] x%" PRIu64, diff_type_name(kv->elem_type, false, b), kv->count);
+        diff_putf(t, "[%s] x%" PRIu64, diff_type_name(kv->elem_type, false, b), kv->count);
     } else if (kv->type == 8 && !v->summarised) {
         put(t, " \"");
         esc(t, kv->str);
         put(t, "\"");
     } else if (kv->type != 8) {
         diff_scalar(kv, false, b);
-        diff_putf(t->w, t->u, " %s", b);
+        diff_putf(t, " %s", b);
     }
     if (v->summarised)
-        diff_putf(t->w, t->u, " (%" PRIu64 " bytes, sha256 %s)", v->bytes,
+        diff_putf(t, " (%" PRIu64 " bytes, sha256 %s)", v->bytes,
                   v->sha256[0] ? v->sha256 : "unavailable");
 }
 
-static void shape(const tw *t, const gguflint_tensor *x)
+static void shape(const diff_out *t, const gguflint_tensor *x)
 {
     char b[24];
     put(t, diff_type_name(x->type, true, b));
     put(t, " [");
     uint32_t n = x->n_dims < 4 ? x->n_dims : 4;
     for (uint32_t d = 0; d < n; d++)
-        diff_putf(t->w, t->u, "%s%" PRIu64, d ? ", " : "", x->ne[d]);
+        diff_putf(t, "%s%" PRIu64, d ? ", " : "", x->ne[d]);
     put(t, x->n_dims > 4 ? ", ...]" : "]");
 }
 
-static void sides(const tw *t, const char *label, const diff_side *s)
+static void sides(const diff_out *t, const char *label, const diff_side *s)
 {
     put(t, label);
     for (size_t k = 0; k < s->n; k++) {
@@ -62,17 +54,17 @@ static void sides(const tw *t, const char *label, const diff_side *s)
     put(t, "\n");
 }
 
-static void keys(const tw *t, const diff_result *r)
+static void keys(const diff_out *t, const diff_result *r)
 {
     static const char *const what[] = {"added", "removed", "changed"};
     for (size_t i = 0; i < r->n_keys; i++) {
         const diff_key *k = &r->keys[i];
-        diff_putf(t->w, t->u, "key %s: ", what[k->change]);
+        diff_putf(t, "key %s: ", what[k->change]);
         esc(t, k->key);
         put(t, ": ");
         if (k->lines) {
-            diff_putf(t->w, t->u, "%" PRIu64 " -> %" PRIu64 " bytes, lines below\n",
-                      k->a.kv->str.len, k->b.kv->str.len);
+            diff_putf(t, "%" PRIu64 " -> %" PRIu64 " bytes, lines below\n", k->a.kv->str.len,
+                      k->b.kv->str.len);
             continue;
         }
         if (k->change != DIFF_ADDED)
@@ -85,7 +77,7 @@ static void keys(const tw *t, const diff_result *r)
     }
 }
 
-static void tensors(const tw *t, const diff_result *r)
+static void tensors(const diff_out *t, const diff_result *r)
 {
     for (size_t i = 0; i < r->n_tensors; i++) {
         const diff_tensor *d = &r->tensors[i];
@@ -111,23 +103,23 @@ static void tensors(const tw *t, const diff_result *r)
         put(t, " -> ");
         shape(t, d->b);
         if (d->what & DIFF_T_DATA)
-            diff_putf(t->w, t->u, " (sha256 %s -> %s)", d->sha_a, d->sha_b);
+            diff_putf(t, " (sha256 %s -> %s)", d->sha_a, d->sha_b);
         put(t, "\n");
     }
 }
 
-static void templates(const tw *t, const diff_result *r)
+static void templates(const diff_out *t, const diff_result *r)
 {
     for (size_t i = 0; i < r->n_templates; i++) {
         const line_diff *l = &r->templates[i].lines;
         put(t, "template ");
         esc(t, r->templates[i].key);
-        diff_putf(t->w, t->u, ": %zu lines removed, %zu added%s\n", l->removed, l->added,
+        diff_putf(t, ": %zu lines removed, %zu added%s\n", l->removed, l->added,
                   l->truncated ? " (truncated: the line diff's budget ran out; the changed "
                                  "middle is shown whole)"
                                : "");
         for (size_t k = 0; k < l->n; k++) {
-            diff_putf(t->w, t->u, "  %c%zu| ", l->ops[k].op, l->ops[k].line);
+            diff_putf(t, "  %c%zu| ", l->ops[k].op, l->ops[k].line);
             gguflint_escape(t->w, t->u, l->ops[k].text, l->ops[k].len);
             put(t, "\n");
         }
@@ -137,12 +129,12 @@ static void templates(const tw *t, const diff_result *r)
 void diff_write_text(const diff_side *a, const diff_side *b, const diff_result *r,
                      gguflint_write_fn w, void *user)
 {
-    tw t = {w, user};
+    diff_out t = {w, user};
     sides(&t, "--- ", a);
     sides(&t, "+++ ", b);
     for (size_t i = 0; i < r->n_header; i++)
-        diff_putf(w, user, "header %s: %" PRIu64 " -> %" PRIu64 "\n", r->header[i].field,
-                  r->header[i].a, r->header[i].b);
+        diff_putf(&t, "header %s: %" PRIu64 " -> %" PRIu64 "\n", r->header[i].field, r->header[i].a,
+                  r->header[i].b);
     keys(&t, r);
     tensors(&t, r);
     templates(&t, r);
@@ -151,7 +143,7 @@ void diff_write_text(const diff_side *a, const diff_side *b, const diff_result *
         put(&t, r->data_compared ? " (tensor data compared)\n" : " (tensor data not compared)\n");
         return;
     }
-    diff_putf(w, user,
+    diff_putf(&t,
               "%zu header, %zu key (%zu added, %zu removed, %zu changed), %zu tensor (%zu added, "
               "%zu removed, %zu changed) differences%s\n",
               r->n_header, r->n_keys, r->keys_added, r->keys_removed, r->keys_changed, r->n_tensors,
