@@ -12,6 +12,8 @@
 #include "digest.h"
 #include "files.h"
 
+#include "core/limits.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +84,7 @@ static int open_shards(operand *o)
             fprintf(stderr, "gguflint: out of memory\n");
             return EXIT_USAGE;
         }
-        int st = guarded_run(o->ctx[k], o->paths[k], 1ull << 30, NULL, NULL);
+        int st = guarded_run(o->ctx[k], o->paths[k], LIMIT_DEFAULT_STDIN_BYTES, NULL, NULL);
         if (st < 0) {
             fprintf(stderr, "gguflint: ");
             err_text(o->paths[k]);
