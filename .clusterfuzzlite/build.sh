@@ -7,7 +7,8 @@
 # it); the harnesses of text readers (fuzz_fetch: HTTP scripts,
 # fuzz_manifest: JSON manifests, fuzz_config: INI files, fuzz_baseline:
 # --baseline files) have their own seeds
-# and dictionaries and no such variant.
+# and dictionaries and no such variant; nor has fuzz_diff (two GGUF files end
+# to end: seeds from corpus/diffs, the GGUF dictionary).
 # Run locally with ci/cflite-check.sh.
 SRC_DIR=${SRC_DIR:-$SRC/gguflint}
 cd "$SRC_DIR"
@@ -49,6 +50,7 @@ zip_seeds "$WORK/fetch_seed_corpus.zip" corpus/fetch ""
 zip_seeds "$WORK/manifest_seed_corpus.zip" corpus/manifests .json
 zip_seeds "$WORK/config_seed_corpus.zip" corpus/configs .ini
 zip_seeds "$WORK/baseline_seed_corpus.zip" corpus/baselines .baseline
+zip_seeds "$WORK/diff_seed_corpus.zip" corpus/diffs .pair
 for src in fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
     variants=("" _sa)
@@ -76,6 +78,13 @@ for src in fuzz/fuzz_*.c; do
         cli=(src/cli/baseline.c src/cli/common.c)
         dict=fuzz/baseline.dict
         zipf=$WORK/baseline_seed_corpus.zip
+        ;;
+    fuzz_diff)
+        variants=("")
+        cli=(src/cli/diff.c src/cli/diff_text.c src/cli/diff_json.c src/cli/linediff.c
+            src/cli/sha256.c)
+        libs+=(-ldl)
+        zipf=$WORK/diff_seed_corpus.zip
         ;;
     fuzz_config)
         variants=("")

@@ -25,7 +25,7 @@ for src in fuzz/fuzz_*.c; do
         [ -e "$OUT/fuzz_fetch" ] || { echo "cflite: fuzz_fetch not built (no URL support)"; continue; }
         targets=(fuzz_fetch)
     fi
-    case ${targets[0]} in fuzz_manifest | fuzz_config | fuzz_baseline) targets=("${targets[0]}") ;; esac
+    case ${targets[0]} in fuzz_manifest | fuzz_config | fuzz_baseline | fuzz_diff) targets=("${targets[0]}") ;; esac
     for target in "${targets[@]}"; do
         n=$((n + 1))
         for f in "$target" "$target.dict" "$target.options" "${target}_seed_corpus.zip"; do

@@ -36,6 +36,9 @@ find corpus -type f -name '*.gguf' -exec cp {} "$SEEDS/" \;
 FETCH_SEEDS=$ROOT/corpus/fetch
 cp corpus/manifests/*.json "$OUT/seeds-manifest/"
 cp corpus/configs/*.ini "$OUT/seeds-config/"
+# fuzz_diff: pairs of files end to end (corpus/diffs), and the GGUF seeds
+mkdir -p "$OUT/seeds-diff"
+cp corpus/diffs/*.pair "$SEEDS"/* "$OUT/seeds-diff/"
 # fuzz_template reads raw template text: one seed per template of the payload
 # corpus (attacks and clean shapes: the last column of corpus/templates/*.tsv) and,
 # when present, the shared real templates (../shared/real-templates, copied
@@ -59,6 +62,7 @@ seeds_for() {
     fuzz_fetch*) echo "$FETCH_SEEDS" ;;
     fuzz_manifest*) echo "$OUT/seeds-manifest" ;;
     fuzz_config*) echo "$OUT/seeds-config" ;;
+    fuzz_diff*) echo "$OUT/seeds-diff" ;;
     fuzz_template*) echo "$TEMPLATE_SEEDS" ;;
     *) echo "$SEEDS" ;;
     esac

@@ -5,6 +5,8 @@
  * together. Rendered text must never contain a raw control byte. */
 #include "fuzz_common.h"
 
+#include "report/report.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gguflint_options *opt = gguflint_options_new();
@@ -49,6 +51,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gguflint_report_end(r, true);
         gguflint_report_free(r);
         FUZZ_ASSERT(sink.bytes > 0 || fmt == GGUFLINT_FORMAT_GITHUB);
+    }
+    /* the CycloneDX BOM: every general.* value of the file, with a digest */
+    fuzz_sink bom = {0, 0};
+    gguflint_report *r = gguflint_report_new(REPORT_FORMAT_CYCLONEDX, fuzz_write, &bom);
+    if (r) {
+        gguflint_report_file_ex(r, "fuzz.gguf", ctx, st, NULL,
+                                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+        gguflint_report_end(r, true);
+        gguflint_report_free(r);
+        FUZZ_ASSERT(bom.bytes > 0);
     }
     gguflint_free(ctx);
     return 0;

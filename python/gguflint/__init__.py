@@ -30,12 +30,13 @@ from typing import Any, BinaryIO, Dict, Iterable, List, Optional, Tuple, Union
 from ._errors import (BY_STATUS, ArgumentError, Error, InternalError, IOError, NoMemoryError,
                       NotRegularFileError, StateError, UnsupportedSourceError)
 from ._native import ffi, lib
+from ._diff import diff
 
 __all__ = [
     "lint", "dump", "rules", "Report", "Finding", "Rule", "Source", "PROFILES",
     "Error", "IOError", "NotRegularFileError", "NoMemoryError", "StateError", "ArgumentError",
     "InternalError", "UnsupportedSourceError", "__version__", "HAVE_URL", "list_repository",
-    "rules_markdown", "STREAM_MAX", "Base", "Cancel",
+    "rules_markdown", "STREAM_MAX", "Base", "Cancel", "diff",
 ]
 
 __version__: str = ffi.string(lib.gguflintpy_version()).decode("ascii")

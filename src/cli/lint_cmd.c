@@ -377,11 +377,14 @@ static int report_one(lint_state *L, const char *path, gguflint_ctx *ctx, int st
         for (size_t i = 0; i < n; i++)
             if ((!flags || !flags[i]) && gguflint_finding_get(ctx, i)->severity >= s->fail_on)
                 rc = EXIT_FINDINGS;
-        /* the file was read whole (--deep): its digest, for the JSON report */
-        bool json = false;
-        for (int k = 0; k < s->n_out; k++)
+        /* the file was read whole (--deep): its digest, for the JSON report;
+         * a CycloneDX BOM records it for every local file */
+        bool json = false, bom = false;
+        for (int k = 0; k < s->n_out; k++) {
             json |= s->out[k].fmt == GGUFLINT_FORMAT_JSON;
-        if (json && gguflint_options_get_deep(s->opt) && gguflint_url_kind(path) == 0 &&
+            bom |= s->out[k].fmt == CLI_FORMAT_CYCLONEDX;
+        }
+        if ((bom || (json && gguflint_options_get_deep(s->opt))) && gguflint_url_kind(path) == 0 &&
             strcmp(path, "-") != 0 && sha256_file(path, sha))
             digest = sha;
     }

@@ -188,7 +188,8 @@ int lint_parse_command_line(settings *s, int argc, char **argv, gguflint_fetch_o
         case OPT_FORMAT: {
             gguflint_format f;
             if (!parse_format(optarg, &f)) {
-                rc = usage_error("unknown format '%s' (text, json, sarif, github)", optarg);
+                rc = usage_error(
+                    "unknown format '%s' (text, json, sarif, github, baseline, cyclonedx)", optarg);
                 return rc;
             }
             if (s->n_out == CLI_MAX_OUTPUTS) {

@@ -7,6 +7,7 @@
  *   gguflint rules [--format text|json|markdown]
  *   gguflint archs [--format text|json]
  *   gguflint explain ID
+ *   gguflint diff [--format text|json] [--data] A B
  *
  * Exit status: 0 when nothing is at or above the fail level, 1 when something
  * is (dump: when the file is not GGUF or its metadata cannot be read to the
@@ -36,11 +37,13 @@ const char usage_text[] =
     "       gguflint COMMAND --help        help on one command\n"
     "       gguflint hash [-o MANIFEST] PATH|URL...  SHA-256 of each tensor's data\n"
     "       gguflint hash --verify-manifest MANIFEST [--data-only] PATH...\n"
+    "       gguflint diff [--format text|json] [--data] A B   what changed\n"
     "\n"
     "options:\n"
-    "  --format FORMAT           text (default), json, sarif, github or baseline; may\n"
-    "                            be given several times to write several reports in\n"
-    "                            one pass (all but one with an --output-file)\n"
+    "  --format FORMAT           text (default), json, sarif, github, baseline or\n"
+    "                            cyclonedx (a CycloneDX 1.6 AI-BOM); may be given\n"
+    "                            several times to write several reports in one pass\n"
+    "                            (all but one with an --output-file)\n"
     "  --output-file FILE        write the report of the --format before it to FILE\n"
     "                            (default: standard output)\n"
     "  --color WHEN              colour text output: auto (on a terminal, unless\n"
@@ -337,6 +340,14 @@ static const command commands[] = {
      "Write the SHA-256 of each file, of its data section and of each tensor's data\n"
      "(-o: to MANIFEST), or check files against a manifest. Options may follow the\n"
      "paths; the URL options of `gguflint --help` apply.\n"},
+    {"diff", cmd_diff,
+     "usage: gguflint diff [--format text|json] [--data] A B\n"
+     "What changed from A to B: header fields, keys added, removed and changed (long\n"
+     "strings and arrays by SHA-256 and length), tensors added, removed, reshaped and\n"
+     "retyped, and the chat templates line by line. --data also reads the tensor data\n"
+     "and compares each tensor's SHA-256. A shard NAME-0000K-of-0000N.gguf stands for\n"
+     "its whole split set. Exit 0 when the files are the same, 1 when they differ, 2\n"
+     "when one cannot be read.\n"},
 };
 
 static int dispatch(int argc, char **argv)

@@ -11,7 +11,7 @@
 static const report_writer *const writers[] = {
     [GGUFLINT_FORMAT_TEXT] = &report_text,         [GGUFLINT_FORMAT_JSON] = &report_json,
     [GGUFLINT_FORMAT_SARIF] = &report_sarif,       [GGUFLINT_FORMAT_GITHUB] = &report_github,
-    [GGUFLINT_FORMAT_BASELINE] = &report_baseline,
+    [GGUFLINT_FORMAT_BASELINE] = &report_baseline, [REPORT_FORMAT_CYCLONEDX] = &report_cyclonedx,
 };
 #define N_WRITERS (sizeof writers / sizeof writers[0])
 
@@ -188,6 +188,7 @@ void gguflint_report_free(gguflint_report *r)
 {
     if (r) {
         sb_free(&r->notes);
+        sb_free(&r->vulns);
         free(r->per_rule);
         free(r->config);
         free(r->base);
