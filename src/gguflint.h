@@ -11,13 +11,66 @@
  *   for (size_t i = 0; i < gguflint_finding_count(ctx); i++) ... gguflint_finding_get(ctx, i)
  *   gguflint_free(ctx);
  *
+ * Errors: one convention for every call.
+ *   - A call that can fail returns an int status: GGUFLINT_OK (0) or one of
+ *     the GGUFLINT_E_* codes of gguflint_status; what it computes comes back
+ *     through out-parameters. A failing status of a call on a context is
+ *     sticky: the context answers every later call with it (the calls that
+ *     say "not sticky" excepted).
+ *   - The one-line text of a failure: gguflint_error_detail(ctx) for a call
+ *     on a context; a call with no context to hold it takes an optional
+ *     (buffer, size) pair that it fills like snprintf (gguflint_options_select,
+ *     gguflint_url_list_new, and the reader's read_at callback in reverse).
+ *   - A constructor (gguflint_new, gguflint_*_new, gguflint_options_copy)
+ *     returns the new object, or NULL for GGUFLINT_E_NOMEM (or a NULL
+ *     argument it needs).
+ *   - A report (gguflint_report_*) remembers an allocation failure of its
+ *     void calls, as a FILE remembers a write error: gguflint_report_end
+ *     returns it.
+ *   - A query never fails: it returns a value, with a documented "none" for
+ *     a NULL handle, an index past the end or an unknown name (NULL, -1, 0,
+ *     false or GGUFLINT_OFF), never a status.
+ *   - The other void functions are destructors, setters that cannot fail,
+ *     and writers whose output goes to the caller's callback.
  * A malformed file is never a failing status: every problem in the file is a
  * finding. Statuses are for the caller's world: I/O errors, memory, misuse.
- * After a failing status the context answers every later call with the same
- * status. There is no global mutable state; contexts on different threads are
- * independent. Every string in a finding (message, path) is already escaped:
- * bytes from the file that are control characters, bidi controls or invalid
- * UTF-8 appear as \xNN or \u{NNNN} escapes, never raw.
+ *
+ * Structs the caller fills (gguflint_reader, gguflint_arch_info) begin with
+ * struct_size: initialise them with their GGUFLINT_*_INIT macro, which sets
+ * it to the size the caller was compiled with. The library refuses
+ * (GGUFLINT_E_ARG) a size smaller than the first published layout, and
+ * uses only the fields it knows of a larger one, so a caller built against a
+ * newer header works with an older library and the other way round. Structs
+ * the library hands out by pointer (rules, findings, header, KVs, tensors)
+ * only ever grow at their end: read a field added in version V only when
+ * gguflint_version_number() >= V.
+ *
+ * Memory: every allocation of the library goes through one allocator, the C
+ * library's unless gguflint_set_allocator installed another (before any
+ * other call). Allocations made inside the C library itself, libcurl and
+ * libjansson (URL inputs) are not routed through it.
+ *
+ * Thread safety: each declaration carries a tag.
+ *   [MT: yes]      any thread, any time (static data, pure functions);
+ *   [MT: object]   one call at a time on the object it is given (the ctx,
+ *                  options, report, fetch options or URL list); calls on
+ *                  different objects run on different threads at once;
+ *   [MT: readers]  only reads its object: any number of these may run at
+ *                  once on one object (a context after gguflint_run), but
+ *                  not with a call that changes it;
+ *   [MT: no]       process-wide: no other call of the library may run at
+ *                  the same time.
+ * Apart from the allocator, the library keeps no global state a caller can
+ * change; contexts on different threads are independent. Every string in a finding (message, path) is already
+ * escaped: bytes from the file that are control characters, bidi controls
+ * or invalid UTF-8 appear as \xNN or \u{NNNN} escapes, never raw.
+ *
+ * Stability: the declarations between #ifdef GGUFLINT_UNSTABLE_API and its
+ * #endif are exported but not part of the 1.0 promise (docs/ABI.md): they
+ * may change or go in any minor release. A caller that wants them defines
+ * GGUFLINT_UNSTABLE_API before including this header (as zstd's
+ * ZSTD_STATIC_LINKING_ONLY). Everything else is checked against the
+ * committed ABI baseline by the ctest abi (tests/check_abi.py).
  *
  * Pointer lifetimes. Nothing returned by the library is owned by the caller
  * unless a _free function exists for it. In particular:
@@ -95,6 +148,26 @@ typedef enum gguflint_status {
 
 GGUFLINT_API const char *gguflint_strerror(int status);
 
+/* ---- memory ----
+ * The allocator every allocation of the library goes through, as three
+ * functions and a pointer handed to each: m(user, size) returns a block of
+ * at least size bytes (never asked for 0) or NULL; r(user, ptr, size)
+ * resizes a block m or r returned (ptr never NULL, size never 0) or returns
+ * NULL and leaves it as it was; f(user, ptr) frees one (ptr never NULL).
+ * Every block is given back to f by the time the object it belongs to is
+ * freed (a context, options, report, ...). Install it before any other call
+ * of the library and never while one runs or an object of the library is
+ * alive: blocks must go back to the allocator that gave them. All three
+ * NULL: back to the C library's malloc, realloc and free. GGUFLINT_OK, or
+ * GGUFLINT_E_ARG when only some are NULL. An allocator that fails makes the
+ * calls that needed memory return GGUFLINT_E_NOMEM (constructors NULL).
+ * [MT: no] */
+typedef void *(*gguflint_malloc_fn)(void *user, size_t size);
+typedef void *(*gguflint_realloc_fn)(void *user, void *ptr, size_t size);
+typedef void (*gguflint_free_fn)(void *user, void *ptr);
+GGUFLINT_API int gguflint_set_allocator(gguflint_malloc_fn m, gguflint_realloc_fn r,
+                                        gguflint_free_fn f, void *user);
+
 /* ---- rules ---- */
 typedef enum gguflint_severity {
     GGUFLINT_OFF = 0,
@@ -110,7 +183,8 @@ GGUFLINT_API int gguflint_severity_parse(const char *s);
 typedef struct gguflint_rule_info {
     const char *id;     /* "GG106" */
     const char *slug;   /* "duplicate-key" */
-    const char *family; /* "container", "kv", "tensor", "data" */
+    const char *family; /* "container", "kv", "tensor", "data", "model",
+                           "tokenizer", "split", "security" */
     gguflint_severity default_severity;
     const char *summary; /* one line */
     const char *what;    /* documentation: what the rule checks */
@@ -246,7 +320,9 @@ GGUFLINT_API int gguflint_read_stream(gguflint_ctx *ctx, FILE *stream, uint64_t 
  * check asks. Every check that needs the file's size uses `size`, so a
  * reader input gives exactly the findings of the same file read locally. */
 typedef struct gguflint_reader {
-    uint64_t size; /* the file's total size in bytes */
+    size_t struct_size; /* sizeof(gguflint_reader) as the caller sees it:
+                           set by GGUFLINT_READER_INIT */
+    uint64_t size;      /* the file's total size in bytes */
     /* Fill buf with exactly len bytes at offset (offset + len <= size) and
      * return GGUFLINT_OK, or a failing status with a one-line reason in err.
      * Called from several threads at once by a --deep scan with deep_jobs. */
@@ -259,10 +335,18 @@ typedef struct gguflint_reader {
                             GGUFLINT_E_IO ("metadata larger than ...") */
 } gguflint_reader;
 
+/* Every field zero but struct_size: gguflint_reader r = GGUFLINT_READER_INIT; */
+#define GGUFLINT_READER_INIT                                                                       \
+    {                                                                                              \
+        sizeof(gguflint_reader), 0, NULL, NULL, NULL, 0, 0                                         \
+    }
+
 /* Use a reader as the input. The metadata is read now: an I/O failure or a
  * metadata larger than max_prefix is this call's status. The context owns
  * `user` from this call on, whatever it returns: close(user) is called once,
- * by gguflint_free, or before this call returns when the input was refused. */
+ * by gguflint_free, or before this call returns when the input was refused.
+ * GGUFLINT_E_ARG for a NULL ctx or read_at, or a struct_size below the first
+ * published layout (then close is not called: the struct cannot be read). */
 GGUFLINT_API int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *reader);
 /* Bytes of the input at `offset`, whatever the input is (a mapped file, a
  * buffer, a stream, a reader: ranges of a remote file). GGUFLINT_E_IO past
@@ -273,7 +357,8 @@ GGUFLINT_API int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, si
  * "model-Q4_K_M.gguf", split shard numbers). gguflint_open_file sets it from
  * the path unless it was set before. Copied. */
 GGUFLINT_API int gguflint_set_name(gguflint_ctx *ctx, const char *name);
-/* The detail of the last I/O failure ("No such file or directory"). */
+/* The one-line text of the context's last failing status ("No such file or
+ * directory", "the metadata goes on past the ... fetch cap"); "" when none. */
 GGUFLINT_API const char *gguflint_error_detail(const gguflint_ctx *ctx);
 
 /* Parse and run every enabled check. Idempotent: a second call does nothing. */
@@ -597,23 +682,30 @@ typedef enum gguflint_report_setting {
  * formats a setting does not apply to ignore it. */
 GGUFLINT_API int gguflint_report_set(gguflint_report *r, gguflint_report_setting setting,
                                      int value);
-/* Closes the JSON document; in text prints the summary line when `summary`. */
 /* Name the configuration file the run used (NULL: none), before
  * gguflint_report_end: every report says it (text: in the summary line;
  * JSON: "config"; SARIF: the run's properties.config), so a configuration
  * that turned rules off is never silent. Copied. */
-GGUFLINT_API void gguflint_report_set_config(gguflint_report *r, const char *config_path);
+GGUFLINT_API int gguflint_report_set_config(gguflint_report *r, const char *config_path);
 /* The absolute directory relative display paths are relative to (the
  * working directory): SARIF names it as originalUriBaseIds.SRCROOT, and a
  * display path below it is reported (and fingerprinted) relative to it, so
  * /repo/models/x.gguf run from /repo and ./models/x.gguf are one artifact.
  * NULL or a relative dir: none. Copied. */
-GGUFLINT_API void gguflint_report_set_base(gguflint_report *r, const char *dir);
+GGUFLINT_API int gguflint_report_set_base(gguflint_report *r, const char *dir);
 /* SARIF: the absolute URL of the rule documentation (rules/RULES.md where
  * the sources are published); each rule's helpUri is URL#anchor. NULL or
  * "": no helpUri (help.markdown still names the section). Copied. */
-GGUFLINT_API void gguflint_report_set_help_uri(gguflint_report *r, const char *url);
-GGUFLINT_API void gguflint_report_end(gguflint_report *r, bool summary);
+GGUFLINT_API int gguflint_report_set_help_uri(gguflint_report *r, const char *url);
+/* The three setters above return GGUFLINT_OK, GGUFLINT_E_ARG for a NULL
+ * report, or GGUFLINT_E_NOMEM when the copy failed (the setting is then
+ * unset, and gguflint_report_end returns GGUFLINT_E_NOMEM too). */
+
+/* Closes the JSON document; in text prints the summary line when `summary`.
+ * Returns GGUFLINT_OK, GGUFLINT_E_ARG for a NULL report, or GGUFLINT_E_NOMEM
+ * when an allocation of this report's calls failed (some of its output,
+ * e.g. statistics or fingerprints, is then missing). */
+GGUFLINT_API int gguflint_report_end(gguflint_report *r, bool summary);
 GGUFLINT_API void gguflint_report_free(gguflint_report *r);
 
 /* The dump command: header, every KV with its type and value (arrays with count
@@ -627,9 +719,10 @@ GGUFLINT_API void gguflint_dump_ex(const gguflint_ctx *ctx, gguflint_format fmt,
 
 /* Rule documentation as Markdown (the RULES.md file) and as one rule's text. */
 GGUFLINT_API void gguflint_rules_markdown(gguflint_write_fn w, void *user);
-/* The rule table as JSON: {"schema_version":1,"profiles":[...],"rules":[{"id",
- * "slug","family","default_severity","severity":{profile: level},"summary",
- * "what","why","example","fix"}]}. */
+/* The rule table as JSON: {"schema_version":1,"tool":{"name","version"},
+ * "profiles":[...],"rules":[{"id","slug","family","default_severity",
+ * "severity":{profile: level},"summary","what","why","example","fix","cwe",
+ * "security_severity"}]}; fields are only ever added. */
 GGUFLINT_API void gguflint_rules_json(gguflint_write_fn w, void *user);
 GGUFLINT_API void gguflint_rule_explain(size_t index, gguflint_write_fn w, void *user);
 
@@ -637,6 +730,8 @@ GGUFLINT_API void gguflint_rule_explain(size_t index, gguflint_write_fn w, void 
  * What gguflint knows of each llama.cpp architecture, from the tables
  * generated out of llama.cpp's loader (data/arch/). */
 typedef struct gguflint_arch_info {
+    size_t struct_size;        /* sizeof(gguflint_arch_info) as the caller sees
+                                  it: set by GGUFLINT_ARCH_INFO_INIT */
     const char *name;          /* the general.architecture value */
     const char *coverage;      /* "full" (keys, tensor set and shapes), "keys"
                                   (hyper-parameter keys only) or "name" */
@@ -647,8 +742,17 @@ typedef struct gguflint_arch_info {
     const char *source_commit; /* that file's commit, or NULL */
 } gguflint_arch_info;
 
+/* Every field zero but struct_size: gguflint_arch_info a = GGUFLINT_ARCH_INFO_INIT; */
+#define GGUFLINT_ARCH_INFO_INIT                                                                    \
+    {                                                                                              \
+        sizeof(gguflint_arch_info), NULL, NULL, 0, 0, NULL, NULL                                   \
+    }
+
 GGUFLINT_API size_t gguflint_arch_count(void);
-/* Fills *out for index < gguflint_arch_count() and returns 0; -1 otherwise. */
+/* Fills the first out->struct_size bytes of *out (struct_size itself is
+ * kept) for index < gguflint_arch_count() and returns GGUFLINT_OK;
+ * GGUFLINT_E_ARG for an index past the end, a NULL out or a struct_size
+ * smaller than the first published gguflint_arch_info (0.3). */
 GGUFLINT_API int gguflint_arch_get(size_t index, gguflint_arch_info *out);
 /* The llama.cpp file the architecture names came from and its commit. */
 GGUFLINT_API const char *gguflint_arch_names_source(void);
