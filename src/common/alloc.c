@@ -92,6 +92,21 @@ char *gl_strndup(const char *s, size_t n)
     return c;
 }
 
+void *gl_process_malloc(size_t n)
+{
+    return malloc(n ? n : 1);
+}
+
+void *gl_process_calloc(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void gl_process_free(void *p)
+{
+    free(p);
+}
+
 char *gl_strdup(const char *s)
 {
     return gl_strndup(s, SIZE_MAX);

@@ -19,4 +19,12 @@ void gl_free(void *p);
 char *gl_strdup(const char *s);
 char *gl_strndup(const char *s, size_t n);
 
+/* Blocks that live as long as the process (tables built once, under
+ * pthread_once, and never freed): taken from the C library's allocator,
+ * never from the installed one, which a caller may replace or tear down
+ * while they live (gguflint.h says so). */
+void *gl_process_malloc(size_t n);
+void *gl_process_calloc(size_t n, size_t size);
+void gl_process_free(void *p);
+
 #endif

@@ -379,14 +379,14 @@ static void tables_build(void)
         rows = AC_MAX_STATES;
     /* one block: the transitions, then ac_hit (by row offset; only the
      * entries at row starts are ever read, and all of those are written) */
-    uint32_t *go = tb->ac_go = gl_malloc(rows * AC_SYMS * (sizeof *go + 1));
+    uint32_t *go = tb->ac_go = gl_process_malloc(rows * AC_SYMS * (sizeof *go + 1));
     /* by state: its failure link, its first trie child and next sibling
      * (0: none; the root is no child), the symbol leading to it */
     uint32_t *link = gl_calloc(rows * 4, sizeof *link);
     uint32_t *kid = link ? link + rows : NULL, *sib = link ? link + 2 * rows : NULL;
     uint32_t *ksym = link ? link + 3 * rows : NULL;
     uint32_t *queue = gl_malloc(rows * sizeof *queue);
-    uint16_t *out = tb->ac_out = gl_calloc(rows, sizeof *tb->ac_out);
+    uint16_t *out = tb->ac_out = gl_process_calloc(rows, sizeof *tb->ac_out);
     bool ok = go && link && queue && out;
     if (ok)
         memset(go, 0, AC_SYMS * sizeof *go);
@@ -443,8 +443,8 @@ static void tables_build(void)
     gl_free(link);
     gl_free(queue);
     if (!ok) {
-        gl_free(go);
-        gl_free(out);
+        gl_process_free(go);
+        gl_process_free(out);
     }
     tables_ok = ok;
 }
