@@ -10,6 +10,9 @@
       pointer types, struct layouts, enum values) must equal BASELINE
   check_abi.py update HEADER LAYOUT_PROGRAM BASELINE
       rewrite BASELINE from the dump (after a change docs/ABI.md allows)
+  check_abi.py unstable-symbols HEADER
+      the names of the functions declared under GGUFLINT_UNSTABLE_API, one a
+      line (ci/abi-dump.sh tells abi-compliance-checker to skip them)
   check_abi.py conventions HEADER SRC_DIR
       every GGUFLINT_API declaration is under a thread-safety tag
       ([MT: yes|object|readers|no]), and no library file under SRC_DIR (the
@@ -239,6 +242,10 @@ def main(argv):
         return 0
     if len(argv) == 5 and argv[1] in ("check", "update"):
         return check(argv[2], argv[3], argv[4], argv[1] == "update")
+    if len(argv) == 3 and argv[1] == "unstable-symbols":
+        for p in prototypes(split_stability(read(argv[2]))[1]):
+            print(re.search(r"(gguflint_\w+)\(", p).group(1))
+        return 0
     if len(argv) == 4 and argv[1] == "conventions":
         return conventions(argv[2], argv[3])
     print(__doc__)
