@@ -48,9 +48,10 @@
  * Memory: every allocation of the library goes through one allocator, the C
  * library's unless gguflint_set_allocator installed another (before any
  * other call). Not routed through it: the few tables built once per
- * process and kept until exit (the template analyser's automaton), which come from the C library's malloc so that an allocator can
- * be replaced; and what the C library itself, libcurl and libjansson (URL
- * inputs) allocate.
+ * process and kept until exit (the template analyser's automaton), which
+ * come from the C library's malloc so that an allocator can be replaced;
+ * and what the C library itself, libcurl and libjansson (URL inputs)
+ * allocate.
  *
  * Thread safety: each declaration carries a tag.
  *   [MT: yes]      any thread, any time (static data, pure functions);
@@ -63,9 +64,11 @@
  *   [MT: no]       process-wide: no other call of the library may run at
  *                  the same time.
  * Apart from the allocator, the library keeps no global state a caller can
- * change; contexts on different threads are independent. Every string in a finding (message, path) is already
- * escaped: bytes from the file that are control characters, bidi controls
- * or invalid UTF-8 appear as \xNN or \u{NNNN} escapes, never raw.
+ * change; contexts on different threads are independent.
+ *
+ * Every string in a finding (message, path) is already escaped: bytes from
+ * the file that are control characters, bidi controls or invalid UTF-8
+ * appear as \xNN or \u{NNNN} escapes, never raw.
  *
  * Stability: the declarations between #ifdef GGUFLINT_UNSTABLE_API and its
  * #endif are exported but not part of the 1.0 promise (docs/ABI.md): they
