@@ -29,7 +29,7 @@ objs=()
 for f in $(find src -name '*.c' -not -path 'src/cli/*' | sort); do
     if [ "${f#src/net/}" != "$f" ] && [ ${#url[@]} -eq 0 ]; then continue; fi
     o=$WORK/lib_$(echo "${f#src/}" | tr / _ | sed 's/\.c$//').o
-    $CC $CFLAGS -std=c11 -D_DEFAULT_SOURCE "${url[@]}" -Isrc -c "$f" -o "$o"
+    $CC $CFLAGS -std=c11 -D_DEFAULT_SOURCE -DGGUFLINT_UNSTABLE_API "${url[@]}" -Isrc -c "$f" -o "$o"
     objs+=("$o")
 done
 # zip_seeds ZIP DIR EXT: every *EXT file under DIR ("" : every file), flat
@@ -97,14 +97,14 @@ for src in fuzz/fuzz_*.c; do
     cli_objs=()
     for c in "${cli[@]}"; do
         o=$WORK/cli_$(basename "$c" .c).o
-        $CC $CFLAGS -std=c11 -D_DEFAULT_SOURCE -Isrc -Isrc/cli -c "$c" -o "$o"
+        $CC $CFLAGS -std=c11 -D_DEFAULT_SOURCE -DGGUFLINT_UNSTABLE_API -Isrc -Isrc/cli -c "$c" -o "$o"
         cli_objs+=("$o")
     done
     for variant in "${variants[@]}"; do
         target=$name$variant
         extra=()
         [ -n "$variant" ] && extra=(-include fuzz/gguf_mutator.h)
-        $CC $CFLAGS -std=c11 "${url[@]}" -Isrc -Isrc/cli -Ifuzz "${extra[@]}" -c "$src" \
+        $CC $CFLAGS -std=c11 -DGGUFLINT_UNSTABLE_API "${url[@]}" -Isrc -Isrc/cli -Ifuzz "${extra[@]}" -c "$src" \
             -o "$WORK/$target.o"
         $LINK $CFLAGS "$WORK/$target.o" "${cli_objs[@]}" "${objs[@]}" $LIB_FUZZING_ENGINE -lm \
             "${libs[@]}" -lpthread -o "$OUT/$target"

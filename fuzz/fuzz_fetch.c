@@ -70,7 +70,12 @@ static void lint_remote(net_file *f, uint8_t sel)
     gguflint_ctx *ctx = gguflint_new(NULL);
     if (!ctx)
         return;
-    gguflint_reader r = {net_size(f), net_read, NULL, f, 64 + (uint64_t)(sel & 7) * 100, 1u << 16};
+    gguflint_reader r = GGUFLINT_READER_INIT;
+    r.size = net_size(f);
+    r.read_at = net_read;
+    r.user = f;
+    r.first_read = 64 + (uint64_t)(sel & 7) * 100;
+    r.max_prefix = 1u << 16;
     int st = gguflint_open_reader(ctx, &r);
     FUZZ_ASSERT(st == GGUFLINT_OK || st == GGUFLINT_E_IO || st == GGUFLINT_E_NOMEM);
     if (st == GGUFLINT_OK) {

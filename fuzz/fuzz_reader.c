@@ -65,7 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check_status(gguflint_set_buffer(a, data, size));
     int sa = gguflint_run(a);
     file f = {data, size, 0, 0};
-    gguflint_reader r = {size, read_at, NULL, &f, 64 + (uint64_t)(sel & 0x7f) * 5, 0};
+    gguflint_reader r = GGUFLINT_READER_INIT;
+    r.size = size;
+    r.read_at = read_at;
+    r.user = &f;
+    r.first_read = 64 + (uint64_t)(sel & 0x7f) * 5;
     int sb = gguflint_open_reader(b, &r);
     fuzz_check_status(sb);
     if (sb == GGUFLINT_OK)

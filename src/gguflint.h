@@ -11,13 +11,71 @@
  *   for (size_t i = 0; i < gguflint_finding_count(ctx); i++) ... gguflint_finding_get(ctx, i)
  *   gguflint_free(ctx);
  *
+ * Errors: one convention for every call.
+ *   - A call that can fail returns an int status: GGUFLINT_OK (0) or one of
+ *     the GGUFLINT_E_* codes of gguflint_status; what it computes comes back
+ *     through out-parameters. A failing status of a call on a context is
+ *     sticky: the context answers every later call with it (the calls that
+ *     say "not sticky" excepted).
+ *   - The one-line text of a failure: gguflint_error_detail(ctx) for a call
+ *     on a context; a call with no context to hold it takes an optional
+ *     (buffer, size) pair that it fills like snprintf (gguflint_options_select,
+ *     gguflint_url_list_new, and the reader's read_at callback in reverse).
+ *   - A constructor (gguflint_new, gguflint_*_new, gguflint_options_copy)
+ *     returns the new object, or NULL for GGUFLINT_E_NOMEM (or a NULL
+ *     argument it needs).
+ *   - A report (gguflint_report_*) remembers an allocation failure of its
+ *     void calls, as a FILE remembers a write error: gguflint_report_end
+ *     returns it.
+ *   - A query never fails: it returns a value, with a documented "none" for
+ *     a NULL handle, an index past the end or an unknown name (NULL, -1, 0,
+ *     false or GGUFLINT_OFF), never a status.
+ *   - The other void functions are destructors, setters that cannot fail,
+ *     and writers whose output goes to the caller's callback.
  * A malformed file is never a failing status: every problem in the file is a
  * finding. Statuses are for the caller's world: I/O errors, memory, misuse.
- * After a failing status the context answers every later call with the same
- * status. There is no global mutable state; contexts on different threads are
- * independent. Every string in a finding (message, path) is already escaped:
- * bytes from the file that are control characters, bidi controls or invalid
- * UTF-8 appear as \xNN or \u{NNNN} escapes, never raw.
+ *
+ * Structs the caller fills (gguflint_reader, gguflint_arch_info) begin with
+ * struct_size: initialise them with their GGUFLINT_*_INIT macro, which sets
+ * it to the size the caller was compiled with. The library refuses
+ * (GGUFLINT_E_ARG) a size smaller than the first published layout, and
+ * uses only the fields it knows of a larger one, so a caller built against a
+ * newer header works with an older library and the other way round. Structs
+ * the library hands out by pointer (rules, findings, header, KVs, tensors)
+ * only ever grow at their end: read a field added in version V only when
+ * gguflint_version_number() >= V.
+ *
+ * Memory: every allocation of the library goes through one allocator, the C
+ * library's unless gguflint_set_allocator installed another (before any
+ * other call). Not routed through it: the few tables built once per
+ * process and kept until exit (the template analyser's automaton), which
+ * come from the C library's malloc so that an allocator can be replaced;
+ * and what the C library itself, libcurl and libjansson (URL inputs)
+ * allocate.
+ *
+ * Thread safety: each declaration carries a tag.
+ *   [MT: yes]      any thread, any time (static data, pure functions);
+ *   [MT: object]   one call at a time on the object it is given (the ctx,
+ *                  options, report, fetch options or URL list); calls on
+ *                  different objects run on different threads at once;
+ *   [MT: readers]  only reads its object: any number of these may run at
+ *                  once on one object (a context after gguflint_run), but
+ *                  not with a call that changes it;
+ *   [MT: no]       process-wide: no other call of the library may run at
+ *                  the same time.
+ * Apart from the allocator, the library keeps no global state a caller can
+ * change; contexts on different threads are independent.
+ *
+ * Every string in a finding (message, path) is already escaped: bytes from
+ * the file that are control characters, bidi controls or invalid UTF-8
+ * appear as \xNN or \u{NNNN} escapes, never raw.
+ *
+ * Stability: the declarations between #ifdef GGUFLINT_UNSTABLE_API and its
+ * #endif are exported but not part of the 1.0 promise (docs/ABI.md): they
+ * may change or go in any minor release. A caller that wants them defines
+ * GGUFLINT_UNSTABLE_API before including this header (as zstd's
+ * ZSTD_STATIC_LINKING_ONLY). Everything else is checked against the
+ * committed ABI baseline by the ctest abi (tests/check_abi.py).
  *
  * Pointer lifetimes. Nothing returned by the library is owned by the caller
  * unless a _free function exists for it. In particular:
@@ -78,7 +136,7 @@ extern "C" {
     "." GGUFLINT_STRINGIFY(GGUFLINT_VERSION_MINOR) "." GGUFLINT_STRINGIFY(GGUFLINT_VERSION_PATCH)
 
 /* The version of the library actually linked ("0.1.0" and 100 for 0.1.0),
- * to compare with the header's GGUFLINT_VERSION / GGUFLINT_VERSION_NUMBER. */
+ * to compare with the header's GGUFLINT_VERSION / GGUFLINT_VERSION_NUMBER. [MT: yes] */
 GGUFLINT_API const char *gguflint_version(void);
 GGUFLINT_API unsigned gguflint_version_number(void);
 
@@ -93,7 +151,28 @@ typedef enum gguflint_status {
     GGUFLINT_E_INTERNAL = 6     /* a state believed unreachable; fuzzers abort on it */
 } gguflint_status;
 
+/* [MT: yes] */
 GGUFLINT_API const char *gguflint_strerror(int status);
+
+/* ---- memory ----
+ * The allocator every allocation of the library goes through, as three
+ * functions and a pointer handed to each: m(user, size) returns a block of
+ * at least size bytes (never asked for 0) or NULL; r(user, ptr, size)
+ * resizes a block m or r returned (ptr never NULL, size never 0) or returns
+ * NULL and leaves it as it was; f(user, ptr) frees one (ptr never NULL).
+ * Every block is given back to f by the time the object it belongs to is
+ * freed (a context, options, report, ...). Install it before any other call
+ * of the library and never while one runs or an object of the library is
+ * alive: blocks must go back to the allocator that gave them. All three
+ * NULL: back to the C library's malloc, realloc and free. GGUFLINT_OK, or
+ * GGUFLINT_E_ARG when only some are NULL. An allocator that fails makes the
+ * calls that needed memory return GGUFLINT_E_NOMEM (constructors NULL).
+ * [MT: no] */
+typedef void *(*gguflint_malloc_fn)(void *user, size_t size);
+typedef void *(*gguflint_realloc_fn)(void *user, void *ptr, size_t size);
+typedef void (*gguflint_free_fn)(void *user, void *ptr);
+GGUFLINT_API int gguflint_set_allocator(gguflint_malloc_fn m, gguflint_realloc_fn r,
+                                        gguflint_free_fn f, void *user);
 
 /* ---- rules ---- */
 typedef enum gguflint_severity {
@@ -103,6 +182,7 @@ typedef enum gguflint_severity {
     GGUFLINT_ERROR = 3
 } gguflint_severity;
 
+/* [MT: yes] */
 GGUFLINT_API const char *gguflint_severity_name(gguflint_severity s); /* "note" ... */
 /* Parses "error", "warning", "note", "off"; returns -1 when unknown. */
 GGUFLINT_API int gguflint_severity_parse(const char *s);
@@ -110,7 +190,8 @@ GGUFLINT_API int gguflint_severity_parse(const char *s);
 typedef struct gguflint_rule_info {
     const char *id;     /* "GG106" */
     const char *slug;   /* "duplicate-key" */
-    const char *family; /* "container", "kv", "tensor", "data" */
+    const char *family; /* "container", "kv", "tensor", "data", "model",
+                           "tokenizer", "split", "security" */
     gguflint_severity default_severity;
     const char *summary; /* one line */
     const char *what;    /* documentation: what the rule checks */
@@ -125,6 +206,7 @@ typedef struct gguflint_rule_info {
     const char *security_severity;
 } gguflint_rule_info;
 
+/* [MT: yes] */
 GGUFLINT_API size_t gguflint_rule_count(void);
 /* NULL when index >= gguflint_rule_count(). */
 GGUFLINT_API const gguflint_rule_info *gguflint_rule(size_t index);
@@ -144,10 +226,11 @@ typedef struct gguflint_options gguflint_options;
 
 /* New options with every default (profile ggml, each rule at its default
  * severity, the default limits, no data scan); NULL when memory is exhausted.
- * Free with gguflint_options_free. */
+ * Free with gguflint_options_free. [MT: yes] */
 GGUFLINT_API gguflint_options *gguflint_options_new(void);
-/* An independent copy (NULL when opt is NULL or memory is exhausted). */
+/* An independent copy (NULL when opt is NULL or memory is exhausted). [MT: readers] */
 GGUFLINT_API gguflint_options *gguflint_options_copy(const gguflint_options *opt);
+/* [MT: object] */
 GGUFLINT_API void gguflint_options_free(gguflint_options *opt);
 /* Put every option back to its default. */
 GGUFLINT_API void gguflint_options_default(gguflint_options *opt);
@@ -166,45 +249,51 @@ typedef enum gguflint_limit {
     GGUFLINT_LIMIT__COUNT
 } gguflint_limit;
 
+/* [MT: object] */
 GGUFLINT_API int gguflint_options_set_limit(gguflint_options *opt, gguflint_limit limit,
                                             uint64_t value);
-/* A limit's value (0 for NULL options or an unknown limit). */
+/* A limit's value (0 for NULL options or an unknown limit). [MT: readers] */
 GGUFLINT_API uint64_t gguflint_options_get_limit(const gguflint_options *opt, gguflint_limit limit);
-/* A limit's default (0 for an unknown limit). */
+/* A limit's default (0 for an unknown limit). [MT: yes] */
 GGUFLINT_API uint64_t gguflint_limit_default(gguflint_limit limit);
 
-/* Read the data section too: tensor values, block scales, padding (--deep). */
+/* Read the data section too: tensor values, block scales, padding (--deep). [MT: object] */
 GGUFLINT_API int gguflint_options_set_deep(gguflint_options *opt, bool deep);
+/* [MT: readers] */
 GGUFLINT_API bool gguflint_options_get_deep(const gguflint_options *opt);
-/* Threads for the data scan of one file (0 or 1: the calling thread only). */
+/* Threads for the data scan of one file (0 or 1: the calling thread only). [MT: object] */
 GGUFLINT_API int gguflint_options_set_deep_jobs(gguflint_options *opt, uint32_t jobs);
+/* [MT: readers] */
 GGUFLINT_API uint32_t gguflint_options_get_deep_jobs(const gguflint_options *opt);
 /* The input may be the start of a larger file (a partial download): checks
  * that need the data section's bytes are reported once as not checked
- * (GG304), not as errors. */
+ * (GG304), not as errors. [MT: object] */
 GGUFLINT_API int gguflint_options_set_header_only(gguflint_options *opt, bool header_only);
+/* [MT: readers] */
 GGUFLINT_API bool gguflint_options_get_header_only(const gguflint_options *opt);
+#ifdef GGUFLINT_UNSTABLE_API /* not promised for 1.0: docs/ABI.md */
 /* The caller found a configuration file near the inputs (not one it was
  * told to use) that turns off security checks, and did not apply it: every
  * run reports GG800 (config-refused) at offset 0 so the refusal is never
- * only a line on standard error. */
+ * only a line on standard error. [MT: object] */
 GGUFLINT_API int gguflint_options_set_config_refused(gguflint_options *opt, bool refused);
+#endif /* GGUFLINT_UNSTABLE_API */
 
 /* Apply a profile: every rule back to its default, then the profile's
  * overrides. Profiles: "ggml" (the default: what llama.cpp's reader accepts),
  * "spec" (what docs/gguf.md allows), "strict" (the canonical output of a good
- * writer), "security" (untrusted downloads). GGUFLINT_E_ARG if unknown. */
+ * writer), "security" (untrusted downloads). GGUFLINT_E_ARG if unknown. [MT: object] */
 GGUFLINT_API int gguflint_options_profile(gguflint_options *opt, const char *name);
-/* The name of the profile applied last ("ggml" by default). */
+/* The name of the profile applied last ("ggml" by default). [MT: readers] */
 GGUFLINT_API const char *gguflint_options_get_profile(const gguflint_options *opt);
-/* Profile names by index (NULL past the last) and a rule's severity in one. */
+/* Profile names by index (NULL past the last) and a rule's severity in one. [MT: yes] */
 GGUFLINT_API const char *gguflint_profile_name(size_t index);
 GGUFLINT_API gguflint_severity gguflint_rule_profile_severity(size_t rule, size_t profile);
 
 /* Enable (`on`) or disable the rules named by a comma-separated list of ids,
  * id prefixes ("GG1"), slugs, families ("kv") or "ALL". Enabling restores the
  * rule's severity in the applied profile. Returns GGUFLINT_E_ARG for an
- * unknown item, with the item copied into `bad` (if non-NULL). */
+ * unknown item, with the item copied into `bad` (if non-NULL). [MT: object] */
 GGUFLINT_API int gguflint_options_select(gguflint_options *opt, const char *list, bool on,
                                          char *bad, size_t bad_size);
 /* Disable every rule (the start of an exclusive --select). */
@@ -213,7 +302,7 @@ GGUFLINT_API void gguflint_options_clear(gguflint_options *opt);
 GGUFLINT_API int gguflint_options_set_severity(gguflint_options *opt, const char *name,
                                                gguflint_severity sev);
 /* The effective severity of rule index `rule` (GGUFLINT_OFF: disabled, or
- * no such rule). */
+ * no such rule). [MT: readers] */
 GGUFLINT_API gguflint_severity gguflint_options_get_severity(const gguflint_options *opt,
                                                              size_t rule);
 
@@ -221,8 +310,9 @@ GGUFLINT_API gguflint_severity gguflint_options_get_severity(const gguflint_opti
 typedef struct gguflint_ctx gguflint_ctx;
 
 /* NULL only when memory is exhausted. `opt` may be NULL for defaults; it is
- * copied (later changes to it do not affect this context). */
+ * copied (later changes to it do not affect this context). [MT: readers] */
 GGUFLINT_API gguflint_ctx *gguflint_new(const gguflint_options *opt);
+/* [MT: object] */
 GGUFLINT_API void gguflint_free(gguflint_ctx *ctx);
 
 /* Map a regular file read-only (64-bit sizes; only touched pages are read).
@@ -230,7 +320,7 @@ GGUFLINT_API void gguflint_free(gguflint_ctx *ctx);
  * opened. A file truncated by another process *during* a run makes reads of
  * its mapping raise SIGBUS, as with any mapping: a program that lints files
  * others may be rewriting should guard SIGBUS (the gguflint CLI does) or read
- * the file into a buffer and use gguflint_set_buffer. */
+ * the file into a buffer and use gguflint_set_buffer. [MT: object] */
 GGUFLINT_API int gguflint_open_file(gguflint_ctx *ctx, const char *path);
 /* Borrow a caller's buffer; it is never written and must outlive the ctx
  * (views into it are handed out until gguflint_free). */
@@ -246,7 +336,9 @@ GGUFLINT_API int gguflint_read_stream(gguflint_ctx *ctx, FILE *stream, uint64_t 
  * check asks. Every check that needs the file's size uses `size`, so a
  * reader input gives exactly the findings of the same file read locally. */
 typedef struct gguflint_reader {
-    uint64_t size; /* the file's total size in bytes */
+    size_t struct_size; /* sizeof(gguflint_reader) as the caller sees it:
+                           set by GGUFLINT_READER_INIT */
+    uint64_t size;      /* the file's total size in bytes */
     /* Fill buf with exactly len bytes at offset (offset + len <= size) and
      * return GGUFLINT_OK, or a failing status with a one-line reason in err.
      * Called from several threads at once by a --deep scan with deep_jobs. */
@@ -259,24 +351,35 @@ typedef struct gguflint_reader {
                             GGUFLINT_E_IO ("metadata larger than ...") */
 } gguflint_reader;
 
+/* Every field zero but struct_size: gguflint_reader r = GGUFLINT_READER_INIT; */
+#define GGUFLINT_READER_INIT                                                                       \
+    {                                                                                              \
+        sizeof(gguflint_reader), 0, NULL, NULL, NULL, 0, 0                                         \
+    }
+
 /* Use a reader as the input. The metadata is read now: an I/O failure or a
  * metadata larger than max_prefix is this call's status. The context owns
  * `user` from this call on, whatever it returns: close(user) is called once,
- * by gguflint_free, or before this call returns when the input was refused. */
+ * by gguflint_free, or before this call returns when the input was refused.
+ * GGUFLINT_E_ARG for a NULL ctx or read_at, or a struct_size below the first
+ * published layout (then close is not called: the struct cannot be read). [MT: object] */
 GGUFLINT_API int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *reader);
+#ifdef GGUFLINT_UNSTABLE_API /* not promised for 1.0: docs/ABI.md */
 /* Bytes of the input at `offset`, whatever the input is (a mapped file, a
  * buffer, a stream, a reader: ranges of a remote file). GGUFLINT_E_IO past
  * its end or when the read fails (reason in gguflint_error_detail); the
  * status is not sticky. For `gguflint hash` and other data readers. */
 GGUFLINT_API int gguflint_read(gguflint_ctx *ctx, uint64_t offset, void *buf, size_t len);
+#endif /* GGUFLINT_UNSTABLE_API */
 /* The file's name for checks that read it (the quantisation tag in
  * "model-Q4_K_M.gguf", split shard numbers). gguflint_open_file sets it from
  * the path unless it was set before. Copied. */
 GGUFLINT_API int gguflint_set_name(gguflint_ctx *ctx, const char *name);
-/* The detail of the last I/O failure ("No such file or directory"). */
+/* The one-line text of the context's last failing status ("No such file or
+ * directory", "the metadata goes on past the ... fetch cap"); "" when none. [MT: readers] */
 GGUFLINT_API const char *gguflint_error_detail(const gguflint_ctx *ctx);
 
-/* Parse and run every enabled check. Idempotent: a second call does nothing. */
+/* Parse and run every enabled check. Idempotent: a second call does nothing. [MT: object] */
 GGUFLINT_API int gguflint_run(gguflint_ctx *ctx);
 
 /* Validate a split set: the shards of one model (`-00001-of-0000N.gguf`), each
@@ -284,16 +387,17 @@ GGUFLINT_API int gguflint_run(gguflint_ctx *ctx);
  * tensor total that differs from split.tensors.count, model metadata outside
  * the first shard) are added to the context of the shard holding the field.
  * ctxs may be in any order. Invalidates finding pointers fetched before from
- * any of the contexts. */
+ * any of the contexts. [MT: object] */
 GGUFLINT_API int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n);
 
+#ifdef GGUFLINT_UNSTABLE_API /* not promised for 1.0: docs/ABI.md */
 /* Validate the files of one model given together: its quantisations (the
  * same directory and model-name stem, see gguflint_model_stem) and the
  * shards of a split set, each already run, in any order. Every chat template
  * (tokenizer.chat_template and tokenizer.chat_template.*) must be the same
  * in each file that has it: a file whose value differs from the one most
  * files hold gets GG744 at that value. Invalidates finding pointers fetched
- * before from any of the contexts. */
+ * before from any of the contexts. [MT: object] */
 GGUFLINT_API int gguflint_check_family(gguflint_ctx *const *ctxs, size_t n);
 
 /* ---- a LoRA adapter against its base model ----
@@ -318,7 +422,7 @@ GGUFLINT_API int gguflint_check_family(gguflint_ctx *const *ctxs, size_t n);
  * is not used. Returns GGUFLINT_OK; GGUFLINT_E_ARG for a NULL pointer, base
  * == ctx, or a base that cannot serve (gguflint_base_problem says why);
  * GGUFLINT_E_STATE when ctx has already run. A failure is not sticky: ctx
- * stays usable, without a base. */
+ * stays usable, without a base. [MT: object] */
 GGUFLINT_API int gguflint_set_base(gguflint_ctx *ctx, const gguflint_ctx *base);
 
 /* Why `base` cannot serve as the base model of gguflint_set_base, as one
@@ -327,7 +431,7 @@ GGUFLINT_API int gguflint_set_base(gguflint_ctx *ctx, const gguflint_ctx *base);
  * whose metadata was read to the end, carry general.architecture as a
  * string, not be a projector (clip), an adapter or a control vector, have
  * tensors, and not be one shard of a split model (split.count > 1: its
- * tensors are spread over files; not supported yet). */
+ * tensors are spread over files; not supported yet). [MT: readers] */
 GGUFLINT_API const char *gguflint_base_problem(const gguflint_ctx *base);
 
 /* The model-name stem of a GGUF file name, for grouping the files given to
@@ -335,9 +439,11 @@ GGUFLINT_API const char *gguflint_base_problem(const gguflint_ctx *base);
  * "-NNNNN-of-MMMMM" and without the quantisation tag and the delimiter
  * before it ("dir/Model-7B-Q4_K_M.gguf" and "dir/Model-7B.Q8_0.gguf" are both
  * "dir/Model-7B"). Returns its length (written NUL-terminated to buf when
- * cap is larger), 0 when the name has neither a tag nor a split suffix. */
+ * cap is larger), 0 when the name has neither a tag nor a split suffix. [MT: yes] */
 GGUFLINT_API size_t gguflint_model_stem(const char *path, char *buf, size_t cap);
+#endif /* GGUFLINT_UNSTABLE_API */
 
+#ifdef GGUFLINT_UNSTABLE_API /* not promised for 1.0: docs/ABI.md */
 /* ---- URL inputs: http://, https:// and hf://ORG/REPO[@REV][/PATH] ---- */
 /* Remote files are linted without downloading them: the metadata is read
  * with HTTP range requests (libcurl, loaded when the first URL is opened)
@@ -353,7 +459,7 @@ GGUFLINT_API size_t gguflint_model_stem(const char *path, char *buf, size_t cap)
  * one-line reason in gguflint_error_detail. */
 
 /* False when this build has no URL support (libcurl's headers or libjansson
- * were missing); URL calls then fail with GGUFLINT_E_ARG. */
+ * were missing); URL calls then fail with GGUFLINT_E_ARG. [MT: yes] */
 GGUFLINT_API bool gguflint_url_supported(void);
 /* 0: not a URL (a path); 1: the URL of one file (http://, https://, or
  * hf://... ending in .gguf); 2: an hf:// repository or folder to list.
@@ -365,8 +471,9 @@ typedef struct gguflint_fetch_options gguflint_fetch_options;
  * from 500 ms, a 10 s connect and a 30 s stall timeout, at most 10 redirects;
  * the Hub at $HF_ENDPOINT (else https://huggingface.co) and the token
  * $HF_TOKEN (sent as "Authorization: Bearer" to the Hub's origin only).
- * NULL only when memory is exhausted. */
+ * NULL only when memory is exhausted. [MT: yes] */
 GGUFLINT_API gguflint_fetch_options *gguflint_fetch_options_new(void);
+/* [MT: object] */
 GGUFLINT_API void gguflint_fetch_options_free(gguflint_fetch_options *fo);
 typedef enum gguflint_fetch_setting {
     GGUFLINT_FETCH_FIRST_RANGE = 0, /* bytes of the first request (>= 64) */
@@ -400,12 +507,12 @@ GGUFLINT_API int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *
 
 /* Open the file at `url` (kind 1). fo may be NULL for the defaults. The
  * metadata is fetched now; the context's name (for name-based checks) is the
- * URL without its query, unless set before. */
+ * URL without its query, unless set before. [MT: object] */
 GGUFLINT_API int gguflint_open_url(gguflint_ctx *ctx, const char *url,
                                    const gguflint_fetch_options *fo);
 /* For a URL input: the URL fetched (hf:// resolved), body bytes received and
  * HTTP requests made so far (redirects and retries included). False (and
- * nothing written) for other inputs. */
+ * nothing written) for other inputs. [MT: readers] */
 GGUFLINT_API bool gguflint_fetch_stats(const gguflint_ctx *ctx, const char **url,
                                        uint64_t *bytes_fetched, uint64_t *requests);
 /* For a URL input: false when the server ignored Range requests and sent the
@@ -416,6 +523,7 @@ GGUFLINT_API bool gguflint_fetch_ranges(const gguflint_ctx *ctx);
 /* The .gguf files named by an hf:// reference of kind 2 (or the one file of
  * kind 1), sorted by path, as hf://ORG/REPO@REV/PATH URLs. */
 typedef struct gguflint_url_list gguflint_url_list;
+/* [MT: readers] */
 GGUFLINT_API int gguflint_url_list_new(const char *ref, const gguflint_fetch_options *fo,
                                        gguflint_url_list **out, char *err, size_t err_size);
 GGUFLINT_API size_t gguflint_url_list_count(const gguflint_url_list *l);
@@ -425,7 +533,9 @@ GGUFLINT_API uint64_t gguflint_url_list_size(const gguflint_url_list *l, size_t 
 /* Bytes received and requests made to list. */
 GGUFLINT_API void gguflint_url_list_stats(const gguflint_url_list *l, uint64_t *bytes,
                                           uint64_t *requests);
+/* [MT: object] */
 GGUFLINT_API void gguflint_url_list_free(gguflint_url_list *l);
+#endif /* GGUFLINT_UNSTABLE_API */
 
 /* ---- findings ---- */
 typedef struct gguflint_finding {
@@ -439,7 +549,7 @@ typedef struct gguflint_finding {
 
 /* Remove the published findings of one rule (per-path ignores of a config
  * file); returns how many were removed. Invalidates finding pointers of ctx
- * fetched before (see "Pointer lifetimes" above). */
+ * fetched before (see "Pointer lifetimes" above). [MT: object] */
 GGUFLINT_API size_t gguflint_suppress(gguflint_ctx *ctx, size_t rule);
 /* The stable fingerprint of each finding of ctx into out[0..n) (n must be
  * gguflint_finding_count): a hash of the rule, the path (lexically
@@ -448,7 +558,7 @@ GGUFLINT_API size_t gguflint_suppress(gguflint_ctx *ctx, size_t rule);
  * key, the tensor info by name, the header, data section or end of the file)
  * with the offset relative to that subject, then the finding's order among
  * findings equal in all of these. Byte offsets that move when an earlier
- * string grows do not change it. GGUFLINT_OK, E_ARG, or E_NOMEM. */
+ * string grows do not change it. GGUFLINT_OK, E_ARG, or E_NOMEM. [MT: readers] */
 GGUFLINT_API int gguflint_finding_fingerprints(const gguflint_ctx *ctx, const char *path,
                                                uint64_t *out, size_t n);
 /* The lexical normal form of a path, as fingerprints and config ignores see
@@ -456,9 +566,10 @@ GGUFLINT_API int gguflint_finding_fingerprints(const gguflint_ctx *ctx, const ch
  * keeps leading ".."), repeated and trailing '/' removed, "" -> "."; an
  * absolute path below the absolute directory `base` (NULL: none) made
  * relative to it. URLs are returned unchanged. Writes at most cap bytes
- * with a NUL (like snprintf) and returns the full length. */
+ * with a NUL (like snprintf) and returns the full length. [MT: yes] */
 GGUFLINT_API size_t gguflint_path_normalize(const char *path, const char *base, char *buf,
                                             size_t cap);
+/* [MT: readers] */
 GGUFLINT_API size_t gguflint_finding_count(const gguflint_ctx *ctx);
 GGUFLINT_API const gguflint_finding *gguflint_finding_get(const gguflint_ctx *ctx, size_t i);
 /* Findings of a rule past max_findings_per_rule, counted but not kept. */
@@ -521,19 +632,22 @@ typedef struct gguflint_tensor {
     bool size_ok;         /* type known, dims sane, no overflow */
 } gguflint_tensor;
 
+/* [MT: readers] */
 GGUFLINT_API const gguflint_header *gguflint_get_header(const gguflint_ctx *ctx);
+#ifdef GGUFLINT_UNSTABLE_API /* not promised for 1.0: docs/ABI.md */
 /* Bytes of memory the context holds on the heap (records, indexes, findings,
  * a stream's buffer): what keeping it alive costs. Pages of a mapped file
  * are given back at the end of gguflint_run and not counted. The CLI bounds
  * the contexts waiting to be reported under -j by this. */
 GGUFLINT_API size_t gguflint_memory_used(const gguflint_ctx *ctx);
+#endif /* GGUFLINT_UNSTABLE_API */
 GGUFLINT_API size_t gguflint_kv_count(const gguflint_ctx *ctx);
 GGUFLINT_API const gguflint_kv *gguflint_kv_get(const gguflint_ctx *ctx, size_t i);
 /* Index of the first KV with this exact key, or -1. */
 GGUFLINT_API long gguflint_kv_find(const gguflint_ctx *ctx, const char *key);
 GGUFLINT_API size_t gguflint_tensor_count(const gguflint_ctx *ctx);
 GGUFLINT_API const gguflint_tensor *gguflint_tensor_get(const gguflint_ctx *ctx, size_t i);
-/* Name of a value type ("u32") or of a ggml type ("q4_K"); NULL when unknown. */
+/* Name of a value type ("u32") or of a ggml type ("q4_K"); NULL when unknown. [MT: yes] */
 GGUFLINT_API const char *gguflint_value_type_name(uint32_t type);
 GGUFLINT_API const char *gguflint_ggml_type_name(uint32_t type);
 
@@ -544,7 +658,7 @@ typedef void (*gguflint_write_fn)(void *user, const char *data, size_t len);
 
 /* Escape untrusted bytes for a terminal: printable ASCII and valid non-control
  * UTF-8 are kept; control characters, ESC, DEL, bidi and zero-width controls and
- * invalid UTF-8 become \xNN / \u{NNNN}; backslash becomes \\. */
+ * invalid UTF-8 become \xNN / \u{NNNN}; backslash becomes \\. [MT: yes] */
 GGUFLINT_API void gguflint_escape(gguflint_write_fn w, void *user, const void *data, size_t len);
 
 /* Write bytes as a JSON string, quotes included: the one JSON string writer of
@@ -554,7 +668,7 @@ GGUFLINT_API void gguflint_escape(gguflint_write_fn w, void *user, const void *d
  * when the code point must not reach a terminal raw (controls, DEL, bidi,
  * zero-width and tag characters). Bytes that are not UTF-8 have no JSON
  * form: each is written as \u00XX, which decodes to U+00XX (so a consumer
- * that needs the bytes needs another field, e.g. the manifests' name_hex). */
+ * that needs the bytes needs another field, e.g. the manifests' name_hex). [MT: yes] */
 GGUFLINT_API void gguflint_json_string(gguflint_write_fn w, void *user, const void *data,
                                        size_t len);
 
@@ -570,11 +684,13 @@ typedef enum gguflint_format {
  * could not be read (status != OK) is recorded in JSON with its error; in text
  * the caller prints such errors itself (to stderr). */
 typedef struct gguflint_report gguflint_report;
+/* [MT: yes] */
 GGUFLINT_API gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w,
                                                   void *user);
-/* display_path: the name shown (as given). ctx may carry a failing status. */
+/* display_path: the name shown (as given). ctx may carry a failing status. [MT: object] */
 GGUFLINT_API void gguflint_report_file(gguflint_report *r, const char *display_path,
                                        const gguflint_ctx *ctx, int status);
+#ifdef GGUFLINT_UNSTABLE_API /* not promised for 1.0: docs/ABI.md */
 /* gguflint_report_file, plus: `baselined` (NULL, or one flag per finding of
  * ctx): findings left out of the report and counted as baselined (the
  * baseline format writes them all the same); `sha256` (NULL, or the file's
@@ -582,6 +698,7 @@ GGUFLINT_API void gguflint_report_file(gguflint_report *r, const char *display_p
 GGUFLINT_API void gguflint_report_file_ex(gguflint_report *r, const char *display_path,
                                           const gguflint_ctx *ctx, int status,
                                           const bool *baselined, const char *sha256);
+#endif /* GGUFLINT_UNSTABLE_API */
 /* An input that could not even be opened as a context (an hf:// listing that
  * failed): recorded like a file whose status is `status`, with `detail`. */
 GGUFLINT_API void gguflint_report_failure(gguflint_report *r, const char *display_path, int status,
@@ -597,27 +714,34 @@ typedef enum gguflint_report_setting {
  * formats a setting does not apply to ignore it. */
 GGUFLINT_API int gguflint_report_set(gguflint_report *r, gguflint_report_setting setting,
                                      int value);
-/* Closes the JSON document; in text prints the summary line when `summary`. */
 /* Name the configuration file the run used (NULL: none), before
  * gguflint_report_end: every report says it (text: in the summary line;
  * JSON: "config"; SARIF: the run's properties.config), so a configuration
  * that turned rules off is never silent. Copied. */
-GGUFLINT_API void gguflint_report_set_config(gguflint_report *r, const char *config_path);
+GGUFLINT_API int gguflint_report_set_config(gguflint_report *r, const char *config_path);
 /* The absolute directory relative display paths are relative to (the
  * working directory): SARIF names it as originalUriBaseIds.SRCROOT, and a
  * display path below it is reported (and fingerprinted) relative to it, so
  * /repo/models/x.gguf run from /repo and ./models/x.gguf are one artifact.
  * NULL or a relative dir: none. Copied. */
-GGUFLINT_API void gguflint_report_set_base(gguflint_report *r, const char *dir);
+GGUFLINT_API int gguflint_report_set_base(gguflint_report *r, const char *dir);
 /* SARIF: the absolute URL of the rule documentation (rules/RULES.md where
  * the sources are published); each rule's helpUri is URL#anchor. NULL or
  * "": no helpUri (help.markdown still names the section). Copied. */
-GGUFLINT_API void gguflint_report_set_help_uri(gguflint_report *r, const char *url);
-GGUFLINT_API void gguflint_report_end(gguflint_report *r, bool summary);
+GGUFLINT_API int gguflint_report_set_help_uri(gguflint_report *r, const char *url);
+/* The three setters above return GGUFLINT_OK, GGUFLINT_E_ARG for a NULL
+ * report, or GGUFLINT_E_NOMEM when the copy failed (the setting is then
+ * unset, and gguflint_report_end returns GGUFLINT_E_NOMEM too). */
+
+/* Closes the JSON document; in text prints the summary line when `summary`.
+ * Returns GGUFLINT_OK, GGUFLINT_E_ARG for a NULL report, or GGUFLINT_E_NOMEM
+ * when an allocation of this report's calls failed (some of its output,
+ * e.g. statistics or fingerprints, is then missing). [MT: object] */
+GGUFLINT_API int gguflint_report_end(gguflint_report *r, bool summary);
 GGUFLINT_API void gguflint_report_free(gguflint_report *r);
 
 /* The dump command: header, every KV with its type and value (arrays with count
- * and first elements), the tensor table. */
+ * and first elements), the tensor table. [MT: readers] */
 GGUFLINT_API void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gguflint_write_fn w,
                                 void *user);
 /* The same, showing at most max_elems elements of each array (0: all of
@@ -625,11 +749,12 @@ GGUFLINT_API void gguflint_dump(const gguflint_ctx *ctx, gguflint_format fmt, gg
 GGUFLINT_API void gguflint_dump_ex(const gguflint_ctx *ctx, gguflint_format fmt,
                                    gguflint_write_fn w, void *user, uint64_t max_elems);
 
-/* Rule documentation as Markdown (the RULES.md file) and as one rule's text. */
+/* Rule documentation as Markdown (the RULES.md file) and as one rule's text. [MT: yes] */
 GGUFLINT_API void gguflint_rules_markdown(gguflint_write_fn w, void *user);
-/* The rule table as JSON: {"schema_version":1,"profiles":[...],"rules":[{"id",
- * "slug","family","default_severity","severity":{profile: level},"summary",
- * "what","why","example","fix"}]}. */
+/* The rule table as JSON: {"schema_version":1,"tool":{"name","version"},
+ * "profiles":[...],"rules":[{"id","slug","family","default_severity",
+ * "severity":{profile: level},"summary","what","why","example","fix","cwe",
+ * "security_severity"}]}; fields are only ever added. */
 GGUFLINT_API void gguflint_rules_json(gguflint_write_fn w, void *user);
 GGUFLINT_API void gguflint_rule_explain(size_t index, gguflint_write_fn w, void *user);
 
@@ -637,6 +762,8 @@ GGUFLINT_API void gguflint_rule_explain(size_t index, gguflint_write_fn w, void 
  * What gguflint knows of each llama.cpp architecture, from the tables
  * generated out of llama.cpp's loader (data/arch/). */
 typedef struct gguflint_arch_info {
+    size_t struct_size;        /* sizeof(gguflint_arch_info) as the caller sees
+                                  it: set by GGUFLINT_ARCH_INFO_INIT */
     const char *name;          /* the general.architecture value */
     const char *coverage;      /* "full" (keys, tensor set and shapes), "keys"
                                   (hyper-parameter keys only) or "name" */
@@ -647,8 +774,18 @@ typedef struct gguflint_arch_info {
     const char *source_commit; /* that file's commit, or NULL */
 } gguflint_arch_info;
 
+/* Every field zero but struct_size: gguflint_arch_info a = GGUFLINT_ARCH_INFO_INIT; */
+#define GGUFLINT_ARCH_INFO_INIT                                                                    \
+    {                                                                                              \
+        sizeof(gguflint_arch_info), NULL, NULL, 0, 0, NULL, NULL                                   \
+    }
+
+/* [MT: yes] */
 GGUFLINT_API size_t gguflint_arch_count(void);
-/* Fills *out for index < gguflint_arch_count() and returns 0; -1 otherwise. */
+/* Fills the first out->struct_size bytes of *out (struct_size itself is
+ * kept) for index < gguflint_arch_count() and returns GGUFLINT_OK;
+ * GGUFLINT_E_ARG for an index past the end, a NULL out or a struct_size
+ * smaller than the first published gguflint_arch_info (0.3). */
 GGUFLINT_API int gguflint_arch_get(size_t index, gguflint_arch_info *out);
 /* The llama.cpp file the architecture names came from and its commit. */
 GGUFLINT_API const char *gguflint_arch_names_source(void);
@@ -659,7 +796,7 @@ GGUFLINT_API const char *gguflint_arch_names_commit(void);
 GGUFLINT_API const char *gguflint_arch_tables_date(void);
 GGUFLINT_API const char *gguflint_arch_tables_build(void);
 
-/* A write callback for FILE* (user is the FILE*). */
+/* A write callback for FILE* (user is the FILE*). [MT: yes] */
 GGUFLINT_API void gguflint_write_file(void *user, const char *data, size_t len);
 
 #ifdef __cplusplus

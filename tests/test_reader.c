@@ -73,7 +73,13 @@ static uint8_t *model(size_t strings, size_t *len, uint64_t *data_start)
 
 static gguflint_reader reader_of(file *f, uint64_t first, uint64_t max)
 {
-    gguflint_reader r = {f->size, read_at, on_close, f, first, max};
+    gguflint_reader r = GGUFLINT_READER_INIT;
+    r.size = f->size;
+    r.read_at = read_at;
+    r.close = on_close;
+    r.user = f;
+    r.first_read = first;
+    r.max_prefix = max;
     return r;
 }
 

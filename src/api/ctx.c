@@ -3,6 +3,7 @@
  * checks, data scan, publication of the findings). Nothing below calls up
  * into this file. */
 #include "core/internal.h"
+#include "common/alloc.h"
 
 #include "checks/checks.h"
 #include "input/source.h"
@@ -15,7 +16,7 @@
 
 gguflint_ctx *gguflint_new(const gguflint_options *opt)
 {
-    gguflint_ctx *ctx = calloc(1, sizeof *ctx);
+    gguflint_ctx *ctx = gl_calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;
     if (opt)
@@ -34,16 +35,16 @@ void gguflint_free(gguflint_ctx *ctx)
     if (!ctx)
         return;
     source_release(ctx);
-    free(ctx->kvs);
-    free(ctx->kv_flags);
+    gl_free(ctx->kvs);
+    gl_free(ctx->kv_flags);
     tok_free(ctx);
-    free(ctx->tensors);
-    free(ctx->recs);
-    free(ctx->pub);
+    gl_free(ctx->tensors);
+    gl_free(ctx->recs);
+    gl_free(ctx->pub);
     model_index_free(ctx);
-    free(ctx->name);
+    gl_free(ctx->name);
     sb_free(&ctx->text);
-    free(ctx);
+    gl_free(ctx);
 }
 
 int gguflint_run(gguflint_ctx *ctx)

@@ -35,7 +35,7 @@ int gguflint_open_file(gguflint_ctx *ctx, const char *path)
     if (st != GGUFLINT_OK || fd < 0)
         return st;
     off_t end = lseek(fd, 0, SEEK_END);
-    gguflint_reader r = {0};
+    gguflint_reader r = GGUFLINT_READER_INIT;
     r.read_at = pread_at;
     r.close = close_fd;
     r.user = (void *)(intptr_t)fd;

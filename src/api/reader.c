@@ -12,11 +12,13 @@
  * split totals) give what a local file gives, and any other byte is read
  * through the reader (source_read). */
 #include "core/limits.h"
+#include "common/alloc.h"
 #include "input/source.h"
 #include "parse/parse.h"
 
 #include "common/ckd.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,8 @@
 #define MIN_FIRST 64u
 /* padding before the data section read with the metadata when at most this */
 #define PREFETCH_PAD_MAX ((uint64_t)1 << 20)
+/* The first published layout (0.3): a struct_size below it is refused. */
+#define READER_SIZE_V1 (offsetof(gguflint_reader, max_prefix) + sizeof(uint64_t))
 
 /* The prefix length the metadata of ctx's file needs, knowing [0, have):
  * 0 when the metadata (and the small padding after it) is complete in it, or
@@ -70,14 +74,34 @@ static int refuse(gguflint_ctx *ctx, int st, const char *detail)
     return st;
 }
 
-int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *r)
+/* The caller's reader as this library's layout: the fields both know, the
+ * rest zero (their defaults). False for a NULL reader or a struct_size
+ * below the first layout (an old binary that predates the field, or a
+ * caller that did not use GGUFLINT_READER_INIT). */
+static bool reader_of(const gguflint_reader *caller, gguflint_reader *r)
 {
-    int st = !ctx || !r || !r->read_at ? GGUFLINT_E_ARG : source_ready(ctx);
+    memset(r, 0, sizeof *r);
+    if (!caller || caller->struct_size < READER_SIZE_V1)
+        return false;
+    memcpy(r, caller, caller->struct_size < sizeof *r ? caller->struct_size : sizeof *r);
+    r->struct_size = sizeof *r;
+    return true;
+}
+
+int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *caller)
+{
+    gguflint_reader known, *r = &known;
+    bool usable = reader_of(caller, r);
+    int st = !ctx || !usable || !r->read_at ? GGUFLINT_E_ARG : source_ready(ctx);
     if (st != GGUFLINT_OK) {
-        if (r && r->close)
+        /* the context owns user whatever this returns; a struct too small
+         * to read is not touched (its close may not be where we look) */
+        if (usable && r->close)
             r->close(r->user);
         if (ctx && ctx->status == GGUFLINT_OK)
-            refuse(ctx, st, "no reader");
+            refuse(ctx, st,
+                   usable ? "no reader"
+                          : "the reader's struct_size is too small (use GGUFLINT_READER_INIT)");
         return st;
     }
     ctx->reader = *r; /* from here gguflint_free closes it */
@@ -96,19 +120,19 @@ int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *r)
     for (;;) {
         if (target > have) {
             if (target > SIZE_MAX) {
-                free(buf);
+                gl_free(buf);
                 return refuse(ctx, GGUFLINT_E_IO, "metadata too large for this address space");
             }
-            uint8_t *nb = realloc(buf, (size_t)target);
+            uint8_t *nb = gl_realloc(buf, (size_t)target);
             if (!nb) {
-                free(buf);
+                gl_free(buf);
                 return refuse(ctx, GGUFLINT_E_NOMEM, "out of memory reading the metadata");
             }
             buf = nb;
             char err[200] = "";
             st = r->read_at(r->user, have, buf + have, (size_t)(target - have), err, sizeof err);
             if (st != GGUFLINT_OK) {
-                free(buf);
+                gl_free(buf);
                 return refuse(ctx, st == GGUFLINT_E_NOMEM ? st : GGUFLINT_E_IO,
                               err[0] ? err : "the reader failed");
             }
@@ -118,7 +142,7 @@ int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *r)
         bool exact;
         st = need_of(ctx, buf, have, &need, &exact);
         if (st != GGUFLINT_OK) {
-            free(buf);
+            gl_free(buf);
             return refuse(ctx, st, "out of memory reading the metadata");
         }
         if (need == 0 || have == r->size)
@@ -132,7 +156,7 @@ int gguflint_open_reader(gguflint_ctx *ctx, const gguflint_reader *r)
             next = r->size;
         if (next > max) {
             if (have >= max || need > max) {
-                free(buf);
+                gl_free(buf);
                 char why[200];
                 snprintf(why, sizeof why,
                          "the metadata goes on past the %llu-byte fetch cap (at least %llu "

@@ -13,6 +13,7 @@
  * at most 512 elements, then one pass over the tensors. Nothing is
  * allocated; no recursion. */
 #include "checks/arch_check.h"
+#include "common/alloc.h"
 #include "checks/arch_names.h"
 
 #include "common/ckd.h"
@@ -732,7 +733,7 @@ void check_arch(gguflint_ctx *ctx)
         return;
     /* the evaluator's state is tens of kilobytes: on the heap, so that a
      * lint fits a small thread stack (64 KiB) */
-    arch_env *env = malloc(sizeof *env);
+    arch_env *env = gl_malloc(sizeof *env);
     if (!env) {
         ctx->status = GGUFLINT_E_NOMEM;
         return;
@@ -745,5 +746,5 @@ void check_arch(gguflint_ctx *ctx)
         arch_check_asserts(&f, env);
     if (ctx->status == GGUFLINT_OK && f.info->coverage == COV_FULL && has_tensors)
         arch_check_tensors(&f, env);
-    free(env);
+    gl_free(env);
 }

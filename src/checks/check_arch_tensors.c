@@ -11,6 +11,7 @@
  * A row whose condition or dimension the file does not determine is never
  * reported on: no false positive from what the generator could not express. */
 #include "checks/arch_check.h"
+#include "common/alloc.h"
 
 #include "common/ckd.h"
 #include "format/wire.h"
@@ -462,7 +463,7 @@ const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t 
 void arch_check_tensors(const arch_file *f, arch_env *env)
 {
     gguflint_ctx *ctx = f->ctx;
-    seen_set *seen = malloc(sizeof *seen); /* 16 KiB: not on a small thread stack */
+    seen_set *seen = gl_malloc(sizeof *seen); /* 16 KiB: not on a small thread stack */
     if (!seen) {
         ctx->status = GGUFLINT_E_NOMEM;
         return;
@@ -474,5 +475,5 @@ void arch_check_tensors(const arch_file *f, arch_env *env)
         check_one(f, env, &ctx->tensors[i], seen);
     if (f->complete && !f->shard && ctx->status == GGUFLINT_OK)
         check_missing(f, env, seen);
-    free(seen);
+    gl_free(seen);
 }

@@ -18,6 +18,7 @@
  * result. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/internal.h"
+#include "common/alloc.h"
 
 #include "checks/checks.h"
 #include "common/fpscan.h"
@@ -185,7 +186,7 @@ static int plan_cmp(const void *a, const void *b)
  * Overlapping tensors are errors of their own (GG217). */
 static bool plan_scan(gguflint_ctx *ctx, result *res)
 {
-    plan_key *order = malloc(ctx->n_tensors * sizeof *order);
+    plan_key *order = gl_malloc(ctx->n_tensors * sizeof *order);
     if (!order)
         return false;
     size_t n = 0;
@@ -214,7 +215,7 @@ static bool plan_scan(gguflint_ctx *ctx, result *res)
         if (end > covered)
             covered = end;
     }
-    free(order);
+    gl_free(order);
     return true;
 }
 
@@ -338,7 +339,7 @@ static void *scan_worker(void *arg)
             break;
         scan_one(st, &st->pieces[i], buf);
     }
-    free(buf);
+    gl_free(buf);
     return NULL;
 }
 
@@ -424,13 +425,13 @@ void check_data(gguflint_ctx *ctx)
     if (!ctx->opt.deep || ctx->opt.header_only || !ctx->hdr.metadata_complete ||
         ctx->n_tensors == 0 || ctx->hdr.data_start > ctx->size)
         return;
-    result *res = calloc(ctx->n_tensors, sizeof *res);
+    result *res = gl_calloc(ctx->n_tensors, sizeof *res);
     if (!res) {
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
     if (!plan_scan(ctx, res)) {
-        free(res);
+        gl_free(res);
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
@@ -442,9 +443,9 @@ void check_data(gguflint_ctx *ctx)
     st.chunk = ctx->reader.read_at && ctx->fd < 0 ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES;
     pthread_mutex_init(&st.mu, NULL);
     st.n_pieces = cut_pieces(ctx, res, NULL);
-    st.pieces = calloc(st.n_pieces ? st.n_pieces : 1, sizeof *st.pieces);
+    st.pieces = gl_calloc(st.n_pieces ? st.n_pieces : 1, sizeof *st.pieces);
     if (!st.pieces) {
-        free(res);
+        gl_free(res);
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
@@ -452,7 +453,7 @@ void check_data(gguflint_ctx *ctx)
     if (!run_pieces(&st, ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1))
         ctx->status = GGUFLINT_E_NOMEM;
     gather(ctx, &st, res);
-    free(st.pieces);
+    gl_free(st.pieces);
     pthread_mutex_destroy(&st.mu);
     /* A read that fails inside the file's size is an I/O problem (the file
      * changed while it was read), not a property of the file: a status. */
@@ -476,5 +477,5 @@ void check_data(gguflint_ctx *ctx)
         if (r.scanned)
             report(ctx, i, &r);
     }
-    free(res);
+    gl_free(res);
 }

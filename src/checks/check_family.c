@@ -12,6 +12,7 @@
  * the reference (a tie: the one of the file given first); every other file
  * gets the finding, at its value. */
 #include "checks/checks.h"
+#include "common/alloc.h"
 
 #include "format/filetypes.h"
 #include "model/model.h"
@@ -152,11 +153,11 @@ int gguflint_check_family(gguflint_ctx *const *ctxs, size_t n)
         return GGUFLINT_OK;
     if (total > SIZE_MAX / sizeof(fam_entry))
         return GGUFLINT_E_NOMEM;
-    fam_entry *e = malloc(total * sizeof *e);
-    size_t *before = malloc(n * sizeof *before);
+    fam_entry *e = gl_malloc(total * sizeof *e);
+    size_t *before = gl_malloc(n * sizeof *before);
     if (!e || !before) {
-        free(e);
-        free(before);
+        gl_free(e);
+        gl_free(before);
         return GGUFLINT_E_NOMEM;
     }
     for (size_t i = 0; i < n; i++)
@@ -189,8 +190,8 @@ int gguflint_check_family(gguflint_ctx *const *ctxs, size_t n)
         if (s != GGUFLINT_OK && st == GGUFLINT_OK)
             st = s;
     }
-    free(before);
-    free(e);
+    gl_free(before);
+    gl_free(e);
     return st;
 }
 

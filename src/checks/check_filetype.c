@@ -11,6 +11,7 @@
  * the file type never produces. Per-tensor overrides (--tensor-type) and
  * hand-made mixes therefore pass unless they change the bulk of the model. */
 #include "checks/checks.h"
+#include "common/alloc.h"
 
 #include "format/filetypes.h"
 #include "model/model.h"
@@ -239,7 +240,7 @@ void check_filetype(gguflint_ctx *ctx)
         return;
     weights w;
     memset(&w, 0, sizeof w);
-    w.cls = malloc(ctx->n_tensors);
+    w.cls = gl_malloc(ctx->n_tensors);
     if (!w.cls) {
         ctx->status = GGUFLINT_E_NOMEM;
         return;
@@ -271,5 +272,5 @@ void check_filetype(gguflint_ctx *ctx)
     }
     if (ctx->status == GGUFLINT_OK)
         check_name_tag(ctx, fk, declared, declared_fits, &w);
-    free(w.cls);
+    gl_free(w.cls);
 }

@@ -38,6 +38,7 @@
  * keyed hash set (common/viewset.h) under their pair names, copied into one
  * arena (at most the names' bytes); one O(1) lookup in the base per pair. */
 #include "checks/arch_check.h"
+#include "common/alloc.h"
 
 #include "model/model.h"
 
@@ -200,7 +201,7 @@ static bool file_half(pairs *p, const gguflint_tensor *t, size_t ti, int side)
 static void pairs_free(pairs *p)
 {
     sb_free(&p->names);
-    free(p->rec);
+    gl_free(p->rec);
     viewset_free(&p->set);
 }
 
@@ -329,7 +330,7 @@ void arch_check_lora(const arch_file *f)
     arch_env *env = NULL;
     bool have_env = !ctx->base && f->info != NULL;
     if (have_env) {
-        env = malloc(sizeof *env);
+        env = gl_malloc(sizeof *env);
         if (!env) {
             ctx->status = GGUFLINT_E_NOMEM;
             return;
@@ -367,5 +368,5 @@ void arch_check_lora(const arch_file *f)
                           r->a ? ".lora_b" : ".lora_a");
     }
     pairs_free(&p);
-    free(env);
+    gl_free(env);
 }

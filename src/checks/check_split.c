@@ -10,6 +10,7 @@
  * field: a missing shard to the first shard's split.count, a duplicated tensor
  * to the later shard's tensor info. */
 #include "checks/checks.h"
+#include "common/alloc.h"
 
 #include "model/model.h"
 
@@ -353,11 +354,11 @@ static int set_tensors(member *g, size_t n)
             total += g[i].ctx->n_tensors;
     if (total < 2 || total > UINT32_MAX / 4)
         return GGUFLINT_OK;
-    tref *refs = malloc(total * sizeof *refs);
+    tref *refs = gl_malloc(total * sizeof *refs);
     tnames tn = {g, refs};
     viewset names = {0};
     if (!refs || !viewset_reserve(&names, total, tref_name, &tn)) {
-        free(refs);
+        gl_free(refs);
         viewset_free(&names);
         return GGUFLINT_E_NOMEM;
     }
@@ -392,7 +393,7 @@ static int set_tensors(member *g, size_t n)
     }
     g[0].ctx->probes += names.probes;
     viewset_free(&names);
-    free(refs);
+    gl_free(refs);
     return st;
 }
 
@@ -518,7 +519,7 @@ int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n)
         return GGUFLINT_OK;
     if (n > SIZE_MAX / sizeof(member))
         return GGUFLINT_E_NOMEM;
-    member *ms = malloc(n * sizeof *ms);
+    member *ms = gl_malloc(n * sizeof *ms);
     if (!ms)
         return GGUFLINT_E_NOMEM;
     size_t nm = 0;
@@ -549,6 +550,6 @@ int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n)
         if (s != GGUFLINT_OK && st == GGUFLINT_OK)
             st = s; /* out of memory while reporting: the ctx keeps the status */
     }
-    free(ms);
+    gl_free(ms);
     return st;
 }

@@ -9,6 +9,7 @@
  * Any other string value holding "{{" or "{%" gets one note (GG732) that
  * names what the same analysis finds in it. */
 #include "checks/checks.h"
+#include "common/alloc.h"
 #include "checks/template_conform.h"
 
 #include "model/model.h"
@@ -184,7 +185,7 @@ static void sweep(gguflint_ctx *ctx, tpl *t, const gguflint_kv *kv)
 void check_template(gguflint_ctx *ctx)
 {
     tpl *t = NULL;
-    tc_state *tc = malloc(sizeof *tc);
+    tc_state *tc = gl_malloc(sizeof *tc);
     if (!tc) {
         ctx->status = GGUFLINT_E_NOMEM;
         return;
@@ -199,7 +200,7 @@ void check_template(gguflint_ctx *ctx)
             continue;
         if (!t && !(t = tpl_new())) {
             ctx->status = GGUFLINT_E_NOMEM;
-            free(tc);
+            gl_free(tc);
             return;
         }
         if (tk) {
@@ -216,5 +217,5 @@ void check_template(gguflint_ctx *ctx)
     tpl_free(t);
     if (ctx->status == GGUFLINT_OK)
         tc_finish(ctx, tc);
-    free(tc);
+    gl_free(tc);
 }

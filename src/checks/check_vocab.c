@@ -16,6 +16,7 @@
  * table of offsets into the input (keyed hash, common/keyhash.h). Scores and
  * merges are never walked (only their headers are read). */
 #include "checks/checks.h"
+#include "common/alloc.h"
 #include "model/arch_tables.h"
 #include "checks/vocab_tables.h"
 
@@ -474,7 +475,7 @@ __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const ggufl
             cap *= 2;
             sc.shift--;
         }
-        sc.slots = calloc(cap * sizeof *sc.slots + (size_t)n * sizeof *sc.offs, 1);
+        sc.slots = gl_calloc(cap * sizeof *sc.slots + (size_t)n * sizeof *sc.offs, 1);
         if (!sc.slots) {
             ctx->status = GGUFLINT_E_NOMEM;
             return;
@@ -499,7 +500,7 @@ __attribute__((noinline)) static void scan_tokens(gguflint_ctx *ctx, const ggufl
         if ((uint64_t)type > 6)
             report_type(ctx, types, i, type);
     }
-    free(sc.slots);
+    gl_free(sc.slots);
 }
 
 /* ---- counts and ids ---- */

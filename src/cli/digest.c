@@ -205,7 +205,7 @@ static int parse_input(const char *path, gguflint_ctx *ctx, int *fd)
         say(path, "is not a regular file");
         return GGUFLINT_E_NOT_REGULAR;
     }
-    gguflint_reader r = {0};
+    gguflint_reader r = GGUFLINT_READER_INIT;
     r.size = (uint64_t)sb.st_size;
     r.read_at = fd_read_at;
     r.user = fd;

@@ -168,7 +168,7 @@ static int cmd_archs(int argc, char **argv)
         }
     }
     size_t n = gguflint_arch_count(), full = 0, keys = 0;
-    gguflint_arch_info a;
+    gguflint_arch_info a = GGUFLINT_ARCH_INFO_INIT;
     for (size_t i = 0; i < n; i++) {
         gguflint_arch_get(i, &a);
         full += strcmp(a.coverage, "full") == 0;

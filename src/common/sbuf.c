@@ -1,5 +1,6 @@
 /* sbuf.c - growable buffers (see sbuf.h). */
 #include "common/sbuf.h"
+#include "common/alloc.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@ bool grow(void **arr, size_t *cap, size_t n, size_t elem)
     size_t nc = *cap ? *cap * 2 : 16;
     if (nc > SIZE_MAX / elem)
         return false;
-    void *p = realloc(*arr, nc * elem);
+    void *p = gl_realloc(*arr, nc * elem);
     if (!p)
         return false;
     *arr = p;
@@ -34,7 +35,7 @@ void sb_put(sbuf *b, const char *s, size_t n)
             }
             nc *= 2;
         }
-        char *p = realloc(b->data, nc);
+        char *p = gl_realloc(b->data, nc);
         if (!p) {
             b->failed = true;
             return;
@@ -72,14 +73,14 @@ void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
         sb_put(b, tmp, (size_t)n);
         return;
     }
-    char *big = malloc((size_t)n + 1);
+    char *big = gl_malloc((size_t)n + 1);
     if (!big) {
         b->failed = true;
         return;
     }
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     sb_put(b, big, (size_t)n);
-    free(big);
+    gl_free(big);
 }
 
 void sb_printf(sbuf *b, const char *fmt, ...)
@@ -92,7 +93,7 @@ void sb_printf(sbuf *b, const char *fmt, ...)
 
 void sb_free(sbuf *b)
 {
-    free(b->data);
+    gl_free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }

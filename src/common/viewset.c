@@ -1,5 +1,6 @@
 /* viewset.c - the view set (see viewset.h). */
 #include "common/viewset.h"
+#include "common/alloc.h"
 
 #include "common/keyhash.h"
 
@@ -44,7 +45,7 @@ static size_t slot_of(const viewset *set, uint32_t tag)
  * the stored tags place them, nothing is hashed again. */
 static bool regrow(viewset *set, size_t nc)
 {
-    vs_slot *ns = calloc(nc, sizeof *ns);
+    vs_slot *ns = gl_calloc(nc, sizeof *ns);
     if (!ns)
         return false;
     unsigned bits = 0;
@@ -64,7 +65,7 @@ static bool regrow(viewset *set, size_t nc)
             h = (h + 1) & (nc - 1);
         ns[h] = s;
     }
-    free(old);
+    gl_free(old);
     return true;
 }
 
@@ -128,7 +129,7 @@ long viewset_find(const viewset *set, viewset_get get, const void *owner, const 
 
 void viewset_free(viewset *set)
 {
-    free(set->slots);
+    gl_free(set->slots);
     set->slots = NULL;
     set->cap = set->used = 0;
     set->shift = 0;

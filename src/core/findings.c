@@ -3,6 +3,7 @@
  * path text in one arena; then sorts and publishes them (the finding views of
  * the public API) and removes suppressed ones. */
 #include "core/internal.h"
+#include "common/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,11 +74,11 @@ int findings_finalize(gguflint_ctx *ctx)
         return ctx->status;
     if (ctx->n_recs > 1)
         qsort(ctx->recs, ctx->n_recs, sizeof *ctx->recs, rec_cmp);
-    free(ctx->pub);
+    gl_free(ctx->pub);
     ctx->pub = NULL;
     ctx->n_pub = 0;
     if (ctx->n_recs) {
-        ctx->pub = malloc(ctx->n_recs * sizeof *ctx->pub);
+        ctx->pub = gl_malloc(ctx->n_recs * sizeof *ctx->pub);
         if (!ctx->pub) {
             ctx->status = GGUFLINT_E_NOMEM;
             return ctx->status;

@@ -3,6 +3,7 @@
  * struct's layout is private (core/internal.h), so adding a rule, a limit or
  * a setting never changes the ABI. */
 #include "core/internal.h"
+#include "common/alloc.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -12,7 +13,7 @@
 
 gguflint_options *gguflint_options_new(void)
 {
-    gguflint_options *opt = malloc(sizeof *opt);
+    gguflint_options *opt = gl_malloc(sizeof *opt);
     if (opt)
         gguflint_options_default(opt);
     return opt;
@@ -22,7 +23,7 @@ gguflint_options *gguflint_options_copy(const gguflint_options *opt)
 {
     if (!opt)
         return NULL;
-    gguflint_options *c = malloc(sizeof *c);
+    gguflint_options *c = gl_malloc(sizeof *c);
     if (c)
         *c = *opt;
     return c;
@@ -30,7 +31,7 @@ gguflint_options *gguflint_options_copy(const gguflint_options *opt)
 
 void gguflint_options_free(gguflint_options *opt)
 {
-    free(opt);
+    gl_free(opt);
 }
 
 static const uint64_t limit_defaults[GGUFLINT_LIMIT__COUNT] = {

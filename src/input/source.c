@@ -5,6 +5,7 @@
  * reach bytes that may not be in memory. */
 #define _POSIX_C_SOURCE 200809L
 #include "input/source.h"
+#include "common/alloc.h"
 
 #include "common/fpscan.h"
 
@@ -48,14 +49,14 @@ int gguflint_set_name(gguflint_ctx *ctx, const char *name)
     if (ctx->status != GGUFLINT_OK)
         return ctx->status;
     size_t n = strlen(name) + 1;
-    char *copy = malloc(n);
+    char *copy = gl_malloc(n);
     if (copy)
         memcpy(copy, name, n);
     if (!copy) {
         ctx->status = GGUFLINT_E_NOMEM;
         return ctx->status;
     }
-    free(ctx->name);
+    gl_free(ctx->name);
     ctx->name = copy;
     return GGUFLINT_OK;
 }
@@ -177,7 +178,7 @@ int source_open_file(gguflint_ctx *ctx, const char *path, int *pread_fd)
          * faults, no munmap, which on a multi-threaded -j run interrupts the
          * other threads to flush their TLBs), and a copy cannot fault if the
          * file shrinks afterwards. A short read is a file that changed. */
-        uint8_t *buf = malloc((size_t)size);
+        uint8_t *buf = gl_malloc((size_t)size);
         if (!buf) {
             close(fd);
             return fail(ctx, GGUFLINT_E_NOMEM, "out of memory reading the file");
@@ -185,7 +186,7 @@ int source_open_file(gguflint_ctx *ctx, const char *path, int *pread_fd)
         size_t got = source_pread(fd, buf, (size_t)size, 0);
         close(fd);
         if (got != size) {
-            free(buf);
+            gl_free(buf);
             return fail(ctx, GGUFLINT_E_IO, "the file changed while being read");
         }
         ctx->owned = buf;
@@ -246,9 +247,9 @@ int gguflint_read_stream(gguflint_ctx *ctx, FILE *f, uint64_t max_bytes)
             size_t nc = cap ? cap * 2 : 1u << 16;
             if ((uint64_t)nc > max_bytes)
                 nc = (size_t)max_bytes;
-            uint8_t *nb = realloc(buf, nc ? nc : 1);
+            uint8_t *nb = gl_realloc(buf, nc ? nc : 1);
             if (!nb) {
-                free(buf);
+                gl_free(buf);
                 return fail(ctx, GGUFLINT_E_NOMEM, "out of memory reading the stream");
             }
             buf = nb;
@@ -258,7 +259,7 @@ int gguflint_read_stream(gguflint_ctx *ctx, FILE *f, uint64_t max_bytes)
         len += got;
         if (got == 0) {
             if (ferror(f)) {
-                free(buf);
+                gl_free(buf);
                 return fail(ctx, GGUFLINT_E_IO, "read error on the stream");
             }
             break;
@@ -354,7 +355,7 @@ bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_
         if (from <= ctx->avail && n <= ctx->avail - from) {
             p = ctx->data + from;
         } else {
-            if (!scratch && !(scratch = malloc(SCAN_PIECE))) {
+            if (!scratch && !(scratch = gl_malloc(SCAN_PIECE))) {
                 ctx->status = GGUFLINT_E_NOMEM;
                 break;
             }
@@ -377,7 +378,7 @@ bool source_first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_
         }
         from += n;
     }
-    free(scratch);
+    gl_free(scratch);
     return found;
 }
 
@@ -438,7 +439,7 @@ void source_release(gguflint_ctx *ctx)
     ctx->fd = -1;
     if (ctx->map)
         munmap(ctx->map, (size_t)ctx->map_size);
-    free(ctx->owned);
+    gl_free(ctx->owned);
     ctx->map = NULL;
     ctx->owned = NULL;
     if (ctx->reader.close)

@@ -15,6 +15,7 @@
  * reason; server text in it is reduced to printable ASCII. */
 #define _POSIX_C_SOURCE 200809L
 #include "http.h"
+#include "common/alloc.h"
 
 #include "core/limits.h"
 
@@ -144,7 +145,7 @@ static bool start_body(xfer *x)
     uint64_t n = r->cr.last - r->cr.first + 1;
     if (x->mode == MODE_OPEN) {
         /* n <= first_range: bounded by our own request, not by the server */
-        x->buf = malloc(n ? (size_t)n : 1);
+        x->buf = gl_malloc(n ? (size_t)n : 1);
         if (!x->buf) {
             x->nomem = true;
             return false;
@@ -191,7 +192,7 @@ static bool on_body(void *user, const uint8_t *data, size_t n)
                 nc *= 2;
             if (nc > x->max_body)
                 nc = x->max_body;
-            uint8_t *nb = realloc(x->buf, (size_t)nc + 1);
+            uint8_t *nb = gl_realloc(x->buf, (size_t)nc + 1);
             if (!nb) {
                 x->nomem = true;
                 return false;
@@ -210,7 +211,7 @@ static bool on_body(void *user, const uint8_t *data, size_t n)
 static void xfer_reset(xfer *x)
 {
     if (x->own_buf)
-        free(x->buf);
+        gl_free(x->buf);
     mode m = x->mode;
     uint64_t f = x->want_first, l = x->want_last, mb = x->max_body;
     uint8_t *fixed = x->own_buf ? NULL : x->buf;
@@ -281,7 +282,7 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
                            size_t errn)
 {
     const net_options *o = e->o;
-    char *cur = strdup(url);
+    char *cur = gl_strdup(url);
     if (!cur)
         return NET_E_NOMEM;
     char range[64], ifr[NET_ETAG_MAX + 16];
@@ -311,7 +312,7 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
                 say(err, errn, "timed out: the %s deadline passed (--%s)",
                     deadline == e->file_deadline ? "file's" : "request's",
                     deadline == e->file_deadline ? "file-deadline" : "deadline");
-                free(cur);
+                gl_free(cur);
                 return NET_E_IO;
             }
             net_request rq = {cur,      lines,    o->connect_timeout_ms, o->stall_timeout_ms,
@@ -322,19 +323,19 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
             net_tstatus ts = e->t->perform(e->t->self, &rq, &sink, terr, sizeof terr);
             count(e, x->received);
             if (x->nomem || ts == NET_T_NOMEM) {
-                free(cur);
+                gl_free(cur);
                 say(err, errn, "%s", "out of memory");
                 return NET_E_NOMEM;
             }
             if (ts != NET_T_OK && ts != NET_T_ABORTED) {
                 if (err && errn)
                     snprintf(err, errn, "%s%s%s", transport_what(ts), terr[0] ? ": " : "", terr);
-                free(cur);
+                gl_free(cur);
                 return NET_E_IO;
             }
             if (x->resp.status == 0) {
                 say(err, errn, "%s", "the server sent no HTTP status line");
-                free(cur);
+                gl_free(cur);
                 return NET_E_IO;
             }
             if (!is_redirect(x->resp.status))
@@ -342,28 +343,28 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
             if (x->resp.bad || !x->resp.has_location) {
                 say(err, errn, "a redirect with %s",
                     x->resp.bad ? x->resp.bad_why : "no Location header");
-                free(cur);
+                gl_free(cur);
                 return NET_E_IO;
             }
             if (++hops > o->max_redirects) {
                 say(err, errn, "%s", "too many redirects");
-                free(cur);
+                gl_free(cur);
                 return NET_E_IO;
             }
             char rerr[96];
             char *next = net_url_resolve(cur, x->resp.location, rerr, sizeof rerr);
             if (!next) {
                 say(err, errn, "a redirect to a URL that is refused: %s", rerr);
-                free(cur);
+                gl_free(cur);
                 return NET_E_IO;
             }
             if (net_is_https(cur) && !net_is_https(next)) {
                 say(err, errn, "%s", "a redirect from https to plain http was refused");
-                free(next);
-                free(cur);
+                gl_free(next);
+                gl_free(cur);
                 return NET_E_IO;
             }
-            free(cur);
+            gl_free(cur);
             cur = next;
         }
         int s = x->resp.status;
@@ -384,12 +385,12 @@ static net_status exchange(const env *e, const char *url, xfer *x, char **final,
                     reason(s), (unsigned long long)ms,
                     deadline == e->file_deadline ? "file's" : "request's",
                     deadline == e->file_deadline ? "file-deadline" : "deadline");
-                free(cur);
+                gl_free(cur);
                 return NET_E_IO;
             }
             if (!sleep_ms(ms, o->cancel)) {
                 say(err, errn, "%s", "cancelled");
-                free(cur);
+                gl_free(cur);
                 return NET_E_IO;
             }
             continue;
@@ -451,9 +452,9 @@ net_status net_open(const char *url, const net_options *o, const net_transport *
         say(err, errn, "%s", rerr);
         return NET_E_ARG;
     }
-    net_file *f = calloc(1, sizeof *f);
+    net_file *f = gl_calloc(1, sizeof *f);
     if (!f) {
-        free(canon);
+        gl_free(canon);
         return NET_E_NOMEM;
     }
     f->o = *o;
@@ -463,12 +464,12 @@ net_status net_open(const char *url, const net_options *o, const net_transport *
     f->t = t;
     f->url = canon;
     pthread_mutex_init(&f->mu, NULL);
-    f->origin = strdup(o->origin_url ? o->origin_url : canon);
+    f->origin = gl_strdup(o->origin_url ? o->origin_url : canon);
     size_t nh = o->n_origin_headers < MAX_ORIGIN_HEADERS ? o->n_origin_headers : MAX_ORIGIN_HEADERS;
-    f->hdrs = calloc(nh ? nh : 1, sizeof *f->hdrs);
+    f->hdrs = gl_calloc(nh ? nh : 1, sizeof *f->hdrs);
     bool ok = f->origin && f->hdrs;
     for (size_t i = 0; ok && i < nh; i++) {
-        f->hdrs[i] = strdup(o->origin_headers[i]);
+        f->hdrs[i] = gl_strdup(o->origin_headers[i]);
         ok = f->hdrs[i] != NULL;
         f->n_hdrs = i + 1;
     }
@@ -575,7 +576,7 @@ static net_status read_range(net_file *f, uint64_t off, uint8_t *buf, size_t len
     bool from_origin = false;
     for (;;) {
         pthread_mutex_lock(&f->mu);
-        char *url = strdup(f->data_url ? f->data_url : f->url);
+        char *url = gl_strdup(f->data_url ? f->data_url : f->url);
         pthread_mutex_unlock(&f->mu);
         if (!url)
             return NET_E_NOMEM;
@@ -591,23 +592,23 @@ static net_status read_range(net_file *f, uint64_t off, uint8_t *buf, size_t len
         char *final = NULL;
         net_status st = exchange(&e, url, &x, &final, err, errn);
         bool redirected_before = strcmp(url, f->url) != 0;
-        free(url);
+        gl_free(url);
         if (st != NET_OK)
             return st;
         const net_response *r = &x.resp;
         int s = r->status;
         /* A signed redirect target may expire: start again from the URL given. */
         if (redirected_before && !from_origin && (s == 401 || s == 403 || s == 404 || s == 410)) {
-            free(final);
+            gl_free(final);
             pthread_mutex_lock(&f->mu);
-            free(f->data_url);
+            gl_free(f->data_url);
             f->data_url = NULL;
             pthread_mutex_unlock(&f->mu);
             from_origin = true;
             continue;
         }
         pthread_mutex_lock(&f->mu);
-        free(f->data_url);
+        gl_free(f->data_url);
         f->data_url = final;
         pthread_mutex_unlock(&f->mu);
         char what[160];
@@ -737,14 +738,14 @@ void net_close(net_file *f)
     if (!f)
         return;
     for (size_t i = 0; i < f->n_hdrs; i++)
-        free(f->hdrs[i]);
-    free(f->hdrs);
-    free(f->url);
-    free(f->origin);
-    free(f->data_url);
-    free(f->head);
+        gl_free(f->hdrs[i]);
+    gl_free(f->hdrs);
+    gl_free(f->url);
+    gl_free(f->origin);
+    gl_free(f->data_url);
+    gl_free(f->head);
     pthread_mutex_destroy(&f->mu);
-    free(f);
+    gl_free(f);
 }
 
 net_status net_get(const char *url, const net_options *o, const net_transport *t,
@@ -775,7 +776,7 @@ net_status net_get(const char *url, const net_options *o, const net_transport *t
         xfer_reset(&x);
         return st;
     }
-    free(final);
+    gl_free(final);
     *resp = x.resp;
     const char *why = NULL;
     if (x.resp.status != 200) {
@@ -795,7 +796,7 @@ net_status net_get(const char *url, const net_options *o, const net_transport *t
         return NET_E_IO;
     }
     if (!x.buf) {
-        x.buf = malloc(1);
+        x.buf = gl_malloc(1);
         if (!x.buf)
             return NET_E_NOMEM;
     }

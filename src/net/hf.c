@@ -14,6 +14,7 @@
  * set is percent-encoded. Listings are bounded in pages, entries and bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include "hf.h"
+#include "common/alloc.h"
 
 #include "core/limits.h"
 
@@ -158,7 +159,7 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
                 "or a control character");
             return false;
         }
-        r->path = strndup(p, pn);
+        r->path = gl_strndup(p, pn);
         if (!r->path) {
             say(err, errn, "out of memory");
             return false;
@@ -170,7 +171,7 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
 
 void hf_ref_free(hf_ref *r)
 {
-    free(r->path);
+    gl_free(r->path);
     r->path = NULL;
 }
 
@@ -190,7 +191,7 @@ static void put(str *b, const char *s, size_t n)
         size_t nc = b->cap ? b->cap : 128;
         while (nc - b->len < n + 1)
             nc *= 2;
-        char *np = realloc(b->p, nc);
+        char *np = gl_realloc(b->p, nc);
         if (!np) {
             b->nomem = true;
             return;
@@ -226,7 +227,7 @@ static void put_encoded(str *b, const char *s, size_t n, bool keep_slash)
 static char *finish(str *b)
 {
     if (b->nomem) {
-        free(b->p);
+        gl_free(b->p);
         return NULL;
     }
     return b->p;
@@ -305,7 +306,7 @@ static net_status pin_revision(const char *endpoint, hf_ref *r, const net_option
     static const char *const accept[] = {"Accept: application/json", NULL};
     uint8_t *body = NULL;
     size_t len = 0;
-    net_response *resp = malloc(sizeof *resp);
+    net_response *resp = gl_malloc(sizeof *resp);
     if (resp)
         net_response_init(resp);
     net_status st = resp ? net_get(url, o, t, accept, &body, &len, resp, bytes, requests, err, errn)
@@ -314,8 +315,8 @@ static net_status pin_revision(const char *endpoint, hf_ref *r, const net_option
      * repository or revision that does not exist fails the listing next. */
     bool unsupported = st == NET_E_IO && resp &&
                        (resp->status == 404 || resp->status == 405 || resp->status == 501);
-    free(resp);
-    free(url);
+    gl_free(resp);
+    gl_free(url);
     if (unsupported) {
         if (err && errn)
             err[0] = '\0';
@@ -325,7 +326,7 @@ static net_status pin_revision(const char *endpoint, hf_ref *r, const net_option
         return st;
     json_error_t je;
     json_t *root = json_loadb((const char *)body, len, 0, &je);
-    free(body);
+    gl_free(body);
     json_t *sha = json_object_get(root, "sha");
     if (json_is_string(sha) && is_commit(json_string_value(sha), json_string_length(sha)))
         memcpy(r->rev, json_string_value(sha), 41);
@@ -359,8 +360,8 @@ static int entry_cmp(const void *a, const void *b)
 void hf_list_free(hf_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
-        free(l->v[i].path);
-    free(l->v);
+        gl_free(l->v[i].path);
+    gl_free(l->v);
     memset(l, 0, sizeof *l);
 }
 
@@ -406,7 +407,7 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
         }
         if (l->n == l->cap) {
             size_t nc = l->cap ? l->cap * 2 : 16;
-            hf_entry *nv = realloc(l->v, nc * sizeof *nv);
+            hf_entry *nv = gl_realloc(l->v, nc * sizeof *nv);
             if (!nv) {
                 st = NET_E_NOMEM;
                 break;
@@ -414,7 +415,7 @@ static net_status take_page(hf_list *l, const uint8_t *body, size_t len, char *e
             l->v = nv;
             l->cap = nc;
         }
-        char *copy = strndup(p, pn);
+        char *copy = gl_strndup(p, pn);
         if (!copy) {
             st = NET_E_NOMEM;
             break;
@@ -449,7 +450,7 @@ net_status hf_list_repo(const char *endpoint, hf_ref *r, const net_options *o,
         }
         uint8_t *body = NULL;
         size_t len = 0;
-        net_response *resp = malloc(sizeof *resp);
+        net_response *resp = gl_malloc(sizeof *resp);
         if (!resp) {
             st = NET_E_NOMEM;
             break;
@@ -457,7 +458,7 @@ net_status hf_list_repo(const char *endpoint, hf_ref *r, const net_options *o,
         st = net_get(url, &po, t, accept, &body, &len, resp, bytes, requests, err, errn);
         if (st == NET_OK)
             st = take_page(out, body, len, err, errn);
-        free(body);
+        gl_free(body);
         char *next = NULL;
         if (st == NET_OK && resp->has_next_link) {
             char rerr[96];
@@ -467,17 +468,17 @@ net_status hf_list_repo(const char *endpoint, hf_ref *r, const net_options *o,
                     "the Hub's next-page link points to another host or is not "
                     "a valid URL");
                 st = NET_E_IO;
-                free(next);
+                gl_free(next);
                 next = NULL;
             }
         }
-        free(resp);
-        free(url);
+        gl_free(resp);
+        gl_free(url);
         url = next;
         if (st != NET_OK)
             break;
     }
-    free(url);
+    gl_free(url);
     if (st != NET_OK) {
         hf_list_free(out);
         return st;
@@ -487,7 +488,7 @@ net_status hf_list_repo(const char *endpoint, hf_ref *r, const net_options *o,
     size_t kept = 0;
     for (size_t i = 0; i < out->n; i++) {
         if (kept > 0 && strcmp(out->v[kept - 1].path, out->v[i].path) == 0) {
-            free(out->v[i].path); /* a page boundary repeated an entry */
+            gl_free(out->v[i].path); /* a page boundary repeated an entry */
             continue;
         }
         out->v[kept++] = out->v[i];

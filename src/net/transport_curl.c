@@ -6,6 +6,7 @@
  * reuse their connection; it is safe to use from several threads. */
 #define _POSIX_C_SOURCE 200809L
 #include "curl_dl.h"
+#include "common/alloc.h"
 #include "http.h"
 
 #include "core/limits.h"
@@ -271,7 +272,7 @@ struct net_curl *net_curl_new(char *err, size_t err_size)
     const curl_api *c = curl_dl(err, err_size);
     if (!c)
         return NULL;
-    struct net_curl *tr = calloc(1, sizeof *tr);
+    struct net_curl *tr = gl_calloc(1, sizeof *tr);
     if (!tr) {
         snprintf(err, err_size, "out of memory");
         return NULL;
@@ -295,5 +296,5 @@ void net_curl_free(struct net_curl *tr)
     for (int i = 0; i < tr->n_idle; i++)
         tr->c->easy_cleanup(tr->idle[i]);
     pthread_mutex_destroy(&tr->mu);
-    free(tr);
+    gl_free(tr);
 }

@@ -4,6 +4,7 @@
  * two URLs share an origin (scheme, host and port), which decides where
  * credentials may go. */
 #include "curl_dl.h"
+#include "common/alloc.h"
 #include "http.h"
 
 #include <stdio.h>
@@ -47,7 +48,7 @@ char *net_url_resolve(const char *base, const char *ref, char *err, size_t err_s
     } else {
         char *s = NULL;
         if (c->url_get(u, CURLUPART_URL, &s, 0) == CURLUE_OK && s) {
-            out = strdup(s);
+            out = gl_strdup(s);
             if (!out)
                 say(err, err_size, "out of memory");
         } else {

@@ -5,6 +5,7 @@
  * URL opened; fetch.c keeps both from redirect targets elsewhere. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/limits.h"
+#include "common/alloc.h"
 #include "hf.h"
 #include "http.h"
 #include "input/source.h"
@@ -44,17 +45,17 @@ bool gguflint_url_supported(void)
 
 static char *dup_or_null(const char *s)
 {
-    return s && *s ? strdup(s) : NULL;
+    return s && *s ? gl_strdup(s) : NULL;
 }
 
 gguflint_fetch_options *gguflint_fetch_options_new(void)
 {
-    gguflint_fetch_options *fo = calloc(1, sizeof *fo);
+    gguflint_fetch_options *fo = gl_calloc(1, sizeof *fo);
     if (!fo)
         return NULL;
     net_options_default(&fo->net);
     const char *ep = getenv("HF_ENDPOINT");
-    fo->endpoint = strdup(ep && *ep ? ep : hf_default_endpoint);
+    fo->endpoint = gl_strdup(ep && *ep ? ep : hf_default_endpoint);
     const char *tok = getenv("HF_TOKEN");
     fo->token = dup_or_null(tok);
     if (!fo->endpoint || (tok && *tok && !fo->token)) {
@@ -69,10 +70,10 @@ void gguflint_fetch_options_free(gguflint_fetch_options *fo)
     if (!fo)
         return;
     for (size_t i = 0; i < fo->n_headers; i++)
-        free(fo->headers[i]);
-    free(fo->endpoint);
-    free(fo->token);
-    free(fo);
+        gl_free(fo->headers[i]);
+    gl_free(fo->endpoint);
+    gl_free(fo->token);
+    gl_free(fo);
 }
 
 int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, uint64_t v)
@@ -162,7 +163,7 @@ int gguflint_fetch_add_header(gguflint_fetch_options *fo, const char *line)
 {
     if (!fo || !line || !valid_header(line) || fo->n_headers == MAX_HEADERS)
         return GGUFLINT_E_ARG;
-    char *copy = strdup(line);
+    char *copy = gl_strdup(line);
     if (!copy)
         return GGUFLINT_E_NOMEM;
     fo->headers[fo->n_headers++] = copy;
@@ -187,17 +188,17 @@ int gguflint_fetch_set_hub(gguflint_fetch_options *fo, const char *endpoint, con
     if (token && *token && !valid_token(token))
         return GGUFLINT_E_ARG;
     if (endpoint) {
-        char *e = strdup(endpoint);
+        char *e = gl_strdup(endpoint);
         if (!e)
             return GGUFLINT_E_NOMEM;
-        free(fo->endpoint);
+        gl_free(fo->endpoint);
         fo->endpoint = e;
     }
     if (token) {
         char *t = dup_or_null(token);
         if (*token && !t)
             return GGUFLINT_E_NOMEM;
-        free(fo->token);
+        gl_free(fo->token);
         fo->token = t;
     }
     return GGUFLINT_OK;
@@ -218,7 +219,7 @@ static size_t origin_lines(const gguflint_fetch_options *fo, const char *origin_
             return (size_t)-1;
         }
         size_t len = strlen(fo->token) + 32;
-        *auth = malloc(len);
+        *auth = gl_malloc(len);
         if (!*auth) {
             snprintf(err, errn, "out of memory");
             return (size_t)-1;
@@ -235,8 +236,8 @@ static void url_source_free(struct url_source *u)
         return;
     net_close(u->file);
     net_curl_free(u->curl);
-    free(u->url);
-    free(u);
+    gl_free(u->url);
+    gl_free(u);
 }
 
 static int url_read_at(void *user, uint64_t off, void *buf, size_t len, char *err, size_t errn)
@@ -257,7 +258,7 @@ static int fail(gguflint_ctx *ctx, int st, const char *detail)
 static char *resolve(const gguflint_fetch_options *fo, const char *url, char *err, size_t errn)
 {
     if (strncmp(url, "hf://", 5) != 0) {
-        char *u = strdup(url);
+        char *u = gl_strdup(url);
         if (!u)
             snprintf(err, errn, "out of memory");
         return u;
@@ -285,7 +286,7 @@ int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_o
     if (!fo && !(fo = own = gguflint_fetch_options_new()))
         return fail(ctx, GGUFLINT_E_NOMEM, "out of memory");
     char err[256] = "";
-    struct url_source *u = calloc(1, sizeof *u);
+    struct url_source *u = gl_calloc(1, sizeof *u);
     if (!u) {
         gguflint_fetch_options_free(own);
         return fail(ctx, GGUFLINT_E_NOMEM, "out of memory");
@@ -317,7 +318,7 @@ int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_o
     net_status ns =
         u->curl ? net_open(u->url, &o, net_curl_transport(u->curl), &u->file, err, sizeof err)
                 : NET_E_IO;
-    free(auth);
+    gl_free(auth);
     uint64_t first = fo->net.first_range, cap = fo->net.max_fetch;
     gguflint_fetch_options_free(own);
     if (ns != NET_OK)
@@ -329,14 +330,19 @@ int gguflint_open_url(gguflint_ctx *ctx, const char *url, const gguflint_fetch_o
     if (!ctx->name) {
         /* the name checks read: the URL as given, without query or fragment */
         size_t len = strcspn(url, "?#");
-        char *name = strndup(url, len);
+        char *name = gl_strndup(url, len);
         if (!name || gguflint_set_name(ctx, name) != GGUFLINT_OK) {
-            free(name);
+            gl_free(name);
             return fail(ctx, GGUFLINT_E_NOMEM, "out of memory");
         }
-        free(name);
+        gl_free(name);
     }
-    gguflint_reader r = {net_size(u->file), url_read_at, NULL, u, first, cap};
+    gguflint_reader r = GGUFLINT_READER_INIT;
+    r.size = net_size(u->file);
+    r.read_at = url_read_at;
+    r.user = u;
+    r.first_read = first;
+    r.max_prefix = cap;
     return gguflint_open_reader(ctx, &r);
 }
 
@@ -369,15 +375,15 @@ static bool list_add(gguflint_url_list *l, char *url, uint64_t size, size_t *cap
         return false;
     if (l->n == *cap) {
         size_t nc = *cap ? *cap * 2 : 8;
-        char **nu = realloc(l->urls, nc * sizeof *nu);
+        char **nu = gl_realloc(l->urls, nc * sizeof *nu);
         if (!nu) {
-            free(url);
+            gl_free(url);
             return false;
         }
         l->urls = nu;
-        uint64_t *ns = realloc(l->sizes, nc * sizeof *ns);
+        uint64_t *ns = gl_realloc(l->sizes, nc * sizeof *ns);
         if (!ns) {
-            free(url);
+            gl_free(url);
             return false;
         }
         l->sizes = ns;
@@ -400,12 +406,12 @@ int gguflint_url_list_new(const char *ref, const gguflint_fetch_options *fo,
         snprintf(err, errn, "not a URL");
         return GGUFLINT_E_ARG;
     }
-    gguflint_url_list *l = calloc(1, sizeof *l);
+    gguflint_url_list *l = gl_calloc(1, sizeof *l);
     if (!l)
         return GGUFLINT_E_NOMEM;
     size_t cap = 0;
     if (kind == 1) {
-        if (!list_add(l, strdup(ref), 0, &cap)) {
+        if (!list_add(l, gl_strdup(ref), 0, &cap)) {
             gguflint_url_list_free(l);
             return GGUFLINT_E_NOMEM;
         }
@@ -450,7 +456,7 @@ int gguflint_url_list_new(const char *ref, const gguflint_fetch_options *fo,
         }
         hf_ref_free(&r);
     }
-    free(auth);
+    gl_free(auth);
     net_curl_free(curl);
     gguflint_fetch_options_free(own);
     if (st != GGUFLINT_OK) {
@@ -489,8 +495,8 @@ void gguflint_url_list_free(gguflint_url_list *l)
     if (!l)
         return;
     for (size_t i = 0; i < l->n; i++)
-        free(l->urls[i]);
-    free(l->urls);
-    free(l->sizes);
-    free(l);
+        gl_free(l->urls[i]);
+    gl_free(l->urls);
+    gl_free(l->sizes);
+    gl_free(l);
 }

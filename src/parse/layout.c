@@ -5,6 +5,7 @@
  * options.deep asks for the padding between tensors too (which would touch
  * every tensor's last page of a multi-GB file). */
 #include "parse/parse.h"
+#include "common/alloc.h"
 
 #include "common/ckd.h"
 #include "input/source.h"
@@ -154,7 +155,7 @@ void layout_check(gguflint_ctx *ctx)
     /* offsets: alignment, ggml's running-sum rule, bounds */
     uint64_t expected = 0;
     bool contiguity_known = true, all_sized = true;
-    span *spans = calloc(ctx->n_tensors, sizeof *spans);
+    span *spans = gl_calloc(ctx->n_tensors, sizeof *spans);
     if (!spans) {
         ctx->status = GGUFLINT_E_NOMEM;
         return;
@@ -230,7 +231,7 @@ void layout_check(gguflint_ctx *ctx)
             max_i = s->index;
         }
     }
-    free(spans);
+    gl_free(spans);
 
     /* trailing bytes past the padded end of the last tensor */
     uint64_t end_abs, padded_abs;

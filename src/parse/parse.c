@@ -10,6 +10,7 @@
  * incomplete) at the first one that makes the rest unreadable. Nested arrays
  * are walked with an explicit stack. */
 #include "parse/parse.h"
+#include "common/alloc.h"
 
 #include "common/ckd.h"
 #include "common/cursor.h"
@@ -1277,14 +1278,14 @@ int parse_run(gguflint_ctx *ctx)
     viewset_free(&p.names);
     /* The record arrays grew by doubling: give back what is not used. */
     if (ctx->n_kvs && ctx->n_kvs < ctx->cap_kvs) {
-        gguflint_kv *k = realloc(ctx->kvs, ctx->n_kvs * sizeof *k);
+        gguflint_kv *k = gl_realloc(ctx->kvs, ctx->n_kvs * sizeof *k);
         if (k) {
             ctx->kvs = k;
             ctx->cap_kvs = ctx->n_kvs;
         }
     }
     if (ctx->n_tensors && ctx->n_tensors < ctx->cap_tensors) {
-        gguflint_tensor *t = realloc(ctx->tensors, ctx->n_tensors * sizeof *t);
+        gguflint_tensor *t = gl_realloc(ctx->tensors, ctx->n_tensors * sizeof *t);
         if (t) {
             ctx->tensors = t;
             ctx->cap_tensors = ctx->n_tensors;

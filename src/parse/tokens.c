@@ -4,6 +4,7 @@
  * tokens share a slot with probability about 2/capacity, whatever bytes an
  * attacker chose). */
 #include "parse/tokens.h"
+#include "common/alloc.h"
 #include "common/cpu.h"
 
 #include "core/limits.h"
@@ -62,16 +63,16 @@ bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count
     tok_free(ctx);
     if (count > DUP_MAX_TOKENS)
         return true; /* not recorded: check_vocab walks the array itself */
-    tok_index *t = calloc(1, sizeof *t);
+    tok_index *t = gl_calloc(1, sizeof *t);
     if (!t)
         return false;
     t->kv = kv;
     t->base = base;
     /* one checkpoint per 64 tokens the file declares: array_header checked
      * that the bytes present can hold that many */
-    t->cps = malloc(((size_t)(count >> TOK_CP_SHIFT) + 1) * sizeof *t->cps);
+    t->cps = gl_malloc(((size_t)(count >> TOK_CP_SHIFT) + 1) * sizeof *t->cps);
     if (!t->cps) {
-        free(t);
+        gl_free(t);
         return false;
     }
     if (dups && count >= 2) {
@@ -81,10 +82,10 @@ bool tok_begin(gguflint_ctx *ctx, size_t kv, const uint8_t *base, uint64_t count
             cap *= 2;
             shift--;
         }
-        t->slots = calloc(cap, sizeof *t->slots);
+        t->slots = gl_calloc(cap, sizeof *t->slots);
         if (!t->slots) {
-            free(t->cps);
-            free(t);
+            gl_free(t->cps);
+            gl_free(t);
             return false;
         }
         t->mask = cap - 1;
@@ -112,11 +113,11 @@ void tok_free(gguflint_ctx *ctx)
     tok_index *t = ctx->tokens;
     if (!t)
         return;
-    free(t->slots);
-    free(t->cps);
-    free(t->dups);
-    free(t->odd);
-    free(t);
+    gl_free(t->slots);
+    gl_free(t->cps);
+    gl_free(t->dups);
+    gl_free(t->odd);
+    gl_free(t);
     ctx->tokens = NULL;
 }
 

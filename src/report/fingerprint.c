@@ -13,6 +13,7 @@
  * all of that (a rule reporting several problems at one field) are told
  * apart by their order among themselves. Uses the public API only. */
 #include "gguflint.h"
+#include "common/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +70,8 @@ size_t gguflint_path_normalize(const char *path, const char *base, char *buf, si
     if (!path)
         path = "";
     size_t n = strlen(path);
-    char *w = malloc(n + 2);
-    char *b = base && base[0] == '/' ? malloc(strlen(base) + 2) : NULL;
+    char *w = gl_malloc(n + 2);
+    char *b = base && base[0] == '/' ? gl_malloc(strlen(base) + 2) : NULL;
     const char *res = path;
     size_t len = n;
     if (w && gguflint_url_kind(path) == 0) {
@@ -94,8 +95,8 @@ size_t gguflint_path_normalize(const char *path, const char *base, char *buf, si
         memmove(buf, res, k);
         buf[k] = '\0';
     }
-    free(w);
-    free(b);
+    gl_free(w);
+    gl_free(b);
     return len;
 }
 
@@ -200,11 +201,11 @@ int gguflint_finding_fingerprints(const gguflint_ctx *ctx, const char *path, uin
     if (n == 0)
         return GGUFLINT_OK;
     size_t plen = gguflint_path_normalize(path, NULL, NULL, 0);
-    char *norm = malloc(plen + 1);
-    fp_pair *pairs = malloc(n * sizeof *pairs);
+    char *norm = gl_malloc(plen + 1);
+    fp_pair *pairs = gl_malloc(n * sizeof *pairs);
     if (!norm || !pairs) {
-        free(norm);
-        free(pairs);
+        gl_free(norm);
+        gl_free(pairs);
         return GGUFLINT_E_NOMEM;
     }
     gguflint_path_normalize(path, NULL, norm, plen + 1);
@@ -222,7 +223,7 @@ int gguflint_finding_fingerprints(const gguflint_ctx *ctx, const char *path, uin
         ord = j && pairs[j].h == pairs[j - 1].h ? ord + 1 : 0;
         out[pairs[j].i] = fnv_u64(pairs[j].h, ord);
     }
-    free(norm);
-    free(pairs);
+    gl_free(norm);
+    gl_free(pairs);
     return GGUFLINT_OK;
 }

@@ -3,6 +3,7 @@
  * --statistics), the statistics blocks the text and JSON writers share, and
  * the table of format writers. Knows nothing of GGUF or of any one format. */
 #include "report/report.h"
+#include "common/alloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ static const report_writer *writer_of(const gguflint_report *r)
 
 gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, void *user)
 {
-    gguflint_report *r = calloc(1, sizeof *r);
+    gguflint_report *r = gl_calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->fmt = fmt;
@@ -76,18 +77,20 @@ void gguflint_report_file_ex(gguflint_report *r, const char *path, const gguflin
     const report_writer *wr = writer_of(r);
     if (wr->file)
         wr->file(r, path, ctx, status);
-    free(r->fps);
+    gl_free(r->fps);
     r->fps = NULL;
     r->skip = NULL;
     r->sha256 = NULL;
 }
 
-char *report_norm_path(const gguflint_report *r, const char *path)
+char *report_norm_path(gguflint_report *r, const char *path)
 {
     size_t n = gguflint_path_normalize(path, r->base, NULL, 0);
-    char *p = malloc(n + 1);
+    char *p = gl_malloc(n + 1);
     if (p)
         gguflint_path_normalize(path, r->base, p, n + 1);
+    else
+        r->nomem = true;
     return p;
 }
 
@@ -97,13 +100,13 @@ const uint64_t *report_fingerprints(gguflint_report *r, const char *path, const 
         return r->fps;
     size_t n = gguflint_finding_count(ctx);
     char *p = report_norm_path(r, path);
-    r->fps = malloc((n ? n : 1) * sizeof *r->fps);
+    r->fps = gl_malloc((n ? n : 1) * sizeof *r->fps);
     if (!p || !r->fps || gguflint_finding_fingerprints(ctx, p, r->fps, n) != GGUFLINT_OK) {
-        free(r->fps);
+        gl_free(r->fps);
         r->fps = NULL;
         r->nomem = true;
     }
-    free(p);
+    gl_free(p);
     return r->fps;
 }
 
@@ -129,59 +132,59 @@ int gguflint_report_set(gguflint_report *r, gguflint_report_setting setting, int
         return GGUFLINT_OK;
     case GGUFLINT_REPORT_STATISTICS:
         if (!value) {
-            free(r->per_rule);
+            gl_free(r->per_rule);
             r->per_rule = NULL;
         } else if (!r->per_rule) {
-            r->per_rule = calloc(gguflint_rule_count(), sizeof *r->per_rule);
-            if (!r->per_rule)
+            r->per_rule = gl_calloc(gguflint_rule_count(), sizeof *r->per_rule);
+            if (!r->per_rule) {
+                r->nomem = true;
                 return GGUFLINT_E_NOMEM;
+            }
         }
         return GGUFLINT_OK;
     default: return GGUFLINT_E_ARG;
     }
 }
 
-void gguflint_report_end(gguflint_report *r, bool summary)
+int gguflint_report_end(gguflint_report *r, bool summary)
 {
     if (!r)
-        return;
+        return GGUFLINT_E_ARG;
     begin_once(r);
     const report_writer *wr = writer_of(r);
     if (wr->end)
         wr->end(r, summary);
+    return r->nomem ? GGUFLINT_E_NOMEM : GGUFLINT_OK;
 }
 
-/* A copy of s (NULL stays NULL) in *slot, the old one freed. */
-static void set_copy(char **slot, const char *s)
+/* A copy of s (NULL stays NULL) in *slot of report r, the old one freed. */
+static int set_copy(gguflint_report *r, char **slot, const char *s)
 {
-    free(*slot);
-    *slot = NULL;
-    if (s) {
-        size_t n = strlen(s) + 1;
-        *slot = malloc(n);
-        if (*slot)
-            memcpy(*slot, s, n);
+    gl_free(*slot);
+    *slot = s ? gl_strdup(s) : NULL;
+    if (s && !*slot) {
+        r->nomem = true;
+        return GGUFLINT_E_NOMEM;
     }
+    return GGUFLINT_OK;
 }
 
-void gguflint_report_set_config(gguflint_report *r, const char *config_path)
+int gguflint_report_set_config(gguflint_report *r, const char *config_path)
 {
     if (!r)
-        return;
+        return GGUFLINT_E_ARG;
     r->config_set = true;
-    set_copy(&r->config, config_path);
+    return set_copy(r, &r->config, config_path);
 }
 
-void gguflint_report_set_base(gguflint_report *r, const char *dir)
+int gguflint_report_set_base(gguflint_report *r, const char *dir)
 {
-    if (r)
-        set_copy(&r->base, dir && dir[0] == '/' ? dir : NULL);
+    return r ? set_copy(r, &r->base, dir && dir[0] == '/' ? dir : NULL) : GGUFLINT_E_ARG;
 }
 
-void gguflint_report_set_help_uri(gguflint_report *r, const char *url)
+int gguflint_report_set_help_uri(gguflint_report *r, const char *url)
 {
-    if (r)
-        set_copy(&r->help_uri, url && *url ? url : NULL);
+    return r ? set_copy(r, &r->help_uri, url && *url ? url : NULL) : GGUFLINT_E_ARG;
 }
 
 void gguflint_report_free(gguflint_report *r)
@@ -189,13 +192,13 @@ void gguflint_report_free(gguflint_report *r)
     if (r) {
         sb_free(&r->notes);
         sb_free(&r->vulns);
-        free(r->per_rule);
-        free(r->config);
-        free(r->base);
-        free(r->help_uri);
-        free(r->fps);
+        gl_free(r->per_rule);
+        gl_free(r->config);
+        gl_free(r->base);
+        gl_free(r->help_uri);
+        gl_free(r->fps);
     }
-    free(r);
+    gl_free(r);
 }
 
 /* One line per rule found ("COUNT  ID slug"), in rule-table order: stable

@@ -25,7 +25,7 @@ struct gguflint_report {
     const char *detail; /* gguflint_report_failure: the failure's detail, else NULL */
     bool color;         /* GGUFLINT_REPORT_COLOR (text) */
     uint64_t *per_rule; /* GGUFLINT_REPORT_STATISTICS: findings per rule index, or NULL */
-    bool nomem;         /* an allocation failed: statistics are missing */
+    bool nomem;         /* an allocation failed: output is missing (gguflint_report_end) */
     bool config_set;    /* gguflint_report_set_config was called */
     char *config;       /* the configuration file used, or NULL */
     char *base;         /* gguflint_report_set_base: the directory of relative paths, or NULL */
@@ -53,7 +53,7 @@ const uint64_t *report_fingerprints(gguflint_report *r, const char *path, const 
 /* A path as the reports name it for fingerprints and URIs: lexically
  * normalised, relative to the base when it lies below it (malloc'd; NULL
  * when out of memory). */
-char *report_norm_path(const gguflint_report *r, const char *path);
+char *report_norm_path(gguflint_report *r, const char *path);
 
 /* The detail of a file's failure: the report's (gguflint_report_failure) or
  * the context's. */

@@ -10,6 +10,7 @@
  * that could not be read have no line; the CLI reads only the first field
  * back (baseline.c), the rest is for people reviewing the file. */
 #include "report/report.h"
+#include "common/alloc.h"
 
 #include "common/escape.h"
 
@@ -31,7 +32,7 @@ static void baseline_file(gguflint_report *r, const char *path, const gguflint_c
     const uint64_t *fps = report_fingerprints(r, path, ctx);
     char *norm = report_norm_path(r, path);
     if (!fps || !norm) {
-        free(norm);
+        gl_free(norm);
         return; /* out of memory: r->nomem is set */
     }
     for (size_t i = 0; i < n; i++) {
@@ -42,7 +43,7 @@ static void baseline_file(gguflint_report *r, const char *path, const gguflint_c
         safe_text(r->o.w, r->o.u, f->path, strlen(f->path));
         out_put(&r->o, "\n");
     }
-    free(norm);
+    gl_free(norm);
 }
 
 const report_writer report_baseline = {baseline_begin, baseline_file, NULL};

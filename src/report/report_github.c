@@ -5,6 +5,7 @@
  * escaping of data (%, CR, LF) and of properties (also ':' and ','), so no
  * file content can inject another command. */
 #include "report/report.h"
+#include "common/alloc.h"
 
 #include "common/escape.h"
 
@@ -38,7 +39,7 @@ static void github_file(gguflint_report *r, const char *path, const gguflint_ctx
     const char *p = norm ? norm : path;
     sbuf safe_path = {0};
     sb_escape(&safe_path, p, strlen(p));
-    free(norm);
+    gl_free(norm);
     const char *sp = safe_path.data ? safe_path.data : "";
     if (status != GGUFLINT_OK) {
         out_put(&r->o, "::error file=");

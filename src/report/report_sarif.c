@@ -10,6 +10,7 @@
  * stable fingerprint of fingerprint.c. Baselined findings are left out.
  * Files that could not be read become toolExecutionNotifications. */
 #include "report/report.h"
+#include "common/alloc.h"
 
 #include "common/escape.h"
 
@@ -53,7 +54,7 @@ static void put_artifact(gguflint_report *r, const char *path)
         out_put(&r->o, "file://");
     put_uri_chars(r, url ? path : p, url);
     out_put(&r->o, url || p[0] == '/' ? "\"}" : "\",\"uriBaseId\":\"SRCROOT\"}");
-    free(norm);
+    gl_free(norm);
 }
 
 /* help.markdown: the summary, why and fix, and where the full page is. */

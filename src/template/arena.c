@@ -4,6 +4,7 @@
  * operations) and the access chains (chain.c) put bytes in it through
  * fd_ar_reserve / fd_ar_put (tpl.h). */
 #include "template/tpl.h"
+#include "common/alloc.h"
 
 #include <stdlib.h>
 
@@ -19,7 +20,7 @@ bool fd_ar_grow(tpl *t, uint32_t n)
         nc *= 2;
     if (nc > TPL_ARENA_CAP)
         nc = TPL_ARENA_CAP;
-    uint8_t *p = realloc(t->fd.ar, nc);
+    uint8_t *p = gl_realloc(t->fd.ar, nc);
     if (!p) {
         t->nomem = true;
         return false;

@@ -10,12 +10,13 @@
  * evaluator (eval.c, with gadget.c, calls.c and stmt.c), word_ the word
  * table (words.c). Limits are in caps.h. */
 #include "template/tpl.h"
+#include "common/alloc.h"
 
 #include <stdlib.h>
 
 tpl *tpl_new(void)
 {
-    tpl *t = calloc(1, sizeof *t);
+    tpl *t = gl_calloc(1, sizeof *t);
     if (!t)
         return NULL;
     if (!lx_init(t) || !fd_init(t) || !ts_init(t)) {
@@ -33,7 +34,7 @@ void tpl_free(tpl *t)
     ts_free(t);
     fd_free(t);
     lx_free(t);
-    free(t);
+    gl_free(t);
 }
 
 bool tpl_nomem(const tpl *t)

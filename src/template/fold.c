@@ -7,6 +7,7 @@
  * indexing, lists) and the {% set %} variable store. Every operation costs
  * at most the bytes it copies or checks, charged to the budget. */
 #include "template/tpl.h"
+#include "common/alloc.h"
 
 #include "common/utf8.h"
 
@@ -172,10 +173,10 @@ const char *fd_desc(const tpl *t, const aval *v, char *buf, size_t cap)
 
 bool fd_init(tpl *t)
 {
-    t->fd.vars = calloc(TPL_VARS_MAX, sizeof *t->fd.vars);
+    t->fd.vars = gl_calloc(TPL_VARS_MAX, sizeof *t->fd.vars);
     /* small first buffers, so no value ever points into NULL */
-    t->fd.ar = malloc(1024);
-    t->fd.vs = malloc(1024);
+    t->fd.ar = gl_malloc(1024);
+    t->fd.vs = gl_malloc(1024);
     t->fd.ar_cap = t->fd.vs_cap = 1024;
     fd_budget_reset(t);
     return t->fd.vars && t->fd.ar && t->fd.vs;
@@ -183,9 +184,9 @@ bool fd_init(tpl *t)
 
 void fd_free(tpl *t)
 {
-    free(t->fd.vars);
-    free(t->fd.ar);
-    free(t->fd.vs);
+    gl_free(t->fd.vars);
+    gl_free(t->fd.ar);
+    gl_free(t->fd.vs);
 }
 
 void fd_budget_reset(tpl *t)
@@ -558,7 +559,7 @@ static bool vs_reserve(tpl *t, uint32_t n)
         nc *= 2;
     if (nc > TPL_VSTORE_CAP)
         nc = TPL_VSTORE_CAP;
-    uint8_t *p = realloc(t->fd.vs, nc);
+    uint8_t *p = gl_realloc(t->fd.vs, nc);
     if (!p) {
         t->nomem = true;
         return false;

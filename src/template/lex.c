@@ -8,6 +8,7 @@
  * No recursion, no allocation per token: the literal buffer grows to
  * TPL_CONST_CAP once and is reused. */
 #include "template/tpl.h"
+#include "common/alloc.h"
 
 #include "common/utf8.h"
 
@@ -81,14 +82,14 @@ bool lx_init(tpl *t)
     pthread_once(&lex_once, lex_tables);
     t->lx.cls = lex_cls;
     t->lx.act = lex_act;
-    t->lx.lit = malloc(256); /* a first buffer, so no token ever points into NULL */
+    t->lx.lit = gl_malloc(256); /* a first buffer, so no token ever points into NULL */
     t->lx.lit_cap = 256;
     return t->lx.lit != NULL;
 }
 
 void lx_free(tpl *t)
 {
-    free(t->lx.lit);
+    gl_free(t->lx.lit);
 }
 
 /* ---------------------------------------------------------------- tokens */
@@ -173,7 +174,7 @@ static bool lit_room(tpl *t, size_t k)
             nc *= 2;
         if (nc > TPL_CONST_CAP)
             nc = TPL_CONST_CAP;
-        uint8_t *b = realloc(t->lx.lit, nc);
+        uint8_t *b = gl_realloc(t->lx.lit, nc);
         if (!b) {
             t->nomem = true;
             return false;

@@ -21,6 +21,7 @@
  * address, is taken in one step. GG725's example is the earliest hit in the
  * template (tpl_report_earliest), so the passes' order is never visible. */
 #include "template/tpl.h"
+#include "common/alloc.h"
 
 #include "common/keyhash.h"
 #include "common/utf8.h"
@@ -378,14 +379,14 @@ static void tables_build(void)
         rows = AC_MAX_STATES;
     /* one block: the transitions, then ac_hit (by row offset; only the
      * entries at row starts are ever read, and all of those are written) */
-    uint32_t *go = tb->ac_go = malloc(rows * AC_SYMS * (sizeof *go + 1));
+    uint32_t *go = tb->ac_go = gl_process_malloc(rows * AC_SYMS * (sizeof *go + 1));
     /* by state: its failure link, its first trie child and next sibling
      * (0: none; the root is no child), the symbol leading to it */
-    uint32_t *link = calloc(rows * 4, sizeof *link);
+    uint32_t *link = gl_calloc(rows * 4, sizeof *link);
     uint32_t *kid = link ? link + rows : NULL, *sib = link ? link + 2 * rows : NULL;
     uint32_t *ksym = link ? link + 3 * rows : NULL;
-    uint32_t *queue = malloc(rows * sizeof *queue);
-    uint16_t *out = tb->ac_out = calloc(rows, sizeof *tb->ac_out);
+    uint32_t *queue = gl_malloc(rows * sizeof *queue);
+    uint16_t *out = tb->ac_out = gl_process_calloc(rows, sizeof *tb->ac_out);
     bool ok = go && link && queue && out;
     if (ok)
         memset(go, 0, AC_SYMS * sizeof *go);
@@ -439,11 +440,11 @@ static void tables_build(void)
         for (uint32_t s = 0; s < n; s++)
             tb->ac_hit[s * AC_SYMS] = out[s] != 0;
     }
-    free(link);
-    free(queue);
+    gl_free(link);
+    gl_free(queue);
     if (!ok) {
-        free(go);
-        free(out);
+        gl_process_free(go);
+        gl_process_free(out);
     }
     tables_ok = ok;
 }
