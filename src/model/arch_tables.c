@@ -144,7 +144,8 @@ const size_t arch_key_count = sizeof arch_keys / sizeof arch_keys[0];
     {OFF(t_n),                                                                                     \
      (uint8_t)(sizeof name - 1),                                                                   \
      at,                                                                                           \
-     (at) < 0 ? ARCH_GLOBAL_KEY(sizeof name - 1) : ARCH_LAYER_KEY(at, sizeof name - 1 - (at)-2),   \
+     (at) < 0 ? ARCH_GLOBAL_KEY(sizeof name - 1)                                                   \
+              : ARCH_LAYER_KEY(at, sizeof name - 3 - (size_t)(at)),                                \
      req,                                                                                          \
      OFF(t_c),                                                                                     \
      OFF(t_k),                                                                                     \
