@@ -18,15 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static bool push(file_list *fl, const char *path)
 {
     if (fl->n == fl->cap) {
@@ -37,7 +28,7 @@ static bool push(file_list *fl, const char *path)
         fl->paths = np;
         fl->cap = nc;
     }
-    char *d = dup_str(path);
+    char *d = strdup(path);
     if (!d)
         return false;
     fl->paths[fl->n++] = d;
@@ -387,7 +378,7 @@ static void enter(walker *w, int fd, const char *path, const char *rel, const ch
         w->cap = nc;
     }
     frame *fr = &w->st[w->n];
-    *fr = (frame){fd, sb.st_dev, sb.st_ino, dup_str(path), dup_str(rel), dup_str(name), {0}, 0};
+    *fr = (frame){fd, sb.st_dev, sb.st_ino, strdup(path), strdup(rel), strdup(name), {0}, 0};
     w->n++;
     if (!fr->path || !fr->rel || !fr->name) {
         w->ok = false;
