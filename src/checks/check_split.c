@@ -10,6 +10,7 @@
  * field: a missing shard to the first shard's split.count, a duplicated tensor
  * to the later shard's tensor info. */
 #include "checks/checks.h"
+#include "common/order.h"
 
 #include "model/model.h"
 
@@ -206,17 +207,15 @@ static int member_cmp(const void *a, const void *b)
     const member *x = a, *y = b;
     if (!x->prefix != !y->prefix)
         return x->prefix ? 1 : -1;
+    int c = 0;
     if (x->prefix) {
         size_t n = x->prefix_len < y->prefix_len ? x->prefix_len : y->prefix_len;
-        int c = memcmp(x->prefix, y->prefix, n);
+        c = memcmp(x->prefix, y->prefix, n);
         if (c)
             return c;
-        if (x->prefix_len != y->prefix_len)
-            return x->prefix_len < y->prefix_len ? -1 : 1;
+        c = ORDER(x->prefix_len, y->prefix_len);
     }
-    if (x->no != y->no)
-        return x->no < y->no ? -1 : 1;
-    return x->input < y->input ? -1 : x->input > y->input;
+    return 4 * c + 2 * ORDER(x->no, y->no) + ORDER(x->input, y->input);
 }
 
 static bool same_set(const member *a, const member *b)

@@ -4,6 +4,7 @@
 #include "files.h"
 
 #include "common.h"
+#include "common/order.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -467,13 +468,9 @@ typedef struct ident {
 static int ident_cmp(const void *a, const void *b)
 {
     const ident *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    if (x->ino != y->ino)
-        return x->ino < y->ino ? -1 : 1;
-    if (x->ext != y->ext)
-        return x->ext ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    /* a .gguf name first */
+    return 8 * ORDER(x->dev, y->dev) + 4 * ORDER(x->ino, y->ino) + 2 * ORDER(y->ext, x->ext) +
+           ORDER(x->order, y->order);
 }
 
 bool files_dedupe(file_list *fl)

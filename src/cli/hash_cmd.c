@@ -20,6 +20,7 @@
  * repository (each of its .gguf files). */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
+#include "common/order.h"
 #include "digest.h"
 #include "manifest.h"
 
@@ -152,13 +153,7 @@ static int ref_cmp(const void *x, const void *y)
     const ref *p = x, *q = y;
     size_t n = p->len < q->len ? p->len : q->len;
     int c = n ? memcmp(p->name, q->name, n) : 0;
-    if (c)
-        return c;
-    if (p->len != q->len)
-        return p->len < q->len ? -1 : 1;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
-    return p->b < q->b ? -1 : p->b > q->b;
+    return c ? c : 4 * ORDER(p->len, q->len) + 2 * ORDER(p->a, q->a) + ORDER(p->b, q->b);
 }
 
 static void show_name(const uint8_t *s, size_t n)

@@ -3,6 +3,7 @@
  * path text in one arena; then sorts and publishes them (the finding views of
  * the public API) and removes suppressed ones. */
 #include "core/internal.h"
+#include "common/order.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +63,7 @@ bool rule_wanted(const gguflint_ctx *ctx, int rule)
 static int rec_cmp(const void *a, const void *b)
 {
     const finding_rec *x = a, *y = b;
-    if (x->offset != y->offset)
-        return x->offset < y->offset ? -1 : 1;
-    return x->msg_off < y->msg_off ? -1 : x->msg_off > y->msg_off;
+    return 2 * ORDER(x->offset, y->offset) + ORDER(x->msg_off, y->msg_off);
 }
 
 int findings_finalize(gguflint_ctx *ctx)

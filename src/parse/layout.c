@@ -7,6 +7,7 @@
 #include "parse/parse.h"
 
 #include "common/ckd.h"
+#include "common/order.h"
 #include "input/source.h"
 #include "format/wire.h"
 
@@ -29,11 +30,7 @@ typedef struct span {
 static int span_cmp(const void *a, const void *b)
 {
     const span *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->end != y->end)
-        return x->end < y->end ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    return 4 * ORDER(x->start, y->start) + 2 * ORDER(x->end, y->end) + ORDER(x->index, y->index);
 }
 
 /* tensor[i]<field>, formatted only when a finding is made. */
