@@ -508,11 +508,9 @@ static bool make_member(gguflint_ctx *ctx, size_t input, member *x)
 
 int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n)
 {
-    if (!ctxs && n)
-        return GGUFLINT_E_ARG;
-    for (size_t i = 0; i < n; i++)
-        if (ctxs[i] && ctxs[i]->status == GGUFLINT_OK && !ctxs[i]->ran)
-            return GGUFLINT_E_STATE;
+    int ready = checks_set_ready(ctxs, n);
+    if (ready != GGUFLINT_OK)
+        return ready;
     if (n == 0)
         return GGUFLINT_OK;
     if (n > SIZE_MAX / sizeof(member))

@@ -185,6 +185,17 @@ static void walk_error(walker *w, const char *path, const char *what, int err)
         w->ok = false;
 }
 
+/* walk_error for the entry `name` of the directory `dir`. */
+static void child_error(walker *w, const char *dir, const char *name, const char *what, int err)
+{
+    char *child = join(dir, name);
+    if (child)
+        walk_error(w, child, what, err);
+    else
+        w->ok = false;
+    free(child);
+}
+
 static int open_dir_at(int at, const char *name)
 {
     return openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
@@ -247,12 +258,7 @@ static void read_dir(walker *w, frame *fr)
                             fstatat(fr->fd, e->d_name, &lb, AT_SYMLINK_NOFOLLOW) == 0 &&
                             S_ISLNK(lb.st_mode);
             if (!dangling) { /* a dangling link names nothing to lint */
-                char *child = join(fr->path, e->d_name);
-                if (child)
-                    walk_error(w, child, "cannot stat", err);
-                else
-                    w->ok = false;
-                free(child);
+                child_error(w, fr->path, e->d_name, "cannot stat", err);
             }
         } else if (S_ISDIR(sb.st_mode)) {
             if (!matches_any(w->f->exclude, w->f->n_exclude, crel) &&
@@ -263,13 +269,7 @@ static void read_dir(walker *w, frame *fr)
                        : has_gguf_ext(e->d_name) ? 1
                                                  : has_magic_at(fr->fd, e->d_name);
             if (take < 0) {
-                int err = errno;
-                char *child = join(fr->path, e->d_name);
-                if (child)
-                    walk_error(w, child, "cannot open (to read its magic)", err);
-                else
-                    w->ok = false;
-                free(child);
+                child_error(w, fr->path, e->d_name, "cannot open (to read its magic)", errno);
             } else if (take && !push(&files, e->d_name)) {
                 w->ok = false;
             }
