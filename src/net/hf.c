@@ -115,24 +115,16 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
         return false;
     }
     const char *p = s + 5;
-    const char *slash = strchr(p, '/');
-    if (!slash || !valid_name(p, (size_t)(slash - p))) {
+    size_t on = strcspn(p, "/"), rn = p[on] == '/' ? strcspn(p + on + 1, "@/") : 0;
+    if (p[on] != '/' || !valid_name(p, on) || !valid_name(p + on + 1, rn)) {
         say(err, errn,
             "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
             "letters, digits, '-', '_' and '.'");
         return false;
     }
-    memcpy(r->org, p, (size_t)(slash - p));
-    p = slash + 1;
-    size_t rn = strcspn(p, "@/");
-    if (!valid_name(p, rn)) {
-        say(err, errn,
-            "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
-            "letters, digits, '-', '_' and '.'");
-        return false;
-    }
-    memcpy(r->repo, p, rn);
-    p += rn;
+    memcpy(r->org, p, on);
+    memcpy(r->repo, p + on + 1, rn);
+    p += on + 1 + rn;
     if (*p == '@') {
         p++;
         size_t vn = strcspn(p, "/");
