@@ -21,6 +21,7 @@
 #include "common/alloc.h"
 
 #include "checks/checks.h"
+#include "common/order.h"
 #include "common/fpscan.h"
 #include "input/source.h"
 #include "format/types.h"
@@ -169,13 +170,8 @@ typedef struct plan_key {
 static int plan_cmp(const void *a, const void *b)
 {
     const plan_key *x = a, *y = b;
-    if (x->offset != y->offset)
-        return x->offset < y->offset ? -1 : 1;
-    if (x->nbytes != y->nbytes)
-        return x->nbytes < y->nbytes ? -1 : 1;
-    if (x->type != y->type)
-        return x->type < y->type ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    return 8 * ORDER(x->offset, y->offset) + 4 * ORDER(x->nbytes, y->nbytes) +
+           2 * ORDER(x->type, y->type) + ORDER(x->index, y->index);
 }
 
 /* Read every byte of the data section at most once, whatever the tensor

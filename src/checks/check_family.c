@@ -136,11 +136,9 @@ static void check_key(fam_entry *e, size_t lo, size_t hi)
 
 int gguflint_check_family(gguflint_ctx *const *ctxs, size_t n)
 {
-    if (!ctxs && n)
-        return GGUFLINT_E_ARG;
-    for (size_t i = 0; i < n; i++)
-        if (ctxs[i] && ctxs[i]->status == GGUFLINT_OK && !ctxs[i]->ran)
-            return GGUFLINT_E_STATE;
+    int ready = checks_set_ready(ctxs, n);
+    if (ready != GGUFLINT_OK)
+        return ready;
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
         const gguflint_ctx *c = ctxs[i];

@@ -92,18 +92,6 @@ static const char *expect_name(expect e)
     return e == EXP_STR ? "a string" : e == EXP_U32 ? "a u32" : "an array of strings";
 }
 
-/* "u32", "array of u8" ... */
-static void type_desc(char *buf, size_t cap, const gguflint_kv *kv)
-{
-    const char *t = vt_name(kv->type);
-    if (kv->type == VT_ARRAY) {
-        const char *e = vt_name(kv->elem_type);
-        snprintf(buf, cap, "an array of %s", e ? e : "?");
-    } else {
-        snprintf(buf, cap, "%s", t ? t : "?");
-    }
-}
-
 /* Offset and length of the field that makes a KV's type wrong: its value-type
  * field, or for an array of the wrong element type its element-type field. */
 static uint64_t type_field(const gguflint_kv *kv, expect e)
@@ -160,7 +148,7 @@ static void check_architecture(gguflint_ctx *ctx)
     kv_path(path, sizeof path, kv);
     if (kv->type != VT_STRING) {
         char td[48];
-        type_desc(td, sizeof td, kv);
+        kv_type_text(td, sizeof td, kv);
         emit(ctx, R_ARCH_WRONG_TYPE, kv->value_offset - 4, 4, path,
              "general.architecture is %s, not a string: llama.cpp throws \"wrong type\" and "
              "cannot load the model",
@@ -208,7 +196,7 @@ static void check_general_types(gguflint_ctx *ctx)
         if (type_ok(kv, e))
             continue;
         kv_path(path, sizeof path, kv);
-        type_desc(td, sizeof td, kv);
+        kv_type_text(td, sizeof td, kv);
         char key[160];
         esc_fixed(key, sizeof key, kv->key.ptr, kv->key.len, 120);
         if (loader)

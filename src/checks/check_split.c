@@ -11,6 +11,7 @@
  * to the later shard's tensor info. */
 #include "checks/checks.h"
 #include "common/alloc.h"
+#include "common/order.h"
 
 #include "model/model.h"
 
@@ -207,17 +208,15 @@ static int member_cmp(const void *a, const void *b)
     const member *x = a, *y = b;
     if (!x->prefix != !y->prefix)
         return x->prefix ? 1 : -1;
+    int c = 0;
     if (x->prefix) {
         size_t n = x->prefix_len < y->prefix_len ? x->prefix_len : y->prefix_len;
-        int c = memcmp(x->prefix, y->prefix, n);
+        c = memcmp(x->prefix, y->prefix, n);
         if (c)
             return c;
-        if (x->prefix_len != y->prefix_len)
-            return x->prefix_len < y->prefix_len ? -1 : 1;
+        c = ORDER(x->prefix_len, y->prefix_len);
     }
-    if (x->no != y->no)
-        return x->no < y->no ? -1 : 1;
-    return x->input < y->input ? -1 : x->input > y->input;
+    return 4 * c + 2 * ORDER(x->no, y->no) + ORDER(x->input, y->input);
 }
 
 static bool same_set(const member *a, const member *b)
@@ -510,11 +509,9 @@ static bool make_member(gguflint_ctx *ctx, size_t input, member *x)
 
 int gguflint_check_set(gguflint_ctx *const *ctxs, size_t n)
 {
-    if (!ctxs && n)
-        return GGUFLINT_E_ARG;
-    for (size_t i = 0; i < n; i++)
-        if (ctxs[i] && ctxs[i]->status == GGUFLINT_OK && !ctxs[i]->ran)
-            return GGUFLINT_E_STATE;
+    int ready = checks_set_ready(ctxs, n);
+    if (ready != GGUFLINT_OK)
+        return ready;
     if (n == 0)
         return GGUFLINT_OK;
     if (n > SIZE_MAX / sizeof(member))

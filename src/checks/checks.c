@@ -25,3 +25,13 @@ void checks_run(gguflint_ctx *ctx)
         checks[i](ctx);
     }
 }
+
+int checks_set_ready(gguflint_ctx *const *ctxs, size_t n)
+{
+    if (!ctxs && n)
+        return GGUFLINT_E_ARG;
+    for (size_t i = 0; i < n; i++)
+        if (ctxs[i] && ctxs[i]->status == GGUFLINT_OK && !ctxs[i]->ran)
+            return GGUFLINT_E_STATE;
+    return GGUFLINT_OK;
+}

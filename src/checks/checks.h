@@ -16,6 +16,12 @@ void check_vocab(gguflint_ctx *ctx);    /* tokenizer.* arrays and special ids */
 void check_split(gguflint_ctx *ctx);    /* split.* keys of one shard */
 void check_strings(gguflint_ctx *ctx);  /* string hygiene, resource claims */
 void check_template(gguflint_ctx *ctx); /* chat-template injection (static analysis) */
+/* The checks over several contexts (gguflint_check_set, _family) take
+ * contexts that ran: GGUFLINT_E_ARG for a NULL list of n > 0,
+ * GGUFLINT_E_STATE when one opened without error has not run, else
+ * GGUFLINT_OK. */
+int checks_set_ready(gguflint_ctx *const *ctxs, size_t n);
+
 /* Run separately, after the others, only with options.deep (see ctx.c). */
 void check_data(gguflint_ctx *ctx); /* tensor values and block scales */
 

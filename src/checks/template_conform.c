@@ -66,8 +66,8 @@ static const char *const eog_texts[] = {
     "<|end_of_text|>",
     "<end_of_utterance>",
     "[EOT]",
-    "<\xef\xbd\x9c"
-    "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+    ("<\xef\xbd\x9c"
+     "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>"),
 };
 
 static const char *quote(char *buf, size_t cap, const uint8_t *s, size_t n, size_t max_in)

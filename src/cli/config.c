@@ -18,15 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 char *config_find(void)
 {
     char dir[PATH_MAX];
@@ -36,7 +27,7 @@ char *config_find(void)
         char path[PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/.gguflint.ini", strcmp(dir, "/") == 0 ? "" : dir);
         if (access(path, R_OK) == 0)
-            return dup_str(path);
+            return strdup(path);
         char *slash = strrchr(dir, '/');
         if (!slash || slash == dir) {
             if (strcmp(dir, "/") == 0)
@@ -72,8 +63,8 @@ static bool add_kv(config *cfg, config_kv *arr, size_t *n, const char *k, const 
         snprintf(cfg->error, sizeof cfg->error, "line %d: too many entries", line);
         return false;
     }
-    arr[*n].key = dup_str(k);
-    arr[*n].value = dup_str(v);
+    arr[*n].key = strdup(k);
+    arr[*n].value = strdup(v);
     arr[*n].line = line;
     if (!arr[*n].key || !arr[*n].value) {
         snprintf(cfg->error, sizeof cfg->error, "out of memory");
@@ -92,7 +83,7 @@ static config_ignore *ignore_for(config *cfg, const char *pattern, int line)
         return NULL;
     config_ignore *ig = &cfg->ignores[cfg->n_ignores++];
     memset(ig, 0, sizeof *ig);
-    ig->pattern = dup_str(pattern);
+    ig->pattern = strdup(pattern);
     ig->line = line;
     return ig->pattern ? ig : NULL;
 }
@@ -133,7 +124,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
             return 0;
         }
         free(*slot);
-        *slot = dup_str(value);
+        *slot = strdup(value);
         return *slot != NULL;
     }
     snprintf(cfg->error, sizeof cfg->error, "line %d: unknown section [%s]", line, section);
@@ -221,7 +212,7 @@ bool config_load(config *cfg, const char *path)
         snprintf(cfg->error, sizeof cfg->error, "cannot open");
         return false;
     }
-    cfg->path = dup_str(path);
+    cfg->path = strdup(path);
     reader rd = {f, NULL, 0, 0};
     bool ok = parse(cfg, &rd);
     fclose(f);
@@ -231,7 +222,7 @@ bool config_load(config *cfg, const char *path)
 bool config_parse_text(config *cfg, const char *text, size_t len, const char *name)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->path = dup_str(name);
+    cfg->path = strdup(name);
     reader rd = {NULL, text, len, 0};
     return parse(cfg, &rd);
 }

@@ -5,6 +5,7 @@
 #include "sha256.h"
 
 #include "common.h"
+#include "common/order.h"
 #include "core/limits.h"
 
 #include <errno.h>
@@ -43,11 +44,8 @@ typedef struct span {
 static int span_cmp(const void *a, const void *b)
 {
     const span *x = a, *y = b;
-    if (x->offset != y->offset)
-        return x->offset < y->offset ? -1 : 1;
-    if (x->nbytes != y->nbytes)
-        return x->nbytes < y->nbytes ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    return 4 * ORDER(x->offset, y->offset) + 2 * ORDER(x->nbytes, y->nbytes) +
+           ORDER(x->index, y->index);
 }
 
 /* Copy what the digests need out of a run context. */

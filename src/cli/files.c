@@ -4,6 +4,7 @@
 #include "files.h"
 
 #include "common.h"
+#include "common/order.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,15 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static bool push(file_list *fl, const char *path)
 {
     if (fl->n == fl->cap) {
@@ -37,7 +29,7 @@ static bool push(file_list *fl, const char *path)
         fl->paths = np;
         fl->cap = nc;
     }
-    char *d = dup_str(path);
+    char *d = strdup(path);
     if (!d)
         return false;
     fl->paths[fl->n++] = d;
@@ -193,6 +185,17 @@ static void walk_error(walker *w, const char *path, const char *what, int err)
         w->ok = false;
 }
 
+/* walk_error for the entry `name` of the directory `dir`. */
+static void child_error(walker *w, const char *dir, const char *name, const char *what, int err)
+{
+    char *child = join(dir, name);
+    if (child)
+        walk_error(w, child, what, err);
+    else
+        w->ok = false;
+    free(child);
+}
+
 static int open_dir_at(int at, const char *name)
 {
     return openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
@@ -255,12 +258,7 @@ static void read_dir(walker *w, frame *fr)
                             fstatat(fr->fd, e->d_name, &lb, AT_SYMLINK_NOFOLLOW) == 0 &&
                             S_ISLNK(lb.st_mode);
             if (!dangling) { /* a dangling link names nothing to lint */
-                char *child = join(fr->path, e->d_name);
-                if (child)
-                    walk_error(w, child, "cannot stat", err);
-                else
-                    w->ok = false;
-                free(child);
+                child_error(w, fr->path, e->d_name, "cannot stat", err);
             }
         } else if (S_ISDIR(sb.st_mode)) {
             if (!matches_any(w->f->exclude, w->f->n_exclude, crel) &&
@@ -271,13 +269,7 @@ static void read_dir(walker *w, frame *fr)
                        : has_gguf_ext(e->d_name) ? 1
                                                  : has_magic_at(fr->fd, e->d_name);
             if (take < 0) {
-                int err = errno;
-                char *child = join(fr->path, e->d_name);
-                if (child)
-                    walk_error(w, child, "cannot open (to read its magic)", err);
-                else
-                    w->ok = false;
-                free(child);
+                child_error(w, fr->path, e->d_name, "cannot open (to read its magic)", errno);
             } else if (take && !push(&files, e->d_name)) {
                 w->ok = false;
             }
@@ -387,7 +379,7 @@ static void enter(walker *w, int fd, const char *path, const char *rel, const ch
         w->cap = nc;
     }
     frame *fr = &w->st[w->n];
-    *fr = (frame){fd, sb.st_dev, sb.st_ino, dup_str(path), dup_str(rel), dup_str(name), {0}, 0};
+    *fr = (frame){fd, sb.st_dev, sb.st_ino, strdup(path), strdup(rel), strdup(name), {0}, 0};
     w->n++;
     if (!fr->path || !fr->rel || !fr->name) {
         w->ok = false;
@@ -476,13 +468,9 @@ typedef struct ident {
 static int ident_cmp(const void *a, const void *b)
 {
     const ident *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    if (x->ino != y->ino)
-        return x->ino < y->ino ? -1 : 1;
-    if (x->ext != y->ext)
-        return x->ext ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    /* a .gguf name first */
+    return 8 * ORDER(x->dev, y->dev) + 4 * ORDER(x->ino, y->ino) + 2 * ORDER(y->ext, x->ext) +
+           ORDER(x->order, y->order);
 }
 
 bool files_dedupe(file_list *fl)

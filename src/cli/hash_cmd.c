@@ -20,6 +20,7 @@
  * repository (each of its .gguf files). */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
+#include "common/order.h"
 #include "digest.h"
 #include "manifest.h"
 
@@ -32,61 +33,17 @@
 
 /* ---- writing ---- */
 
-typedef struct text {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} text;
-
-static void t_put(void *user, const char *s, size_t n)
+/* The manifest is assembled in a memory stream (open_memstream) and written
+ * whole, so a failure leaves no partial file. */
+static void t_write(void *user, const char *s, size_t n)
 {
-    text *t = user;
-    if (t->failed)
-        return;
-    if (n + 1 > t->cap - t->len) {
-        size_t nc = t->cap ? t->cap : 4096;
-        while (nc - t->len < n + 1) {
-            if (nc > SIZE_MAX / 2) {
-                t->failed = true;
-                return;
-            }
-            nc *= 2;
-        }
-        char *np = realloc(t->p, nc);
-        if (!np) {
-            t->failed = true;
-            return;
-        }
-        t->p = np;
-        t->cap = nc;
-    }
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = '\0';
-}
-
-static void t_puts(text *t, const char *s)
-{
-    t_put(t, s, strlen(s));
-}
-
-static void t_printf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void t_printf(text *t, const char *fmt, ...)
-{
-    char buf[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        t_put(t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    fwrite(s, 1, n, user);
 }
 
 /* JSON strings go through the library's one JSON string writer. */
-static void t_json(text *t, const void *s, size_t n)
+static void t_json(FILE *out, const void *s, size_t n)
 {
-    gguflint_json_string(t_put, t, s, n);
+    gguflint_json_string(t_write, out, s, n);
 }
 
 /* True when s[0..n) is UTF-8 (jansson's check, the reader's check). */
@@ -99,43 +56,43 @@ static bool is_utf8(const uint8_t *s, size_t n)
 
 /* ,"KEY_hex":"..." for bytes that are not UTF-8 (their JSON string escapes
  * each such byte as a code point, which names other bytes). */
-static void t_hex_field(text *out, const char *key, const uint8_t *s, size_t n)
+static void t_hex_field(FILE *out, const char *key, const uint8_t *s, size_t n)
 {
     if (is_utf8(s, n))
         return;
     static const char hex[] = "0123456789abcdef";
-    t_puts(out, key);
+    fputs(key, out);
     for (size_t k = 0; k < n; k++) {
         char h[2] = {hex[s[k] >> 4], hex[s[k] & 15]};
-        t_put(out, h, 2);
+        fwrite(h, 1, 2, out);
     }
-    t_puts(out, "\"");
+    fputs("\"", out);
 }
 
-static void write_file(text *out, const dfile *f, bool first)
+static void write_file(FILE *out, const dfile *f, bool first)
 {
-    t_puts(out, first ? "{\"path\":" : ",{\"path\":");
+    fputs(first ? "{\"path\":" : ",{\"path\":", out);
     t_json(out, f->path, strlen(f->path));
     t_hex_field(out, ",\"path_hex\":\"", (const uint8_t *)f->path, strlen(f->path));
-    t_printf(out,
-             ",\"size\":%" PRIu64 ",\"data_start\":%" PRIu64 ",\"file_sha256\":\"%s\""
-             ",\"data_sha256\":\"%s\",\"tensors\":[",
-             f->size, f->data_start, f->file_sha256, f->data_sha256);
+    fprintf(out,
+            ",\"size\":%" PRIu64 ",\"data_start\":%" PRIu64 ",\"file_sha256\":\"%s\""
+            ",\"data_sha256\":\"%s\",\"tensors\":[",
+            f->size, f->data_start, f->file_sha256, f->data_sha256);
     for (size_t i = 0; i < f->n_tensors; i++) {
         const dtensor *t = &f->tensors[i];
-        t_puts(out, i ? ",{\"name\":" : "{\"name\":");
+        fputs(i ? ",{\"name\":" : "{\"name\":", out);
         t_json(out, t->name, t->name_len);
         t_hex_field(out, ",\"name_hex\":\"", t->name, t->name_len);
         const char *tn = gguflint_ggml_type_name(t->type);
-        t_puts(out, ",\"type\":");
+        fputs(",\"type\":", out);
         t_json(out, tn ? tn : "?", strlen(tn ? tn : "?"));
-        t_puts(out, ",\"shape\":[");
+        fputs(",\"shape\":[", out);
         for (uint32_t d = 0; d < t->n_dims; d++)
-            t_printf(out, d ? ",%" PRIu64 : "%" PRIu64, t->ne[d]);
-        t_printf(out, "],\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64 ",\"sha256\":\"%s\"}",
-                 t->offset, t->nbytes, t->sha256);
+            fprintf(out, d ? ",%" PRIu64 : "%" PRIu64, t->ne[d]);
+        fprintf(out, "],\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64 ",\"sha256\":\"%s\"}",
+                t->offset, t->nbytes, t->sha256);
     }
-    t_puts(out, "]}");
+    fputs("]}", out);
 }
 
 /* ---- verifying ---- */
@@ -152,13 +109,7 @@ static int ref_cmp(const void *x, const void *y)
     const ref *p = x, *q = y;
     size_t n = p->len < q->len ? p->len : q->len;
     int c = n ? memcmp(p->name, q->name, n) : 0;
-    if (c)
-        return c;
-    if (p->len != q->len)
-        return p->len < q->len ? -1 : 1;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
-    return p->b < q->b ? -1 : p->b > q->b;
+    return c ? c : 4 * ORDER(p->len, q->len) + 2 * ORDER(p->a, q->a) + ORDER(p->b, q->b);
 }
 
 static void show_name(const uint8_t *s, size_t n)
@@ -462,19 +413,28 @@ static void free_inputs(inputs *in)
 static int write_manifest(const dfile *fs, size_t nf, const char *out_path)
 {
     int rc = EXIT_CLEAN;
-    text out = {0};
-    t_puts(&out,
-           "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
-           "\"},\"algorithm\":\"sha256\",\"files\":[");
-    for (size_t i = 0; i < nf; i++)
-        write_file(&out, &fs[i], i == 0);
-    t_puts(&out, "]}\n");
-    if (out.failed) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    bool built = out != NULL;
+    if (out) {
+        fputs(
+            "{\"schema_version\":1,\"tool\":{\"name\":\"gguflint\",\"version\":\"" GGUFLINT_VERSION
+            "\"},\"algorithm\":\"sha256\",\"files\":[",
+            out);
+        for (size_t i = 0; i < nf; i++)
+            write_file(out, &fs[i], i == 0);
+        fputs("]}\n", out);
+        built = !ferror(out);
+        if (fclose(out) != 0)
+            built = false;
+    }
+    if (!built) {
         fprintf(stderr, "gguflint: out of memory\n");
         rc = EXIT_USAGE;
     } else if (out_path) {
         FILE *f = fopen(out_path, "wb");
-        bool ok = f && fwrite(out.p, 1, out.len, f) == out.len;
+        bool ok = f && fwrite(buf, 1, len, f) == len;
         if (f && fclose(f) != 0)
             ok = false;
         if (!ok) {
@@ -484,9 +444,9 @@ static int write_manifest(const dfile *fs, size_t nf, const char *out_path)
             rc = EXIT_USAGE;
         }
     } else {
-        fwrite(out.p, 1, out.len, stdout);
+        fwrite(buf, 1, len, stdout);
     }
-    free(out.p);
+    free(buf);
     return rc;
 }
 

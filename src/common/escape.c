@@ -29,6 +29,16 @@ static bool cp_unsafe(uint32_t cp)
 
 static const char hexd[] = "0123456789abcdef";
 
+/* PREFIX, then the byte c as two hex digits, into e; returns the length. */
+static size_t hex_escape(char *e, const char *prefix, uint8_t c)
+{
+    size_t n = strlen(prefix);
+    memcpy(e, prefix, n);
+    e[n] = hexd[c >> 4];
+    e[n + 1] = hexd[c & 15];
+    return n + 2;
+}
+
 #define ONES 0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
 
@@ -93,11 +103,7 @@ static void escape_impl(gguflint_write_fn w, void *user, const void *data, size_
             }
             e[el++] = '}';
         } else {
-            e[0] = '\\';
-            e[1] = 'x';
-            e[2] = hexd[c >> 4];
-            e[3] = hexd[c & 15];
-            el = 4;
+            el = hex_escape(e, "\\x", c);
             l = 1;
         }
         w(user, e, el);
@@ -210,13 +216,7 @@ void json_quote(gguflint_write_fn w, void *user, const char *s, size_t len)
             }
         } else {
             /* control byte or invalid UTF-8 byte: shown as \u00XX */
-            e[0] = '\\';
-            e[1] = 'u';
-            e[2] = '0';
-            e[3] = '0';
-            e[4] = hexd[c >> 4];
-            e[5] = hexd[c & 15];
-            el = 6;
+            el = hex_escape(e, "\\u00", c);
             l = 1;
         }
         w(user, e, el);

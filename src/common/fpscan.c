@@ -167,6 +167,18 @@ static bool host_le(void)
 }
 
 #ifdef FP_X86
+/* One vector's comparison masks counted: me flags lanes equal to Inf, mg
+ * lanes above it (NaN), per mask bits a lane; lane0 is its first lane. */
+static inline void tally(fp_count *c, uint64_t lane0, unsigned me, unsigned mg, unsigned per)
+{
+    if (!(me | mg))
+        return;
+    if (c->nan + c->inf == 0)
+        c->first = lane0 + (unsigned)__builtin_ctz(me | mg) / per;
+    c->inf += (unsigned)__builtin_popcount(me) / per;
+    c->nan += (unsigned)__builtin_popcount(mg) / per;
+}
+
 /* ---- AVX2 ---- */
 #define AVX2 __attribute__((target("avx2,popcnt")))
 #define LD256(q) _mm256_loadu_si256((const __m256i *)(const void *)(q))
@@ -199,13 +211,7 @@ AVX2 static void exact_avx2(fp_kind k, const uint8_t *p, size_t n, uint64_t base
             mg = (unsigned)_mm256_movemask_epi8(_mm256_cmpgt_epi16(a, inf));
             per = 2; /* two mask bits per lane */
         }
-        if (!(me | mg))
-            continue;
-        uint64_t lane0 = base + j / sz;
-        if (c->nan + c->inf == 0)
-            c->first = lane0 + (unsigned)__builtin_ctz(me | mg) / per;
-        c->inf += (unsigned)__builtin_popcount(me) / per;
-        c->nan += (unsigned)__builtin_popcount(mg) / per;
+        tally(c, base + j / sz, me, mg, per);
     }
     ref_range(k, p + v, (n - v) / sz, base + v / sz, false, c);
 }
@@ -304,13 +310,7 @@ static void exact_sse2(fp_kind k, const uint8_t *p, size_t n, uint64_t base, fp_
             mg = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi16(a, inf));
             per = 2;
         }
-        if (!(me | mg))
-            continue;
-        uint64_t lane0 = base + j / sz;
-        if (c->nan + c->inf == 0)
-            c->first = lane0 + (unsigned)__builtin_ctz(me | mg) / per;
-        c->inf += (unsigned)__builtin_popcount(me) / per;
-        c->nan += (unsigned)__builtin_popcount(mg) / per;
+        tally(c, base + j / sz, me, mg, per);
     }
     ref_range(k, p + v, (n - v) / sz, base + v / sz, false, c);
 }

@@ -14,6 +14,8 @@
 #ifndef GGUFLINT_COMMON_KEYHASH_H
 #define GGUFLINT_COMMON_KEYHASH_H
 
+#include "common/attr.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -104,12 +106,12 @@ static inline uint64_t keyhash_sip(const keyhash_key *key, const void *data, siz
     }
     uint64_t b = (uint64_t)len << 56;
     switch (len & 7) {
-    case 7: b |= (uint64_t)in[6] << 48; /* fall through */
-    case 6: b |= (uint64_t)in[5] << 40; /* fall through */
-    case 5: b |= (uint64_t)in[4] << 32; /* fall through */
-    case 4: b |= (uint64_t)in[3] << 24; /* fall through */
-    case 3: b |= (uint64_t)in[2] << 16; /* fall through */
-    case 2: b |= (uint64_t)in[1] << 8;  /* fall through */
+    case 7: b |= (uint64_t)in[6] << 48; GGUFLINT_FALLTHROUGH;
+    case 6: b |= (uint64_t)in[5] << 40; GGUFLINT_FALLTHROUGH;
+    case 5: b |= (uint64_t)in[4] << 32; GGUFLINT_FALLTHROUGH;
+    case 4: b |= (uint64_t)in[3] << 24; GGUFLINT_FALLTHROUGH;
+    case 3: b |= (uint64_t)in[2] << 16; GGUFLINT_FALLTHROUGH;
+    case 2: b |= (uint64_t)in[1] << 8; GGUFLINT_FALLTHROUGH;
     case 1: b |= (uint64_t)in[0]; break;
     default: break;
     }

@@ -4,6 +4,7 @@
  * the public API) and removes suppressed ones. */
 #include "core/internal.h"
 #include "common/alloc.h"
+#include "common/order.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,9 +64,7 @@ bool rule_wanted(const gguflint_ctx *ctx, int rule)
 static int rec_cmp(const void *a, const void *b)
 {
     const finding_rec *x = a, *y = b;
-    if (x->offset != y->offset)
-        return x->offset < y->offset ? -1 : 1;
-    return x->msg_off < y->msg_off ? -1 : x->msg_off > y->msg_off;
+    return 2 * ORDER(x->offset, y->offset) + ORDER(x->msg_off, y->msg_off);
 }
 
 int findings_finalize(gguflint_ctx *ctx)

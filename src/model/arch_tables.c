@@ -44,22 +44,8 @@
 #define GEN_PY_ARCH(name, first, count) char M(p_a)[sizeof name];
 #define GEN_PY_NAME(name, at) char M(p_n)[sizeof name];
 struct arch_pool {
-#include "../../data/arch/gen_archs.def"
-#include "../../data/arch/gen_keys.def"
-#include "../../data/arch/gen_tensors.def"
-#include "../../data/arch/gen_syms.def"
-#include "../../data/arch/hand_names.def"
-#include "../../data/arch/gen_gguf_py.def"
+#include "model/arch_pool.h"
 };
-#undef GEN_PY_ARCH
-#undef GEN_PY_NAME
-#undef GEN_STAMP
-#undef GEN_SOURCE
-#undef GEN_ARCH
-#undef GEN_KEY
-#undef GEN_TENSOR
-#undef GEN_SYM
-#undef HAND_NAME
 
 /* ---- pass 2: the pool's contents, in the same order */
 #define GEN_STAMP(commit, date, build) commit, date, build,
@@ -71,24 +57,10 @@ struct arch_pool {
 #define HAND_NAME(s) s,
 #define GEN_PY_ARCH(name, first, count) name,
 #define GEN_PY_NAME(name, at) name,
+#define GEN_COMMON_KEYS(first, count)
 const struct arch_pool arch_pool = {
-#include "../../data/arch/gen_archs.def"
-#include "../../data/arch/gen_keys.def"
-#include "../../data/arch/gen_tensors.def"
-#include "../../data/arch/gen_syms.def"
-#include "../../data/arch/hand_names.def"
-#include "../../data/arch/gen_gguf_py.def"
+#include "model/arch_pool.h"
 };
-#undef GEN_PY_ARCH
-#undef GEN_PY_NAME
-#undef GEN_STAMP
-#undef GEN_SOURCE
-#undef GEN_ARCH
-#undef GEN_KEY
-#undef GEN_TENSOR
-#undef GEN_SYM
-#undef HAND_NAME
-#undef GEN_COMMON_KEYS
 
 /* ---- pass 3: the rows */
 #define GEN_SOURCE(file, commit)
@@ -144,7 +116,8 @@ const size_t arch_key_count = sizeof arch_keys / sizeof arch_keys[0];
     {OFF(t_n),                                                                                     \
      (uint8_t)(sizeof name - 1),                                                                   \
      at,                                                                                           \
-     (at) < 0 ? ARCH_GLOBAL_KEY(sizeof name - 1) : ARCH_LAYER_KEY(at, sizeof name - 1 - (at)-2),   \
+     (at) < 0 ? ARCH_GLOBAL_KEY(sizeof name - 1)                                                   \
+              : ARCH_LAYER_KEY(at, sizeof name - 3 - (size_t)(at)),                                \
      req,                                                                                          \
      OFF(t_c),                                                                                     \
      OFF(t_k),                                                                                     \

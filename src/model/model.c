@@ -88,12 +88,20 @@ void model_index_free(gguflint_ctx *ctx)
     memset(ctx->name_bloom, 0xFF, sizeof ctx->name_bloom);
 }
 
+/* The index of name s[0, n) in one of the model's sets, -1 when absent: the
+ * Bloom filter first, since most lookups are for names a file lacks. */
+static long find_name(const gguflint_ctx *ctx, const uint64_t bloom[4], const viewset *set,
+                      viewset_get get, const char *s, size_t n)
+{
+    if (!bloom_may(bloom, (const uint8_t *)s, n))
+        return -1;
+    return viewset_find(set, get, ctx, (const uint8_t *)s, n);
+}
+
 const gguflint_kv *kv_by_key(const gguflint_ctx *ctx, const char *key)
 {
     size_t n = strlen(key);
-    if (!bloom_may(ctx->kv_bloom, (const uint8_t *)key, n))
-        return NULL;
-    long i = viewset_find(&ctx->kv_index, key_of, ctx, (const uint8_t *)key, n);
+    long i = find_name(ctx, ctx->kv_bloom, &ctx->kv_index, key_of, key, n);
     return i < 0 ? NULL : &ctx->kvs[i];
 }
 
@@ -161,18 +169,14 @@ const gguflint_kv *kv_by_arch_key(const gguflint_ctx *ctx, const char *arch, siz
     key[arch_len] = '.';
     memcpy(key + arch_len + 1, suffix, n);
     n += arch_len + 1;
-    if (!bloom_may(ctx->kv_bloom, (const uint8_t *)key, n))
-        return NULL;
-    long i = viewset_find(&ctx->kv_index, key_of, ctx, (const uint8_t *)key, n);
+    long i = find_name(ctx, ctx->kv_bloom, &ctx->kv_index, key_of, key, n);
     return i < 0 ? NULL : &ctx->kvs[i];
 }
 
 const gguflint_tensor *tensor_by_name(const gguflint_ctx *ctx, const char *name)
 {
     size_t n = strlen(name);
-    if (!bloom_may(ctx->name_bloom, (const uint8_t *)name, n))
-        return NULL;
-    long i = viewset_find(&ctx->tensor_index, name_of, ctx, (const uint8_t *)name, n);
+    long i = find_name(ctx, ctx->name_bloom, &ctx->tensor_index, name_of, name, n);
     return i < 0 ? NULL : &ctx->tensors[i];
 }
 
@@ -239,6 +243,18 @@ void kv_path(char *buf, size_t cap, const gguflint_kv *kv)
 void tensor_path(char *buf, size_t cap, const gguflint_ctx *ctx, const gguflint_tensor *t)
 {
     snprintf(buf, cap, "tensor[%zu]", tensor_index_of(ctx, t));
+}
+
+const char *kv_type_text(char *buf, size_t cap, const gguflint_kv *kv)
+{
+    const char *t = vt_name(kv->type);
+    if (kv->type == VT_ARRAY) {
+        const char *e = vt_name(kv->elem_type);
+        snprintf(buf, cap, "an array of %s", e ? e : "?");
+    } else {
+        snprintf(buf, cap, "%s", t ? t : "?");
+    }
+    return buf;
 }
 
 bool arr_iter_init(const gguflint_ctx *ctx, const gguflint_kv *kv, arr_iter *it)

@@ -49,6 +49,9 @@ bool kv_str_eq(const gguflint_kv *kv, const char *s);
 /* Path text kv["key"] for a KV. */
 void kv_path(char *buf, size_t cap, const gguflint_kv *kv);
 void tensor_path(char *buf, size_t cap, const gguflint_ctx *ctx, const gguflint_tensor *t);
+/* A KV's type as a finding names it: "u32", "an array of string"; returns
+ * buf. */
+const char *kv_type_text(char *buf, size_t cap, const gguflint_kv *kv);
 
 /* Iterate over the elements of an array KV (one level; nested arrays are not
  * walked here). Element i's bytes are in *el (for strings: the string bytes,

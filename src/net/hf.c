@@ -13,9 +13,10 @@
  * "." or ".." segment, no control byte; everything outside the unreserved
  * set is percent-encoded. Listings are bounded in pages, entries and bytes. */
 #define _POSIX_C_SOURCE 200809L
-#include "hf.h"
 #include "common/alloc.h"
+#include "hf.h"
 
+#include "common/sbuf.h"
 #include "core/limits.h"
 
 #include <jansson.h>
@@ -115,24 +116,16 @@ bool hf_parse(const char *s, hf_ref *r, char *err, size_t errn)
         return false;
     }
     const char *p = s + 5;
-    const char *slash = strchr(p, '/');
-    if (!slash || !valid_name(p, (size_t)(slash - p))) {
+    size_t on = strcspn(p, "/"), rn = p[on] == '/' ? strcspn(p + on + 1, "@/") : 0;
+    if (p[on] != '/' || !valid_name(p, on) || !valid_name(p + on + 1, rn)) {
         say(err, errn,
             "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
             "letters, digits, '-', '_' and '.'");
         return false;
     }
-    memcpy(r->org, p, (size_t)(slash - p));
-    p = slash + 1;
-    size_t rn = strcspn(p, "@/");
-    if (!valid_name(p, rn)) {
-        say(err, errn,
-            "expected hf://ORG/REPO[@REV][/PATH] with ORG and REPO made of "
-            "letters, digits, '-', '_' and '.'");
-        return false;
-    }
-    memcpy(r->repo, p, rn);
-    p += rn;
+    memcpy(r->org, p, on);
+    memcpy(r->repo, p + on + 1, rn);
+    p += on + 1 + rn;
     if (*p == '@') {
         p++;
         size_t vn = strcspn(p, "/");
@@ -175,112 +168,75 @@ void hf_ref_free(hf_ref *r)
     r->path = NULL;
 }
 
-/* Append s[0, n) to a growing string, percent-encoding what is not
- * unreserved (keeping '/' when keep_slash). */
-typedef struct str {
-    char *p;
-    size_t len, cap;
-    bool nomem;
-} str;
-
-static void put(str *b, const char *s, size_t n)
-{
-    if (b->nomem)
-        return;
-    if (n + 1 > b->cap - b->len) {
-        size_t nc = b->cap ? b->cap : 128;
-        while (nc - b->len < n + 1)
-            nc *= 2;
-        char *np = gl_realloc(b->p, nc);
-        if (!np) {
-            b->nomem = true;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void puts_(str *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-static void put_encoded(str *b, const char *s, size_t n, bool keep_slash)
+/* Append s[0, n), percent-encoding what is not unreserved (keeping '/' when
+ * keep_slash). */
+static void put_encoded(sbuf *b, const char *s, size_t n, bool keep_slash)
 {
     static const char hx[] = "0123456789ABCDEF";
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (name_char(c) || c == '~' || (keep_slash && c == '/')) {
-            put(b, &c, 1);
+            sb_put(b, &c, 1);
         } else {
             unsigned char u = (unsigned char)c;
             char e[3] = {'%', hx[u >> 4], hx[u & 15]};
-            put(b, e, 3);
+            sb_put(b, e, 3);
         }
     }
 }
 
-static char *finish(str *b)
+/* The string built, or NULL (and nothing to free) when memory ran out. */
+static char *finish(sbuf *b)
 {
-    if (b->nomem) {
-        gl_free(b->p);
+    if (b->failed) {
+        sb_free(b);
         return NULL;
     }
-    return b->p;
+    return b->data;
 }
 
-/* The endpoint without trailing slashes. */
-static void put_endpoint(str *b, const char *endpoint)
+/* ENDPOINT PREFIX org/repo SEP rev: the endpoint (when given) without its
+ * trailing slashes; the revision is already checked (unreserved and %XX
+ * only). */
+static void put_repo(sbuf *b, const char *endpoint, const char *prefix, const hf_ref *r,
+                     const char *sep)
 {
-    size_t n = strlen(endpoint);
-    while (n > 0 && endpoint[n - 1] == '/')
-        n--;
-    put(b, endpoint, n);
+    if (endpoint) {
+        size_t n = strlen(endpoint);
+        while (n > 0 && endpoint[n - 1] == '/')
+            n--;
+        sb_put(b, endpoint, n);
+    }
+    sb_puts(b, prefix);
+    sb_puts(b, r->org);
+    sb_puts(b, "/");
+    sb_puts(b, r->repo);
+    sb_puts(b, sep);
+    sb_puts(b, r->rev);
 }
 
 char *hf_file_url(const char *endpoint, const hf_ref *r, const char *path)
 {
-    str b = {0};
-    put_endpoint(&b, endpoint);
-    puts_(&b, "/");
-    puts_(&b, r->org);
-    puts_(&b, "/");
-    puts_(&b, r->repo);
-    puts_(&b, "/resolve/");
-    puts_(&b, r->rev); /* already checked: unreserved and %XX only */
-    puts_(&b, "/");
+    sbuf b = {0};
+    put_repo(&b, endpoint, "/", r, "/resolve/");
+    sb_puts(&b, "/");
     put_encoded(&b, path, strlen(path), true);
     return finish(&b);
 }
 
 char *hf_display(const hf_ref *r, const char *path)
 {
-    str b = {0};
-    puts_(&b, "hf://");
-    puts_(&b, r->org);
-    puts_(&b, "/");
-    puts_(&b, r->repo);
-    puts_(&b, "@");
-    puts_(&b, r->rev);
-    puts_(&b, "/");
-    puts_(&b, path);
+    sbuf b = {0};
+    put_repo(&b, NULL, "hf://", r, "@");
+    sb_puts(&b, "/");
+    sb_puts(&b, path);
     return finish(&b);
 }
 
 static char *revision_url(const char *endpoint, const hf_ref *r)
 {
-    str b = {0};
-    put_endpoint(&b, endpoint);
-    puts_(&b, "/api/models/");
-    puts_(&b, r->org);
-    puts_(&b, "/");
-    puts_(&b, r->repo);
-    puts_(&b, "/revision/");
-    puts_(&b, r->rev);
+    sbuf b = {0};
+    put_repo(&b, endpoint, "/api/models/", r, "/revision/");
     return finish(&b);
 }
 
@@ -336,19 +292,13 @@ static net_status pin_revision(const char *endpoint, hf_ref *r, const net_option
 
 static char *tree_url(const char *endpoint, const hf_ref *r)
 {
-    str b = {0};
-    put_endpoint(&b, endpoint);
-    puts_(&b, "/api/models/");
-    puts_(&b, r->org);
-    puts_(&b, "/");
-    puts_(&b, r->repo);
-    puts_(&b, "/tree/");
-    puts_(&b, r->rev);
+    sbuf b = {0};
+    put_repo(&b, endpoint, "/api/models/", r, "/tree/");
     if (r->path) {
-        puts_(&b, "/");
+        sb_puts(&b, "/");
         put_encoded(&b, r->path, strlen(r->path), true);
     }
-    puts_(&b, "?recursive=true");
+    sb_puts(&b, "?recursive=true");
     return finish(&b);
 }
 

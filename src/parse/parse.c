@@ -194,6 +194,51 @@ static bool read_uint(parser *p, unsigned n, uint64_t *out, const char *what)
     return true;
 }
 
+/* The subject of a string finding: WHAT, or "array element INDEX" for an
+ * element of a string array (elem). */
+static const char *string_label(char *buf, size_t cap, const char *what, bool elem, uint64_t index)
+{
+    if (!elem)
+        return what;
+    snprintf(buf, cap, "array element %llu", (unsigned long long)index);
+    return buf;
+}
+
+static void string_over_limit(parser *p, uint64_t len_off, uint64_t n, const char *what, bool elem,
+                              uint64_t index)
+{
+    char label[48];
+    emit(p->ctx, R_STRING_OVER_LIMIT, len_off, p->w, path_of(p),
+         "%s: length %llu is over the limit of %llu bytes",
+         string_label(label, sizeof label, what, elem, index), (unsigned long long)n,
+         (unsigned long long)p->ctx->opt.limits.max_string_len);
+}
+
+/* A string of length n (its length field at len_off) that the input does not
+ * hold: the parse stops. Under --header-only a cut is a note (and the limit
+ * is still checked) unless no file could hold the length; else the string
+ * runs past the end of the file. */
+static void string_cut(parser *p, uint64_t len_off, uint64_t n, const char *what, bool elem,
+                       uint64_t index)
+{
+    p->stop = true;
+    if (cut(p, p->c.off, n))
+        return;
+    uint64_t need = end_of(p->c.off, n);
+    if (need != UINT64_MAX && input_cut(p->ctx, len_off, need, path_of(p), what)) {
+        if (n > p->ctx->opt.limits.max_string_len)
+            string_over_limit(p, len_off, n, what, elem, index);
+        return;
+    }
+    char label[48], at[32] = "";
+    if (!elem)
+        snprintf(at, sizeof at, " at 0x%llx", (unsigned long long)len_off);
+    emit(p->ctx, R_STRING_PAST_EOF, len_off, p->w, path_of(p),
+         "%s: length %llu%s runs past the end of the file (%llu bytes remain)",
+         string_label(label, sizeof label, what, elem, index), (unsigned long long)n, at,
+         (unsigned long long)file_remaining(p));
+}
+
 /* Read a length-prefixed string. On success *s is a view into the input and
  * *len_off the offset of its length field. Reports past-EOF (stop) and the
  * configured length limit (continue: the bytes are there). */
@@ -204,28 +249,11 @@ static bool read_string(parser *p, gguflint_view *s, uint64_t *len_off, const ch
     if (!read_uint(p, p->w, &n, what))
         return false;
     if (!cur_has(&p->c, n)) {
-        p->stop = true;
-        if (cut(p, p->c.off, n))
-            return false;
-        /* a length no file can hold stays an error under --header-only */
-        uint64_t need = end_of(p->c.off, n);
-        if (need != UINT64_MAX && input_cut(p->ctx, *len_off, need, path_of(p), what)) {
-            if (n > p->ctx->opt.limits.max_string_len)
-                emit(p->ctx, R_STRING_OVER_LIMIT, *len_off, p->w, path_of(p),
-                     "%s: length %llu is over the limit of %llu bytes", what, (unsigned long long)n,
-                     (unsigned long long)p->ctx->opt.limits.max_string_len);
-            return false;
-        }
-        emit(p->ctx, R_STRING_PAST_EOF, *len_off, p->w, path_of(p),
-             "%s: length %llu at 0x%llx runs past the end of the file (%llu bytes remain)", what,
-             (unsigned long long)n, (unsigned long long)*len_off,
-             (unsigned long long)file_remaining(p));
+        string_cut(p, *len_off, n, what, false, 0);
         return false;
     }
     if (n > p->ctx->opt.limits.max_string_len)
-        emit(p->ctx, R_STRING_OVER_LIMIT, *len_off, p->w, path_of(p),
-             "%s: length %llu is over the limit of %llu bytes", what, (unsigned long long)n,
-             (unsigned long long)p->ctx->opt.limits.max_string_len);
+        string_over_limit(p, *len_off, n, what, false, 0);
     s->ptr = cur_ptr(&p->c);
     s->len = n;
     cur_skip_unchecked(&p->c, n); /* cur_has(n) above */
@@ -812,34 +840,13 @@ static bool parse_array(parser *p, gguflint_kv *kv)
                     return false;
                 }
                 if (!cur_has(&p->c, n)) {
-                    p->stop = true;
-                    if (cut(p, p->c.off, n))
-                        return false;
-                    uint64_t need = end_of(p->c.off, n);
-                    if (need != UINT64_MAX &&
-                        input_cut(ctx, len_off, need, path_of(p), "a string array element")) {
-                        if (n > max_len)
-                            emit(ctx, R_STRING_OVER_LIMIT, len_off, p->w, path_of(p),
-                                 "array element %llu: length %llu is over the limit of %llu "
-                                 "bytes",
-                                 (unsigned long long)index, (unsigned long long)n,
-                                 (unsigned long long)max_len);
-                        return false;
-                    }
-                    emit(ctx, R_STRING_PAST_EOF, len_off, p->w, path_of(p),
-                         "array element %llu: length %llu runs past the end of the file (%llu "
-                         "bytes remain)",
-                         (unsigned long long)index, (unsigned long long)n,
-                         (unsigned long long)file_remaining(p));
+                    string_cut(p, len_off, n, "a string array element", true, index);
                     return false;
                 }
                 const uint8_t *sp = cur_ptr(&p->c);
                 cur_skip_unchecked(&p->c, n); /* cur_has(n) above */
                 if (n > max_len)
-                    emit(ctx, R_STRING_OVER_LIMIT, len_off, p->w, path_of(p),
-                         "array element %llu: length %llu is over the limit of %llu bytes",
-                         (unsigned long long)index, (unsigned long long)n,
-                         (unsigned long long)max_len);
+                    string_over_limit(p, len_off, n, NULL, true, index);
                 if (!utf8_valid(sp, n))
                     emit(ctx, R_STRING_INVALID_UTF8, len_off, wire_string_size(p->w, n), path_of(p),
                          "array element %llu is not valid UTF-8", (unsigned long long)index);

@@ -115,6 +115,19 @@ static void put_array(dump_out *o, const gguflint_ctx *ctx, const gguflint_kv *k
     put(o, "]");
 }
 
+/* A scalar or string KV's value; false when the scalar cannot be read. */
+static bool put_value(dump_out *o, const gguflint_ctx *ctx, const gguflint_kv *kv)
+{
+    if (kv->type == VT_STRING) {
+        put_bytes(o, kv->str.ptr, kv->str.len);
+        return true;
+    }
+    cursor c;
+    cur_init(&c, ctx->data + kv->value_offset, kv->value_size);
+    c.big_endian = ctx->hdr.big_endian;
+    return put_scalar(o, &c, kv->type);
+}
+
 static void dump_text(dump_out *o, const gguflint_ctx *ctx)
 {
     const gguflint_header *h = &ctx->hdr;
@@ -140,14 +153,7 @@ static void dump_text(dump_out *o, const gguflint_ctx *ctx)
             put_array(o, ctx, kv);
         } else {
             putf(o, " %s = ", vt_name(kv->type));
-            if (kv->type == VT_STRING) {
-                put_bytes(o, kv->str.ptr, kv->str.len);
-            } else {
-                cursor c;
-                cur_init(&c, ctx->data + kv->value_offset, kv->value_size);
-                c.big_endian = h->big_endian;
-                put_scalar(o, &c, kv->type);
-            }
+            put_value(o, ctx, kv); /* nothing for a value that cannot be read */
         }
         put(o, "\n");
     }
@@ -199,15 +205,8 @@ static void dump_json(dump_out *o, const gguflint_ctx *ctx)
             put_array(o, ctx, kv);
         } else {
             put(o, ",\"value\":");
-            if (kv->type == VT_STRING) {
-                put_bytes(o, kv->str.ptr, kv->str.len);
-            } else {
-                cursor c;
-                cur_init(&c, ctx->data + kv->value_offset, kv->value_size);
-                c.big_endian = h->big_endian;
-                if (!put_scalar(o, &c, kv->type))
-                    put(o, "null");
-            }
+            if (!put_value(o, ctx, kv))
+                put(o, "null");
         }
         put(o, "}");
     }

@@ -15,6 +15,7 @@
 #include "gguflint.h"
 #include "common/alloc.h"
 
+#include "common/order.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,9 +189,7 @@ typedef struct fp_pair {
 static int pair_cmp(const void *a, const void *b)
 {
     const fp_pair *x = a, *y = b;
-    if (x->h != y->h)
-        return x->h < y->h ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    return 2 * ORDER(x->h, y->h) + ORDER(x->i, y->i);
 }
 
 int gguflint_finding_fingerprints(const gguflint_ctx *ctx, const char *path, uint64_t *out,
