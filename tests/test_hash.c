@@ -175,8 +175,8 @@ static void test_names_round_trip(void **state)
     (void)state;
     static const char *const names[] = {
         "ok.weight",
-        "rtl\xe2\x80\xae"
-        "evil",
+        ("rtl\xe2\x80\xae"
+         "evil"),
         "c1\xc2\x9b[31m",
         "del\x7f",
         "tag\xf3\xa0\x80\x81x",

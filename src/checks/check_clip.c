@@ -156,6 +156,8 @@ bool clip_skips_last_layer(const clip_file *f, const clip_enc *e)
 }
 
 static void vreport(const clip_file *f, int rule, uint64_t off, uint64_t len, const char *path,
+                    const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+static void vreport(const clip_file *f, int rule, uint64_t off, uint64_t len, const char *path,
                     const char *fmt, va_list ap)
 {
     gguflint_ctx *ctx = f->ctx;

@@ -7,6 +7,7 @@
  * characters. Tags end at }} / %} only outside brackets, as in Jinja's lexer.
  * No recursion, no allocation per token: the literal buffer grows to
  * TPL_CONST_CAP once and is reused. */
+#include "common/attr.h"
 #include "template/tpl.h"
 #include "common/alloc.h"
 
@@ -999,7 +1000,7 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                         continue;
                     }
                     /* an operator */
-                    /* fall through */
+                    GGUFLINT_FALLTHROUGH;
                 case LA_OP:
                     t->index = base + k;
                     tok_start(t);

@@ -118,6 +118,8 @@ const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap)
 /* The hit's message, with " (template line L, column C)" for index
  * (none for UINT64_MAX); loc places the finding (check_template). */
 static void hit_write(tpl *t, tpl_hit *h, uint64_t index, uint64_t loc, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+static void hit_write(tpl *t, tpl_hit *h, uint64_t index, uint64_t loc, const char *fmt, va_list ap)
 {
     h->index = index;
     h->loc = loc;
