@@ -772,33 +772,30 @@ static void test_vocab_only_and_draft_clean(void **state)
     expect_clean(buf, len, "draft model");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lora_clean),
-        cmocka_unit_test(test_GG562_adapter_type),
-        cmocka_unit_test(test_GG563_base_tensor_in_adapter),
-        cmocka_unit_test(test_GG564_pair_incomplete),
-        cmocka_unit_test(test_GG565_rank_mismatch),
-        cmocka_unit_test(test_GG566_base_mismatch),
-        cmocka_unit_test(test_GG567_GG568_alpha),
-        cmocka_unit_test(test_lora_base_clean),
-        cmocka_unit_test(test_GG530_arch_mismatch),
-        cmocka_unit_test(test_GG531_alora_tokens),
-        cmocka_unit_test(test_GG566_against_base),
-        cmocka_unit_test(test_GG532_pair_dims),
-        cmocka_unit_test(test_lora_3d_no_base),
-        cmocka_unit_test(test_lora_unknown_arch),
-        cmocka_unit_test(test_lora_base_api),
-        cmocka_unit_test(test_lora_base_many),
-        cmocka_unit_test(test_cvec_clean),
-        cmocka_unit_test(test_GG569_cvec_layer),
-        cmocka_unit_test(test_GG587_cvec_tensor),
-        cmocka_unit_test(test_imatrix_clean),
-        cmocka_unit_test(test_GG588_imatrix_keys),
-        cmocka_unit_test(test_GG589_imatrix_pair),
-        cmocka_unit_test(test_GG590_imatrix_shape),
-        cmocka_unit_test(test_vocab_only_and_draft_clean),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_lora_clean),
+            cmocka_unit_test(test_GG562_adapter_type),
+            cmocka_unit_test(test_GG563_base_tensor_in_adapter),
+            cmocka_unit_test(test_GG564_pair_incomplete),
+            cmocka_unit_test(test_GG565_rank_mismatch),
+            cmocka_unit_test(test_GG566_base_mismatch),
+            cmocka_unit_test(test_GG567_GG568_alpha),
+            cmocka_unit_test(test_lora_base_clean),
+            cmocka_unit_test(test_GG530_arch_mismatch),
+            cmocka_unit_test(test_GG531_alora_tokens),
+            cmocka_unit_test(test_GG566_against_base),
+            cmocka_unit_test(test_GG532_pair_dims),
+            cmocka_unit_test(test_lora_3d_no_base),
+            cmocka_unit_test(test_lora_unknown_arch),
+            cmocka_unit_test(test_lora_base_api),
+            cmocka_unit_test(test_lora_base_many),
+            cmocka_unit_test(test_cvec_clean),
+            cmocka_unit_test(test_GG569_cvec_layer),
+            cmocka_unit_test(test_GG587_cvec_tensor),
+            cmocka_unit_test(test_imatrix_clean),
+            cmocka_unit_test(test_GG588_imatrix_keys),
+            cmocka_unit_test(test_GG589_imatrix_pair),
+            cmocka_unit_test(test_GG590_imatrix_shape),
+            cmocka_unit_test(test_vocab_only_and_draft_clean),
+        })

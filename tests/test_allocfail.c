@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -157,12 +159,9 @@ static void test_big_endian_v1(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_small_model),
-        cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_big_endian_v1),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_small_model),
+            cmocka_unit_test(test_hostile),
+            cmocka_unit_test(test_big_endian_v1),
+        })

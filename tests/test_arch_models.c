@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 #include "model/arch_eval.h"
@@ -886,12 +888,9 @@ static void test_optional_biases_accepted(void **state)
     assert_int_equal(bad, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tiny_model_per_architecture),
-        cmocka_unit_test(test_llama_cpp_2026_08_22),
-        cmocka_unit_test(test_optional_biases_accepted),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_tiny_model_per_architecture),
+            cmocka_unit_test(test_llama_cpp_2026_08_22),
+            cmocka_unit_test(test_optional_biases_accepted),
+        })

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -125,11 +127,8 @@ static void test_shrinks_before_run(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sparse_200g),
-        cmocka_unit_test(test_shrinks_before_run),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_sparse_200g),
+            cmocka_unit_test(test_shrinks_before_run),
+        })

@@ -193,13 +193,10 @@ static void test_builder_layouts_clean(void **state)
     free(r.buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_builder_encoding),
-        cmocka_unit_test(test_small_model_clean),
-        cmocka_unit_test(test_header_only_clean),
-        cmocka_unit_test(test_builder_layouts_clean),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_builder_encoding),
+            cmocka_unit_test(test_small_model_clean),
+            cmocka_unit_test(test_header_only_clean),
+            cmocka_unit_test(test_builder_layouts_clean),
+        })

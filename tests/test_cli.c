@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "tiny_llama.h"
 #include "gguflint.h"
@@ -1196,31 +1198,28 @@ static void test_rules_json(void **state)
     result_free(&r);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_exit_clean, free_blocks),
-        cmocka_unit_test_teardown(test_exit_findings, free_blocks),
-        cmocka_unit_test_teardown(test_exit_empty_file, free_blocks),
-        cmocka_unit_test_teardown(test_exit_unreadable, free_blocks),
-        cmocka_unit_test_teardown(test_exit_usage, free_blocks),
-        cmocka_unit_test_teardown(test_json_format, free_blocks),
-        cmocka_unit_test_teardown(test_stdin, free_blocks),
-        cmocka_unit_test_teardown(test_selection, free_blocks),
-        cmocka_unit_test_teardown(test_limits, free_blocks),
-        cmocka_unit_test_teardown(test_rules_and_explain, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_lint_text, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_lint_json, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_dump_text, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_dump_json, free_blocks),
-        cmocka_unit_test_teardown(test_dump_json_huge_counts, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_path, free_blocks),
-        cmocka_unit_test_teardown(test_several_outputs, free_blocks),
-        cmocka_unit_test_teardown(test_color, free_blocks),
-        cmocka_unit_test_teardown(test_statistics, free_blocks),
-        cmocka_unit_test_teardown(test_dump_exit, free_blocks),
-        cmocka_unit_test_teardown(test_rules_json, free_blocks),
-        cmocka_unit_test_teardown(test_base, free_blocks),
-    };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+EX_MAIN(group_setup, group_teardown,
+        {
+            cmocka_unit_test_teardown(test_exit_clean, free_blocks),
+            cmocka_unit_test_teardown(test_exit_findings, free_blocks),
+            cmocka_unit_test_teardown(test_exit_empty_file, free_blocks),
+            cmocka_unit_test_teardown(test_exit_unreadable, free_blocks),
+            cmocka_unit_test_teardown(test_exit_usage, free_blocks),
+            cmocka_unit_test_teardown(test_json_format, free_blocks),
+            cmocka_unit_test_teardown(test_stdin, free_blocks),
+            cmocka_unit_test_teardown(test_selection, free_blocks),
+            cmocka_unit_test_teardown(test_limits, free_blocks),
+            cmocka_unit_test_teardown(test_rules_and_explain, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_lint_text, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_lint_json, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_dump_text, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_dump_json, free_blocks),
+            cmocka_unit_test_teardown(test_dump_json_huge_counts, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_path, free_blocks),
+            cmocka_unit_test_teardown(test_several_outputs, free_blocks),
+            cmocka_unit_test_teardown(test_color, free_blocks),
+            cmocka_unit_test_teardown(test_statistics, free_blocks),
+            cmocka_unit_test_teardown(test_dump_exit, free_blocks),
+            cmocka_unit_test_teardown(test_rules_json, free_blocks),
+            cmocka_unit_test_teardown(test_base, free_blocks),
+        })

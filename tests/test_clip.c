@@ -1131,31 +1131,28 @@ static void test_crash_rules_are_errors(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean_projectors),
-        cmocka_unit_test(test_GG556_projector_unknown),
-        cmocka_unit_test(test_GG514_projector_type_nul),
-        cmocka_unit_test(test_GG557_hparam_missing),
-        cmocka_unit_test(test_GG591_tensor_missing),
-        cmocka_unit_test(test_GG591_every_type),
-        cmocka_unit_test(test_GG591_many_missing),
-        cmocka_unit_test(test_GG592_layer_tensor_missing),
-        cmocka_unit_test(test_GG558_patch_grid),
-        cmocka_unit_test(test_GG558_zero_patch),
-        cmocka_unit_test(test_GG559_merge_size),
-        cmocka_unit_test(test_GG560_chunk_size),
-        cmocka_unit_test(test_GG561_pixels),
-        cmocka_unit_test(test_profiles),
-        cmocka_unit_test(test_realistic_clean),
-        cmocka_unit_test(test_GG520_key_wrong_type),
-        cmocka_unit_test(test_GG521_value_range),
-        cmocka_unit_test(test_GG522_graph_tensor_missing),
-        cmocka_unit_test(test_GG523_shape),
-        cmocka_unit_test(test_GG524_output_width),
-        cmocka_unit_test(test_GG557_table_keys),
-        cmocka_unit_test(test_crash_rules_are_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_clean_projectors),
+            cmocka_unit_test(test_GG556_projector_unknown),
+            cmocka_unit_test(test_GG514_projector_type_nul),
+            cmocka_unit_test(test_GG557_hparam_missing),
+            cmocka_unit_test(test_GG591_tensor_missing),
+            cmocka_unit_test(test_GG591_every_type),
+            cmocka_unit_test(test_GG591_many_missing),
+            cmocka_unit_test(test_GG592_layer_tensor_missing),
+            cmocka_unit_test(test_GG558_patch_grid),
+            cmocka_unit_test(test_GG558_zero_patch),
+            cmocka_unit_test(test_GG559_merge_size),
+            cmocka_unit_test(test_GG560_chunk_size),
+            cmocka_unit_test(test_GG561_pixels),
+            cmocka_unit_test(test_profiles),
+            cmocka_unit_test(test_realistic_clean),
+            cmocka_unit_test(test_GG520_key_wrong_type),
+            cmocka_unit_test(test_GG521_value_range),
+            cmocka_unit_test(test_GG522_graph_tensor_missing),
+            cmocka_unit_test(test_GG523_shape),
+            cmocka_unit_test(test_GG524_output_width),
+            cmocka_unit_test(test_GG557_table_keys),
+            cmocka_unit_test(test_crash_rules_are_errors),
+        })

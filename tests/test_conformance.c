@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,13 +337,10 @@ static void test_profile_strict(void **state)
     check_profile(P_STRICT);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_manifest_matches_folder),
-        cmocka_unit_test(test_profile_spec),
-        cmocka_unit_test(test_profile_ggml),
-        cmocka_unit_test(test_profile_strict),
-    };
-    return cmocka_run_group_tests(tests, load_manifest, free_manifest);
-}
+EX_MAIN(load_manifest, free_manifest,
+        {
+            cmocka_unit_test(test_manifest_matches_folder),
+            cmocka_unit_test(test_profile_spec),
+            cmocka_unit_test(test_profile_ggml),
+            cmocka_unit_test(test_profile_strict),
+        })

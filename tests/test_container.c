@@ -255,21 +255,18 @@ static void test_GG012_tensor_count_over_limit(void **state)
     gguflint_options_free(o);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_GG001_empty_file),
-        cmocka_unit_test(test_GG002_not_gguf),
-        cmocka_unit_test(test_GG003_truncated_header),
-        cmocka_unit_test(test_GG004_unsupported_version),
-        cmocka_unit_test(test_GG005_legacy_v1),
-        cmocka_unit_test(test_GG006_version_2),
-        cmocka_unit_test(test_GG007_byte_swapped),
-        cmocka_unit_test(test_GG008_kv_count_impossible),
-        cmocka_unit_test(test_GG009_tensor_count_impossible),
-        cmocka_unit_test(test_GG010_truncated),
-        cmocka_unit_test(test_GG011_kv_count_over_limit),
-        cmocka_unit_test(test_GG012_tensor_count_over_limit),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_GG001_empty_file),
+            cmocka_unit_test(test_GG002_not_gguf),
+            cmocka_unit_test(test_GG003_truncated_header),
+            cmocka_unit_test(test_GG004_unsupported_version),
+            cmocka_unit_test(test_GG005_legacy_v1),
+            cmocka_unit_test(test_GG006_version_2),
+            cmocka_unit_test(test_GG007_byte_swapped),
+            cmocka_unit_test(test_GG008_kv_count_impossible),
+            cmocka_unit_test(test_GG009_tensor_count_impossible),
+            cmocka_unit_test(test_GG010_truncated),
+            cmocka_unit_test(test_GG011_kv_count_over_limit),
+            cmocka_unit_test(test_GG012_tensor_count_over_limit),
+        })

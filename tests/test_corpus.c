@@ -288,13 +288,10 @@ static void test_seeds_are_small(void **state)
     assert_true(ok);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_regressions_paired),
-        cmocka_unit_test(test_regressions_report_expected),
-        cmocka_unit_test(test_seeds_have_no_errors),
-        cmocka_unit_test(test_seeds_are_small),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_regressions_paired),
+            cmocka_unit_test(test_regressions_report_expected),
+            cmocka_unit_test(test_seeds_have_no_errors),
+            cmocka_unit_test(test_seeds_are_small),
+        })

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "common/ckd.h"
 #include "common/cursor.h"
 
@@ -625,17 +627,21 @@ static void test_is_pow2(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_empty_buffer), cmocka_unit_test(test_has_edges),
-        cmocka_unit_test(test_skip_edges),   cmocka_unit_test(test_has_huge_len),
-        cmocka_unit_test(test_uint_at_end),  cmocka_unit_test(test_u8_edges),
-        cmocka_unit_test(test_u32_edges),    cmocka_unit_test(test_u64_edges),
-        cmocka_unit_test(test_endianness),   cmocka_unit_test(test_sequence_to_end),
-        cmocka_unit_test(test_ckd_add64),    cmocka_unit_test(test_ckd_mul64),
-        cmocka_unit_test(test_ckd_muls64),   cmocka_unit_test(test_ckd_align64),
-        cmocka_unit_test(test_is_pow2),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_empty_buffer),
+            cmocka_unit_test(test_has_edges),
+            cmocka_unit_test(test_skip_edges),
+            cmocka_unit_test(test_has_huge_len),
+            cmocka_unit_test(test_uint_at_end),
+            cmocka_unit_test(test_u8_edges),
+            cmocka_unit_test(test_u32_edges),
+            cmocka_unit_test(test_u64_edges),
+            cmocka_unit_test(test_endianness),
+            cmocka_unit_test(test_sequence_to_end),
+            cmocka_unit_test(test_ckd_add64),
+            cmocka_unit_test(test_ckd_mul64),
+            cmocka_unit_test(test_ckd_muls64),
+            cmocka_unit_test(test_ckd_align64),
+            cmocka_unit_test(test_is_pow2),
+        })

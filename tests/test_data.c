@@ -142,14 +142,11 @@ static void test_GG303_missing_final_padding(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_GG301_nonzero_padding),
-        cmocka_unit_test(test_GG301_nonzero_padding_deep),
-        cmocka_unit_test(test_GG302_trailing_bytes),
-        cmocka_unit_test(test_GG304_data_not_checked),
-        cmocka_unit_test(test_GG303_missing_final_padding),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_GG301_nonzero_padding),
+            cmocka_unit_test(test_GG301_nonzero_padding_deep),
+            cmocka_unit_test(test_GG302_trailing_bytes),
+            cmocka_unit_test(test_GG304_data_not_checked),
+            cmocka_unit_test(test_GG303_missing_final_padding),
+        })

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "core/internal.h" /* ctx->data_read */
 #include "gguf_builder.h"
 #include "gguflint.h"
@@ -392,15 +394,12 @@ static void test_deep_pieces(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deep_findings),
-        cmocka_unit_test(test_deep_pieces),
-        cmocka_unit_test(test_deep_off_by_default),
-        cmocka_unit_test(test_deep_clean_model),
-        cmocka_unit_test(test_deep_aliases_read_once),
-        cmocka_unit_test(test_deep_staircase_read_once),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_deep_findings),
+            cmocka_unit_test(test_deep_pieces),
+            cmocka_unit_test(test_deep_off_by_default),
+            cmocka_unit_test(test_deep_clean_model),
+            cmocka_unit_test(test_deep_aliases_read_once),
+            cmocka_unit_test(test_deep_staircase_read_once),
+        })

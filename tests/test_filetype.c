@@ -648,21 +648,18 @@ static void test_quantizable_names(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_quantizable_names),
-        cmocka_unit_test(test_q4_k_m_mix_passes),
-        cmocka_unit_test(test_q4_k_m_over_q8_0_fails),
-        cmocka_unit_test(test_majority_and_overrides),
-        cmocka_unit_test(test_shape_fallbacks),
-        cmocka_unit_test(test_mxfp4_moe),
-        cmocka_unit_test(test_not_judged),
-        cmocka_unit_test(test_unexpected_quantized),
-        cmocka_unit_test(test_name_tag_parser),
-        cmocka_unit_test(test_name_tag_mismatch),
-        cmocka_unit_test(test_table),
-        cmocka_unit_test(test_hostile_shapes),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_quantizable_names),
+            cmocka_unit_test(test_q4_k_m_mix_passes),
+            cmocka_unit_test(test_q4_k_m_over_q8_0_fails),
+            cmocka_unit_test(test_majority_and_overrides),
+            cmocka_unit_test(test_shape_fallbacks),
+            cmocka_unit_test(test_mxfp4_moe),
+            cmocka_unit_test(test_not_judged),
+            cmocka_unit_test(test_unexpected_quantized),
+            cmocka_unit_test(test_name_tag_parser),
+            cmocka_unit_test(test_name_tag_mismatch),
+            cmocka_unit_test(test_table),
+            cmocka_unit_test(test_hostile_shapes),
+        })

@@ -235,12 +235,11 @@ static void test_config_refused(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_path_normalize), cmocka_unit_test(test_spellings),
-        cmocka_unit_test(test_unrelated_edit), cmocka_unit_test(test_same_field),
-        cmocka_unit_test(test_config_refused),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_path_normalize),
+            cmocka_unit_test(test_spellings),
+            cmocka_unit_test(test_unrelated_edit),
+            cmocka_unit_test(test_same_field),
+            cmocka_unit_test(test_config_refused),
+        })

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "common/fpscan.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;

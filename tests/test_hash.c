@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 
 static char dir[] = "/tmp/gguflint-hash-XXXXXX";
@@ -346,16 +348,13 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_manifest_roundtrip),
-        cmocka_unit_test(test_reinterpreted_and_payload),
-        cmocka_unit_test(test_whole_file_digest),
-        cmocka_unit_test(test_names_round_trip),
-        cmocka_unit_test(test_aliases),
-        cmocka_unit_test(test_split_set),
-        cmocka_unit_test(test_bad_manifest),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_manifest_roundtrip),
+            cmocka_unit_test(test_reinterpreted_and_payload),
+            cmocka_unit_test(test_whole_file_digest),
+            cmocka_unit_test(test_names_round_trip),
+            cmocka_unit_test(test_aliases),
+            cmocka_unit_test(test_split_set),
+            cmocka_unit_test(test_bad_manifest),
+        })

@@ -60,11 +60,8 @@ static void test_fifo_refused(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_open),
-        cmocka_unit_test(test_fifo_refused),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_one_open),
+            cmocka_unit_test(test_fifo_refused),
+        })

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguflint.h"
 
 typedef struct out {
@@ -113,9 +115,8 @@ static void test_escape_fast_path(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_json_escape),
-                                       cmocka_unit_test(test_escape_fast_path)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_json_escape),
+            cmocka_unit_test(test_escape_fast_path),
+        })

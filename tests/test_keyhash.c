@@ -406,15 +406,17 @@ static void test_memory_per_byte(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_siphash_vectors),  cmocka_unit_test(test_process_key),
-        cmocka_unit_test(test_ml_spread),        cmocka_unit_test(test_viewset),
-        cmocka_unit_test(test_viewset_growth),   cmocka_unit_test(test_viewset_progressions),
-        cmocka_unit_test(test_colliding_keys),   cmocka_unit_test(test_colliding_names),
-        cmocka_unit_test(test_colliding_tokens), cmocka_unit_test(test_colliding_corpus),
-        cmocka_unit_test(test_memory_per_byte),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_siphash_vectors),
+            cmocka_unit_test(test_process_key),
+            cmocka_unit_test(test_ml_spread),
+            cmocka_unit_test(test_viewset),
+            cmocka_unit_test(test_viewset_growth),
+            cmocka_unit_test(test_viewset_progressions),
+            cmocka_unit_test(test_colliding_keys),
+            cmocka_unit_test(test_colliding_names),
+            cmocka_unit_test(test_colliding_tokens),
+            cmocka_unit_test(test_colliding_corpus),
+            cmocka_unit_test(test_memory_per_byte),
+        })

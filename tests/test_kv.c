@@ -633,29 +633,26 @@ static void test_key_rules_random(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_GG101_empty_key),
-        cmocka_unit_test(test_GG102_key_too_long),
-        cmocka_unit_test(test_key_cases),
-        cmocka_unit_test(test_long_keys),
-        cmocka_unit_test(test_GG106_duplicate_key),
-        cmocka_unit_test(test_GG107_unknown_value_type),
-        cmocka_unit_test(test_GG108_unknown_array_type),
-        cmocka_unit_test(test_GG109_nested_array),
-        cmocka_unit_test(test_GG110_array_too_deep),
-        cmocka_unit_test(test_GG111_array_count_impossible),
-        cmocka_unit_test(test_GG112_string_past_eof),
-        cmocka_unit_test(test_GG113_string_over_limit),
-        cmocka_unit_test(test_GG114_bool_not_0_1),
-        cmocka_unit_test(test_GG115_alignment_wrong_type),
-        cmocka_unit_test(test_alignment_cases),
-        cmocka_unit_test(test_GG120_array_count_over_limit),
-        cmocka_unit_test(test_GG121_string_invalid_utf8),
-        cmocka_unit_test(test_GG121_string_array_runs),
-        cmocka_unit_test(test_large_array_file_equals_buffer),
-        cmocka_unit_test(test_key_rules_random),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_GG101_empty_key),
+            cmocka_unit_test(test_GG102_key_too_long),
+            cmocka_unit_test(test_key_cases),
+            cmocka_unit_test(test_long_keys),
+            cmocka_unit_test(test_GG106_duplicate_key),
+            cmocka_unit_test(test_GG107_unknown_value_type),
+            cmocka_unit_test(test_GG108_unknown_array_type),
+            cmocka_unit_test(test_GG109_nested_array),
+            cmocka_unit_test(test_GG110_array_too_deep),
+            cmocka_unit_test(test_GG111_array_count_impossible),
+            cmocka_unit_test(test_GG112_string_past_eof),
+            cmocka_unit_test(test_GG113_string_over_limit),
+            cmocka_unit_test(test_GG114_bool_not_0_1),
+            cmocka_unit_test(test_GG115_alignment_wrong_type),
+            cmocka_unit_test(test_alignment_cases),
+            cmocka_unit_test(test_GG120_array_count_over_limit),
+            cmocka_unit_test(test_GG121_string_invalid_utf8),
+            cmocka_unit_test(test_GG121_string_array_runs),
+            cmocka_unit_test(test_large_array_file_equals_buffer),
+            cmocka_unit_test(test_key_rules_random),
+        })

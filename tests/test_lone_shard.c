@@ -145,12 +145,9 @@ static void test_single_file_set_clean(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_first_shard_alone),
-        cmocka_unit_test(test_later_shard_alone),
-        cmocka_unit_test(test_single_file_set_clean),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_first_shard_alone),
+            cmocka_unit_test(test_later_shard_alone),
+            cmocka_unit_test(test_single_file_set_clean),
+        })

@@ -118,11 +118,8 @@ static void test_deep_and_hash_under_limit(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_huge_file_under_limit),
-        cmocka_unit_test(test_deep_and_hash_under_limit),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_huge_file_under_limit),
+            cmocka_unit_test(test_deep_and_hash_under_limit),
+        })

@@ -339,18 +339,15 @@ static void test_profiles(void **state)
     assert_string_equal(gguflint_rule((size_t)r)->family, "model");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_arch_missing),
-        cmocka_unit_test(test_arch_wrong_type),
-        cmocka_unit_test(test_arch_charset),
-        cmocka_unit_test(test_general_key_wrong_type),
-        cmocka_unit_test(test_loader_key_wrong_type),
-        cmocka_unit_test(test_quant_version_missing),
-        cmocka_unit_test(test_quant_version_value),
-        cmocka_unit_test(test_file_type_values),
-        cmocka_unit_test(test_profiles),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_arch_missing),
+            cmocka_unit_test(test_arch_wrong_type),
+            cmocka_unit_test(test_arch_charset),
+            cmocka_unit_test(test_general_key_wrong_type),
+            cmocka_unit_test(test_loader_key_wrong_type),
+            cmocka_unit_test(test_quant_version_missing),
+            cmocka_unit_test(test_quant_version_value),
+            cmocka_unit_test(test_file_type_values),
+            cmocka_unit_test(test_profiles),
+        })

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #ifdef GGUFLINT_HAVE_URL
 #include "net/hf.h"
 #include "net/http.h"

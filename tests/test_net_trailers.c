@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #ifdef GGUFLINT_HAVE_URL
 #include "net/http.h"
 

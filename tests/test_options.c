@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguflint.h"
 
 static void test_defaults(void **state)
@@ -161,15 +163,12 @@ static void test_version(void **state)
     assert_string_equal(GGUFLINT_VERSION, want);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_setters_and_ranges),
-        cmocka_unit_test(test_null_options),
-        cmocka_unit_test(test_copy_is_independent),
-        cmocka_unit_test(test_context_copies_options),
-        cmocka_unit_test(test_version),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_defaults),
+            cmocka_unit_test(test_setters_and_ranges),
+            cmocka_unit_test(test_null_options),
+            cmocka_unit_test(test_copy_is_independent),
+            cmocka_unit_test(test_context_copies_options),
+            cmocka_unit_test(test_version),
+        })

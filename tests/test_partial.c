@@ -297,14 +297,11 @@ static void test_GG122_alignment_huge_no_tensors(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_prefix),
-        cmocka_unit_test(test_fetch_loop),
-        cmocka_unit_test(test_overflows_stay),
-        cmocka_unit_test(test_GG221_data_size_overflow),
-        cmocka_unit_test(test_GG122_alignment_huge_no_tensors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_every_prefix),
+            cmocka_unit_test(test_fetch_loop),
+            cmocka_unit_test(test_overflows_stay),
+            cmocka_unit_test(test_GG221_data_size_overflow),
+            cmocka_unit_test(test_GG122_alignment_huge_no_tensors),
+        })

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -232,14 +234,11 @@ static void test_truncated_file_same_as_local(void **state)
     free(data);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_read_when_it_fits),
-        cmocka_unit_test(test_geometric_growth),
-        cmocka_unit_test(test_only_the_padding),
-        cmocka_unit_test(test_cap_and_failures),
-        cmocka_unit_test(test_truncated_file_same_as_local),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_one_read_when_it_fits),
+            cmocka_unit_test(test_geometric_growth),
+            cmocka_unit_test(test_only_the_padding),
+            cmocka_unit_test(test_cap_and_failures),
+            cmocka_unit_test(test_truncated_file_same_as_local),
+        })

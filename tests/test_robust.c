@@ -591,19 +591,16 @@ static void test_many_findings_capped(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prefixes_v3),
-        cmocka_unit_test(test_prefixes_big_endian),
-        cmocka_unit_test(test_prefixes_v1),
-        cmocka_unit_test(test_flip_every_byte),
-        cmocka_unit_test(test_flip_every_byte_big_endian_and_v1),
-        cmocka_unit_test(test_random_mutations),
-        cmocka_unit_test(test_huge_counts),
-        cmocka_unit_test(test_huge_counts_with_unlimited_limits),
-        cmocka_unit_test(test_deep_nesting),
-        cmocka_unit_test(test_many_findings_capped),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_prefixes_v3),
+            cmocka_unit_test(test_prefixes_big_endian),
+            cmocka_unit_test(test_prefixes_v1),
+            cmocka_unit_test(test_flip_every_byte),
+            cmocka_unit_test(test_flip_every_byte_big_endian_and_v1),
+            cmocka_unit_test(test_random_mutations),
+            cmocka_unit_test(test_huge_counts),
+            cmocka_unit_test(test_huge_counts_with_unlimited_limits),
+            cmocka_unit_test(test_deep_nesting),
+            cmocka_unit_test(test_many_findings_capped),
+        })

@@ -120,11 +120,8 @@ static void test_zero_dim_security(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_crash_history_is_error),
-        cmocka_unit_test(test_zero_dim_security),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_crash_history_is_error),
+            cmocka_unit_test(test_zero_dim_security),
+        })

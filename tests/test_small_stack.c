@@ -89,9 +89,8 @@ static void test_library_64k_thread(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_small_stack),
-                                       cmocka_unit_test(test_library_64k_thread)};
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_small_stack),
+            cmocka_unit_test(test_library_64k_thread),
+        })

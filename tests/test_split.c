@@ -513,25 +513,22 @@ static const setcase test_GG416_split_metadata_not_first[] = {
      .times = 2},
 };
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shard_clean),
-        cmocka_unit_test(test_GG401_split_key_wrong_type),
-        cmocka_unit_test(test_GG402_split_key_missing),
-        cmocka_unit_test(test_GG403_split_count_zero),
-        cmocka_unit_test(test_GG404_split_no_out_of_range),
-        cmocka_unit_test(test_GG405_split_tensors_count_invalid),
-        cmocka_unit_test(test_GG406_split_name_mismatch),
-        cmocka_unit_test(test_set_clean),
-        cmocka_unit_test(test_set_not_run),
-        EX_TABLE_TEST(run_set_cases, test_GG410_split_shard_missing),
-        EX_TABLE_TEST(run_set_cases, test_GG411_split_shard_extra),
-        EX_TABLE_TEST(run_set_cases, test_GG412_split_shard_duplicate),
-        EX_TABLE_TEST(run_set_cases, test_GG413_split_set_inconsistent),
-        EX_TABLE_TEST(run_set_cases, test_GG414_split_duplicate_tensor),
-        EX_TABLE_TEST(run_set_cases, test_GG415_split_tensor_total_mismatch),
-        EX_TABLE_TEST(run_set_cases, test_GG416_split_metadata_not_first),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_shard_clean),
+            cmocka_unit_test(test_GG401_split_key_wrong_type),
+            cmocka_unit_test(test_GG402_split_key_missing),
+            cmocka_unit_test(test_GG403_split_count_zero),
+            cmocka_unit_test(test_GG404_split_no_out_of_range),
+            cmocka_unit_test(test_GG405_split_tensors_count_invalid),
+            cmocka_unit_test(test_GG406_split_name_mismatch),
+            cmocka_unit_test(test_set_clean),
+            cmocka_unit_test(test_set_not_run),
+            EX_TABLE_TEST(run_set_cases, test_GG410_split_shard_missing),
+            EX_TABLE_TEST(run_set_cases, test_GG411_split_shard_extra),
+            EX_TABLE_TEST(run_set_cases, test_GG412_split_shard_duplicate),
+            EX_TABLE_TEST(run_set_cases, test_GG413_split_set_inconsistent),
+            EX_TABLE_TEST(run_set_cases, test_GG414_split_duplicate_tensor),
+            EX_TABLE_TEST(run_set_cases, test_GG415_split_tensor_total_mismatch),
+            EX_TABLE_TEST(run_set_cases, test_GG416_split_metadata_not_first),
+        })

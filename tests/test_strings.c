@@ -469,20 +469,17 @@ static void test_security_profile(void **state)
     assert_int_equal(gguflint_rule((size_t)r)->default_severity, GGUFLINT_ERROR);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_terminal_escape),
-        cmocka_unit_test(test_control_char),
-        cmocka_unit_test(test_bidi_control),
-        cmocka_unit_test(test_invisible_char),
-        cmocka_unit_test(test_tensor_name_hidden_suffix),
-        cmocka_unit_test(test_path_like_name),
-        cmocka_unit_test(test_resource_claims),
-        cmocka_unit_test(test_vocab_count),
-        cmocka_unit_test(test_large_vocab_is_linear),
-        cmocka_unit_test(test_findings_capped),
-        cmocka_unit_test(test_security_profile),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_terminal_escape),
+            cmocka_unit_test(test_control_char),
+            cmocka_unit_test(test_bidi_control),
+            cmocka_unit_test(test_invisible_char),
+            cmocka_unit_test(test_tensor_name_hidden_suffix),
+            cmocka_unit_test(test_path_like_name),
+            cmocka_unit_test(test_resource_claims),
+            cmocka_unit_test(test_vocab_count),
+            cmocka_unit_test(test_large_vocab_is_linear),
+            cmocka_unit_test(test_findings_capped),
+            cmocka_unit_test(test_security_profile),
+        })

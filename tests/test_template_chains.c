@@ -279,12 +279,12 @@ static void test_chain_arena_moves(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_namespace_lists), cmocka_unit_test(test_namespace_lists_benign),
-        cmocka_unit_test(test_format_fields),   cmocka_unit_test(test_chains),
-        cmocka_unit_test(test_line_column),     cmocka_unit_test(test_chain_arena_moves),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_namespace_lists),
+            cmocka_unit_test(test_namespace_lists_benign),
+            cmocka_unit_test(test_format_fields),
+            cmocka_unit_test(test_chains),
+            cmocka_unit_test(test_line_column),
+            cmocka_unit_test(test_chain_arena_moves),
+        })

@@ -349,17 +349,14 @@ static void test_GG744_cli(void **state)
     rmdir(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_GG740_token_not_in_vocab),
-        cmocka_unit_test(test_GG741_template_missing),
-        cmocka_unit_test(test_GG742_double_bos),
-        cmocka_unit_test(test_GG743_no_eos),
-        cmocka_unit_test(test_GG731_static_syntax),
-        cmocka_unit_test(test_GG744_family),
-        cmocka_unit_test(test_model_stem),
-        cmocka_unit_test(test_GG744_cli),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_GG740_token_not_in_vocab),
+            cmocka_unit_test(test_GG741_template_missing),
+            cmocka_unit_test(test_GG742_double_bos),
+            cmocka_unit_test(test_GG743_no_eos),
+            cmocka_unit_test(test_GG731_static_syntax),
+            cmocka_unit_test(test_GG744_family),
+            cmocka_unit_test(test_model_stem),
+            cmocka_unit_test(test_GG744_cli),
+        })

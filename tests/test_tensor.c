@@ -273,12 +273,9 @@ static void test_GG219_data_start_past_eof(void **state)
     free(r.buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tensor_cases),
-        cmocka_unit_test(test_GG205_duplicate_tensor_name),
-        cmocka_unit_test(test_GG219_data_start_past_eof),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_tensor_cases),
+            cmocka_unit_test(test_GG205_duplicate_tensor_name),
+            cmocka_unit_test(test_GG219_data_start_past_eof),
+        })

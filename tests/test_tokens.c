@@ -372,13 +372,10 @@ static void test_tag_below_slot(void **state)
     free(tags);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_vocabularies),
-        cmocka_unit_test(test_near_misses),
-        cmocka_unit_test(test_progressions),
-        cmocka_unit_test(test_tag_below_slot),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_random_vocabularies),
+            cmocka_unit_test(test_near_misses),
+            cmocka_unit_test(test_progressions),
+            cmocka_unit_test(test_tag_below_slot),
+        })

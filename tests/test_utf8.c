@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "common/utf8.h"
 
 static void agree(const uint8_t *s, uint64_t n)
@@ -345,13 +347,14 @@ static void test_print_span(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exhaustive_short), cmocka_unit_test(test_fixed_cases),
-        cmocka_unit_test(test_random),           cmocka_unit_test(test_runs),
-        cmocka_unit_test(test_random_long),      cmocka_unit_test(test_random_two_byte),
-        cmocka_unit_test(test_every_position),   cmocka_unit_test(test_print_span),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_exhaustive_short),
+            cmocka_unit_test(test_fixed_cases),
+            cmocka_unit_test(test_random),
+            cmocka_unit_test(test_runs),
+            cmocka_unit_test(test_random_long),
+            cmocka_unit_test(test_random_two_byte),
+            cmocka_unit_test(test_every_position),
+            cmocka_unit_test(test_print_span),
+        })

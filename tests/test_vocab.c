@@ -835,31 +835,28 @@ static void test_big_endian(void **state)
     expect(finish(b), "GG580", m.arr_elems + 7 * 4);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_base_clean),
-        cmocka_unit_test(test_GG570_tokenizer_model_unknown),
-        cmocka_unit_test(test_GG571_tokenizer_wrong_type),
-        cmocka_unit_test(test_GG572_tokenizer_length_mismatch),
-        cmocka_unit_test(test_GG573_vocab_size_mismatch),
-        cmocka_unit_test(test_GG574_vocab_tensor_rows_mismatch),
-        cmocka_unit_test(test_GG575_special_token_id_out_of_range),
-        cmocka_unit_test(test_GG576_default_special_id_out_of_range),
-        cmocka_unit_test(test_GG577_duplicate_token),
-        cmocka_unit_test(test_GG578_empty_token),
-        cmocka_unit_test(test_GG579_byte_token_malformed),
-        cmocka_unit_test(test_GG580_token_type_unknown),
-        cmocka_unit_test(test_GG581_token_too_long),
-        cmocka_unit_test(test_GG582_token_long),
-        cmocka_unit_test(test_GG583_precompiled_charsmap_inconsistent),
-        cmocka_unit_test(test_GG584_bpe_merges_missing),
-        cmocka_unit_test(test_GG585_bpe_pre_missing),
-        cmocka_unit_test(test_GG586_tokenizer_incomplete),
-        cmocka_unit_test(test_GG593_pre_tokenizer_unknown),
-        cmocka_unit_test(test_pre_clears_default_bos),
-        cmocka_unit_test(test_large_vocabulary),
-        cmocka_unit_test(test_big_endian),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_base_clean),
+            cmocka_unit_test(test_GG570_tokenizer_model_unknown),
+            cmocka_unit_test(test_GG571_tokenizer_wrong_type),
+            cmocka_unit_test(test_GG572_tokenizer_length_mismatch),
+            cmocka_unit_test(test_GG573_vocab_size_mismatch),
+            cmocka_unit_test(test_GG574_vocab_tensor_rows_mismatch),
+            cmocka_unit_test(test_GG575_special_token_id_out_of_range),
+            cmocka_unit_test(test_GG576_default_special_id_out_of_range),
+            cmocka_unit_test(test_GG577_duplicate_token),
+            cmocka_unit_test(test_GG578_empty_token),
+            cmocka_unit_test(test_GG579_byte_token_malformed),
+            cmocka_unit_test(test_GG580_token_type_unknown),
+            cmocka_unit_test(test_GG581_token_too_long),
+            cmocka_unit_test(test_GG582_token_long),
+            cmocka_unit_test(test_GG583_precompiled_charsmap_inconsistent),
+            cmocka_unit_test(test_GG584_bpe_merges_missing),
+            cmocka_unit_test(test_GG585_bpe_pre_missing),
+            cmocka_unit_test(test_GG586_tokenizer_incomplete),
+            cmocka_unit_test(test_GG593_pre_tokenizer_unknown),
+            cmocka_unit_test(test_pre_clears_default_bos),
+            cmocka_unit_test(test_large_vocabulary),
+            cmocka_unit_test(test_big_endian),
+        })

@@ -186,11 +186,8 @@ static int teardown(void **state)
     return ex_tmpdir_remove(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_unreadable_dir),
-        cmocka_unit_test(test_deep_tree),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_unreadable_dir),
+            cmocka_unit_test(test_deep_tree),
+        })

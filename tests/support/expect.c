@@ -288,6 +288,18 @@ void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char
                  needle ? needle : "", out);
 }
 
+void ex_has(const char *out, const char *needle)
+{
+    if (!strstr(out, needle))
+        fail_msg("wanted '%s' in:\n%s", needle, out);
+}
+
+void ex_lacks(const char *out, const char *needle)
+{
+    if (strstr(out, needle))
+        fail_msg("did not want '%s' in:\n%s", needle, out);
+}
+
 void ex_write_file(const char *dir, const char *rel, const void *data, size_t len)
 {
     char path[1024];
@@ -302,6 +314,29 @@ void ex_write_file(const char *dir, const char *rel, const void *data, size_t le
 void ex_write_text(const char *dir, const char *rel, const char *text)
 {
     ex_write_file(dir, rel, text, strlen(text));
+}
+
+void ex_mkdirs(const char *dir, const char *rel)
+{
+    char cmd[2100];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/%s'", dir, rel);
+    assert_int_equal(system(cmd), 0);
+}
+
+uint8_t *ex_finish(gb *b, size_t *len)
+{
+    uint8_t *buf = gb_finish(b, len);
+    gb_free(b);
+    assert_non_null(buf);
+    return buf;
+}
+
+void ex_write_gb(const char *dir, const char *rel, gb *b)
+{
+    size_t len;
+    uint8_t *buf = ex_finish(b, &len);
+    ex_write_file(dir, rel, buf, len);
+    free(buf);
 }
 
 int ex_remove_tree(const char *dir)
@@ -343,14 +378,9 @@ int ex_tmpdir_remove(const char *dir)
 
 void ex_write_tiny_llama(const char *dir, const char *name)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
     uint8_t *buf = gb_tiny_llama(&len);
     assert_non_null(buf);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    fclose(f);
+    ex_write_file(dir, name, buf, len);
     free(buf);
 }

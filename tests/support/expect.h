@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gguf_builder.h"
 #include "gguflint.h"
 
 /* ---- options ---- */
@@ -108,6 +109,20 @@ typedef struct ex_table {
     {#table, runner, NULL, NULL, &(ex_table){#table, table, sizeof table / sizeof table[0]}}
 // clang-format on
 
+/* ---- a suite's main ---- */
+
+/* main() of a suite: the cmocka tests, given as one braced list
+ * ({cmocka_unit_test(a), ...,}: one test a line), run as one group named
+ * "tests" with the group fixtures `setup` and `teardown` (NULL for none);
+ * its status is the exit status. The list's commas split it into several
+ * macro arguments, which __VA_ARGS__ joins again. */
+#define EX_MAIN(setup, teardown, ...)                                                              \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        const struct CMUnitTest tests[] = __VA_ARGS__;                                             \
+        return cmocka_run_group_tests(tests, setup, teardown);                                     \
+    }
+
 /* ---- the command line ---- */
 
 /* Run `cli args` in the directory dir/cwd (a shell command line: args may
@@ -120,12 +135,26 @@ int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *ar
  * `needle` is non-NULL, the output holds needle. */
 void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
                    const char *needle, char *out, size_t cap);
+/* Fail the test unless `out` (a command's output) holds `needle`
+ * (ex_has), or unless it does not (ex_lacks); the output is printed. */
+void ex_has(const char *out, const char *needle);
+void ex_lacks(const char *out, const char *needle);
 /* Write len bytes to dir/rel (failing the test when it cannot), and text
  * the same way; remove a test's whole directory (0, or -1 on failure, for
  * a cmocka teardown). */
 void ex_write_file(const char *dir, const char *rel, const void *data, size_t len);
 void ex_write_text(const char *dir, const char *rel, const char *text);
 int ex_remove_tree(const char *dir);
+/* Make dir/rel and its parents (mkdir -p), failing the test when it cannot. */
+void ex_mkdirs(const char *dir, const char *rel);
+
+/* ---- building files ---- */
+
+/* gb_finish, then gb_free: the file (free it; its length in *len), the test
+ * failing when the builder could not make it. */
+uint8_t *ex_finish(gb *b, size_t *len);
+/* ex_finish, written to dir/rel with ex_write_file. */
+void ex_write_gb(const char *dir, const char *rel, gb *b);
 
 /* ---- scratch directories of the command-line tests ---- */
 
