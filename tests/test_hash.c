@@ -58,17 +58,7 @@ static void write_model_v(const char *file, const char *label, const char *const
     }
     if (v->tail)
         gb_bytes(b, v->tail, strlen(v->tail));
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    fclose(f);
-    free(buf);
+    ex_write_gb(dir, file, b);
 }
 
 static void write_model(const char *file, const char *label, const char *const *names, size_t n,
@@ -77,23 +67,15 @@ static void write_model(const char *file, const char *label, const char *const *
     write_model_v(file, label, names, n, seed, flip_at, &plain);
 }
 
+static char out[1 << 13];
+
+/* The CLI in dir: its exit status; the test fails unless the output holds
+ * expect_out (when non-NULL). */
 static int run(const char *args, const char *expect_out)
 {
-    char cmd[1024], out[256];
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s > out.txt 2>&1", dir, GGUFLINT_CLI, args);
-    int st = system(cmd);
-    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    if (expect_out) {
-        snprintf(out, sizeof out, "%s/out.txt", dir);
-        FILE *f = fopen(out, "r");
-        char text[8192] = "";
-        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-        text[n] = '\0';
-        if (f)
-            fclose(f);
-        if (!strstr(text, expect_out))
-            fail_msg("%s: expected '%s' in:\n%s", args, expect_out, text);
-    }
+    int rc = ex_cli_run(GGUFLINT_CLI, dir, ".", args, out, sizeof out);
+    if (expect_out)
+        ex_has(out, expect_out);
     return rc;
 }
 
@@ -334,19 +316,7 @@ static void test_bad_manifest(void **state)
     assert_int_equal(run("hash", NULL), 2);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+EX_TMPDIR_FIXTURES(dir)
 
 EX_MAIN(setup, teardown,
         {

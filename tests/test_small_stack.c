@@ -24,13 +24,12 @@
 
 static char dir[] = "/tmp/gguflint-stack-XXXXXX";
 
+static char out[1 << 14];
+
 static int run(const char *args)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && ulimit -s 64 && timeout 60 %s %s > out.txt 2>&1", dir,
-             GGUFLINT_CLI, args);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return ex_cli_run_as(&(ex_how){"ulimit -s 64 &&", 60}, GGUFLINT_CLI, dir, ".", args, out,
+                         sizeof out);
 }
 
 static void test_small_stack(void **state)

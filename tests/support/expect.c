@@ -260,13 +260,15 @@ void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix, gg
 
 /* ---- the command line ---- */
 
-int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *args, char *out,
-               size_t cap)
+int ex_cli_run_as(const ex_how *how, const char *cli, const char *dir, const char *cwd,
+                  const char *args, char *out, size_t cap)
 {
     char cmd[4096], path[1024];
+    const char *pre = how && how->pre ? how->pre : "";
+    unsigned secs = how && how->secs ? how->secs : 60;
     snprintf(path, sizeof path, "%s/out.txt", dir);
-    int w = snprintf(cmd, sizeof cmd, "cd '%s/%s' && timeout 60 %s %s > '%s' 2>&1", dir, cwd, cli,
-                     args, path);
+    int w = snprintf(cmd, sizeof cmd, "cd '%s/%s' && (%s timeout %u %s %s) > '%s' 2>&1", dir, cwd,
+                     pre, secs, cli, args, path);
     if (w < 0 || (size_t)w >= sizeof cmd)
         fail_msg("command line too long: %s", args);
     int st = system(cmd);
@@ -279,13 +281,25 @@ int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *ar
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+void ex_cli_expect_as(const ex_how *how, const char *cli, const char *dir, const char *cwd,
+                      const char *args, int code, const char *needle, char *out, size_t cap)
+{
+    int rc = ex_cli_run_as(how, cli, dir, cwd, args, out, cap);
+    if (rc != code || (needle && !strstr(out, needle)))
+        fail_msg("'%s%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s",
+                 how && how->pre ? how->pre : "", args, cwd, rc, code, needle ? needle : "", out);
+}
+
+int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *args, char *out,
+               size_t cap)
+{
+    return ex_cli_run_as(NULL, cli, dir, cwd, args, out, cap);
+}
+
 void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
                    const char *needle, char *out, size_t cap)
 {
-    int rc = ex_cli_run(cli, dir, cwd, args, out, cap);
-    if (rc != code || (needle && !strstr(out, needle)))
-        fail_msg("'%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s", args, cwd, rc, code,
-                 needle ? needle : "", out);
+    ex_cli_expect_as(NULL, cli, dir, cwd, args, code, needle, out, cap);
 }
 
 void ex_has(const char *out, const char *needle)

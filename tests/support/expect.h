@@ -135,6 +135,18 @@ int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *ar
  * `needle` is non-NULL, the output holds needle. */
 void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
                    const char *needle, char *out, size_t cap);
+/* How ex_cli_run_as runs the command: shell words before it in the same
+ * subshell (`pre`: "ulimit -v 262144 &&"; NULL or "" for none) and the time
+ * limit in seconds (0: 60). */
+typedef struct ex_how {
+    const char *pre;
+    unsigned secs;
+} ex_how;
+/* ex_cli_run and ex_cli_expect run as `how` says (NULL: as ex_cli_run). */
+int ex_cli_run_as(const ex_how *how, const char *cli, const char *dir, const char *cwd,
+                  const char *args, char *out, size_t cap);
+void ex_cli_expect_as(const ex_how *how, const char *cli, const char *dir, const char *cwd,
+                      const char *args, int code, const char *needle, char *out, size_t cap);
 /* Fail the test unless `out` (a command's output) holds `needle`
  * (ex_has), or unless it does not (ex_lacks); the output is printed. */
 void ex_has(const char *out, const char *needle);
