@@ -61,9 +61,7 @@ static uint8_t *finish(gb *b, const tdesc *t, size_t n, size_t *len)
         gb_zeros(b, (size_t)sizes[i]);
         gb_pad_to(b, 32);
     }
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 

@@ -776,9 +776,7 @@ static void test_adapter_clean(void **state)
     gb_pad_to(b, 32);
     gb_zeros(b, 1024);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     assert_arch_clean_at(buf, len, NULL, __func__);
     free(buf);
 }
@@ -877,9 +875,7 @@ static void test_GG516_long_name(void **state)
     gb_kv_strn(b, "general.architecture", name, N);
     gb_marks m = *gb_last(b);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     gguflint_ctx *ctx = lint(buf, len, NULL);
     assert_int_equal(ex_count(ctx, "GG516"), 0);
     size_t there = 0;

@@ -102,8 +102,7 @@ static void test_shrinks_before_run(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     const char *path = write_sparse("shrinking.gguf", len + (1u << 20), buf, len);
     assert_non_null(path);
     gguflint_ctx *ctx = gguflint_new(NULL);

@@ -124,8 +124,7 @@ static void test_small_model_clean(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     gguflint_options *o = rk_options();
     ex_assert_clean(buf, len, o);
     ex_assert_clean(buf, len, ST);

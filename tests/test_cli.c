@@ -84,9 +84,7 @@ static void write_bytes(const char *name, const void *data, size_t len)
 static void write_gb(const char *name, gb *b)
 {
     size_t len = 0;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     block_swap(NULL, buf);
     write_bytes(name, buf, len);
     block_swap(buf, NULL);
@@ -957,8 +955,7 @@ static void test_escaping_path(void **state)
     char p[1024];
     tpath(p, sizeof p, evil);
     size_t len = 0;
-    uint8_t *data = gb_small_model(&len);
-    assert_non_null(data);
+    uint8_t *data = ex_small_model(&len);
     block_swap(NULL, data);
     write_bytes(evil, data, len);
     block_swap(data, NULL);

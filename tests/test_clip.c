@@ -145,9 +145,7 @@ static uint8_t *projector(const pspec *s, size_t *len)
     gb_zeros(b, 14 * 14 * 3 * 32 * 4);
     for (size_t i = 0; i < extra; i++)
         gb_zeros(b, 32);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -613,9 +611,7 @@ static uint8_t *mm_write(const mm *m, const char *mark_key, const char *mark_t, 
     total = off;
     gb_pad_to(b, 32);
     gb_zeros(b, (size_t)total);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 

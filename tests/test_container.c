@@ -38,8 +38,7 @@ static void test_GG002_not_gguf(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     buf[3] = 'X';
     ex_assert_finding(buf, len, ST, "GG002", 0);
     static const uint8_t fugg[24] = {'F', 'U', 'G', 'G', 3};
@@ -92,8 +91,7 @@ static void test_GG005_legacy_v1(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model_ex(1, false, &len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model_ex(1, false, &len);
     ex_assert_finding(buf, len, ST, "GG005", 4);
     /* v1 is parsed with u32 widths: nothing else is wrong with the file. */
     ex_assert_only_rules(buf, len, ST, "GG005");
@@ -111,8 +109,7 @@ static void test_GG006_version_2(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model_ex(2, false, &len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model_ex(2, false, &len);
     ex_assert_finding(buf, len, ST, "GG006", 4);
     ex_assert_only_rules(buf, len, ST, "GG006");
     free(buf);
@@ -125,8 +122,7 @@ static void test_GG007_byte_swapped(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model_ex(3, true, &len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model_ex(3, true, &len);
     assert_memory_equal(buf, "GGUF\0\0\0\3", 8);
     ex_assert_finding(buf, len, ST, "GG007", 4);
     /* The file is parsed byte-swapped: nothing else is wrong with it. */

@@ -52,8 +52,7 @@ static void test_GG301_nonzero_padding_deep(void **state)
     free(r.buf);
     /* After the last tensor. */
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     buf[len - 3] = 0xEE;
     buf[len - 1] = 0xEE;
     ex_assert_finding(buf, len, deep, "GG301", len - 3);
@@ -66,8 +65,7 @@ static void test_GG302_trailing_bytes(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *model = gb_small_model(&len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model(&len);
     uint8_t *buf = malloc(len + 5);
     assert_non_null(buf);
     memcpy(buf, model, len);
@@ -98,8 +96,7 @@ static void test_GG304_data_not_checked(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     gguflint_options *o = rk_options();
     gguflint_options_set_header_only(o, true);
     gguflint_ctx *ctx = ex_lint_opt(buf, len, ST, NULL);
@@ -125,8 +122,7 @@ static void test_GG303_missing_final_padding(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     /* The last tensor, q8_0 [32, 2], is 68 bytes padded to 96: the file may be
      * cut anywhere in those 28 padding bytes. */
     uint64_t ne[2] = {32, 2};

@@ -121,9 +121,7 @@ static uint8_t *build(model *m, long ft, size_t *len)
     }
     gb_pad_to(b, 32);
     gb_zeros(b, (size_t)off);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -454,9 +452,7 @@ static void test_unexpected_quantized(void **state)
 static void test_name_tag_parser(void **state)
 {
     (void)state;
-    static const struct {
-        const char *name, *tag;
-    } cases[] = {
+    static const ex_str_case cases[] = {
         {"Meta-Llama-3-8B-Instruct-Q4_K_M.gguf", "Q4_K_M"},
         {"llama-2-7b.q8_0.gguf", "Q8_0"},
         {"model-IQ2_XS-00001-of-00003.gguf", "IQ2_XS"},
@@ -480,15 +476,15 @@ static void test_name_tag_parser(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t at = 0, len = 0;
-        const ftype_tag *t = ft_tag_in_name(cases[i].name, &at, &len);
-        if (!cases[i].tag) {
+        const ftype_tag *t = ft_tag_in_name(cases[i].in, &at, &len);
+        if (!cases[i].want) {
             if (t)
-                fail_msg("'%s': unexpected tag %s", cases[i].name, t->tag);
+                fail_msg("'%s': unexpected tag %s", cases[i].in, t->tag);
             continue;
         }
-        if (!t || strcmp(t->tag, cases[i].tag) != 0)
-            fail_msg("'%s': expected %s, got %s", cases[i].name, cases[i].tag, t ? t->tag : "none");
-        assert_int_equal(len, strlen(cases[i].tag));
+        if (!t || strcmp(t->tag, cases[i].want) != 0)
+            fail_msg("'%s': expected %s, got %s", cases[i].in, cases[i].want, t ? t->tag : "none");
+        assert_int_equal(len, strlen(cases[i].want));
     }
     size_t at, len;
     assert_null(ft_tag_in_name(NULL, &at, &len));

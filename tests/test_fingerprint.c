@@ -85,9 +85,7 @@ static uint8_t *model(const char *name, size_t *len)
     gb_tensor(b, "misaligned", 1, ne1, 0, 4);
     gb_pad_to(b, 32);
     gb_zeros(b, 64);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 

@@ -55,9 +55,7 @@ static uint8_t *model(size_t *len)
     gb_tensor(b, "output_norm.weight", 1, ne1, GB_F32, 256);
     gb_pad_to(b, 32);
     gb_zeros(b, 256 + 32);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 

@@ -67,9 +67,7 @@ static uint8_t *model(size_t strings, size_t *len, uint64_t *data_start)
     *data_start = gb_offset(b);
     float v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     gb_bytes(b, v, sizeof v);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 

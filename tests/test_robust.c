@@ -176,8 +176,7 @@ static void test_prefixes_v3(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *model = gb_small_model(&len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model(&len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v3");
     free(model);
     assert_int_equal(failures, 0);
@@ -187,8 +186,7 @@ static void test_prefixes_big_endian(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *model = gb_small_model_ex(3, true, &len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model_ex(3, true, &len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v3 big-endian");
     free(model);
     assert_int_equal(failures, 0);
@@ -198,8 +196,7 @@ static void test_prefixes_v1(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *model = gb_small_model_ex(1, false, &len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model_ex(1, false, &len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v1");
     free(model);
     assert_int_equal(failures, 0);
@@ -229,8 +226,7 @@ static void test_flip_every_byte(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *model = gb_small_model(&len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model(&len);
     mutate_each_byte(model, len, true);
     free(model);
 }
@@ -239,12 +235,10 @@ static void test_flip_every_byte_big_endian_and_v1(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *model = gb_small_model_ex(3, true, &len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model_ex(3, true, &len);
     mutate_each_byte(model, len, false);
     free(model);
-    model = gb_small_model_ex(1, false, &len);
-    assert_non_null(model);
+    model = ex_small_model_ex(1, false, &len);
     mutate_each_byte(model, len, false);
     free(model);
 }
@@ -264,8 +258,7 @@ static void test_random_mutations(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *model = gb_small_model(&len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model(&len);
     uint8_t *work = malloc(len);
     assert_non_null(work);
     gguflint_options *deep = gguflint_options_new();
@@ -533,9 +526,7 @@ static void test_huge_counts_with_unlimited_limits(void **state)
         gb_str_decl(b, huge[i], "x", 1);
         gb_override_counts(b, huge[i], huge[i]);
         size_t len;
-        uint8_t *buf = gb_finish(b, &len);
-        gb_free(b);
-        assert_non_null(buf);
+        uint8_t *buf = ex_finish(b, &len);
         uint8_t *copy;
         gguflint_ctx *ctx = lint_copy(buf, len, o, &copy);
         assert_true(has_error(ctx));
@@ -555,9 +546,7 @@ static void test_deep_nesting(void **state)
         gb_arr_header(b, GB_VT_ARR, 1);
     gb_arr_header(b, GB_VT_U8, 0);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     gguflint_options *o = gguflint_options_new();
     assert_non_null(o);
     gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, UINT32_MAX);
@@ -580,9 +569,7 @@ static void test_many_findings_capped(void **state)
     for (int i = 0; i < 5000; i++)
         gb_kv_bool(b, "general.flag", 7); /* duplicate key + bad bool, 5000 times */
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     uint8_t *copy;
     gguflint_ctx *ctx = lint_copy(buf, len, NULL, &copy);
     assert_true(gguflint_finding_count(ctx) <= 2 * 100 + 10);

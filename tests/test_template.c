@@ -57,9 +57,7 @@ static uint8_t *str_file(const char *key, const void *s, size_t n, size_t *len, 
     gb_kv_strn(b, key, s, n);
     if (value)
         *value = gb_last(b)->value;
-    uint8_t *p = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(p);
+    uint8_t *p = ex_finish(b, len);
     return p;
 }
 
@@ -734,9 +732,7 @@ static void test_GG732_template_in_other_key(void **state)
     static const char *const toks[] = {"{{", "{%", "}}"};
     gb *b = gb_new(3);
     gb_kv_arr_str(b, "tokenizer.ggml.tokens", toks, 3);
-    buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    buf = ex_finish(b, &len);
     EXPECT_NONE(buf, len, "GG732");
     free(buf);
 }
@@ -831,9 +827,7 @@ static void test_budget_per_file(void **state)
     gb_kv_str(b, KEY ".last", "{{ lipsum|attr('__glo' ~ 'bals__') }}{{ x.__class__ }}");
     uint64_t last = gb_last(b)->value;
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     gguflint_ctx *ctx = lint(buf, len);
     bool spent = false, gadget = false;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
@@ -978,9 +972,7 @@ static void test_named_template(void **state)
     gb_kv_str(b, KEY, chatml);
     gb_kv_str(b, KEY ".tool_use", cve_2024_34359);
     size_t value = gb_last(b)->value, len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     EXPECT(buf, len, "GG720", value, "__init__");
     EXPECT(buf, len, "GG721", value, "__import__");
     gguflint_ctx *ctx = lint(buf, len);
@@ -1014,9 +1006,7 @@ static void test_array_template(void **state)
     gb_kv_arr_str(b, KEY, parts, 4);
     gb_marks m = *gb_last(b);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     EXPECT(buf, len, "GG720", elem_off(&m, parts, 2), "__globals__", "array element 2");
     EXPECT(buf, len, "GG721", elem_off(&m, parts, 3), "'os'", "array element 3");
     free(buf);
@@ -1025,9 +1015,7 @@ static void test_array_template(void **state)
     b = gb_new(3);
     gb_kv_arr_str(b, KEY ".rag", split, 2);
     m = *gb_last(b);
-    buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    buf = ex_finish(b, &len);
     EXPECT(buf, len, "GG720", elem_off(&m, split, 0), "__class__");
     free(buf);
     /* a URL that starts in element 1 and runs on through thirteen more (and
@@ -1044,9 +1032,7 @@ static void test_array_template(void **state)
     b = gb_new(3);
     gb_kv_arr_str(b, KEY, url, 16);
     m = *gb_last(b);
-    buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    buf = ex_finish(b, &len);
     EXPECT(buf, len, "GG725", elem_off(&m, url, 1), "http://evil.example.com/abcdefgh",
            "array element 1");
     free(buf);

@@ -32,9 +32,7 @@ static uint8_t *tpl_file(const char *tpl, size_t *len, size_t *value)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_strn(b, KEY, tpl, strlen(tpl));
     *value = gb_last(b)->value;
-    uint8_t *p = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(p);
+    uint8_t *p = ex_finish(b, len);
     return p;
 }
 

@@ -78,29 +78,30 @@ static void test_fixed_cases(void **state)
     }
 }
 
+static const char *const random_pieces[] = {
+    "a",
+    "Z",
+    " ",
+    "\xc4\xa0",
+    "\xc3\xa9",
+    "\xdf\xbf",
+    "\xc2\x80",
+    "\xe2\x96\x81",
+    "\xf0\x9f\x98\x80",
+    "\x80",
+    "\xc0",
+    "\xc1\x81",
+    "\xff",
+    "\xed\xa0\x80",
+    "\xc4",
+    "\xe2\x96",
+    "abcdefgh",
+    "\xc2",
+};
+
 static void test_random(void **state)
 {
     (void)state;
-    static const char *const pieces[] = {
-        "a",
-        "Z",
-        " ",
-        "\xc4\xa0",
-        "\xc3\xa9",
-        "\xdf\xbf",
-        "\xc2\x80",
-        "\xe2\x96\x81",
-        "\xf0\x9f\x98\x80",
-        "\x80",
-        "\xc0",
-        "\xc1\x81",
-        "\xff",
-        "\xed\xa0\x80",
-        "\xc4",
-        "\xe2\x96",
-        "abcdefgh",
-        "\xc2",
-    };
     uint32_t x = 12345;
     uint8_t buf[80];
     for (int round = 0; round < 300000; round++) {
@@ -109,14 +110,14 @@ static void test_random(void **state)
         unsigned count = 1 + (x >> 28);
         for (unsigned k = 0; k < count; k++) {
             x = x * 1664525u + 1013904223u;
-            /* mostly valid pieces, sometimes broken ones */
-            unsigned pick = (x >> 16) % (sizeof pieces / sizeof pieces[0]);
+            /* mostly valid random_pieces, sometimes broken ones */
+            unsigned pick = (x >> 16) % (sizeof random_pieces / sizeof random_pieces[0]);
             if ((x & 7) != 0 && pick >= 9 && pick != 16)
                 pick %= 9;
-            size_t l = strlen(pieces[pick]);
+            size_t l = strlen(random_pieces[pick]);
             if (n + l > sizeof buf)
                 break;
-            memcpy(buf + n, pieces[pick], l);
+            memcpy(buf + n, random_pieces[pick], l);
             n += l;
         }
         agree(buf, n);

@@ -345,6 +345,20 @@ uint8_t *ex_finish(gb *b, size_t *len)
     return buf;
 }
 
+uint8_t *ex_small_model(size_t *len)
+{
+    uint8_t *buf = gb_small_model(len);
+    assert_non_null(buf);
+    return buf;
+}
+
+uint8_t *ex_small_model_ex(uint32_t version, bool big_endian, size_t *len)
+{
+    uint8_t *buf = gb_small_model_ex(version, big_endian, len);
+    assert_non_null(buf);
+    return buf;
+}
+
 void ex_write_gb(const char *dir, const char *rel, gb *b)
 {
     size_t len;

@@ -95,6 +95,12 @@ char *ex_read_file(const char *path, size_t *len);
 
 /* ---- tests that are tables ---- */
 
+/* A row of a table that maps a string to the string expected of it (a file
+ * name to its tag, a path to its stem, a file to its rule id). */
+typedef struct ex_str_case {
+    const char *in, *want;
+} ex_str_case;
+
 /* A table of cases run as one cmocka test: the test's name, the rows and
  * their number. EX_TABLE_TEST(runner, table) in a CMUnitTest array makes a
  * test named after the table, whose state is the table's ex_table (the
@@ -165,6 +171,10 @@ void ex_mkdirs(const char *dir, const char *rel);
 /* gb_finish, then gb_free: the file (free it; its length in *len), the test
  * failing when the builder could not make it. */
 uint8_t *ex_finish(gb *b, size_t *len);
+/* gb_small_model and gb_small_model_ex (gguf_builder.h), the test failing
+ * when they cannot build the model. */
+uint8_t *ex_small_model(size_t *len);
+uint8_t *ex_small_model_ex(uint32_t version, bool big_endian, size_t *len);
 /* ex_finish, written to dir/rel with ex_write_file. */
 void ex_write_gb(const char *dir, const char *rel, gb *b);
 
