@@ -23,21 +23,7 @@
 
 #define EXPECT_AT(buf, len, id, off) ex_expect_at(buf, len, id, off, __func__)
 
-/* No finding of `id`. Frees buf. */
-static void expect_none(uint8_t *buf, size_t len, const char *id, const char *where)
-{
-    gguflint_ctx *ctx = ex_lint(buf, len);
-    if (ex_count_id(ctx, id, 0, NULL) != 0) {
-        print_message("%s: %s must not be reported\n", where, id);
-        ex_print_findings(NULL, ctx);
-        gguflint_free(ctx);
-        free(buf);
-        fail_msg("%s: unexpected %s", where, id);
-    }
-    gguflint_free(ctx);
-    free(buf);
-}
-#define EXPECT_NONE(buf, len, id) expect_none(buf, len, id, __func__)
+#define EXPECT_NONE(buf, len, id) ex_expect_none(buf, len, NULL, id)
 
 /* Tensors with contiguous offsets and zeroed data, then the buffer. */
 static uint8_t *with_tensor(gb *b, uint32_t type, size_t *len)
@@ -51,13 +37,6 @@ static uint8_t *with_tensor(gb *b, uint32_t type, size_t *len)
     return buf;
 }
 
-static uint8_t *no_tensors(gb *b, size_t *len)
-{
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    return buf;
-}
-
 #define NO_TENSOR UINT32_MAX
 
 /* Finish builder b (with one tensor of `type`, or none) and check it. */
@@ -65,11 +44,11 @@ static void expect_built(gb *b, uint32_t type, const char *id, uint64_t off, boo
                          const char *where)
 {
     size_t len;
-    uint8_t *buf = type == NO_TENSOR ? no_tensors(b, &len) : with_tensor(b, type, &len);
+    uint8_t *buf = type == NO_TENSOR ? ex_finish(b, &len) : with_tensor(b, type, &len);
     if (want)
         ex_expect_at(buf, len, id, off, where);
     else
-        expect_none(buf, len, id, where);
+        ex_expect_none_of(buf, len, NULL, (const char *const[]){id, NULL}, where);
 }
 #define EXPECT_AT_T(b, type, id, off) expect_built(b, type, id, off, true, __func__)
 #define EXPECT_NONE_T(b, type, id) expect_built(b, type, id, 0, false, __func__)
@@ -289,7 +268,7 @@ static uint8_t *file_type_file(uint32_t ft, size_t *at, size_t *len)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_u32(b, "general.file_type", ft);
     *at = gb_last(b)->value;
-    return no_tensors(b, len);
+    return ex_finish(b, len);
 }
 
 static void test_file_type_values(void **state)

@@ -98,18 +98,7 @@ static void expect_at(const uint8_t *buf, size_t len, const gguflint_options *op
         expect_at(buf, len, NULL, id, off, n_, __func__);                                          \
     } while (0)
 
-static void expect_none(const uint8_t *buf, size_t len, const char *id, const char *where)
-{
-    gguflint_ctx *ctx = lint(buf, len);
-    if (ex_find(ctx, id)) {
-        print_message("%s: %s must not be reported\n", where, id);
-        ex_print_findings(NULL, ctx);
-        gguflint_free(ctx);
-        fail_msg("%s: unexpected %s", where, id);
-    }
-    gguflint_free(ctx);
-}
-#define EXPECT_NONE(buf, len, id) expect_none(buf, len, id, __func__)
+#define EXPECT_NONE(buf, len, id) ex_assert_no_rule(buf, len, NULL, id)
 
 /* No template finding at all (of any severity). */
 static void expect_silent(const uint8_t *buf, size_t len, const char *where)
@@ -142,7 +131,7 @@ static void clean(const char *tpl, const char *id, const char *where)
 {
     size_t len;
     uint8_t *buf = tpl_file(tpl, &len, NULL);
-    expect_none(buf, len, id, where);
+    ex_assert_no_rule_at(buf, len, NULL, id, where);
     free(buf);
 }
 #define CLEAN(tpl, id) clean(tpl, id, __func__)

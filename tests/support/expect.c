@@ -208,18 +208,43 @@ void ex_assert_clean_at(const uint8_t *buf, size_t len, const gguflint_options *
     gguflint_free(ctx);
 }
 
-/* Exactly one finding of `id`, at `offset`. Frees buf. */
-void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where)
+void ex_expect_msg_at(uint8_t *buf, size_t len, const char *name, const char *id, uint64_t offset,
+                      const char *text, const char *where)
 {
-    gguflint_ctx *ctx = ex_lint(buf, len);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
     size_t at, n = ex_count_id(ctx, id, offset, &at);
-    if (n != 1 || at != 1) {
-        print_message("%s: expected one %s at %llu, got %zu (%zu there)\n", where, id,
-                      (unsigned long long)offset, n, at);
+    const gguflint_finding *f = ex_find(ctx, id);
+    if (n != 1 || at != 1 || (text && !strstr(f->message, text))) {
+        print_message("%s: expected one %s at %llu%s%s, got %zu (%zu there)\n", where, id,
+                      (unsigned long long)offset, text ? " saying " : "", text ? text : "", n, at);
         ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         free(buf);
         fail_msg("%s: %s", where, id);
+    }
+    gguflint_free(ctx);
+    free(buf);
+}
+
+void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where)
+{
+    ex_expect_msg_at(buf, len, NULL, id, offset, NULL, where);
+}
+
+void ex_expect_none_of(uint8_t *buf, size_t len, const char *name, const char *const *ids,
+                       const char *where)
+{
+    assert_non_null(buf);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
+    for (size_t k = 0; ids[k]; k++) {
+        if (ex_count(ctx, ids[k])) {
+            print_message("%s: %s must not be reported\n", where, ids[k]);
+            ex_print_findings(NULL, ctx);
+            gguflint_free(ctx);
+            free(buf);
+            fail_msg("%s: unexpected %s", where, ids[k]);
+        }
     }
     gguflint_free(ctx);
     free(buf);

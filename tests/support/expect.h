@@ -80,6 +80,22 @@ void ex_assert_clean_at(const uint8_t *buf, size_t len, const gguflint_options *
 /* Exactly one finding of `id`, at `offset`, with default options, else the
  * test fails (naming `where`). Frees buf. */
 void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where);
+/* ex_expect_at for a buffer linted under the file name `name` (when
+ * non-NULL), whose one finding's message also holds `text` (when non-NULL).
+ * Frees buf. */
+void ex_expect_msg_at(uint8_t *buf, size_t len, const char *name, const char *id, uint64_t offset,
+                      const char *text, const char *where);
+#define ex_expect_msg(buf, len, name, id, offset, text)                                            \
+    ex_expect_msg_at(buf, len, name, id, offset, text, __func__)
+/* No finding of any rule of the NULL-terminated list `ids` (default options;
+ * linted under `name` when non-NULL). Frees buf. */
+void ex_expect_none_of(uint8_t *buf, size_t len, const char *name, const char *const *ids,
+                       const char *where);
+#define ex_expect_none(buf, len, name, ...)                                                        \
+    do {                                                                                           \
+        static const char *const ex_none_[] = {__VA_ARGS__, NULL};                                 \
+        ex_expect_none_of(buf, len, name, ex_none_, __func__);                                     \
+    } while (0)
 /* Lint every file of `dir` whose name ends in `suffix` (none when the
  * directory is absent: the real files are optional); fail on a finding of a
  * rule whose id starts with `id_prefix` at `min` severity or above, and on a
