@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "expect.h"
+#include "tiny_llama.h"
 
 #include "gguf_builder.h"
 #include "gguflint.h"
@@ -322,10 +323,7 @@ static void write_kvs(gb *b, const arch_info *a, bool ctx_u64, built *out)
         gb_kv_str(b, "tokenizer.ggml.model", "none");
         return;
     }
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    gb_kv_arr_str(b, "tokenizer.ggml.tokens", toks, V_TOKENS);
-    gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, V_TOKENS, scores, sizeof scores);
-    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, V_TOKENS, types, sizeof types);
+    gb_llama_vocab(b, toks, scores, types, V_TOKENS);
     gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
     gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 2);
     gb_kv_u32(b, "tokenizer.ggml.token_type_count", 2);
