@@ -25,31 +25,15 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-typedef struct buf {
-    uint8_t *p;
-    size_t len, cap;
-} buf;
+typedef ex_buf buf;
 
-static void put(buf *b, const void *s, size_t n)
-{
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        assert_non_null(b->p);
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-}
-
-/* One scripted response: headers (status line first, CRLF-separated, without
- * the blank line), a body, the control byte (see transport_script.c). */
 static void resp(buf *b, const char *headers, const void *body, size_t body_len, uint8_t ctl)
 {
-    put(b, headers, strlen(headers));
-    put(b, "\r\n\r\n", 4);
-    put(b, body, body_len);
+    ex_buf_put(b, headers, strlen(headers));
+    ex_buf_put(b, "\r\n\r\n", 4);
+    ex_buf_put(b, body, body_len);
     uint8_t sep[5] = {'\n', '=', '=', ctl, '\n'};
-    put(b, sep, sizeof sep);
+    ex_buf_put(b, sep, sizeof sep);
 }
 
 /* A 206 for [first, last] of `file` (total `total`), with optional extra headers. */

@@ -187,43 +187,76 @@ static void test_runs(void **state)
     free(buf);
 }
 
-/* Long strings: whole ASCII blocks between multi-byte sequences, sequences
- * across 32-byte boundaries, errors after long valid stretches. */
-static void test_random_long(void **state)
+/* Random strings of `pieces`: each round up to max_count of them (at most
+ * cap bytes), a piece at index `valid` or above (the broken ones) kept only
+ * when (x & mask) is 0; the vector check against the reference. */
+typedef struct mix {
+    const char *const *pieces;
+    unsigned n, valid, max_count, mask;
+    uint32_t seed;
+    int rounds;
+    size_t cap;
+} mix;
+
+static void random_mix(const mix *m)
 {
-    (void)state;
-    static const char *const pieces[] = {
-        "abcdefghijklmnopqrstuvwxyz012345",
-        "a",
-        "\xc4\xa0",
-        "\xe2\x96\x81",
-        "\xf0\x9f\x98\x80",
-        "\x80",
-        "\xc4",
-        "\xe2\x96",
-        "\xed\xa0\x80",
-        "\xf4\x90\x80\x80",
-    };
-    uint32_t x = 4242;
-    uint8_t buf[700];
-    for (int round = 0; round < 40000; round++) {
+    uint32_t x = m->seed;
+    uint8_t buf[800];
+    assert_true(m->cap <= sizeof buf);
+    for (int round = 0; round < m->rounds; round++) {
         size_t n = 0;
         x = x * 1664525u + 1013904223u;
-        unsigned count = 1 + (x >> 24) % 60;
+        unsigned count = 1 + (x >> 24) % m->max_count;
         for (unsigned k = 0; k < count; k++) {
             x = x * 1664525u + 1013904223u;
-            unsigned pick = (x >> 16) % 10;
-            if ((x & 31) != 0 && pick >= 5)
-                pick %= 5;
-            size_t l = strlen(pieces[pick]);
-            if (n + l > sizeof buf)
+            unsigned pick = (x >> 16) % m->n;
+            if ((x & m->mask) != 0 && pick >= m->valid)
+                pick %= m->valid;
+            size_t l = strlen(m->pieces[pick]);
+            if (n + l > m->cap)
                 break;
-            memcpy(buf + n, pieces[pick], l);
+            memcpy(buf + n, m->pieces[pick], l);
             n += l;
         }
         agree(buf, n);
     }
 }
+
+static const char *const long_pieces[] = {
+    "abcdefghijklmnopqrstuvwxyz012345",
+    "a",
+    "\xc4\xa0",
+    "\xe2\x96\x81",
+    "\xf0\x9f\x98\x80",
+    "\x80",
+    "\xc4",
+    "\xe2\x96",
+    "\xed\xa0\x80",
+    "\xf4\x90\x80\x80",
+};
+
+/* Long strings: whole ASCII blocks between multi-byte sequences, sequences
+ * across 32-byte boundaries, errors after long valid stretches. */
+static void test_random_long(void **state)
+{
+    (void)state;
+    random_mix(
+        &(mix){long_pieces, sizeof long_pieces / sizeof *long_pieces, 5, 60, 31, 4242, 40000, 700});
+}
+
+static const char *const two_byte_pieces[] = {
+    "the quick brown fox jumps over 1",
+    "\xc4\xa0",
+    "\xd0\xb9",
+    "\xdf\xbf",
+    "\xc2\x80",
+    "a",
+    "\x80",
+    "\xc4",
+    "\xc0\x80",
+    "\xc1\xbf",
+    "\xe2\x96\x81",
+};
 
 /* Long strings of ASCII and 2-byte sequences only, with sparse errors
  * (stray continuations, lone leads, the overlong C0/C1 leads, a rare 3-byte
@@ -232,38 +265,8 @@ static void test_random_long(void **state)
 static void test_random_two_byte(void **state)
 {
     (void)state;
-    static const char *const pieces[] = {
-        "the quick brown fox jumps over 1",
-        "\xc4\xa0",
-        "\xd0\xb9",
-        "\xdf\xbf",
-        "\xc2\x80",
-        "a",
-        "\x80",
-        "\xc4",
-        "\xc0\x80",
-        "\xc1\xbf",
-        "\xe2\x96\x81",
-    };
-    uint32_t x = 31337;
-    uint8_t buf[800];
-    for (int round = 0; round < 60000; round++) {
-        size_t n = 0;
-        x = x * 1664525u + 1013904223u;
-        unsigned count = 1 + (x >> 24) % 120;
-        for (unsigned k = 0; k < count; k++) {
-            x = x * 1664525u + 1013904223u;
-            unsigned pick = (x >> 16) % 11;
-            if ((x & 63) != 0 && pick >= 6)
-                pick %= 6;
-            size_t l = strlen(pieces[pick]);
-            if (n + l > sizeof buf)
-                break;
-            memcpy(buf + n, pieces[pick], l);
-            n += l;
-        }
-        agree(buf, n);
-    }
+    random_mix(&(mix){two_byte_pieces, sizeof two_byte_pieces / sizeof *two_byte_pieces, 6, 120, 63,
+                      31337, 60000, 800});
 }
 
 /* Every short sequence, valid or not, at every position of a 200-byte

@@ -399,6 +399,24 @@ int ex_remove_tree(const char *dir)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+void ex_buf_put(ex_buf *b, const void *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    if (n)
+        memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void ex_buf_sink(void *user, const char *s, size_t n)
+{
+    ex_buf_put(user, s, n);
+}
+
 char *ex_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -103,6 +103,19 @@ void ex_expect_none_of(uint8_t *buf, size_t len, const char *name, const char *c
 void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
                   gguflint_severity min);
 
+/* ---- a growing buffer ---- */
+
+/* Bytes appended by ex_buf_put (start from {0}; free p). The bytes are
+ * always followed by a NUL, so text can be read as a string. */
+typedef struct ex_buf {
+    uint8_t *p;
+    size_t len, cap;
+} ex_buf;
+void ex_buf_put(ex_buf *b, const void *s, size_t n);
+/* ex_buf_put as a gguflint write callback (gguflint_escape and friends):
+ * user is the ex_buf. */
+void ex_buf_sink(void *user, const char *s, size_t n);
+
 /* ---- files ---- */
 
 /* The whole file at path, NUL-terminated (its length in *len; free it), or

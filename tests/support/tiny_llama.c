@@ -3,6 +3,8 @@
 
 #include "gguf_builder.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,35 +55,45 @@ static void fill(uint8_t *p, const tspec *t, uint64_t n, uint32_t seed)
     }
 }
 
-static void u32_kv(gb *b, const char *key, uint32_t v)
-{
-    if (v)
-        gb_kv_u32(b, key, v);
-}
-
-static void f32_kv(gb *b, const char *key, float v)
-{
-    if (v != 0.0f)
-        gb_kv_f32(b, key, v);
-}
+/* gb_llama's fields in the order gb_llama_kvs writes them. */
+static const struct {
+    const char *key;
+    size_t at;
+    bool f32;
+} llama_keys[] = {
+    {"general.file_type", offsetof(gb_llama, file_type), false},
+    {"general.alignment", offsetof(gb_llama, alignment), false},
+    {"llama.context_length", offsetof(gb_llama, context), false},
+    {"llama.embedding_length", offsetof(gb_llama, embd), false},
+    {"llama.block_count", offsetof(gb_llama, blocks), false},
+    {"llama.feed_forward_length", offsetof(gb_llama, ff), false},
+    {"llama.attention.head_count", offsetof(gb_llama, heads), false},
+    {"llama.attention.head_count_kv", offsetof(gb_llama, heads_kv), false},
+    {"llama.attention.layer_norm_rms_epsilon", offsetof(gb_llama, eps), true},
+    {"llama.rope.dimension_count", offsetof(gb_llama, rope_dims), false},
+    {"llama.rope.freq_base", offsetof(gb_llama, rope_base), true},
+    {"llama.vocab_size", offsetof(gb_llama, vocab), false},
+};
 
 void gb_llama_kvs(gb *b, const gb_llama *p)
 {
     gb_kv_str(b, "general.architecture", "llama");
     if (p->name)
         gb_kv_str(b, "general.name", p->name);
-    u32_kv(b, "general.file_type", p->file_type);
-    u32_kv(b, "general.alignment", p->alignment);
-    u32_kv(b, "llama.context_length", p->context);
-    u32_kv(b, "llama.embedding_length", p->embd);
-    u32_kv(b, "llama.block_count", p->blocks);
-    u32_kv(b, "llama.feed_forward_length", p->ff);
-    u32_kv(b, "llama.attention.head_count", p->heads);
-    u32_kv(b, "llama.attention.head_count_kv", p->heads_kv);
-    f32_kv(b, "llama.attention.layer_norm_rms_epsilon", p->eps);
-    u32_kv(b, "llama.rope.dimension_count", p->rope_dims);
-    f32_kv(b, "llama.rope.freq_base", p->rope_base);
-    u32_kv(b, "llama.vocab_size", p->vocab);
+    for (size_t i = 0; i < sizeof llama_keys / sizeof llama_keys[0]; i++) {
+        const char *field = (const char *)p + llama_keys[i].at;
+        if (llama_keys[i].f32) {
+            float v;
+            memcpy(&v, field, sizeof v);
+            if (v != 0.0f)
+                gb_kv_f32(b, llama_keys[i].key, v);
+        } else {
+            uint32_t v;
+            memcpy(&v, field, sizeof v);
+            if (v)
+                gb_kv_u32(b, llama_keys[i].key, v);
+        }
+    }
 }
 
 void gb_llama_vocab(gb *b, const char *const *tokens, const float *scores, const int32_t *types,

@@ -94,24 +94,29 @@ static size_t token(char *out, uint32_t i, int32_t *type)
     return n;
 }
 
+/* The sparse model's hyper-parameters. */
+static const gb_llama remote_llama = {
+    .name = "sparse-remote-test",
+    .file_type = 1,
+    .alignment = 32,
+    .context = 8192,
+    .embd = E,
+    .blocks = L,
+    .ff = F,
+    .heads = H,
+    .heads_kv = HKV,
+    .eps = 1e-5f,
+    .rope_dims = E / H,
+    .rope_base = 500000.0f,
+    .vocab = V,
+};
+
 static void write_sparse(const char *dir)
 {
     char path[4096];
     path_join(path, sizeof path, dir, "sparse.gguf");
     gb *b = gb_new(3);
-    gb_llama_kvs(b, &(gb_llama){.name = "sparse-remote-test",
-                                .file_type = 1,
-                                .alignment = 32,
-                                .context = 8192,
-                                .embd = E,
-                                .blocks = L,
-                                .ff = F,
-                                .heads = H,
-                                .heads_kv = HKV,
-                                .eps = 1e-5f,
-                                .rope_dims = E / H,
-                                .rope_base = 500000.0f,
-                                .vocab = V});
+    gb_llama_kvs(b, &remote_llama);
     gb_kv_str(b, "tokenizer.ggml.model", "llama");
     gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
     gb_arr_header(b, GB_VT_STR, V);
