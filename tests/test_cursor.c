@@ -16,28 +16,8 @@
 #include "common/ckd.h"
 #include "common/cursor.h"
 
-/* ------------------------------------------------------------------ helpers */
-
-/* An exactly-sized heap copy of bytes[0..n). For n == 0 the allocation is
- * malloc(0) when that is non-NULL (ASan flags any access to it), otherwise a
- * 1-byte block that the tests never read (the cursor length stays 0). */
-#if defined(__GNUC__)
-/* Not inlined: gcc -O2 would otherwise see the 0/1-byte allocation of the
- * empty-buffer test and warn (-Warray-bounds) about reads it cannot prove
- * unreachable, although cur_has() rejects them. */
-__attribute__((noinline))
-#endif
-static uint8_t *
-exact_copy(const uint8_t *bytes, size_t n)
-{
-    uint8_t *p = malloc(n);
-    if (!p && n == 0)
-        p = malloc(1);
-    assert_non_null(p);
-    if (n)
-        memcpy(p, bytes, n);
-    return p;
-}
+/* The buffers are exactly-sized heap copies (ex_dup, in the support library:
+ * never inlined here, so gcc -O2 sees no 0/1-byte allocation to warn about). */
 
 static const uint8_t seq8[8] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
 
@@ -46,7 +26,7 @@ static const uint8_t seq8[8] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
 static void test_empty_buffer(void **state)
 {
     (void)state;
-    uint8_t *buf = exact_copy(NULL, 0);
+    uint8_t *buf = ex_dup(NULL, 0);
     cursor c;
     cur_init(&c, buf, 0);
     assert_ptr_equal(c.base, buf);
@@ -99,7 +79,7 @@ static void test_has_edges(void **state)
 {
     (void)state;
     for (size_t len = 1; len <= 9; len++) {
-        uint8_t *buf = exact_copy((const uint8_t[9]){0}, len);
+        uint8_t *buf = ex_dup((const uint8_t[9]){0}, len);
         cursor c;
         cur_init(&c, buf, len);
         /* from offset 0: 0, 1, len-1, len succeed; len+1 and huge fail */
@@ -130,7 +110,7 @@ static void test_skip_edges(void **state)
 {
     (void)state;
     enum { LEN = 5 };
-    uint8_t *buf = exact_copy(seq8, LEN);
+    uint8_t *buf = ex_dup(seq8, LEN);
     cursor c;
     cur_init(&c, buf, LEN);
 
@@ -196,7 +176,7 @@ static void check_read_at_end(unsigned n, size_t len, bool be)
     uint8_t src[16];
     for (size_t i = 0; i < sizeof src; i++)
         src[i] = (uint8_t)(0xF0u + i);
-    uint8_t *buf = exact_copy(src, len);
+    uint8_t *buf = ex_dup(src, len);
     cursor c;
     cur_init(&c, buf, len);
     c.big_endian = be;
@@ -238,7 +218,7 @@ static void test_uint_at_end(void **state)
 static void test_u8_edges(void **state)
 {
     (void)state;
-    uint8_t *buf = exact_copy((const uint8_t[]){0x00, 0x7F, 0x80, 0xFF}, 4);
+    uint8_t *buf = ex_dup((const uint8_t[]){0x00, 0x7F, 0x80, 0xFF}, 4);
     cursor c;
     cur_init(&c, buf, 4);
     uint8_t v = 0x11;
@@ -262,7 +242,7 @@ static void test_u32_edges(void **state)
 {
     (void)state;
     /* 7 bytes: u32 at 0..3 succeed (3 = max for 7 bytes), at 4..7 fail */
-    uint8_t *buf = exact_copy(seq8, 7);
+    uint8_t *buf = ex_dup(seq8, 7);
     cursor c;
     cur_init(&c, buf, 7);
     uint32_t v = 0;
@@ -290,7 +270,7 @@ static void test_u32_edges(void **state)
 static void test_u64_edges(void **state)
 {
     (void)state;
-    uint8_t *buf = exact_copy(seq8, 8);
+    uint8_t *buf = ex_dup(seq8, 8);
     cursor c;
     cur_init(&c, buf, 8);
     uint64_t v = 0;
@@ -311,7 +291,7 @@ static void test_u64_edges(void **state)
     free(buf);
 
     /* 7-byte buffer: a u64 never fits */
-    buf = exact_copy(seq8, 7);
+    buf = ex_dup(seq8, 7);
     cur_init(&c, buf, 7);
     assert_false(cur_u64(&c, &v));
     assert_int_equal(c.off, 0);
@@ -321,7 +301,7 @@ static void test_u64_edges(void **state)
 static void test_endianness(void **state)
 {
     (void)state;
-    uint8_t *buf = exact_copy(seq8, 8);
+    uint8_t *buf = ex_dup(seq8, 8);
     cursor c;
     cur_init(&c, buf, 8);
     uint64_t v;
@@ -363,7 +343,7 @@ static void test_endianness(void **state)
 
     /* high bits: no sign extension, every byte reaches its place */
     static const uint8_t ff[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
-    buf = exact_copy(ff, 8);
+    buf = ex_dup(ff, 8);
     cur_init(&c, buf, 8);
     assert_true(cur_u64(&c, &v));
     assert_true(v == UINT64_MAX);
@@ -374,7 +354,7 @@ static void test_endianness(void **state)
     free(buf);
 
     static const uint8_t top[8] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80};
-    buf = exact_copy(top, 8);
+    buf = ex_dup(top, 8);
     cur_init(&c, buf, 8);
     assert_true(cur_u64(&c, &v));
     assert_true(v == 0x8000000000000000ull);
@@ -398,7 +378,7 @@ static void test_sequence_to_end(void **state)
     (void)state;
     static const uint8_t bytes[13] = {0xAB, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00,
                                       0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
-    uint8_t *buf = exact_copy(bytes, sizeof bytes);
+    uint8_t *buf = ex_dup(bytes, sizeof bytes);
     cursor c;
     cur_init(&c, buf, sizeof bytes);
     uint8_t a;

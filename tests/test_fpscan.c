@@ -68,9 +68,7 @@ static uint64_t value(fp_kind k, unsigned bad_per_1000)
 
 static void agree(fp_kind k, const uint8_t *src, size_t n, bool be)
 {
-    uint8_t *p = malloc(n ? n : 1);
-    assert_non_null(p);
-    memcpy(p, src, n);
+    uint8_t *p = ex_dup(src, n);
     fp_count ref, got;
     fp_scan_ref(k, p, n, be, &ref);
     for (int lv = 2; lv >= 0; lv--) {
@@ -162,9 +160,7 @@ static void test_uniform(void **state)
 static void blocks_agree(const fp_blocks *b, const uint8_t *src, size_t nb, bool be)
 {
     size_t n = nb * b->stride;
-    uint8_t *p = malloc(n ? n : 1);
-    assert_non_null(p);
-    memcpy(p, src, n);
+    uint8_t *p = ex_dup(src, n);
     fp_count ref, got;
     fp_scan_blocks_ref(b, p, nb, be, &ref);
     for (int lv = 2; lv >= 0; lv--) {

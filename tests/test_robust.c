@@ -47,10 +47,7 @@ static bool is_raw_control(const char *s)
 static gguflint_ctx *lint_copy(const uint8_t *buf, size_t len, const gguflint_options *opt,
                                uint8_t **copy_out)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    assert_non_null(copy);
-    if (len)
-        memcpy(copy, buf, len);
+    uint8_t *copy = ex_dup(buf, len);
     gguflint_ctx *ctx = gguflint_new(opt);
     assert_non_null(ctx);
     int st = gguflint_set_buffer(ctx, copy, len);

@@ -21,9 +21,7 @@ static void agree(const uint8_t *s, uint64_t n)
 {
     bool ref = utf8_valid_bytes(s, n);
     /* an exactly-sized copy so ASan catches any read past the end */
-    uint8_t *copy = malloc(n ? (size_t)n : 1);
-    assert_non_null(copy);
-    memcpy(copy, s, (size_t)n);
+    uint8_t *copy = ex_dup(s, (size_t)n);
     if (utf8_valid(copy, n) != ref || utf8_valid_slow(copy, n) != ref) {
         char hex[256] = "";
         for (uint64_t i = 0; i < n && i < 40; i++)
@@ -177,9 +175,7 @@ static void test_runs(void **state)
         if (utf8_valid_region_esc(buf + 8, len - 8, buf + len + 32, &esc) != all_ok ||
             esc != want_esc)
             fail_msg("run of %zu bytes: expected %d, esc %d", len, all_ok, want_esc);
-        uint8_t *exact = malloc(len - 8 ? len - 8 : 1);
-        assert_non_null(exact);
-        memcpy(exact, buf + 8, len - 8);
+        uint8_t *exact = ex_dup(buf + 8, len - 8);
         if (utf8_valid_region(exact, len - 8, exact + len - 8) != all_ok)
             fail_msg("exact run of %zu bytes: expected %d", len, all_ok);
         free(exact);
@@ -342,9 +338,7 @@ static void test_print_span(void **state)
         while (want_text < n && ((buf[want_text] >= 0x20 && buf[want_text] < 0x7F) ||
                                  buf[want_text] == '\t' || buf[want_text] == '\n'))
             want_text++;
-        uint8_t *exact = malloc(n ? n : 1);
-        assert_non_null(exact);
-        memcpy(exact, buf, n);
+        uint8_t *exact = ex_dup(buf, n);
         assert_int_equal(ascii_print_span(exact, n, false), want);
         assert_int_equal(ascii_print_span(exact, n, true), want_text);
         free(exact);

@@ -417,6 +417,17 @@ void ex_buf_sink(void *user, const char *s, size_t n)
     ex_buf_put(user, s, n);
 }
 
+uint8_t *ex_dup(const void *src, size_t n)
+{
+    uint8_t *p = malloc(n);
+    if (!p && n == 0)
+        p = malloc(1);
+    assert_non_null(p);
+    if (n)
+        memcpy(p, src, n);
+    return p;
+}
+
 char *ex_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -116,6 +116,11 @@ void ex_buf_put(ex_buf *b, const void *s, size_t n);
  * user is the ex_buf. */
 void ex_buf_sink(void *user, const char *s, size_t n);
 
+/* An exactly-sized heap copy of n bytes (malloc(0) when n is 0, one byte
+ * only where that returns NULL), so that AddressSanitizer sees a read past
+ * its end; free it. */
+uint8_t *ex_dup(const void *src, size_t n);
+
 /* ---- files ---- */
 
 /* The whole file at path, NUL-terminated (its length in *len; free it), or

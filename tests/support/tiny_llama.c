@@ -3,8 +3,6 @@
 
 #include "gguf_builder.h"
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,45 +53,48 @@ static void fill(uint8_t *p, const tspec *t, uint64_t n, uint32_t seed)
     }
 }
 
-/* gb_llama's fields in the order gb_llama_kvs writes them. */
-static const struct {
-    const char *key;
-    size_t at;
-    bool f32;
-} llama_keys[] = {
-    {"general.file_type", offsetof(gb_llama, file_type), false},
-    {"general.alignment", offsetof(gb_llama, alignment), false},
-    {"llama.context_length", offsetof(gb_llama, context), false},
-    {"llama.embedding_length", offsetof(gb_llama, embd), false},
-    {"llama.block_count", offsetof(gb_llama, blocks), false},
-    {"llama.feed_forward_length", offsetof(gb_llama, ff), false},
-    {"llama.attention.head_count", offsetof(gb_llama, heads), false},
-    {"llama.attention.head_count_kv", offsetof(gb_llama, heads_kv), false},
-    {"llama.attention.layer_norm_rms_epsilon", offsetof(gb_llama, eps), true},
-    {"llama.rope.dimension_count", offsetof(gb_llama, rope_dims), false},
-    {"llama.rope.freq_base", offsetof(gb_llama, rope_base), true},
-    {"llama.vocab_size", offsetof(gb_llama, vocab), false},
+const gb_llama gb_tiny_hparams = {
+    .name = "tiny-llama",
+    .file_type = 1,
+    .alignment = 32,
+    .context = 256,
+    .embd = E,
+    .blocks = L,
+    .ff = F,
+    .heads = H,
+    .heads_kv = H,
+    .eps = 1e-5f,
+    .rope_dims = E / H,
+    .rope_base = 10000.0f,
+    .vocab = V,
+};
+
+/* The first eight u32 keys gb_llama_kvs writes, in gb_llama's order. */
+static const char *const llama_u32_keys[] = {
+    "general.file_type",          "general.alignment",
+    "llama.context_length",       "llama.embedding_length",
+    "llama.block_count",          "llama.feed_forward_length",
+    "llama.attention.head_count", "llama.attention.head_count_kv",
 };
 
 void gb_llama_kvs(gb *b, const gb_llama *p)
 {
+    const uint32_t u[] = {p->file_type, p->alignment, p->context, p->embd,
+                          p->blocks,    p->ff,        p->heads,   p->heads_kv};
     gb_kv_str(b, "general.architecture", "llama");
     if (p->name)
         gb_kv_str(b, "general.name", p->name);
-    for (size_t i = 0; i < sizeof llama_keys / sizeof llama_keys[0]; i++) {
-        const char *field = (const char *)p + llama_keys[i].at;
-        if (llama_keys[i].f32) {
-            float v;
-            memcpy(&v, field, sizeof v);
-            if (v != 0.0f)
-                gb_kv_f32(b, llama_keys[i].key, v);
-        } else {
-            uint32_t v;
-            memcpy(&v, field, sizeof v);
-            if (v)
-                gb_kv_u32(b, llama_keys[i].key, v);
-        }
-    }
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (u[i])
+            gb_kv_u32(b, llama_u32_keys[i], u[i]);
+    if (p->eps != 0.0f)
+        gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", p->eps);
+    if (p->rope_dims)
+        gb_kv_u32(b, "llama.rope.dimension_count", p->rope_dims);
+    if (p->rope_base != 0.0f)
+        gb_kv_f32(b, "llama.rope.freq_base", p->rope_base);
+    if (p->vocab)
+        gb_kv_u32(b, "llama.vocab_size", p->vocab);
 }
 
 void gb_llama_vocab(gb *b, const char *const *tokens, const float *scores, const int32_t *types,
@@ -133,19 +134,7 @@ uint8_t *gb_tiny_llama(size_t *len)
         types[i] = i == 0 ? 2 : i < 3 ? 3 : i == 3 ? 6 : 1;
     }
     gb *b = gb_new(3);
-    gb_llama_kvs(b, &(gb_llama){.name = "tiny-llama",
-                                .file_type = 1,
-                                .alignment = 32,
-                                .context = 256,
-                                .embd = E,
-                                .blocks = L,
-                                .ff = F,
-                                .heads = H,
-                                .heads_kv = H,
-                                .eps = 1e-5f,
-                                .rope_dims = E / H,
-                                .rope_base = 10000.0f,
-                                .vocab = V});
+    gb_llama_kvs(b, &gb_tiny_hparams);
     gb_llama_vocab(b, tokens, scores, types, V);
     gb_kv_u32(b, "tokenizer.ggml.unknown_token_id", 0);
     gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);

@@ -29,6 +29,8 @@ typedef struct gb_llama {
     uint32_t vocab; /* llama.vocab_size */
 } gb_llama;
 void gb_llama_kvs(gb *b, const gb_llama *p);
+/* The tiny model's. */
+extern const gb_llama gb_tiny_hparams;
 /* tokenizer.ggml.model "llama", then the n tokens, their scores and their
  * types (scores and types are not written when NULL). */
 void gb_llama_vocab(gb *b, const char *const *tokens, const float *scores, const int32_t *types,

@@ -94,29 +94,31 @@ static size_t token(char *out, uint32_t i, int32_t *type)
     return n;
 }
 
-/* The sparse model's hyper-parameters. */
-static const gb_llama remote_llama = {
-    .name = "sparse-remote-test",
-    .file_type = 1,
-    .alignment = 32,
-    .context = 8192,
-    .embd = E,
-    .blocks = L,
-    .ff = F,
-    .heads = H,
-    .heads_kv = HKV,
-    .eps = 1e-5f,
-    .rope_dims = E / H,
-    .rope_base = 500000.0f,
-    .vocab = V,
-};
+/* The sparse model's hyper-parameters: the tiny model's keys, a real
+ * model's sizes. */
+static gb_llama remote_llama(void)
+{
+    gb_llama p = gb_tiny_hparams;
+    p.name = "sparse-remote-test";
+    p.context = 8192;
+    p.embd = E;
+    p.blocks = L;
+    p.ff = F;
+    p.heads = H;
+    p.heads_kv = HKV;
+    p.rope_base = 500000.0f;
+    p.rope_dims = E / H;
+    p.vocab = V;
+    return p;
+}
 
 static void write_sparse(const char *dir)
 {
     char path[4096];
     path_join(path, sizeof path, dir, "sparse.gguf");
     gb *b = gb_new(3);
-    gb_llama_kvs(b, &remote_llama);
+    gb_llama p = remote_llama();
+    gb_llama_kvs(b, &p);
     gb_kv_str(b, "tokenizer.ggml.model", "llama");
     gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
     gb_arr_header(b, GB_VT_STR, V);
