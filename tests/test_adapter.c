@@ -57,11 +57,7 @@ static uint8_t *finish(gb *b, const tdesc *t, size_t n, size_t *len)
         marks_info[i] = gb_last(b)->start;
         off += gb_align_up(sizes[i], 32);
     }
-    gb_pad_to(b, 32);
-    for (size_t i = 0; i < n; i++) {
-        gb_zeros(b, (size_t)sizes[i]);
-        gb_pad_to(b, 32);
-    }
+    gb_zero_data(b, sizes, n, 32);
     uint8_t *buf = ex_finish(b, len);
     return buf;
 }

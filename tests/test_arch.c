@@ -409,14 +409,8 @@ static model build_model(const mspec *m)
         mark_add(&t_marks, b, t[i].name);
         off += gb_align_up(sizes[i], 32);
     }
-    gb_pad_to(b, 32);
-    for (size_t i = 0; i < k; i++) {
-        gb_zeros(b, (size_t)sizes[i]);
-        gb_pad_to(b, 32);
-    }
-    r.buf = gb_finish(b, &r.len);
-    gb_free(b);
-    assert_non_null(r.buf);
+    gb_zero_data(b, sizes, k, 32);
+    r.buf = ex_finish(b, &r.len);
     return r;
 }
 

@@ -340,9 +340,7 @@ static size_t plan_tensors(const arch_info *a, tensor_plan *plan, const char **w
     gb *b = gb_new(3);
     assert_non_null(b);
     write_kvs(b, a, false, &meta);
-    meta.buf = gb_finish(b, &meta.len);
-    gb_free(b);
-    assert_non_null(meta.buf);
+    meta.buf = ex_finish(b, &meta.len);
 
     gguflint_options opt;
     gguflint_options_default(&opt);
@@ -440,14 +438,8 @@ static built build(const arch_info *a, const tensor_plan *plan, size_t n, build_
         off += gb_align_up(sizes[k], 32);
         k++;
     }
-    gb_pad_to(b, 32);
-    for (size_t i = 0; i < k; i++) {
-        gb_zeros(b, (size_t)sizes[i]);
-        gb_pad_to(b, 32);
-    }
-    out.buf = gb_finish(b, &out.len);
-    gb_free(b);
-    assert_non_null(out.buf);
+    gb_zero_data(b, sizes, k, 32);
+    out.buf = ex_finish(b, &out.len);
     return out;
 }
 

@@ -118,6 +118,26 @@ typedef struct seen {
     size_t n;
 } seen;
 
+/* The same findings, in the same order, with the same messages. */
+static void same_seen(const seen *t, const seen *s)
+{
+    assert_int_equal(t->n, s->n);
+    for (size_t i = 0; i < s->n; i++) {
+        assert_string_equal(t->ids[i], s->ids[i]);
+        assert_int_equal(t->offs[i], s->offs[i]);
+        assert_string_equal(t->msgs[i], s->msgs[i]);
+    }
+}
+
+/* buf written to a new file named after the mkstemp template `path`. */
+static void write_temp(char *path, const uint8_t *buf, size_t len)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    close(fd);
+}
+
 static void collect(gguflint_ctx *ctx, seen *s)
 {
     memset(s, 0, sizeof *s);
@@ -183,19 +203,11 @@ static void test_deep_findings(void **state)
 
     /* same through a file (pread) and with threads */
     char path[] = "deep-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, buf, len), (ssize_t)len);
-    close(fd);
+    write_temp(path, buf, len);
     for (uint32_t jobs = 1; jobs <= 4; jobs++) {
         seen t;
         lint(NULL, 0, path, jobs, &t);
-        assert_int_equal(t.n, s.n);
-        for (size_t i = 0; i < s.n; i++) {
-            assert_string_equal(t.ids[i], s.ids[i]);
-            assert_int_equal(t.offs[i], s.offs[i]);
-            assert_string_equal(t.msgs[i], s.msgs[i]);
-        }
+        same_seen(&t, &s);
     }
     unlink(path);
     free(buf);
@@ -259,24 +271,12 @@ static uint8_t *aliased(size_t n, uint64_t floats, uint64_t step, size_t *len, u
 
 static gguflint_ctx *lint_deep(const uint8_t *buf, size_t len, uint32_t jobs)
 {
-    gguflint_options *opt = gguflint_options_new();
-    assert_non_null(opt);
+    gguflint_options *opt = ex_options(NULL);
     gguflint_options_set_deep(opt, true);
     gguflint_options_set_deep_jobs(opt, jobs);
-    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
     gguflint_options_free(opt);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     return ctx;
-}
-
-static size_t count_id(const gguflint_ctx *ctx, const char *id)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        n += strcmp(gguflint_rule((size_t)gguflint_finding_get(ctx, i)->rule)->id, id) == 0;
-    return n;
 }
 
 /* 64 infos over one 64 KiB region: read once (not 64 times), and every alias
@@ -293,7 +293,7 @@ static void test_deep_aliases_read_once(void **state)
         print_message("aliases, -j%u: %llu of %llu data bytes read\n", jobs,
                       (unsigned long long)ctx->data_read, (unsigned long long)data);
         assert_true(ctx->data_read <= data);
-        assert_int_equal(count_id(ctx, "GG310"), 64);
+        assert_int_equal(ex_count(ctx, "GG310"), 64);
         for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
             const gguflint_finding *f = gguflint_finding_get(ctx, i);
             if (strcmp(gguflint_rule((size_t)f->rule)->id, "GG310") == 0)
@@ -319,9 +319,9 @@ static void test_deep_staircase_read_once(void **state)
     print_message("staircase: %llu of %llu data bytes read\n", (unsigned long long)ctx->data_read,
                   (unsigned long long)data);
     assert_true(ctx->data_read <= data);
-    assert_int_equal(count_id(ctx, "GG310"), 1);
-    assert_int_equal(count_id(ctx, "GG312"), 0);
-    assert_true(count_id(ctx, "GG217") > 0); /* the overlap itself is the error */
+    assert_int_equal(ex_count(ctx, "GG310"), 1);
+    assert_int_equal(ex_count(ctx, "GG312"), 0);
+    assert_true(ex_count(ctx, "GG217") > 0); /* the overlap itself is the error */
     gguflint_free(ctx);
     free(buf);
 }
@@ -375,20 +375,12 @@ static void test_deep_pieces(void **state)
                     "1 NaN and 0 Inf block scales; the first at block 89599"));
     assert_true(has(&s, "GG312", d + 10485760 + 9420800 + 1612800, "entirely zero"));
     char path[] = "deep-pieces-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, buf, len), (ssize_t)len);
-    close(fd);
+    write_temp(path, buf, len);
     for (uint32_t jobs = 1; jobs <= 5; jobs++)
         for (int from_file = 0; from_file < 2; from_file++) {
             seen t;
             lint(from_file ? NULL : buf, len, from_file ? path : NULL, jobs, &t);
-            assert_int_equal(t.n, s.n);
-            for (size_t i = 0; i < s.n; i++) {
-                assert_string_equal(t.ids[i], s.ids[i]);
-                assert_int_equal(t.offs[i], s.offs[i]);
-                assert_string_equal(t.msgs[i], s.msgs[i]);
-            }
+            same_seen(&t, &s);
         }
     unlink(path);
     free(buf);

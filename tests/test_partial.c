@@ -22,16 +22,12 @@
 
 static gguflint_ctx *run(const uint8_t *buf, size_t len, bool header_only, const char *profile)
 {
-    gguflint_options *opt = gguflint_options_new();
-    assert_non_null(opt);
+    gguflint_options *opt = ex_options(NULL);
     if (profile)
         assert_int_equal(gguflint_options_profile(opt, profile), GGUFLINT_OK);
     gguflint_options_set_header_only(opt, header_only);
-    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
     gguflint_options_free(opt);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     return ctx;
 }
 

@@ -79,9 +79,7 @@ static shard make_shard(long no, long count, long total, const char *const *tens
     }
     gb_pad_to(b, 32);
     gb_zeros(b, 32 * nt);
-    s.buf = gb_finish(b, &s.len);
-    gb_free(b);
-    assert_non_null(s.buf);
+    s.buf = ex_finish(b, &s.len);
     snprintf(s.name, sizeof s.name, "m-%05ld-of-%05ld.gguf", no + 1, count);
     return s;
 }

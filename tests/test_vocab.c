@@ -33,9 +33,7 @@ static built finish(gb *b)
 {
     built r;
     assert_non_null(b);
-    r.buf = gb_finish(b, &r.len);
-    gb_free(b);
-    assert_non_null(r.buf);
+    r.buf = ex_finish(b, &r.len);
     return r;
 }
 

@@ -317,6 +317,15 @@ size_t gb_pad_to(gb *b, uint64_t alignment)
     return at;
 }
 
+void gb_zero_data(gb *b, const uint64_t *sizes, size_t n, uint64_t alignment)
+{
+    gb_pad_to(b, alignment);
+    for (size_t i = 0; i < n; i++) {
+        gb_zeros(b, (size_t)sizes[i]);
+        gb_pad_to(b, alignment);
+    }
+}
+
 static void patch(gb *b, size_t at, uint64_t v, unsigned n)
 {
     if (!b || !b->buf || at > b->len || n > b->len - at)
@@ -641,11 +650,7 @@ uint8_t *gb_small_model_ex(uint32_t version, bool big_endian, size_t *len)
         gb_tensor(b, tensors[i].name, tensors[i].n_dims, tensors[i].ne, tensors[i].type, off);
         off += gb_align_up(sizes[i], align);
     }
-    gb_pad_to(b, align);
-    for (int i = 0; i < NT; i++) {
-        gb_zeros(b, (size_t)sizes[i]);
-        gb_pad_to(b, align);
-    }
+    gb_zero_data(b, sizes, NT, align);
     uint8_t *out = gb_finish(b, len);
     gb_free(b);
     return out;
