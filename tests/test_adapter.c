@@ -723,13 +723,14 @@ static void test_vocab_only_and_draft_clean(void **state)
                                            "f",     "g",   "h",    "i", "j", "k", "l", "m"};
     /* convert_hf_to_gguf.py --vocab-only: every key, the tokenizer, no tensor */
     gb *b = gb_new(3);
-    gb_llama_kvs(b, &(gb_llama){.name = "vocab only",
-                                .context = 256,
-                                .embd = 32,
-                                .blocks = 1,
-                                .ff = 64,
-                                .heads = 4,
-                                .eps = 1e-5f});
+    gb_llama hp = {.name = "vocab only",
+                   .context = 256,
+                   .embd = 32,
+                   .blocks = 1,
+                   .ff = 64,
+                   .heads = 4,
+                   .eps = 1e-5f};
+    gb_llama_kvs(b, &hp);
     gb_llama_vocab(b, tokens, NULL, NULL, 16);
     size_t len;
     uint8_t *buf = gb_finish(b, &len);
@@ -751,16 +752,9 @@ static void test_vocab_only_and_draft_clean(void **state)
         {"blk.0.ffn_up.weight", 2, {32, 64, 1, 1}, GB_F32},
     };
     b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
-    gb_kv_str(b, "general.name", "draft");
-    gb_kv_u32(b, "llama.context_length", 256);
-    gb_kv_u32(b, "llama.embedding_length", 32);
-    gb_kv_u32(b, "llama.block_count", 1);
-    gb_kv_u32(b, "llama.feed_forward_length", 64);
-    gb_kv_u32(b, "llama.attention.head_count", 4);
-    gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    gb_kv_arr_str(b, "tokenizer.ggml.tokens", tokens, 16);
+    hp.name = "draft"; /* the same keys */
+    gb_llama_kvs(b, &hp);
+    gb_llama_vocab(b, tokens, NULL, NULL, 16);
     buf = finish(b, t, sizeof t / sizeof t[0], &len);
     expect_clean(buf, len, "draft model");
 }

@@ -51,11 +51,7 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_TEARDOWN(dir)
 
 static void test_discovery_and_override(void **state)
 {

@@ -61,11 +61,7 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_TEARDOWN(dir)
 
 static void test_baseline(void **state)
 {

@@ -171,11 +171,7 @@ static int setup(void **state)
     return chmod(dir, 0755);
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_TEARDOWN(dir)
 
 EX_MAIN(setup, teardown,
         {

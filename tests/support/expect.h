@@ -219,19 +219,22 @@ void ex_write_gb(const char *dir, const char *rel, gb *b);
  * restored first). 0 on success. */
 int ex_tmpdir_make(char *tmpl);
 int ex_tmpdir_remove(const char *dir);
-/* The group fixtures of a suite that works in one scratch folder: `setup`
- * makes `dir` (a mkdtemp template) and `teardown` removes it. */
+/* The group teardown of a suite that works in one scratch folder `dir`
+ * (removes it), and both fixtures: `setup` makes `dir` (a mkdtemp
+ * template). */
+#define EX_TMPDIR_TEARDOWN(dir)                                                                    \
+    static int teardown(void **state)                                                              \
+    {                                                                                              \
+        (void)state;                                                                               \
+        return ex_tmpdir_remove(dir);                                                              \
+    }
 #define EX_TMPDIR_FIXTURES(dir)                                                                    \
     static int setup(void **state)                                                                 \
     {                                                                                              \
         (void)state;                                                                               \
         return ex_tmpdir_make(dir);                                                                \
     }                                                                                              \
-    static int teardown(void **state)                                                              \
-    {                                                                                              \
-        (void)state;                                                                               \
-        return ex_tmpdir_remove(dir);                                                              \
-    }
+    EX_TMPDIR_TEARDOWN(dir)
 /* Write the small clean llama model (tiny_llama.h) to dir/name. */
 void ex_write_tiny_llama(const char *dir, const char *name);
 
