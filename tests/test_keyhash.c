@@ -260,6 +260,17 @@ static uint64_t probes_of(uint8_t *buf, size_t len, const char *id, size_t expec
     return p;
 }
 
+/* The file of b linted (with `expect` findings of `id`): its probes for n
+ * colliding `what`, printed, below per * n. */
+static void probes_below(gb *b, const char *id, size_t expect, const char *what, int n, int per)
+{
+    size_t len;
+    uint8_t *buf = ex_finish(b, &len);
+    uint64_t p = probes_of(buf, len, id, expect);
+    print_message("colliding %s: %llu probes for %d %s\n", what, (unsigned long long)p, n, what);
+    assert_true(p < (uint64_t)per * (uint64_t)n);
+}
+
 /* 2048 KVs whose keys share the low 20 bits of FNV-1a, plus one duplicate
  * (found, and only one). Before keyed hashing: about 2 x 2048^2 / 2 probes. */
 static void test_colliding_keys(void **state)
@@ -275,12 +286,7 @@ static void test_colliding_keys(void **state)
     }
     collide_fnv_string(&f, 77, key);
     gb_kv_u8(b, key, 1);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    uint64_t p = probes_of(buf, len, "GG106", 1);
-    print_message("colliding keys: %llu probes for %d keys\n", (unsigned long long)p, NCOLL);
-    assert_true(p < 8 * NCOLL);
+    probes_below(b, "GG106", 1, "keys", NCOLL, 8);
 }
 
 /* 2048 tensors whose names share the low 20 bits of FNV-1a. */
@@ -299,12 +305,7 @@ static void test_colliding_names(void **state)
     }
     gb_pad_to(b, 8);
     gb_zeros(b, 8 * NCOLL);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    uint64_t p = probes_of(buf, len, "GG205", 0);
-    print_message("colliding names: %llu probes for %d tensors\n", (unsigned long long)p, NCOLL);
-    assert_true(p < 8 * NCOLL);
+    probes_below(b, "GG205", 0, "names", NCOLL, 8);
 }
 
 /* 16 384 tokens in one slot of the old duplicate-token index, and one
@@ -326,12 +327,7 @@ static void test_colliding_tokens(void **state)
     gb_arr_header(b, GB_VT_STR, N + 1);
     gb_bytes(b, toks, 16 * (N + 1));
     free(toks);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    uint64_t p = probes_of(buf, len, "GG577", 1);
-    print_message("colliding tokens: %llu probes for %d tokens\n", (unsigned long long)p, N);
-    assert_true(p < 4 * N);
+    probes_below(b, "GG577", 1, "tokens", N, 4);
 }
 
 /* The named regression files (corpus/regressions/gguflint-9-colliding-*,

@@ -138,22 +138,26 @@ static void test_shard_clean(void **state)
     shard_clean(s, "model.gguf");
 }
 
+/* Shard 2 of 3 written with the split keys `k`: `id` at its split.no's
+ * value type (at_vtype) or start; written whole: no `id`. */
+static void second_shard_keys(keys k, const char *id, bool at_vtype, const char *where)
+{
+    shard s = make_shard(1, 3, 3, t_b, 1, false, k);
+    shard_expect_at(s, "m-00002-of-00003.gguf", id, at_vtype ? s.no.vtype : s.no.start, 1, where);
+    s = make_shard(1, 3, 3, t_b, 1, false, K0);
+    shard_expect_at(s, "m-00002-of-00003.gguf", id, 0, 0, where);
+}
+
 static void test_GG401_split_key_wrong_type(void **state)
 {
     (void)state;
-    shard s = make_shard(1, 3, 3, t_b, 1, false, (keys){.no_u32 = true});
-    shard_expect(s, "m-00002-of-00003.gguf", "GG401", s.no.vtype);
-    s = make_shard(1, 3, 3, t_b, 1, false, K0);
-    shard_absent(s, "m-00002-of-00003.gguf", "GG401");
+    second_shard_keys((keys){.no_u32 = true}, "GG401", true, __func__);
 }
 
 static void test_GG402_split_key_missing(void **state)
 {
     (void)state;
-    shard s = make_shard(1, 3, 3, t_b, 1, false, (keys){.no_tensors = true});
-    shard_expect(s, "m-00002-of-00003.gguf", "GG402", s.no.start);
-    s = make_shard(1, 3, 3, t_b, 1, false, K0);
-    shard_absent(s, "m-00002-of-00003.gguf", "GG402");
+    second_shard_keys((keys){.no_tensors = true}, "GG402", false, __func__);
 }
 
 static void test_GG403_split_count_zero(void **state)
