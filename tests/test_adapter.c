@@ -129,7 +129,6 @@ static uint8_t *lora(const lspec *s, size_t *len)
 
 static void test_lora_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora"}, &len);
     expect_clean(buf, len, "LoRA adapter");
@@ -139,7 +138,6 @@ static void test_lora_clean(void **state)
 
 static void test_GG562_adapter_type(void **state)
 {
-    (void)state;
     size_t len;
     /* adapter evidence from the lora tensors, no adapter.type */
     uint8_t *buf = lora(&(lspec){.adapter_type = NULL}, &len);
@@ -150,7 +148,6 @@ static void test_GG562_adapter_type(void **state)
 
 static void test_GG563_base_tensor_in_adapter(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -164,7 +161,6 @@ static void test_GG563_base_tensor_in_adapter(void **state)
 
 static void test_GG564_pair_incomplete(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -177,7 +173,6 @@ static void test_GG564_pair_incomplete(void **state)
 
 static void test_GG565_rank_mismatch(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.lora_a", 2, {32, 16, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -189,7 +184,6 @@ static void test_GG565_rank_mismatch(void **state)
 
 static void test_GG566_base_mismatch(void **state)
 {
-    (void)state;
     /* a state-space name llama's loader never creates (the fused attn_qkv
      * of the Oct 2025 tables' example is one it creates now: llama.cpp of
      * 2026-08-22 tries attn_qkv before split q/k/v) */
@@ -212,7 +206,6 @@ static void test_GG566_base_mismatch(void **state)
 
 static void test_GG567_GG568_alpha(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora", .alpha_kind = 2}, &len);
     ex_expect_at(buf, len, "GG567", mark_alpha, "alpha u32");
@@ -316,7 +309,6 @@ static void expect_based_clean(uint8_t *abuf, size_t alen, const char *where)
 
 static void test_lora_base_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora"}, &len);
     expect_based_clean(buf, len, "LoRA adapter on its base");
@@ -342,7 +334,6 @@ static void test_lora_base_clean(void **state)
 
 static void test_GG530_arch_mismatch(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora", .arch = "qwen2"}, &len);
     expect_based(buf, len, "GG530", mark_arch, NULL, "qwen2 adapter on a llama base");
@@ -370,7 +361,6 @@ static void test_GG530_arch_mismatch(void **state)
 
 static void test_GG531_alora_tokens(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora", .alora_kind = 2}, &len);
     ex_expect_at(buf, len, "GG531", mark_alora, "i32 invocation tokens");
@@ -384,7 +374,6 @@ static void test_GG531_alora_tokens(void **state)
 
 static void test_GG566_against_base(void **state)
 {
-    (void)state;
     size_t len;
     /* attn_k: a llama tensor, but not one this base has */
     const tdesc k[] = {
@@ -417,7 +406,6 @@ static void test_GG566_against_base(void **state)
 
 static void test_GG532_pair_dims(void **state)
 {
-    (void)state;
     size_t len;
     /* a 3-D lora_a for a 2-D base tensor: loaded, then ggml_mul_mat asserts */
     const tdesc q[] = {
@@ -446,7 +434,6 @@ static void test_GG532_pair_dims(void **state)
  * is no error without a base (it used to be GG565) */
 static void test_lora_3d_no_base(void **state)
 {
-    (void)state;
     const tdesc q[] = {
         {"blk.0.attn_q.weight.lora_a", 3, {32, 8, 2, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -460,7 +447,6 @@ static void test_lora_3d_no_base(void **state)
  * of what an adapter holds (none of them depends on the architecture). */
 static void test_lora_unknown_arch(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -476,7 +462,6 @@ static void test_lora_unknown_arch(void **state)
 
 static void test_lora_base_api(void **state)
 {
-    (void)state;
     size_t alen, blen;
     uint8_t *abuf = lora(&(lspec){.adapter_type = "lora"}, &alen);
     uint8_t *bbuf = base_model("llama", &blen);
@@ -541,7 +526,6 @@ static void test_lora_base_api(void **state)
  * cost one hash lookup each (no scan of the base per pair). */
 static void test_lora_base_many(void **state)
 {
-    (void)state;
     enum { N = 20000 };
     char name[64];
     gb *b = gb_new(3);
@@ -592,7 +576,6 @@ static uint8_t *cvec(const tdesc *t, size_t n, int32_t layer_count, size_t *len)
 
 static void test_cvec_clean(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"direction.1", 1, {32, 1, 1, 1}, GB_F32},
         {"direction.2", 1, {32, 1, 1, 1}, GB_F32},
@@ -607,7 +590,6 @@ static void test_cvec_clean(void **state)
 
 static void test_GG569_cvec_layer(void **state)
 {
-    (void)state;
     const tdesc zero[] = {{"direction.1", 1, {32, 1, 1, 1}, GB_F32},
                           {"direction.0", 1, {32, 1, 1, 1}, GB_F32}};
     size_t len;
@@ -629,7 +611,6 @@ static void test_GG569_cvec_layer(void **state)
 
 static void test_GG587_cvec_tensor(void **state)
 {
-    (void)state;
     const tdesc t[] = {{"direction.1", 1, {32, 1, 1, 1}, GB_F32},
                        {"direction.2", 1, {16, 1, 1, 1}, GB_F32},
                        {"direction.3", 1, {32, 1, 1, 1}, GB_F16}};
@@ -669,7 +650,6 @@ static const tdesc imatrix_ok[] = {
 
 static void test_imatrix_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = imatrix(imatrix_ok, 4, true, &len);
     expect_clean(buf, len, "imatrix");
@@ -677,7 +657,6 @@ static void test_imatrix_clean(void **state)
 
 static void test_GG588_imatrix_keys(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = imatrix(imatrix_ok, 4, false, &len);
     gguflint_ctx *ctx = ex_lint(buf, len);
@@ -690,7 +669,6 @@ static void test_GG588_imatrix_keys(void **state)
 
 static void test_GG589_imatrix_pair(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.in_sum2", 2, {32, 1, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.counts", 2, {1, 1, 1, 1}, GB_F32},
@@ -703,7 +681,6 @@ static void test_GG589_imatrix_pair(void **state)
 
 static void test_GG590_imatrix_shape(void **state)
 {
-    (void)state;
     /* 4 matrices, 1 count: llama-quantize reads 3 floats past .counts */
     const tdesc t[] = {
         {"blk.0.ffn_down_exps.weight.in_sum2", 2, {64, 4, 1, 1}, GB_F32},
@@ -718,7 +695,6 @@ static void test_GG590_imatrix_shape(void **state)
 
 static void test_vocab_only_and_draft_clean(void **state)
 {
-    (void)state;
     static const char *const tokens[16] = {"<unk>", "<s>", "</s>", "a", "b", "c", "d", "e",
                                            "f",     "g",   "h",    "i", "j", "k", "l", "m"};
     /* convert_hf_to_gguf.py --vocab-only: every key, the tokenizer, no tensor */

@@ -114,7 +114,6 @@ static void sweep(const uint8_t *buf, size_t len, const char *what)
 
 static void test_small_model(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = ex_small_model(&len);
     sweep(buf, len, "small model");
@@ -123,7 +122,6 @@ static void test_small_model(void **state)
 
 static void test_hostile(void **state)
 {
-    (void)state;
     /* many findings, duplicate keys and names: grows every table */
     gb *b = gb_new(3);
     char key[32];
@@ -144,7 +142,6 @@ static void test_hostile(void **state)
 
 static void test_big_endian_v1(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = ex_small_model_ex(1, false, &len);
     sweep(buf, len, "v1");

@@ -757,7 +757,6 @@ static const acase test_known_unmodelled_clean[] = {
 
 static void test_adapter_clean(void **state)
 {
-    (void)state;
     /* a LoRA adapter of a llama model: no hyper-parameters, lora tensors */
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -858,7 +857,6 @@ static const acase test_GG516_architecture_misspelled[] = {
  * value, nothing compared (it is longer than every known name). */
 static void test_GG516_long_name(void **state)
 {
-    (void)state;
     enum { N = 1 << 20 };
     char *name = malloc(N);
     assert_non_null(name);
@@ -926,7 +924,6 @@ static int ref_kind(const char *a, size_t la, const char *b)
  * random edits of them (up to two bytes changed, added or dropped). */
 static void test_GG516_neighbours_brute_force(void **state)
 {
-    (void)state;
     static const char alpha[] = "abcdelmnoqrstwxyzLAMQW0123456789-_";
     uint32_t rng = 12345;
     for (int t = 0; t < 20000 + (int)arch_info_count; t++) {
@@ -1152,7 +1149,6 @@ static const acase test_GG574_output_rows[] = {
 
 static void test_rows_are_vocab(void **state)
 {
-    (void)state;
     const arch_info *l = arch_find((const uint8_t *)"llama", 5);
     const arch_info *w = arch_find((const uint8_t *)"wavtokenizer-dec", 16);
     assert_non_null(l);
@@ -1168,7 +1164,6 @@ static void test_rows_are_vocab(void **state)
 /* Every row of the table names a known architecture and translates. */
 static void test_GG533_table(void **state)
 {
-    (void)state;
     assert_true(arch_assert_count() > 0);
     for (size_t i = 0; i < arch_assert_count(); i++) {
         const char *a = arch_assert_arch(i);
@@ -1310,7 +1305,6 @@ static const acase test_GG553_tensor_shape_mismatch[] = {
 
 static void test_GG553_v1_offsets(void **state)
 {
-    (void)state;
     static const acase cases[] = {
         {"GGUF v1: 4-byte dims",
          LLAMA(.version = 1, .reshape = T2("blk.0.ffn_gate.weight", 32, 48)), .id = "GG553",
@@ -1356,7 +1350,6 @@ static const acase test_profiles[] = {
  * error: the generated tables must not reject what llama.cpp loads. */
 static void test_real_files_arch_clean(void **state)
 {
-    (void)state;
     ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG54", GGUFLINT_ERROR);
     ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG55", GGUFLINT_ERROR);
     ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG56", GGUFLINT_ERROR);

@@ -537,7 +537,6 @@ static bool no_tiny_model_expected(const char *arch)
 
 static void test_tiny_model_per_architecture(void **state)
 {
-    (void)state;
     static tensor_plan plan[MAX_TENSORS];
     size_t full = 0, clean = 0, skipped = 0, bad = 0, variants_ok = 0;
     for (size_t i = 0; i < arch_info_count; i++) {
@@ -830,7 +829,6 @@ static bool run_variant(const variant *v, tensor_plan *plan)
 
 static void test_llama_cpp_2026_08_22(void **state)
 {
-    (void)state;
     static tensor_plan plan[MAX_TENSORS];
     size_t bad = 0;
     for (size_t i = 0; i < sizeof v2026 / sizeof v2026[0]; i++)
@@ -844,7 +842,6 @@ static void test_llama_cpp_2026_08_22(void **state)
  * from the Oct 2025 tables). */
 static void test_optional_biases_accepted(void **state)
 {
-    (void)state;
     static tensor_plan plan[MAX_TENSORS];
     size_t bad = 0, tried = 0;
     for (size_t i = 0; i < arch_info_count; i++) {

@@ -61,7 +61,6 @@ static const char *write_sparse(const char *name, uint64_t total, const uint8_t 
 
 static void test_sparse_200g(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t data_bytes;
     uint8_t *head = big_metadata(&len, &data_bytes);
@@ -100,7 +99,6 @@ static void test_sparse_200g(void **state)
  * at open, so the run lints what was read, whatever happens to the file. */
 static void test_shrinks_before_run(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = ex_small_model(&len);
     const char *path = write_sparse("shrinking.gguf", len + (1u << 20), buf, len);

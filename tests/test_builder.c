@@ -26,7 +26,6 @@
  * against hand-written encodings. */
 static void test_builder_encoding(void **state)
 {
-    (void)state;
     size_t len;
     /* v3 little-endian: header, a u16 KV, a u32 array, a tensor. */
     gb *b = gb_new(3);
@@ -122,7 +121,6 @@ static void test_builder_encoding(void **state)
 
 static void test_small_model_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = ex_small_model(&len);
     gguflint_options *o = rk_options();
@@ -164,7 +162,6 @@ static void test_small_model_clean(void **state)
 
 static void test_header_only_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = rk_finish(gb_new(3), &len);
     assert_int_equal(len, 24);
@@ -174,7 +171,6 @@ static void test_header_only_clean(void **state)
 
 static void test_builder_layouts_clean(void **state)
 {
-    (void)state;
     /* Every tensor type family, auto offsets: no findings. */
     rk_layout l = {
         .nt = 4,

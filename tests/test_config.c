@@ -37,7 +37,6 @@ static void expect(const char *cwd, const char *args, int code, const char *need
 
 static int setup(void **state)
 {
-    (void)state;
     if (ex_tmpdir_make(dir) != 0)
         return -1;
     ex_mkdirs(dir, "proj/sub/deeper");
@@ -55,7 +54,6 @@ EX_TMPDIR_TEARDOWN(dir)
 
 static void test_discovery_and_override(void **state)
 {
-    (void)state;
     /* no config: the bool is a warning, exit 0 */
     EXPECT("proj/sub", "--isolated bool.gguf", 0, "GG114");
     /* config two levels up raises it to an error */
@@ -86,7 +84,6 @@ static void test_discovery_and_override(void **state)
 
 static void test_bad_configs(void **state)
 {
-    (void)state;
     static const char *const bad[][2] = {
         {"[gguflint]\nprofil = strict\n", "unknown key"},
         {"[nonsense]\nx = 1\n", "unknown section"},
@@ -111,7 +108,6 @@ static void test_bad_configs(void **state)
 
 static void test_path_ignores(void **state)
 {
-    (void)state;
     ex_write_text(dir, "ign.ini",
                   "[severity]\nGG114 = error\n"
                   "[ignore:bool.gguf]\nrules = GG114\nreason = kept for the tests\n"
@@ -124,7 +120,6 @@ static void test_path_ignores(void **state)
 
 static void test_recursive_and_jobs(void **state)
 {
-    (void)state;
     ex_write_text(dir, "proj/sub/notes.txt", "not a model");
     char lnk[600], target[600];
     snprintf(lnk, sizeof lnk, "%s/proj/sub/deeper/loop", dir);
@@ -140,7 +135,6 @@ static void test_recursive_and_jobs(void **state)
 
 static void test_split_set(void **state)
 {
-    (void)state;
     for (int k = 1; k <= 2; k++) {
         gb *b = gb_new(3);
         if (k == 1) {

@@ -25,7 +25,6 @@ static const uint8_t seq8[8] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
 
 static void test_empty_buffer(void **state)
 {
-    (void)state;
     uint8_t *buf = ex_dup(NULL, 0);
     cursor c;
     cur_init(&c, buf, 0);
@@ -77,7 +76,6 @@ static void test_empty_buffer(void **state)
 
 static void test_has_edges(void **state)
 {
-    (void)state;
     for (size_t len = 1; len <= 9; len++) {
         uint8_t *buf = ex_dup((const uint8_t[9]){0}, len);
         cursor c;
@@ -108,7 +106,6 @@ static void test_has_edges(void **state)
 
 static void test_skip_edges(void **state)
 {
-    (void)state;
     enum { LEN = 5 };
     uint8_t *buf = ex_dup(seq8, LEN);
     cursor c;
@@ -144,7 +141,6 @@ static void test_skip_edges(void **state)
  * must not wrap even when off and n are both near UINT64_MAX. */
 static void test_has_huge_len(void **state)
 {
-    (void)state;
     static const uint8_t dummy[1] = {0};
     cursor c;
     cur_init(&c, dummy, UINT64_MAX);
@@ -207,7 +203,6 @@ static void check_read_at_end(unsigned n, size_t len, bool be)
 
 static void test_uint_at_end(void **state)
 {
-    (void)state;
     for (unsigned n = 1; n <= 8; n++)
         for (size_t len = 0; len <= 12; len++) {
             check_read_at_end(n, len, false);
@@ -217,7 +212,6 @@ static void test_uint_at_end(void **state)
 
 static void test_u8_edges(void **state)
 {
-    (void)state;
     uint8_t *buf = ex_dup((const uint8_t[]){0x00, 0x7F, 0x80, 0xFF}, 4);
     cursor c;
     cur_init(&c, buf, 4);
@@ -240,7 +234,6 @@ static void test_u8_edges(void **state)
 
 static void test_u32_edges(void **state)
 {
-    (void)state;
     /* 7 bytes: u32 at 0..3 succeed (3 = max for 7 bytes), at 4..7 fail */
     uint8_t *buf = ex_dup(seq8, 7);
     cursor c;
@@ -269,7 +262,6 @@ static void test_u32_edges(void **state)
 
 static void test_u64_edges(void **state)
 {
-    (void)state;
     uint8_t *buf = ex_dup(seq8, 8);
     cursor c;
     cur_init(&c, buf, 8);
@@ -300,7 +292,6 @@ static void test_u64_edges(void **state)
 
 static void test_endianness(void **state)
 {
-    (void)state;
     uint8_t *buf = ex_dup(seq8, 8);
     cursor c;
     cur_init(&c, buf, 8);
@@ -375,7 +366,6 @@ static void test_endianness(void **state)
 /* A sequence of reads walks a buffer to exactly its end. */
 static void test_sequence_to_end(void **state)
 {
-    (void)state;
     static const uint8_t bytes[13] = {0xAB, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00,
                                       0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     uint8_t *buf = ex_dup(bytes, sizeof bytes);
@@ -403,7 +393,6 @@ static void test_sequence_to_end(void **state)
 
 static void test_ckd_add64(void **state)
 {
-    (void)state;
     uint64_t r = 1;
     assert_false(ckd_add64(&r, 0, 0));
     assert_true(r == 0);
@@ -428,7 +417,6 @@ static void test_ckd_add64(void **state)
 
 static void test_ckd_mul64(void **state)
 {
-    (void)state;
     uint64_t r = 1;
     assert_false(ckd_mul64(&r, 0, 0));
     assert_true(r == 0);
@@ -459,7 +447,6 @@ static void test_ckd_mul64(void **state)
 
 static void test_ckd_muls64(void **state)
 {
-    (void)state;
     int64_t r = 1;
     assert_false(ckd_muls64(&r, 0, 0));
     assert_true(r == 0);
@@ -493,7 +480,6 @@ static void test_ckd_muls64(void **state)
 
 static void test_ckd_align64(void **state)
 {
-    (void)state;
     uint64_t r = 12345;
 
     /* a == 0: overflow, x passed through */
@@ -583,7 +569,6 @@ static void test_ckd_align64(void **state)
 
 static void test_is_pow2(void **state)
 {
-    (void)state;
     assert_false(is_pow2_u64(0));
     assert_true(is_pow2_u64(1));
     assert_true(is_pow2_u64(2));

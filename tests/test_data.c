@@ -23,7 +23,6 @@
 
 static void test_GG301_nonzero_padding(void **state)
 {
-    (void)state;
     rk_layout l = {.nt = 1, .t = {RK_T("a", 1, GB_F32, 8)}};
     rk_built r = rk_build(&l);
     assert_true(r.data_start - r.info_end > 3);
@@ -37,7 +36,6 @@ static void test_GG301_nonzero_padding(void **state)
 /* Padding inside the data section is only read with opt.deep. */
 static void test_GG301_nonzero_padding_deep(void **state)
 {
-    (void)state;
     gguflint_options *deep = rk_options();
     gguflint_options_set_deep(deep, true);
     gguflint_options_select(deep, "GG312", false, NULL, 0); /* zero data is fine here */
@@ -63,7 +61,6 @@ static void test_GG301_nonzero_padding_deep(void **state)
 
 static void test_GG302_trailing_bytes(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *model = ex_small_model(&len);
     uint8_t *buf = malloc(len + 5);
@@ -94,7 +91,6 @@ static void test_GG302_trailing_bytes(void **state)
 /* --header-only: a prefix of a valid file gets one note, no bounds errors. */
 static void test_GG304_data_not_checked(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = ex_small_model(&len);
     gguflint_options *o = rk_options();
@@ -120,7 +116,6 @@ static void test_GG304_data_not_checked(void **state)
 
 static void test_GG303_missing_final_padding(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = ex_small_model(&len);
     /* The last tensor, q8_0 [32, 2], is 68 bytes padded to 96: the file may be

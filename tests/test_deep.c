@@ -185,7 +185,6 @@ static bool has(const seen *s, const char *id, uint64_t off, const char *needle)
 
 static void test_deep_findings(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t d;
     uint8_t *buf = build(model, 6, &len, &d);
@@ -215,7 +214,6 @@ static void test_deep_findings(void **state)
 
 static void test_deep_off_by_default(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t d;
     uint8_t *buf = build(model, 6, &len, &d);
@@ -234,7 +232,6 @@ static void test_deep_off_by_default(void **state)
 
 static void test_deep_clean_model(void **state)
 {
-    (void)state;
     static const tdesc ok[] = {{"x", 0, 8, 2, fill_f32_ok}, {"y", 8, 32, 2, fill_q8_0_bad_scale}};
     size_t len;
     uint64_t d;
@@ -281,7 +278,6 @@ static gguflint_ctx *lint_deep(const uint8_t *buf, size_t len, uint32_t jobs)
  * reports the NaN of the region as if it had been scanned itself. */
 static void test_deep_aliases_read_once(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t data;
     uint8_t *buf = aliased(64, 16384, 0, &len, &data);
@@ -307,7 +303,6 @@ static void test_deep_aliases_read_once(void **state)
  * no all-zero claim about bytes they did not scan. */
 static void test_deep_staircase_read_once(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t data;
     uint8_t *buf = aliased(64, 16384, 32, &len, &data);
@@ -352,7 +347,6 @@ static void fill_q4_0_last_block(uint8_t *d, size_t n)
 
 static void test_deep_pieces(void **state)
 {
-    (void)state;
     static const tdesc big[] = {
         {"big.f16", 1, 4096, 1280, fill_big_f16},       /* 10 MiB: three pieces */
         {"tail.f32", 0, 1024, 2300, fill_zero_but_end}, /* 9.2 MB */

@@ -57,7 +57,6 @@ static void expect(const char *cwd, const char *args, int code, const char *need
 
 static void test_hf_cache(void **state)
 {
-    (void)state;
     const char *repo = "hf/hub/models--org--name";
     char p[512];
     snprintf(p, sizeof p, "%s/blobs", repo);
@@ -88,7 +87,6 @@ static void test_hf_cache(void **state)
 
 static void test_ollama_store(void **state)
 {
-    (void)state;
     ex_mkdirs(dir, "ollama/models/blobs");
     ex_mkdirs(dir, "ollama/models/manifests/registry.ollama.ai/library/tiny");
     write_hostile("ollama/models/blobs/sha256-9b1f");
@@ -103,7 +101,6 @@ static void test_ollama_store(void **state)
 
 static void test_links_loops_fifos(void **state)
 {
-    (void)state;
     ex_mkdirs(dir, "tree/a/b");
     ex_write_tiny_llama(dir, "tree/a/x.gguf");
     ex_write_tiny_llama(dir, "tree/a/b/y.gguf");
@@ -126,7 +123,6 @@ static void test_links_loops_fifos(void **state)
 
 static void test_nothing_found(void **state)
 {
-    (void)state;
     ex_mkdirs(dir, "empty/sub");
     ex_write_text(dir, "empty/sub/readme.md", "no models here");
     expect("empty", "--isolated -r .", 2, "nothing to check");
@@ -135,7 +131,6 @@ static void test_nothing_found(void **state)
 
 static void test_config_trust(void **state)
 {
-    (void)state;
     ex_mkdirs(dir, "dl/model");
     write_hostile("dl/model/model.gguf");
     /* shipped with the download: would silence every rule */
@@ -174,7 +169,6 @@ static void test_config_trust(void **state)
  * finished contexts bounded by memory. */
 static void test_jobs_order(void **state)
 {
-    (void)state;
     static char first[sizeof out];
     ex_mkdirs(dir, "many");
     for (int i = 0; i < 40; i++) {

@@ -124,7 +124,6 @@ static void all_weights(model *m, uint32_t type)
 
 static void test_q4_k_m_mix_passes(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
@@ -166,7 +165,6 @@ static void test_q4_k_m_mix_passes(void **state)
 
 static void test_q4_k_m_over_q8_0_fails(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
@@ -199,7 +197,6 @@ static void test_q4_k_m_over_q8_0_fails(void **state)
 
 static void test_majority_and_overrides(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     /* token_embd and output may be any type (--token-embedding-type,
@@ -235,7 +232,6 @@ static void test_majority_and_overrides(void **state)
 
 static void test_shape_fallbacks(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     /* ne0 = 96 is not a multiple of 256: Q4_K falls back to Q5_0 */
@@ -267,7 +263,6 @@ static void test_shape_fallbacks(void **state)
 
 static void test_mxfp4_moe(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     m.n = 0;
@@ -287,7 +282,6 @@ static void test_mxfp4_moe(void **state)
 
 static void test_not_judged(void **state)
 {
-    (void)state;
     size_t len;
     /* vocab-only: file_type 1 and no tensors */
     gb *b = gb_new(3);
@@ -318,7 +312,6 @@ static void test_not_judged(void **state)
 
 static void test_unexpected_quantized(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     m.n = 0;
@@ -403,7 +396,6 @@ static void test_unexpected_quantized(void **state)
 
 static void test_name_tag_parser(void **state)
 {
-    (void)state;
     static const ex_str_case cases[] = {
         {"Meta-Llama-3-8B-Instruct-Q4_K_M.gguf", "Q4_K_M"},
         {"llama-2-7b.q8_0.gguf", "Q8_0"},
@@ -444,7 +436,6 @@ static void test_name_tag_parser(void **state)
 
 static void test_name_tag_mismatch(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     /* the name says Q4_K_M, metadata and tensors say Q8_0: the name lies */
@@ -484,7 +475,6 @@ static void test_name_tag_mismatch(void **state)
 
 static void test_table(void **state)
 {
-    (void)state;
     for (uint32_t v = 0; v < 64; v++) {
         const ftype_info *ft = ft_info(v);
         bool removed = (v >= 4 && v <= 6) || (v >= 33 && v <= 35);
@@ -539,7 +529,6 @@ static void test_table(void **state)
 
 static void test_hostile_shapes(void **state)
 {
-    (void)state;
     size_t len;
     /* a huge tensor name, n_dims > 4, an unknown type, zero dims: no crash,
      * nothing from these rules beyond what the shapes warrant */
@@ -566,7 +555,6 @@ static void test_hostile_shapes(void **state)
  * and names that hold only the prefix or a near miss. */
 static void test_quantizable_names(void **state)
 {
-    (void)state;
     static const struct {
         const char *name;
         bool q;

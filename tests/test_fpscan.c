@@ -107,7 +107,6 @@ static void fill(fp_kind k, uint8_t *buf, size_t n, unsigned bad, bool be)
 
 static void test_floats(void **state)
 {
-    (void)state;
     enum { MAX = 5000 };
     uint8_t *buf = malloc(MAX + 64);
     assert_non_null(buf);
@@ -130,7 +129,6 @@ static void test_floats(void **state)
  * first of two at every position: the first index must follow exactly. */
 static void test_positions(void **state)
 {
-    (void)state;
     enum { N = 2100 };
     uint8_t buf[N];
     for (int k = FP_F16; k <= FP_F64; k++) {
@@ -146,7 +144,6 @@ static void test_positions(void **state)
 /* All zero, all NaN, all Inf: the worst and best cases agree too. */
 static void test_uniform(void **state)
 {
-    (void)state;
     enum { N = 8192 + 24 };
     uint8_t *buf = malloc(N);
     assert_non_null(buf);
@@ -184,7 +181,6 @@ static void blocks_agree(const fp_blocks *b, const uint8_t *src, size_t nb, bool
 
 static void test_blocks(void **state)
 {
-    (void)state;
     /* the layouts of check_data.c: q4_0, q4_1, q2_K (d, dmin last), q3_K,
      * q6_K, q8_K (f32), mxfp4 (e8m0), tq1_0 */
     static const fp_blocks layouts[] = {

@@ -51,7 +51,6 @@ static void expect(const char *cwd, const char *args, int code, const char *need
 
 static int setup(void **state)
 {
-    (void)state;
     if (ex_tmpdir_make(dir) != 0)
         return -1;
     ex_mkdirs(dir, "repo/models/sub");
@@ -65,7 +64,6 @@ EX_TMPDIR_TEARDOWN(dir)
 
 static void test_baseline(void **state)
 {
-    (void)state;
     /* today's findings, recorded from one spelling of the path */
     expect("repo", "--isolated --write-baseline b.txt ./models/x.gguf", 1, "error GG106");
     char path[600];
@@ -121,7 +119,6 @@ static void test_baseline(void **state)
 
 static void test_ignore_paths(void **state)
 {
-    (void)state;
     ex_write_text(dir, "repo/.gguflint.ini",
                   "[ignore:models/x.gguf]\nrules = GG106\nreason = r\n"
                   "[ignore:m*/y.gguf]\nrules = GG114\nreason = r\n"
@@ -153,7 +150,6 @@ static void test_ignore_paths(void **state)
 
 static void test_cli_consistency(void **state)
 {
-    (void)state;
     expect("repo", "--isolated --format sarif --format json --format text models/x.gguf", 2,
            "several --format options write to standard output");
     expect("repo", "--isolated nonexist.gguf", 2, "0 files checked, 1 unreadable");

@@ -81,7 +81,6 @@ static int run(const char *args, const char *expect_out)
 
 static void test_manifest_roundtrip(void **state)
 {
-    (void)state;
     static const char *const names[] = {"a.weight", "b.weight", "c.weight"};
     write_model("m.gguf", "first", names, 3, 1, -1);
     assert_int_equal(run("hash -o m.json m.gguf", NULL), 0);
@@ -114,7 +113,6 @@ static void test_manifest_roundtrip(void **state)
  * last tensor: all caught (issue 9: they verified clean). */
 static void test_reinterpreted_and_payload(void **state)
 {
-    (void)state;
     static const char *const names[] = {"a.weight", "b.weight"};
     write_model("r.gguf", "r", names, 2, 7, -1);
     assert_int_equal(run("hash -o r.json r.gguf", NULL), 0);
@@ -139,7 +137,6 @@ static void test_reinterpreted_and_payload(void **state)
 /* file_sha256 is the digest of the whole file (the Hub's LFS oid). */
 static void test_whole_file_digest(void **state)
 {
-    (void)state;
     static const char *const names[] = {"w"};
     write_model("w.gguf", "w", names, 1, 2, -1);
     char cmd[1024];
@@ -156,7 +153,6 @@ static void test_whole_file_digest(void **state)
  * verifying the manifest; printed names are escaped. */
 static void test_names_round_trip(void **state)
 {
-    (void)state;
     static const char *const names[] = {
         "ok.weight",
         "rtl\xe2\x80\xae"
@@ -223,7 +219,6 @@ static void test_names_round_trip(void **state)
  * tensors: refused. */
 static void test_aliases(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "test");
     char name[16];
@@ -268,7 +263,6 @@ static void test_aliases(void **state)
 
 static void test_split_set(void **state)
 {
-    (void)state;
     static const char *const s1[] = {"a.weight", "b.weight"}, *const s2[] = {"c.weight"};
     write_model("s-00001-of-00002.gguf", "x", s1, 2, 5, -1);
     write_model("s-00002-of-00002.gguf", "x", s2, 1, 9, -1);
@@ -284,7 +278,6 @@ static void test_split_set(void **state)
 
 static void test_bad_manifest(void **state)
 {
-    (void)state;
     static const char *const names[] = {"a.weight"};
     write_model("one.gguf", "x", names, 1, 3, -1);
     char path[256];

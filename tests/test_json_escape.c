@@ -34,7 +34,6 @@ static void expect(const char *in, size_t n, const char *want)
 
 static void test_json_escape(void **state)
 {
-    (void)state;
     EXPECT("plain", "\"plain\"");
     EXPECT("q\"b\\", "\"q\\\"b\\\\\"");
     EXPECT("nul\0x", "\"nul\\u0000x\"");
@@ -63,7 +62,6 @@ static void test_json_escape(void **state)
  * path, so the byte loop is the reference. */
 static void test_escape_fast_path(void **state)
 {
-    (void)state;
     static const uint8_t alpha[] = {0x00, 0x09, 0x1B, 0x1F, 0x20, 'a',  'Z',  0x5C, 0x22,
                                     0x7E, 0x7F, 0x80, 0x9B, 0xC2, 0xC3, 0xA9, 0xE2, 0x80,
                                     0xAE, 0xF3, 0xA0, 0x81, 0xBF, 0xFF, 'x',  '.',  '0'};

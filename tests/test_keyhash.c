@@ -28,7 +28,6 @@
 
 static void test_siphash_vectors(void **state)
 {
-    (void)state;
     /* SipHash-2-4 reference: key 00..0f, message 00..len-1 (the paper's
      * appendix and the reference implementation's vectors) */
     keyhash_key k = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
@@ -52,7 +51,6 @@ static void test_siphash_vectors(void **state)
 
 static void test_process_key(void **state)
 {
-    (void)state;
     const keyhash_key *a = keyhash_process_key(), *b = keyhash_process_key();
     assert_ptr_equal(a, b);
     /* drawn, not a constant of the code (2^-128 chance of a false failure) */
@@ -78,7 +76,6 @@ static size_t max_bucket(const uint64_t *h, size_t n, unsigned bits)
 
 static void test_ml_spread(void **state)
 {
-    (void)state;
     keyhash_ml ml;
     keyhash_ml_init(&ml);
     enum { N = 1 << 14 };
@@ -136,7 +133,6 @@ static gguflint_view view_of(const char *s)
 
 static void test_viewset(void **state)
 {
-    (void)state;
     viewset vs = {0};
 #define FIND(s) viewset_find(&vs, word_of, words, (const uint8_t *)(s), strlen(s))
     assert_int_equal(FIND("alpha"), -1);
@@ -172,7 +168,6 @@ static gguflint_view grow_of(const void *owner, size_t i)
 
 static void test_viewset_growth(void **state)
 {
-    (void)state;
     viewset vs = {0};
     for (size_t i = 0; i < 5000; i++) {
         snprintf(grow_names[i], sizeof grow_names[i], "n%zu", i % 3000);
@@ -204,7 +199,6 @@ static gguflint_view ap_of(const void *owner, size_t i)
 
 static void test_viewset_progressions(void **state)
 {
-    (void)state;
     static const uint64_t steps[] = {1,       3,       256,        65536,      1ull << 20,
                                      1 << 22, 1 << 24, 1ull << 28, 1ull << 31, 1ull << 32,
                                      0x101,   12345,   0x01010101, 1ull << 40, 0x10001};
@@ -275,7 +269,6 @@ static void probes_below(gb *b, const char *id, size_t expect, const char *what,
  * (found, and only one). Before keyed hashing: about 2 x 2048^2 / 2 probes. */
 static void test_colliding_keys(void **state)
 {
-    (void)state;
     collide_family f;
     assert_true(collide_fnv(&f, "k.", KEY_ALPHA, 4, NCOLL));
     gb *b = gb_new(3);
@@ -292,7 +285,6 @@ static void test_colliding_keys(void **state)
 /* 2048 tensors whose names share the low 20 bits of FNV-1a. */
 static void test_colliding_names(void **state)
 {
-    (void)state;
     collide_family f;
     assert_true(collide_fnv(&f, "t.", NAME_ALPHA, 3, NCOLL));
     gb *b = gb_new(3);
@@ -312,7 +304,6 @@ static void test_colliding_names(void **state)
  * duplicate (found). */
 static void test_colliding_tokens(void **state)
 {
-    (void)state;
     enum { N = 1 << 14 };
     uint8_t *toks = malloc(16 * (N + 1));
     assert_non_null(toks);
@@ -334,7 +325,6 @@ static void test_colliding_tokens(void **state)
  * written by gen_corpus): linear probes, and the one repeat found. */
 static void test_colliding_corpus(void **state)
 {
-    (void)state;
     static const ex_str_case files[] = {
         {"gguflint-9-colliding-keys.gguf", "GG106"},
         {"gguflint-9-colliding-tensor-names.gguf", "GG205"},
@@ -363,7 +353,6 @@ static void test_colliding_corpus(void **state)
  * indexes, nothing is held for the mapped file after the run. */
 static void test_memory_per_byte(void **state)
 {
-    (void)state;
     enum { N = 1 << 16 };
     gb *b = gb_new(3);
     char key[16];

@@ -89,7 +89,6 @@ static void lone(const char *sub, const char *file, long no, const char *missing
 
 static void test_first_shard_alone(void **state)
 {
-    (void)state;
     char want[256];
     /* before issue 25 this linted clean in every profile */
     lone("first", "m-00001-of-00003.gguf", 0, "shard 2 of 3 (split.no 1) is missing",
@@ -111,7 +110,6 @@ static void test_first_shard_alone(void **state)
 
 static void test_later_shard_alone(void **state)
 {
-    (void)state;
     char want[256];
     lone("second", "m-00002-of-00003.gguf", 1, "shard 1 of 3 (split.no 0) is missing",
          "shard 3 of 3 (split.no 2) is missing", want, sizeof want);
@@ -119,7 +117,6 @@ static void test_later_shard_alone(void **state)
 
 static void test_single_file_set_clean(void **state)
 {
-    (void)state;
     ex_mkdirs(dir, "one");
     write_shard("one/m-00001-of-00001.gguf", 0, 1, 1, NULL);
     expect("--isolated --select GG4 -r --format json one", 0, "\"files\":1,");

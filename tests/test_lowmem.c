@@ -69,7 +69,6 @@ static bool write_sparse(const char *name, uint64_t ne0, uint64_t ne1)
 
 static void test_huge_file_under_limit(void **state)
 {
-    (void)state;
     if (run(LIMIT, "--version", out, sizeof out) != 0)
         skip(); /* the binary cannot start under the limit (a sanitizer build) */
     if (!write_sparse("huge.gguf", 1u << 20, 25600)) /* 100 GiB */
@@ -85,7 +84,6 @@ static void test_huge_file_under_limit(void **state)
 
 static void test_deep_and_hash_under_limit(void **state)
 {
-    (void)state;
     if (run(LIMIT, "--version", out, sizeof out) != 0)
         skip();
     if (!write_sparse("gig.gguf", 1u << 16, 4096)) /* 1 GiB */

@@ -57,7 +57,6 @@ static void expect_built(gb *b, uint32_t type, const char *id, uint64_t off, boo
 
 static void test_arch_missing(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.name", "x");
     gb_kv_u32(b, "general.quantization_version", 2);
@@ -100,7 +99,6 @@ static void test_arch_missing(void **state)
 
 static void test_arch_wrong_type(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_u32(b, "general.architecture", 7);
     size_t at = gb_last(b)->vtype;
@@ -117,7 +115,6 @@ static void test_arch_wrong_type(void **state)
 
 static void test_arch_charset(void **state)
 {
-    (void)state;
     static const char *const bad[] = {"Llama", "llama.v2", "llama 3", "", "l\x1b[31m"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gb *b = gb_new(3);
@@ -152,7 +149,6 @@ static void test_arch_charset(void **state)
 
 static void test_general_key_wrong_type(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_str(b, "general.tags", "a,b");
@@ -199,7 +195,6 @@ static void test_general_key_wrong_type(void **state)
 
 static void test_loader_key_wrong_type(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_u32(b, "general.name", 1);
@@ -223,7 +218,6 @@ static void test_loader_key_wrong_type(void **state)
 
 static void test_quant_version_missing(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     EXPECT_AT_T(b, GB_Q8_0, "GG505", 16);
@@ -247,7 +241,6 @@ static void test_quant_version_missing(void **state)
 
 static void test_quant_version_value(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_u32(b, "general.quantization_version", 1);
@@ -273,7 +266,6 @@ static uint8_t *file_type_file(uint32_t ft, size_t *at, size_t *len)
 
 static void test_file_type_values(void **state)
 {
-    (void)state;
     size_t at, len;
     static const uint32_t removed[] = {4, 5, 6, 33, 34, 35};
     for (size_t i = 0; i < sizeof removed / sizeof removed[0]; i++) {
@@ -307,7 +299,6 @@ static void test_file_type_values(void **state)
 
 static void test_profiles(void **state)
 {
-    (void)state;
     int r = gguflint_rule_find("GG505");
     assert_true(r >= 0);
     /* ggml profile is the default; the spec requires the key */

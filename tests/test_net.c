@@ -76,7 +76,6 @@ static bool sent(const net_script *s, size_t req, const char *line)
 
 static void test_content_range(void **state)
 {
-    (void)state;
     net_range r;
     static const char *good[] = {
         "bytes 0-0/1", "bytes 5-9/10", "bytes 0-99/*", "bytes */0",
@@ -120,7 +119,6 @@ static void feed(net_response *r, const char *lines)
 
 static void test_headers(void **state)
 {
-    (void)state;
     net_response r;
     net_response_init(&r);
     feed(&r,
@@ -173,7 +171,6 @@ static void test_headers(void **state)
 
 static void test_url_helpers(void **state)
 {
-    (void)state;
     char err[128];
     char *u = net_url_resolve("http://127.0.0.1:8080/a/b.gguf", "../c.gguf", err, sizeof err);
     assert_non_null(u);
@@ -209,7 +206,6 @@ static net_file *open_scripted(const buf *b, net_script *s)
 
 static void test_open_small_file(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(500);
     buf b = {0};
     part(&b, file, 0, 499, 500, "ETag: \"v1\"");
@@ -238,7 +234,6 @@ static void test_open_small_file(void **state)
 
 static void test_ranges_and_if_range(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(5000);
     buf b = {0};
     part(&b, file, 0, 999, 5000, "ETag: \"v1\"\r\nLast-Modified: Mon, 01 Jan 2024 00:00:00 GMT");
@@ -264,7 +259,6 @@ static void test_ranges_and_if_range(void **state)
 
 static void test_weak_etag_uses_date(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     buf b = {0};
     part(&b, file, 0, 999, 3000, "ETag: W/\"v1\"\r\nLast-Modified: Mon, 01 Jan 2024 00:00:00 GMT");
@@ -300,7 +294,6 @@ static net_status open_read(const buf *b, uint64_t off, size_t len, char *err, s
 
 static void test_changed_between_requests(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     char err[256];
     net_script s;
@@ -343,7 +336,6 @@ static void test_changed_between_requests(void **state)
 
 static void test_bad_ranges(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     char err[256];
     net_script s;
@@ -382,7 +374,6 @@ static void test_bad_ranges(void **state)
 
 static void test_short_ranges_continue(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     buf b = {0};
     part(&b, file, 0, 999, 3000, "ETag: \"v1\"");
@@ -417,7 +408,6 @@ static void test_short_ranges_continue(void **state)
 
 static void test_server_ignores_range(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     char err[256];
     net_script s;
@@ -461,7 +451,6 @@ static void test_server_ignores_range(void **state)
 
 static void test_empty_file_416(void **state)
 {
-    (void)state;
     buf b = {0};
     resp(&b, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */0", "", 0, 0);
     net_script s;
@@ -484,7 +473,6 @@ static void test_empty_file_416(void **state)
 
 static void test_redirects_and_credentials(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     static const char *const secret[] = {"Authorization: Bearer s3cret"};
     net_options o = opts();
@@ -566,7 +554,6 @@ static void test_redirects_and_credentials(void **state)
 
 static void test_retries(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(500);
     net_options o = opts();
     char err[256];
@@ -609,7 +596,6 @@ static void test_retries(void **state)
 
 static void test_transport_failures(void **state)
 {
-    (void)state;
     const char *want[] = {"timed out", "could not connect", "TLS", "closed before", "malformed"};
     for (uint8_t k = 1; k <= 5; k++) {
         buf b = {0};
@@ -629,7 +615,6 @@ static void test_transport_failures(void **state)
 
 static void test_hf_parse(void **state)
 {
-    (void)state;
     hf_ref r;
     char err[256];
     assert_true(hf_parse("hf://org/repo", &r, err, sizeof err));
@@ -680,7 +665,6 @@ static void test_hf_parse(void **state)
 
 static void test_hf_listing(void **state)
 {
-    (void)state;
     static const char *const secret[] = {"Authorization: Bearer hf_x"};
     net_options o = opts();
     o.origin_headers = secret;
@@ -817,7 +801,6 @@ int main(void)
 
 static void test_no_url_support(void **state)
 {
-    (void)state;
     skip();
 }
 

@@ -77,7 +77,6 @@ static void error_ids(const gguflint_ctx *ctx, char *out, size_t cap)
  * whole file does not have), complete after it. */
 static void test_every_prefix(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = model(&len);
     gguflint_ctx *whole = run(buf, len, true, NULL);
@@ -132,7 +131,6 @@ static void test_every_prefix(void **state)
  * fetching max(bytes_needed, 2 x what it has) reaches the whole metadata. */
 static void test_fetch_loop(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = model(&len);
     size_t have = 24, rounds = 0;
@@ -156,7 +154,6 @@ static void test_fetch_loop(void **state)
 /* Lengths and counts that no file can hold stay errors under --header-only. */
 static void test_overflows_stay(void **state)
 {
-    (void)state;
     /* a string value of length 2^64 - 1 */
     gb *b = gb_new(3);
     gb_kv_begin(b, "general.name", GB_VT_STR);
@@ -213,7 +210,6 @@ static void test_overflows_stay(void **state)
  * the --header-only note prints no wrapped size. */
 static void test_GG221_data_size_overflow(void **state)
 {
-    (void)state;
     const uint64_t big = (1ull << 62) + (1ull << 61);
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -263,7 +259,6 @@ static void test_GG221_data_size_overflow(void **state)
  * and bytes after the metadata are trailing bytes, not padding to scan. */
 static void test_GG122_alignment_huge_no_tensors(void **state)
 {
-    (void)state;
     for (int pad = 0; pad <= 1; pad++) {
         gb *b = gb_new(3);
         gb_kv_str(b, "general.architecture", "llama");

@@ -20,7 +20,6 @@ static char out[1 << 16];
 
 static void test_path_hex(void **state)
 {
-    (void)state;
     ex_write_tiny_llama(dir, "m\xff.gguf");
     ex_write_tiny_llama(dir, "caf\xc3\xa9.gguf");
     ex_cli_expect(GGUFLINT_CLI, dir, "", "--isolated --format json -r .", 0,

@@ -95,7 +95,6 @@ static void same_findings(const uint8_t *data, size_t len, gguflint_ctx *remote)
 
 static void test_one_read_when_it_fits(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(10, &len, &ds);
@@ -121,7 +120,6 @@ static void test_one_read_when_it_fits(void **state)
 
 static void test_geometric_growth(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(40000, &len, &ds); /* about 1.3 MB of metadata */
@@ -141,7 +139,6 @@ static void test_geometric_growth(void **state)
 
 static void test_only_the_padding(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(300, &len, &ds);
@@ -167,7 +164,6 @@ static void test_only_the_padding(void **state)
 
 static void test_cap_and_failures(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(40000, &len, &ds);
@@ -205,7 +201,6 @@ static void test_cap_and_failures(void **state)
 
 static void test_truncated_file_same_as_local(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(2000, &len, &ds);

@@ -171,7 +171,6 @@ static size_t small_model_data_end(size_t len)
 
 static void test_prefixes_v3(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *model = ex_small_model(&len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v3");
@@ -181,7 +180,6 @@ static void test_prefixes_v3(void **state)
 
 static void test_prefixes_big_endian(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *model = ex_small_model_ex(3, true, &len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v3 big-endian");
@@ -191,7 +189,6 @@ static void test_prefixes_big_endian(void **state)
 
 static void test_prefixes_v1(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *model = ex_small_model_ex(1, false, &len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v1");
@@ -221,7 +218,6 @@ static void mutate_each_byte(const uint8_t *model, size_t len, bool output)
 
 static void test_flip_every_byte(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *model = ex_small_model(&len);
     mutate_each_byte(model, len, true);
@@ -230,7 +226,6 @@ static void test_flip_every_byte(void **state)
 
 static void test_flip_every_byte_big_endian_and_v1(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *model = ex_small_model_ex(3, true, &len);
     mutate_each_byte(model, len, false);
@@ -253,7 +248,6 @@ static uint64_t xorshift(uint64_t *s)
  * (deep, strict limits). Deterministic. */
 static void test_random_mutations(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *model = ex_small_model(&len);
     uint8_t *work = malloc(len);
@@ -334,7 +328,6 @@ static hostile make(gb *b, const char *id, uint64_t offset)
 
 static void test_huge_counts(void **state)
 {
-    (void)state;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int be = 0; be < 2; be++) {
@@ -508,7 +501,6 @@ static void test_huge_counts(void **state)
 /* Huge limits set by the caller must not turn into huge allocations either. */
 static void test_huge_counts_with_unlimited_limits(void **state)
 {
-    (void)state;
     gguflint_options *o = gguflint_options_new();
     assert_non_null(o);
     gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, UINT64_MAX);
@@ -536,7 +528,6 @@ static void test_huge_counts_with_unlimited_limits(void **state)
 /* Deeply nested arrays (each level 12 bytes) must not recurse without bound. */
 static void test_deep_nesting(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_begin(b, "general.deep", GB_VT_ARR);
     for (int i = 0; i < 100000; i++)
@@ -561,7 +552,6 @@ static void test_deep_nesting(void **state)
 /* Many findings: max_findings_per_rule caps what is kept, the rest is counted. */
 static void test_many_findings_capped(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     for (int i = 0; i < 5000; i++)
         gb_kv_bool(b, "general.flag", 7); /* duplicate key + bad bool, 5000 times */

@@ -67,7 +67,6 @@ static size_t security_profile(void)
 
 static void test_crash_history_is_error(void **state)
 {
-    (void)state;
     size_t sec = security_profile();
     for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) {
         char ids[128];
@@ -86,7 +85,6 @@ static void test_crash_history_is_error(void **state)
 /* A zero dimension end to end: a warning by default, an error under security. */
 static void test_zero_dim_security(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "test");
     uint64_t ne[2] = {4096, 0};

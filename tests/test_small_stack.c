@@ -34,7 +34,6 @@ static int run(const char *args)
 
 static void test_small_stack(void **state)
 {
-    (void)state;
     ex_write_tiny_llama(dir, "a.gguf");
     ex_write_tiny_llama(dir, "b.gguf");
     assert_int_equal(run("--isolated a.gguf"), 0);
@@ -71,7 +70,6 @@ static void *lint_on_thread(void *arg)
 
 static void test_library_64k_thread(void **state)
 {
-    (void)state;
 #ifdef SANITIZED
     skip();
 #endif

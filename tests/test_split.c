@@ -128,7 +128,6 @@ static const keys K0 = {0};
 
 static void test_shard_clean(void **state)
 {
-    (void)state;
     shard s = make_shard(0, 3, 3, t_a, 1, true, K0);
     shard_clean(s, "dir/m-00001-of-00003.gguf");
     s = make_shard(1, 3, 3, t_b, 1, false, K0);
@@ -150,19 +149,16 @@ static void second_shard_keys(keys k, const char *id, bool at_vtype, const char 
 
 static void test_GG401_split_key_wrong_type(void **state)
 {
-    (void)state;
     second_shard_keys((keys){.no_u32 = true}, "GG401", true, __func__);
 }
 
 static void test_GG402_split_key_missing(void **state)
 {
-    (void)state;
     second_shard_keys((keys){.no_tensors = true}, "GG402", false, __func__);
 }
 
 static void test_GG403_split_count_zero(void **state)
 {
-    (void)state;
     shard s = make_shard(0, 0, 1, t_a, 1, true, K0);
     shard_expect(s, NULL, "GG403", s.count.value);
     s = make_shard(0, 1, 1, t_a, 1, true, K0);
@@ -171,7 +167,6 @@ static void test_GG403_split_count_zero(void **state)
 
 static void test_GG404_split_no_out_of_range(void **state)
 {
-    (void)state;
     shard s = make_shard(3, 3, 3, t_a, 1, false, K0);
     shard_expect(s, NULL, "GG404", s.no.value);
     s = make_shard(2, 3, 3, t_a, 1, false, K0);
@@ -180,7 +175,6 @@ static void test_GG404_split_no_out_of_range(void **state)
 
 static void test_GG405_split_tensors_count_invalid(void **state)
 {
-    (void)state;
     static const char *const two[] = {"a", "b"};
     shard s = make_shard(0, 2, 1, two, 2, true, K0);
     shard_expect(s, NULL, "GG405", s.total.value);
@@ -192,7 +186,6 @@ static void test_GG405_split_tensors_count_invalid(void **state)
 
 static void test_GG406_split_name_mismatch(void **state)
 {
-    (void)state;
     /* the name says shard 2, split.no says shard 1 */
     shard s = make_shard(0, 3, 3, t_a, 1, true, K0);
     shard_expect(s, "m-00002-of-00003.gguf", "GG406", s.no.value);
@@ -286,7 +279,6 @@ static void set_clean_at(set *st, const char *where)
 
 static void test_set_clean(void **state)
 {
-    (void)state;
     set st;
     clean_set(&st);
     check(&st);
@@ -335,7 +327,6 @@ static void test_set_clean(void **state)
 
 static void test_set_not_run(void **state)
 {
-    (void)state;
     shard s = make_shard(0, 1, 1, t_a, 1, true, K0);
     gguflint_ctx *ctx = gguflint_new(NULL);
     assert_non_null(ctx);

@@ -102,7 +102,6 @@ static void make_inputs(void)
 
 static void test_parallel_lint(void **state)
 {
-    (void)state;
     make_inputs();
     pthread_t t[N_THREADS];
     for (size_t i = 0; i < N_THREADS; i++)

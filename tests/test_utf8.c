@@ -34,7 +34,6 @@ static void agree(const uint8_t *s, uint64_t n)
 
 static void test_exhaustive_short(void **state)
 {
-    (void)state;
     uint8_t b[3];
     for (unsigned a = 0; a < 256; a++) {
         b[0] = (uint8_t)a;
@@ -52,7 +51,6 @@ static void test_exhaustive_short(void **state)
 
 static void test_fixed_cases(void **state)
 {
-    (void)state;
     static const struct {
         const char *s;
         bool ok;
@@ -99,7 +97,6 @@ static const char *const random_pieces[] = {
 
 static void test_random(void **state)
 {
-    (void)state;
     uint32_t x = 12345;
     uint8_t buf[80];
     for (int round = 0; round < 300000; round++) {
@@ -130,7 +127,6 @@ static void test_random(void **state)
  * for ASan). */
 static void test_runs(void **state)
 {
-    (void)state;
     static const char *const pieces[] = {
         "a",        "\xc4\xa0",     "\xe2\x96\x81", "\xf0\x9f\x98\x80", "\xc4",  "\x80",
         "\xe2\x96", "\xed\xa0\x80", "xyz",          "abcdefghijklmnop", "\x1b[", "\x1b"};
@@ -235,7 +231,6 @@ static const char *const long_pieces[] = {
  * across 32-byte boundaries, errors after long valid stretches. */
 static void test_random_long(void **state)
 {
-    (void)state;
     random_mix(
         &(mix){long_pieces, sizeof long_pieces / sizeof *long_pieces, 5, 60, 31, 4242, 40000, 700});
 }
@@ -260,7 +255,6 @@ static const char *const two_byte_pieces[] = {
  * reference. */
 static void test_random_two_byte(void **state)
 {
-    (void)state;
     random_mix(&(mix){two_byte_pieces, sizeof two_byte_pieces / sizeof *two_byte_pieces, 6, 120, 63,
                       31337, 60000, 800});
 }
@@ -271,7 +265,6 @@ static void test_random_two_byte(void **state)
  * against the reference. */
 static void test_every_position(void **state)
 {
-    (void)state;
     static const char *const seqs[] = {
         "\xe2\x96\x81",
         "\xe2\x96",
@@ -319,7 +312,6 @@ static void test_every_position(void **state)
  * make their first stop rare enough to lie far in. */
 static void test_print_span(void **state)
 {
-    (void)state;
     uint32_t x = 99;
     uint8_t buf[1200];
     for (int round = 0; round < 100000; round++) {

@@ -67,7 +67,6 @@ static bool have_setpriv(void)
 
 static void test_unreadable_dir(void **state)
 {
-    (void)state;
     if (!have_setpriv())
         skip();
     char p[600];
@@ -124,7 +123,6 @@ static int chain(int dfd, const char *name, int levels)
 
 static void test_deep_tree(void **state)
 {
-    (void)state;
     if (!have_setpriv())
         skip();
     char p[600];
@@ -165,7 +163,6 @@ static void test_deep_tree(void **state)
 
 static int setup(void **state)
 {
-    (void)state;
     if (!mkdtemp(dir))
         return -1;
     return chmod(dir, 0755);

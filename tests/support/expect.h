@@ -16,6 +16,13 @@
 #include "gguf_builder.h"
 #include "gguflint.h"
 
+/* cmocka hands every test and fixture a `void **state` that most of them
+ * never read: the suites that include this header do not spell (void)state
+ * in each one. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+
 /* ---- options ---- */
 
 /* New options (free with gguflint_options_free): every default, then, when
@@ -225,13 +232,11 @@ int ex_tmpdir_remove(const char *dir);
 #define EX_TMPDIR_TEARDOWN(dir)                                                                    \
     static int teardown(void **state)                                                              \
     {                                                                                              \
-        (void)state;                                                                               \
         return ex_tmpdir_remove(dir);                                                              \
     }
 #define EX_TMPDIR_FIXTURES(dir)                                                                    \
     static int setup(void **state)                                                                 \
     {                                                                                              \
-        (void)state;                                                                               \
         return ex_tmpdir_make(dir);                                                                \
     }                                                                                              \
     EX_TMPDIR_TEARDOWN(dir)
