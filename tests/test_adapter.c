@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "expect.h"
+#include "tiny_llama.h"
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -56,14 +57,8 @@ static uint8_t *finish(gb *b, const tdesc *t, size_t n, size_t *len)
         marks_info[i] = gb_last(b)->start;
         off += gb_align_up(sizes[i], 32);
     }
-    gb_pad_to(b, 32);
-    for (size_t i = 0; i < n; i++) {
-        gb_zeros(b, (size_t)sizes[i]);
-        gb_pad_to(b, 32);
-    }
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    gb_zero_data(b, sizes, n, 32);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -134,7 +129,6 @@ static uint8_t *lora(const lspec *s, size_t *len)
 
 static void test_lora_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora"}, &len);
     expect_clean(buf, len, "LoRA adapter");
@@ -144,7 +138,6 @@ static void test_lora_clean(void **state)
 
 static void test_GG562_adapter_type(void **state)
 {
-    (void)state;
     size_t len;
     /* adapter evidence from the lora tensors, no adapter.type */
     uint8_t *buf = lora(&(lspec){.adapter_type = NULL}, &len);
@@ -155,7 +148,6 @@ static void test_GG562_adapter_type(void **state)
 
 static void test_GG563_base_tensor_in_adapter(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -169,7 +161,6 @@ static void test_GG563_base_tensor_in_adapter(void **state)
 
 static void test_GG564_pair_incomplete(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -182,7 +173,6 @@ static void test_GG564_pair_incomplete(void **state)
 
 static void test_GG565_rank_mismatch(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.lora_a", 2, {32, 16, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -194,7 +184,6 @@ static void test_GG565_rank_mismatch(void **state)
 
 static void test_GG566_base_mismatch(void **state)
 {
-    (void)state;
     /* a state-space name llama's loader never creates (the fused attn_qkv
      * of the Oct 2025 tables' example is one it creates now: llama.cpp of
      * 2026-08-22 tries attn_qkv before split q/k/v) */
@@ -217,7 +206,6 @@ static void test_GG566_base_mismatch(void **state)
 
 static void test_GG567_GG568_alpha(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora", .alpha_kind = 2}, &len);
     ex_expect_at(buf, len, "GG567", mark_alpha, "alpha u32");
@@ -321,7 +309,6 @@ static void expect_based_clean(uint8_t *abuf, size_t alen, const char *where)
 
 static void test_lora_base_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora"}, &len);
     expect_based_clean(buf, len, "LoRA adapter on its base");
@@ -347,7 +334,6 @@ static void test_lora_base_clean(void **state)
 
 static void test_GG530_arch_mismatch(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora", .arch = "qwen2"}, &len);
     expect_based(buf, len, "GG530", mark_arch, NULL, "qwen2 adapter on a llama base");
@@ -375,7 +361,6 @@ static void test_GG530_arch_mismatch(void **state)
 
 static void test_GG531_alora_tokens(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = lora(&(lspec){.adapter_type = "lora", .alora_kind = 2}, &len);
     ex_expect_at(buf, len, "GG531", mark_alora, "i32 invocation tokens");
@@ -389,7 +374,6 @@ static void test_GG531_alora_tokens(void **state)
 
 static void test_GG566_against_base(void **state)
 {
-    (void)state;
     size_t len;
     /* attn_k: a llama tensor, but not one this base has */
     const tdesc k[] = {
@@ -422,7 +406,6 @@ static void test_GG566_against_base(void **state)
 
 static void test_GG532_pair_dims(void **state)
 {
-    (void)state;
     size_t len;
     /* a 3-D lora_a for a 2-D base tensor: loaded, then ggml_mul_mat asserts */
     const tdesc q[] = {
@@ -451,7 +434,6 @@ static void test_GG532_pair_dims(void **state)
  * is no error without a base (it used to be GG565) */
 static void test_lora_3d_no_base(void **state)
 {
-    (void)state;
     const tdesc q[] = {
         {"blk.0.attn_q.weight.lora_a", 3, {32, 8, 2, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -465,7 +447,6 @@ static void test_lora_3d_no_base(void **state)
  * of what an adapter holds (none of them depends on the architecture). */
 static void test_lora_unknown_arch(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.lora_a", 2, {32, 8, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.lora_b", 2, {8, 32, 1, 1}, GB_F32},
@@ -481,7 +462,6 @@ static void test_lora_unknown_arch(void **state)
 
 static void test_lora_base_api(void **state)
 {
-    (void)state;
     size_t alen, blen;
     uint8_t *abuf = lora(&(lspec){.adapter_type = "lora"}, &alen);
     uint8_t *bbuf = base_model("llama", &blen);
@@ -546,7 +526,6 @@ static void test_lora_base_api(void **state)
  * cost one hash lookup each (no scan of the base per pair). */
 static void test_lora_base_many(void **state)
 {
-    (void)state;
     enum { N = 20000 };
     char name[64];
     gb *b = gb_new(3);
@@ -597,7 +576,6 @@ static uint8_t *cvec(const tdesc *t, size_t n, int32_t layer_count, size_t *len)
 
 static void test_cvec_clean(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"direction.1", 1, {32, 1, 1, 1}, GB_F32},
         {"direction.2", 1, {32, 1, 1, 1}, GB_F32},
@@ -612,7 +590,6 @@ static void test_cvec_clean(void **state)
 
 static void test_GG569_cvec_layer(void **state)
 {
-    (void)state;
     const tdesc zero[] = {{"direction.1", 1, {32, 1, 1, 1}, GB_F32},
                           {"direction.0", 1, {32, 1, 1, 1}, GB_F32}};
     size_t len;
@@ -634,7 +611,6 @@ static void test_GG569_cvec_layer(void **state)
 
 static void test_GG587_cvec_tensor(void **state)
 {
-    (void)state;
     const tdesc t[] = {{"direction.1", 1, {32, 1, 1, 1}, GB_F32},
                        {"direction.2", 1, {16, 1, 1, 1}, GB_F32},
                        {"direction.3", 1, {32, 1, 1, 1}, GB_F16}};
@@ -674,7 +650,6 @@ static const tdesc imatrix_ok[] = {
 
 static void test_imatrix_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = imatrix(imatrix_ok, 4, true, &len);
     expect_clean(buf, len, "imatrix");
@@ -682,7 +657,6 @@ static void test_imatrix_clean(void **state)
 
 static void test_GG588_imatrix_keys(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = imatrix(imatrix_ok, 4, false, &len);
     gguflint_ctx *ctx = ex_lint(buf, len);
@@ -695,7 +669,6 @@ static void test_GG588_imatrix_keys(void **state)
 
 static void test_GG589_imatrix_pair(void **state)
 {
-    (void)state;
     const tdesc t[] = {
         {"blk.0.attn_q.weight.in_sum2", 2, {32, 1, 1, 1}, GB_F32},
         {"blk.0.attn_q.weight.counts", 2, {1, 1, 1, 1}, GB_F32},
@@ -708,7 +681,6 @@ static void test_GG589_imatrix_pair(void **state)
 
 static void test_GG590_imatrix_shape(void **state)
 {
-    (void)state;
     /* 4 matrices, 1 count: llama-quantize reads 3 floats past .counts */
     const tdesc t[] = {
         {"blk.0.ffn_down_exps.weight.in_sum2", 2, {64, 4, 1, 1}, GB_F32},
@@ -723,21 +695,19 @@ static void test_GG590_imatrix_shape(void **state)
 
 static void test_vocab_only_and_draft_clean(void **state)
 {
-    (void)state;
     static const char *const tokens[16] = {"<unk>", "<s>", "</s>", "a", "b", "c", "d", "e",
                                            "f",     "g",   "h",    "i", "j", "k", "l", "m"};
     /* convert_hf_to_gguf.py --vocab-only: every key, the tokenizer, no tensor */
     gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
-    gb_kv_str(b, "general.name", "vocab only");
-    gb_kv_u32(b, "llama.context_length", 256);
-    gb_kv_u32(b, "llama.embedding_length", 32);
-    gb_kv_u32(b, "llama.block_count", 1);
-    gb_kv_u32(b, "llama.feed_forward_length", 64);
-    gb_kv_u32(b, "llama.attention.head_count", 4);
-    gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    gb_kv_arr_str(b, "tokenizer.ggml.tokens", tokens, 16);
+    gb_llama hp = {.name = "vocab only",
+                   .context = 256,
+                   .embd = 32,
+                   .blocks = 1,
+                   .ff = 64,
+                   .heads = 4,
+                   .eps = 1e-5f};
+    gb_llama_kvs(b, &hp);
+    gb_llama_vocab(b, tokens, NULL, NULL, 16);
     size_t len;
     uint8_t *buf = gb_finish(b, &len);
     gb_free(b);
@@ -758,47 +728,37 @@ static void test_vocab_only_and_draft_clean(void **state)
         {"blk.0.ffn_up.weight", 2, {32, 64, 1, 1}, GB_F32},
     };
     b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
-    gb_kv_str(b, "general.name", "draft");
-    gb_kv_u32(b, "llama.context_length", 256);
-    gb_kv_u32(b, "llama.embedding_length", 32);
-    gb_kv_u32(b, "llama.block_count", 1);
-    gb_kv_u32(b, "llama.feed_forward_length", 64);
-    gb_kv_u32(b, "llama.attention.head_count", 4);
-    gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    gb_kv_arr_str(b, "tokenizer.ggml.tokens", tokens, 16);
+    hp.name = "draft"; /* the same keys */
+    gb_llama_kvs(b, &hp);
+    gb_llama_vocab(b, tokens, NULL, NULL, 16);
     buf = finish(b, t, sizeof t / sizeof t[0], &len);
     expect_clean(buf, len, "draft model");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lora_clean),
-        cmocka_unit_test(test_GG562_adapter_type),
-        cmocka_unit_test(test_GG563_base_tensor_in_adapter),
-        cmocka_unit_test(test_GG564_pair_incomplete),
-        cmocka_unit_test(test_GG565_rank_mismatch),
-        cmocka_unit_test(test_GG566_base_mismatch),
-        cmocka_unit_test(test_GG567_GG568_alpha),
-        cmocka_unit_test(test_lora_base_clean),
-        cmocka_unit_test(test_GG530_arch_mismatch),
-        cmocka_unit_test(test_GG531_alora_tokens),
-        cmocka_unit_test(test_GG566_against_base),
-        cmocka_unit_test(test_GG532_pair_dims),
-        cmocka_unit_test(test_lora_3d_no_base),
-        cmocka_unit_test(test_lora_unknown_arch),
-        cmocka_unit_test(test_lora_base_api),
-        cmocka_unit_test(test_lora_base_many),
-        cmocka_unit_test(test_cvec_clean),
-        cmocka_unit_test(test_GG569_cvec_layer),
-        cmocka_unit_test(test_GG587_cvec_tensor),
-        cmocka_unit_test(test_imatrix_clean),
-        cmocka_unit_test(test_GG588_imatrix_keys),
-        cmocka_unit_test(test_GG589_imatrix_pair),
-        cmocka_unit_test(test_GG590_imatrix_shape),
-        cmocka_unit_test(test_vocab_only_and_draft_clean),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_lora_clean),
+            cmocka_unit_test(test_GG562_adapter_type),
+            cmocka_unit_test(test_GG563_base_tensor_in_adapter),
+            cmocka_unit_test(test_GG564_pair_incomplete),
+            cmocka_unit_test(test_GG565_rank_mismatch),
+            cmocka_unit_test(test_GG566_base_mismatch),
+            cmocka_unit_test(test_GG567_GG568_alpha),
+            cmocka_unit_test(test_lora_base_clean),
+            cmocka_unit_test(test_GG530_arch_mismatch),
+            cmocka_unit_test(test_GG531_alora_tokens),
+            cmocka_unit_test(test_GG566_against_base),
+            cmocka_unit_test(test_GG532_pair_dims),
+            cmocka_unit_test(test_lora_3d_no_base),
+            cmocka_unit_test(test_lora_unknown_arch),
+            cmocka_unit_test(test_lora_base_api),
+            cmocka_unit_test(test_lora_base_many),
+            cmocka_unit_test(test_cvec_clean),
+            cmocka_unit_test(test_GG569_cvec_layer),
+            cmocka_unit_test(test_GG587_cvec_tensor),
+            cmocka_unit_test(test_imatrix_clean),
+            cmocka_unit_test(test_GG588_imatrix_keys),
+            cmocka_unit_test(test_GG589_imatrix_pair),
+            cmocka_unit_test(test_GG590_imatrix_shape),
+            cmocka_unit_test(test_vocab_only_and_draft_clean),
+        })

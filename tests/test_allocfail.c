@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -112,17 +114,14 @@ static void sweep(const uint8_t *buf, size_t len, const char *what)
 
 static void test_small_model(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     sweep(buf, len, "small model");
     free(buf);
 }
 
 static void test_hostile(void **state)
 {
-    (void)state;
     /* many findings, duplicate keys and names: grows every table */
     gb *b = gb_new(3);
     char key[32];
@@ -136,33 +135,25 @@ static void test_hostile(void **state)
     for (int i = 0; i < 100; i++)
         gb_tensor(b, "t", 2, ne, (uint32_t)(i % 45), (uint64_t)i * 7);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     sweep(buf, len, "hostile");
     free(buf);
 }
 
 static void test_big_endian_v1(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model_ex(1, false, &len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model_ex(1, false, &len);
     sweep(buf, len, "v1");
     free(buf);
-    buf = gb_small_model_ex(3, true, &len);
-    assert_non_null(buf);
+    buf = ex_small_model_ex(3, true, &len);
     sweep(buf, len, "big-endian");
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_small_model),
-        cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_big_endian_v1),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_small_model),
+            cmocka_unit_test(test_hostile),
+            cmocka_unit_test(test_big_endian_v1),
+        })

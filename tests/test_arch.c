@@ -409,14 +409,8 @@ static model build_model(const mspec *m)
         mark_add(&t_marks, b, t[i].name);
         off += gb_align_up(sizes[i], 32);
     }
-    gb_pad_to(b, 32);
-    for (size_t i = 0; i < k; i++) {
-        gb_zeros(b, (size_t)sizes[i]);
-        gb_pad_to(b, 32);
-    }
-    r.buf = gb_finish(b, &r.len);
-    gb_free(b);
-    assert_non_null(r.buf);
+    gb_zero_data(b, sizes, k, 32);
+    r.buf = ex_finish(b, &r.len);
     return r;
 }
 
@@ -763,7 +757,6 @@ static const acase test_known_unmodelled_clean[] = {
 
 static void test_adapter_clean(void **state)
 {
-    (void)state;
     /* a LoRA adapter of a llama model: no hyper-parameters, lora tensors */
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -776,9 +769,7 @@ static void test_adapter_clean(void **state)
     gb_pad_to(b, 32);
     gb_zeros(b, 1024);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     assert_arch_clean_at(buf, len, NULL, __func__);
     free(buf);
 }
@@ -866,7 +857,6 @@ static const acase test_GG516_architecture_misspelled[] = {
  * value, nothing compared (it is longer than every known name). */
 static void test_GG516_long_name(void **state)
 {
-    (void)state;
     enum { N = 1 << 20 };
     char *name = malloc(N);
     assert_non_null(name);
@@ -877,9 +867,7 @@ static void test_GG516_long_name(void **state)
     gb_kv_strn(b, "general.architecture", name, N);
     gb_marks m = *gb_last(b);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     gguflint_ctx *ctx = lint(buf, len, NULL);
     assert_int_equal(ex_count(ctx, "GG516"), 0);
     size_t there = 0;
@@ -936,7 +924,6 @@ static int ref_kind(const char *a, size_t la, const char *b)
  * random edits of them (up to two bytes changed, added or dropped). */
 static void test_GG516_neighbours_brute_force(void **state)
 {
-    (void)state;
     static const char alpha[] = "abcdelmnoqrstwxyzLAMQW0123456789-_";
     uint32_t rng = 12345;
     for (int t = 0; t < 20000 + (int)arch_info_count; t++) {
@@ -1162,7 +1149,6 @@ static const acase test_GG574_output_rows[] = {
 
 static void test_rows_are_vocab(void **state)
 {
-    (void)state;
     const arch_info *l = arch_find((const uint8_t *)"llama", 5);
     const arch_info *w = arch_find((const uint8_t *)"wavtokenizer-dec", 16);
     assert_non_null(l);
@@ -1178,7 +1164,6 @@ static void test_rows_are_vocab(void **state)
 /* Every row of the table names a known architecture and translates. */
 static void test_GG533_table(void **state)
 {
-    (void)state;
     assert_true(arch_assert_count() > 0);
     for (size_t i = 0; i < arch_assert_count(); i++) {
         const char *a = arch_assert_arch(i);
@@ -1320,7 +1305,6 @@ static const acase test_GG553_tensor_shape_mismatch[] = {
 
 static void test_GG553_v1_offsets(void **state)
 {
-    (void)state;
     static const acase cases[] = {
         {"GGUF v1: 4-byte dims",
          LLAMA(.version = 1, .reshape = T2("blk.0.ffn_gate.weight", 32, 48)), .id = "GG553",
@@ -1366,56 +1350,52 @@ static const acase test_profiles[] = {
  * error: the generated tables must not reject what llama.cpp loads. */
 static void test_real_files_arch_clean(void **state)
 {
-    (void)state;
     ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG54", GGUFLINT_ERROR);
     ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG55", GGUFLINT_ERROR);
     ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG56", GGUFLINT_ERROR);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        TABLE_TEST(test_llama_clean),
-        TABLE_TEST(test_llama_family_clean),
-        TABLE_TEST(test_llama_optional_tensors_clean),
-        TABLE_TEST(test_qwen2_clean),
-        TABLE_TEST(test_qwen2vl_clean),
-        TABLE_TEST(test_moe_clean),
-        TABLE_TEST(test_granite),
-        TABLE_TEST(test_granitemoe_shared_experts),
-        TABLE_TEST(test_vocab_only_clean),
-        TABLE_TEST(test_split_shard_clean),
-        TABLE_TEST(test_known_unmodelled_clean),
-        cmocka_unit_test(test_adapter_clean),
-        TABLE_TEST(test_GG513_general_type_not_adapter),
-        TABLE_TEST(test_GG514_c_string_nul),
-        TABLE_TEST(test_GG516_architecture_misspelled),
-        cmocka_unit_test(test_GG516_long_name),
-        cmocka_unit_test(test_GG516_neighbours_brute_force),
-        TABLE_TEST(test_GG540_unknown_architecture),
-        TABLE_TEST(test_GG541_hparam_missing),
-        TABLE_TEST(test_GG542_hparam_wrong_type),
-        TABLE_TEST(test_GG543_hparam_array_invalid),
-        TABLE_TEST(test_GG544_hparam_array_uint32),
-        TABLE_TEST(test_GG545_block_count_over_limit),
-        TABLE_TEST(test_GG533_hparam_assert),
-        cmocka_unit_test(test_GG533_table),
-        TABLE_TEST(test_GG574_output_rows),
-        cmocka_unit_test(test_rows_are_vocab),
-        TABLE_TEST(test_GG546_head_count_zero),
-        TABLE_TEST(test_GG547_head_count_inconsistent),
-        TABLE_TEST(test_GG548_rope_dimension_mismatch),
-        TABLE_TEST(test_GG549_expert_count_invalid),
-        TABLE_TEST(test_GG550_rope_scaling_type_unknown),
-        TABLE_TEST(test_GG551_tensor_missing),
-        TABLE_TEST(test_GG552_tensor_unexpected),
-        TABLE_TEST(test_GG594_tensor_unknown_to_table),
-        TABLE_TEST(test_GG553_tensor_shape_mismatch),
-        cmocka_unit_test(test_GG553_v1_offsets),
-        TABLE_TEST(test_GG554_block_index_out_of_range),
-        TABLE_TEST(test_GG555_block_index_malformed),
-        TABLE_TEST(test_profiles),
-        cmocka_unit_test(test_real_files_arch_clean),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            TABLE_TEST(test_llama_clean),
+            TABLE_TEST(test_llama_family_clean),
+            TABLE_TEST(test_llama_optional_tensors_clean),
+            TABLE_TEST(test_qwen2_clean),
+            TABLE_TEST(test_qwen2vl_clean),
+            TABLE_TEST(test_moe_clean),
+            TABLE_TEST(test_granite),
+            TABLE_TEST(test_granitemoe_shared_experts),
+            TABLE_TEST(test_vocab_only_clean),
+            TABLE_TEST(test_split_shard_clean),
+            TABLE_TEST(test_known_unmodelled_clean),
+            cmocka_unit_test(test_adapter_clean),
+            TABLE_TEST(test_GG513_general_type_not_adapter),
+            TABLE_TEST(test_GG514_c_string_nul),
+            TABLE_TEST(test_GG516_architecture_misspelled),
+            cmocka_unit_test(test_GG516_long_name),
+            cmocka_unit_test(test_GG516_neighbours_brute_force),
+            TABLE_TEST(test_GG540_unknown_architecture),
+            TABLE_TEST(test_GG541_hparam_missing),
+            TABLE_TEST(test_GG542_hparam_wrong_type),
+            TABLE_TEST(test_GG543_hparam_array_invalid),
+            TABLE_TEST(test_GG544_hparam_array_uint32),
+            TABLE_TEST(test_GG545_block_count_over_limit),
+            TABLE_TEST(test_GG533_hparam_assert),
+            cmocka_unit_test(test_GG533_table),
+            TABLE_TEST(test_GG574_output_rows),
+            cmocka_unit_test(test_rows_are_vocab),
+            TABLE_TEST(test_GG546_head_count_zero),
+            TABLE_TEST(test_GG547_head_count_inconsistent),
+            TABLE_TEST(test_GG548_rope_dimension_mismatch),
+            TABLE_TEST(test_GG549_expert_count_invalid),
+            TABLE_TEST(test_GG550_rope_scaling_type_unknown),
+            TABLE_TEST(test_GG551_tensor_missing),
+            TABLE_TEST(test_GG552_tensor_unexpected),
+            TABLE_TEST(test_GG594_tensor_unknown_to_table),
+            TABLE_TEST(test_GG553_tensor_shape_mismatch),
+            cmocka_unit_test(test_GG553_v1_offsets),
+            TABLE_TEST(test_GG554_block_index_out_of_range),
+            TABLE_TEST(test_GG555_block_index_malformed),
+            TABLE_TEST(test_profiles),
+            cmocka_unit_test(test_real_files_arch_clean),
+        })

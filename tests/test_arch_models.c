@@ -27,6 +27,9 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+#include "tiny_llama.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 #include "model/arch_eval.h"
@@ -320,10 +323,7 @@ static void write_kvs(gb *b, const arch_info *a, bool ctx_u64, built *out)
         gb_kv_str(b, "tokenizer.ggml.model", "none");
         return;
     }
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    gb_kv_arr_str(b, "tokenizer.ggml.tokens", toks, V_TOKENS);
-    gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, V_TOKENS, scores, sizeof scores);
-    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, V_TOKENS, types, sizeof types);
+    gb_llama_vocab(b, toks, scores, types, V_TOKENS);
     gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
     gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 2);
     gb_kv_u32(b, "tokenizer.ggml.token_type_count", 2);
@@ -340,9 +340,7 @@ static size_t plan_tensors(const arch_info *a, tensor_plan *plan, const char **w
     gb *b = gb_new(3);
     assert_non_null(b);
     write_kvs(b, a, false, &meta);
-    meta.buf = gb_finish(b, &meta.len);
-    gb_free(b);
-    assert_non_null(meta.buf);
+    meta.buf = ex_finish(b, &meta.len);
 
     gguflint_options opt;
     gguflint_options_default(&opt);
@@ -440,14 +438,8 @@ static built build(const arch_info *a, const tensor_plan *plan, size_t n, build_
         off += gb_align_up(sizes[k], 32);
         k++;
     }
-    gb_pad_to(b, 32);
-    for (size_t i = 0; i < k; i++) {
-        gb_zeros(b, (size_t)sizes[i]);
-        gb_pad_to(b, 32);
-    }
-    out.buf = gb_finish(b, &out.len);
-    gb_free(b);
-    assert_non_null(out.buf);
+    gb_zero_data(b, sizes, k, 32);
+    out.buf = ex_finish(b, &out.len);
     return out;
 }
 
@@ -545,7 +537,6 @@ static bool no_tiny_model_expected(const char *arch)
 
 static void test_tiny_model_per_architecture(void **state)
 {
-    (void)state;
     static tensor_plan plan[MAX_TENSORS];
     size_t full = 0, clean = 0, skipped = 0, bad = 0, variants_ok = 0;
     for (size_t i = 0; i < arch_info_count; i++) {
@@ -838,7 +829,6 @@ static bool run_variant(const variant *v, tensor_plan *plan)
 
 static void test_llama_cpp_2026_08_22(void **state)
 {
-    (void)state;
     static tensor_plan plan[MAX_TENSORS];
     size_t bad = 0;
     for (size_t i = 0; i < sizeof v2026 / sizeof v2026[0]; i++)
@@ -852,7 +842,6 @@ static void test_llama_cpp_2026_08_22(void **state)
  * from the Oct 2025 tables). */
 static void test_optional_biases_accepted(void **state)
 {
-    (void)state;
     static tensor_plan plan[MAX_TENSORS];
     size_t bad = 0, tried = 0;
     for (size_t i = 0; i < arch_info_count; i++) {
@@ -886,12 +875,9 @@ static void test_optional_biases_accepted(void **state)
     assert_int_equal(bad, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tiny_model_per_architecture),
-        cmocka_unit_test(test_llama_cpp_2026_08_22),
-        cmocka_unit_test(test_optional_biases_accepted),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_tiny_model_per_architecture),
+            cmocka_unit_test(test_llama_cpp_2026_08_22),
+            cmocka_unit_test(test_optional_biases_accepted),
+        })

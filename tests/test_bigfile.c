@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -59,7 +61,6 @@ static const char *write_sparse(const char *name, uint64_t total, const uint8_t 
 
 static void test_sparse_200g(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t data_bytes;
     uint8_t *head = big_metadata(&len, &data_bytes);
@@ -98,10 +99,8 @@ static void test_sparse_200g(void **state)
  * at open, so the run lints what was read, whatever happens to the file. */
 static void test_shrinks_before_run(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     const char *path = write_sparse("shrinking.gguf", len + (1u << 20), buf, len);
     assert_non_null(path);
     gguflint_ctx *ctx = gguflint_new(NULL);
@@ -125,11 +124,8 @@ static void test_shrinks_before_run(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sparse_200g),
-        cmocka_unit_test(test_shrinks_before_run),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_sparse_200g),
+            cmocka_unit_test(test_shrinks_before_run),
+        })

@@ -26,7 +26,6 @@
  * against hand-written encodings. */
 static void test_builder_encoding(void **state)
 {
-    (void)state;
     size_t len;
     /* v3 little-endian: header, a u16 KV, a u32 array, a tensor. */
     gb *b = gb_new(3);
@@ -122,10 +121,8 @@ static void test_builder_encoding(void **state)
 
 static void test_small_model_clean(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     gguflint_options *o = rk_options();
     ex_assert_clean(buf, len, o);
     ex_assert_clean(buf, len, ST);
@@ -165,7 +162,6 @@ static void test_small_model_clean(void **state)
 
 static void test_header_only_clean(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = rk_finish(gb_new(3), &len);
     assert_int_equal(len, 24);
@@ -175,7 +171,6 @@ static void test_header_only_clean(void **state)
 
 static void test_builder_layouts_clean(void **state)
 {
-    (void)state;
     /* Every tensor type family, auto offsets: no findings. */
     rk_layout l = {
         .nt = 4,
@@ -193,13 +188,10 @@ static void test_builder_layouts_clean(void **state)
     free(r.buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_builder_encoding),
-        cmocka_unit_test(test_small_model_clean),
-        cmocka_unit_test(test_header_only_clean),
-        cmocka_unit_test(test_builder_layouts_clean),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_builder_encoding),
+            cmocka_unit_test(test_small_model_clean),
+            cmocka_unit_test(test_header_only_clean),
+            cmocka_unit_test(test_builder_layouts_clean),
+        })

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "tiny_llama.h"
 #include "gguflint.h"
@@ -48,7 +50,6 @@ static void block_swap(const void *old, void *now)
 
 static int free_blocks(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < MAX_BLOCKS; i++) {
         free(blocks[i]);
         blocks[i] = NULL;
@@ -82,9 +83,7 @@ static void write_bytes(const char *name, const void *data, size_t len)
 static void write_gb(const char *name, gb *b)
 {
     size_t len = 0;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     block_swap(NULL, buf);
     write_bytes(name, buf, len);
     block_swap(buf, NULL);
@@ -104,7 +103,6 @@ static const char weird_name[] = "t\x1b]0;x\x07\xe2\x80\xaen\xe2\x80\x8bm\xff";
 
 static int group_setup(void **state)
 {
-    (void)state;
     const char *base = getenv("TMPDIR");
     if (!base || !*base || strlen(base) > 400 || strchr(base, '\''))
         base = "/tmp";
@@ -167,7 +165,6 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-    (void)state;
     if (!tmpdir[0] || strchr(tmpdir, '\''))
         return 0;
     char cmd[1100];
@@ -419,7 +416,6 @@ static void check_terminal_safe(const result *r, const buf *b, const char *what)
 
 static void test_exit_clean(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "@valid.gguf");
     expect_exit(&r, 0, "valid");
@@ -440,7 +436,6 @@ static void test_exit_clean(void **state)
 
 static void test_exit_findings(void **state)
 {
-    (void)state;
     char p[1024];
     tpath(p, sizeof p, "dup.gguf");
     char prefix[1100];
@@ -464,7 +459,6 @@ static void test_exit_findings(void **state)
 
 static void test_exit_empty_file(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "@empty.gguf");
     expect_exit(&r, 1, "empty");
@@ -486,7 +480,6 @@ static void test_exit_empty_file(void **state)
 
 static void test_exit_unreadable(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "@does-not-exist.gguf");
     expect_exit(&r, 2, "missing");
@@ -530,7 +523,6 @@ static void test_exit_unreadable(void **state)
 
 static void test_exit_usage(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "--no-such-option", "@valid.gguf");
     expect_exit(&r, 2, "unknown option");
@@ -579,7 +571,6 @@ static void test_exit_usage(void **state)
 
 static void test_json_format(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "--format", "json", "@valid.gguf");
     expect_exit(&r, 0, "json valid");
@@ -622,7 +613,6 @@ static void test_json_format(void **state)
 
 static void test_stdin(void **state)
 {
-    (void)state;
     result r;
     run_cli(&r, STDIN_REDIRECT, "valid.gguf", ARGV("-"));
     expect_exit(&r, 0, "stdin valid (redirect)");
@@ -666,7 +656,6 @@ static void test_stdin(void **state)
 
 static void test_selection(void **state)
 {
-    (void)state;
     /* dup.gguf: one error GG106 */
     assert_int_equal(code_of(ARGV("@dup.gguf")), 1);
     assert_int_equal(code_of(ARGV("--exit-zero", "@dup.gguf")), 0);
@@ -731,7 +720,6 @@ static void test_selection(void **state)
 
 static void test_limits(void **state)
 {
-    (void)state;
     /* three more copies of one key: GG106 three times */
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -780,7 +768,6 @@ static void test_limits(void **state)
 
 static void test_rules_and_explain(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "rules");
     expect_exit(&r, 0, "rules");
@@ -848,7 +835,6 @@ static void test_rules_and_explain(void **state)
 
 static void test_escaping_lint_text(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "@weird.gguf");
     expect_exit(&r, 1, "weird text");
@@ -863,7 +849,6 @@ static void test_escaping_lint_text(void **state)
 
 static void test_escaping_lint_json(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "--format", "json", "@weird.gguf");
     expect_exit(&r, 1, "weird json");
@@ -875,7 +860,6 @@ static void test_escaping_lint_json(void **state)
 
 static void test_escaping_dump_text(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "dump", "@weird.gguf");
     expect_exit(&r, 0, "weird dump text");
@@ -893,7 +877,6 @@ static void test_escaping_dump_text(void **state)
 
 static void test_escaping_dump_json(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "dump", "--format", "json", "@weird.gguf");
     expect_exit(&r, 0, "weird dump json");
@@ -915,7 +898,6 @@ static void test_escaping_dump_json(void **state)
  * must be printed whole (the JSON must stay well-formed). */
 static void test_dump_json_huge_counts(void **state)
 {
-    (void)state;
     static const uint8_t hdr[24] = {'G',  'G',  'U',  'F',  3,    0,    0,    0,
                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -950,13 +932,11 @@ static void test_dump_json_huge_counts(void **state)
 /* A file *name* with terminal escapes is shown escaped too. */
 static void test_escaping_path(void **state)
 {
-    (void)state;
     static const char evil[] = "evil\x1b[31m\xe2\x80\xae\xff.gguf";
     char p[1024];
     tpath(p, sizeof p, evil);
     size_t len = 0;
-    uint8_t *data = gb_small_model(&len);
-    assert_non_null(data);
+    uint8_t *data = ex_small_model(&len);
     block_swap(NULL, data);
     write_bytes(evil, data, len);
     block_swap(data, NULL);
@@ -1012,7 +992,6 @@ static void read_tmp(const char *name, buf *b)
  * in files; at most one report may go to standard output. */
 static void test_several_outputs(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "--format", "text", "--format", "sarif", "--output-file", "@out.sarif", "--format",
         "json", "--output-file", "@out.json", "@dup.gguf");
@@ -1062,7 +1041,6 @@ static void test_several_outputs(void **state)
 
 static void test_color(void **state)
 {
-    (void)state;
     result r;
     /* standard output is a pipe here: auto means no colour */
     RUN(&r, "@dup.gguf");
@@ -1096,7 +1074,6 @@ static void test_color(void **state)
 
 static void test_statistics(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "--statistics", "@dup4.gguf", "@dup.gguf");
     expect_exit(&r, 1, "statistics");
@@ -1114,7 +1091,6 @@ static void test_statistics(void **state)
 /* dump exits 1 when what it shows is not the whole metadata of a GGUF file. */
 static void test_dump_exit(void **state)
 {
-    (void)state;
     static const char text[] = "not a model\n";
     write_bytes("text.gguf", text, sizeof text - 1);
     assert_int_equal(code_of(ARGV("dump", "@valid.gguf")), 0);
@@ -1141,7 +1117,6 @@ static void write_lora(const char *name, const char *arch)
 
 static void test_base(void **state)
 {
-    (void)state;
     write_lora("lora-ok.gguf", "llama");
     write_lora("lora-qwen.gguf", "qwen2");
     result r;
@@ -1175,7 +1150,6 @@ static void test_base(void **state)
 
 static void test_rules_json(void **state)
 {
-    (void)state;
     result r;
     RUN(&r, "rules", "--format", "json");
     expect_exit(&r, 0, "rules json");
@@ -1196,31 +1170,28 @@ static void test_rules_json(void **state)
     result_free(&r);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_exit_clean, free_blocks),
-        cmocka_unit_test_teardown(test_exit_findings, free_blocks),
-        cmocka_unit_test_teardown(test_exit_empty_file, free_blocks),
-        cmocka_unit_test_teardown(test_exit_unreadable, free_blocks),
-        cmocka_unit_test_teardown(test_exit_usage, free_blocks),
-        cmocka_unit_test_teardown(test_json_format, free_blocks),
-        cmocka_unit_test_teardown(test_stdin, free_blocks),
-        cmocka_unit_test_teardown(test_selection, free_blocks),
-        cmocka_unit_test_teardown(test_limits, free_blocks),
-        cmocka_unit_test_teardown(test_rules_and_explain, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_lint_text, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_lint_json, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_dump_text, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_dump_json, free_blocks),
-        cmocka_unit_test_teardown(test_dump_json_huge_counts, free_blocks),
-        cmocka_unit_test_teardown(test_escaping_path, free_blocks),
-        cmocka_unit_test_teardown(test_several_outputs, free_blocks),
-        cmocka_unit_test_teardown(test_color, free_blocks),
-        cmocka_unit_test_teardown(test_statistics, free_blocks),
-        cmocka_unit_test_teardown(test_dump_exit, free_blocks),
-        cmocka_unit_test_teardown(test_rules_json, free_blocks),
-        cmocka_unit_test_teardown(test_base, free_blocks),
-    };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+EX_MAIN(group_setup, group_teardown,
+        {
+            cmocka_unit_test_teardown(test_exit_clean, free_blocks),
+            cmocka_unit_test_teardown(test_exit_findings, free_blocks),
+            cmocka_unit_test_teardown(test_exit_empty_file, free_blocks),
+            cmocka_unit_test_teardown(test_exit_unreadable, free_blocks),
+            cmocka_unit_test_teardown(test_exit_usage, free_blocks),
+            cmocka_unit_test_teardown(test_json_format, free_blocks),
+            cmocka_unit_test_teardown(test_stdin, free_blocks),
+            cmocka_unit_test_teardown(test_selection, free_blocks),
+            cmocka_unit_test_teardown(test_limits, free_blocks),
+            cmocka_unit_test_teardown(test_rules_and_explain, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_lint_text, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_lint_json, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_dump_text, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_dump_json, free_blocks),
+            cmocka_unit_test_teardown(test_dump_json_huge_counts, free_blocks),
+            cmocka_unit_test_teardown(test_escaping_path, free_blocks),
+            cmocka_unit_test_teardown(test_several_outputs, free_blocks),
+            cmocka_unit_test_teardown(test_color, free_blocks),
+            cmocka_unit_test_teardown(test_statistics, free_blocks),
+            cmocka_unit_test_teardown(test_dump_exit, free_blocks),
+            cmocka_unit_test_teardown(test_rules_json, free_blocks),
+            cmocka_unit_test_teardown(test_base, free_blocks),
+        })

@@ -145,9 +145,7 @@ static uint8_t *projector(const pspec *s, size_t *len)
     gb_zeros(b, 14 * 14 * 3 * 32 * 4);
     for (size_t i = 0; i < extra; i++)
         gb_zeros(b, 32);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -218,7 +216,6 @@ static const pspec *typed_spec(const char *type, const char *omit)
 
 static void test_clean_projectors(void **state)
 {
-    (void)state;
     expect_clean(&(pspec){0});
     expect_clean(&(pspec){.ptype = "qwen2vl_merger", .merge = 2});
     expect_clean(&(pspec){.ptype = "resampler", .image = 448, .patch = 14});
@@ -240,7 +237,6 @@ static void test_clean_projectors(void **state)
  * the projector type. */
 static void test_GG591_every_type(void **state)
 {
-    (void)state;
     size_t n = sizeof ptensors / sizeof ptensors[0];
     for (size_t first = 0, last; first < n; first = last + 1) {
         last = first;
@@ -261,7 +257,6 @@ static void test_GG591_every_type(void **state)
  * count, all at the projector type */
 static void test_GG591_many_missing(void **state)
 {
-    (void)state;
     pspec s = {.ptype = "deepseekocr2", .omit_prefix = "v.sam.blk.", .mark = "clip.projector_type"};
     size_t len;
     uint8_t *buf = projector(&s, &len);
@@ -278,7 +273,6 @@ static void test_GG591_many_missing(void **state)
 
 static void test_GG591_tensor_missing(void **state)
 {
-    (void)state;
     expect_one(&(pspec){.ptype = "qwen2vl_merger",
                         .merge = 2,
                         .omit = "mm.2.bias",
@@ -297,7 +291,6 @@ static void test_GG591_tensor_missing(void **state)
 
 static void test_GG592_layer_tensor_missing(void **state)
 {
-    (void)state;
     expect_one(&(pspec){.omit = "v.blk.0.ffn_down.weight", .mark = "clip.vision.block_count"},
                "GG592", "vision layer without ffn_down");
     expect_one(&(pspec){.omit = "v.blk.0.attn_out.weight", .mark = "clip.vision.block_count"},
@@ -329,14 +322,12 @@ static void test_GG592_layer_tensor_missing(void **state)
 
 static void test_GG556_projector_unknown(void **state)
 {
-    (void)state;
     expect_one(&(pspec){.ptype = "qwen2vl-merger", .mark = "clip.projector_type"}, "GG556",
                "unknown projector type");
 }
 
 static void test_GG514_projector_type_nul(void **state)
 {
-    (void)state;
     /* "mlp\0x": the loader sees mlp; the NUL is reported at its byte */
     size_t len;
     uint8_t *buf =
@@ -351,7 +342,6 @@ static void test_GG514_projector_type_nul(void **state)
 
 static void test_GG557_hparam_missing(void **state)
 {
-    (void)state;
     expect_one(&(pspec){.omit = "clip.vision.block_count", .mark = "clip.projector_type"}, "GG557",
                "vision block_count absent");
     /* phi4 reads the pixel limits as required */
@@ -364,7 +354,6 @@ static void test_GG557_hparam_missing(void **state)
 
 static void test_GG558_patch_grid(void **state)
 {
-    (void)state;
     expect_one(&(pspec){.patch = -1, .image = 224, .mark = "clip.projector_type"}, "GG557",
                "patch_size absent is GG557");
     size_t len;
@@ -388,7 +377,6 @@ static void test_GG558_patch_grid(void **state)
 
 static void test_GG558_zero_patch(void **state)
 {
-    (void)state;
     size_t len;
     /* patch_size 0 (pspec uses 0 for "the clean value") */
     gb *b = gb_new(3);
@@ -410,7 +398,6 @@ static void test_GG558_zero_patch(void **state)
 
 static void test_GG559_merge_size(void **state)
 {
-    (void)state;
     expect_one(
         &(pspec){.ptype = "qwen2vl_merger", .merge = 1, .mark = "clip.vision.spatial_merge_size"},
         "GG559", "qwen2vl merge 1");
@@ -430,7 +417,6 @@ static void test_GG559_merge_size(void **state)
 
 static void test_GG560_chunk_size(void **state)
 {
-    (void)state;
     expect_one(&(pspec){.ptype = "granite_speech", .chunk = 65537, .mark = "clip.audio.chunk_size"},
                "GG560", "chunk 65537");
     expect_one(&(pspec){.ptype = "granite_speech", .chunk = -5, .mark = "clip.audio.chunk_size"},
@@ -440,7 +426,6 @@ static void test_GG560_chunk_size(void **state)
 
 static void test_GG561_pixels(void **state)
 {
-    (void)state;
     expect_one(&(pspec){.ptype = "phi4",
                         .min_px = 1 << 20,
                         .max_px = 1 << 16,
@@ -456,7 +441,6 @@ static void test_GG561_pixels(void **state)
 
 static void test_profiles(void **state)
 {
-    (void)state;
     /* the crash values are errors under ggml and security */
     static const char *const ids[] = {"GG558", "GG559", "GG560", "GG561"};
     for (size_t i = 0; i < 4; i++) {
@@ -613,9 +597,7 @@ static uint8_t *mm_write(const mm *m, const char *mark_key, const char *mark_t, 
     total = off;
     gb_pad_to(b, 32);
     gb_zeros(b, (size_t)total);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -870,7 +852,6 @@ static void mm_expect(const mm *m, const char *id, const char *mark_key, const c
 
 static void test_realistic_clean(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof realistic / sizeof realistic[0]; i++) {
         mm m;
         realistic[i].fn(&m);
@@ -881,7 +862,6 @@ static void test_realistic_clean(void **state)
 
 static void test_GG520_key_wrong_type(void **state)
 {
-    (void)state;
     mm m;
     mm_mlp(&m);
     mm_kind(&m, "clip.vision.image_size", MK_I32, 28);
@@ -909,7 +889,6 @@ static void test_GG520_key_wrong_type(void **state)
 
 static void test_GG521_value_range(void **state)
 {
-    (void)state;
     mm m;
     mm_mlp(&m);
     mm_u32(&m, "clip.vision.image_size", 9000);
@@ -955,7 +934,6 @@ static void test_GG521_value_range(void **state)
 
 static void test_GG522_graph_tensor_missing(void **state)
 {
-    (void)state;
     mm m;
     mm_mlp(&m);
     mm_del_t(&m, "mm.2.weight");
@@ -993,7 +971,6 @@ static void test_GG522_graph_tensor_missing(void **state)
 
 static void test_GG523_shape(void **state)
 {
-    (void)state;
     mm m;
     mm_mlp(&m);
     mm_shape(&m, "mm.2.weight", 0, 40);
@@ -1076,7 +1053,6 @@ static void test_GG523_shape(void **state)
 
 static void test_GG524_output_width(void **state)
 {
-    (void)state;
     mm m;
     mm_mlp(&m);
     mm_u32(&m, "clip.vision.projection_dim", 64);
@@ -1091,7 +1067,6 @@ static void test_GG524_output_width(void **state)
 
 static void test_GG557_table_keys(void **state)
 {
-    (void)state;
     mm m;
     mm_mlp(&m);
     mm_del_key(&m, "clip.vision.projection_dim");
@@ -1119,7 +1094,6 @@ static void test_GG557_table_keys(void **state)
 
 static void test_crash_rules_are_errors(void **state)
 {
-    (void)state;
     static const char *const ids[] = {"GG520", "GG521", "GG522", "GG523", "GG557"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         int r = gguflint_rule_find(ids[i]);
@@ -1131,31 +1105,28 @@ static void test_crash_rules_are_errors(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean_projectors),
-        cmocka_unit_test(test_GG556_projector_unknown),
-        cmocka_unit_test(test_GG514_projector_type_nul),
-        cmocka_unit_test(test_GG557_hparam_missing),
-        cmocka_unit_test(test_GG591_tensor_missing),
-        cmocka_unit_test(test_GG591_every_type),
-        cmocka_unit_test(test_GG591_many_missing),
-        cmocka_unit_test(test_GG592_layer_tensor_missing),
-        cmocka_unit_test(test_GG558_patch_grid),
-        cmocka_unit_test(test_GG558_zero_patch),
-        cmocka_unit_test(test_GG559_merge_size),
-        cmocka_unit_test(test_GG560_chunk_size),
-        cmocka_unit_test(test_GG561_pixels),
-        cmocka_unit_test(test_profiles),
-        cmocka_unit_test(test_realistic_clean),
-        cmocka_unit_test(test_GG520_key_wrong_type),
-        cmocka_unit_test(test_GG521_value_range),
-        cmocka_unit_test(test_GG522_graph_tensor_missing),
-        cmocka_unit_test(test_GG523_shape),
-        cmocka_unit_test(test_GG524_output_width),
-        cmocka_unit_test(test_GG557_table_keys),
-        cmocka_unit_test(test_crash_rules_are_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_clean_projectors),
+            cmocka_unit_test(test_GG556_projector_unknown),
+            cmocka_unit_test(test_GG514_projector_type_nul),
+            cmocka_unit_test(test_GG557_hparam_missing),
+            cmocka_unit_test(test_GG591_tensor_missing),
+            cmocka_unit_test(test_GG591_every_type),
+            cmocka_unit_test(test_GG591_many_missing),
+            cmocka_unit_test(test_GG592_layer_tensor_missing),
+            cmocka_unit_test(test_GG558_patch_grid),
+            cmocka_unit_test(test_GG558_zero_patch),
+            cmocka_unit_test(test_GG559_merge_size),
+            cmocka_unit_test(test_GG560_chunk_size),
+            cmocka_unit_test(test_GG561_pixels),
+            cmocka_unit_test(test_profiles),
+            cmocka_unit_test(test_realistic_clean),
+            cmocka_unit_test(test_GG520_key_wrong_type),
+            cmocka_unit_test(test_GG521_value_range),
+            cmocka_unit_test(test_GG522_graph_tensor_missing),
+            cmocka_unit_test(test_GG523_shape),
+            cmocka_unit_test(test_GG524_output_width),
+            cmocka_unit_test(test_GG557_table_keys),
+            cmocka_unit_test(test_crash_rules_are_errors),
+        })

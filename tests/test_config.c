@@ -27,31 +27,6 @@
 static char dir[] = "/tmp/gguflint-config-XXXXXX";
 static char out[1 << 16];
 
-static void write_file(const char *rel, const void *data, size_t len)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
-}
-
-static void write_text(const char *rel, const char *text)
-{
-    write_file(rel, text, strlen(text));
-}
-
-static void write_gb(const char *rel, gb *b)
-{
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
-    write_file(rel, buf, len);
-    free(buf);
-}
-
 /* Run the CLI in dir/cwd with args; stdout+stderr into `out`; the exit code. */
 static void expect(const char *cwd, const char *args, int code, const char *needle)
 {
@@ -62,55 +37,39 @@ static void expect(const char *cwd, const char *args, int code, const char *need
 
 static int setup(void **state)
 {
-    (void)state;
-    if (!mkdtemp(dir))
+    if (ex_tmpdir_make(dir) != 0)
         return -1;
-    char p[600];
-    snprintf(p, sizeof p, "%s/proj/sub/deeper", dir);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", p);
-    if (system(cmd) != 0)
-        return -1;
-    size_t len;
-    uint8_t *tiny = gb_tiny_llama(&len);
-    write_file("proj/sub/valid.gguf", tiny, len);
-    write_file("proj/valid.gguf", tiny, len);
-    free(tiny);
+    ex_mkdirs(dir, "proj/sub/deeper");
+    ex_write_tiny_llama(dir, "proj/sub/valid.gguf");
+    ex_write_tiny_llama(dir, "proj/valid.gguf");
     /* a bool of 7: one warning (GG114) with the structural rules */
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "conformance");
     gb_kv_bool(b, "general.flag", 7);
-    write_gb("proj/sub/bool.gguf", b);
+    ex_write_gb(dir, "proj/sub/bool.gguf", b);
     return 0;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+EX_TMPDIR_TEARDOWN(dir)
 
 static void test_discovery_and_override(void **state)
 {
-    (void)state;
     /* no config: the bool is a warning, exit 0 */
     EXPECT("proj/sub", "--isolated bool.gguf", 0, "GG114");
     /* config two levels up raises it to an error */
-    write_text("proj/.gguflint.ini", "[severity]\nGG114 = error\n");
+    ex_write_text(dir, "proj/.gguflint.ini", "[severity]\nGG114 = error\n");
     EXPECT("proj/sub/deeper", "../bool.gguf", 1, "error GG114");
     /* the command line overrides the file */
     EXPECT("proj/sub", "--severity GG114=note bool.gguf", 0, "note GG114");
     /* --isolated ignores it, --config names another */
     EXPECT("proj/sub", "--isolated bool.gguf", 0, "warning GG114");
-    write_text("other.ini", "[gguflint]\nfail-on = warning\n");
+    ex_write_text(dir, "other.ini", "[gguflint]\nfail-on = warning\n");
     EXPECT("proj/sub", "--config ../../other.ini bool.gguf", 1, "warning GG114");
     EXPECT("proj/sub", "--config ../../other.ini --fail-on error bool.gguf", 0, NULL);
     /* profile and select from the file, select replaced by the command line;
      * select = GG1 turns security rules off, so a discovered file with it is
      * not applied (GG800) until it is named with --config */
-    write_text("proj/.gguflint.ini", "[gguflint]\nprofile = strict\nselect = GG1\n");
+    ex_write_text(dir, "proj/.gguflint.ini", "[gguflint]\nprofile = strict\nselect = GG1\n");
     EXPECT("proj/sub", "bool.gguf", 0, "warning GG800 config-refused");
     assert_non_null(strstr(out, "not applying"));
     assert_non_null(strstr(out, "warning GG114"));
@@ -118,14 +77,13 @@ static void test_discovery_and_override(void **state)
     EXPECT("proj/sub", "--config ../.gguflint.ini --select GG2 bool.gguf", 0,
            "0 errors, 0 warnings");
     /* limits */
-    write_text("proj/.gguflint.ini", "[limits]\nmax-kv-count = 1\n");
+    ex_write_text(dir, "proj/.gguflint.ini", "[limits]\nmax-kv-count = 1\n");
     EXPECT("proj/sub", "bool.gguf", 0, "GG011");
     remove(strcat(strcpy(out, dir), "/proj/.gguflint.ini"));
 }
 
 static void test_bad_configs(void **state)
 {
-    (void)state;
     static const char *const bad[][2] = {
         {"[gguflint]\nprofil = strict\n", "unknown key"},
         {"[nonsense]\nx = 1\n", "unknown section"},
@@ -143,17 +101,17 @@ static void test_bad_configs(void **state)
         {"[severity]\nGG999 = error\n", "bad.ini: line 2: unknown rule 'GG999'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_text("bad.ini", bad[i][0]);
+        ex_write_text(dir, "bad.ini", bad[i][0]);
         EXPECT("proj/sub", "--config ../../bad.ini bool.gguf", 2, bad[i][1]);
     }
 }
 
 static void test_path_ignores(void **state)
 {
-    (void)state;
-    write_text("ign.ini", "[severity]\nGG114 = error\n"
-                          "[ignore:bool.gguf]\nrules = GG114\nreason = kept for the tests\n"
-                          "[ignore:nothing-*.gguf]\nrules = GG101\nreason = stale\n");
+    ex_write_text(dir, "ign.ini",
+                  "[severity]\nGG114 = error\n"
+                  "[ignore:bool.gguf]\nrules = GG114\nreason = kept for the tests\n"
+                  "[ignore:nothing-*.gguf]\nrules = GG101\nreason = stale\n");
     EXPECT("proj/sub", "--config ../../ign.ini bool.gguf", 0,
            "unused ignore [ignore:nothing-*.gguf]");
     assert_null(strstr(out, "GG114"));
@@ -162,8 +120,7 @@ static void test_path_ignores(void **state)
 
 static void test_recursive_and_jobs(void **state)
 {
-    (void)state;
-    write_text("proj/sub/notes.txt", "not a model");
+    ex_write_text(dir, "proj/sub/notes.txt", "not a model");
     char lnk[600], target[600];
     snprintf(lnk, sizeof lnk, "%s/proj/sub/deeper/loop", dir);
     snprintf(target, sizeof target, "%s/proj", dir);
@@ -178,7 +135,6 @@ static void test_recursive_and_jobs(void **state)
 
 static void test_split_set(void **state)
 {
-    (void)state;
     for (int k = 1; k <= 2; k++) {
         gb *b = gb_new(3);
         if (k == 1) {
@@ -189,20 +145,17 @@ static void test_split_set(void **state)
         gb_kv_i32(b, "split.tensors.count", 0);
         char name[64];
         snprintf(name, sizeof name, "proj/m-%05d-of-00003.gguf", k);
-        write_gb(name, b);
+        ex_write_gb(dir, name, b);
     }
     /* shard 3 of 3 is missing: reported on shard 1 */
     EXPECT("proj", "--isolated m-00001-of-00003.gguf m-00002-of-00003.gguf", 1, "GG410");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_discovery_and_override),
-        cmocka_unit_test(test_bad_configs),
-        cmocka_unit_test(test_path_ignores),
-        cmocka_unit_test(test_recursive_and_jobs),
-        cmocka_unit_test(test_split_set),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_discovery_and_override),
+            cmocka_unit_test(test_bad_configs),
+            cmocka_unit_test(test_path_ignores),
+            cmocka_unit_test(test_recursive_and_jobs),
+            cmocka_unit_test(test_split_set),
+        })

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +96,6 @@ static bool parse_verdict(const char *s, bool *accept)
 /* Parse MANIFEST.tsv into S; fail the test on a malformed line. */
 static int load_manifest(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *text = read_all(SUITE "/MANIFEST.tsv", &len);
     if (!text) {
@@ -171,7 +172,6 @@ static int load_manifest(void **state)
 
 static int free_manifest(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < S.n; i++)
         free(S.rows[i].file);
     free(S.rows);
@@ -191,7 +191,6 @@ static int cmp_str(const void *a, const void *b)
  * is large enough and small enough. */
 static void test_manifest_matches_folder(void **state)
 {
-    (void)state;
     DIR *d = opendir(SUITE);
     assert_non_null(d);
     char **found = NULL;
@@ -319,29 +318,23 @@ static void check_profile(size_t p)
 
 static void test_profile_spec(void **state)
 {
-    (void)state;
     check_profile(P_SPEC);
 }
 
 static void test_profile_ggml(void **state)
 {
-    (void)state;
     check_profile(P_GGML);
 }
 
 static void test_profile_strict(void **state)
 {
-    (void)state;
     check_profile(P_STRICT);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_manifest_matches_folder),
-        cmocka_unit_test(test_profile_spec),
-        cmocka_unit_test(test_profile_ggml),
-        cmocka_unit_test(test_profile_strict),
-    };
-    return cmocka_run_group_tests(tests, load_manifest, free_manifest);
-}
+EX_MAIN(load_manifest, free_manifest,
+        {
+            cmocka_unit_test(test_manifest_matches_folder),
+            cmocka_unit_test(test_profile_spec),
+            cmocka_unit_test(test_profile_ggml),
+            cmocka_unit_test(test_profile_strict),
+        })

@@ -29,17 +29,14 @@ static void header_with_version(uint32_t v, uint8_t **buf, size_t *len)
 
 static void test_GG001_empty_file(void **state)
 {
-    (void)state;
     static const uint8_t one[1] = {0};
     ex_assert_finding(one, 0, ST, "GG001", 0);
 }
 
 static void test_GG002_not_gguf(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     buf[3] = 'X';
     ex_assert_finding(buf, len, ST, "GG002", 0);
     static const uint8_t fugg[24] = {'F', 'U', 'G', 'G', 3};
@@ -51,7 +48,6 @@ static void test_GG002_not_gguf(void **state)
 
 static void test_GG003_truncated_header(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = rk_finish(gb_new(3), &len);
     /* Each cut lands inside a field: version (4), tensor_count (8), kv_count (16). */
@@ -72,7 +68,6 @@ static void test_GG003_truncated_header(void **state)
 
 static void test_GG004_unsupported_version(void **state)
 {
-    (void)state;
     uint32_t bad[] = {0, 4, 99, 0x7fffffffu};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint8_t *buf;
@@ -90,10 +85,8 @@ static void test_GG004_unsupported_version(void **state)
 
 static void test_GG005_legacy_v1(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model_ex(1, false, &len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model_ex(1, false, &len);
     ex_assert_finding(buf, len, ST, "GG005", 4);
     /* v1 is parsed with u32 widths: nothing else is wrong with the file. */
     ex_assert_only_rules(buf, len, ST, "GG005");
@@ -109,10 +102,8 @@ static void test_GG005_legacy_v1(void **state)
 
 static void test_GG006_version_2(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model_ex(2, false, &len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model_ex(2, false, &len);
     ex_assert_finding(buf, len, ST, "GG006", 4);
     ex_assert_only_rules(buf, len, ST, "GG006");
     free(buf);
@@ -123,10 +114,8 @@ static void test_GG006_version_2(void **state)
 
 static void test_GG007_byte_swapped(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model_ex(3, true, &len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model_ex(3, true, &len);
     assert_memory_equal(buf, "GGUF\0\0\0\3", 8);
     ex_assert_finding(buf, len, ST, "GG007", 4);
     /* The file is parsed byte-swapped: nothing else is wrong with it. */
@@ -149,7 +138,6 @@ static void test_GG007_byte_swapped(void **state)
 
 static void test_GG008_kv_count_impossible(void **state)
 {
-    (void)state;
     size_t len;
     gb *b = gb_new(3);
     gb_override_counts(b, 0, UINT64_C(1) << 32);
@@ -173,7 +161,6 @@ static void test_GG008_kv_count_impossible(void **state)
 
 static void test_GG009_tensor_count_impossible(void **state)
 {
-    (void)state;
     size_t len;
     gb *b = gb_new(3);
     gb_override_counts(b, UINT64_C(1) << 40, 0);
@@ -188,7 +175,6 @@ static void test_GG009_tensor_count_impossible(void **state)
 
 static void test_GG010_truncated(void **state)
 {
-    (void)state;
     size_t len;
     /* Long keys keep the declared counts feasible (no GG008) at every cut. */
     static const char k1[] = "general.some_long_key_name";
@@ -229,7 +215,6 @@ static void test_GG010_truncated(void **state)
 
 static void test_GG011_kv_count_over_limit(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = gb_small_model(&len);
     gguflint_options *o = rk_options();
@@ -243,7 +228,6 @@ static void test_GG011_kv_count_over_limit(void **state)
 
 static void test_GG012_tensor_count_over_limit(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = gb_small_model(&len);
     gguflint_options *o = rk_options();
@@ -255,21 +239,18 @@ static void test_GG012_tensor_count_over_limit(void **state)
     gguflint_options_free(o);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_GG001_empty_file),
-        cmocka_unit_test(test_GG002_not_gguf),
-        cmocka_unit_test(test_GG003_truncated_header),
-        cmocka_unit_test(test_GG004_unsupported_version),
-        cmocka_unit_test(test_GG005_legacy_v1),
-        cmocka_unit_test(test_GG006_version_2),
-        cmocka_unit_test(test_GG007_byte_swapped),
-        cmocka_unit_test(test_GG008_kv_count_impossible),
-        cmocka_unit_test(test_GG009_tensor_count_impossible),
-        cmocka_unit_test(test_GG010_truncated),
-        cmocka_unit_test(test_GG011_kv_count_over_limit),
-        cmocka_unit_test(test_GG012_tensor_count_over_limit),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_GG001_empty_file),
+            cmocka_unit_test(test_GG002_not_gguf),
+            cmocka_unit_test(test_GG003_truncated_header),
+            cmocka_unit_test(test_GG004_unsupported_version),
+            cmocka_unit_test(test_GG005_legacy_v1),
+            cmocka_unit_test(test_GG006_version_2),
+            cmocka_unit_test(test_GG007_byte_swapped),
+            cmocka_unit_test(test_GG008_kv_count_impossible),
+            cmocka_unit_test(test_GG009_tensor_count_impossible),
+            cmocka_unit_test(test_GG010_truncated),
+            cmocka_unit_test(test_GG011_kv_count_over_limit),
+            cmocka_unit_test(test_GG012_tensor_count_over_limit),
+        })

@@ -147,7 +147,6 @@ static size_t read_expect(const char *path, char ids[][16], size_t cap, bool *ok
 
 static void test_regressions_paired(void **state)
 {
-    (void)state;
     names g = list_stems(CORPUS "/regressions", ".gguf");
     names e = list_stems(CORPUS "/regressions", ".expect");
     bool ok = true;
@@ -172,7 +171,6 @@ static void test_regressions_paired(void **state)
 
 static void test_regressions_report_expected(void **state)
 {
-    (void)state;
     names g = list_stems(CORPUS "/regressions", ".gguf");
     size_t bad = 0;
     for (size_t i = 0; i < g.n; i++) {
@@ -223,7 +221,6 @@ static const char *declared_error(const char *stem)
 
 static void test_seeds_have_no_errors(void **state)
 {
-    (void)state;
     names s = list_stems(CORPUS "/seed", ".gguf");
     size_t bad = 0;
     for (size_t i = 0; i < s.n; i++) {
@@ -264,7 +261,6 @@ static void test_seeds_have_no_errors(void **state)
 
 static void test_seeds_are_small(void **state)
 {
-    (void)state;
     names s = list_stems(CORPUS "/seed", ".gguf");
     unsigned long long total = 0;
     bool ok = s.n > 0;
@@ -288,13 +284,10 @@ static void test_seeds_are_small(void **state)
     assert_true(ok);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_regressions_paired),
-        cmocka_unit_test(test_regressions_report_expected),
-        cmocka_unit_test(test_seeds_have_no_errors),
-        cmocka_unit_test(test_seeds_are_small),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_regressions_paired),
+            cmocka_unit_test(test_regressions_report_expected),
+            cmocka_unit_test(test_seeds_have_no_errors),
+            cmocka_unit_test(test_seeds_are_small),
+        })

@@ -11,31 +11,13 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "common/ckd.h"
 #include "common/cursor.h"
 
-/* ------------------------------------------------------------------ helpers */
-
-/* An exactly-sized heap copy of bytes[0..n). For n == 0 the allocation is
- * malloc(0) when that is non-NULL (ASan flags any access to it), otherwise a
- * 1-byte block that the tests never read (the cursor length stays 0). */
-#if defined(__GNUC__)
-/* Not inlined: gcc -O2 would otherwise see the 0/1-byte allocation of the
- * empty-buffer test and warn (-Warray-bounds) about reads it cannot prove
- * unreachable, although cur_has() rejects them. */
-__attribute__((noinline))
-#endif
-static uint8_t *
-exact_copy(const uint8_t *bytes, size_t n)
-{
-    uint8_t *p = malloc(n);
-    if (!p && n == 0)
-        p = malloc(1);
-    assert_non_null(p);
-    if (n)
-        memcpy(p, bytes, n);
-    return p;
-}
+/* The buffers are exactly-sized heap copies (ex_dup, in the support library:
+ * never inlined here, so gcc -O2 sees no 0/1-byte allocation to warn about). */
 
 static const uint8_t seq8[8] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
 
@@ -43,8 +25,7 @@ static const uint8_t seq8[8] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
 
 static void test_empty_buffer(void **state)
 {
-    (void)state;
-    uint8_t *buf = exact_copy(NULL, 0);
+    uint8_t *buf = ex_dup(NULL, 0);
     cursor c;
     cur_init(&c, buf, 0);
     assert_ptr_equal(c.base, buf);
@@ -95,9 +76,8 @@ static void test_empty_buffer(void **state)
 
 static void test_has_edges(void **state)
 {
-    (void)state;
     for (size_t len = 1; len <= 9; len++) {
-        uint8_t *buf = exact_copy((const uint8_t[9]){0}, len);
+        uint8_t *buf = ex_dup((const uint8_t[9]){0}, len);
         cursor c;
         cur_init(&c, buf, len);
         /* from offset 0: 0, 1, len-1, len succeed; len+1 and huge fail */
@@ -126,9 +106,8 @@ static void test_has_edges(void **state)
 
 static void test_skip_edges(void **state)
 {
-    (void)state;
     enum { LEN = 5 };
-    uint8_t *buf = exact_copy(seq8, LEN);
+    uint8_t *buf = ex_dup(seq8, LEN);
     cursor c;
     cur_init(&c, buf, LEN);
 
@@ -162,7 +141,6 @@ static void test_skip_edges(void **state)
  * must not wrap even when off and n are both near UINT64_MAX. */
 static void test_has_huge_len(void **state)
 {
-    (void)state;
     static const uint8_t dummy[1] = {0};
     cursor c;
     cur_init(&c, dummy, UINT64_MAX);
@@ -194,7 +172,7 @@ static void check_read_at_end(unsigned n, size_t len, bool be)
     uint8_t src[16];
     for (size_t i = 0; i < sizeof src; i++)
         src[i] = (uint8_t)(0xF0u + i);
-    uint8_t *buf = exact_copy(src, len);
+    uint8_t *buf = ex_dup(src, len);
     cursor c;
     cur_init(&c, buf, len);
     c.big_endian = be;
@@ -225,7 +203,6 @@ static void check_read_at_end(unsigned n, size_t len, bool be)
 
 static void test_uint_at_end(void **state)
 {
-    (void)state;
     for (unsigned n = 1; n <= 8; n++)
         for (size_t len = 0; len <= 12; len++) {
             check_read_at_end(n, len, false);
@@ -235,8 +212,7 @@ static void test_uint_at_end(void **state)
 
 static void test_u8_edges(void **state)
 {
-    (void)state;
-    uint8_t *buf = exact_copy((const uint8_t[]){0x00, 0x7F, 0x80, 0xFF}, 4);
+    uint8_t *buf = ex_dup((const uint8_t[]){0x00, 0x7F, 0x80, 0xFF}, 4);
     cursor c;
     cur_init(&c, buf, 4);
     uint8_t v = 0x11;
@@ -258,9 +234,8 @@ static void test_u8_edges(void **state)
 
 static void test_u32_edges(void **state)
 {
-    (void)state;
     /* 7 bytes: u32 at 0..3 succeed (3 = max for 7 bytes), at 4..7 fail */
-    uint8_t *buf = exact_copy(seq8, 7);
+    uint8_t *buf = ex_dup(seq8, 7);
     cursor c;
     cur_init(&c, buf, 7);
     uint32_t v = 0;
@@ -287,8 +262,7 @@ static void test_u32_edges(void **state)
 
 static void test_u64_edges(void **state)
 {
-    (void)state;
-    uint8_t *buf = exact_copy(seq8, 8);
+    uint8_t *buf = ex_dup(seq8, 8);
     cursor c;
     cur_init(&c, buf, 8);
     uint64_t v = 0;
@@ -309,7 +283,7 @@ static void test_u64_edges(void **state)
     free(buf);
 
     /* 7-byte buffer: a u64 never fits */
-    buf = exact_copy(seq8, 7);
+    buf = ex_dup(seq8, 7);
     cur_init(&c, buf, 7);
     assert_false(cur_u64(&c, &v));
     assert_int_equal(c.off, 0);
@@ -318,8 +292,7 @@ static void test_u64_edges(void **state)
 
 static void test_endianness(void **state)
 {
-    (void)state;
-    uint8_t *buf = exact_copy(seq8, 8);
+    uint8_t *buf = ex_dup(seq8, 8);
     cursor c;
     cur_init(&c, buf, 8);
     uint64_t v;
@@ -361,7 +334,7 @@ static void test_endianness(void **state)
 
     /* high bits: no sign extension, every byte reaches its place */
     static const uint8_t ff[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
-    buf = exact_copy(ff, 8);
+    buf = ex_dup(ff, 8);
     cur_init(&c, buf, 8);
     assert_true(cur_u64(&c, &v));
     assert_true(v == UINT64_MAX);
@@ -372,7 +345,7 @@ static void test_endianness(void **state)
     free(buf);
 
     static const uint8_t top[8] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80};
-    buf = exact_copy(top, 8);
+    buf = ex_dup(top, 8);
     cur_init(&c, buf, 8);
     assert_true(cur_u64(&c, &v));
     assert_true(v == 0x8000000000000000ull);
@@ -393,10 +366,9 @@ static void test_endianness(void **state)
 /* A sequence of reads walks a buffer to exactly its end. */
 static void test_sequence_to_end(void **state)
 {
-    (void)state;
     static const uint8_t bytes[13] = {0xAB, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00,
                                       0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
-    uint8_t *buf = exact_copy(bytes, sizeof bytes);
+    uint8_t *buf = ex_dup(bytes, sizeof bytes);
     cursor c;
     cur_init(&c, buf, sizeof bytes);
     uint8_t a;
@@ -421,7 +393,6 @@ static void test_sequence_to_end(void **state)
 
 static void test_ckd_add64(void **state)
 {
-    (void)state;
     uint64_t r = 1;
     assert_false(ckd_add64(&r, 0, 0));
     assert_true(r == 0);
@@ -446,7 +417,6 @@ static void test_ckd_add64(void **state)
 
 static void test_ckd_mul64(void **state)
 {
-    (void)state;
     uint64_t r = 1;
     assert_false(ckd_mul64(&r, 0, 0));
     assert_true(r == 0);
@@ -477,7 +447,6 @@ static void test_ckd_mul64(void **state)
 
 static void test_ckd_muls64(void **state)
 {
-    (void)state;
     int64_t r = 1;
     assert_false(ckd_muls64(&r, 0, 0));
     assert_true(r == 0);
@@ -511,7 +480,6 @@ static void test_ckd_muls64(void **state)
 
 static void test_ckd_align64(void **state)
 {
-    (void)state;
     uint64_t r = 12345;
 
     /* a == 0: overflow, x passed through */
@@ -601,7 +569,6 @@ static void test_ckd_align64(void **state)
 
 static void test_is_pow2(void **state)
 {
-    (void)state;
     assert_false(is_pow2_u64(0));
     assert_true(is_pow2_u64(1));
     assert_true(is_pow2_u64(2));
@@ -625,17 +592,21 @@ static void test_is_pow2(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_empty_buffer), cmocka_unit_test(test_has_edges),
-        cmocka_unit_test(test_skip_edges),   cmocka_unit_test(test_has_huge_len),
-        cmocka_unit_test(test_uint_at_end),  cmocka_unit_test(test_u8_edges),
-        cmocka_unit_test(test_u32_edges),    cmocka_unit_test(test_u64_edges),
-        cmocka_unit_test(test_endianness),   cmocka_unit_test(test_sequence_to_end),
-        cmocka_unit_test(test_ckd_add64),    cmocka_unit_test(test_ckd_mul64),
-        cmocka_unit_test(test_ckd_muls64),   cmocka_unit_test(test_ckd_align64),
-        cmocka_unit_test(test_is_pow2),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_empty_buffer),
+            cmocka_unit_test(test_has_edges),
+            cmocka_unit_test(test_skip_edges),
+            cmocka_unit_test(test_has_huge_len),
+            cmocka_unit_test(test_uint_at_end),
+            cmocka_unit_test(test_u8_edges),
+            cmocka_unit_test(test_u32_edges),
+            cmocka_unit_test(test_u64_edges),
+            cmocka_unit_test(test_endianness),
+            cmocka_unit_test(test_sequence_to_end),
+            cmocka_unit_test(test_ckd_add64),
+            cmocka_unit_test(test_ckd_mul64),
+            cmocka_unit_test(test_ckd_muls64),
+            cmocka_unit_test(test_ckd_align64),
+            cmocka_unit_test(test_is_pow2),
+        })

@@ -23,7 +23,6 @@
 
 static void test_GG301_nonzero_padding(void **state)
 {
-    (void)state;
     rk_layout l = {.nt = 1, .t = {RK_T("a", 1, GB_F32, 8)}};
     rk_built r = rk_build(&l);
     assert_true(r.data_start - r.info_end > 3);
@@ -37,7 +36,6 @@ static void test_GG301_nonzero_padding(void **state)
 /* Padding inside the data section is only read with opt.deep. */
 static void test_GG301_nonzero_padding_deep(void **state)
 {
-    (void)state;
     gguflint_options *deep = rk_options();
     gguflint_options_set_deep(deep, true);
     gguflint_options_select(deep, "GG312", false, NULL, 0); /* zero data is fine here */
@@ -52,8 +50,7 @@ static void test_GG301_nonzero_padding_deep(void **state)
     free(r.buf);
     /* After the last tensor. */
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     buf[len - 3] = 0xEE;
     buf[len - 1] = 0xEE;
     ex_assert_finding(buf, len, deep, "GG301", len - 3);
@@ -64,10 +61,8 @@ static void test_GG301_nonzero_padding_deep(void **state)
 
 static void test_GG302_trailing_bytes(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *model = gb_small_model(&len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model(&len);
     uint8_t *buf = malloc(len + 5);
     assert_non_null(buf);
     memcpy(buf, model, len);
@@ -96,10 +91,8 @@ static void test_GG302_trailing_bytes(void **state)
 /* --header-only: a prefix of a valid file gets one note, no bounds errors. */
 static void test_GG304_data_not_checked(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     gguflint_options *o = rk_options();
     gguflint_options_set_header_only(o, true);
     gguflint_ctx *ctx = ex_lint_opt(buf, len, ST, NULL);
@@ -123,10 +116,8 @@ static void test_GG304_data_not_checked(void **state)
 
 static void test_GG303_missing_final_padding(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *buf = gb_small_model(&len);
-    assert_non_null(buf);
+    uint8_t *buf = ex_small_model(&len);
     /* The last tensor, q8_0 [32, 2], is 68 bytes padded to 96: the file may be
      * cut anywhere in those 28 padding bytes. */
     uint64_t ne[2] = {32, 2};
@@ -142,14 +133,11 @@ static void test_GG303_missing_final_padding(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_GG301_nonzero_padding),
-        cmocka_unit_test(test_GG301_nonzero_padding_deep),
-        cmocka_unit_test(test_GG302_trailing_bytes),
-        cmocka_unit_test(test_GG304_data_not_checked),
-        cmocka_unit_test(test_GG303_missing_final_padding),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_GG301_nonzero_padding),
+            cmocka_unit_test(test_GG301_nonzero_padding_deep),
+            cmocka_unit_test(test_GG302_trailing_bytes),
+            cmocka_unit_test(test_GG304_data_not_checked),
+            cmocka_unit_test(test_GG303_missing_final_padding),
+        })

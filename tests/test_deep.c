@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "core/internal.h" /* ctx->data_read */
 #include "gguf_builder.h"
 #include "gguflint.h"
@@ -116,6 +118,26 @@ typedef struct seen {
     size_t n;
 } seen;
 
+/* The same findings, in the same order, with the same messages. */
+static void same_seen(const seen *t, const seen *s)
+{
+    assert_int_equal(t->n, s->n);
+    for (size_t i = 0; i < s->n; i++) {
+        assert_string_equal(t->ids[i], s->ids[i]);
+        assert_int_equal(t->offs[i], s->offs[i]);
+        assert_string_equal(t->msgs[i], s->msgs[i]);
+    }
+}
+
+/* buf written to a new file named after the mkstemp template `path`. */
+static void write_temp(char *path, const uint8_t *buf, size_t len)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    close(fd);
+}
+
 static void collect(gguflint_ctx *ctx, seen *s)
 {
     memset(s, 0, sizeof *s);
@@ -163,7 +185,6 @@ static bool has(const seen *s, const char *id, uint64_t off, const char *needle)
 
 static void test_deep_findings(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t d;
     uint8_t *buf = build(model, 6, &len, &d);
@@ -181,19 +202,11 @@ static void test_deep_findings(void **state)
 
     /* same through a file (pread) and with threads */
     char path[] = "deep-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, buf, len), (ssize_t)len);
-    close(fd);
+    write_temp(path, buf, len);
     for (uint32_t jobs = 1; jobs <= 4; jobs++) {
         seen t;
         lint(NULL, 0, path, jobs, &t);
-        assert_int_equal(t.n, s.n);
-        for (size_t i = 0; i < s.n; i++) {
-            assert_string_equal(t.ids[i], s.ids[i]);
-            assert_int_equal(t.offs[i], s.offs[i]);
-            assert_string_equal(t.msgs[i], s.msgs[i]);
-        }
+        same_seen(&t, &s);
     }
     unlink(path);
     free(buf);
@@ -201,7 +214,6 @@ static void test_deep_findings(void **state)
 
 static void test_deep_off_by_default(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t d;
     uint8_t *buf = build(model, 6, &len, &d);
@@ -220,7 +232,6 @@ static void test_deep_off_by_default(void **state)
 
 static void test_deep_clean_model(void **state)
 {
-    (void)state;
     static const tdesc ok[] = {{"x", 0, 8, 2, fill_f32_ok}, {"y", 8, 32, 2, fill_q8_0_bad_scale}};
     size_t len;
     uint64_t d;
@@ -250,48 +261,32 @@ static uint8_t *aliased(size_t n, uint64_t floats, uint64_t step, size_t *len, u
     gb_bytes(b, d, (size_t)*data);
     free(d);
     gb_pad_to(b, 32);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    return buf;
+    return ex_finish(b, len);
 }
 
 static gguflint_ctx *lint_deep(const uint8_t *buf, size_t len, uint32_t jobs)
 {
-    gguflint_options *opt = gguflint_options_new();
-    assert_non_null(opt);
+    gguflint_options *opt = ex_options(NULL);
     gguflint_options_set_deep(opt, true);
     gguflint_options_set_deep_jobs(opt, jobs);
-    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
     gguflint_options_free(opt);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     return ctx;
-}
-
-static size_t count_id(const gguflint_ctx *ctx, const char *id)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++)
-        n += strcmp(gguflint_rule((size_t)gguflint_finding_get(ctx, i)->rule)->id, id) == 0;
-    return n;
 }
 
 /* 64 infos over one 64 KiB region: read once (not 64 times), and every alias
  * reports the NaN of the region as if it had been scanned itself. */
 static void test_deep_aliases_read_once(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t data;
     uint8_t *buf = aliased(64, 16384, 0, &len, &data);
-    assert_non_null(buf);
     for (uint32_t jobs = 1; jobs <= 4; jobs += 3) {
         gguflint_ctx *ctx = lint_deep(buf, len, jobs);
         print_message("aliases, -j%u: %llu of %llu data bytes read\n", jobs,
                       (unsigned long long)ctx->data_read, (unsigned long long)data);
         assert_true(ctx->data_read <= data);
-        assert_int_equal(count_id(ctx, "GG310"), 64);
+        assert_int_equal(ex_count(ctx, "GG310"), 64);
         for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
             const gguflint_finding *f = gguflint_finding_get(ctx, i);
             if (strcmp(gguflint_rule((size_t)f->rule)->id, "GG310") == 0)
@@ -308,18 +303,16 @@ static void test_deep_aliases_read_once(void **state)
  * no all-zero claim about bytes they did not scan. */
 static void test_deep_staircase_read_once(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t data;
     uint8_t *buf = aliased(64, 16384, 32, &len, &data);
-    assert_non_null(buf);
     gguflint_ctx *ctx = lint_deep(buf, len, 2);
     print_message("staircase: %llu of %llu data bytes read\n", (unsigned long long)ctx->data_read,
                   (unsigned long long)data);
     assert_true(ctx->data_read <= data);
-    assert_int_equal(count_id(ctx, "GG310"), 1);
-    assert_int_equal(count_id(ctx, "GG312"), 0);
-    assert_true(count_id(ctx, "GG217") > 0); /* the overlap itself is the error */
+    assert_int_equal(ex_count(ctx, "GG310"), 1);
+    assert_int_equal(ex_count(ctx, "GG312"), 0);
+    assert_true(ex_count(ctx, "GG217") > 0); /* the overlap itself is the error */
     gguflint_free(ctx);
     free(buf);
 }
@@ -354,7 +347,6 @@ static void fill_q4_0_last_block(uint8_t *d, size_t n)
 
 static void test_deep_pieces(void **state)
 {
-    (void)state;
     static const tdesc big[] = {
         {"big.f16", 1, 4096, 1280, fill_big_f16},       /* 10 MiB: three pieces */
         {"tail.f32", 0, 1024, 2300, fill_zero_but_end}, /* 9.2 MB */
@@ -373,34 +365,23 @@ static void test_deep_pieces(void **state)
                     "1 NaN and 0 Inf block scales; the first at block 89599"));
     assert_true(has(&s, "GG312", d + 10485760 + 9420800 + 1612800, "entirely zero"));
     char path[] = "deep-pieces-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, buf, len), (ssize_t)len);
-    close(fd);
+    write_temp(path, buf, len);
     for (uint32_t jobs = 1; jobs <= 5; jobs++)
         for (int from_file = 0; from_file < 2; from_file++) {
             seen t;
             lint(from_file ? NULL : buf, len, from_file ? path : NULL, jobs, &t);
-            assert_int_equal(t.n, s.n);
-            for (size_t i = 0; i < s.n; i++) {
-                assert_string_equal(t.ids[i], s.ids[i]);
-                assert_int_equal(t.offs[i], s.offs[i]);
-                assert_string_equal(t.msgs[i], s.msgs[i]);
-            }
+            same_seen(&t, &s);
         }
     unlink(path);
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deep_findings),
-        cmocka_unit_test(test_deep_pieces),
-        cmocka_unit_test(test_deep_off_by_default),
-        cmocka_unit_test(test_deep_clean_model),
-        cmocka_unit_test(test_deep_aliases_read_once),
-        cmocka_unit_test(test_deep_staircase_read_once),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_deep_findings),
+            cmocka_unit_test(test_deep_pieces),
+            cmocka_unit_test(test_deep_off_by_default),
+            cmocka_unit_test(test_deep_clean_model),
+            cmocka_unit_test(test_deep_aliases_read_once),
+            cmocka_unit_test(test_deep_staircase_read_once),
+        })

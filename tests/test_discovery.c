@@ -34,49 +34,13 @@
 static char dir[] = "/tmp/gguflint-discovery-XXXXXX";
 static char out[1 << 20]; /* a SARIF report carries the whole rule table */
 
-static void mkdirs(const char *rel)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/%s'", dir, rel);
-    assert_int_equal(system(cmd), 0);
-}
-
-static void write_file(const char *rel, const void *data, size_t len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
-}
-
-static void write_text(const char *rel, const char *text)
-{
-    write_file(rel, text, strlen(text));
-}
-
 /* A model with a duplicate key (GG106). */
 static void write_hostile(const char *rel)
 {
     gb *b = gb_new(3);
     gb_kv_str(b, "general.name", "a");
     gb_kv_str(b, "general.name", "b");
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
-    write_file(rel, buf, len);
-    free(buf);
-}
-
-static void write_clean(const char *rel)
-{
-    size_t len;
-    uint8_t *buf = gb_tiny_llama(&len);
-    assert_non_null(buf);
-    write_file(rel, buf, len);
-    free(buf);
+    ex_write_gb(dir, rel, b);
 }
 
 static void link_to(const char *target, const char *rel)
@@ -91,29 +55,22 @@ static void expect(const char *cwd, const char *args, int code, const char *need
     ex_cli_expect(GGUFLINT_CLI, dir, cwd, args, code, needle, out, sizeof out);
 }
 
-static void lacks(const char *needle)
-{
-    if (strstr(out, needle))
-        fail_msg("did not want '%s' in:\n%s", needle, out);
-}
-
 static void test_hf_cache(void **state)
 {
-    (void)state;
     const char *repo = "hf/hub/models--org--name";
     char p[512];
     snprintf(p, sizeof p, "%s/blobs", repo);
-    mkdirs(p);
+    ex_mkdirs(dir, p);
     snprintf(p, sizeof p, "%s/snapshots/0123abcd", repo);
-    mkdirs(p);
+    ex_mkdirs(dir, p);
     snprintf(p, sizeof p, "%s/refs", repo);
-    mkdirs(p);
+    ex_mkdirs(dir, p);
     snprintf(p, sizeof p, "%s/blobs/3f1e0a9b", repo);
     write_hostile(p);
     snprintf(p, sizeof p, "%s/blobs/77aa00cc", repo);
-    write_text(p, "{\"architectures\": [\"LlamaForCausalLM\"]}\n");
+    ex_write_text(dir, p, "{\"architectures\": [\"LlamaForCausalLM\"]}\n");
     snprintf(p, sizeof p, "%s/refs/main", repo);
-    write_text(p, "0123abcd");
+    ex_write_text(dir, p, "0123abcd");
     snprintf(p, sizeof p, "%s/snapshots/0123abcd/model-Q4_K_M.gguf", repo);
     link_to("../../blobs/3f1e0a9b", p);
     snprintf(p, sizeof p, "%s/snapshots/0123abcd/config.json", repo);
@@ -122,7 +79,7 @@ static void test_hf_cache(void **state)
     expect("hf", "--isolated -r .", 1, "1 file checked: ");
     assert_non_null(strstr(out, "snapshots/0123abcd/model-Q4_K_M.gguf:"));
     assert_non_null(strstr(out, "GG106"));
-    lacks("blobs/3f1e0a9b:");
+    ex_lacks(out, "blobs/3f1e0a9b:");
     /* the whole cache directory given through a link works the same */
     link_to("hf/hub", "hub-link");
     expect("", "--isolated -r hub-link", 1, "1 file checked: ");
@@ -130,14 +87,13 @@ static void test_hf_cache(void **state)
 
 static void test_ollama_store(void **state)
 {
-    (void)state;
-    mkdirs("ollama/models/blobs");
-    mkdirs("ollama/models/manifests/registry.ollama.ai/library/tiny");
+    ex_mkdirs(dir, "ollama/models/blobs");
+    ex_mkdirs(dir, "ollama/models/manifests/registry.ollama.ai/library/tiny");
     write_hostile("ollama/models/blobs/sha256-9b1f");
-    write_text("ollama/models/blobs/sha256-a0c2", "{{ .System }} {{ .Prompt }}");
-    write_text("ollama/models/blobs/sha256-e4d5", "MIT License\n");
-    write_text("ollama/models/manifests/registry.ollama.ai/library/tiny/latest",
-               "{\"schemaVersion\":2,\"layers\":[]}");
+    ex_write_text(dir, "ollama/models/blobs/sha256-a0c2", "{{ .System }} {{ .Prompt }}");
+    ex_write_text(dir, "ollama/models/blobs/sha256-e4d5", "MIT License\n");
+    ex_write_text(dir, "ollama/models/manifests/registry.ollama.ai/library/tiny/latest",
+                  "{\"schemaVersion\":2,\"layers\":[]}");
     expect("ollama", "--isolated -r models", 1, "1 file checked: ");
     assert_non_null(strstr(out, "blobs/sha256-9b1f:"));
     assert_non_null(strstr(out, "GG106"));
@@ -145,10 +101,9 @@ static void test_ollama_store(void **state)
 
 static void test_links_loops_fifos(void **state)
 {
-    (void)state;
-    mkdirs("tree/a/b");
-    write_clean("tree/a/x.gguf");
-    write_clean("tree/a/b/y.gguf");
+    ex_mkdirs(dir, "tree/a/b");
+    ex_write_tiny_llama(dir, "tree/a/x.gguf");
+    ex_write_tiny_llama(dir, "tree/a/b/y.gguf");
     link_to("../..", "tree/a/b/up");         /* a loop */
     link_to("x.gguf", "tree/a/also-x.gguf"); /* the same file twice */
     link_to("/nonexistent/file", "tree/a/dangling.gguf");
@@ -162,49 +117,47 @@ static void test_links_loops_fifos(void **state)
     expect("tree", "--isolated -r --exclude b .", 0, "1 file checked");
     expect("tree", "--isolated -r --exclude 'y.gguf' --exclude 'also-*' .", 0, "1 file checked");
     /* --include takes files whatever their bytes */
-    write_text("tree/a/notes.txt", "not a model");
+    ex_write_text(dir, "tree/a/notes.txt", "not a model");
     expect("tree", "--isolated -r --include '*.txt' .", 1, "GG002");
 }
 
 static void test_nothing_found(void **state)
 {
-    (void)state;
-    mkdirs("empty/sub");
-    write_text("empty/sub/readme.md", "no models here");
+    ex_mkdirs(dir, "empty/sub");
+    ex_write_text(dir, "empty/sub/readme.md", "no models here");
     expect("empty", "--isolated -r .", 2, "nothing to check");
     expect("tree", "--isolated -r --include '*.none' .", 2, "nothing to check");
 }
 
 static void test_config_trust(void **state)
 {
-    (void)state;
-    mkdirs("dl/model");
+    ex_mkdirs(dir, "dl/model");
     write_hostile("dl/model/model.gguf");
     /* shipped with the download: would silence every rule */
-    write_text("dl/model/.gguflint.ini", "[ignore:*]\nrules = ALL\nreason = trust me\n");
+    ex_write_text(dir, "dl/model/.gguflint.ini", "[ignore:*]\nrules = ALL\nreason = trust me\n");
     /* run plainly in that folder, the config is found but not applied: it
      * turns security rules off; the run says why and every file gets GG800 */
     expect("dl/model", "model.gguf", 1, "warning GG800 config-refused");
     assert_non_null(strstr(out, "GG106"));
     assert_non_null(strstr(out, "not applying"));
-    lacks("(config: ");
+    ex_lacks(out, "(config: ");
     /* --profile security reads no discovered config */
     expect("dl/model", "--profile security model.gguf", 1, "GG106");
     assert_non_null(strstr(out, "not reading"));
-    lacks("(config: ");
+    ex_lacks(out, "(config: ");
     /* nor does a -r scan of the folder that holds it apply it */
     expect("dl/model", "-r .", 1, "GG800");
     assert_non_null(strstr(out, "GG106"));
     expect("dl", "-r model", 1, "GG106");
-    lacks("GG800"); /* dl has no config: nothing found, nothing refused */
+    ex_lacks(out, "GG800"); /* dl has no config: nothing found, nothing refused */
     /* named with --config it is trusted, even with --profile security */
     expect("dl/model", "--config .gguflint.ini --profile security model.gguf", 0,
            "(config: .gguflint.ini)");
     /* a discovered config that loosens nothing is applied, -r or not */
-    write_text("dl/model/.gguflint.ini", "[severity]\nGG105 = error\n");
+    ex_write_text(dir, "dl/model/.gguflint.ini", "[severity]\nGG105 = error\n");
     expect("dl/model", "-r .", 1, "(config: ");
-    lacks("GG800");
-    write_text("dl/model/.gguflint.ini", "[ignore:*]\nrules = ALL\nreason = trust me\n");
+    ex_lacks(out, "GG800");
+    ex_write_text(dir, "dl/model/.gguflint.ini", "[ignore:*]\nrules = ALL\nreason = trust me\n");
     /* JSON and SARIF name it too */
     expect("dl/model", "--config .gguflint.ini --format json model.gguf", 0, "\"config\":\"");
     expect("dl/model", "--format json --profile security model.gguf", 1, "\"config\":null");
@@ -216,14 +169,13 @@ static void test_config_trust(void **state)
  * finished contexts bounded by memory. */
 static void test_jobs_order(void **state)
 {
-    (void)state;
     static char first[sizeof out];
-    mkdirs("many");
+    ex_mkdirs(dir, "many");
     for (int i = 0; i < 40; i++) {
         char p[64];
         snprintf(p, sizeof p, "many/m%02d.gguf", i);
         if (i % 3)
-            write_clean(p);
+            ex_write_tiny_llama(dir, p);
         else
             write_hostile(p);
     }
@@ -233,26 +185,14 @@ static void test_jobs_order(void **state)
     assert_string_equal(out, first);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
+EX_TMPDIR_FIXTURES(dir)
 
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hf_cache),          cmocka_unit_test(test_ollama_store),
-        cmocka_unit_test(test_links_loops_fifos), cmocka_unit_test(test_nothing_found),
-        cmocka_unit_test(test_config_trust),      cmocka_unit_test(test_jobs_order),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_hf_cache),
+            cmocka_unit_test(test_ollama_store),
+            cmocka_unit_test(test_links_loops_fifos),
+            cmocka_unit_test(test_nothing_found),
+            cmocka_unit_test(test_config_trust),
+            cmocka_unit_test(test_jobs_order),
+        })

@@ -20,54 +20,6 @@
 #include "gguf_builder.h"
 #include "gguflint.h"
 
-/* ------------------------------------------------------------ helpers */
-
-/* Exactly one finding of `id`, at `offset`, whose message contains `text`
- * (if non-NULL). Frees buf. */
-static void expect_at(uint8_t *buf, size_t len, const char *name, const char *id, uint64_t offset,
-                      const char *text, const char *where)
-{
-    assert_non_null(buf);
-    gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
-    size_t n = ex_count(ctx, id);
-    const gguflint_finding *f = ex_find(ctx, id);
-    if (n != 1 || f->offset != offset || (text && !strstr(f->message, text))) {
-        print_message("%s: expected one %s at %llu%s%s, got %zu\n", where, id,
-                      (unsigned long long)offset, text ? " saying " : "", text ? text : "", n);
-        ex_print_findings(NULL, ctx);
-        gguflint_free(ctx);
-        free(buf);
-        fail_msg("%s: %s", where, id);
-    }
-    gguflint_free(ctx);
-    free(buf);
-}
-#define EXPECT_AT(buf, len, name, id, off, text) expect_at(buf, len, name, id, off, text, __func__)
-
-/* None of the listed ids (a NULL-terminated list). Frees buf. */
-static void expect_none_of(uint8_t *buf, size_t len, const char *name, const char *const *ids,
-                           const char *where)
-{
-    assert_non_null(buf);
-    gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
-    for (size_t k = 0; ids[k]; k++) {
-        if (ex_count(ctx, ids[k])) {
-            print_message("%s: %s must not be reported\n", where, ids[k]);
-            ex_print_findings(NULL, ctx);
-            gguflint_free(ctx);
-            free(buf);
-            fail_msg("%s: unexpected %s", where, ids[k]);
-        }
-    }
-    gguflint_free(ctx);
-    free(buf);
-}
-#define EXPECT_NONE(buf, len, name, ...)                                                           \
-    do {                                                                                           \
-        static const char *const ids_[] = {__VA_ARGS__, NULL};                                     \
-        expect_none_of(buf, len, name, ids_, __func__);                                            \
-    } while (0)
-
 /* ------------------------------------------------------------ models */
 
 typedef struct tdef {
@@ -121,9 +73,7 @@ static uint8_t *build(model *m, long ft, size_t *len)
     }
     gb_pad_to(b, 32);
     gb_zeros(b, (size_t)off);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -174,82 +124,79 @@ static void all_weights(model *m, uint32_t type)
 
 static void test_q4_k_m_mix_passes(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
     uint8_t *buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, "Llama-Tiny-Q4_K_M.gguf", "GG505", "GG510", "GG511", "GG512");
+    ex_expect_none(buf, len, "Llama-Tiny-Q4_K_M.gguf", "GG505", "GG510", "GG511", "GG512");
     /* the same model as Q4_K_S (Q5_K on the first attn_v / ffn_down layers) */
     llama_mix(&m, GB_Q4_K, GB_Q5_K, GB_Q6_K);
     buf = build(&m, 14, &len);
-    EXPECT_NONE(buf, len, "tiny.Q4_K_S.gguf", "GG510", "GG512");
+    ex_expect_none(buf, len, "tiny.Q4_K_S.gguf", "GG510", "GG512");
     /* --pure: the default type everywhere, output included */
     llama_mix(&m, GB_Q4_K, GB_Q4_K, GB_Q4_K);
     buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     /* Q5_K_M, Q3_K_L, Q2_K */
     llama_mix(&m, GB_Q5_K, GB_Q6_K, GB_Q6_K);
     buf = build(&m, 17, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     llama_mix(&m, GB_Q3_K, GB_Q5_K, GB_Q6_K);
     buf = build(&m, 13, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     llama_mix(&m, GB_Q2_K, GB_Q3_K, GB_Q6_K);
     buf = build(&m, 10, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     /* converter outputs: Q8_0, F16, BF16, F32 */
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_NONE(buf, len, "x-q8_0.gguf", "GG510", "GG512");
+    ex_expect_none(buf, len, "x-q8_0.gguf", "GG510", "GG512");
     llama_mix(&m, GB_F16, GB_F16, GB_F16);
     m.t[3].type = GB_F32; /* a few weights kept in F32 */
     buf = build(&m, 1, &len);
-    EXPECT_NONE(buf, len, "x-F16.gguf", "GG510", "GG512");
+    ex_expect_none(buf, len, "x-F16.gguf", "GG510", "GG512");
     llama_mix(&m, GB_BF16, GB_BF16, GB_BF16);
     buf = build(&m, 32, &len);
-    EXPECT_NONE(buf, len, "x.bf16.gguf", "GG510", "GG512");
+    ex_expect_none(buf, len, "x.bf16.gguf", "GG510", "GG512");
     llama_mix(&m, GB_F32, GB_F32, GB_F32);
     buf = build(&m, 0, &len);
-    EXPECT_NONE(buf, len, "x-f32.gguf", "GG510", "GG512");
+    ex_expect_none(buf, len, "x-f32.gguf", "GG510", "GG512");
 }
 
 static void test_q4_k_m_over_q8_0_fails(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
     all_weights(&m, GB_Q8_0);
     uint8_t *buf = build(&m, 15, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value,
-              "file_type 15 (Q4_K - Medium) but 2-D weights are q8_0 x58");
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value,
+                  "file_type 15 (Q4_K - Medium) but 2-D weights are q8_0 x58");
     /* the message names the file type the weights look like */
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
     all_weights(&m, GB_Q8_0);
     buf = build(&m, 15, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, "look like file type 7 (Q8_0)");
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, "look like file type 7 (Q8_0)");
     /* F16 declared, Q4_K_M content */
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
     buf = build(&m, 1, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, "q4_K x");
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, "q4_K x");
     /* Q8_0 declared, F16 content */
     llama_mix(&m, GB_F16, GB_F16, GB_F16);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, "f16 x58");
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, "f16 x58");
     /* BF16 declared, F16 content */
     llama_mix(&m, GB_F16, GB_F16, GB_F16);
     buf = build(&m, 32, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, NULL);
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, NULL);
     /* Q4_K_M over Q4_0 */
     llama_mix(&m, GB_Q4_0, GB_Q4_0, GB_Q6_K);
     buf = build(&m, 15, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, NULL);
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, NULL);
 }
 
 static void test_majority_and_overrides(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     /* token_embd and output may be any type (--token-embedding-type,
@@ -257,14 +204,14 @@ static void test_majority_and_overrides(void **state)
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q8_0);
     m.t[0].type = GB_Q8_0;
     uint8_t *buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, "model-Q4_K_M.gguf", "GG510", "GG512");
+    ex_expect_none(buf, len, "model-Q4_K_M.gguf", "GG510", "GG512");
     /* a few per-tensor overrides (--tensor-type) do not make a mismatch */
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
     for (size_t i = 0; i < m.n; i++)
         if (strstr(m.t[i].name, "blk.0.") && m.t[i].nd == 2)
             m.t[i].type = GB_Q8_0;
     buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     /* ... but the bulk of the model (the FFN: 70% of the parameters) in another
      * type does */
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
@@ -272,7 +219,7 @@ static void test_majority_and_overrides(void **state)
         if (strstr(m.t[i].name, "ffn_") && m.t[i].nd == 2)
             m.t[i].type = GB_Q8_0;
     buf = build(&m, 15, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, NULL);
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, NULL);
     /* weights llama-quantize never quantizes keep any type */
     m.n = 0;
     add(&m, "blk.0.attn_q.weight", 2, 256, 8, 1, GB_Q4_K);
@@ -280,44 +227,42 @@ static void test_majority_and_overrides(void **state)
     add(&m, "position_embd.weight", 2, 256, 512, 1, GB_F16);
     add(&m, "blk.0.attn_q.bias", 1, 256, 1, 1, GB_F32);
     buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
 }
 
 static void test_shape_fallbacks(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     /* ne0 = 96 is not a multiple of 256: Q4_K falls back to Q5_0 */
     m.n = 0;
     add(&m, "blk.0.attn_q.weight", 2, 96, 8, 1, GB_Q5_0);
     uint8_t *buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     /* with ne0 = 256 there is no fallback: Q5_0 cannot come from Q4_K_M */
     m.n = 0;
     add(&m, "blk.0.attn_q.weight", 2, 256, 8, 1, GB_Q5_0);
     buf = build(&m, 15, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, NULL);
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, NULL);
     /* ne0 = 48: not a multiple of 32 either: F16 */
     m.n = 0;
     add(&m, "blk.0.attn_q.weight", 2, 48, 8, 1, GB_F16);
     buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     /* Q6_K on attn_v falls back to Q8_0 */
     m.n = 0;
     add(&m, "blk.0.attn_v.weight", 2, 160, 8, 1, GB_Q8_0);
     buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     /* IQ types fall back to IQ4_NL */
     m.n = 0;
     add(&m, "blk.0.ffn_up.weight", 2, 160, 8, 1, 20 /* iq4_nl */);
     buf = build(&m, 19, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
 }
 
 static void test_mxfp4_moe(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     m.n = 0;
@@ -327,17 +272,16 @@ static void test_mxfp4_moe(void **state)
     add(&m, "blk.0.ffn_up_exps.weight", 3, 256, 256, 8, 39);
     add(&m, "blk.0.ffn_down_exps.weight", 3, 256, 256, 8, 39);
     uint8_t *buf = build(&m, 38, &len);
-    EXPECT_NONE(buf, len, "gpt-oss-20b-mxfp4.gguf", "GG510", "GG512");
+    ex_expect_none(buf, len, "gpt-oss-20b-mxfp4.gguf", "GG510", "GG512");
     /* experts in Q4_K do not come from MXFP4_MOE */
     for (size_t i = 2; i < 5; i++)
         m.t[i].type = GB_Q4_K;
     buf = build(&m, 38, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, NULL);
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, NULL);
 }
 
 static void test_not_judged(void **state)
 {
-    (void)state;
     size_t len;
     /* vocab-only: file_type 1 and no tensors */
     gb *b = gb_new(3);
@@ -345,91 +289,90 @@ static void test_not_judged(void **state)
     gb_kv_u32(b, "general.file_type", 1);
     uint8_t *buf = gb_finish(b, &len);
     gb_free(b);
-    EXPECT_NONE(buf, len, "ggml-vocab-llama-Q4_K_M.gguf", "GG510", "GG511", "GG512");
+    ex_expect_none(buf, len, "ggml-vocab-llama-Q4_K_M.gguf", "GG510", "GG511", "GG512");
     /* removed, unknown and guessed file types are other rules' business */
     model m;
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     buf = build(&m, 99, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     buf = build(&m, 4, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510");
+    ex_expect_none(buf, len, NULL, "GG510");
     /* no file type: nothing to compare (without a name tag) */
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     buf = build(&m, -1, &len);
-    EXPECT_NONE(buf, len, NULL, "GG510", "GG512");
+    ex_expect_none(buf, len, NULL, "GG510", "GG512");
     /* the guessed flag is stripped before comparing: 1024 | 15 over Q8_0 */
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     buf = build(&m, 1024 + 15, &len);
-    EXPECT_AT(buf, len, NULL, "GG510", m.ft_value, NULL);
+    ex_expect_msg(buf, len, NULL, "GG510", m.ft_value, NULL);
 }
 
 /* ------------------------------------------------------------ GG511 */
 
 static void test_unexpected_quantized(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     m.n = 0;
     add(&m, "blk.0.attn_norm.weight", 1, 256, 1, 1, GB_Q8_0);
     uint8_t *buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG511", m.type_off[0], "1-D");
+    ex_expect_msg(buf, len, NULL, "GG511", m.type_off[0], "1-D");
     /* declared 2-D with ne[1] = 1 is 1-D to ggml */
     m.n = 0;
     add(&m, "blk.0.ffn_up.weight", 2, 256, 1, 1, GB_Q4_K);
     buf = build(&m, 15, &len);
-    EXPECT_AT(buf, len, NULL, "GG511", m.type_off[0], "1-D");
+    ex_expect_msg(buf, len, NULL, "GG511", m.type_off[0], "1-D");
     /* a 2-D norm, a 2-D bias */
     m.n = 0;
     add(&m, "blk.0.attn_q_norm.weight", 2, 256, 4, 1, GB_F32);
     add(&m, "blk.0.ffn_norm.weight", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG511", m.type_off[1], "a norm");
+    ex_expect_msg(buf, len, NULL, "GG511", m.type_off[1], "a norm");
     m.n = 0;
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     add(&m, "blk.0.attn_q.bias", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG511", m.type_off[1], "a bias");
+    ex_expect_msg(buf, len, NULL, "GG511", m.type_off[1], "a bias");
     /* GG534: a norm, a bias or a 1-D tensor in F16 or BF16 (the CPU
      * backend's element-wise kernels abort); a quantized one is GG511's */
     m.n = 0;
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     add(&m, "blk.0.attn_norm.weight", 1, 256, 1, 1, GB_F16);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[1], "as f16");
+    ex_expect_msg(buf, len, NULL, "GG534", m.type_off[1], "as f16");
     m.n = 0;
     add(&m, "output_norm.weight", 1, 256, 1, 1, GB_BF16);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "as bf16");
+    ex_expect_msg(buf, len, NULL, "GG534", m.type_off[0], "as bf16");
     m.n = 0;
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     add(&m, "blk.0.attn_q.bias", 2, 256, 4, 1, GB_F16);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[1], "a bias stored as f16");
+    ex_expect_msg(buf, len, NULL, "GG534", m.type_off[1], "a bias stored as f16");
     m.n = 0;
     add(&m, "blk.0.attn_sinks.weight", 1, 256, 1, 1, GB_F16);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_F16);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "1-D stored as f16");
+    ex_expect_msg(buf, len, NULL, "GG534", m.type_off[0], "1-D stored as f16");
     /* wavtokenizer's posnet.N.norm1.weight is a norm too */
     m.n = 0;
     add(&m, "posnet.0.norm1.weight", 2, 1, 256, 1, GB_F16);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "a norm stored as f16");
+    ex_expect_msg(buf, len, NULL, "GG534", m.type_off[0], "a norm stored as f16");
     /* the SSM state tensors, 2-D: ggml_ssm_conv / ggml_ssm_scan read F32 */
     m.n = 0;
     add(&m, "blk.0.ssm_a", 2, 16, 256, 1, GB_F16);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "an SSM state tensor stored as f16");
+    ex_expect_msg(buf, len, NULL, "GG534", m.type_off[0], "an SSM state tensor stored as f16");
     m.n = 0;
     add(&m, "blk.0.ssm_conv1d.weight", 2, 4, 256, 1, GB_F16);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, NULL, "GG534", m.type_off[0], "an SSM state tensor");
+    ex_expect_msg(buf, len, NULL, "GG534", m.type_off[0], "an SSM state tensor");
     /* a 1-D router is a matrix product (qwen2moe's shared-expert gate:
      * decodes in F16), and a quantized norm is GG511's */
     m.n = 0;
@@ -438,7 +381,7 @@ static void test_unexpected_quantized(void **state)
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     add(&m, "ids", 1, 256, 1, 1, GB_I32);
     buf = build(&m, 7, &len);
-    EXPECT_NONE(buf, len, NULL, "GG534");
+    ex_expect_none(buf, len, NULL, "GG534");
     /* F32 and integer 1-D tensors are normal */
     m.n = 0;
     add(&m, "blk.0.attn_norm.weight", 1, 256, 1, 1, GB_F32);
@@ -446,17 +389,14 @@ static void test_unexpected_quantized(void **state)
     add(&m, "ids", 1, 256, 1, 1, GB_I32);
     add(&m, "blk.0.attn_q.weight", 2, 256, 4, 1, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_NONE(buf, len, NULL, "GG511", "GG534");
+    ex_expect_none(buf, len, NULL, "GG511", "GG534");
 }
 
 /* ------------------------------------------------------------ GG512 */
 
 static void test_name_tag_parser(void **state)
 {
-    (void)state;
-    static const struct {
-        const char *name, *tag;
-    } cases[] = {
+    static const ex_str_case cases[] = {
         {"Meta-Llama-3-8B-Instruct-Q4_K_M.gguf", "Q4_K_M"},
         {"llama-2-7b.q8_0.gguf", "Q8_0"},
         {"model-IQ2_XS-00001-of-00003.gguf", "IQ2_XS"},
@@ -480,15 +420,15 @@ static void test_name_tag_parser(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t at = 0, len = 0;
-        const ftype_tag *t = ft_tag_in_name(cases[i].name, &at, &len);
-        if (!cases[i].tag) {
+        const ftype_tag *t = ft_tag_in_name(cases[i].in, &at, &len);
+        if (!cases[i].want) {
             if (t)
-                fail_msg("'%s': unexpected tag %s", cases[i].name, t->tag);
+                fail_msg("'%s': unexpected tag %s", cases[i].in, t->tag);
             continue;
         }
-        if (!t || strcmp(t->tag, cases[i].tag) != 0)
-            fail_msg("'%s': expected %s, got %s", cases[i].name, cases[i].tag, t ? t->tag : "none");
-        assert_int_equal(len, strlen(cases[i].tag));
+        if (!t || strcmp(t->tag, cases[i].want) != 0)
+            fail_msg("'%s': expected %s, got %s", cases[i].in, cases[i].want, t ? t->tag : "none");
+        assert_int_equal(len, strlen(cases[i].want));
     }
     size_t at, len;
     assert_null(ft_tag_in_name(NULL, &at, &len));
@@ -496,47 +436,45 @@ static void test_name_tag_parser(void **state)
 
 static void test_name_tag_mismatch(void **state)
 {
-    (void)state;
     model m;
     size_t len;
     /* the name says Q4_K_M, metadata and tensors say Q8_0: the name lies */
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     uint8_t *buf = build(&m, 7, &len);
-    EXPECT_AT(buf, len, "Llama-Tiny-Q4_K_M.gguf", "GG512", m.ft_value,
-              "general.file_type is 7 (Q8_0)");
+    ex_expect_msg(buf, len, "Llama-Tiny-Q4_K_M.gguf", "GG512", m.ft_value,
+                  "general.file_type is 7 (Q8_0)");
     /* the name says Q4_K_S, the file type Q4_K_M; the tensors fit both */
     llama_mix(&m, GB_Q4_K, GB_Q4_K, GB_Q6_K);
     buf = build(&m, 15, &len);
-    EXPECT_AT(buf, len, "tiny-q4_k_s.gguf", "GG512", m.ft_value, "Q4_K - Small");
+    ex_expect_msg(buf, len, "tiny-q4_k_s.gguf", "GG512", m.ft_value, "Q4_K - Small");
     /* the name fits the tensors and the file type does not: only GG510 */
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, "tiny.Q8_0.gguf", "GG512");
+    ex_expect_none(buf, len, "tiny.Q8_0.gguf", "GG512");
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     buf = build(&m, 15, &len);
-    EXPECT_AT(buf, len, "tiny.Q8_0.gguf", "GG510", m.ft_value, NULL);
+    ex_expect_msg(buf, len, "tiny.Q8_0.gguf", "GG510", m.ft_value, NULL);
     /* no file type: the name is judged by the tensors, at offset 0 */
     llama_mix(&m, GB_F16, GB_F16, GB_F16);
     buf = build(&m, -1, &len);
-    EXPECT_AT(buf, len, "shard-Q4_K_M-00002-of-00003.gguf", "GG512", 0, "f16 x");
+    ex_expect_msg(buf, len, "shard-Q4_K_M-00002-of-00003.gguf", "GG512", 0, "f16 x");
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
     buf = build(&m, -1, &len);
-    EXPECT_NONE(buf, len, "shard-Q4_K_M-00002-of-00003.gguf", "GG512");
+    ex_expect_none(buf, len, "shard-Q4_K_M-00002-of-00003.gguf", "GG512");
     /* aliases: Q4_K names Q4_K_S and Q4_K_M */
     llama_mix(&m, GB_Q4_K, GB_Q6_K, GB_Q6_K);
     buf = build(&m, 15, &len);
-    EXPECT_NONE(buf, len, "tiny-Q4_K.gguf", "GG512");
+    ex_expect_none(buf, len, "tiny-Q4_K.gguf", "GG512");
     /* no tag, no finding */
     llama_mix(&m, GB_Q8_0, GB_Q8_0, GB_Q8_0);
     buf = build(&m, 7, &len);
-    EXPECT_NONE(buf, len, "tiny.gguf", "GG512");
+    ex_expect_none(buf, len, "tiny.gguf", "GG512");
 }
 
 /* ------------------------------------------------------------ the table */
 
 static void test_table(void **state)
 {
-    (void)state;
     for (uint32_t v = 0; v < 64; v++) {
         const ftype_info *ft = ft_info(v);
         bool removed = (v >= 4 && v <= 6) || (v >= 33 && v <= 35);
@@ -591,7 +529,6 @@ static void test_table(void **state)
 
 static void test_hostile_shapes(void **state)
 {
-    (void)state;
     size_t len;
     /* a huge tensor name, n_dims > 4, an unknown type, zero dims: no crash,
      * nothing from these rules beyond what the shapes warrant */
@@ -610,7 +547,7 @@ static void test_hostile_shapes(void **state)
     gb_pad_to(b, 32);
     uint8_t *buf = gb_finish(b, &len);
     gb_free(b);
-    EXPECT_NONE(buf, len, "x-Q4_K_M.gguf", "GG510");
+    ex_expect_none(buf, len, "x-Q4_K_M.gguf", "GG510");
 }
 
 /* ft_quantizable: names holding one of llama-quantize's kept substrings,
@@ -618,7 +555,6 @@ static void test_hostile_shapes(void **state)
  * and names that hold only the prefix or a near miss. */
 static void test_quantizable_names(void **state)
 {
-    (void)state;
     static const struct {
         const char *name;
         bool q;
@@ -648,21 +584,18 @@ static void test_quantizable_names(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_quantizable_names),
-        cmocka_unit_test(test_q4_k_m_mix_passes),
-        cmocka_unit_test(test_q4_k_m_over_q8_0_fails),
-        cmocka_unit_test(test_majority_and_overrides),
-        cmocka_unit_test(test_shape_fallbacks),
-        cmocka_unit_test(test_mxfp4_moe),
-        cmocka_unit_test(test_not_judged),
-        cmocka_unit_test(test_unexpected_quantized),
-        cmocka_unit_test(test_name_tag_parser),
-        cmocka_unit_test(test_name_tag_mismatch),
-        cmocka_unit_test(test_table),
-        cmocka_unit_test(test_hostile_shapes),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_quantizable_names),
+            cmocka_unit_test(test_q4_k_m_mix_passes),
+            cmocka_unit_test(test_q4_k_m_over_q8_0_fails),
+            cmocka_unit_test(test_majority_and_overrides),
+            cmocka_unit_test(test_shape_fallbacks),
+            cmocka_unit_test(test_mxfp4_moe),
+            cmocka_unit_test(test_not_judged),
+            cmocka_unit_test(test_unexpected_quantized),
+            cmocka_unit_test(test_name_tag_parser),
+            cmocka_unit_test(test_name_tag_mismatch),
+            cmocka_unit_test(test_table),
+            cmocka_unit_test(test_hostile_shapes),
+        })

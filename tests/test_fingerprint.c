@@ -25,7 +25,6 @@
 
 static void test_path_normalize(void **state)
 {
-    (void)state;
     static const char *const cases[][3] = {
         /* path, base, normal form */
         {"models/x.gguf", NULL, "models/x.gguf"},
@@ -85,9 +84,7 @@ static uint8_t *model(const char *name, size_t *len)
     gb_tensor(b, "misaligned", 1, ne1, 0, 4);
     gb_pad_to(b, 32);
     gb_zeros(b, 64);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -102,7 +99,6 @@ static uint64_t *prints_of(const gguflint_ctx *ctx, const char *path)
 
 static void test_spellings(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = model("tiny", &len);
     gguflint_ctx *ctx = ex_lint(buf, len);
@@ -152,7 +148,6 @@ static void assert_distinct(uint64_t *fp, size_t n)
 
 static void test_unrelated_edit(void **state)
 {
-    (void)state;
     size_t la, lb;
     uint8_t *short_name = model("tiny", &la);
     uint8_t *long_name = model("a much longer model name, forty bytes or so", &lb);
@@ -186,7 +181,6 @@ static void test_unrelated_edit(void **state)
  * hyper-parameters) still get six fingerprints, the same in every run. */
 static void test_same_field(void **state)
 {
-    (void)state;
     gb *g = gb_new(3);
     gb_kv_str(g, "general.architecture", "llama");
     uint64_t ne[2] = {8, 16};
@@ -211,7 +205,6 @@ static void test_same_field(void **state)
 
 static void test_config_refused(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = model("tiny", &len);
     gguflint_options *opt = gguflint_options_new();
@@ -235,12 +228,11 @@ static void test_config_refused(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_path_normalize), cmocka_unit_test(test_spellings),
-        cmocka_unit_test(test_unrelated_edit), cmocka_unit_test(test_same_field),
-        cmocka_unit_test(test_config_refused),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_path_normalize),
+            cmocka_unit_test(test_spellings),
+            cmocka_unit_test(test_unrelated_edit),
+            cmocka_unit_test(test_same_field),
+            cmocka_unit_test(test_config_refused),
+        })

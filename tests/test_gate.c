@@ -28,16 +28,6 @@
 static char dir[] = "/tmp/gguflint-gate-XXXXXX";
 static char out[1 << 22]; /* a SARIF report carries the whole rule table with its help */
 
-static void write_file(const char *rel, const void *data, size_t len)
-{
-    ex_write_file(dir, rel, data, len);
-}
-
-static void write_text(const char *rel, const char *text)
-{
-    ex_write_text(dir, rel, text);
-}
-
 /* A model with a duplicate key (GG106), a bad bool (GG114) and, with
  * `extra`, an empty key too (GG101). */
 static void write_model(const char *rel, bool extra)
@@ -51,12 +41,7 @@ static void write_model(const char *rel, bool extra)
     gb_kv_arr(b, "general.list", 4 /* u32 */, 20, elems, sizeof elems);
     if (extra)
         gb_kv_u32(b, "", 1);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
-    write_file(rel, buf, len);
-    free(buf);
+    ex_write_gb(dir, rel, b);
 }
 
 static void expect(const char *cwd, const char *args, int code, const char *needle)
@@ -64,41 +49,21 @@ static void expect(const char *cwd, const char *args, int code, const char *need
     ex_cli_expect(GGUFLINT_CLI, dir, cwd, args, code, needle, out, sizeof out);
 }
 
-static void has(const char *needle)
-{
-    if (!strstr(out, needle))
-        fail_msg("wanted '%s' in:\n%s", needle, out);
-}
-
-static void lacks(const char *needle)
-{
-    if (strstr(out, needle))
-        fail_msg("did not want '%s' in:\n%s", needle, out);
-}
-
 static int setup(void **state)
 {
-    (void)state;
-    if (!mkdtemp(dir))
+    if (ex_tmpdir_make(dir) != 0)
         return -1;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s/repo/models/sub %s/repo/tools", dir, dir);
-    if (system(cmd) != 0)
-        return -1;
+    ex_mkdirs(dir, "repo/models/sub");
+    ex_mkdirs(dir, "repo/tools");
     write_model("repo/models/x.gguf", false);
     write_model("repo/models/sub/y.gguf", false);
     return 0;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_remove_tree(dir);
-}
+EX_TMPDIR_TEARDOWN(dir)
 
 static void test_baseline(void **state)
 {
-    (void)state;
     /* today's findings, recorded from one spelling of the path */
     expect("repo", "--isolated --write-baseline b.txt ./models/x.gguf", 1, "error GG106");
     char path[600];
@@ -114,38 +79,39 @@ static void test_baseline(void **state)
     assert_int_equal(line[16], '\t');
     /* served to other spellings of the same file: nothing new, exit 0 */
     expect("repo", "--isolated --baseline b.txt models/x.gguf", 0, "0 errors, 0 warnings");
-    has(" baselined (0 baseline entries gone)");
+    ex_has(out, " baselined (0 baseline entries gone)");
     char args[900];
     snprintf(args, sizeof args, "--isolated --baseline b.txt %s/repo/models//x.gguf", dir);
     expect("repo", args, 0, "0 errors");
     /* from another folder the relative path differs: the file is not known */
     expect("repo/models", "--isolated --baseline ../b.txt x.gguf", 1, "error GG106");
-    has("baselined finding gone");
+    ex_has(out, "baselined finding gone");
     /* a new finding in the file: only it is reported and fails */
     write_model("repo/models/x.gguf", true);
     expect("repo", "--isolated --baseline b.txt models/x.gguf", 1, "GG101");
-    lacks("GG106");
-    has("1 error");
+    ex_lacks(out, "GG106");
+    ex_has(out, "1 error");
     /* JSON and SARIF: the counts, and no baselined result */
     expect("repo", "--isolated --format json --baseline b.txt models/x.gguf", 1,
            "\"baseline_gone\":0");
-    lacks("\"rule\":\"GG106\"");
+    ex_lacks(out, "\"rule\":\"GG106\"");
     expect("repo", "--isolated --format sarif --baseline b.txt models/x.gguf", 1, "\"baselined\":");
-    lacks("\"ruleId\":\"GG106\"");
+    ex_lacks(out, "\"ruleId\":\"GG106\"");
     /* fixed findings are gone: each named with its line */
     write_model("repo/models/x.gguf", false);
-    write_text("repo/b2.txt", "# x\n0123456789abcdef\tGG999\tmodels/x.gguf\tkv[\"gone\"]\n");
+    ex_write_text(dir, "repo/b2.txt",
+                  "# x\n0123456789abcdef\tGG999\tmodels/x.gguf\tkv[\"gone\"]\n");
     expect("repo", "--isolated --baseline b2.txt models/x.gguf", 1,
            "b2.txt:2: baselined finding gone: GG999 models/x.gguf kv[\"gone\"]");
-    has("(1 baseline entry gone)");
+    ex_has(out, "(1 baseline entry gone)");
     /* refreshed in place: read first, then written */
     expect("repo", "--isolated --baseline b2.txt --write-baseline b2.txt models/x.gguf", 1, NULL);
     expect("repo", "--isolated --baseline b2.txt models/x.gguf", 0, "0 baseline entries gone");
     /* a file that is not a baseline, or none: exit 2 with where */
-    write_text("repo/bad.txt", "# ok\n\nnot-a-fingerprint\tGG106\n");
+    ex_write_text(dir, "repo/bad.txt", "# ok\n\nnot-a-fingerprint\tGG106\n");
     expect("repo", "--isolated --baseline bad.txt models/x.gguf", 2, "bad.txt:3: not a baseline");
     expect("repo", "--isolated --baseline missing.txt models/x.gguf", 2, "missing.txt");
-    write_text("repo/short.txt", "0123456789abcde\n");
+    ex_write_text(dir, "repo/short.txt", "0123456789abcde\n");
     expect("repo", "--isolated --baseline short.txt models/x.gguf", 2, "short.txt:1:");
     /* the baseline format on standard output */
     expect("repo", "--isolated --format baseline models/x.gguf", 1, "\tGG106\tmodels/x.gguf\t");
@@ -153,10 +119,10 @@ static void test_baseline(void **state)
 
 static void test_ignore_paths(void **state)
 {
-    (void)state;
-    write_text("repo/.gguflint.ini", "[ignore:models/x.gguf]\nrules = GG106\nreason = r\n"
-                                     "[ignore:m*/y.gguf]\nrules = GG114\nreason = r\n"
-                                     "[ignore:models/sub]\nrules = GG120\nreason = r\n");
+    ex_write_text(dir, "repo/.gguflint.ini",
+                  "[ignore:models/x.gguf]\nrules = GG106\nreason = r\n"
+                  "[ignore:m*/y.gguf]\nrules = GG114\nreason = r\n"
+                  "[ignore:models/sub]\nrules = GG120\nreason = r\n");
     /* every spelling of models/x.gguf, from the root and from a subfolder */
     static const char *const spellings[][2] = {
         {"repo", "models/x.gguf"},          {"repo", "./models/x.gguf"},
@@ -168,23 +134,22 @@ static void test_ignore_paths(void **state)
         snprintf(args, sizeof args, "--config %s/repo/.gguflint.ini --max-array-count 4 %s", dir,
                  spellings[i][1]);
         expect(spellings[i][0], args, 1, "GG114");
-        lacks("GG106");
+        ex_lacks(out, "GG106");
     }
     char args[900];
     snprintf(args, sizeof args, "--config .gguflint.ini %s/repo/models/x.gguf", dir);
     expect("repo", args, 0, "GG114"); /* a warning: exit 0 */
-    lacks("GG106");
+    ex_lacks(out, "GG106");
     /* '*' does not cross '/': m*\/y.gguf is not models/sub/y.gguf; a leading
      * folder matches everything below it (models/sub: GG120) */
     expect("repo", "--config .gguflint.ini --max-array-count 4 models/sub/y.gguf", 1, "GG106");
-    has("GG114");
-    lacks("GG120");
-    has("unused ignore [ignore:m*/y.gguf]");
+    ex_has(out, "GG114");
+    ex_lacks(out, "GG120");
+    ex_has(out, "unused ignore [ignore:m*/y.gguf]");
 }
 
 static void test_cli_consistency(void **state)
 {
-    (void)state;
     expect("repo", "--isolated --format sarif --format json --format text models/x.gguf", 2,
            "several --format options write to standard output");
     expect("repo", "--isolated nonexist.gguf", 2, "0 files checked, 1 unreadable");
@@ -205,19 +170,16 @@ static void test_cli_consistency(void **state)
     expect("repo", "dump models/x.gguf --format json", 0, "\"kvs\"");
     /* several paths; arrays cut at 8 elements unless --full-arrays */
     expect("repo", "dump models/x.gguf models/sub/y.gguf", 0, "==> models/sub/y.gguf <==");
-    has("==> models/x.gguf <==");
-    has(", ...]");
+    ex_has(out, "==> models/x.gguf <==");
+    ex_has(out, ", ...]");
     expect("repo", "dump --full-arrays models/x.gguf", 0, NULL);
-    lacks(", ...]");
+    ex_lacks(out, ", ...]");
     expect("repo", "dump models/x.gguf -- missing.gguf", 2, "missing.gguf");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_baseline),
-        cmocka_unit_test(test_ignore_paths),
-        cmocka_unit_test(test_cli_consistency),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_baseline),
+            cmocka_unit_test(test_ignore_paths),
+            cmocka_unit_test(test_cli_consistency),
+        })

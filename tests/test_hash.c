@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 
 static char dir[] = "/tmp/gguflint-hash-XXXXXX";
@@ -56,17 +58,7 @@ static void write_model_v(const char *file, const char *label, const char *const
     }
     if (v->tail)
         gb_bytes(b, v->tail, strlen(v->tail));
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    fclose(f);
-    free(buf);
+    ex_write_gb(dir, file, b);
 }
 
 static void write_model(const char *file, const char *label, const char *const *names, size_t n,
@@ -75,29 +67,20 @@ static void write_model(const char *file, const char *label, const char *const *
     write_model_v(file, label, names, n, seed, flip_at, &plain);
 }
 
+static char out[1 << 13];
+
+/* The CLI in dir: its exit status; the test fails unless the output holds
+ * expect_out (when non-NULL). */
 static int run(const char *args, const char *expect_out)
 {
-    char cmd[1024], out[256];
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s > out.txt 2>&1", dir, GGUFLINT_CLI, args);
-    int st = system(cmd);
-    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    if (expect_out) {
-        snprintf(out, sizeof out, "%s/out.txt", dir);
-        FILE *f = fopen(out, "r");
-        char text[8192] = "";
-        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-        text[n] = '\0';
-        if (f)
-            fclose(f);
-        if (!strstr(text, expect_out))
-            fail_msg("%s: expected '%s' in:\n%s", args, expect_out, text);
-    }
+    int rc = ex_cli_run(GGUFLINT_CLI, dir, ".", args, out, sizeof out);
+    if (expect_out)
+        ex_has(out, expect_out);
     return rc;
 }
 
 static void test_manifest_roundtrip(void **state)
 {
-    (void)state;
     static const char *const names[] = {"a.weight", "b.weight", "c.weight"};
     write_model("m.gguf", "first", names, 3, 1, -1);
     assert_int_equal(run("hash -o m.json m.gguf", NULL), 0);
@@ -130,7 +113,6 @@ static void test_manifest_roundtrip(void **state)
  * last tensor: all caught (issue 9: they verified clean). */
 static void test_reinterpreted_and_payload(void **state)
 {
-    (void)state;
     static const char *const names[] = {"a.weight", "b.weight"};
     write_model("r.gguf", "r", names, 2, 7, -1);
     assert_int_equal(run("hash -o r.json r.gguf", NULL), 0);
@@ -155,7 +137,6 @@ static void test_reinterpreted_and_payload(void **state)
 /* file_sha256 is the digest of the whole file (the Hub's LFS oid). */
 static void test_whole_file_digest(void **state)
 {
-    (void)state;
     static const char *const names[] = {"w"};
     write_model("w.gguf", "w", names, 1, 2, -1);
     char cmd[1024];
@@ -172,7 +153,6 @@ static void test_whole_file_digest(void **state)
  * verifying the manifest; printed names are escaped. */
 static void test_names_round_trip(void **state)
 {
-    (void)state;
     static const char *const names[] = {
         "ok.weight",
         ("rtl\xe2\x80\xae"
@@ -239,7 +219,6 @@ static void test_names_round_trip(void **state)
  * tensors: refused. */
 static void test_aliases(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "test");
     char name[16];
@@ -284,7 +263,6 @@ static void test_aliases(void **state)
 
 static void test_split_set(void **state)
 {
-    (void)state;
     static const char *const s1[] = {"a.weight", "b.weight"}, *const s2[] = {"c.weight"};
     write_model("s-00001-of-00002.gguf", "x", s1, 2, 5, -1);
     write_model("s-00002-of-00002.gguf", "x", s2, 1, 9, -1);
@@ -300,7 +278,6 @@ static void test_split_set(void **state)
 
 static void test_bad_manifest(void **state)
 {
-    (void)state;
     static const char *const names[] = {"a.weight"};
     write_model("one.gguf", "x", names, 1, 3, -1);
     char path[256];
@@ -332,30 +309,15 @@ static void test_bad_manifest(void **state)
     assert_int_equal(run("hash", NULL), 2);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
+EX_TMPDIR_FIXTURES(dir)
 
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_manifest_roundtrip),
-        cmocka_unit_test(test_reinterpreted_and_payload),
-        cmocka_unit_test(test_whole_file_digest),
-        cmocka_unit_test(test_names_round_trip),
-        cmocka_unit_test(test_aliases),
-        cmocka_unit_test(test_split_set),
-        cmocka_unit_test(test_bad_manifest),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_manifest_roundtrip),
+            cmocka_unit_test(test_reinterpreted_and_payload),
+            cmocka_unit_test(test_whole_file_digest),
+            cmocka_unit_test(test_names_round_trip),
+            cmocka_unit_test(test_aliases),
+            cmocka_unit_test(test_split_set),
+            cmocka_unit_test(test_bad_manifest),
+        })

@@ -23,7 +23,6 @@ static char dir[] = "/tmp/gguflint-hash1-XXXXXX";
 
 static void test_one_open(void **state)
 {
-    (void)state;
     if (system("strace -V > /dev/null 2>&1") != 0)
         skip();
     char path[600], log[600], cmd[2048];
@@ -48,7 +47,6 @@ static void test_one_open(void **state)
 
 static void test_fifo_refused(void **state)
 {
-    (void)state;
     char path[600], cmd[2048];
     snprintf(path, sizeof path, "%s/fifo.gguf", dir);
     assert_int_equal(mkfifo(path, 0644), 0);
@@ -60,11 +58,8 @@ static void test_fifo_refused(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_open),
-        cmocka_unit_test(test_fifo_refused),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_one_open),
+            cmocka_unit_test(test_fifo_refused),
+        })

@@ -11,39 +11,29 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguflint.h"
-
-typedef struct out {
-    char buf[512];
-    size_t len;
-} out;
-
-static void put(void *user, const char *s, size_t n)
-{
-    out *o = user;
-    assert_true(o->len + n < sizeof o->buf);
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
-    o->buf[o->len] = '\0';
-}
 
 static void expect(const char *in, size_t n, const char *want)
 {
-    out o = {{0}, 0};
-    gguflint_json_string(put, &o, in, n);
-    if (strcmp(o.buf, want) != 0)
-        fail_msg("json of %zu bytes: got %s, want %s", n, o.buf, want);
+    ex_buf o = {0};
+    gguflint_json_string(ex_buf_sink, &o, in, n);
+    const char *got = o.p ? (const char *)o.p : "";
+    if (strcmp(got, want) != 0)
+        fail_msg("json of %zu bytes: got %s, want %s", n, got, want);
+    free(o.p);
 }
 
 #define EXPECT(lit, want) expect(lit, sizeof lit - 1, want)
 
 static void test_json_escape(void **state)
 {
-    (void)state;
     EXPECT("plain", "\"plain\"");
     EXPECT("q\"b\\", "\"q\\\"b\\\\\"");
     EXPECT("nul\0x", "\"nul\\u0000x\"");
@@ -65,19 +55,6 @@ static void test_json_escape(void **state)
     EXPECT("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\""); /* past U+10FFFF */
 }
 
-typedef struct big {
-    char buf[4096];
-    size_t len;
-} big;
-
-static void put_big(void *user, const char *s, size_t n)
-{
-    big *o = user;
-    assert_true(o->len + n < sizeof o->buf);
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
-}
-
 /* gguflint_escape of random strings over the bytes at the edges of every
  * class (controls, 0x20, '\\', 0x7E, DEL, C1, UTF-8 pieces) against the same
  * string escaped in pieces of at most 7 bytes, cut only before ASCII bytes
@@ -85,7 +62,6 @@ static void put_big(void *user, const char *s, size_t n)
  * path, so the byte loop is the reference. */
 static void test_escape_fast_path(void **state)
 {
-    (void)state;
     static const uint8_t alpha[] = {0x00, 0x09, 0x1B, 0x1F, 0x20, 'a',  'Z',  0x5C, 0x22,
                                     0x7E, 0x7F, 0x80, 0x9B, 0xC2, 0xC3, 0xA9, 0xE2, 0x80,
                                     0xAE, 0xF3, 0xA0, 0x81, 0xBF, 0xFF, 'x',  '.',  '0'};
@@ -100,22 +76,23 @@ static void test_escape_fast_path(void **state)
             s[i] = plain && (x >> 33) % 8 ? (uint8_t)(0x20 + (x >> 20) % 95)
                                           : alpha[(x >> 20) % sizeof alpha];
         }
-        big whole = {{0}, 0}, parts = {{0}, 0};
-        gguflint_escape(put_big, &whole, s, n);
+        ex_buf whole = {0}, parts = {0};
+        gguflint_escape(ex_buf_sink, &whole, s, n);
         size_t start = 0;
         for (size_t i = 1; i <= n; i++)
             if (i == n || (i - start >= 7 && s[i] < 0x80)) {
-                gguflint_escape(put_big, &parts, s + start, i - start);
+                gguflint_escape(ex_buf_sink, &parts, s + start, i - start);
                 start = i;
             }
-        if (whole.len != parts.len || memcmp(whole.buf, parts.buf, whole.len) != 0)
+        if (whole.len != parts.len || (whole.len && memcmp(whole.p, parts.p, whole.len) != 0))
             fail_msg("escape of %zu bytes differs from its 7-byte pieces (iteration %d)", n, iter);
+        free(whole.p);
+        free(parts.p);
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_json_escape),
-                                       cmocka_unit_test(test_escape_fast_path)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_json_escape),
+            cmocka_unit_test(test_escape_fast_path),
+        })

@@ -28,7 +28,6 @@
 
 static void test_siphash_vectors(void **state)
 {
-    (void)state;
     /* SipHash-2-4 reference: key 00..0f, message 00..len-1 (the paper's
      * appendix and the reference implementation's vectors) */
     keyhash_key k = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
@@ -52,7 +51,6 @@ static void test_siphash_vectors(void **state)
 
 static void test_process_key(void **state)
 {
-    (void)state;
     const keyhash_key *a = keyhash_process_key(), *b = keyhash_process_key();
     assert_ptr_equal(a, b);
     /* drawn, not a constant of the code (2^-128 chance of a false failure) */
@@ -78,7 +76,6 @@ static size_t max_bucket(const uint64_t *h, size_t n, unsigned bits)
 
 static void test_ml_spread(void **state)
 {
-    (void)state;
     keyhash_ml ml;
     keyhash_ml_init(&ml);
     enum { N = 1 << 14 };
@@ -136,7 +133,6 @@ static gguflint_view view_of(const char *s)
 
 static void test_viewset(void **state)
 {
-    (void)state;
     viewset vs = {0};
 #define FIND(s) viewset_find(&vs, word_of, words, (const uint8_t *)(s), strlen(s))
     assert_int_equal(FIND("alpha"), -1);
@@ -172,7 +168,6 @@ static gguflint_view grow_of(const void *owner, size_t i)
 
 static void test_viewset_growth(void **state)
 {
-    (void)state;
     viewset vs = {0};
     for (size_t i = 0; i < 5000; i++) {
         snprintf(grow_names[i], sizeof grow_names[i], "n%zu", i % 3000);
@@ -204,7 +199,6 @@ static gguflint_view ap_of(const void *owner, size_t i)
 
 static void test_viewset_progressions(void **state)
 {
-    (void)state;
     static const uint64_t steps[] = {1,       3,       256,        65536,      1ull << 20,
                                      1 << 22, 1 << 24, 1ull << 28, 1ull << 31, 1ull << 32,
                                      0x101,   12345,   0x01010101, 1ull << 40, 0x10001};
@@ -260,11 +254,21 @@ static uint64_t probes_of(uint8_t *buf, size_t len, const char *id, size_t expec
     return p;
 }
 
+/* The file of b linted (with `expect` findings of `id`): its probes for n
+ * colliding `what`, printed, below per * n. */
+static void probes_below(gb *b, const char *id, size_t expect, const char *what, int n, int per)
+{
+    size_t len;
+    uint8_t *buf = ex_finish(b, &len);
+    uint64_t p = probes_of(buf, len, id, expect);
+    print_message("colliding %s: %llu probes for %d %s\n", what, (unsigned long long)p, n, what);
+    assert_true(p < (uint64_t)per * (uint64_t)n);
+}
+
 /* 2048 KVs whose keys share the low 20 bits of FNV-1a, plus one duplicate
  * (found, and only one). Before keyed hashing: about 2 x 2048^2 / 2 probes. */
 static void test_colliding_keys(void **state)
 {
-    (void)state;
     collide_family f;
     assert_true(collide_fnv(&f, "k.", KEY_ALPHA, 4, NCOLL));
     gb *b = gb_new(3);
@@ -275,18 +279,12 @@ static void test_colliding_keys(void **state)
     }
     collide_fnv_string(&f, 77, key);
     gb_kv_u8(b, key, 1);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    uint64_t p = probes_of(buf, len, "GG106", 1);
-    print_message("colliding keys: %llu probes for %d keys\n", (unsigned long long)p, NCOLL);
-    assert_true(p < 8 * NCOLL);
+    probes_below(b, "GG106", 1, "keys", NCOLL, 8);
 }
 
 /* 2048 tensors whose names share the low 20 bits of FNV-1a. */
 static void test_colliding_names(void **state)
 {
-    (void)state;
     collide_family f;
     assert_true(collide_fnv(&f, "t.", NAME_ALPHA, 3, NCOLL));
     gb *b = gb_new(3);
@@ -299,19 +297,13 @@ static void test_colliding_names(void **state)
     }
     gb_pad_to(b, 8);
     gb_zeros(b, 8 * NCOLL);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    uint64_t p = probes_of(buf, len, "GG205", 0);
-    print_message("colliding names: %llu probes for %d tensors\n", (unsigned long long)p, NCOLL);
-    assert_true(p < 8 * NCOLL);
+    probes_below(b, "GG205", 0, "names", NCOLL, 8);
 }
 
 /* 16 384 tokens in one slot of the old duplicate-token index, and one
  * duplicate (found). */
 static void test_colliding_tokens(void **state)
 {
-    (void)state;
     enum { N = 1 << 14 };
     uint8_t *toks = malloc(16 * (N + 1));
     assert_non_null(toks);
@@ -326,40 +318,32 @@ static void test_colliding_tokens(void **state)
     gb_arr_header(b, GB_VT_STR, N + 1);
     gb_bytes(b, toks, 16 * (N + 1));
     free(toks);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    uint64_t p = probes_of(buf, len, "GG577", 1);
-    print_message("colliding tokens: %llu probes for %d tokens\n", (unsigned long long)p, N);
-    assert_true(p < 4 * N);
+    probes_below(b, "GG577", 1, "tokens", N, 4);
 }
 
 /* The named regression files (corpus/regressions/gguflint-9-colliding-*,
  * written by gen_corpus): linear probes, and the one repeat found. */
 static void test_colliding_corpus(void **state)
 {
-    (void)state;
-    static const struct {
-        const char *file, *id;
-    } files[] = {
+    static const ex_str_case files[] = {
         {"gguflint-9-colliding-keys.gguf", "GG106"},
         {"gguflint-9-colliding-tensor-names.gguf", "GG205"},
         {"gguflint-9-colliding-tokens.gguf", "GG577"},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/corpus/regressions/%s", GGUFLINT_SOURCE_DIR, files[i].file);
+        snprintf(path, sizeof path, "%s/corpus/regressions/%s", GGUFLINT_SOURCE_DIR, files[i].in);
         gguflint_ctx *ctx = gguflint_new(NULL);
         assert_non_null(ctx);
         assert_int_equal(gguflint_open_file(ctx, path), GGUFLINT_OK);
         assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
         uint64_t size = gguflint_get_header(ctx)->file_size;
-        print_message("%s: %llu probes, %llu bytes\n", files[i].file,
-                      (unsigned long long)ctx->probes, (unsigned long long)size);
+        print_message("%s: %llu probes, %llu bytes\n", files[i].in, (unsigned long long)ctx->probes,
+                      (unsigned long long)size);
         /* each entry takes more than 8 bytes and costs a few probes in each
          * of two tables; unkeyed, these files cost 130 000 to 2 million */
         assert_true(ctx->probes < size / 2);
-        assert_int_equal(ex_count_id(ctx, files[i].id, 0, NULL), 1);
+        assert_int_equal(ex_count_id(ctx, files[i].want, 0, NULL), 1);
         gguflint_free(ctx);
     }
 }
@@ -369,7 +353,6 @@ static void test_colliding_corpus(void **state)
  * indexes, nothing is held for the mapped file after the run. */
 static void test_memory_per_byte(void **state)
 {
-    (void)state;
     enum { N = 1 << 16 };
     gb *b = gb_new(3);
     char key[16];
@@ -378,9 +361,7 @@ static void test_memory_per_byte(void **state)
         gb_kv_u8(b, key, 1);
     }
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     gguflint_ctx *ctx = ex_lint(buf, len);
     size_t mem = gguflint_memory_used(ctx);
     print_message("%d minimal KVs: %zu bytes of memory for %zu input bytes (%.1fx)\n", N, mem, len,
@@ -394,9 +375,7 @@ static void test_memory_per_byte(void **state)
         snprintf(key, sizeof key, "t%x", (unsigned)i);
         gb_tensor(b, key, 1, ne, GB_I8, 32 * (uint64_t)i);
     }
-    buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    buf = ex_finish(b, &len);
     ctx = ex_lint(buf, len);
     mem = gguflint_memory_used(ctx);
     print_message("%d minimal tensor infos: %zu bytes for %zu input bytes (%.1fx)\n", N, mem, len,
@@ -406,15 +385,17 @@ static void test_memory_per_byte(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_siphash_vectors),  cmocka_unit_test(test_process_key),
-        cmocka_unit_test(test_ml_spread),        cmocka_unit_test(test_viewset),
-        cmocka_unit_test(test_viewset_growth),   cmocka_unit_test(test_viewset_progressions),
-        cmocka_unit_test(test_colliding_keys),   cmocka_unit_test(test_colliding_names),
-        cmocka_unit_test(test_colliding_tokens), cmocka_unit_test(test_colliding_corpus),
-        cmocka_unit_test(test_memory_per_byte),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_siphash_vectors),
+            cmocka_unit_test(test_process_key),
+            cmocka_unit_test(test_ml_spread),
+            cmocka_unit_test(test_viewset),
+            cmocka_unit_test(test_viewset_growth),
+            cmocka_unit_test(test_viewset_progressions),
+            cmocka_unit_test(test_colliding_keys),
+            cmocka_unit_test(test_colliding_names),
+            cmocka_unit_test(test_colliding_tokens),
+            cmocka_unit_test(test_colliding_corpus),
+            cmocka_unit_test(test_memory_per_byte),
+        })

@@ -48,7 +48,6 @@ static uint8_t *nested_array_file(int levels, size_t *et, size_t *len)
 
 static void test_GG101_empty_key(void **state)
 {
-    (void)state;
     gb_marks m;
     size_t len;
     uint8_t *buf = rk_one_kv_file(w_empty_key, &m, &len);
@@ -62,7 +61,6 @@ static void test_GG101_empty_key(void **state)
 
 static void test_GG102_key_too_long(void **state)
 {
-    (void)state;
     size_t len;
     char *key = malloc(65537);
     assert_non_null(key);
@@ -106,7 +104,6 @@ static const key_case key_cases[] = {
 
 static void test_key_cases(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof key_cases / sizeof key_cases[0]; i++) {
         const key_case *c = &key_cases[i];
         char where[64];
@@ -153,7 +150,6 @@ static bool snake_case(const char *k, size_t n)
  * of the parser's fast path: GG105 exactly when the byte rule says so. */
 static void test_long_keys(void **state)
 {
-    (void)state;
     static const char word[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
     static const char bad[] = ".A- ";
     uint64_t x = 0x243F6A8885A308D3ull;
@@ -192,7 +188,6 @@ static void test_long_keys(void **state)
 
 static void test_GG106_duplicate_key(void **state)
 {
-    (void)state;
     size_t len;
     gb *b = gb_new(3);
     gb_kv_u32(b, "general.a", 1);
@@ -211,7 +206,6 @@ static void test_GG106_duplicate_key(void **state)
 
 static void test_GG107_unknown_value_type(void **state)
 {
-    (void)state;
     uint32_t bad[] = {13, 0xffffffffu, 0x80000000u};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gb *b = gb_new(3);
@@ -225,7 +219,6 @@ static void test_GG107_unknown_value_type(void **state)
 
 static void test_GG108_unknown_array_type(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_arr(b, "general.a", 13, 0, NULL, 0);
     size_t at = gb_last(b)->value;
@@ -239,7 +232,6 @@ static void test_GG108_unknown_array_type(void **state)
 
 static void test_GG109_nested_array(void **state)
 {
-    (void)state;
     size_t len, et[4];
     uint8_t *buf = nested_array_file(2, et, &len);
     ex_assert_finding(buf, len, ST, "GG109", et[0]);
@@ -253,7 +245,6 @@ static void test_GG109_nested_array(void **state)
 
 static void test_GG110_array_too_deep(void **state)
 {
-    (void)state;
     size_t len, et[4];
     gguflint_options *o = rk_options();
     uint8_t *buf = nested_array_file(2, et, &len);
@@ -272,7 +263,6 @@ static void test_GG110_array_too_deep(void **state)
 
 static void test_GG111_array_count_impossible(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_arr(b, "general.a", GB_VT_U32, UINT64_C(1) << 40, NULL, 0);
     size_t at = gb_last(b)->arr_count;
@@ -286,7 +276,6 @@ static void test_GG111_array_count_impossible(void **state)
 
 static void test_GG112_string_past_eof(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_begin(b, "general.name", GB_VT_STR);
     size_t at = gb_str_decl(b, 100, "abc", 3);
@@ -307,7 +296,6 @@ static void test_GG112_string_past_eof(void **state)
 
 static void test_GG113_string_over_limit(void **state)
 {
-    (void)state;
     size_t len;
     gb *b = gb_new(3);
     gb_kv_str(b, "n", "hello"); /* the key, a string too, stays under the limit */
@@ -331,7 +319,6 @@ static void test_GG113_string_over_limit(void **state)
 
 static void test_GG114_bool_not_0_1(void **state)
 {
-    (void)state;
     size_t len;
     gb *b = gb_new(3);
     gb_kv_bool(b, "general.flag", 2);
@@ -354,7 +341,6 @@ static void test_GG114_bool_not_0_1(void **state)
 
 static void test_GG115_alignment_wrong_type(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_u64(b, "general.alignment", 32);
     size_t at = gb_last(b)->vtype;
@@ -393,7 +379,6 @@ static const align_case align_cases[] = {
 
 static void test_alignment_cases(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof align_cases / sizeof align_cases[0]; i++) {
         const align_case *c = &align_cases[i];
         char where[64];
@@ -418,7 +403,6 @@ static void test_alignment_cases(void **state)
 
 static void test_GG120_array_count_over_limit(void **state)
 {
-    (void)state;
     size_t len;
     gb *b = gb_new(3);
     gb_kv_arr(b, "general.a", GB_VT_U8, 4, "\1\2\3\4", 4);
@@ -436,7 +420,6 @@ static void test_GG120_array_count_over_limit(void **state)
 
 static void test_GG121_string_invalid_utf8(void **state)
 {
-    (void)state;
     size_t len;
     gb *b = gb_new(3);
     gb_kv_strn(b, "general.name", "ab\xc3\x28", 4);
@@ -465,7 +448,6 @@ static void test_GG121_string_invalid_utf8(void **state)
  * the string before it. */
 static void test_GG121_string_array_runs(void **state)
 {
-    (void)state;
     char long_ok[169], long_bad[300];
     memset(long_ok, 'a', sizeof long_ok);
     memset(long_bad, 'b', sizeof long_bad);
@@ -507,7 +489,6 @@ static void test_GG121_string_array_runs(void **state)
  * elements, and escape sequences the string checks look for afterwards. */
 static void test_large_array_file_equals_buffer(void **state)
 {
-    (void)state;
     enum { N = 300000 };
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -598,7 +579,6 @@ static bool key_clean(const char *k, size_t n)
 
 static void test_key_rules_random(void **state)
 {
-    (void)state;
     static const char alphabet[] = "abcxyz019_.._.-A\x01\x7f";
     uint64_t x = 0x1234567;
     for (int round = 0; round < 6000; round++) {
@@ -633,29 +613,26 @@ static void test_key_rules_random(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_GG101_empty_key),
-        cmocka_unit_test(test_GG102_key_too_long),
-        cmocka_unit_test(test_key_cases),
-        cmocka_unit_test(test_long_keys),
-        cmocka_unit_test(test_GG106_duplicate_key),
-        cmocka_unit_test(test_GG107_unknown_value_type),
-        cmocka_unit_test(test_GG108_unknown_array_type),
-        cmocka_unit_test(test_GG109_nested_array),
-        cmocka_unit_test(test_GG110_array_too_deep),
-        cmocka_unit_test(test_GG111_array_count_impossible),
-        cmocka_unit_test(test_GG112_string_past_eof),
-        cmocka_unit_test(test_GG113_string_over_limit),
-        cmocka_unit_test(test_GG114_bool_not_0_1),
-        cmocka_unit_test(test_GG115_alignment_wrong_type),
-        cmocka_unit_test(test_alignment_cases),
-        cmocka_unit_test(test_GG120_array_count_over_limit),
-        cmocka_unit_test(test_GG121_string_invalid_utf8),
-        cmocka_unit_test(test_GG121_string_array_runs),
-        cmocka_unit_test(test_large_array_file_equals_buffer),
-        cmocka_unit_test(test_key_rules_random),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_GG101_empty_key),
+            cmocka_unit_test(test_GG102_key_too_long),
+            cmocka_unit_test(test_key_cases),
+            cmocka_unit_test(test_long_keys),
+            cmocka_unit_test(test_GG106_duplicate_key),
+            cmocka_unit_test(test_GG107_unknown_value_type),
+            cmocka_unit_test(test_GG108_unknown_array_type),
+            cmocka_unit_test(test_GG109_nested_array),
+            cmocka_unit_test(test_GG110_array_too_deep),
+            cmocka_unit_test(test_GG111_array_count_impossible),
+            cmocka_unit_test(test_GG112_string_past_eof),
+            cmocka_unit_test(test_GG113_string_over_limit),
+            cmocka_unit_test(test_GG114_bool_not_0_1),
+            cmocka_unit_test(test_GG115_alignment_wrong_type),
+            cmocka_unit_test(test_alignment_cases),
+            cmocka_unit_test(test_GG120_array_count_over_limit),
+            cmocka_unit_test(test_GG121_string_invalid_utf8),
+            cmocka_unit_test(test_GG121_string_array_runs),
+            cmocka_unit_test(test_large_array_file_equals_buffer),
+            cmocka_unit_test(test_key_rules_random),
+        })

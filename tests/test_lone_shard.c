@@ -44,24 +44,7 @@ static void write_shard(const char *rel, long no, long count, long total, size_t
     gb_tensor(b, name, 1, ne, GB_F32, 0);
     gb_pad_to(b, 32);
     gb_zeros(b, 32);
-    size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    fclose(f);
-    free(buf);
-}
-
-static void mk(const char *rel)
-{
-    char p[600];
-    snprintf(p, sizeof p, "%s/%s", dir, rel);
-    assert_int_equal(mkdir(p, 0755), 0);
+    ex_write_gb(dir, rel, b);
 }
 
 static void expect(const char *args, int code, const char *needle)
@@ -86,19 +69,30 @@ static void gg410_at(char *buf, size_t cap, size_t offset)
              offset);
 }
 
+/* Shard `no` (0-based) of 3, file `file`, alone in the new folder `sub`: -r
+ * reports the shard `missing` and then the shard `also`, a GG410 each at its
+ * split.count value; `want` gets that finding's JSON. */
+static void lone(const char *sub, const char *file, long no, const char *missing, const char *also,
+                 char *want, size_t cap)
+{
+    size_t at;
+    char rel[256], args[256];
+    ex_mkdirs(dir, sub);
+    snprintf(rel, sizeof rel, "%s/%s", sub, file);
+    write_shard(rel, no, 3, 3, &at);
+    snprintf(args, sizeof args, "--isolated --select GG4 -r --format json %s", sub);
+    expect(args, 1, missing);
+    assert_non_null(strstr(out, also));
+    gg410_at(want, cap, at);
+    assert_int_equal(count_of(want), 2);
+}
+
 static void test_first_shard_alone(void **state)
 {
-    (void)state;
-    size_t at;
-    mk("first");
-    write_shard("first/m-00001-of-00003.gguf", 0, 3, 3, &at);
-    /* before issue 25 this linted clean in every profile */
-    expect("--isolated --select GG4 -r --format json first", 1,
-           "shard 2 of 3 (split.no 1) is missing");
-    assert_non_null(strstr(out, "shard 3 of 3 (split.no 2) is missing"));
     char want[256];
-    gg410_at(want, sizeof want, at);
-    assert_int_equal(count_of(want), 2);
+    /* before issue 25 this linted clean in every profile */
+    lone("first", "m-00001-of-00003.gguf", 0, "shard 2 of 3 (split.no 1) is missing",
+         "shard 3 of 3 (split.no 2) is missing", want, sizeof want);
     /* the total is not judged while shards are missing */
     assert_null(strstr(out, "GG415"));
     expect("--isolated --select GG4 -r first", 1, "error GG410 split-shard-missing");
@@ -106,7 +100,7 @@ static void test_first_shard_alone(void **state)
     expect("--isolated --select GG4 first/m-00001-of-00003.gguf", 0, NULL);
     assert_null(strstr(out, "GG410"));
     /* named with another input, it is a set of one again */
-    mk("other");
+    ex_mkdirs(dir, "other");
     write_shard("other/x-00001-of-00001.gguf", 0, 1, 1, NULL);
     expect("--isolated --select GG4 --format json first/m-00001-of-00003.gguf "
            "other/x-00001-of-00001.gguf",
@@ -116,27 +110,19 @@ static void test_first_shard_alone(void **state)
 
 static void test_later_shard_alone(void **state)
 {
-    (void)state;
-    size_t at;
-    mk("second");
-    write_shard("second/m-00002-of-00003.gguf", 1, 3, 3, &at);
-    expect("--isolated --select GG4 -r --format json second", 1,
-           "shard 1 of 3 (split.no 0) is missing");
-    assert_non_null(strstr(out, "shard 3 of 3 (split.no 2) is missing"));
     char want[256];
-    gg410_at(want, sizeof want, at);
-    assert_int_equal(count_of(want), 2);
+    lone("second", "m-00002-of-00003.gguf", 1, "shard 1 of 3 (split.no 0) is missing",
+         "shard 3 of 3 (split.no 2) is missing", want, sizeof want);
 }
 
 static void test_single_file_set_clean(void **state)
 {
-    (void)state;
-    mk("one");
+    ex_mkdirs(dir, "one");
     write_shard("one/m-00001-of-00001.gguf", 0, 1, 1, NULL);
     expect("--isolated --select GG4 -r --format json one", 0, "\"files\":1,");
     assert_null(strstr(out, "GG41"));
     /* a complete set found by the walk: no GG410, its total judged */
-    mk("full");
+    ex_mkdirs(dir, "full");
     write_shard("full/m-00001-of-00002.gguf", 0, 2, 2, NULL);
     write_shard("full/m-00002-of-00002.gguf", 1, 2, 2, NULL);
     expect("--isolated --select GG4 -r --format json full", 0, "\"files\":2,");
@@ -145,12 +131,9 @@ static void test_single_file_set_clean(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_first_shard_alone),
-        cmocka_unit_test(test_later_shard_alone),
-        cmocka_unit_test(test_single_file_set_clean),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_first_shard_alone),
+            cmocka_unit_test(test_later_shard_alone),
+            cmocka_unit_test(test_single_file_set_clean),
+        })

@@ -35,25 +35,13 @@ static char out[1 << 16], plain[1 << 16];
 
 static int run(const char *pre, const char *args, char *buf, size_t cap)
 {
-    char cmd[2048], path[600];
-    snprintf(path, sizeof path, "%s/out.txt", dir);
-    snprintf(cmd, sizeof cmd, "cd '%s' && (%s timeout 300 %s %s) > '%s' 2>&1", dir, pre,
-             GGUFLINT_CLI, args, path);
-    int st = system(cmd);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return ex_cli_run_as(&(ex_how){pre, 300}, GGUFLINT_CLI, dir, ".", args, buf, cap);
 }
 
 static void expect(const char *pre, const char *args, int code, const char *needle)
 {
-    int rc = run(pre, args, out, sizeof out);
-    if (rc != code || (needle && !strstr(out, needle)))
-        fail_msg("'%s%s': exit %d (expected %d), wanted '%s' in:\n%.3000s", pre, args, rc, code,
-                 needle ? needle : "", out);
+    ex_cli_expect_as(&(ex_how){pre, 300}, GGUFLINT_CLI, dir, ".", args, code, needle, out,
+                     sizeof out);
 }
 
 /* A llama-named F32 tensor [ne0, ne1] with metadata at the front, the data
@@ -67,9 +55,7 @@ static bool write_sparse(const char *name, uint64_t ne0, uint64_t ne1)
     gb_tensor(b, "token_embd.weight", 2, ne, GB_F32, 0);
     gb_pad_to(b, 32);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     char path[600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -83,7 +69,6 @@ static bool write_sparse(const char *name, uint64_t ne0, uint64_t ne1)
 
 static void test_huge_file_under_limit(void **state)
 {
-    (void)state;
     if (run(LIMIT, "--version", out, sizeof out) != 0)
         skip(); /* the binary cannot start under the limit (a sanitizer build) */
     if (!write_sparse("huge.gguf", 1u << 20, 25600)) /* 100 GiB */
@@ -99,7 +84,6 @@ static void test_huge_file_under_limit(void **state)
 
 static void test_deep_and_hash_under_limit(void **state)
 {
-    (void)state;
     if (run(LIMIT, "--version", out, sizeof out) != 0)
         skip();
     if (!write_sparse("gig.gguf", 1u << 16, 4096)) /* 1 GiB */
@@ -118,11 +102,8 @@ static void test_deep_and_hash_under_limit(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_huge_file_under_limit),
-        cmocka_unit_test(test_deep_and_hash_under_limit),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_huge_file_under_limit),
+            cmocka_unit_test(test_deep_and_hash_under_limit),
+        })

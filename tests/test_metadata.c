@@ -23,21 +23,7 @@
 
 #define EXPECT_AT(buf, len, id, off) ex_expect_at(buf, len, id, off, __func__)
 
-/* No finding of `id`. Frees buf. */
-static void expect_none(uint8_t *buf, size_t len, const char *id, const char *where)
-{
-    gguflint_ctx *ctx = ex_lint(buf, len);
-    if (ex_count_id(ctx, id, 0, NULL) != 0) {
-        print_message("%s: %s must not be reported\n", where, id);
-        ex_print_findings(NULL, ctx);
-        gguflint_free(ctx);
-        free(buf);
-        fail_msg("%s: unexpected %s", where, id);
-    }
-    gguflint_free(ctx);
-    free(buf);
-}
-#define EXPECT_NONE(buf, len, id) expect_none(buf, len, id, __func__)
+#define EXPECT_NONE(buf, len, id) ex_expect_none(buf, len, NULL, id)
 
 /* Tensors with contiguous offsets and zeroed data, then the buffer. */
 static uint8_t *with_tensor(gb *b, uint32_t type, size_t *len)
@@ -51,13 +37,6 @@ static uint8_t *with_tensor(gb *b, uint32_t type, size_t *len)
     return buf;
 }
 
-static uint8_t *no_tensors(gb *b, size_t *len)
-{
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    return buf;
-}
-
 #define NO_TENSOR UINT32_MAX
 
 /* Finish builder b (with one tensor of `type`, or none) and check it. */
@@ -65,11 +44,11 @@ static void expect_built(gb *b, uint32_t type, const char *id, uint64_t off, boo
                          const char *where)
 {
     size_t len;
-    uint8_t *buf = type == NO_TENSOR ? no_tensors(b, &len) : with_tensor(b, type, &len);
+    uint8_t *buf = type == NO_TENSOR ? ex_finish(b, &len) : with_tensor(b, type, &len);
     if (want)
         ex_expect_at(buf, len, id, off, where);
     else
-        expect_none(buf, len, id, where);
+        ex_expect_none_of(buf, len, NULL, (const char *const[]){id, NULL}, where);
 }
 #define EXPECT_AT_T(b, type, id, off) expect_built(b, type, id, off, true, __func__)
 #define EXPECT_NONE_T(b, type, id) expect_built(b, type, id, 0, false, __func__)
@@ -78,7 +57,6 @@ static void expect_built(gb *b, uint32_t type, const char *id, uint64_t off, boo
 
 static void test_arch_missing(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.name", "x");
     gb_kv_u32(b, "general.quantization_version", 2);
@@ -121,7 +99,6 @@ static void test_arch_missing(void **state)
 
 static void test_arch_wrong_type(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_u32(b, "general.architecture", 7);
     size_t at = gb_last(b)->vtype;
@@ -138,7 +115,6 @@ static void test_arch_wrong_type(void **state)
 
 static void test_arch_charset(void **state)
 {
-    (void)state;
     static const char *const bad[] = {"Llama", "llama.v2", "llama 3", "", "l\x1b[31m"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gb *b = gb_new(3);
@@ -173,7 +149,6 @@ static void test_arch_charset(void **state)
 
 static void test_general_key_wrong_type(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_str(b, "general.tags", "a,b");
@@ -220,7 +195,6 @@ static void test_general_key_wrong_type(void **state)
 
 static void test_loader_key_wrong_type(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_u32(b, "general.name", 1);
@@ -244,7 +218,6 @@ static void test_loader_key_wrong_type(void **state)
 
 static void test_quant_version_missing(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     EXPECT_AT_T(b, GB_Q8_0, "GG505", 16);
@@ -268,7 +241,6 @@ static void test_quant_version_missing(void **state)
 
 static void test_quant_version_value(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_u32(b, "general.quantization_version", 1);
@@ -289,12 +261,11 @@ static uint8_t *file_type_file(uint32_t ft, size_t *at, size_t *len)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_u32(b, "general.file_type", ft);
     *at = gb_last(b)->value;
-    return no_tensors(b, len);
+    return ex_finish(b, len);
 }
 
 static void test_file_type_values(void **state)
 {
-    (void)state;
     size_t at, len;
     static const uint32_t removed[] = {4, 5, 6, 33, 34, 35};
     for (size_t i = 0; i < sizeof removed / sizeof removed[0]; i++) {
@@ -328,7 +299,6 @@ static void test_file_type_values(void **state)
 
 static void test_profiles(void **state)
 {
-    (void)state;
     int r = gguflint_rule_find("GG505");
     assert_true(r >= 0);
     /* ggml profile is the default; the spec requires the key */
@@ -339,18 +309,15 @@ static void test_profiles(void **state)
     assert_string_equal(gguflint_rule((size_t)r)->family, "model");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_arch_missing),
-        cmocka_unit_test(test_arch_wrong_type),
-        cmocka_unit_test(test_arch_charset),
-        cmocka_unit_test(test_general_key_wrong_type),
-        cmocka_unit_test(test_loader_key_wrong_type),
-        cmocka_unit_test(test_quant_version_missing),
-        cmocka_unit_test(test_quant_version_value),
-        cmocka_unit_test(test_file_type_values),
-        cmocka_unit_test(test_profiles),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_arch_missing),
+            cmocka_unit_test(test_arch_wrong_type),
+            cmocka_unit_test(test_arch_charset),
+            cmocka_unit_test(test_general_key_wrong_type),
+            cmocka_unit_test(test_loader_key_wrong_type),
+            cmocka_unit_test(test_quant_version_missing),
+            cmocka_unit_test(test_quant_version_value),
+            cmocka_unit_test(test_file_type_values),
+            cmocka_unit_test(test_profiles),
+        })

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #ifdef GGUFLINT_HAVE_URL
 #include "net/hf.h"
 #include "net/http.h"
@@ -23,31 +25,15 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-typedef struct buf {
-    uint8_t *p;
-    size_t len, cap;
-} buf;
+typedef ex_buf buf;
 
-static void put(buf *b, const void *s, size_t n)
-{
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        assert_non_null(b->p);
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-}
-
-/* One scripted response: headers (status line first, CRLF-separated, without
- * the blank line), a body, the control byte (see transport_script.c). */
 static void resp(buf *b, const char *headers, const void *body, size_t body_len, uint8_t ctl)
 {
-    put(b, headers, strlen(headers));
-    put(b, "\r\n\r\n", 4);
-    put(b, body, body_len);
+    ex_buf_put(b, headers, strlen(headers));
+    ex_buf_put(b, "\r\n\r\n", 4);
+    ex_buf_put(b, body, body_len);
     uint8_t sep[5] = {'\n', '=', '=', ctl, '\n'};
-    put(b, sep, sizeof sep);
+    ex_buf_put(b, sep, sizeof sep);
 }
 
 /* A 206 for [first, last] of `file` (total `total`), with optional extra headers. */
@@ -90,7 +76,6 @@ static bool sent(const net_script *s, size_t req, const char *line)
 
 static void test_content_range(void **state)
 {
-    (void)state;
     net_range r;
     static const char *good[] = {
         "bytes 0-0/1", "bytes 5-9/10", "bytes 0-99/*", "bytes */0",
@@ -134,7 +119,6 @@ static void feed(net_response *r, const char *lines)
 
 static void test_headers(void **state)
 {
-    (void)state;
     net_response r;
     net_response_init(&r);
     feed(&r,
@@ -187,7 +171,6 @@ static void test_headers(void **state)
 
 static void test_url_helpers(void **state)
 {
-    (void)state;
     char err[128];
     char *u = net_url_resolve("http://127.0.0.1:8080/a/b.gguf", "../c.gguf", err, sizeof err);
     assert_non_null(u);
@@ -223,7 +206,6 @@ static net_file *open_scripted(const buf *b, net_script *s)
 
 static void test_open_small_file(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(500);
     buf b = {0};
     part(&b, file, 0, 499, 500, "ETag: \"v1\"");
@@ -252,7 +234,6 @@ static void test_open_small_file(void **state)
 
 static void test_ranges_and_if_range(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(5000);
     buf b = {0};
     part(&b, file, 0, 999, 5000, "ETag: \"v1\"\r\nLast-Modified: Mon, 01 Jan 2024 00:00:00 GMT");
@@ -278,7 +259,6 @@ static void test_ranges_and_if_range(void **state)
 
 static void test_weak_etag_uses_date(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     buf b = {0};
     part(&b, file, 0, 999, 3000, "ETag: W/\"v1\"\r\nLast-Modified: Mon, 01 Jan 2024 00:00:00 GMT");
@@ -314,7 +294,6 @@ static net_status open_read(const buf *b, uint64_t off, size_t len, char *err, s
 
 static void test_changed_between_requests(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     char err[256];
     net_script s;
@@ -357,7 +336,6 @@ static void test_changed_between_requests(void **state)
 
 static void test_bad_ranges(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     char err[256];
     net_script s;
@@ -396,7 +374,6 @@ static void test_bad_ranges(void **state)
 
 static void test_short_ranges_continue(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     buf b = {0};
     part(&b, file, 0, 999, 3000, "ETag: \"v1\"");
@@ -431,7 +408,6 @@ static void test_short_ranges_continue(void **state)
 
 static void test_server_ignores_range(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     char err[256];
     net_script s;
@@ -475,7 +451,6 @@ static void test_server_ignores_range(void **state)
 
 static void test_empty_file_416(void **state)
 {
-    (void)state;
     buf b = {0};
     resp(&b, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */0", "", 0, 0);
     net_script s;
@@ -498,7 +473,6 @@ static void test_empty_file_416(void **state)
 
 static void test_redirects_and_credentials(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(3000);
     static const char *const secret[] = {"Authorization: Bearer s3cret"};
     net_options o = opts();
@@ -580,7 +554,6 @@ static void test_redirects_and_credentials(void **state)
 
 static void test_retries(void **state)
 {
-    (void)state;
     uint8_t *file = pattern(500);
     net_options o = opts();
     char err[256];
@@ -623,7 +596,6 @@ static void test_retries(void **state)
 
 static void test_transport_failures(void **state)
 {
-    (void)state;
     const char *want[] = {"timed out", "could not connect", "TLS", "closed before", "malformed"};
     for (uint8_t k = 1; k <= 5; k++) {
         buf b = {0};
@@ -643,7 +615,6 @@ static void test_transport_failures(void **state)
 
 static void test_hf_parse(void **state)
 {
-    (void)state;
     hf_ref r;
     char err[256];
     assert_true(hf_parse("hf://org/repo", &r, err, sizeof err));
@@ -694,7 +665,6 @@ static void test_hf_parse(void **state)
 
 static void test_hf_listing(void **state)
 {
-    (void)state;
     static const char *const secret[] = {"Authorization: Bearer hf_x"};
     net_options o = opts();
     o.origin_headers = secret;
@@ -831,7 +801,6 @@ int main(void)
 
 static void test_no_url_support(void **state)
 {
-    (void)state;
     skip();
 }
 

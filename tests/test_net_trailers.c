@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #ifdef GGUFLINT_HAVE_URL
 #include "net/http.h"
 
@@ -22,7 +24,6 @@ static void feed(net_response *r, const char *line)
 
 static void test_trailers_are_ignored(void **state)
 {
-    (void)state;
     net_response r;
     net_response_init(&r);
     feed(&r, "HTTP/1.1 206 Partial Content\r\n");
@@ -45,7 +46,6 @@ static void test_trailers_are_ignored(void **state)
 
 static void test_interim_response_then_final(void **state)
 {
-    (void)state;
     net_response r;
     net_response_init(&r);
     feed(&r, "HTTP/1.1 100 Continue\r\n");

@@ -11,11 +11,12 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguflint.h"
 
 static void test_defaults(void **state)
 {
-    (void)state;
     gguflint_options *o = gguflint_options_new();
     assert_non_null(o);
     for (int l = 0; l < GGUFLINT_LIMIT__COUNT; l++)
@@ -39,7 +40,6 @@ static void test_defaults(void **state)
 
 static void test_setters_and_ranges(void **state)
 {
-    (void)state;
     gguflint_options *o = gguflint_options_new();
     assert_non_null(o);
     assert_int_equal(gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, UINT64_MAX),
@@ -84,7 +84,6 @@ static void test_setters_and_ranges(void **state)
 
 static void test_null_options(void **state)
 {
-    (void)state;
     assert_int_equal(gguflint_options_set_limit(NULL, GGUFLINT_LIMIT_DEPTH, 1), GGUFLINT_E_ARG);
     assert_true(gguflint_options_get_limit(NULL, GGUFLINT_LIMIT_DEPTH) == 0);
     assert_int_equal(gguflint_options_set_deep(NULL, true), GGUFLINT_E_ARG);
@@ -103,7 +102,6 @@ static void test_null_options(void **state)
 
 static void test_copy_is_independent(void **state)
 {
-    (void)state;
     gguflint_options *a = gguflint_options_new();
     assert_non_null(a);
     gguflint_options_set_limit(a, GGUFLINT_LIMIT_KV_COUNT, 7);
@@ -120,7 +118,6 @@ static void test_copy_is_independent(void **state)
  * kv_count limit of 2 (GG011) whatever happens to the options object after. */
 static void test_context_copies_options(void **state)
 {
-    (void)state;
     uint8_t file[24 + 3 * 14];
     memset(file, 0, sizeof file);
     memcpy(file, "GGUF", 4);
@@ -149,7 +146,6 @@ static void test_context_copies_options(void **state)
 
 static void test_version(void **state)
 {
-    (void)state;
     assert_string_equal(gguflint_version(), GGUFLINT_VERSION);
     assert_int_equal(gguflint_version_number(), GGUFLINT_VERSION_NUMBER);
     assert_int_equal(GGUFLINT_VERSION_NUMBER, GGUFLINT_VERSION_MAJOR * 10000 +
@@ -161,15 +157,12 @@ static void test_version(void **state)
     assert_string_equal(GGUFLINT_VERSION, want);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_setters_and_ranges),
-        cmocka_unit_test(test_null_options),
-        cmocka_unit_test(test_copy_is_independent),
-        cmocka_unit_test(test_context_copies_options),
-        cmocka_unit_test(test_version),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_defaults),
+            cmocka_unit_test(test_setters_and_ranges),
+            cmocka_unit_test(test_null_options),
+            cmocka_unit_test(test_copy_is_independent),
+            cmocka_unit_test(test_context_copies_options),
+            cmocka_unit_test(test_version),
+        })

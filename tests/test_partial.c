@@ -22,16 +22,12 @@
 
 static gguflint_ctx *run(const uint8_t *buf, size_t len, bool header_only, const char *profile)
 {
-    gguflint_options *opt = gguflint_options_new();
-    assert_non_null(opt);
+    gguflint_options *opt = ex_options(NULL);
     if (profile)
         assert_int_equal(gguflint_options_profile(opt, profile), GGUFLINT_OK);
     gguflint_options_set_header_only(opt, header_only);
-    gguflint_ctx *ctx = gguflint_new(opt);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, opt, NULL);
     gguflint_options_free(opt);
-    assert_non_null(ctx);
-    assert_int_equal(gguflint_set_buffer(ctx, buf, len), GGUFLINT_OK);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     return ctx;
 }
 
@@ -55,9 +51,7 @@ static uint8_t *model(size_t *len)
     gb_tensor(b, "output_norm.weight", 1, ne1, GB_F32, 256);
     gb_pad_to(b, 32);
     gb_zeros(b, 256 + 32);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -83,7 +77,6 @@ static void error_ids(const gguflint_ctx *ctx, char *out, size_t cap)
  * whole file does not have), complete after it. */
 static void test_every_prefix(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = model(&len);
     gguflint_ctx *whole = run(buf, len, true, NULL);
@@ -138,7 +131,6 @@ static void test_every_prefix(void **state)
  * fetching max(bytes_needed, 2 x what it has) reaches the whole metadata. */
 static void test_fetch_loop(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *buf = model(&len);
     size_t have = 24, rounds = 0;
@@ -162,7 +154,6 @@ static void test_fetch_loop(void **state)
 /* Lengths and counts that no file can hold stay errors under --header-only. */
 static void test_overflows_stay(void **state)
 {
-    (void)state;
     /* a string value of length 2^64 - 1 */
     gb *b = gb_new(3);
     gb_kv_begin(b, "general.name", GB_VT_STR);
@@ -219,7 +210,6 @@ static void test_overflows_stay(void **state)
  * the --header-only note prints no wrapped size. */
 static void test_GG221_data_size_overflow(void **state)
 {
-    (void)state;
     const uint64_t big = (1ull << 62) + (1ull << 61);
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -269,7 +259,6 @@ static void test_GG221_data_size_overflow(void **state)
  * and bytes after the metadata are trailing bytes, not padding to scan. */
 static void test_GG122_alignment_huge_no_tensors(void **state)
 {
-    (void)state;
     for (int pad = 0; pad <= 1; pad++) {
         gb *b = gb_new(3);
         gb_kv_str(b, "general.architecture", "llama");
@@ -297,14 +286,11 @@ static void test_GG122_alignment_huge_no_tensors(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_prefix),
-        cmocka_unit_test(test_fetch_loop),
-        cmocka_unit_test(test_overflows_stay),
-        cmocka_unit_test(test_GG221_data_size_overflow),
-        cmocka_unit_test(test_GG122_alignment_huge_no_tensors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_every_prefix),
+            cmocka_unit_test(test_fetch_loop),
+            cmocka_unit_test(test_overflows_stay),
+            cmocka_unit_test(test_GG221_data_size_overflow),
+            cmocka_unit_test(test_GG122_alignment_huge_no_tensors),
+        })

@@ -20,7 +20,6 @@ static char out[1 << 16];
 
 static void test_path_hex(void **state)
 {
-    (void)state;
     ex_write_tiny_llama(dir, "m\xff.gguf");
     ex_write_tiny_llama(dir, "caf\xc3\xa9.gguf");
     ex_cli_expect(GGUFLINT_CLI, dir, "", "--isolated --format json -r .", 0,
@@ -33,8 +32,7 @@ static void test_path_hex(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_path_hex)};
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_path_hex),
+        })

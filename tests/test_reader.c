@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -65,9 +67,7 @@ static uint8_t *model(size_t strings, size_t *len, uint64_t *data_start)
     *data_start = gb_offset(b);
     float v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     gb_bytes(b, v, sizeof v);
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -101,7 +101,6 @@ static void same_findings(const uint8_t *data, size_t len, gguflint_ctx *remote)
 
 static void test_one_read_when_it_fits(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(10, &len, &ds);
@@ -127,7 +126,6 @@ static void test_one_read_when_it_fits(void **state)
 
 static void test_geometric_growth(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(40000, &len, &ds); /* about 1.3 MB of metadata */
@@ -147,7 +145,6 @@ static void test_geometric_growth(void **state)
 
 static void test_only_the_padding(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(300, &len, &ds);
@@ -173,7 +170,6 @@ static void test_only_the_padding(void **state)
 
 static void test_cap_and_failures(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(40000, &len, &ds);
@@ -211,7 +207,6 @@ static void test_cap_and_failures(void **state)
 
 static void test_truncated_file_same_as_local(void **state)
 {
-    (void)state;
     size_t len;
     uint64_t ds;
     uint8_t *data = model(2000, &len, &ds);
@@ -238,14 +233,11 @@ static void test_truncated_file_same_as_local(void **state)
     free(data);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_read_when_it_fits),
-        cmocka_unit_test(test_geometric_growth),
-        cmocka_unit_test(test_only_the_padding),
-        cmocka_unit_test(test_cap_and_failures),
-        cmocka_unit_test(test_truncated_file_same_as_local),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_one_read_when_it_fits),
+            cmocka_unit_test(test_geometric_growth),
+            cmocka_unit_test(test_only_the_padding),
+            cmocka_unit_test(test_cap_and_failures),
+            cmocka_unit_test(test_truncated_file_same_as_local),
+        })

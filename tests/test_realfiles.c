@@ -83,7 +83,6 @@ static void release(void *p, int kind)
 
 static int release_all(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < MAX_OWNED; i++)
         if (owned[i].p)
             release(owned[i].p, owned[i].kind);
@@ -220,7 +219,6 @@ static void check_clean_vocab(const char *rel)
 
 static void test_top_level_clean(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     for (size_t i = 0; i < N_TOP; i++)
         check_clean_vocab(top_level[i]);
@@ -230,7 +228,6 @@ static void test_top_level_clean(void **state)
  * strict, spec and security profiles either. */
 static void test_profiles_clean(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     static const char *const profiles[] = {"strict", "spec", "security"};
     for (size_t p = 0; p < 3; p++) {
@@ -244,7 +241,6 @@ static void test_profiles_clean(void **state)
 /* Every historical .v3.gguf file except the test_writer negative file. */
 static void test_historical_v3_clean(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     char dir[4096];
     full_path(dir, sizeof dir, "historical");
@@ -272,7 +268,6 @@ static void test_historical_v3_clean(void **state)
 
 static void test_v1_file(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     gguflint_ctx *ctx = lint_rel(V1_FILE);
     const gguflint_header *h = gguflint_get_header(ctx);
@@ -310,7 +305,6 @@ static void test_v1_file(void **state)
 
 static void test_fugg_file(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     gguflint_ctx *ctx = lint_rel(FUGG_FILE);
     const gguflint_header *h = gguflint_get_header(ctx);
@@ -337,7 +331,6 @@ static void test_fugg_file(void **state)
 
 static void test_lfs_pointer(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     gguflint_ctx *ctx = lint_rel(LFS_FILE);
     const gguflint_header *h = gguflint_get_header(ctx);
@@ -357,7 +350,6 @@ static void test_lfs_pointer(void **state)
 
 static void test_writer_value_type_13(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     gguflint_ctx *ctx = lint_rel(WRITER_FILE);
     const gguflint_header *h = gguflint_get_header(ctx);
@@ -480,7 +472,6 @@ static void check_dump(const char *rel)
 
 static void test_dump_all(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     for (size_t i = 0; i < N_TOP; i++)
         check_dump(top_level[i]);
@@ -500,7 +491,6 @@ static void test_dump_all(void **state)
 /* Lint reports over all files at once: well-formed framing in both formats. */
 static void test_report_all(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     membuf json = {0}, text = {0};
     gguflint_report *rj = gguflint_report_new(GGUFLINT_FORMAT_JSON, mem_write, &json);
@@ -542,7 +532,6 @@ static void test_report_all(void **state)
  * (GG50x) at warning or above, no string-hygiene finding (GG70x) at all. */
 static void test_semantic_families_quiet(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     ex_dir_clean(GGUFLINT_REALFILES_DIR, ".gguf", "GG50", GGUFLINT_WARNING);
     ex_dir_clean(GGUFLINT_REALFILES_DIR "/historical", "v3.gguf", "GG50", GGUFLINT_WARNING);
@@ -553,7 +542,6 @@ static void test_semantic_families_quiet(void **state)
 /* phi-3's real chat template is benign: no template rule (GG72x, GG73x). */
 static void test_phi3_real_template_silent(void **state)
 {
-    (void)state;
     SKIP_IF_ABSENT();
     gguflint_ctx *ctx = lint_rel("ggml-vocab-phi-3.gguf");
     assert_true(gguflint_kv_find(ctx, "tokenizer.chat_template") >= 0);

@@ -47,10 +47,7 @@ static bool is_raw_control(const char *s)
 static gguflint_ctx *lint_copy(const uint8_t *buf, size_t len, const gguflint_options *opt,
                                uint8_t **copy_out)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    assert_non_null(copy);
-    if (len)
-        memcpy(copy, buf, len);
+    uint8_t *copy = ex_dup(buf, len);
     gguflint_ctx *ctx = gguflint_new(opt);
     assert_non_null(ctx);
     int st = gguflint_set_buffer(ctx, copy, len);
@@ -174,10 +171,8 @@ static size_t small_model_data_end(size_t len)
 
 static void test_prefixes_v3(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *model = gb_small_model(&len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model(&len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v3");
     free(model);
     assert_int_equal(failures, 0);
@@ -185,10 +180,8 @@ static void test_prefixes_v3(void **state)
 
 static void test_prefixes_big_endian(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *model = gb_small_model_ex(3, true, &len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model_ex(3, true, &len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v3 big-endian");
     free(model);
     assert_int_equal(failures, 0);
@@ -196,10 +189,8 @@ static void test_prefixes_big_endian(void **state)
 
 static void test_prefixes_v1(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *model = gb_small_model_ex(1, false, &len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model_ex(1, false, &len);
     size_t failures = check_prefixes(model, len, small_model_data_end(len), "v1");
     free(model);
     assert_int_equal(failures, 0);
@@ -227,24 +218,19 @@ static void mutate_each_byte(const uint8_t *model, size_t len, bool output)
 
 static void test_flip_every_byte(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *model = gb_small_model(&len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model(&len);
     mutate_each_byte(model, len, true);
     free(model);
 }
 
 static void test_flip_every_byte_big_endian_and_v1(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *model = gb_small_model_ex(3, true, &len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model_ex(3, true, &len);
     mutate_each_byte(model, len, false);
     free(model);
-    model = gb_small_model_ex(1, false, &len);
-    assert_non_null(model);
+    model = ex_small_model_ex(1, false, &len);
     mutate_each_byte(model, len, false);
     free(model);
 }
@@ -262,10 +248,8 @@ static uint64_t xorshift(uint64_t *s)
  * (deep, strict limits). Deterministic. */
 static void test_random_mutations(void **state)
 {
-    (void)state;
     size_t len;
-    uint8_t *model = gb_small_model(&len);
-    assert_non_null(model);
+    uint8_t *model = ex_small_model(&len);
     uint8_t *work = malloc(len);
     assert_non_null(work);
     gguflint_options *deep = gguflint_options_new();
@@ -344,7 +328,6 @@ static hostile make(gb *b, const char *id, uint64_t offset)
 
 static void test_huge_counts(void **state)
 {
-    (void)state;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int be = 0; be < 2; be++) {
@@ -518,7 +501,6 @@ static void test_huge_counts(void **state)
 /* Huge limits set by the caller must not turn into huge allocations either. */
 static void test_huge_counts_with_unlimited_limits(void **state)
 {
-    (void)state;
     gguflint_options *o = gguflint_options_new();
     assert_non_null(o);
     gguflint_options_set_limit(o, GGUFLINT_LIMIT_STRING_LEN, UINT64_MAX);
@@ -533,9 +515,7 @@ static void test_huge_counts_with_unlimited_limits(void **state)
         gb_str_decl(b, huge[i], "x", 1);
         gb_override_counts(b, huge[i], huge[i]);
         size_t len;
-        uint8_t *buf = gb_finish(b, &len);
-        gb_free(b);
-        assert_non_null(buf);
+        uint8_t *buf = ex_finish(b, &len);
         uint8_t *copy;
         gguflint_ctx *ctx = lint_copy(buf, len, o, &copy);
         assert_true(has_error(ctx));
@@ -548,16 +528,13 @@ static void test_huge_counts_with_unlimited_limits(void **state)
 /* Deeply nested arrays (each level 12 bytes) must not recurse without bound. */
 static void test_deep_nesting(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_begin(b, "general.deep", GB_VT_ARR);
     for (int i = 0; i < 100000; i++)
         gb_arr_header(b, GB_VT_ARR, 1);
     gb_arr_header(b, GB_VT_U8, 0);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     gguflint_options *o = gguflint_options_new();
     assert_non_null(o);
     gguflint_options_set_limit(o, GGUFLINT_LIMIT_DEPTH, UINT32_MAX);
@@ -575,14 +552,11 @@ static void test_deep_nesting(void **state)
 /* Many findings: max_findings_per_rule caps what is kept, the rest is counted. */
 static void test_many_findings_capped(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     for (int i = 0; i < 5000; i++)
         gb_kv_bool(b, "general.flag", 7); /* duplicate key + bad bool, 5000 times */
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     uint8_t *copy;
     gguflint_ctx *ctx = lint_copy(buf, len, NULL, &copy);
     assert_true(gguflint_finding_count(ctx) <= 2 * 100 + 10);
@@ -591,19 +565,16 @@ static void test_many_findings_capped(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prefixes_v3),
-        cmocka_unit_test(test_prefixes_big_endian),
-        cmocka_unit_test(test_prefixes_v1),
-        cmocka_unit_test(test_flip_every_byte),
-        cmocka_unit_test(test_flip_every_byte_big_endian_and_v1),
-        cmocka_unit_test(test_random_mutations),
-        cmocka_unit_test(test_huge_counts),
-        cmocka_unit_test(test_huge_counts_with_unlimited_limits),
-        cmocka_unit_test(test_deep_nesting),
-        cmocka_unit_test(test_many_findings_capped),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_prefixes_v3),
+            cmocka_unit_test(test_prefixes_big_endian),
+            cmocka_unit_test(test_prefixes_v1),
+            cmocka_unit_test(test_flip_every_byte),
+            cmocka_unit_test(test_flip_every_byte_big_endian_and_v1),
+            cmocka_unit_test(test_random_mutations),
+            cmocka_unit_test(test_huge_counts),
+            cmocka_unit_test(test_huge_counts_with_unlimited_limits),
+            cmocka_unit_test(test_deep_nesting),
+            cmocka_unit_test(test_many_findings_capped),
+        })

@@ -67,7 +67,6 @@ static size_t security_profile(void)
 
 static void test_crash_history_is_error(void **state)
 {
-    (void)state;
     size_t sec = security_profile();
     for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) {
         char ids[128];
@@ -86,7 +85,6 @@ static void test_crash_history_is_error(void **state)
 /* A zero dimension end to end: a warning by default, an error under security. */
 static void test_zero_dim_security(void **state)
 {
-    (void)state;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "test");
     uint64_t ne[2] = {4096, 0};
@@ -94,9 +92,7 @@ static void test_zero_dim_security(void **state)
     size_t dim_at = gb_last(b)->dim[1];
     gb_pad_to(b, 32);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     for (int sec = 0; sec <= 1; sec++) {
         gguflint_options *opt = gguflint_options_new();
         assert_non_null(opt);
@@ -120,11 +116,8 @@ static void test_zero_dim_security(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_crash_history_is_error),
-        cmocka_unit_test(test_zero_dim_security),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_crash_history_is_error),
+            cmocka_unit_test(test_zero_dim_security),
+        })

@@ -24,18 +24,16 @@
 
 static char dir[] = "/tmp/gguflint-stack-XXXXXX";
 
+static char out[1 << 14];
+
 static int run(const char *args)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && ulimit -s 64 && timeout 60 %s %s > out.txt 2>&1", dir,
-             GGUFLINT_CLI, args);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return ex_cli_run_as(&(ex_how){"ulimit -s 64 &&", 60}, GGUFLINT_CLI, dir, ".", args, out,
+                         sizeof out);
 }
 
 static void test_small_stack(void **state)
 {
-    (void)state;
     ex_write_tiny_llama(dir, "a.gguf");
     ex_write_tiny_llama(dir, "b.gguf");
     assert_int_equal(run("--isolated a.gguf"), 0);
@@ -72,7 +70,6 @@ static void *lint_on_thread(void *arg)
 
 static void test_library_64k_thread(void **state)
 {
-    (void)state;
 #ifdef SANITIZED
     skip();
 #endif
@@ -89,9 +86,8 @@ static void test_library_64k_thread(void **state)
 
 EX_TMPDIR_FIXTURES(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_small_stack),
-                                       cmocka_unit_test(test_library_64k_thread)};
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_small_stack),
+            cmocka_unit_test(test_library_64k_thread),
+        })

@@ -79,9 +79,7 @@ static shard make_shard(long no, long count, long total, const char *const *tens
     }
     gb_pad_to(b, 32);
     gb_zeros(b, 32 * nt);
-    s.buf = gb_finish(b, &s.len);
-    gb_free(b);
-    assert_non_null(s.buf);
+    s.buf = ex_finish(b, &s.len);
     snprintf(s.name, sizeof s.name, "m-%05ld-of-%05ld.gguf", no + 1, count);
     return s;
 }
@@ -130,7 +128,6 @@ static const keys K0 = {0};
 
 static void test_shard_clean(void **state)
 {
-    (void)state;
     shard s = make_shard(0, 3, 3, t_a, 1, true, K0);
     shard_clean(s, "dir/m-00001-of-00003.gguf");
     s = make_shard(1, 3, 3, t_b, 1, false, K0);
@@ -140,27 +137,28 @@ static void test_shard_clean(void **state)
     shard_clean(s, "model.gguf");
 }
 
+/* Shard 2 of 3 written with the split keys `k`: `id` at its split.no's
+ * value type (at_vtype) or start; written whole: no `id`. */
+static void second_shard_keys(keys k, const char *id, bool at_vtype, const char *where)
+{
+    shard s = make_shard(1, 3, 3, t_b, 1, false, k);
+    shard_expect_at(s, "m-00002-of-00003.gguf", id, at_vtype ? s.no.vtype : s.no.start, 1, where);
+    s = make_shard(1, 3, 3, t_b, 1, false, K0);
+    shard_expect_at(s, "m-00002-of-00003.gguf", id, 0, 0, where);
+}
+
 static void test_GG401_split_key_wrong_type(void **state)
 {
-    (void)state;
-    shard s = make_shard(1, 3, 3, t_b, 1, false, (keys){.no_u32 = true});
-    shard_expect(s, "m-00002-of-00003.gguf", "GG401", s.no.vtype);
-    s = make_shard(1, 3, 3, t_b, 1, false, K0);
-    shard_absent(s, "m-00002-of-00003.gguf", "GG401");
+    second_shard_keys((keys){.no_u32 = true}, "GG401", true, __func__);
 }
 
 static void test_GG402_split_key_missing(void **state)
 {
-    (void)state;
-    shard s = make_shard(1, 3, 3, t_b, 1, false, (keys){.no_tensors = true});
-    shard_expect(s, "m-00002-of-00003.gguf", "GG402", s.no.start);
-    s = make_shard(1, 3, 3, t_b, 1, false, K0);
-    shard_absent(s, "m-00002-of-00003.gguf", "GG402");
+    second_shard_keys((keys){.no_tensors = true}, "GG402", false, __func__);
 }
 
 static void test_GG403_split_count_zero(void **state)
 {
-    (void)state;
     shard s = make_shard(0, 0, 1, t_a, 1, true, K0);
     shard_expect(s, NULL, "GG403", s.count.value);
     s = make_shard(0, 1, 1, t_a, 1, true, K0);
@@ -169,7 +167,6 @@ static void test_GG403_split_count_zero(void **state)
 
 static void test_GG404_split_no_out_of_range(void **state)
 {
-    (void)state;
     shard s = make_shard(3, 3, 3, t_a, 1, false, K0);
     shard_expect(s, NULL, "GG404", s.no.value);
     s = make_shard(2, 3, 3, t_a, 1, false, K0);
@@ -178,7 +175,6 @@ static void test_GG404_split_no_out_of_range(void **state)
 
 static void test_GG405_split_tensors_count_invalid(void **state)
 {
-    (void)state;
     static const char *const two[] = {"a", "b"};
     shard s = make_shard(0, 2, 1, two, 2, true, K0);
     shard_expect(s, NULL, "GG405", s.total.value);
@@ -190,7 +186,6 @@ static void test_GG405_split_tensors_count_invalid(void **state)
 
 static void test_GG406_split_name_mismatch(void **state)
 {
-    (void)state;
     /* the name says shard 2, split.no says shard 1 */
     shard s = make_shard(0, 3, 3, t_a, 1, true, K0);
     shard_expect(s, "m-00002-of-00003.gguf", "GG406", s.no.value);
@@ -284,7 +279,6 @@ static void set_clean_at(set *st, const char *where)
 
 static void test_set_clean(void **state)
 {
-    (void)state;
     set st;
     clean_set(&st);
     check(&st);
@@ -333,7 +327,6 @@ static void test_set_clean(void **state)
 
 static void test_set_not_run(void **state)
 {
-    (void)state;
     shard s = make_shard(0, 1, 1, t_a, 1, true, K0);
     gguflint_ctx *ctx = gguflint_new(NULL);
     assert_non_null(ctx);
@@ -513,25 +506,22 @@ static const setcase test_GG416_split_metadata_not_first[] = {
      .times = 2},
 };
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shard_clean),
-        cmocka_unit_test(test_GG401_split_key_wrong_type),
-        cmocka_unit_test(test_GG402_split_key_missing),
-        cmocka_unit_test(test_GG403_split_count_zero),
-        cmocka_unit_test(test_GG404_split_no_out_of_range),
-        cmocka_unit_test(test_GG405_split_tensors_count_invalid),
-        cmocka_unit_test(test_GG406_split_name_mismatch),
-        cmocka_unit_test(test_set_clean),
-        cmocka_unit_test(test_set_not_run),
-        EX_TABLE_TEST(run_set_cases, test_GG410_split_shard_missing),
-        EX_TABLE_TEST(run_set_cases, test_GG411_split_shard_extra),
-        EX_TABLE_TEST(run_set_cases, test_GG412_split_shard_duplicate),
-        EX_TABLE_TEST(run_set_cases, test_GG413_split_set_inconsistent),
-        EX_TABLE_TEST(run_set_cases, test_GG414_split_duplicate_tensor),
-        EX_TABLE_TEST(run_set_cases, test_GG415_split_tensor_total_mismatch),
-        EX_TABLE_TEST(run_set_cases, test_GG416_split_metadata_not_first),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_shard_clean),
+            cmocka_unit_test(test_GG401_split_key_wrong_type),
+            cmocka_unit_test(test_GG402_split_key_missing),
+            cmocka_unit_test(test_GG403_split_count_zero),
+            cmocka_unit_test(test_GG404_split_no_out_of_range),
+            cmocka_unit_test(test_GG405_split_tensors_count_invalid),
+            cmocka_unit_test(test_GG406_split_name_mismatch),
+            cmocka_unit_test(test_set_clean),
+            cmocka_unit_test(test_set_not_run),
+            EX_TABLE_TEST(run_set_cases, test_GG410_split_shard_missing),
+            EX_TABLE_TEST(run_set_cases, test_GG411_split_shard_extra),
+            EX_TABLE_TEST(run_set_cases, test_GG412_split_shard_duplicate),
+            EX_TABLE_TEST(run_set_cases, test_GG413_split_set_inconsistent),
+            EX_TABLE_TEST(run_set_cases, test_GG414_split_duplicate_tensor),
+            EX_TABLE_TEST(run_set_cases, test_GG415_split_tensor_total_mismatch),
+            EX_TABLE_TEST(run_set_cases, test_GG416_split_metadata_not_first),
+        })

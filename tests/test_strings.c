@@ -97,7 +97,6 @@ static uint8_t *one_array(const char *key, const char *const *v, size_t n, size_
 
 static void test_terminal_escape(void **state)
 {
-    (void)state;
     size_t at, len;
     uint8_t *buf = VALUE("general.name", "Model \x1b[31mred\x1b[0m", &at, &len);
     EXPECT_AT(buf, len, "GG700", at);
@@ -168,7 +167,6 @@ static void test_terminal_escape(void **state)
 
 static void test_control_char(void **state)
 {
-    (void)state;
     size_t at, len;
     uint8_t *buf = VALUE("general.description", "Official release\rfork", &at, &len);
     EXPECT_AT(buf, len, "GG701", at);
@@ -205,7 +203,6 @@ static void test_control_char(void **state)
 
 static void test_bidi_control(void **state)
 {
-    (void)state;
     size_t at, len;
     uint8_t *buf = VALUE("general.license", "MIT \xe2\x80\xae,laicremmoc-non", &at, &len);
     EXPECT_AT(buf, len, "GG702", at);
@@ -232,7 +229,6 @@ static void test_bidi_control(void **state)
 
 static void test_invisible_char(void **state)
 {
-    (void)state;
     size_t at, len;
     uint8_t *buf = VALUE("general.name",
                          "ev\xe2\x80\x8b"
@@ -287,7 +283,6 @@ static void test_invisible_char(void **state)
 
 static void test_tensor_name_hidden_suffix(void **state)
 {
-    (void)state;
     size_t at, len;
     uint8_t *buf = TENSOR("output.weight\0evil", &at, &len);
     EXPECT_AT(buf, len, "GG704", at);
@@ -308,7 +303,6 @@ static void test_tensor_name_hidden_suffix(void **state)
 
 static void test_path_like_name(void **state)
 {
-    (void)state;
     size_t at, len;
     uint8_t *buf = TENSOR("../../.bashrc", &at, &len);
     EXPECT_AT(buf, len, "GG705", at);
@@ -347,7 +341,6 @@ static uint8_t *claim_u32(const char *key, uint32_t v, size_t *at, size_t *len)
 
 static void test_resource_claims(void **state)
 {
-    (void)state;
     size_t at, len;
     static const struct {
         const char *key, *id;
@@ -390,7 +383,6 @@ static void test_resource_claims(void **state)
 
 static void test_vocab_count(void **state)
 {
-    (void)state;
     const uint64_t n = (1u << 21) + 1;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -407,7 +399,6 @@ static void test_vocab_count(void **state)
 
 static void test_large_vocab_is_linear(void **state)
 {
-    (void)state;
     /* 262144 tokens of 8 bytes, some with control and zero-width bytes */
     const size_t n = 262144;
     char **toks = malloc(n * sizeof *toks);
@@ -436,7 +427,6 @@ static void test_large_vocab_is_linear(void **state)
 
 static void test_findings_capped(void **state)
 {
-    (void)state;
     /* 5000 elements with an ESC: 100 kept (the default cap), the rest dropped */
     const size_t n = 5000;
     const char **v = malloc(n * sizeof *v);
@@ -458,7 +448,6 @@ static void test_findings_capped(void **state)
 
 static void test_security_profile(void **state)
 {
-    (void)state;
     int r = gguflint_rule_find("terminal-escape");
     assert_true(r >= 0);
     assert_string_equal(gguflint_rule((size_t)r)->family, "security");
@@ -469,20 +458,17 @@ static void test_security_profile(void **state)
     assert_int_equal(gguflint_rule((size_t)r)->default_severity, GGUFLINT_ERROR);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_terminal_escape),
-        cmocka_unit_test(test_control_char),
-        cmocka_unit_test(test_bidi_control),
-        cmocka_unit_test(test_invisible_char),
-        cmocka_unit_test(test_tensor_name_hidden_suffix),
-        cmocka_unit_test(test_path_like_name),
-        cmocka_unit_test(test_resource_claims),
-        cmocka_unit_test(test_vocab_count),
-        cmocka_unit_test(test_large_vocab_is_linear),
-        cmocka_unit_test(test_findings_capped),
-        cmocka_unit_test(test_security_profile),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_terminal_escape),
+            cmocka_unit_test(test_control_char),
+            cmocka_unit_test(test_bidi_control),
+            cmocka_unit_test(test_invisible_char),
+            cmocka_unit_test(test_tensor_name_hidden_suffix),
+            cmocka_unit_test(test_path_like_name),
+            cmocka_unit_test(test_resource_claims),
+            cmocka_unit_test(test_vocab_count),
+            cmocka_unit_test(test_large_vocab_is_linear),
+            cmocka_unit_test(test_findings_capped),
+            cmocka_unit_test(test_security_profile),
+        })

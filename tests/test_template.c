@@ -57,9 +57,7 @@ static uint8_t *str_file(const char *key, const void *s, size_t n, size_t *len, 
     gb_kv_strn(b, key, s, n);
     if (value)
         *value = gb_last(b)->value;
-    uint8_t *p = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(p);
+    uint8_t *p = ex_finish(b, len);
     return p;
 }
 
@@ -100,18 +98,7 @@ static void expect_at(const uint8_t *buf, size_t len, const gguflint_options *op
         expect_at(buf, len, NULL, id, off, n_, __func__);                                          \
     } while (0)
 
-static void expect_none(const uint8_t *buf, size_t len, const char *id, const char *where)
-{
-    gguflint_ctx *ctx = lint(buf, len);
-    if (ex_find(ctx, id)) {
-        print_message("%s: %s must not be reported\n", where, id);
-        ex_print_findings(NULL, ctx);
-        gguflint_free(ctx);
-        fail_msg("%s: unexpected %s", where, id);
-    }
-    gguflint_free(ctx);
-}
-#define EXPECT_NONE(buf, len, id) expect_none(buf, len, id, __func__)
+#define EXPECT_NONE(buf, len, id) ex_assert_no_rule(buf, len, NULL, id)
 
 /* No template finding at all (of any severity). */
 static void expect_silent(const uint8_t *buf, size_t len, const char *where)
@@ -144,7 +131,7 @@ static void clean(const char *tpl, const char *id, const char *where)
 {
     size_t len;
     uint8_t *buf = tpl_file(tpl, &len, NULL);
-    expect_none(buf, len, id, where);
+    ex_assert_no_rule_at(buf, len, NULL, id, where);
     free(buf);
 }
 #define CLEAN(tpl, id) clean(tpl, id, __func__)
@@ -734,9 +721,7 @@ static void test_GG732_template_in_other_key(void **state)
     static const char *const toks[] = {"{{", "{%", "}}"};
     gb *b = gb_new(3);
     gb_kv_arr_str(b, "tokenizer.ggml.tokens", toks, 3);
-    buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    buf = ex_finish(b, &len);
     EXPECT_NONE(buf, len, "GG732");
     free(buf);
 }
@@ -831,9 +816,7 @@ static void test_budget_per_file(void **state)
     gb_kv_str(b, KEY ".last", "{{ lipsum|attr('__glo' ~ 'bals__') }}{{ x.__class__ }}");
     uint64_t last = gb_last(b)->value;
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     gguflint_ctx *ctx = lint(buf, len);
     bool spent = false, gadget = false;
     for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
@@ -978,9 +961,7 @@ static void test_named_template(void **state)
     gb_kv_str(b, KEY, chatml);
     gb_kv_str(b, KEY ".tool_use", cve_2024_34359);
     size_t value = gb_last(b)->value, len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     EXPECT(buf, len, "GG720", value, "__init__");
     EXPECT(buf, len, "GG721", value, "__import__");
     gguflint_ctx *ctx = lint(buf, len);
@@ -1014,9 +995,7 @@ static void test_array_template(void **state)
     gb_kv_arr_str(b, KEY, parts, 4);
     gb_marks m = *gb_last(b);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     EXPECT(buf, len, "GG720", elem_off(&m, parts, 2), "__globals__", "array element 2");
     EXPECT(buf, len, "GG721", elem_off(&m, parts, 3), "'os'", "array element 3");
     free(buf);
@@ -1025,9 +1004,7 @@ static void test_array_template(void **state)
     b = gb_new(3);
     gb_kv_arr_str(b, KEY ".rag", split, 2);
     m = *gb_last(b);
-    buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    buf = ex_finish(b, &len);
     EXPECT(buf, len, "GG720", elem_off(&m, split, 0), "__class__");
     free(buf);
     /* a URL that starts in element 1 and runs on through thirteen more (and
@@ -1044,9 +1021,7 @@ static void test_array_template(void **state)
     b = gb_new(3);
     gb_kv_arr_str(b, KEY, url, 16);
     m = *gb_last(b);
-    buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    buf = ex_finish(b, &len);
     EXPECT(buf, len, "GG725", elem_off(&m, url, 1), "http://evil.example.com/abcdefgh",
            "array element 1");
     free(buf);
@@ -1286,36 +1261,33 @@ static void test_cost_256k(void **state)
     free(big);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_benign_templates_silent),
-        cmocka_unit_test(test_GG720_cve_2024_34359_payload),
-        cmocka_unit_test(test_GG721_code_exec),
-        cmocka_unit_test(test_GG722_obfuscation),
-        cmocka_unit_test(test_GG723_encoded_blob),
-        cmocka_unit_test(test_GG724_oversize),
-        cmocka_unit_test(test_GG725_url_or_ip),
-        cmocka_unit_test(test_GG726_hidden_instruction),
-        cmocka_unit_test(test_GG727_content_trigger),
-        cmocka_unit_test(test_GG728_invisible_chars),
-        cmocka_unit_test(test_GG729_render_dos),
-        cmocka_unit_test(test_GG730_not_utf8),
-        cmocka_unit_test(test_GG731_syntax),
-        cmocka_unit_test(test_GG732_template_in_other_key),
-        cmocka_unit_test(test_GG733_analysis_limit),
-        cmocka_unit_test(test_fold_extremes),
-        cmocka_unit_test(test_budget_per_file),
-        cmocka_unit_test(test_computed_subscript_keys),
-        cmocka_unit_test(test_detect_as_emitted),
-        cmocka_unit_test(test_behavioural_family),
-        cmocka_unit_test(test_named_template),
-        cmocka_unit_test(test_array_template),
-        cmocka_unit_test(test_messages_escaped),
-        cmocka_unit_test(test_profiles),
-        cmocka_unit_test(test_malformed_and_hostile),
-        cmocka_unit_test(test_long_literal),
-        cmocka_unit_test(test_cost_256k),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_benign_templates_silent),
+            cmocka_unit_test(test_GG720_cve_2024_34359_payload),
+            cmocka_unit_test(test_GG721_code_exec),
+            cmocka_unit_test(test_GG722_obfuscation),
+            cmocka_unit_test(test_GG723_encoded_blob),
+            cmocka_unit_test(test_GG724_oversize),
+            cmocka_unit_test(test_GG725_url_or_ip),
+            cmocka_unit_test(test_GG726_hidden_instruction),
+            cmocka_unit_test(test_GG727_content_trigger),
+            cmocka_unit_test(test_GG728_invisible_chars),
+            cmocka_unit_test(test_GG729_render_dos),
+            cmocka_unit_test(test_GG730_not_utf8),
+            cmocka_unit_test(test_GG731_syntax),
+            cmocka_unit_test(test_GG732_template_in_other_key),
+            cmocka_unit_test(test_GG733_analysis_limit),
+            cmocka_unit_test(test_fold_extremes),
+            cmocka_unit_test(test_budget_per_file),
+            cmocka_unit_test(test_computed_subscript_keys),
+            cmocka_unit_test(test_detect_as_emitted),
+            cmocka_unit_test(test_behavioural_family),
+            cmocka_unit_test(test_named_template),
+            cmocka_unit_test(test_array_template),
+            cmocka_unit_test(test_messages_escaped),
+            cmocka_unit_test(test_profiles),
+            cmocka_unit_test(test_malformed_and_hostile),
+            cmocka_unit_test(test_long_literal),
+            cmocka_unit_test(test_cost_256k),
+        })

@@ -32,9 +32,7 @@ static uint8_t *tpl_file(const char *tpl, size_t *len, size_t *value)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_strn(b, KEY, tpl, strlen(tpl));
     *value = gb_last(b)->value;
-    uint8_t *p = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(p);
+    uint8_t *p = ex_finish(b, len);
     return p;
 }
 
@@ -279,12 +277,12 @@ static void test_chain_arena_moves(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_namespace_lists), cmocka_unit_test(test_namespace_lists_benign),
-        cmocka_unit_test(test_format_fields),   cmocka_unit_test(test_chains),
-        cmocka_unit_test(test_line_column),     cmocka_unit_test(test_chain_arena_moves),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_namespace_lists),
+            cmocka_unit_test(test_namespace_lists_benign),
+            cmocka_unit_test(test_format_fields),
+            cmocka_unit_test(test_chains),
+            cmocka_unit_test(test_line_column),
+            cmocka_unit_test(test_chain_arena_moves),
+        })

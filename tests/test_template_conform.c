@@ -54,9 +54,7 @@ static uint8_t *vocab_file(const char *const *vocab, size_t n, int add_bos, cons
         if (tpl_off)
             *tpl_off = gb_last(b)->value;
     }
-    uint8_t *p = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(p);
+    uint8_t *p = ex_finish(b, len);
     return p;
 }
 
@@ -174,29 +172,30 @@ static void test_GG743_no_eos(void **state)
     CHECK("{% for m in messages %}{{ m.content }}</s>{% endfor %}", -1, "GG743", NONE, NULL);
 }
 
+static const char *const static_syntax_bad[] = {
+    "{{ a) }}",
+    "{{ [1, 2) }}",
+    "{{ (a }}",
+    "{{ }}",
+    "{{ -}}",
+    "{{ a + }}",
+    "{{ a | }}",
+    "{{ a b }}",
+    "{% if %}{% endif %}",
+    "{% set x = %}",
+    "{% for x in %}{% endfor %}",
+    "{% for in xs %}{% endfor %}",
+    "{% if x %}{% elif %}{% endif %}",
+    "{% if x - %}{% endif %}",
+};
+
 /* Syntax errors Jinja's parser raises, found without rendering; their valid
  * look-alikes stay silent. */
 static void test_GG731_static_syntax(void **state)
 {
     (void)state;
-    static const char *const bad[] = {
-        "{{ a) }}",
-        "{{ [1, 2) }}",
-        "{{ (a }}",
-        "{{ }}",
-        "{{ -}}",
-        "{{ a + }}",
-        "{{ a | }}",
-        "{{ a b }}",
-        "{% if %}{% endif %}",
-        "{% set x = %}",
-        "{% for x in %}{% endfor %}",
-        "{% for in xs %}{% endfor %}",
-        "{% if x %}{% elif %}{% endif %}",
-        "{% if x - %}{% endif %}",
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        CHECK(bad[i], -1, "GG731", AT_TEMPLATE, "Jinja rejects");
+    for (size_t i = 0; i < sizeof static_syntax_bad / sizeof static_syntax_bad[0]; i++)
+        CHECK(static_syntax_bad[i], -1, "GG731", AT_TEMPLATE, "Jinja rejects");
     static const char *const good[] = {
         "{{- a -}}{%- if x -%}y{%- endif -%}</s>",
         "{{ a -}}{{ a +}}</s>",
@@ -265,9 +264,7 @@ static void test_GG744_family(void **state)
 static void test_model_stem(void **state)
 {
     (void)state;
-    static const struct {
-        const char *path, *stem;
-    } cases[] = {
+    static const ex_str_case cases[] = {
         {"dir/Model-7B-Q4_K_M.gguf", "dir/Model-7B"},
         {"dir/Model-7B.Q8_0.gguf", "dir/Model-7B"},
         {"dir/Model-7B-Q4_K_M-00001-of-00003.gguf", "dir/Model-7B"},
@@ -278,10 +275,10 @@ static void test_model_stem(void **state)
     };
     char buf[256];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t n = gguflint_model_stem(cases[i].path, buf, sizeof buf);
-        if (n != strlen(cases[i].stem) || (n && strcmp(buf, cases[i].stem) != 0))
-            fail_msg("%s: stem '%s' (%zu), expected '%s'", cases[i].path, n ? buf : "", n,
-                     cases[i].stem);
+        size_t n = gguflint_model_stem(cases[i].in, buf, sizeof buf);
+        if (n != strlen(cases[i].want) || (n && strcmp(buf, cases[i].want) != 0))
+            fail_msg("%s: stem '%s' (%zu), expected '%s'", cases[i].in, n ? buf : "", n,
+                     cases[i].want);
     }
     /* the length alone, and a buffer too small: nothing written */
     assert_int_equal(gguflint_model_stem("a/M-Q8_0.gguf", NULL, 0), 3);
@@ -349,17 +346,14 @@ static void test_GG744_cli(void **state)
     rmdir(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_GG740_token_not_in_vocab),
-        cmocka_unit_test(test_GG741_template_missing),
-        cmocka_unit_test(test_GG742_double_bos),
-        cmocka_unit_test(test_GG743_no_eos),
-        cmocka_unit_test(test_GG731_static_syntax),
-        cmocka_unit_test(test_GG744_family),
-        cmocka_unit_test(test_model_stem),
-        cmocka_unit_test(test_GG744_cli),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_GG740_token_not_in_vocab),
+            cmocka_unit_test(test_GG741_template_missing),
+            cmocka_unit_test(test_GG742_double_bos),
+            cmocka_unit_test(test_GG743_no_eos),
+            cmocka_unit_test(test_GG731_static_syntax),
+            cmocka_unit_test(test_GG744_family),
+            cmocka_unit_test(test_model_stem),
+            cmocka_unit_test(test_GG744_cli),
+        })

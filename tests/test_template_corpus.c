@@ -54,9 +54,7 @@ static gguflint_ctx *lint_template(const char *tpl, size_t n)
     gb_kv_str(b, "general.architecture", "llama");
     gb_kv_strn(b, "tokenizer.chat_template", tpl, n);
     size_t len;
-    uint8_t *buf = gb_finish(b, &len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, &len);
     gguflint_options *opt = gguflint_options_new();
     assert_non_null(opt);
     assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);

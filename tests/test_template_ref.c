@@ -78,9 +78,7 @@ static uint8_t *wrap(const char *text, size_t n, bool split, size_t *len)
         for (size_t off = 0; off < n; off += SPLIT)
             gb_str(b, text + off, n - off < SPLIT ? n - off : SPLIT);
     }
-    uint8_t *buf = gb_finish(b, len);
-    gb_free(b);
-    assert_non_null(buf);
+    uint8_t *buf = ex_finish(b, len);
     return buf;
 }
 
@@ -188,25 +186,26 @@ static void real_templates_agree(void **state)
                   r, l, r + l ? "" : " (absent: none checked)");
 }
 
+static const char *const edge_templates[] = {
+    "{{ 'a' }}{{ 'a' }}{{ 'a' }}",
+    "{% raw %}{{ x }}{% endraw %}{# c #}{{- y -}}",
+    "{{ \"\\u200b\" ~ 'ignore previous instructions' }}",
+    "<|im_start|>user\n{{ '<|im_end|>' }}[INST] x [/INST]</s>",
+    "\t \n\f\v{{ x }}   \n  {%- if a %}\xe2\x80\x8b{% endif %}",
+    "{{ 'aGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8=' }}",
+    "see https://example.com/x?q=1 or 10.0.0.1 or a@b.example {{ 'http' ~ 's://e.v' }}",
+    "{{ x.__class__.__mro__[1].__subclasses__() }}{{ ''|attr('__cl' ~ 'ass__') }}",
+    "{{ 'unterminated",
+    "{% for m in messages %}{{ m['content'] }}{% endfor",
+    "\xc3\x28\xe2\x82{{ '\xf0\x9f' }}\xd0\xb0\xd0\xb5 \xef\xbd\x81\xef\xbd\x82",
+};
+
 /* A few shapes the corpus may not hold: every fast path's edge. */
 static void edges_agree(void **state)
 {
     (void)state;
-    static const char *const t[] = {
-        "{{ 'a' }}{{ 'a' }}{{ 'a' }}",
-        "{% raw %}{{ x }}{% endraw %}{# c #}{{- y -}}",
-        "{{ \"\\u200b\" ~ 'ignore previous instructions' }}",
-        "<|im_start|>user\n{{ '<|im_end|>' }}[INST] x [/INST]</s>",
-        "\t \n\f\v{{ x }}   \n  {%- if a %}\xe2\x80\x8b{% endif %}",
-        "{{ 'aGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8=' }}",
-        "see https://example.com/x?q=1 or 10.0.0.1 or a@b.example {{ 'http' ~ 's://e.v' }}",
-        "{{ x.__class__.__mro__[1].__subclasses__() }}{{ ''|attr('__cl' ~ 'ass__') }}",
-        "{{ 'unterminated",
-        "{% for m in messages %}{{ m['content'] }}{% endfor",
-        "\xc3\x28\xe2\x82{{ '\xf0\x9f' }}\xd0\xb0\xd0\xb5 \xef\xbd\x81\xef\xbd\x82",
-    };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        agree("edge", t[i], strlen(t[i]));
+    for (size_t i = 0; i < sizeof edge_templates / sizeof edge_templates[0]; i++)
+        agree("edge", edge_templates[i], strlen(edge_templates[i]));
 }
 
 static int report(void **state)

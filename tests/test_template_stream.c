@@ -18,6 +18,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "template/tpl.h"
 
 /* A template analyser with a fresh LIT stream. */
@@ -282,16 +284,13 @@ static void test_resting_whitespace(void **state)
     tpl_free(t);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean_literal_is_held),
-        cmocka_unit_test(test_reporting_literal_is_never_held),
-        cmocka_unit_test(test_held_literal_goes_on),
-        cmocka_unit_test(test_held_literal_resolves_to_the_scanned_state),
-        cmocka_unit_test(test_value_replay_is_the_scan),
-        cmocka_unit_test(test_token_memo_keeps_emission),
-        cmocka_unit_test(test_resting_whitespace),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_clean_literal_is_held),
+            cmocka_unit_test(test_reporting_literal_is_never_held),
+            cmocka_unit_test(test_held_literal_goes_on),
+            cmocka_unit_test(test_held_literal_resolves_to_the_scanned_state),
+            cmocka_unit_test(test_value_replay_is_the_scan),
+            cmocka_unit_test(test_token_memo_keeps_emission),
+            cmocka_unit_test(test_resting_whitespace),
+        })

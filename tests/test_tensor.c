@@ -221,7 +221,6 @@ static uint64_t field_offset(const gb_marks *m, field at)
 
 static void test_tensor_cases(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof tensor_cases / sizeof tensor_cases[0]; i++) {
         const tensor_case *c = &tensor_cases[i];
         char where[64];
@@ -244,7 +243,6 @@ static void test_tensor_cases(void **state)
 
 static void test_GG205_duplicate_tensor_name(void **state)
 {
-    (void)state;
     rk_layout l = {.nt = 3, .t = {A8, RK_T("b", 1, GB_F32, 8), A8}};
     rk_built r = rk_build(&l);
     ex_assert_finding(r.buf, r.len, ST, "GG205", r.t[2].start);
@@ -258,7 +256,6 @@ static void test_GG205_duplicate_tensor_name(void **state)
 
 static void test_GG219_data_start_past_eof(void **state)
 {
-    (void)state;
     rk_layout l = {.nt = 1, .t = {RK_T("a", 1, GB_F32, 8)}, .stop_after_infos = true};
     rk_built r = rk_build(&l);
     assert_true(r.info_end % 32 != 0);
@@ -273,12 +270,9 @@ static void test_GG219_data_start_past_eof(void **state)
     free(r.buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tensor_cases),
-        cmocka_unit_test(test_GG205_duplicate_tensor_name),
-        cmocka_unit_test(test_GG219_data_start_past_eof),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_tensor_cases),
+            cmocka_unit_test(test_GG205_duplicate_tensor_name),
+            cmocka_unit_test(test_GG219_data_start_past_eof),
+        })

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "gguf_builder.h"
 #include "gguflint.h"
 
@@ -100,7 +102,6 @@ static void make_inputs(void)
 
 static void test_parallel_lint(void **state)
 {
-    (void)state;
     make_inputs();
     pthread_t t[N_THREADS];
     for (size_t i = 0; i < N_THREADS; i++)
@@ -116,8 +117,7 @@ static void test_parallel_lint(void **state)
         free(inputs[k].buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_parallel_lint)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_parallel_lint),
+        })

@@ -224,7 +224,6 @@ static void check_vocab_findings(const tok *v, size_t n, unsigned version, bool 
  * the reference the vector walks must agree with. */
 static void test_random_vocabularies(void **state)
 {
-    (void)state;
     for (int round = 0; round < 12; round++) {
         size_t n = 200 + (size_t)(rnd() % 3000);
         tok *v = make_vocab(n);
@@ -243,7 +242,6 @@ static void test_random_vocabularies(void **state)
  * each hashes through a different step of the hash. */
 static void test_near_misses(void **state)
 {
-    (void)state;
     enum { L = 70 };
     tok v[3 * L];
     size_t n = 0;
@@ -324,7 +322,6 @@ static uint64_t progression_probes(uint64_t step, size_t len)
 
 static void test_progressions(void **state)
 {
-    (void)state;
     static const uint64_t steps[] = {1,       3,       256,        65536,      1ull << 20,
                                      1 << 22, 1 << 24, 1ull << 28, 1ull << 31, 1ull << 32,
                                      0x101,   12345,   0x01010101, 1ull << 40, 0x10001};
@@ -354,7 +351,6 @@ static int cmp_u32(const void *a, const void *b)
  * between them. */
 static void test_tag_below_slot(void **state)
 {
-    (void)state;
     enum { N = 1 << 14 };
     uint32_t *tags = calloc(N, sizeof *tags);
     assert_non_null(tags);
@@ -372,13 +368,10 @@ static void test_tag_below_slot(void **state)
     free(tags);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_vocabularies),
-        cmocka_unit_test(test_near_misses),
-        cmocka_unit_test(test_progressions),
-        cmocka_unit_test(test_tag_below_slot),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_random_vocabularies),
+            cmocka_unit_test(test_near_misses),
+            cmocka_unit_test(test_progressions),
+            cmocka_unit_test(test_tag_below_slot),
+        })

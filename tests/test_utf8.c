@@ -13,15 +13,15 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "common/utf8.h"
 
 static void agree(const uint8_t *s, uint64_t n)
 {
     bool ref = utf8_valid_bytes(s, n);
     /* an exactly-sized copy so ASan catches any read past the end */
-    uint8_t *copy = malloc(n ? (size_t)n : 1);
-    assert_non_null(copy);
-    memcpy(copy, s, (size_t)n);
+    uint8_t *copy = ex_dup(s, (size_t)n);
     if (utf8_valid(copy, n) != ref || utf8_valid_slow(copy, n) != ref) {
         char hex[256] = "";
         for (uint64_t i = 0; i < n && i < 40; i++)
@@ -34,7 +34,6 @@ static void agree(const uint8_t *s, uint64_t n)
 
 static void test_exhaustive_short(void **state)
 {
-    (void)state;
     uint8_t b[3];
     for (unsigned a = 0; a < 256; a++) {
         b[0] = (uint8_t)a;
@@ -52,7 +51,6 @@ static void test_exhaustive_short(void **state)
 
 static void test_fixed_cases(void **state)
 {
-    (void)state;
     static const struct {
         const char *s;
         bool ok;
@@ -76,29 +74,29 @@ static void test_fixed_cases(void **state)
     }
 }
 
+static const char *const random_pieces[] = {
+    "a",
+    "Z",
+    " ",
+    "\xc4\xa0",
+    "\xc3\xa9",
+    "\xdf\xbf",
+    "\xc2\x80",
+    "\xe2\x96\x81",
+    "\xf0\x9f\x98\x80",
+    "\x80",
+    "\xc0",
+    "\xc1\x81",
+    "\xff",
+    "\xed\xa0\x80",
+    "\xc4",
+    "\xe2\x96",
+    "abcdefgh",
+    "\xc2",
+};
+
 static void test_random(void **state)
 {
-    (void)state;
-    static const char *const pieces[] = {
-        "a",
-        "Z",
-        " ",
-        "\xc4\xa0",
-        "\xc3\xa9",
-        "\xdf\xbf",
-        "\xc2\x80",
-        "\xe2\x96\x81",
-        "\xf0\x9f\x98\x80",
-        "\x80",
-        "\xc0",
-        "\xc1\x81",
-        "\xff",
-        "\xed\xa0\x80",
-        "\xc4",
-        "\xe2\x96",
-        "abcdefgh",
-        "\xc2",
-    };
     uint32_t x = 12345;
     uint8_t buf[80];
     for (int round = 0; round < 300000; round++) {
@@ -107,14 +105,14 @@ static void test_random(void **state)
         unsigned count = 1 + (x >> 28);
         for (unsigned k = 0; k < count; k++) {
             x = x * 1664525u + 1013904223u;
-            /* mostly valid pieces, sometimes broken ones */
-            unsigned pick = (x >> 16) % (sizeof pieces / sizeof pieces[0]);
+            /* mostly valid random_pieces, sometimes broken ones */
+            unsigned pick = (x >> 16) % (sizeof random_pieces / sizeof random_pieces[0]);
             if ((x & 7) != 0 && pick >= 9 && pick != 16)
                 pick %= 9;
-            size_t l = strlen(pieces[pick]);
+            size_t l = strlen(random_pieces[pick]);
             if (n + l > sizeof buf)
                 break;
-            memcpy(buf + n, pieces[pick], l);
+            memcpy(buf + n, random_pieces[pick], l);
             n += l;
         }
         agree(buf, n);
@@ -129,7 +127,6 @@ static void test_random(void **state)
  * for ASan). */
 static void test_runs(void **state)
 {
-    (void)state;
     static const char *const pieces[] = {
         "a",        "\xc4\xa0",     "\xe2\x96\x81", "\xf0\x9f\x98\x80", "\xc4",  "\x80",
         "\xe2\x96", "\xed\xa0\x80", "xyz",          "abcdefghijklmnop", "\x1b[", "\x1b"};
@@ -174,9 +171,7 @@ static void test_runs(void **state)
         if (utf8_valid_region_esc(buf + 8, len - 8, buf + len + 32, &esc) != all_ok ||
             esc != want_esc)
             fail_msg("run of %zu bytes: expected %d, esc %d", len, all_ok, want_esc);
-        uint8_t *exact = malloc(len - 8 ? len - 8 : 1);
-        assert_non_null(exact);
-        memcpy(exact, buf + 8, len - 8);
+        uint8_t *exact = ex_dup(buf + 8, len - 8);
         if (utf8_valid_region(exact, len - 8, exact + len - 8) != all_ok)
             fail_msg("exact run of %zu bytes: expected %d", len, all_ok);
         free(exact);
@@ -184,43 +179,75 @@ static void test_runs(void **state)
     free(buf);
 }
 
-/* Long strings: whole ASCII blocks between multi-byte sequences, sequences
- * across 32-byte boundaries, errors after long valid stretches. */
-static void test_random_long(void **state)
+/* Random strings of `pieces`: each round up to max_count of them (at most
+ * cap bytes), a piece at index `valid` or above (the broken ones) kept only
+ * when (x & mask) is 0; the vector check against the reference. */
+typedef struct mix {
+    const char *const *pieces;
+    unsigned n, valid, max_count, mask;
+    uint32_t seed;
+    int rounds;
+    size_t cap;
+} mix;
+
+static void random_mix(const mix *m)
 {
-    (void)state;
-    static const char *const pieces[] = {
-        "abcdefghijklmnopqrstuvwxyz012345",
-        "a",
-        "\xc4\xa0",
-        "\xe2\x96\x81",
-        "\xf0\x9f\x98\x80",
-        "\x80",
-        "\xc4",
-        "\xe2\x96",
-        "\xed\xa0\x80",
-        "\xf4\x90\x80\x80",
-    };
-    uint32_t x = 4242;
-    uint8_t buf[700];
-    for (int round = 0; round < 40000; round++) {
+    uint32_t x = m->seed;
+    uint8_t buf[800];
+    assert_true(m->cap <= sizeof buf);
+    for (int round = 0; round < m->rounds; round++) {
         size_t n = 0;
         x = x * 1664525u + 1013904223u;
-        unsigned count = 1 + (x >> 24) % 60;
+        unsigned count = 1 + (x >> 24) % m->max_count;
         for (unsigned k = 0; k < count; k++) {
             x = x * 1664525u + 1013904223u;
-            unsigned pick = (x >> 16) % 10;
-            if ((x & 31) != 0 && pick >= 5)
-                pick %= 5;
-            size_t l = strlen(pieces[pick]);
-            if (n + l > sizeof buf)
+            unsigned pick = (x >> 16) % m->n;
+            if ((x & m->mask) != 0 && pick >= m->valid)
+                pick %= m->valid;
+            size_t l = strlen(m->pieces[pick]);
+            if (n + l > m->cap)
                 break;
-            memcpy(buf + n, pieces[pick], l);
+            memcpy(buf + n, m->pieces[pick], l);
             n += l;
         }
         agree(buf, n);
     }
 }
+
+static const char *const long_pieces[] = {
+    "abcdefghijklmnopqrstuvwxyz012345",
+    "a",
+    "\xc4\xa0",
+    "\xe2\x96\x81",
+    "\xf0\x9f\x98\x80",
+    "\x80",
+    "\xc4",
+    "\xe2\x96",
+    "\xed\xa0\x80",
+    "\xf4\x90\x80\x80",
+};
+
+/* Long strings: whole ASCII blocks between multi-byte sequences, sequences
+ * across 32-byte boundaries, errors after long valid stretches. */
+static void test_random_long(void **state)
+{
+    random_mix(
+        &(mix){long_pieces, sizeof long_pieces / sizeof *long_pieces, 5, 60, 31, 4242, 40000, 700});
+}
+
+static const char *const two_byte_pieces[] = {
+    "the quick brown fox jumps over 1",
+    "\xc4\xa0",
+    "\xd0\xb9",
+    "\xdf\xbf",
+    "\xc2\x80",
+    "a",
+    "\x80",
+    "\xc4",
+    "\xc0\x80",
+    "\xc1\xbf",
+    "\xe2\x96\x81",
+};
 
 /* Long strings of ASCII and 2-byte sequences only, with sparse errors
  * (stray continuations, lone leads, the overlong C0/C1 leads, a rare 3-byte
@@ -228,39 +255,8 @@ static void test_random_long(void **state)
  * reference. */
 static void test_random_two_byte(void **state)
 {
-    (void)state;
-    static const char *const pieces[] = {
-        "the quick brown fox jumps over 1",
-        "\xc4\xa0",
-        "\xd0\xb9",
-        "\xdf\xbf",
-        "\xc2\x80",
-        "a",
-        "\x80",
-        "\xc4",
-        "\xc0\x80",
-        "\xc1\xbf",
-        "\xe2\x96\x81",
-    };
-    uint32_t x = 31337;
-    uint8_t buf[800];
-    for (int round = 0; round < 60000; round++) {
-        size_t n = 0;
-        x = x * 1664525u + 1013904223u;
-        unsigned count = 1 + (x >> 24) % 120;
-        for (unsigned k = 0; k < count; k++) {
-            x = x * 1664525u + 1013904223u;
-            unsigned pick = (x >> 16) % 11;
-            if ((x & 63) != 0 && pick >= 6)
-                pick %= 6;
-            size_t l = strlen(pieces[pick]);
-            if (n + l > sizeof buf)
-                break;
-            memcpy(buf + n, pieces[pick], l);
-            n += l;
-        }
-        agree(buf, n);
-    }
+    random_mix(&(mix){two_byte_pieces, sizeof two_byte_pieces / sizeof *two_byte_pieces, 6, 120, 63,
+                      31337, 60000, 800});
 }
 
 /* Every short sequence, valid or not, at every position of a 200-byte
@@ -269,7 +265,6 @@ static void test_random_two_byte(void **state)
  * against the reference. */
 static void test_every_position(void **state)
 {
-    (void)state;
     static const char *const seqs[] = {
         "\xe2\x96\x81",
         "\xe2\x96",
@@ -317,7 +312,6 @@ static void test_every_position(void **state)
  * make their first stop rare enough to lie far in. */
 static void test_print_span(void **state)
 {
-    (void)state;
     uint32_t x = 99;
     uint8_t buf[1200];
     for (int round = 0; round < 100000; round++) {
@@ -336,22 +330,21 @@ static void test_print_span(void **state)
         while (want_text < n && ((buf[want_text] >= 0x20 && buf[want_text] < 0x7F) ||
                                  buf[want_text] == '\t' || buf[want_text] == '\n'))
             want_text++;
-        uint8_t *exact = malloc(n ? n : 1);
-        assert_non_null(exact);
-        memcpy(exact, buf, n);
+        uint8_t *exact = ex_dup(buf, n);
         assert_int_equal(ascii_print_span(exact, n, false), want);
         assert_int_equal(ascii_print_span(exact, n, true), want_text);
         free(exact);
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exhaustive_short), cmocka_unit_test(test_fixed_cases),
-        cmocka_unit_test(test_random),           cmocka_unit_test(test_runs),
-        cmocka_unit_test(test_random_long),      cmocka_unit_test(test_random_two_byte),
-        cmocka_unit_test(test_every_position),   cmocka_unit_test(test_print_span),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_exhaustive_short),
+            cmocka_unit_test(test_fixed_cases),
+            cmocka_unit_test(test_random),
+            cmocka_unit_test(test_runs),
+            cmocka_unit_test(test_random_long),
+            cmocka_unit_test(test_random_two_byte),
+            cmocka_unit_test(test_every_position),
+            cmocka_unit_test(test_print_span),
+        })

@@ -33,9 +33,7 @@ static built finish(gb *b)
 {
     built r;
     assert_non_null(b);
-    r.buf = gb_finish(b, &r.len);
-    gb_free(b);
-    assert_non_null(r.buf);
+    r.buf = ex_finish(b, &r.len);
     return r;
 }
 
@@ -187,7 +185,6 @@ static vfile vocab_file(const vopt *o)
 
 static void test_base_clean(void **state)
 {
-    (void)state;
     vopt o = {0};
     clean(vocab_file(&o).f);
     /* the real files' layout: gpt2 with merges and pre, bert with the misspelled key */
@@ -229,7 +226,6 @@ static void test_base_clean(void **state)
 
 static void test_GG570_tokenizer_model_unknown(void **state)
 {
-    (void)state;
     vopt o = {.model = "sentencepiece"};
     vfile v = vocab_file(&o);
     expect(v.f, "GG570", v.model.value);
@@ -305,7 +301,6 @@ static void w_add_bos_u8(gb *b, gb_marks *m)
 
 static void test_GG571_tokenizer_wrong_type(void **state)
 {
-    (void)state;
     /* scores as 1-byte elements: the #24888 type confusion, at the element type */
     vopt o = {.no_scores = true, .extra = w_scores_u8};
     vfile v = vocab_file(&o);
@@ -333,7 +328,6 @@ static void test_GG571_tokenizer_wrong_type(void **state)
 
 static void test_GG572_tokenizer_length_mismatch(void **state)
 {
-    (void)state;
     vopt o = {.n_types = N_BASE - 1};
     vfile v = vocab_file(&o);
     expect(v.f, "GG572", v.types.arr_count);
@@ -358,7 +352,6 @@ static void w_vocab_size_8(gb *b, gb_marks *m)
 
 static void test_GG573_vocab_size_mismatch(void **state)
 {
-    (void)state;
     vopt o = {.extra = w_vocab_size_9};
     vfile v = vocab_file(&o);
     expect(v.f, "GG573", v.extra.value);
@@ -386,7 +379,6 @@ static built with_tensors(uint64_t rows, gb_marks *embd)
 
 static void test_GG574_vocab_tensor_rows_mismatch(void **state)
 {
-    (void)state;
     gb_marks m;
     built f = with_tensors(9, &m);
     expect(f, "GG574", m.dim[1]);
@@ -419,7 +411,6 @@ static void w_sep_spec(gb *b, gb_marks *m)
 
 static void test_GG575_special_token_id_out_of_range(void **state)
 {
-    (void)state;
     vopt o = {.extra = w_eos_8};
     vfile v = vocab_file(&o);
     expect(v.f, "GG575", v.extra.value);
@@ -441,7 +432,6 @@ static void w_eos_1(gb *b, gb_marks *m)
 
 static void test_GG576_default_special_id_out_of_range(void **state)
 {
-    (void)state;
     /* two llama tokens and no eos key: the default eos 2 is past the table */
     static const char *const two[] = {"<unk>", "<s>"};
     vopt o = {.tokens = two, .n_tokens = 2, .no_ids = true};
@@ -458,7 +448,6 @@ static void test_GG576_default_special_id_out_of_range(void **state)
 
 static void test_GG577_duplicate_token(void **state)
 {
-    (void)state;
     static const char *const toks[] = {"<unk>", "<s>", "</s>", "x", "y", "x"};
     vopt o = {.tokens = toks, .n_tokens = 6};
     vfile v = vocab_file(&o);
@@ -468,7 +457,6 @@ static void test_GG577_duplicate_token(void **state)
 
 static void test_GG578_empty_token(void **state)
 {
-    (void)state;
     static const char *const toks[] = {"<unk>", "<s>", "</s>", "", "y", ""};
     vopt o = {.tokens = toks, .n_tokens = 6};
     vfile v = vocab_file(&o);
@@ -480,7 +468,6 @@ static void test_GG578_empty_token(void **state)
 
 static void test_GG579_byte_token_malformed(void **state)
 {
-    (void)state;
     static const int32_t types[] = {2, 3, 3, 6, 6, 6};
     static const char *const lower[] = {"<unk>", "<s>", "</s>", "<0x00>", "<0x0a>", "<0x0B>"};
     vopt o = {.tokens = lower, .n_tokens = 6, .types = types};
@@ -497,7 +484,6 @@ static void test_GG579_byte_token_malformed(void **state)
 
 static void test_GG580_token_type_unknown(void **state)
 {
-    (void)state;
     static const int32_t types[N_BASE] = {2, 3, 3, 6, 6, 7, 1, -1};
     vopt o = {.types = types};
     vfile v = vocab_file(&o);
@@ -529,14 +515,12 @@ static void long_token(size_t len, const char *id, bool expect_it)
 
 static void test_GG581_token_too_long(void **state)
 {
-    (void)state;
     long_token(64 * 1024 + 1, "GG581", true);
     long_token(64 * 1024, "GG581", false); /* exactly 64 KiB: GG582 only */
 }
 
 static void test_GG582_token_long(void **state)
 {
-    (void)state;
     long_token(1025, "GG582", true);
     long_token(64 * 1024, "GG582", true);
     long_token(1024, "GG582", false); /* the longest real tokens (gpt-neox) */
@@ -580,7 +564,6 @@ static void w_charsmap_huge(gb *b, gb_marks *m)
 
 static void test_GG583_precompiled_charsmap_inconsistent(void **state)
 {
-    (void)state;
     vopt o = {.model = "t5", .extra = w_charsmap_3};
     vfile v = vocab_file(&o);
     expect(v.f, "GG583", v.extra.arr_count);
@@ -648,7 +631,6 @@ static vfile bpe_file(const char *model, const char *pre, bool merges)
 
 static void test_GG584_bpe_merges_missing(void **state)
 {
-    (void)state;
     vopt o = {.model = "gpt2", .no_scores = true, .extra = w_pre};
     vfile v = vocab_file(&o);
     expect(v.f, "GG584", v.model.value);
@@ -658,7 +640,6 @@ static void test_GG584_bpe_merges_missing(void **state)
 
 static void test_GG585_bpe_pre_missing(void **state)
 {
-    (void)state;
     vopt o = {.model = "gpt2", .no_scores = true, .extra = w_merges};
     vfile v = vocab_file(&o);
     gguflint_ctx *ctx = lint(v.f);
@@ -678,7 +659,6 @@ static void test_GG585_bpe_pre_missing(void **state)
 
 static void test_GG593_pre_tokenizer_unknown(void **state)
 {
-    (void)state;
     /* a name no llama.cpp has: at the value of the key, a warning */
     vfile v = bpe_file(NULL, "qwen4", true);
     gguflint_ctx *ctx = lint(v.f);
@@ -755,7 +735,6 @@ static void test_GG593_pre_tokenizer_unknown(void **state)
  * range in an 8-token gpt2 vocabulary without id keys. */
 static void test_pre_clears_default_bos(void **state)
 {
-    (void)state;
     static const char *const mg[] = {"a b"};
     const char *pres[] = {"glm4", "gpt-2"};
     for (int k = 0; k < 2; k++) {
@@ -783,7 +762,6 @@ static void test_pre_clears_default_bos(void **state)
 
 static void test_GG586_tokenizer_incomplete(void **state)
 {
-    (void)state;
     vopt o = {.no_tokens = true, .no_scores = true, .no_types = true, .no_ids = true};
     vfile v = vocab_file(&o);
     expect(v.f, "GG586", v.model.value);
@@ -800,7 +778,6 @@ static void test_GG586_tokenizer_incomplete(void **state)
  * then with the last token repeating one in the middle. */
 static void test_large_vocabulary(void **state)
 {
-    (void)state;
     enum { N = 200000 };
     char(*names)[16] = malloc((size_t)N * sizeof *names);
     const char **toks = malloc((size_t)N * sizeof *toks);
@@ -822,7 +799,6 @@ static void test_large_vocabulary(void **state)
 /* A big-endian file: the element decoders honour the byte order. */
 static void test_big_endian(void **state)
 {
-    (void)state;
     static const int32_t types[N_BASE] = {2, 3, 3, 6, 6, 1, 1, 9};
     gb *b = gb_new(3);
     gb_set_big_endian(b, true);
@@ -835,31 +811,28 @@ static void test_big_endian(void **state)
     expect(finish(b), "GG580", m.arr_elems + 7 * 4);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_base_clean),
-        cmocka_unit_test(test_GG570_tokenizer_model_unknown),
-        cmocka_unit_test(test_GG571_tokenizer_wrong_type),
-        cmocka_unit_test(test_GG572_tokenizer_length_mismatch),
-        cmocka_unit_test(test_GG573_vocab_size_mismatch),
-        cmocka_unit_test(test_GG574_vocab_tensor_rows_mismatch),
-        cmocka_unit_test(test_GG575_special_token_id_out_of_range),
-        cmocka_unit_test(test_GG576_default_special_id_out_of_range),
-        cmocka_unit_test(test_GG577_duplicate_token),
-        cmocka_unit_test(test_GG578_empty_token),
-        cmocka_unit_test(test_GG579_byte_token_malformed),
-        cmocka_unit_test(test_GG580_token_type_unknown),
-        cmocka_unit_test(test_GG581_token_too_long),
-        cmocka_unit_test(test_GG582_token_long),
-        cmocka_unit_test(test_GG583_precompiled_charsmap_inconsistent),
-        cmocka_unit_test(test_GG584_bpe_merges_missing),
-        cmocka_unit_test(test_GG585_bpe_pre_missing),
-        cmocka_unit_test(test_GG586_tokenizer_incomplete),
-        cmocka_unit_test(test_GG593_pre_tokenizer_unknown),
-        cmocka_unit_test(test_pre_clears_default_bos),
-        cmocka_unit_test(test_large_vocabulary),
-        cmocka_unit_test(test_big_endian),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EX_MAIN(NULL, NULL,
+        {
+            cmocka_unit_test(test_base_clean),
+            cmocka_unit_test(test_GG570_tokenizer_model_unknown),
+            cmocka_unit_test(test_GG571_tokenizer_wrong_type),
+            cmocka_unit_test(test_GG572_tokenizer_length_mismatch),
+            cmocka_unit_test(test_GG573_vocab_size_mismatch),
+            cmocka_unit_test(test_GG574_vocab_tensor_rows_mismatch),
+            cmocka_unit_test(test_GG575_special_token_id_out_of_range),
+            cmocka_unit_test(test_GG576_default_special_id_out_of_range),
+            cmocka_unit_test(test_GG577_duplicate_token),
+            cmocka_unit_test(test_GG578_empty_token),
+            cmocka_unit_test(test_GG579_byte_token_malformed),
+            cmocka_unit_test(test_GG580_token_type_unknown),
+            cmocka_unit_test(test_GG581_token_too_long),
+            cmocka_unit_test(test_GG582_token_long),
+            cmocka_unit_test(test_GG583_precompiled_charsmap_inconsistent),
+            cmocka_unit_test(test_GG584_bpe_merges_missing),
+            cmocka_unit_test(test_GG585_bpe_pre_missing),
+            cmocka_unit_test(test_GG586_tokenizer_incomplete),
+            cmocka_unit_test(test_GG593_pre_tokenizer_unknown),
+            cmocka_unit_test(test_pre_clears_default_bos),
+            cmocka_unit_test(test_large_vocabulary),
+            cmocka_unit_test(test_big_endian),
+        })

@@ -32,29 +32,20 @@
 static char dir[] = "/tmp/gguflint-walk-XXXXXX";
 static char out[1 << 20];
 
-/* Run the CLI in `dir` (as nobody when root), `pre` a shell prefix. */
-static int run(const char *pre, const char *args)
+/* The CLI (as nobody when root). */
+static const char *cli(void)
 {
-    const char *drop = geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
-    char cmd[4096], path[600];
-    snprintf(path, sizeof path, "%s/out.txt", dir);
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s timeout 120 %s%s %s > '%s' 2>&1", dir, pre, drop,
-             GGUFLINT_CLI, args, path);
-    int st = system(cmd);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-    out[n] = '\0';
-    if (f)
-        fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    static char s[1024];
+    snprintf(s, sizeof s, "%s%s",
+             geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "",
+             GGUFLINT_CLI);
+    return s;
 }
 
+/* Run the CLI in `dir`, `pre` a shell prefix. */
 static void expect_run(const char *pre, const char *args, int code, const char *needle)
 {
-    int rc = run(pre, args);
-    if (rc != code || (needle && !strstr(out, needle)))
-        fail_msg("'%s': exit %d (expected %d), wanted '%s' in:\n%.4000s", args, rc, code,
-                 needle ? needle : "", out);
+    ex_cli_expect_as(&(ex_how){pre, 120}, cli(), dir, ".", args, code, needle, out, sizeof out);
 }
 
 static void write_clean_at(int dfd, const char *name)
@@ -76,7 +67,6 @@ static bool have_setpriv(void)
 
 static void test_unreadable_dir(void **state)
 {
-    (void)state;
     if (!have_setpriv())
         skip();
     char p[600];
@@ -133,7 +123,6 @@ static int chain(int dfd, const char *name, int levels)
 
 static void test_deep_tree(void **state)
 {
-    (void)state;
     if (!have_setpriv())
         skip();
     char p[600];
@@ -174,23 +163,15 @@ static void test_deep_tree(void **state)
 
 static int setup(void **state)
 {
-    (void)state;
     if (!mkdtemp(dir))
         return -1;
     return chmod(dir, 0755);
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    return ex_tmpdir_remove(dir);
-}
+EX_TMPDIR_TEARDOWN(dir)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_unreadable_dir),
-        cmocka_unit_test(test_deep_tree),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+EX_MAIN(setup, teardown,
+        {
+            cmocka_unit_test(test_unreadable_dir),
+            cmocka_unit_test(test_deep_tree),
+        })

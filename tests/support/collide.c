@@ -1,5 +1,6 @@
 /* collide.c - see collide.h. */
 #include "collide.h"
+#include "genkit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +15,6 @@ static uint32_t fnv_low(uint32_t s, const uint8_t *p, size_t n)
     for (size_t i = 0; i < n; i++)
         s = (s ^ p[i]) * FNV_LOW_PRIME;
     return s;
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
 }
 
 static void block_of(uint64_t idx, const char *alpha, size_t na, size_t len, uint8_t *out)
@@ -67,7 +58,7 @@ bool collide_fnv(collide_family *f, const char *prefix, const char *alpha, size_
         memset(vals, 0, cap * sizeof *vals);
         bool found = false;
         for (uint64_t tries = 0; tries < cap / 2 && !found; tries++) {
-            uint64_t idx = rng_next(&seed) % space;
+            uint64_t idx = gk_rng_next(&seed) % space;
             uint8_t blk[8];
             block_of(idx, alpha, na, block, blk);
             uint32_t e = fnv_low(s, blk, block) & COLLIDE_FNV_MASK;

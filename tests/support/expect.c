@@ -208,18 +208,43 @@ void ex_assert_clean_at(const uint8_t *buf, size_t len, const gguflint_options *
     gguflint_free(ctx);
 }
 
-/* Exactly one finding of `id`, at `offset`. Frees buf. */
-void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where)
+void ex_expect_msg_at(uint8_t *buf, size_t len, const char *name, const char *id, uint64_t offset,
+                      const char *text, const char *where)
 {
-    gguflint_ctx *ctx = ex_lint(buf, len);
+    assert_non_null(buf);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
     size_t at, n = ex_count_id(ctx, id, offset, &at);
-    if (n != 1 || at != 1) {
-        print_message("%s: expected one %s at %llu, got %zu (%zu there)\n", where, id,
-                      (unsigned long long)offset, n, at);
+    const gguflint_finding *f = ex_find(ctx, id);
+    if (n != 1 || at != 1 || (text && !strstr(f->message, text))) {
+        print_message("%s: expected one %s at %llu%s%s, got %zu (%zu there)\n", where, id,
+                      (unsigned long long)offset, text ? " saying " : "", text ? text : "", n, at);
         ex_print_findings(NULL, ctx);
         gguflint_free(ctx);
         free(buf);
         fail_msg("%s: %s", where, id);
+    }
+    gguflint_free(ctx);
+    free(buf);
+}
+
+void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where)
+{
+    ex_expect_msg_at(buf, len, NULL, id, offset, NULL, where);
+}
+
+void ex_expect_none_of(uint8_t *buf, size_t len, const char *name, const char *const *ids,
+                       const char *where)
+{
+    assert_non_null(buf);
+    gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, name);
+    for (size_t k = 0; ids[k]; k++) {
+        if (ex_count(ctx, ids[k])) {
+            print_message("%s: %s must not be reported\n", where, ids[k]);
+            ex_print_findings(NULL, ctx);
+            gguflint_free(ctx);
+            free(buf);
+            fail_msg("%s: unexpected %s", where, ids[k]);
+        }
     }
     gguflint_free(ctx);
     free(buf);
@@ -260,13 +285,15 @@ void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix, gg
 
 /* ---- the command line ---- */
 
-int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *args, char *out,
-               size_t cap)
+int ex_cli_run_as(const ex_how *how, const char *cli, const char *dir, const char *cwd,
+                  const char *args, char *out, size_t cap)
 {
     char cmd[4096], path[1024];
+    const char *pre = how && how->pre ? how->pre : "";
+    unsigned secs = how && how->secs ? how->secs : 60;
     snprintf(path, sizeof path, "%s/out.txt", dir);
-    int w = snprintf(cmd, sizeof cmd, "cd '%s/%s' && timeout 60 %s %s > '%s' 2>&1", dir, cwd, cli,
-                     args, path);
+    int w = snprintf(cmd, sizeof cmd, "cd '%s/%s' && (%s timeout %u %s %s) > '%s' 2>&1", dir, cwd,
+                     pre, secs, cli, args, path);
     if (w < 0 || (size_t)w >= sizeof cmd)
         fail_msg("command line too long: %s", args);
     int st = system(cmd);
@@ -279,13 +306,37 @@ int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *ar
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+void ex_cli_expect_as(const ex_how *how, const char *cli, const char *dir, const char *cwd,
+                      const char *args, int code, const char *needle, char *out, size_t cap)
+{
+    int rc = ex_cli_run_as(how, cli, dir, cwd, args, out, cap);
+    if (rc != code || (needle && !strstr(out, needle)))
+        fail_msg("'%s%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s",
+                 how && how->pre ? how->pre : "", args, cwd, rc, code, needle ? needle : "", out);
+}
+
+int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *args, char *out,
+               size_t cap)
+{
+    return ex_cli_run_as(NULL, cli, dir, cwd, args, out, cap);
+}
+
 void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
                    const char *needle, char *out, size_t cap)
 {
-    int rc = ex_cli_run(cli, dir, cwd, args, out, cap);
-    if (rc != code || (needle && !strstr(out, needle)))
-        fail_msg("'%s' in %s: exit %d (expected %d), wanted '%s' in:\n%s", args, cwd, rc, code,
-                 needle ? needle : "", out);
+    ex_cli_expect_as(NULL, cli, dir, cwd, args, code, needle, out, cap);
+}
+
+void ex_has(const char *out, const char *needle)
+{
+    if (!strstr(out, needle))
+        fail_msg("wanted '%s' in:\n%s", needle, out);
+}
+
+void ex_lacks(const char *out, const char *needle)
+{
+    if (strstr(out, needle))
+        fail_msg("did not want '%s' in:\n%s", needle, out);
 }
 
 void ex_write_file(const char *dir, const char *rel, const void *data, size_t len)
@@ -304,11 +355,77 @@ void ex_write_text(const char *dir, const char *rel, const char *text)
     ex_write_file(dir, rel, text, strlen(text));
 }
 
+void ex_mkdirs(const char *dir, const char *rel)
+{
+    char cmd[2100];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/%s'", dir, rel);
+    assert_int_equal(system(cmd), 0);
+}
+
+uint8_t *ex_finish(gb *b, size_t *len)
+{
+    uint8_t *buf = gb_finish(b, len);
+    gb_free(b);
+    assert_non_null(buf);
+    return buf;
+}
+
+uint8_t *ex_small_model(size_t *len)
+{
+    uint8_t *buf = gb_small_model(len);
+    assert_non_null(buf);
+    return buf;
+}
+
+uint8_t *ex_small_model_ex(uint32_t version, bool big_endian, size_t *len)
+{
+    uint8_t *buf = gb_small_model_ex(version, big_endian, len);
+    assert_non_null(buf);
+    return buf;
+}
+
+void ex_write_gb(const char *dir, const char *rel, gb *b)
+{
+    size_t len;
+    uint8_t *buf = ex_finish(b, &len);
+    ex_write_file(dir, rel, buf, len);
+    free(buf);
+}
+
 int ex_remove_tree(const char *dir)
 {
     char cmd[1100];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;
+}
+
+void ex_buf_put(ex_buf *b, const void *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    if (n)
+        memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void ex_buf_sink(void *user, const char *s, size_t n)
+{
+    ex_buf_put(user, s, n);
+}
+
+uint8_t *ex_dup(const void *src, size_t n)
+{
+    uint8_t *p = malloc(n);
+    if (!p && n == 0)
+        p = malloc(1);
+    assert_non_null(p);
+    if (n)
+        memcpy(p, src, n);
+    return p;
 }
 
 char *ex_read_file(const char *path, size_t *len)
@@ -343,14 +460,9 @@ int ex_tmpdir_remove(const char *dir)
 
 void ex_write_tiny_llama(const char *dir, const char *name)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
     uint8_t *buf = gb_tiny_llama(&len);
     assert_non_null(buf);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    fclose(f);
+    ex_write_file(dir, name, buf, len);
     free(buf);
 }

@@ -13,7 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gguf_builder.h"
 #include "gguflint.h"
+
+/* cmocka hands every test and fixture a `void **state` that most of them
+ * never read: the suites that include this header do not spell (void)state
+ * in each one. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
 
 /* ---- options ---- */
 
@@ -79,12 +87,46 @@ void ex_assert_clean_at(const uint8_t *buf, size_t len, const gguflint_options *
 /* Exactly one finding of `id`, at `offset`, with default options, else the
  * test fails (naming `where`). Frees buf. */
 void ex_expect_at(uint8_t *buf, size_t len, const char *id, uint64_t offset, const char *where);
+/* ex_expect_at for a buffer linted under the file name `name` (when
+ * non-NULL), whose one finding's message also holds `text` (when non-NULL).
+ * Frees buf. */
+void ex_expect_msg_at(uint8_t *buf, size_t len, const char *name, const char *id, uint64_t offset,
+                      const char *text, const char *where);
+#define ex_expect_msg(buf, len, name, id, offset, text)                                            \
+    ex_expect_msg_at(buf, len, name, id, offset, text, __func__)
+/* No finding of any rule of the NULL-terminated list `ids` (default options;
+ * linted under `name` when non-NULL). Frees buf. */
+void ex_expect_none_of(uint8_t *buf, size_t len, const char *name, const char *const *ids,
+                       const char *where);
+#define ex_expect_none(buf, len, name, ...)                                                        \
+    do {                                                                                           \
+        static const char *const ex_none_[] = {__VA_ARGS__, NULL};                                 \
+        ex_expect_none_of(buf, len, name, ex_none_, __func__);                                     \
+    } while (0)
 /* Lint every file of `dir` whose name ends in `suffix` (none when the
  * directory is absent: the real files are optional); fail on a finding of a
  * rule whose id starts with `id_prefix` at `min` severity or above, and on a
  * file that cannot be read or run. */
 void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
                   gguflint_severity min);
+
+/* ---- a growing buffer ---- */
+
+/* Bytes appended by ex_buf_put (start from {0}; free p). The bytes are
+ * always followed by a NUL, so text can be read as a string. */
+typedef struct ex_buf {
+    uint8_t *p;
+    size_t len, cap;
+} ex_buf;
+void ex_buf_put(ex_buf *b, const void *s, size_t n);
+/* ex_buf_put as a gguflint write callback (gguflint_escape and friends):
+ * user is the ex_buf. */
+void ex_buf_sink(void *user, const char *s, size_t n);
+
+/* An exactly-sized heap copy of n bytes (malloc(0) when n is 0, one byte
+ * only where that returns NULL), so that AddressSanitizer sees a read past
+ * its end; free it. */
+uint8_t *ex_dup(const void *src, size_t n);
 
 /* ---- files ---- */
 
@@ -93,6 +135,12 @@ void ex_dir_clean(const char *dir, const char *suffix, const char *id_prefix,
 char *ex_read_file(const char *path, size_t *len);
 
 /* ---- tests that are tables ---- */
+
+/* A row of a table that maps a string to the string expected of it (a file
+ * name to its tag, a path to its stem, a file to its rule id). */
+typedef struct ex_str_case {
+    const char *in, *want;
+} ex_str_case;
 
 /* A table of cases run as one cmocka test: the test's name, the rows and
  * their number. EX_TABLE_TEST(runner, table) in a CMUnitTest array makes a
@@ -108,6 +156,20 @@ typedef struct ex_table {
     {#table, runner, NULL, NULL, &(ex_table){#table, table, sizeof table / sizeof table[0]}}
 // clang-format on
 
+/* ---- a suite's main ---- */
+
+/* main() of a suite: the cmocka tests, given as one braced list
+ * ({cmocka_unit_test(a), ...,}: one test a line), run as one group named
+ * "tests" with the group fixtures `setup` and `teardown` (NULL for none);
+ * its status is the exit status. The list's commas split it into several
+ * macro arguments, which __VA_ARGS__ joins again. */
+#define EX_MAIN(setup, teardown, ...)                                                              \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        const struct CMUnitTest tests[] = __VA_ARGS__;                                             \
+        return cmocka_run_group_tests(tests, setup, teardown);                                     \
+    }
+
 /* ---- the command line ---- */
 
 /* Run `cli args` in the directory dir/cwd (a shell command line: args may
@@ -120,12 +182,42 @@ int ex_cli_run(const char *cli, const char *dir, const char *cwd, const char *ar
  * `needle` is non-NULL, the output holds needle. */
 void ex_cli_expect(const char *cli, const char *dir, const char *cwd, const char *args, int code,
                    const char *needle, char *out, size_t cap);
+/* How ex_cli_run_as runs the command: shell words before it in the same
+ * subshell (`pre`: "ulimit -v 262144 &&"; NULL or "" for none) and the time
+ * limit in seconds (0: 60). */
+typedef struct ex_how {
+    const char *pre;
+    unsigned secs;
+} ex_how;
+/* ex_cli_run and ex_cli_expect run as `how` says (NULL: as ex_cli_run). */
+int ex_cli_run_as(const ex_how *how, const char *cli, const char *dir, const char *cwd,
+                  const char *args, char *out, size_t cap);
+void ex_cli_expect_as(const ex_how *how, const char *cli, const char *dir, const char *cwd,
+                      const char *args, int code, const char *needle, char *out, size_t cap);
+/* Fail the test unless `out` (a command's output) holds `needle`
+ * (ex_has), or unless it does not (ex_lacks); the output is printed. */
+void ex_has(const char *out, const char *needle);
+void ex_lacks(const char *out, const char *needle);
 /* Write len bytes to dir/rel (failing the test when it cannot), and text
  * the same way; remove a test's whole directory (0, or -1 on failure, for
  * a cmocka teardown). */
 void ex_write_file(const char *dir, const char *rel, const void *data, size_t len);
 void ex_write_text(const char *dir, const char *rel, const char *text);
 int ex_remove_tree(const char *dir);
+/* Make dir/rel and its parents (mkdir -p), failing the test when it cannot. */
+void ex_mkdirs(const char *dir, const char *rel);
+
+/* ---- building files ---- */
+
+/* gb_finish, then gb_free: the file (free it; its length in *len), the test
+ * failing when the builder could not make it. */
+uint8_t *ex_finish(gb *b, size_t *len);
+/* gb_small_model and gb_small_model_ex (gguf_builder.h), the test failing
+ * when they cannot build the model. */
+uint8_t *ex_small_model(size_t *len);
+uint8_t *ex_small_model_ex(uint32_t version, bool big_endian, size_t *len);
+/* ex_finish, written to dir/rel with ex_write_file. */
+void ex_write_gb(const char *dir, const char *rel, gb *b);
 
 /* ---- scratch directories of the command-line tests ---- */
 
@@ -134,19 +226,20 @@ int ex_remove_tree(const char *dir);
  * restored first). 0 on success. */
 int ex_tmpdir_make(char *tmpl);
 int ex_tmpdir_remove(const char *dir);
-/* The group fixtures of a suite that works in one scratch folder: `setup`
- * makes `dir` (a mkdtemp template) and `teardown` removes it. */
+/* The group teardown of a suite that works in one scratch folder `dir`
+ * (removes it), and both fixtures: `setup` makes `dir` (a mkdtemp
+ * template). */
+#define EX_TMPDIR_TEARDOWN(dir)                                                                    \
+    static int teardown(void **state)                                                              \
+    {                                                                                              \
+        return ex_tmpdir_remove(dir);                                                              \
+    }
 #define EX_TMPDIR_FIXTURES(dir)                                                                    \
     static int setup(void **state)                                                                 \
     {                                                                                              \
-        (void)state;                                                                               \
         return ex_tmpdir_make(dir);                                                                \
     }                                                                                              \
-    static int teardown(void **state)                                                              \
-    {                                                                                              \
-        (void)state;                                                                               \
-        return ex_tmpdir_remove(dir);                                                              \
-    }
+    EX_TMPDIR_TEARDOWN(dir)
 /* Write the small clean llama model (tiny_llama.h) to dir/name. */
 void ex_write_tiny_llama(const char *dir, const char *name);
 

@@ -317,6 +317,15 @@ size_t gb_pad_to(gb *b, uint64_t alignment)
     return at;
 }
 
+void gb_zero_data(gb *b, const uint64_t *sizes, size_t n, uint64_t alignment)
+{
+    gb_pad_to(b, alignment);
+    for (size_t i = 0; i < n; i++) {
+        gb_zeros(b, (size_t)sizes[i]);
+        gb_pad_to(b, alignment);
+    }
+}
+
 static void patch(gb *b, size_t at, uint64_t v, unsigned n)
 {
     if (!b || !b->buf || at > b->len || n > b->len - at)
@@ -368,42 +377,22 @@ static size_t kv_scalar(gb *b, const char *key, uint32_t type, uint64_t v, unsig
     return at;
 }
 
-size_t gb_kv_u8(gb *b, const char *key, uint8_t v)
-{
-    return kv_scalar(b, key, GB_VT_U8, v, 1);
-}
-size_t gb_kv_i8(gb *b, const char *key, int8_t v)
-{
-    return kv_scalar(b, key, GB_VT_I8, (uint8_t)v, 1);
-}
-size_t gb_kv_u16(gb *b, const char *key, uint16_t v)
-{
-    return kv_scalar(b, key, GB_VT_U16, v, 2);
-}
-size_t gb_kv_i16(gb *b, const char *key, int16_t v)
-{
-    return kv_scalar(b, key, GB_VT_I16, (uint16_t)v, 2);
-}
-size_t gb_kv_u32(gb *b, const char *key, uint32_t v)
-{
-    return kv_scalar(b, key, GB_VT_U32, v, 4);
-}
-size_t gb_kv_i32(gb *b, const char *key, int32_t v)
-{
-    return kv_scalar(b, key, GB_VT_I32, (uint32_t)v, 4);
-}
-size_t gb_kv_u64(gb *b, const char *key, uint64_t v)
-{
-    return kv_scalar(b, key, GB_VT_U64, v, 8);
-}
-size_t gb_kv_i64(gb *b, const char *key, int64_t v)
-{
-    return kv_scalar(b, key, GB_VT_I64, (uint64_t)v, 8);
-}
-size_t gb_kv_bool(gb *b, const char *key, uint8_t raw)
-{
-    return kv_scalar(b, key, GB_VT_BOOL, raw, 1);
-}
+/* gb_kv_u8 .. gb_kv_bool: one integer of `bytes` bytes (signed values as
+ * their two's-complement bits, through `utype`). */
+#define GB_KV_INT(name, ctype, utype, vtype, bytes)                                                \
+    size_t gb_kv_##name(gb *b, const char *key, ctype v)                                           \
+    {                                                                                              \
+        return kv_scalar(b, key, vtype, (utype)v, bytes);                                          \
+    }
+GB_KV_INT(u8, uint8_t, uint8_t, GB_VT_U8, 1)
+GB_KV_INT(i8, int8_t, uint8_t, GB_VT_I8, 1)
+GB_KV_INT(u16, uint16_t, uint16_t, GB_VT_U16, 2)
+GB_KV_INT(i16, int16_t, uint16_t, GB_VT_I16, 2)
+GB_KV_INT(u32, uint32_t, uint32_t, GB_VT_U32, 4)
+GB_KV_INT(i32, int32_t, uint32_t, GB_VT_I32, 4)
+GB_KV_INT(u64, uint64_t, uint64_t, GB_VT_U64, 8)
+GB_KV_INT(i64, int64_t, uint64_t, GB_VT_I64, 8)
+GB_KV_INT(bool, uint8_t, uint8_t, GB_VT_BOOL, 1)
 
 size_t gb_kv_f32(gb *b, const char *key, float v)
 {
@@ -641,11 +630,7 @@ uint8_t *gb_small_model_ex(uint32_t version, bool big_endian, size_t *len)
         gb_tensor(b, tensors[i].name, tensors[i].n_dims, tensors[i].ne, tensors[i].type, off);
         off += gb_align_up(sizes[i], align);
     }
-    gb_pad_to(b, align);
-    for (int i = 0; i < NT; i++) {
-        gb_zeros(b, (size_t)sizes[i]);
-        gb_pad_to(b, align);
-    }
+    gb_zero_data(b, sizes, NT, align);
     uint8_t *out = gb_finish(b, len);
     gb_free(b);
     return out;

@@ -197,6 +197,11 @@ size_t gb_tensor(gb *b, const char *name, uint32_t n_dims, const uint64_t *ne, u
 size_t gb_tensorn(gb *b, const void *name, size_t namelen, uint32_t n_dims, const uint64_t *ne,
                   uint32_t type, uint64_t offset);
 
+/* The data section of n tensors of sizes[i] bytes each, zeros: padding to
+ * `alignment`, then each tensor's bytes padded to `alignment` (offsets laid
+ * out with gb_align_up(size, alignment), as the tensor infos declare). */
+void gb_zero_data(gb *b, const uint64_t *sizes, size_t n, uint64_t alignment);
+
 /* ---- ggml sizes ---- */
 
 /* Block size (elements) and bytes per block of a ggml type; false for removed

@@ -53,6 +53,61 @@ static void fill(uint8_t *p, const tspec *t, uint64_t n, uint32_t seed)
     }
 }
 
+const gb_llama gb_tiny_hparams = {
+    .name = "tiny-llama",
+    .file_type = 1,
+    .alignment = 32,
+    .context = 256,
+    .embd = E,
+    .blocks = L,
+    .ff = F,
+    .heads = H,
+    .heads_kv = H,
+    .eps = 1e-5f,
+    .rope_dims = E / H,
+    .rope_base = 10000.0f,
+    .vocab = V,
+};
+
+/* The first eight u32 keys gb_llama_kvs writes, in gb_llama's order. */
+static const char *const llama_u32_keys[] = {
+    "general.file_type",          "general.alignment",
+    "llama.context_length",       "llama.embedding_length",
+    "llama.block_count",          "llama.feed_forward_length",
+    "llama.attention.head_count", "llama.attention.head_count_kv",
+};
+
+void gb_llama_kvs(gb *b, const gb_llama *p)
+{
+    const uint32_t u[] = {p->file_type, p->alignment, p->context, p->embd,
+                          p->blocks,    p->ff,        p->heads,   p->heads_kv};
+    gb_kv_str(b, "general.architecture", "llama");
+    if (p->name)
+        gb_kv_str(b, "general.name", p->name);
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (u[i])
+            gb_kv_u32(b, llama_u32_keys[i], u[i]);
+    if (p->eps != 0.0f)
+        gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", p->eps);
+    if (p->rope_dims)
+        gb_kv_u32(b, "llama.rope.dimension_count", p->rope_dims);
+    if (p->rope_base != 0.0f)
+        gb_kv_f32(b, "llama.rope.freq_base", p->rope_base);
+    if (p->vocab)
+        gb_kv_u32(b, "llama.vocab_size", p->vocab);
+}
+
+void gb_llama_vocab(gb *b, const char *const *tokens, const float *scores, const int32_t *types,
+                    size_t n)
+{
+    gb_kv_str(b, "tokenizer.ggml.model", "llama");
+    gb_kv_arr_str(b, "tokenizer.ggml.tokens", tokens, n);
+    if (scores)
+        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, n, scores, n * sizeof *scores);
+    if (types)
+        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, n, types, n * sizeof *types);
+}
+
 uint8_t *gb_tiny_llama(size_t *len)
 {
     static const char *const tokens[V] = {"<unk>",
@@ -79,24 +134,8 @@ uint8_t *gb_tiny_llama(size_t *len)
         types[i] = i == 0 ? 2 : i < 3 ? 3 : i == 3 ? 6 : 1;
     }
     gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
-    gb_kv_str(b, "general.name", "tiny-llama");
-    gb_kv_u32(b, "general.file_type", 1);
-    gb_kv_u32(b, "general.alignment", 32);
-    gb_kv_u32(b, "llama.context_length", 256);
-    gb_kv_u32(b, "llama.embedding_length", E);
-    gb_kv_u32(b, "llama.block_count", L);
-    gb_kv_u32(b, "llama.feed_forward_length", F);
-    gb_kv_u32(b, "llama.attention.head_count", H);
-    gb_kv_u32(b, "llama.attention.head_count_kv", H);
-    gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    gb_kv_u32(b, "llama.rope.dimension_count", E / H);
-    gb_kv_f32(b, "llama.rope.freq_base", 10000.0f);
-    gb_kv_u32(b, "llama.vocab_size", V);
-    gb_kv_str(b, "tokenizer.ggml.model", "llama");
-    gb_kv_arr_str(b, "tokenizer.ggml.tokens", tokens, V);
-    gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, V, scores, sizeof scores);
-    gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, V, types, sizeof types);
+    gb_llama_kvs(b, &gb_tiny_hparams);
+    gb_llama_vocab(b, tokens, scores, types, V);
     gb_kv_u32(b, "tokenizer.ggml.unknown_token_id", 0);
     gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
     gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 2);

@@ -49,6 +49,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "collide.h"
+#include "genkit.h"
 #include "gguf_builder.h"
 
 #include <errno.h>
@@ -61,24 +62,6 @@ static void die(const char *what, const char *detail)
 {
     fprintf(stderr, "gen_adversarial: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
     exit(1);
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        die("out of memory", NULL);
-    return p;
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
 }
 
 static void write_buf(const char *path, const uint8_t *buf, size_t len)
@@ -117,7 +100,7 @@ static void random_string(uint64_t *seed, const char *alpha, char *out, size_t n
 {
     size_t na = strlen(alpha);
     for (size_t i = 0; i < n; i++)
-        out[i] = alpha[rng_next(seed) % na];
+        out[i] = alpha[gk_rng_next(seed) % na];
     out[n] = '\0';
 }
 
@@ -132,10 +115,10 @@ static const char NAME_ALPHA[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST
  * the top 32 bits of every hash are equal (one cluster: each insert walks it). */
 static void shape_tokens(const char *dir, uint64_t n, bool twin)
 {
-    uint8_t *toks = xcalloc(n, 16);
+    uint8_t *toks = gk_calloc(n, 16);
     uint64_t seed = 0xfeedull;
     for (uint64_t j = 0; j < n; j++) {
-        uint64_t w = twin ? rng_next(&seed) : collide_golden_token(j);
+        uint64_t w = twin ? gk_rng_next(&seed) : collide_golden_token(j);
         uint64_t len = 8;
         memcpy(toks + 16 * j, &len, 8);
         memcpy(toks + 16 * j + 8, &w, 8);
@@ -287,7 +270,7 @@ static void plain_twin(const char *dir, const char *shape)
     const char *key = "general.description";
     size_t over = (size_t)gb_offset(b) + 8 + strlen(key) + 4 + 8;
     size_t n = (size_t)sb.st_size > over ? (size_t)sb.st_size - over : 0;
-    char *text = xcalloc(n, 1);
+    char *text = gk_calloc(n, 1);
     uint64_t seed = 0x51ull;
     plain_text(&seed, text, n);
     gb_kv_strn(b, key, text, n);
@@ -311,7 +294,7 @@ static void shape_aliased(const char *dir, uint64_t n, uint64_t region, bool twi
     }
     gb_pad_to(b, 32);
     float one = 1.0f;
-    uint8_t *data = xcalloc((size_t)region, 1);
+    uint8_t *data = gk_calloc((size_t)region, 1);
     for (uint64_t i = 0; i + 4 <= region; i += 4)
         memcpy(data + i, &one, 4);
     gb_bytes(b, data, (size_t)region);
@@ -327,7 +310,7 @@ static const char TPL_REPEAT[] = "{{('x'*65000).replace('x','y')}}";
 static void plain_text(uint64_t *seed, char *out, size_t n)
 {
     static const char words[] = "the quick brown fox jumps over the lazy dog and then some ";
-    size_t off = (size_t)(rng_next(seed) % (sizeof words - 1));
+    size_t off = (size_t)(gk_rng_next(seed) % (sizeof words - 1));
     for (size_t i = 0; i < n; i++)
         out[i] = words[(off + i) % (sizeof words - 1)];
 }
@@ -350,7 +333,7 @@ static void shape_tplmany(const char *dir, uint64_t n, bool twin)
 
 static void shape_tplbig(const char *dir, uint64_t size, bool twin)
 {
-    char *text = xcalloc((size_t)size, 1);
+    char *text = gk_calloc((size_t)size, 1);
     uint64_t seed = 0x32ull;
     if (twin) {
         plain_text(&seed, text, (size_t)size);
@@ -367,7 +350,7 @@ static void shape_tplbig(const char *dir, uint64_t size, bool twin)
 
 static void shape_tpllit(const char *dir, uint64_t size, bool twin)
 {
-    char *text = xcalloc((size_t)size, 1);
+    char *text = gk_calloc((size_t)size, 1);
     uint64_t seed = 0x33ull;
     plain_text(&seed, text, (size_t)size);
     if (!twin && size >= 8) {
@@ -428,7 +411,7 @@ static void shape_nesting(const char *dir, uint64_t n, bool twin)
         gb_arr_header(b, GB_VT_U8, bytes);
         uint64_t seed = 0x41ull;
         for (uint64_t i = 0; i < bytes; i++)
-            gb_u8(b, (uint8_t)rng_next(&seed));
+            gb_u8(b, (uint8_t)gk_rng_next(&seed));
     } else {
         gb_arr_header(b, GB_VT_ARR, n);
         for (uint64_t i = 0; i < n; i++) {

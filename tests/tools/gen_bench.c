@@ -27,6 +27,7 @@
  * identical bytes. GEN_BENCH_VERBOSE=1 prints how the vocabulary was made. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "genkit.h"
 #include "gguf_builder.h"
 
 #include <errno.h>
@@ -46,37 +47,10 @@ static void die(const char *what, const char *detail)
     exit(1);
 }
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("out of memory", NULL);
-    return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        die("out of memory", NULL);
-    return p;
-}
-
-/* xorshift64* */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
-
 /* uniform in [0, n), n > 0 (the bias of the modulo is irrelevant here) */
 static uint32_t rng_below(uint64_t *s, uint32_t n)
 {
-    return (uint32_t)((rng_next(s) >> 32) % n);
+    return (uint32_t)((gk_rng_next(s) >> 32) % n);
 }
 
 /* The metadata (everything before the data section) from the builder, then
@@ -216,17 +190,17 @@ typedef struct {
 
 static void strset_init(strset *s, size_t cap, size_t pool_cap)
 {
-    s->pool = xmalloc(pool_cap);
+    s->pool = gk_malloc(pool_cap);
     s->pool_len = 0;
     s->pool_cap = pool_cap;
-    s->off = xmalloc((cap + 1) * sizeof *s->off);
+    s->off = gk_malloc((cap + 1) * sizeof *s->off);
     s->off[0] = 0;
     s->n = 0;
     s->cap = cap;
     size_t slots = 1;
     while (slots < cap * 2)
         slots <<= 1;
-    s->slots = xcalloc(slots, sizeof *s->slots);
+    s->slots = gk_calloc(slots, sizeof *s->slots);
     s->mask = slots - 1;
 }
 
@@ -281,7 +255,7 @@ static bool strset_add2(strset *s, const char *a, size_t na, const char *b, size
     size_t n = na + nb;
     if (s->pool_cap - s->pool_len < n) {
         /* a and b may point into the pool: copy them out first */
-        char *tmp = xmalloc(n);
+        char *tmp = gk_malloc(n);
         memcpy(tmp, a, na);
         memcpy(tmp + na, b, nb);
         while (s->pool_cap - s->pool_len < n)
@@ -653,8 +627,8 @@ static void gen_a(const char *dir)
     snprintf(path, sizeof path, "%s/a.gguf", dir);
 
     strset v;
-    uint32_t *left = xmalloc(A_MERGES * sizeof *left);
-    uint32_t *right = xmalloc(A_MERGES * sizeof *right);
+    uint32_t *left = gk_malloc(A_MERGES * sizeof *left);
+    uint32_t *right = gk_malloc(A_MERGES * sizeof *right);
     make_vocab(&v, left, right);
 
     /* merges "left right" */
@@ -670,8 +644,8 @@ static void gen_a(const char *dir)
             die("duplicate merge", NULL);
     }
 
-    float *scores = xmalloc(A_VOCAB * sizeof *scores);
-    int32_t *types = xmalloc(A_VOCAB * sizeof *types);
+    float *scores = gk_malloc(A_VOCAB * sizeof *scores);
+    int32_t *types = gk_malloc(A_VOCAB * sizeof *types);
     for (uint32_t i = 0; i < A_VOCAB; i++) {
         scores[i] = i < A_SPECIAL ? 0.0f : -(float)(i - A_SPECIAL);
         types[i] = i == 0 ? 2 : i < A_SPECIAL ? 3 : 1; /* UNKNOWN, CONTROL, NORMAL */
@@ -710,7 +684,7 @@ static void gen_a(const char *dir)
     gb_kv_bool(b, "tokenizer.ggml.add_bos_token", 1);
     gb_kv_bool(b, "tokenizer.ggml.add_eos_token", 0);
 
-    tensor_plan *t = xmalloc((2 + 9 * (size_t)blocks) * sizeof *t);
+    tensor_plan *t = gk_malloc((2 + 9 * (size_t)blocks) * sizeof *t);
     size_t nt = llama_tensors(t, blocks, n_embd, A_VOCAB, n_head * head_dim, n_head * head_dim,
                               n_ff, GB_Q4_0, GB_Q4_0);
     uint64_t data = write_infos(b, t, nt);
@@ -782,10 +756,10 @@ static void gen_b(const char *dir)
     gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
     gb_kv_str(b, "tokenizer.ggml.model", "llama");
     {
-        char *pool = xmalloc((size_t)n_vocab * 16);
-        uint32_t *off = xmalloc((n_vocab + 1) * sizeof *off);
-        float *scores = xmalloc(n_vocab * sizeof *scores);
-        int32_t *types = xmalloc(n_vocab * sizeof *types);
+        char *pool = gk_malloc((size_t)n_vocab * 16);
+        uint32_t *off = gk_malloc((n_vocab + 1) * sizeof *off);
+        float *scores = gk_malloc(n_vocab * sizeof *scores);
+        int32_t *types = gk_malloc(n_vocab * sizeof *types);
         size_t len = 0;
         off[0] = 0;
         for (uint32_t i = 0; i < n_vocab; i++) {
@@ -812,7 +786,7 @@ static void gen_b(const char *dir)
     gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
     gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 2);
 
-    tensor_plan *t = xmalloc((2 + 9 * (size_t)blocks) * sizeof *t);
+    tensor_plan *t = gk_malloc((2 + 9 * (size_t)blocks) * sizeof *t);
     size_t nt = llama_tensors(t, blocks, n_embd, n_vocab, n_head * head_dim, n_head * head_dim,
                               n_ff, GB_F16, GB_F16);
     uint64_t data = write_infos(b, t, nt);
@@ -823,10 +797,10 @@ static void gen_b(const char *dir)
     /* 1 MiB of finite F16 values (sign, exponent 2^-8..2^1, any mantissa;
      * never zero, inf or NaN), written over and over; norms are 1.0 in F32. */
     enum { CHUNK = 1 << 20 };
-    uint16_t *chunk = xmalloc(CHUNK);
+    uint16_t *chunk = gk_malloc(CHUNK);
     uint64_t rng = 0xD1B54A32D192ED03ULL;
     for (size_t i = 0; i < CHUNK / 2; i++) {
-        uint64_t r = rng_next(&rng);
+        uint64_t r = gk_rng_next(&rng);
         unsigned sign = (unsigned)(r >> 63);
         unsigned exp = 7 + (unsigned)((r >> 40) % 10); /* biased 7..16 */
         unsigned mant = (unsigned)(r & 0x3FF);

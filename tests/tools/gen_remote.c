@@ -94,25 +94,31 @@ static size_t token(char *out, uint32_t i, int32_t *type)
     return n;
 }
 
+/* The sparse model's hyper-parameters: the tiny model's keys, a real
+ * model's sizes. */
+static gb_llama remote_llama(void)
+{
+    gb_llama p = gb_tiny_hparams;
+    p.name = "sparse-remote-test";
+    p.context = 8192;
+    p.embd = E;
+    p.blocks = L;
+    p.ff = F;
+    p.heads = H;
+    p.heads_kv = HKV;
+    p.rope_base = 500000.0f;
+    p.rope_dims = E / H;
+    p.vocab = V;
+    return p;
+}
+
 static void write_sparse(const char *dir)
 {
     char path[4096];
     path_join(path, sizeof path, dir, "sparse.gguf");
     gb *b = gb_new(3);
-    gb_kv_str(b, "general.architecture", "llama");
-    gb_kv_str(b, "general.name", "sparse-remote-test");
-    gb_kv_u32(b, "general.file_type", 1);
-    gb_kv_u32(b, "general.alignment", 32);
-    gb_kv_u32(b, "llama.context_length", 8192);
-    gb_kv_u32(b, "llama.embedding_length", E);
-    gb_kv_u32(b, "llama.block_count", L);
-    gb_kv_u32(b, "llama.feed_forward_length", F);
-    gb_kv_u32(b, "llama.attention.head_count", H);
-    gb_kv_u32(b, "llama.attention.head_count_kv", HKV);
-    gb_kv_f32(b, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    gb_kv_u32(b, "llama.rope.dimension_count", E / H);
-    gb_kv_f32(b, "llama.rope.freq_base", 500000.0f);
-    gb_kv_u32(b, "llama.vocab_size", V);
+    gb_llama p = remote_llama();
+    gb_llama_kvs(b, &p);
     gb_kv_str(b, "tokenizer.ggml.model", "llama");
     gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
     gb_arr_header(b, GB_VT_STR, V);
