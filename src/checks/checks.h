@@ -16,6 +16,7 @@ void check_vocab(gguflint_ctx *ctx);    /* tokenizer.* arrays and special ids */
 void check_split(gguflint_ctx *ctx);    /* split.* keys of one shard */
 void check_strings(gguflint_ctx *ctx);  /* string hygiene, resource claims */
 void check_template(gguflint_ctx *ctx); /* chat-template injection (static analysis) */
+void check_requires(gguflint_ctx *ctx); /* GG595: needs newer than --llama-build */
 /* Run separately, after the others, only with options.deep (see ctx.c). */
 void check_data(gguflint_ctx *ctx); /* tensor values and block scales */
 

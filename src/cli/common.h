@@ -68,5 +68,6 @@ int cli_run_on_big_stack(int (*fn)(int, char **), int argc, char **argv);
 
 int cmd_lint(int argc, char **argv);
 int cmd_hash(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
 
 #endif

@@ -36,6 +36,7 @@ const char usage_text[] =
     "       gguflint COMMAND --help        help on one command\n"
     "       gguflint hash [-o MANIFEST] PATH|URL...  SHA-256 of each tensor's data\n"
     "       gguflint hash --verify-manifest MANIFEST [--data-only] PATH...\n"
+    "       gguflint estimate [--ctx N] [--format json] PATH   memory at N tokens\n"
     "\n"
     "options:\n"
     "  --format FORMAT           text (default), json, sarif, github or baseline; may\n"
@@ -79,7 +80,9 @@ const char usage_text[] =
     "  --deep                    also read the tensor data (NaN/Inf, block scales,\n"
     "                            all-zero tensors, padding between tensors)\n"
     "  --header-only             the file may be a prefix (a partial download): check\n"
-    "                            everything up to the data section, not its bounds\n";
+    "                            everything up to the data section, not its bounds\n"
+    "  --llama-build BUILD|DATE  the files must load on this llama.cpp (bNNNN or\n"
+    "                            YYYY-MM-DD): each need newer than it is GG595\n";
 
 /* The rest of the help (split: a C string literal may hold 4095 bytes). */
 const char usage_limits[] =
@@ -337,6 +340,14 @@ static const command commands[] = {
      "Write the SHA-256 of each file, of its data section and of each tensor's data\n"
      "(-o: to MANIFEST), or check files against a manifest. Options may follow the\n"
      "paths; the URL options of `gguflint --help` apply.\n"},
+    {"estimate", cmd_estimate,
+     "usage: gguflint estimate [--ctx N] [--batch N] [--ubatch N] [--cache-type-k T]\n"
+     "                         [--cache-type-v T] [--format text|json] PATH...\n"
+     "Estimate the memory llama.cpp (CPU) takes for each model at a context of N\n"
+     "tokens (default 4096): weights by buffer and tensor type, the KV cache per\n"
+     "layer (grouped-query heads, sliding-window layers, MLA), recurrent state,\n"
+     "the output and compute buffers. --batch and --ubatch default to 2048 and 512\n"
+     "(at most N); the cache types to f16. Exit 1 when a file cannot be estimated.\n"},
 };
 
 static int dispatch(int argc, char **argv)

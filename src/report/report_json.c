@@ -87,6 +87,8 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
         out_put(o, ",\"sha256\":");
         out_jstr(o, r->sha256);
     }
+    if (h->is_gguf)
+        report_requires_json(o, ctx);
     out_put(o, ",\"findings\":[");
     uint64_t c[4] = {0, 0, 0, 0};
     size_t n = gguflint_finding_count(ctx);
