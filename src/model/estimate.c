@@ -289,14 +289,19 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
         e->kv_v = add(e, e->kv_v, L->v);
     }
     e->output = mul(e, e->n_vocab, 4);
-    /* compute buffer (rough): the ubatch's logits and a few activations of
-     * the widest layer, plus one layer's attention scores over the cache */
-    bool fok = true;
-    uint64_t n_ff = lval(&env->ff, 0, &fok);
-    uint64_t hq = lval(&env->head, 0, &fok);
-    uint64_t act = add(e, add(e, e->n_vocab, mul(e, 4, e->n_embd)), n_ff);
-    e->compute = mul(e, mul(e, e->n_ubatch, act), 4);
-    e->compute = add(e, e->compute, mul(e, mul(e, mul(e, e->n_ubatch, e->n_ctx), hq), 4));
+    /* compute buffer (rough, fitted to llama.cpp's CPU graphs with flash
+     * attention, its default there): one f16 attention mask of cells x
+     * ubatch per cache (full, sliding-window), plus the ubatch's logits and
+     * about four activations of n_embd floats per token */
+    bool any_full = false, any_swa = false;
+    for (uint32_t il = 0; il < e->n_layer; il++) {
+        any_full |= e->layer[il].kind == EST_ATTN;
+        any_swa |= e->layer[il].kind == EST_SWA;
+    }
+    uint64_t mask_cells = add(e, any_full ? e->n_ctx : 0, any_swa ? swa_cells : 0);
+    e->compute = mul(e, mul(e, mask_cells, e->n_ubatch), 2);
+    uint64_t act = add(e, e->n_vocab, mul(e, 4, e->n_embd));
+    e->compute = add(e, e->compute, mul(e, mul(e, e->n_ubatch, act), 4));
     e->total = add(e, add(e, add(e, e->weights, e->kv_k), add(e, e->kv_v, e->rs_r)),
                    add(e, add(e, e->rs_s, e->output), e->compute));
 }
