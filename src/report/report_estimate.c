@@ -53,7 +53,8 @@ static void put_text(const out *o, const estimate *e)
     mib(o, e->kv_k);
     out_put(o, ", V ");
     mib(o, e->kv_v);
-    out_putf(o, "; %u full layers, %u sliding-window layers", n_attn, n_swa);
+    out_putf(o, "; %u full layer%s, %u sliding-window layer%s", n_attn, n_attn == 1 ? "" : "s",
+             n_swa, n_swa == 1 ? "" : "s");
     if (n_swa)
         out_putf(o, " (window %" PRIu64 ")", e->n_swa);
     out_put(o, "\n");
@@ -62,7 +63,7 @@ static void put_text(const out *o, const estimate *e)
         mib(o, e->rs_r);
         out_put(o, ", S ");
         mib(o, e->rs_s);
-        out_putf(o, "; %u layers\n", n_rs);
+        out_putf(o, "; %u layer%s\n", n_rs, n_rs == 1 ? "" : "s");
     }
     out_put(o, "output buffer: ");
     mib(o, e->output);
