@@ -93,16 +93,16 @@ static void test_builds_by_date(void **state)
         spec s;
         uint32_t build;
     } rows[] = {
-        {{"llama", NULL, NULL, {F32, F16, Q4_0}, 3}, 1953},       /* 2023: llama, old types */
-        {{"llama", "llama-bpe", NULL, {F32, Q4_K}, 2}, 2786},     /* the pre-tokenizer of 2024-04-29 */
-        {{"qwen2", "qwen2", NULL, {F16}, 1}, 2821},               /* qwen2's pre-tokenizer */
-        {{"llama4", "llama4", NULL, {F16}, 1}, 5074},             /* a new architecture, 2025-04-07 */
-        {{"llama", NULL, NULL, {F16, MXFP4}, 2}, 6096},           /* a new tensor type, 2025-08-05 */
-        {{"llama", NULL, NULL, {NVFP4}, 1}, 8307},                /* nvfp4, 2026-03-11 */
-        {{"qwen35", "qwen35", NULL, {F16}, 1}, 7993},             /* qwen35 and its pre-tokenizer */
-        {{"llama", "laguna", NULL, {F16}, 1}, 10088},             /* a new pre-tokenizer, 2026-07-22 */
-        {{"clip", NULL, "gemma4v", {F16}, 1}, 8643},              /* a projector type */
-        {{"clip", NULL, "dots3note_v", {F16}, 1}, UINT32_MAX},    /* after b10573: no tag yet */
+        {{"llama", NULL, NULL, {F32, F16, Q4_0}, 3}, 1953},    /* 2023: llama, old types */
+        {{"llama", "llama-bpe", NULL, {F32, Q4_K}, 2}, 2786},  /* the pre-tokenizer of 2024-04-29 */
+        {{"qwen2", "qwen2", NULL, {F16}, 1}, 2821},            /* qwen2's pre-tokenizer */
+        {{"llama4", "llama4", NULL, {F16}, 1}, 5074},          /* a new architecture, 2025-04-07 */
+        {{"llama", NULL, NULL, {F16, MXFP4}, 2}, 6096},        /* a new tensor type, 2025-08-05 */
+        {{"llama", NULL, NULL, {NVFP4}, 1}, 8307},             /* nvfp4, 2026-03-11 */
+        {{"qwen35", "qwen35", NULL, {F16}, 1}, 7993},          /* qwen35 and its pre-tokenizer */
+        {{"llama", "laguna", NULL, {F16}, 1}, 10088},          /* a new pre-tokenizer, 2026-07-22 */
+        {{"clip", NULL, "gemma4v", {F16}, 1}, 8643},           /* a projector type */
+        {{"clip", NULL, "dots3note_v", {F16}, 1}, UINT32_MAX}, /* after b10573: no tag yet */
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         size_t unknown;
@@ -208,9 +208,9 @@ static void test_pin_forms(void **state)
 {
     (void)state;
     gguflint_options *o = gguflint_options_new();
-    static const char *const bad[] = {"b",          "x12",        "b0",         "b12a",
-                                      "2025-13-01", "2025-00-10", "2025-01-32", "2025/01/01",
-                                      "b1234567890"};
+    static const char *const bad[] = {"b",          "x12",        "b0",
+                                      "b12a",       "2025-13-01", "2025-00-10",
+                                      "2025-01-32", "2025/01/01", "b1234567890"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (gguflint_options_set_llama_build(o, bad[i]) != GGUFLINT_E_ARG)
             fail_msg("'%s' accepted", bad[i]);
@@ -250,7 +250,8 @@ static void test_json_and_text(void **state)
     gguflint_report_file(r, "m.gguf", ctx, GGUFLINT_OK);
     gguflint_report_end(r, true);
     gguflint_report_free(r);
-    assert_non_null(strstr(j.buf, "\"requires_llama\":{\"build\":\"b5074\",\"date\":\"2025-04-07\""));
+    assert_non_null(
+        strstr(j.buf, "\"requires_llama\":{\"build\":\"b5074\",\"date\":\"2025-04-07\""));
     assert_non_null(strstr(j.buf, "{\"what\":\"pre-tokenizer\",\"name\":\"llama4\""));
     r = gguflint_report_new(GGUFLINT_FORMAT_TEXT, to_sink, &t);
     gguflint_report_file(r, "m.gguf", ctx, GGUFLINT_OK);

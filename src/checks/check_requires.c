@@ -38,8 +38,8 @@ void check_requires(gguflint_ctx *ctx)
                  what, name, hist_stamp_build(), hist_stamp_date(), pin);
         } else if (n->row->build) {
             emit(ctx, R_LLAMA_TOO_OLD, n->offset, n->length, path,
-                 "%s '%s' needs llama.cpp b%u (%s, commit %.12s), newer than the pinned %s",
-                 what, name, n->row->build, n->row->date, n->row->commit, pin);
+                 "%s '%s' needs llama.cpp b%u (%s, commit %.12s), newer than the pinned %s", what,
+                 name, n->row->build, n->row->date, n->row->commit, pin);
         } else {
             emit(ctx, R_LLAMA_TOO_OLD, n->offset, n->length, path,
                  "%s '%s' needs llama.cpp after %s (%s, commit %.12s), newer than the pinned %s",

@@ -35,8 +35,8 @@ static bool parse_type(const char *s, uint32_t *out)
 static void estimate_then(gguflint_ctx *ctx, void *arg)
 {
     est_args *a = arg;
-    a->st = gguflint_estimate(ctx, a->n_ctx, a->n_batch, a->n_ubatch, a->type_k, a->type_v,
-                              a->fmt, gguflint_write_file, stdout);
+    a->st = gguflint_estimate(ctx, a->n_ctx, a->n_batch, a->n_ubatch, a->type_k, a->type_v, a->fmt,
+                              gguflint_write_file, stdout);
 }
 
 static int estimate_one(const char *path, est_args *a)
@@ -104,8 +104,8 @@ static int value_opt(const char *name, const char *v, est_args *a)
 
 int cmd_estimate(int argc, char **argv)
 {
-    static const char *const with_value[] = {"--format", "--ctx",          "--batch", "--ubatch",
-                                             "--cache-type-k", "--cache-type-v", NULL};
+    static const char *const with_value[] = {
+        "--format", "--ctx", "--batch", "--ubatch", "--cache-type-k", "--cache-type-v", NULL};
     est_args a = {4096, 0, 0, 1, 1, GGUFLINT_FORMAT_TEXT, 0};
     int first = cli_options_first(&argc, argv, with_value);
     if (first < 0)

@@ -194,8 +194,8 @@ static void weights(const gguflint_ctx *ctx, estimate *e)
     }
 }
 
-void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
-                  uint64_t n_batch, uint64_t n_ubatch, uint32_t type_k, uint32_t type_v)
+void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx, uint64_t n_batch,
+                  uint64_t n_ubatch, uint32_t type_k, uint32_t type_v)
 {
     memset(e, 0, sizeof *e);
     e->memory = "none";
@@ -264,7 +264,11 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
         if (swa_cells > e->n_ctx)
             swa_cells = e->n_ctx;
     }
-    e->memory = none ? "none" : recurrent ? "recurrent" : hybrid ? "hybrid" : swa_layers ? "iswa" : "kv";
+    e->memory = none         ? "none"
+                : recurrent  ? "recurrent"
+                : hybrid     ? "hybrid"
+                : swa_layers ? "iswa"
+                             : "kv";
 
     for (uint32_t il = 0; il < e->n_layer; il++) {
         est_layer *L = &e->layer[il];

@@ -26,10 +26,10 @@ enum {
 };
 
 typedef struct est_layer {
-    uint8_t kind;      /* EST_* */
-    uint64_t cells;    /* KV cells (attention layers) */
-    uint64_t k, v;     /* KV bytes */
-    uint64_t r, s;     /* recurrent state bytes */
+    uint8_t kind;   /* EST_* */
+    uint64_t cells; /* KV cells (attention layers) */
+    uint64_t k, v;  /* KV bytes */
+    uint64_t r, s;  /* recurrent state bytes */
 } est_layer;
 
 typedef struct estimate {
@@ -54,7 +54,7 @@ typedef struct estimate {
 
 /* Estimate a file that was run. n_batch / n_ubatch 0: llama.cpp's defaults.
  * The env and the result are large: the caller allocates them. */
-void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
-                  uint64_t n_batch, uint64_t n_ubatch, uint32_t type_k, uint32_t type_v);
+void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx, uint64_t n_batch,
+                  uint64_t n_ubatch, uint32_t type_k, uint32_t type_v);
 
 #endif

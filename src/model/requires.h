@@ -39,14 +39,14 @@ const char *hist_kind_name(hist_kind kind);
 #define REQ_MAX_NEEDS 72u /* 1 architecture, 64 tensor types, 1 other type, pre, 3 projectors */
 
 typedef struct llama_need {
-    uint8_t kind;       /* hist_kind */
-    gguflint_view name; /* into the file (tensor types: NULL ptr, see type) */
-    uint32_t type;      /* H_TYPE: the ggml type id */
-    uint64_t offset;    /* the KV's value, or the first tensor info of that type */
-    uint64_t length;    /* of the KV's value; 0 for a tensor type */
-    const gguflint_kv *kv;      /* the KV naming it, or NULL (tensor types) */
-    const gguflint_tensor *t;   /* tensor types: its first tensor */
-    const hist_row *row; /* NULL: unknown to the reference tree */
+    uint8_t kind;             /* hist_kind */
+    gguflint_view name;       /* into the file (tensor types: NULL ptr, see type) */
+    uint32_t type;            /* H_TYPE: the ggml type id */
+    uint64_t offset;          /* the KV's value, or the first tensor info of that type */
+    uint64_t length;          /* of the KV's value; 0 for a tensor type */
+    const gguflint_kv *kv;    /* the KV naming it, or NULL (tensor types) */
+    const gguflint_tensor *t; /* tensor types: its first tensor */
+    const hist_row *row;      /* NULL: unknown to the reference tree */
 } llama_need;
 
 typedef struct llama_req {

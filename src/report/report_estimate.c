@@ -29,8 +29,9 @@ static void mib(const out *o, uint64_t b)
 
 static void put_text(const out *o, const estimate *e)
 {
-    out_putf(o, "context %" PRIu64 " cells (asked %" PRIu64 "), batch %" PRIu64 ", ubatch %" PRIu64
-                ", cache K %s, V %s, memory %s%s\n",
+    out_putf(o,
+             "context %" PRIu64 " cells (asked %" PRIu64 "), batch %" PRIu64 ", ubatch %" PRIu64
+             ", cache K %s, V %s, memory %s%s\n",
              e->n_ctx, e->n_ctx_req, e->n_batch, e->n_ubatch, gt_info(e->type_k)->name,
              gt_info(e->type_v)->name, e->memory, e->mla ? " (MLA: no V cache)" : "");
     out_put(o, "weights (CPU): ");
@@ -87,8 +88,9 @@ static void put_json(const out *o, const estimate *e)
              "\"memory\":\"%s\",\"mla\":%s,\"n_swa\":%" PRIu64,
              e->n_ctx, e->n_ctx_req, e->n_batch, e->n_ubatch, gt_info(e->type_k)->name,
              gt_info(e->type_v)->name, e->memory, e->mla ? "true" : "false", e->n_swa);
-    out_putf(o, ",\"weights\":{\"bytes\":%" PRIu64 ",\"tensors\":%" PRIu64
-                ",\"by_buffer\":{\"CPU\":%" PRIu64 "},\"by_type\":{",
+    out_putf(o,
+             ",\"weights\":{\"bytes\":%" PRIu64 ",\"tensors\":%" PRIu64
+             ",\"by_buffer\":{\"CPU\":%" PRIu64 "},\"by_type\":{",
              e->weights, e->tensors, e->weights);
     bool first = true;
     for (uint32_t t = 0; t <= GGML_TYPE_TABLE_COUNT; t++)
@@ -98,10 +100,11 @@ static void put_json(const out *o, const estimate *e)
                      e->count_by_type[t], e->by_type[t]);
             first = false;
         }
-    out_putf(o, "}},\"kv_cache\":{\"k_bytes\":%" PRIu64 ",\"v_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64
-                "},\"recurrent\":{\"r_bytes\":%" PRIu64 ",\"s_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64
-                "},\"output_bytes\":%" PRIu64 ",\"compute_bytes\":%" PRIu64 ",\"total_bytes\":%" PRIu64
-                ",\"layers\":[",
+    out_putf(o,
+             "}},\"kv_cache\":{\"k_bytes\":%" PRIu64 ",\"v_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64
+             "},\"recurrent\":{\"r_bytes\":%" PRIu64 ",\"s_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64
+             "},\"output_bytes\":%" PRIu64 ",\"compute_bytes\":%" PRIu64 ",\"total_bytes\":%" PRIu64
+             ",\"layers\":[",
              e->kv_k, e->kv_v, e->kv_k + e->kv_v < e->kv_k ? UINT64_MAX : e->kv_k + e->kv_v,
              e->rs_r, e->rs_s, e->rs_r + e->rs_s < e->rs_r ? UINT64_MAX : e->rs_r + e->rs_s,
              e->output, e->compute, e->total);
@@ -122,9 +125,9 @@ static void put_json(const out *o, const estimate *e)
     out_putf(o, "],\"saturated\":%s}", e->saturated ? "true" : "false");
 }
 
-int gguflint_estimate(gguflint_ctx *ctx, uint64_t n_ctx, uint64_t n_batch,
-                      uint64_t n_ubatch, uint32_t type_k, uint32_t type_v, gguflint_format fmt,
-                      gguflint_write_fn w, void *user)
+int gguflint_estimate(gguflint_ctx *ctx, uint64_t n_ctx, uint64_t n_batch, uint64_t n_ubatch,
+                      uint32_t type_k, uint32_t type_v, gguflint_format fmt, gguflint_write_fn w,
+                      void *user)
 {
     if (!ctx || !w || n_ctx == 0 || (fmt != GGUFLINT_FORMAT_TEXT && fmt != GGUFLINT_FORMAT_JSON))
         return GGUFLINT_E_ARG;
