@@ -79,13 +79,28 @@ static estimate *run(const uint8_t *buf, size_t len, uint64_t n_ctx, uint32_t tk
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+/* model() then run(), the file freed: the estimate of one configuration. */
+static estimate *est_of(const char *arch, const hp *h, size_t nh, uint64_t n_embd, uint32_t layers,
+                        uint64_t n_ctx, uint32_t tk, uint32_t tv)
+{
+    size_t len;
+    uint8_t *buf = model(arch, h, nh, n_embd, 10, layers, &len);
+    estimate *e = run(buf, len, n_ctx, tk, tv);
+    free(buf);
+    return e;
+}
+
+/* The keys most cases share: layers, a width of 64, 4 heads. */
+#define BASE(layers)                                                                               \
+    {"block_count", layers, {0}, 0}, {"embedding_length", 64, {0}, 0},                             \
+    {                                                                                              \
+        "attention.head_count", 4, {0}, 0                                                          \
+    }
+
 static void test_gqa(void **state)
 {
     (void)state;
-    hp h[] = {{"block_count", 2, {0}, 0},
-              {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0},
-              {"attention.head_count_kv", 1, {0}, 0}};
+    hp h[] = {BASE(2), {"attention.head_count_kv", 1, {0}, 0}};
     size_t len;
     uint8_t *buf = model("llama", h, N(h), 64, 100, 2, &len);
     estimate *e = run(buf, len, 1000, 1, 1); /* 1000 cells padded to 1024 */
@@ -102,10 +117,7 @@ static void test_gqa(void **state)
     assert_int_equal(e->notes, 0);
     free(e);
     /* q8_0 K, f32 V: 64 values of K per cell are 2 blocks of 34 bytes */
-    hp h2[] = {{"block_count", 2, {0}, 0},
-               {"embedding_length", 64, {0}, 0},
-               {"attention.head_count", 4, {0}, 0},
-               {"attention.head_count_kv", 0, {1, 4}, 2}};
+    hp h2[] = {BASE(2), {"attention.head_count_kv", 0, {1, 4}, 2}};
     free(buf);
     buf = model("llama", h2, N(h2), 64, 100, 2, &len);
     e = run(buf, len, 256, 8, 0);
@@ -121,12 +133,11 @@ static void test_swa(void **state)
 {
     (void)state;
     /* gemma2: every other layer slides, window 4096 by default */
-    hp h[] = {{"block_count", 4, {0}, 0},           {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0},  {"attention.head_count_kv", 2, {0}, 0},
-              {"attention.key_length", 32, {0}, 0}, {"attention.value_length", 32, {0}, 0}};
-    size_t len;
-    uint8_t *buf = model("gemma2", h, N(h), 64, 10, 4, &len);
-    estimate *e = run(buf, len, 8192, 1, 1);
+    hp h[] = {BASE(4),
+              {"attention.head_count_kv", 2, {0}, 0},
+              {"attention.key_length", 32, {0}, 0},
+              {"attention.value_length", 32, {0}, 0}};
+    estimate *e = est_of("gemma2", h, N(h), 64, 4, 8192, 1, 1);
     assert_string_equal(e->memory, "iswa");
     assert_int_equal(e->n_swa, 4096);
     assert_int_equal(e->layer[0].kind, EST_SWA);
@@ -136,80 +147,56 @@ static void test_swa(void **state)
     assert_int_equal(e->kv_k, 2 * (4608 + 8192) * 64 * 2);
     free(e);
     /* a short context: the window cache is never larger than the context */
-    e = run(buf, len, 1024, 1, 1);
+    e = est_of("gemma2", h, N(h), 64, 4, 1024, 1, 1);
     assert_int_equal(e->layer[0].cells, 1024);
     free(e);
-    free(buf);
     /* gemma3: no sliding_window key, no sliding layers */
-    hp g[] = {{"block_count", 6, {0}, 0},
-              {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0},
-              {"attention.sliding_window", 512, {0}, 0}};
-    buf = model("gemma3", g, 3, 64, 10, 6, &len);
-    e = run(buf, len, 8192, 1, 1);
+    hp g[] = {BASE(6), {"attention.sliding_window", 512, {0}, 0}};
+    e = est_of("gemma3", g, 3, 64, 6, 8192, 1, 1);
     assert_string_equal(e->memory, "kv");
     free(e);
-    free(buf);
-    buf = model("gemma3", g, 4, 64, 10, 6, &len);
-    e = run(buf, len, 8192, 1, 1);
+    e = est_of("gemma3", g, 4, 64, 6, 8192, 1, 1);
     for (uint32_t il = 0; il < 5; il++)
         assert_int_equal(e->layer[il].cells, 1024);
     assert_int_equal(e->layer[5].cells, 8192);
     free(e);
-    free(buf);
     /* a per-layer pattern array decides, for any architecture */
-    hp p[] = {{"block_count", 3, {0}, 0},
-              {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0},
+    hp p[] = {BASE(3),
               {"attention.sliding_window", 256, {0}, 0},
               {"attention.sliding_window_pattern", 0, {0, 1, 1}, 3}};
-    buf = model("gemma3", p, N(p), 64, 10, 3, &len);
-    e = run(buf, len, 4096, 1, 1);
+    e = est_of("gemma3", p, N(p), 64, 3, 4096, 1, 1);
     assert_int_equal(e->layer[0].cells, 4096);
     assert_int_equal(e->layer[1].cells, 768); /* pad256(256 + 512) */
     assert_int_equal(e->layer[2].cells, 768);
     free(e);
-    free(buf);
     /* a window the tables have no layout for: said, full cache */
-    hp m[] = {{"block_count", 2, {0}, 0},
-              {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0},
-              {"attention.sliding_window", 256, {0}, 0}};
-    buf = model("llama", m, N(m), 64, 10, 2, &len);
-    e = run(buf, len, 4096, 1, 1);
+    hp m[] = {BASE(2), {"attention.sliding_window", 256, {0}, 0}};
+    e = est_of("llama", m, N(m), 64, 2, 4096, 1, 1);
     assert_true(e->notes & EST_N_SWA_UNMODELLED);
     assert_int_equal(e->layer[1].cells, 4096);
     free(e);
-    free(buf);
 }
 
 static void test_mla(void **state)
 {
     (void)state;
-    hp h[] = {{"block_count", 2, {0}, 0},
-              {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0},
+    hp h[] = {BASE(2),
               {"attention.head_count_kv", 1, {0}, 0},
               {"attention.key_length", 48, {0}, 0},
               {"attention.value_length", 32, {0}, 0},
               {"attention.key_length_mla", 32, {0}, 0},
               {"attention.value_length_mla", 16, {0}, 0},
               {"attention.kv_lora_rank", 32, {0}, 0}};
-    size_t len;
-    uint8_t *buf = model("deepseek2", h, N(h), 64, 10, 2, &len);
-    estimate *e = run(buf, len, 8192, 1, 1);
+    estimate *e = est_of("deepseek2", h, N(h), 64, 2, 8192, 1, 1);
     assert_true(e->mla);
     assert_int_equal(e->kv_k, 2 * 48 * 8192 * 2);
     assert_int_equal(e->kv_v, 0);
     free(e);
-    free(buf);
     /* without the _mla keys: an ordinary cache */
-    buf = model("deepseek2", h, 6, 64, 10, 2, &len);
-    e = run(buf, len, 8192, 1, 1);
+    e = est_of("deepseek2", h, 6, 64, 2, 8192, 1, 1);
     assert_false(e->mla);
     assert_int_equal(e->kv_v, 2 * 32 * 8192 * 2);
     free(e);
-    free(buf);
 }
 
 static void test_recurrent_hybrid_none(void **state)
@@ -220,53 +207,36 @@ static void test_recurrent_hybrid_none(void **state)
               {"ssm.conv_kernel", 4, {0}, 0},
               {"ssm.inner_size", 128, {0}, 0},
               {"ssm.state_size", 16, {0}, 0}};
-    size_t len;
-    uint8_t *buf = model("mamba", m, N(m), 64, 10, 2, &len);
-    estimate *e = run(buf, len, 4096, 1, 1);
+    estimate *e = est_of("mamba", m, N(m), 64, 2, 4096, 1, 1);
     assert_string_equal(e->memory, "recurrent");
     assert_int_equal(e->layer[0].r, 3 * 128 * 4);
     assert_int_equal(e->rs_s, 2 * 16 * 128 * 4);
     assert_int_equal(e->kv_k + e->kv_v, 0);
     free(e);
-    free(buf);
     hp r[] = {{"block_count", 1, {0}, 0},
               {"embedding_length", 256, {0}, 0},
               {"wkv.head_size", 64, {0}, 0}};
-    buf = model("rwkv6", r, N(r), 256, 10, 1, &len);
-    e = run(buf, len, 4096, 1, 1);
+    e = est_of("rwkv6", r, N(r), 256, 1, 4096, 1, 1);
     assert_int_equal(e->rs_r, 2 * 256 * 4); /* token_shift_count 2 by default */
     assert_int_equal(e->rs_s, 256 * 64 * 4);
     free(e);
-    free(buf);
-    hp l[] = {{"block_count", 2, {0}, 0},
-              {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0},
-              {"attention.head_count_kv", 0, {0, 4}, 2},
-              {"shortconv.l_cache", 3, {0}, 0}};
-    buf = model("lfm2", l, N(l), 64, 10, 2, &len);
-    e = run(buf, len, 4096, 1, 1);
+    hp l[] = {BASE(2), {"attention.head_count_kv", 0, {0, 4}, 2}, {"shortconv.l_cache", 3, {0}, 0}};
+    e = est_of("lfm2", l, N(l), 64, 2, 4096, 1, 1);
     assert_string_equal(e->memory, "hybrid");
     assert_int_equal(e->layer[0].kind, EST_RS);
     assert_int_equal(e->layer[0].r, 64 * 2 * 4);
     assert_int_equal(e->layer[1].kind, EST_ATTN);
     assert_int_equal(e->kv_k, 4096 * 64 * 2);
     free(e);
-    free(buf);
-    hp b[] = {{"block_count", 2, {0}, 0},
-              {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0}};
-    buf = model("bert", b, N(b), 64, 10, 2, &len);
-    e = run(buf, len, 4096, 1, 1);
+    hp b[] = {BASE(2)};
+    e = est_of("bert", b, N(b), 64, 2, 4096, 1, 1);
     assert_string_equal(e->memory, "none");
     assert_int_equal(e->kv_k + e->kv_v + e->rs_r + e->rs_s, 0);
     free(e);
-    free(buf);
-    buf = model("no-such-arch", b, N(b), 64, 10, 2, &len);
-    e = run(buf, len, 4096, 1, 1);
+    e = est_of("no-such-arch", b, N(b), 64, 2, 4096, 1, 1);
     assert_true(e->notes & EST_N_UNKNOWN_ARCH);
     assert_int_equal(e->total, e->weights);
     free(e);
-    free(buf);
 }
 
 static void test_hostile(void **state)
@@ -279,31 +249,24 @@ static void test_hostile(void **state)
               {"attention.head_count_kv", 0x7fffffff, {0}, 0},
               {"attention.key_length", 1ull << 40, {0}, 0},
               {"attention.value_length", 1ull << 40, {0}, 0}};
-    size_t len;
-    uint8_t *buf = model("llama", h, N(h), 64, 10, 3, &len);
-    estimate *e = run(buf, len, 1ull << 32, 1, 1);
+    estimate *e = est_of("llama", h, N(h), 64, 3, 1ull << 32, 1, 1);
     assert_true(e->saturated);
     assert_true(e->notes & EST_N_LAYERS_CAPPED);
     assert_true(e->n_layer <= 4);
     assert_int_equal(e->total, UINT64_MAX);
     free(e);
-    free(buf);
     /* zero heads: no division by zero, head sizes 0 */
     hp z[] = {{"block_count", 2, {0}, 0},
               {"embedding_length", 64, {0}, 0},
               {"attention.head_count", 0, {0}, 0},
               {"ssm.conv_kernel", 0, {0}, 0}};
-    buf = model("llama", z, N(z), 64, 10, 2, &len);
-    e = run(buf, len, 1, 1, 1);
+    e = est_of("llama", z, N(z), 64, 2, 1, 1, 1);
     assert_int_equal(e->kv_k, 0);
     assert_int_equal(e->n_ctx, 256);
     free(e);
-    free(buf);
-    buf = model("mamba", z, N(z), 64, 10, 2, &len);
-    e = run(buf, len, 1, 1, 1);
+    e = est_of("mamba", z, N(z), 64, 2, 1, 1, 1);
     assert_int_equal(e->rs_r, 0);
     free(e);
-    free(buf);
 }
 
 static void test_cli(void **state)
@@ -311,10 +274,7 @@ static void test_cli(void **state)
     (void)state;
     char dir[] = "/tmp/gguflint-estimate-XXXXXX", out[16384];
     assert_int_equal(ex_tmpdir_make(dir), 0);
-    hp h[] = {{"block_count", 2, {0}, 0},
-              {"embedding_length", 64, {0}, 0},
-              {"attention.head_count", 4, {0}, 0},
-              {"attention.head_count_kv", 1, {0}, 0}};
+    hp h[] = {BASE(2), {"attention.head_count_kv", 1, {0}, 0}};
     size_t len;
     uint8_t *buf = model("llama", h, N(h), 64, 100, 2, &len);
     ex_write_file(dir, "m.gguf", buf, len);

@@ -39,8 +39,9 @@ static void estimate_then(gguflint_ctx *ctx, void *arg)
                               gguflint_write_file, stdout);
 }
 
-static int estimate_one(const char *path, est_args *a)
+static int estimate_one(const char *path, void *arg)
 {
+    est_args *a = arg;
     gguflint_ctx *ctx = gguflint_new(NULL);
     if (!ctx) {
         fprintf(stderr, "gguflint: out of memory\n");
@@ -134,17 +135,5 @@ int cmd_estimate(int argc, char **argv)
     }
     if (first >= argc)
         return usage_error("%s", "estimate needs a path");
-    int rc = EXIT_CLEAN;
-    for (int i = first; i < argc; i++) {
-        if (a.fmt == GGUFLINT_FORMAT_TEXT && argc - first > 1) {
-            printf("%s==> ", i > first ? "\n" : "");
-            gguflint_escape(gguflint_write_file, stdout, argv[i], strlen(argv[i]));
-            printf(" <==\n");
-        }
-        fflush(stdout);
-        int one = estimate_one(argv[i], &a);
-        if (one > rc)
-            rc = one;
-    }
-    return rc;
+    return cli_each_path(first, argc, argv, a.fmt == GGUFLINT_FORMAT_TEXT, estimate_one, &a);
 }

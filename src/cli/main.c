@@ -239,8 +239,9 @@ static void dump_then(gguflint_ctx *ctx, void *arg)
 /* One path; EXIT_CLEAN, EXIT_FINDINGS when what was dumped is not all there
  * is (not GGUF, or metadata not read to the end: as lint does for a
  * malformed file), EXIT_USAGE when it could not be read. */
-static int dump_one(const char *path, dump_args *d)
+static int dump_one(const char *path, void *arg)
 {
+    dump_args *d = arg;
     gguflint_ctx *ctx = gguflint_new(NULL);
     if (!ctx) {
         fprintf(stderr, "gguflint: out of memory\n");
@@ -290,19 +291,7 @@ static int cmd_dump(int argc, char **argv)
         return usage_error("%s", "dump needs a path");
     if (d.fmt != GGUFLINT_FORMAT_TEXT && d.fmt != GGUFLINT_FORMAT_JSON)
         return usage_error("%s", "dump writes text or json");
-    int rc = EXIT_CLEAN;
-    for (int i = first; i < argc; i++) {
-        if (d.fmt == GGUFLINT_FORMAT_TEXT && argc - first > 1) {
-            printf("%s==> ", i > first ? "\n" : "");
-            gguflint_escape(gguflint_write_file, stdout, argv[i], strlen(argv[i]));
-            printf(" <==\n");
-        }
-        fflush(stdout);
-        int one = dump_one(argv[i], &d);
-        if (one > rc)
-            rc = one;
-    }
-    return rc;
+    return cli_each_path(first, argc, argv, d.fmt == GGUFLINT_FORMAT_TEXT, dump_one, &d);
 }
 
 /* The subcommands, each with its one-paragraph help (`gguflint CMD --help`). */
