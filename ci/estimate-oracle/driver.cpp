@@ -8,14 +8,18 @@
 //  "model_buf":B, "context":B (memory module: KV + recurrent state),
 //  "compute":B (llama_get_memory_breakdown, exact bytes), "k":MiB, "v":MiB,
 //  "r":MiB, "s":MiB, "output":MiB (from llama.cpp's log lines, 2 decimals)}
-// Failures print {"ok":false,"error":"..."}. Part of ci/estimate-oracle.sh.
+// Failures print {"ok":false,"error":"..."}; a crash while the context is
+// made prints {"ok":false,"partial":true,...} with the K, V, R, S figures of
+// the log lines written before it. Part of ci/estimate-oracle.sh.
 #include "llama.h"
 #include "llama-ext.h"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unistd.h>
 
 static double g_k, g_v, g_r, g_s, g_out;
 static std::string g_last;
@@ -61,6 +65,17 @@ static void fail(const char *what)
     printf("{\"ok\":false,\"error\":\"%s: %s\"}\n", what, m.c_str());
 }
 
+// llama.cpp crashed after making its memory (a generated model can lack an
+// optional tensor only the graph needs): what its log lines said so far.
+static void on_crash(int sig)
+{
+    printf("{\"ok\":false,\"partial\":true,\"error\":\"signal %d in context creation\","
+           "\"k\":%.2f,\"v\":%.2f,\"r\":%.2f,\"s\":%.2f}\n",
+           sig, g_k, g_v, g_r, g_s);
+    fflush(stdout);
+    _exit(3);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 7) {
@@ -85,7 +100,11 @@ int main(int argc, char **argv)
     cp.n_seq_max = 1;
     cp.swa_full = false; // as llama-server and llama-cli run by default
     cp.n_threads = cp.n_threads_batch = 1;
+    signal(SIGSEGV, on_crash);
+    signal(SIGABRT, on_crash);
     llama_context *c = llama_init_from_model(m, cp);
+    signal(SIGSEGV, SIG_DFL);
+    signal(SIGABRT, SIG_DFL);
     if (!c) {
         fail("context");
         llama_model_free(m);

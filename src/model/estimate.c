@@ -15,6 +15,11 @@
 #include <string.h>
 
 typedef enum { W_ALWAYS, W_KEY } swa_when;
+typedef enum { H_DEFAULT, H_BOTH, H_FF0 } hybrid_layout;
+typedef struct mem_hybrid {
+    const char *arch;
+    uint8_t layout;
+} mem_hybrid;
 typedef struct mem_swa {
     const char *arch;
     uint8_t when;
@@ -26,9 +31,12 @@ typedef struct mem_swa {
 /* clang-format off */
 #define ALWAYS W_ALWAYS
 #define KEY W_KEY
+#define DEFAULT H_DEFAULT
+#define BOTH H_BOTH
+#define FF0 H_FF0
 #define MEM_SWA(a, w, p, d, n) {a, w, p, d, n},
 #define MEM_RECURRENT(a)
-#define MEM_HYBRID(a)
+#define MEM_HYBRID(a, l)
 #define MEM_NONE(a)
 static const mem_swa mem_swa_rows[] = {
 #include "../../data/llama/memory.def"
@@ -38,20 +46,20 @@ static const mem_swa mem_swa_rows[] = {
 #undef MEM_HYBRID
 #define MEM_SWA(a, w, p, d, n)
 #define MEM_RECURRENT(a) a,
-#define MEM_HYBRID(a)
+#define MEM_HYBRID(a, l)
 static const char *const mem_recurrent[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_RECURRENT
 #undef MEM_HYBRID
 #define MEM_RECURRENT(a)
-#define MEM_HYBRID(a) a,
-static const char *const mem_hybrid[] = {
+#define MEM_HYBRID(a, l) {a, l},
+static const mem_hybrid mem_hybrid_rows[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_HYBRID
 #undef MEM_NONE
-#define MEM_HYBRID(a)
+#define MEM_HYBRID(a, l)
 #define MEM_NONE(a) a,
 static const char *const mem_none[] = {
 #include "../../data/llama/memory.def"
@@ -62,6 +70,9 @@ static const char *const mem_none[] = {
 #undef MEM_NONE
 #undef ALWAYS
 #undef KEY
+#undef DEFAULT
+#undef BOTH
+#undef FF0
 /* clang-format on */
 
 static bool in_list(const char *const *l, size_t n, const char *name)
@@ -176,7 +187,6 @@ static void rs_layer(arch_env *env, estimate *e, est_layer *L)
         r = mul(e, conv ? conv - 1 : 0, add(e, inner, mul(e, 2, mul(e, groups, st))));
         s = mul(e, st, inner);
     }
-    L->kind = EST_RS;
     L->r = mul(e, r, 4); /* f32, one sequence */
     L->s = mul(e, s, 4);
 }
@@ -243,7 +253,15 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
     if (none)
         e->n_layer = 0; /* no memory module: no cache */
     bool recurrent = in_list(mem_recurrent, sizeof mem_recurrent / sizeof mem_recurrent[0], name);
-    bool hybrid = in_list(mem_hybrid, sizeof mem_hybrid / sizeof mem_hybrid[0], name);
+    const mem_hybrid *hy = NULL;
+    for (size_t i = 0; i < sizeof mem_hybrid_rows / sizeof mem_hybrid_rows[0]; i++)
+        if (strcmp(mem_hybrid_rows[i].arch, name) == 0)
+            hy = &mem_hybrid_rows[i];
+    bool hybrid = hy != NULL;
+    /* is_recurrent(il): the architecture table's formula */
+    const char *rec_rpn = arch_str(ai->recurrent);
+    if (hybrid && env->recurrent_array)
+        e->notes |= EST_N_RECURRENT_ARRAY;
     const mem_swa *m = NULL;
     for (size_t i = 0; i < sizeof mem_swa_rows / sizeof mem_swa_rows[0]; i++)
         if (strcmp(mem_swa_rows[i].arch, name) == 0)
@@ -274,18 +292,31 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
         est_layer *L = &e->layer[il];
         bool lok = true;
         uint64_t hkv = lval(&env->head_kv, il, &lok);
-        if (recurrent || (hybrid && lok && hkv == 0)) {
+        bool rec = recurrent, attn = !recurrent;
+        if (hybrid) {
+            arch_val r = rec_rpn[0] ? arch_eval(env, rec_rpn, il, 0) : (arch_val){0, false};
+            bool is_rec = r.known ? r.v != 0 : lok && hkv == 0;
+            rec = hy->layout == H_BOTH || is_rec;
+            attn = hy->layout == H_BOTH || !is_rec;
+            bool fok = true;
+            if (hy->layout == H_FF0 && lval(&env->ff, il, &fok) != 0)
+                rec = attn = false; /* a feed-forward layer keeps neither */
+        }
+        L->kind = EST_NONE;
+        if (rec) {
             rs_layer(env, e, L);
             e->rs_r = add(e, e->rs_r, L->r);
             e->rs_s = add(e, e->rs_s, L->s);
-            continue;
+            L->kind = EST_RS;
         }
+        if (!attn)
+            continue;
         bool slides = swa_layers && layer_slides(env, m, period, il);
         uint64_t hk = sval(slides ? env->head_k_swa : env->head_k, &lok);
         uint64_t hv = sval(slides ? env->head_v_swa : env->head_v, &lok);
         if (!lok)
             e->notes |= EST_N_HEADS_UNKNOWN;
-        L->kind = slides ? EST_SWA : EST_ATTN;
+        L->kind = rec ? EST_BOTH : slides ? EST_SWA : EST_ATTN;
         L->cells = slides ? swa_cells : e->n_ctx;
         L->k = mul(e, row_bytes(e, type_k, mul(e, hk, hkv)), L->cells);
         L->v = e->mla ? 0 : mul(e, row_bytes(e, type_v, mul(e, hv, hkv)), L->cells);
@@ -299,7 +330,7 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
      * about four activations of n_embd floats per token */
     bool any_full = false, any_swa = false;
     for (uint32_t il = 0; il < e->n_layer; il++) {
-        any_full |= e->layer[il].kind == EST_ATTN;
+        any_full |= e->layer[il].kind == EST_ATTN || e->layer[il].kind == EST_BOTH;
         any_swa |= e->layer[il].kind == EST_SWA;
     }
     uint64_t mask_cells = add(e, any_full ? e->n_ctx : 0, any_swa ? swa_cells : 0);

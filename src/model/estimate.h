@@ -13,7 +13,7 @@
 #include "format/types.h"
 #include "model/arch_eval.h"
 
-enum { EST_NONE, EST_ATTN, EST_SWA, EST_RS };
+enum { EST_NONE, EST_ATTN, EST_SWA, EST_RS, EST_BOTH /* KV and recurrent state (falcon-h1) */ };
 
 /* what the estimate could not model (est.notes bits) */
 enum {
@@ -23,6 +23,7 @@ enum {
     EST_N_LAYERS_CAPPED = 8,  /* block_count above ARCH_MAX_LAYERS or the tensors present */
     EST_N_CACHE_BLOCK = 16,   /* a row not a whole number of the cache type's blocks */
     EST_N_RS_UNMODELLED = 32, /* recurrent layers of a kind not modelled (KDA, linear attention) */
+    EST_N_RECURRENT_ARRAY = 64, /* attention.recurrent_layers present: the table's formula used */
 };
 
 typedef struct est_layer {

@@ -14,12 +14,13 @@ static const char *const note_text[] = {
     "block_count above the layers that can be present: layers capped",
     "a cache row is not a whole number of the cache type's blocks (llama.cpp refuses it)",
     "recurrent layers of a kind not modelled (KDA, linear attention): state left out",
+    "attention.recurrent_layers is not read: recurrent layers from the architecture's formula",
 };
 
 static const char *kind_name(uint8_t k)
 {
-    static const char *const n[] = {"none", "attention", "swa", "recurrent"};
-    return k < 4 ? n[k] : "?";
+    static const char *const n[] = {"none", "attention", "swa", "recurrent", "attention+recurrent"};
+    return k < 5 ? n[k] : "?";
 }
 
 static void mib(const out *o, uint64_t b)
@@ -48,7 +49,8 @@ static void put_text(const out *o, const estimate *e)
     for (uint32_t il = 0; il < e->n_layer; il++) {
         n_attn += e->layer[il].kind == EST_ATTN;
         n_swa += e->layer[il].kind == EST_SWA;
-        n_rs += e->layer[il].kind == EST_RS;
+        n_attn += e->layer[il].kind == EST_BOTH;
+        n_rs += e->layer[il].kind == EST_RS || e->layer[il].kind == EST_BOTH;
     }
     out_putf(o, "KV cache: K ");
     mib(o, e->kv_k);
