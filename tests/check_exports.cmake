@@ -2,7 +2,7 @@
 # defined symbol without the gguflint_ prefix (an internal name such as `emit`
 # exported would bind to an application's own symbol of that name), and
 # exactly the functions gguflint.h marks GGUFLINT_API.
-#   cmake -DNM=nm -DLIB=libgguflint.so -DHEADER=src/gguflint.h -P check_exports.cmake
+#   cmake -DNM=nm -DLIB=libgguflint.so "-DHEADER=src/gguflint.h;src/gguflint_llama.h" -P check_exports.cmake
 execute_process(COMMAND ${NM} -D --defined-only ${LIB}
                 OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -30,7 +30,11 @@ if(bad)
   list(LENGTH bad nbad)
   message(FATAL_ERROR "${nbad} exported symbol(s) without the gguflint_ prefix: ${bad}")
 endif()
-file(STRINGS ${HEADER} decls REGEX "^GGUFLINT_API ")
+set(decls)
+foreach(h ${HEADER}) # gguflint.h and gguflint_llama.h
+  file(STRINGS ${h} d REGEX "^GGUFLINT_API ")
+  list(APPEND decls ${d})
+endforeach()
 set(declared)
 foreach(d ${decls})
   if(d MATCHES "(gguflint_[a-z0-9_]+)\\(")

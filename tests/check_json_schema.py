@@ -6,7 +6,9 @@ gguflint-report.schema.json), validated with a real validator
 regressions, with a missing file, --deep (SHA-256 of each file, checked
 against hashlib), --statistics and a --baseline. Also: each finding's
 fingerprint is the one SARIF gives it, level matches severity, and the rule
-facts (cwe, security_severity, fix) are the rule table's. Exits 77 (skipped)
+facts (cwe, security_severity, fix) are the rule table's. Also `gguflint
+estimate --format json` over the same files against gguflint-estimate.schema.json
+(beside the report's schema), at three context sizes. Exits 77 (skipped)
 without jsonschema."""
 import glob
 import hashlib
@@ -84,6 +86,23 @@ def main():
             if jp != sp:
                 print(f"{path}: JSON and SARIF fingerprints differ")
                 failures += 1
+    # the estimate's documents, one per line
+    est_schema = json.load(open(os.path.join(os.path.dirname(schema_path),
+                                             "gguflint-estimate.schema.json"), encoding="utf-8"))
+    cls.check_schema(est_schema)
+    est_validator = cls(est_schema, format_checker=cls.FORMAT_CHECKER)
+    for ctx in ("1", "4096", "4294967296"):
+        out = subprocess.run([cli, "estimate", "--format", "json", "--ctx", ctx, *files],
+                             capture_output=True)
+        if out.returncode not in (0, 1):
+            print(f"estimate --ctx {ctx}: exit {out.returncode}")
+            failures += 1
+        for line in out.stdout.decode("utf-8").splitlines():
+            docs += 1
+            errors = list(est_validator.iter_errors(json.loads(line)))
+            for e in errors[:5]:
+                print(f"estimate --ctx {ctx}: schema: {e.message} at {list(e.path)}")
+            failures += len(errors)
     print(f"json schema: {docs} documents over {len(files)} files, {failures} failures")
     return 1 if failures else 0
 

@@ -17,7 +17,7 @@ void checks_run(gguflint_ctx *ctx)
     }
     static void (*const checks[])(gguflint_ctx *) = {
         check_metadata, check_filetype, check_arch,     check_vocab,
-        check_split,    check_strings,  check_template,
+        check_split,    check_strings,  check_template, check_requires,
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         if (ctx->status != GGUFLINT_OK)

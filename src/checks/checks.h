@@ -22,6 +22,7 @@ void check_template(gguflint_ctx *ctx); /* chat-template injection (static analy
  * GGUFLINT_OK. */
 int checks_set_ready(gguflint_ctx *const *ctxs, size_t n);
 
+void check_requires(gguflint_ctx *ctx); /* GG595: needs newer than --llama-build */
 /* Run separately, after the others, only with options.deep (see ctx.c). */
 void check_data(gguflint_ctx *ctx); /* tensor values and block scales */
 

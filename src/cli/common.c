@@ -287,3 +287,21 @@ int cli_run_on_big_stack(int (*fn)(int, char **), int argc, char **argv)
     pthread_join(t, NULL);
     return c.rc;
 }
+
+int cli_each_path(int first, int argc, char **argv, bool banners,
+                  int (*one)(const char *path, void *arg), void *arg)
+{
+    int rc = EXIT_CLEAN;
+    for (int i = first; i < argc; i++) {
+        if (banners && argc - first > 1) {
+            printf("%s==> ", i > first ? "\n" : "");
+            gguflint_escape(gguflint_write_file, stdout, argv[i], strlen(argv[i]));
+            printf(" <==\n");
+        }
+        fflush(stdout);
+        int r = one(argv[i], arg);
+        if (r > rc)
+            rc = r;
+    }
+    return rc;
+}

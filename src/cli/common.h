@@ -32,6 +32,11 @@ bool cli_wants_help(int argc, char **argv);
  * Returns the index of the first operand (*argc when there is none), or -1
  * when out of memory; *argc shrinks by one when a "--" was dropped. */
 int cli_options_first(int *argc, char **argv, const char *const *with_value);
+/* one(argv[i], arg) for the operands argv[first..argc), with a "==> PATH <=="
+ * line (escaped) before each when `banners` and there are several; returns
+ * the worst (highest) exit status. */
+int cli_each_path(int first, int argc, char **argv, bool banners,
+                  int (*one)(const char *path, void *arg), void *arg);
 /* gguflint_path_normalize(path, base) into a malloc'd string, or NULL. */
 char *cli_normalized(const char *path, const char *base);
 /* Write untrusted text (a path, a detail) escaped to stderr. */
@@ -73,5 +78,6 @@ int cli_run_on_big_stack(int (*fn)(int, char **), int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_hash(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
 
 #endif

@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lint.h"
 
+#include "gguflint_llama.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"deep", no_argument, NULL, OPT_DEEP},
     {"header-only", no_argument, NULL, OPT_HEADER_ONLY},
+    {"llama-build", required_argument, NULL, OPT_LLAMA_BUILD},
     {"base", required_argument, NULL, OPT_BASE},
     {"baseline", required_argument, NULL, OPT_BASELINE},
     {"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
@@ -248,6 +251,10 @@ int lint_parse_command_line(settings *s, int argc, char **argv, gguflint_fetch_o
         case OPT_QUIET: s->quiet = true; break;
         case OPT_DEEP: gguflint_options_set_deep(s->opt, true); break;
         case OPT_HEADER_ONLY: gguflint_options_set_header_only(s->opt, true); break;
+        case OPT_LLAMA_BUILD:
+            if (gguflint_options_set_llama_build(s->opt, optarg) != GGUFLINT_OK)
+                return usage_error("--llama-build takes bNNNN or YYYY-MM-DD, got '%s'", optarg);
+            break;
         case OPT_BASE: s->base_path = optarg; break;
         case 'r':
         case OPT_RECURSIVE: s->recursive = true; break;

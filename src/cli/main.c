@@ -38,6 +38,7 @@ const char usage_text[] =
     "       gguflint hash [-o MANIFEST] PATH|URL...  SHA-256 of each tensor's data\n"
     "       gguflint hash --verify-manifest MANIFEST [--data-only] PATH...\n"
     "       gguflint diff [--format text|json] [--data] A B   what changed\n"
+    "       gguflint estimate [--ctx N] [--format json] PATH   memory at N tokens\n"
     "\n"
     "options:\n"
     "  --format FORMAT           text (default), json, sarif, github, baseline or\n"
@@ -82,7 +83,9 @@ const char usage_text[] =
     "  --deep                    also read the tensor data (NaN/Inf, block scales,\n"
     "                            all-zero tensors, padding between tensors)\n"
     "  --header-only             the file may be a prefix (a partial download): check\n"
-    "                            everything up to the data section, not its bounds\n";
+    "                            everything up to the data section, not its bounds\n"
+    "  --llama-build BUILD|DATE  the files must load on this llama.cpp (bNNNN or\n"
+    "                            YYYY-MM-DD): each need newer than it is GG595\n";
 
 /* The rest of the help (split: a C string literal may hold 4095 bytes). */
 const char usage_limits[] =
@@ -239,8 +242,9 @@ static void dump_then(gguflint_ctx *ctx, void *arg)
 /* One path; EXIT_CLEAN, EXIT_FINDINGS when what was dumped is not all there
  * is (not GGUF, or metadata not read to the end: as lint does for a
  * malformed file), EXIT_USAGE when it could not be read. */
-static int dump_one(const char *path, dump_args *d)
+static int dump_one(const char *path, void *arg)
 {
+    dump_args *d = arg;
     gguflint_ctx *ctx = gguflint_new(NULL);
     if (!ctx) {
         fprintf(stderr, "gguflint: out of memory\n");
@@ -290,19 +294,7 @@ static int cmd_dump(int argc, char **argv)
         return usage_error("%s", "dump needs a path");
     if (d.fmt != GGUFLINT_FORMAT_TEXT && d.fmt != GGUFLINT_FORMAT_JSON)
         return usage_error("%s", "dump writes text or json");
-    int rc = EXIT_CLEAN;
-    for (int i = first; i < argc; i++) {
-        if (d.fmt == GGUFLINT_FORMAT_TEXT && argc - first > 1) {
-            printf("%s==> ", i > first ? "\n" : "");
-            gguflint_escape(gguflint_write_file, stdout, argv[i], strlen(argv[i]));
-            printf(" <==\n");
-        }
-        fflush(stdout);
-        int one = dump_one(argv[i], &d);
-        if (one > rc)
-            rc = one;
-    }
-    return rc;
+    return cli_each_path(first, argc, argv, d.fmt == GGUFLINT_FORMAT_TEXT, dump_one, &d);
 }
 
 /* The subcommands, each with its one-paragraph help (`gguflint CMD --help`). */
@@ -348,6 +340,14 @@ static const command commands[] = {
      "and compares each tensor's SHA-256. A shard NAME-0000K-of-0000N.gguf stands for\n"
      "its whole split set. Exit 0 when the files are the same, 1 when they differ, 2\n"
      "when one cannot be read.\n"},
+    {"estimate", cmd_estimate,
+     "usage: gguflint estimate [--ctx N] [--batch N] [--ubatch N] [--cache-type-k T]\n"
+     "                         [--cache-type-v T] [--format text|json] PATH...\n"
+     "Estimate the memory llama.cpp (CPU) takes for each model at a context of N\n"
+     "tokens (default 4096): weights by buffer and tensor type, the KV cache per\n"
+     "layer (grouped-query heads, sliding-window layers, MLA), recurrent state,\n"
+     "the output and compute buffers. --batch and --ubatch default to 2048 and 512\n"
+     "(at most N); the cache types to f16. Exit 1 when a file cannot be estimated.\n"},
 };
 
 static int dispatch(int argc, char **argv)

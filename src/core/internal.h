@@ -43,6 +43,10 @@ struct gguflint_options {
     uint8_t profile; /* index of the applied profile */
     bool header_only;
     bool config_refused; /* the CLI refused a discovered config file (GG800) */
+    /* --llama-build (gguflint_options_set_llama_build): the pinned llama.cpp,
+     * as a build number or an ISO date (GG595); neither set: no pin */
+    uint32_t llama_build;
+    char llama_date[11];
 };
 
 /* A finding as stored: message and path are offsets into ctx->text. */

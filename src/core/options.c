@@ -4,6 +4,7 @@
  * a setting never changes the ABI. */
 #include "core/internal.h"
 #include "common/alloc.h"
+#include "gguflint_llama.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -253,4 +254,43 @@ int gguflint_options_set_severity(gguflint_options *opt, const char *name, ggufl
     if (sev > GGUFLINT_ERROR)
         return GGUFLINT_E_ARG;
     return for_each_named(opt, name, 2, (int)sev, NULL, 0);
+}
+
+/* --llama-build: "bNNNN" / "NNNN" (a build tag) or "YYYY-MM-DD" */
+int gguflint_options_set_llama_build(gguflint_options *opt, const char *build)
+{
+    if (!opt)
+        return GGUFLINT_E_ARG;
+    if (!build || !*build) {
+        opt->llama_build = 0;
+        opt->llama_date[0] = 0;
+        return GGUFLINT_OK;
+    }
+    size_t n = strlen(build);
+    if (n == 10 && build[4] == '-' && build[7] == '-') {
+        for (size_t i = 0; i < n; i++)
+            if (i != 4 && i != 7 && (build[i] < '0' || build[i] > '9'))
+                return GGUFLINT_E_ARG;
+        int mon = (build[5] - '0') * 10 + (build[6] - '0');
+        int day = (build[8] - '0') * 10 + (build[9] - '0');
+        if (mon < 1 || mon > 12 || day < 1 || day > 31)
+            return GGUFLINT_E_ARG;
+        memcpy(opt->llama_date, build, 11);
+        opt->llama_build = 0;
+        return GGUFLINT_OK;
+    }
+    const char *p = build[0] == 'b' ? build + 1 : build;
+    uint32_t v = 0;
+    if (!*p || strlen(p) > 9)
+        return GGUFLINT_E_ARG;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return GGUFLINT_E_ARG;
+        v = v * 10 + (uint32_t)(*p - '0');
+    }
+    if (v == 0)
+        return GGUFLINT_E_ARG;
+    opt->llama_build = v;
+    opt->llama_date[0] = 0;
+    return GGUFLINT_OK;
 }

@@ -82,4 +82,9 @@ void report_statistics_json(gguflint_report *r);
 extern const report_writer report_text, report_json, report_sarif, report_github, report_baseline,
     report_cyclonedx;
 
+/* A file's llama.cpp requirement (report_requires.c): JSON's
+ * ",\"requires_llama\":{...}" member; text's one line, only under a pin. */
+void report_requires_json(const out *o, const gguflint_ctx *ctx);
+void report_requires_text(const out *o, const char *path, const gguflint_ctx *ctx);
+
 #endif

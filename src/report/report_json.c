@@ -119,9 +119,12 @@ static void json_file(gguflint_report *r, const char *path, const gguflint_ctx *
     }
     out_putf(o,
              "],\"dropped\":%" PRIu64 ",\"summary\":{\"error\":%" PRIu64 ",\"warning\":%" PRIu64
-             ",\"note\":%" PRIu64 "}}",
+             ",\"note\":%" PRIu64 "}",
              gguflint_findings_dropped(ctx), c[GGUFLINT_ERROR], c[GGUFLINT_WARNING],
              c[GGUFLINT_NOTE]);
+    if (h->is_gguf) /* after the findings: the fields before them keep their order */
+        report_requires_json(o, ctx);
+    out_put(o, "}");
 }
 
 static void json_end(gguflint_report *r, bool summary)

@@ -91,6 +91,7 @@ static void text_file(gguflint_report *r, const char *path, const gguflint_ctx *
         safe_text(o->w, o->u, f->message, strlen(f->message));
         out_put(o, "\n");
     }
+    report_requires_text(o, path, ctx);
     uint64_t d = gguflint_findings_dropped(ctx);
     if (d) {
         out_escape(o, path, strlen(path));
