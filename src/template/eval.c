@@ -804,6 +804,7 @@ void ev_template_begin(tpl *t)
     t->ev.blocks_over = 0;
     t->ev.lc_next = 0;
     t->ev.raw_next = false;
+    ev_cap_template_begin(t);
 }
 
 void ev_begin(tpl *t, uint8_t tagkind, uint64_t index)
@@ -900,7 +901,7 @@ static void set_value(tpl *t)
         v = t->ev.V[0];
     else if (t->ev.nv > 0)
         v = unk_at(&t->ev.V[0]);
-    if (ev_in_branch(t))
+    if (ev_in_branch(t) || ev_in_scope(t, t->ev.n_blocks))
         v.flags |= F_INEXACT;
     fd_var_assign(t, x, &v);
 }
@@ -970,6 +971,7 @@ static void probe_value(tpl *t, const aval *v)
 static void emit_value(tpl *t)
 {
     bool one = !t->ev.dead && t->ev.nv == 1 && !t->ev.tuple;
+    ev_cap_value(t, one ? &t->ev.V[0] : NULL);
     if (t->ev.probe_buf)
         probe_value(t, one ? &t->ev.V[0] : NULL);
     if (!one)
@@ -1045,8 +1047,12 @@ void ev_end(tpl *t)
     case ST_SET_TARGET: /* {% set x %}...{% endset %} */
         if (t->ev.set_len)
             fd_var_unknown(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_index);
-        if (!t->ev.set_attr && !t->ev.set_multi)
+        if (!t->ev.set_attr && !t->ev.set_multi) {
             ev_block_push(t, W_SET, 1, t->ev.tag_index);
+            if (t->ev.set_len)
+                ev_cap_open_set(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.set_filter,
+                                t->ev.tag_index);
+        }
         break;
     case ST_SET_VALUE:
         ev_flush(t);
@@ -1063,6 +1069,9 @@ void ev_end(tpl *t)
         ev_flush(t);
         if (t->ev.tagkind == TAG_VAR)
             emit_value(t);
+        else if (t->ev.stmt_word == W_FILTER)
+            ev_cap_open_filter(t, !t->ev.dead && t->ev.nv == 1 ? &t->ev.V[0] : NULL,
+                               t->ev.tag_index);
         if ((t->ev.stmt_word == W_IF || t->ev.stmt_word == W_ELIF) && t->ev.cond &&
             t->ev.n_blocks > 0 && !t->ev.blocks_over) {
             t->ev.blocks[t->ev.n_blocks - 1].gate |= t->ev.cond;

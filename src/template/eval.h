@@ -54,6 +54,7 @@ typedef struct block {
     int64_t bound;      /* for: this loop's constant bound (1 if unknown) */
     int64_t product;    /* for: product of the enclosing constant bounds */
     uint16_t items_vid; /* for over a constant: 1 + its loop variable, 0 none */
+    bool cap;           /* set / filter: it opened a capture frame (capture.c) */
     uint64_t index;
     bool lc_known; /* line and col of its opening tag are known (formatted for a report);
                       * set by the newline scan when it passes the tag (sink.c) */
@@ -68,9 +69,10 @@ typedef struct tpl_eval {
      * order (ST_EXPR, PE_NONE, W_NONE and false are 0) */
     uint32_t nv, no;
     uint8_t stmt, pend_ev;
-    uint16_t stmt_word; /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
-    uint8_t cond;       /* GATE_* the tag's comparisons tested */
-    bool dead, last_str, last_dot, tuple, raw_next, set_multi, set_attr, set_eq;
+    uint16_t stmt_word;  /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
+    uint16_t set_filter; /* {% set x | f %}: f (0xFFFF: more than one) */
+    uint8_t cond;        /* GATE_* the tag's comparisons tested */
+    bool dead, last_str, last_dot, tuple, raw_next, set_multi, set_attr, set_eq, set_pipe;
     uint32_t set_len, attr_len, for_targets, n_kw, kw_at;
     uint32_t ch_used; /* chain bytes of this tag (chain.c) */
     /* syntax (GG731): expression tokens of the tag's current part, whether
@@ -153,6 +155,20 @@ uint16_t ev_attr_args(tpl *t, unsigned w, const aval *x, const aval *args, uint3
  * object model. */
 uint16_t ev_format_fields(tpl *t, const aval *fmt, const aval *args, uint32_t na);
 
+/* capture.c: {% set x %}...{% endset %} captures (state t->fd.cp) */
+void ev_cap_free(tpl *t);
+void ev_cap_template_begin(tpl *t);
+void ev_cap_open_set(tpl *t, const uint8_t *name, uint32_t n, uint32_t hash, uint16_t filter,
+                     uint64_t index);
+void ev_cap_open_filter(tpl *t, const aval *filter, uint64_t index); /* inside a capture only */
+void ev_cap_text_slow(tpl *t, const uint8_t *s, size_t n);
+/* (ev_cap_text, its inline test, is in tpl.h) */
+void ev_cap_trim(tpl *t);                               /* {%- */
+void ev_cap_tag_end(tpl *t, bool ws);                   /* a tag ended (ws: with -%} / -}}) */
+void ev_cap_value(tpl *t, const aval *v);               /* a {{ }} value (NULL: not known) */
+void ev_cap_block(tpl *t);                              /* another block opens inside */
+void ev_cap_close(tpl *t, uint32_t block, bool branch); /* blocks[block] ends */
+
 /* stmt.c: statements and blocks */
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index);
 void ev_block_end(tpl *t, const tok *k);
@@ -162,7 +178,6 @@ bool ev_statement(tpl *t, const tok *k); /* the first token of a {% %}: a statem
 void ev_set_target(tpl *t, const tok *k);
 void ev_for_target(tpl *t, const tok *k);
 bool ev_marker_open(const tpl *t);
-bool ev_in_branch(const tpl *t);       /* inside for / if / macro / call */
 void ev_lexical(tpl *t, const tok *k); /* name by name, when the evaluator gave up */
 void ev_gate_update(tpl *t);           /* the output stream's gate from the open blocks */
 

@@ -186,6 +186,7 @@ void fd_free(tpl *t)
     free(t->fd.vars);
     free(t->fd.ar);
     free(t->fd.vs);
+    free(t->fd.cp.buf); /* capture.c's buffer */
 }
 
 void fd_budget_reset(tpl *t)

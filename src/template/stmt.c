@@ -33,9 +33,12 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index)
         t->ev.blocks_over++;
         return;
     }
+    if (kind != W_SET && kind != W_FILTER)
+        ev_cap_block(t); /* what it adds to an open capture is not one constant */
     int64_t outer = outer_product(t);
     block *b = &t->ev.blocks[t->ev.n_blocks++];
     b->kind = kind;
+    b->cap = false;
     b->gate = 0;
     b->items_vid = 0;
     b->bound = bound;
@@ -89,6 +92,7 @@ void ev_block_end(tpl *t, const tok *k)
                    word_text(k->word), word_text(b->kind),
                    b->lc_known ? tpl_where_lc(where, sizeof where, b->line, b->col) : " before");
     }
+    ev_cap_close(t, t->ev.n_blocks - 1, ev_in_branch(t) || ev_in_scope(t, t->ev.n_blocks - 1));
     t->ev.n_blocks--;
     if (t->ev.lc_next > t->ev.n_blocks)
         t->ev.lc_next = t->ev.n_blocks;
@@ -198,6 +202,7 @@ bool ev_statement(tpl *t, const tok *k)
         t->ev.stmt = ST_IGNORE;
         return true;
     case W_RAW:
+        ev_cap_block(t); /* its text is not captured */
         t->ev.raw_next = true;
         t->ev.stmt = ST_IGNORE;
         return true;
@@ -229,20 +234,6 @@ bool ev_statement(tpl *t, const tok *k)
     }
 }
 
-/* True inside a block whose body may run zero or many times (for, if,
- * macro, call): a value set there is not the value every render has. */
-bool ev_in_branch(const tpl *t)
-{
-    if (t->ev.blocks_over)
-        return true;
-    for (uint32_t i = 0; i < t->ev.n_blocks; i++) {
-        unsigned k = t->ev.blocks[i].kind;
-        if (k == W_FOR || k == W_IF || k == W_MACRO || k == W_CALL)
-            return true;
-    }
-    return false;
-}
-
 void ev_set_target(tpl *t, const tok *k)
 {
     if (k->kind == TK_NAME) {
@@ -255,6 +246,11 @@ void ev_set_target(tpl *t, const tok *k)
             } else {
                 t->ev.set_multi = true; /* ns.a.b: not modelled */
             }
+            return;
+        }
+        if (t->ev.set_pipe) { /* {% set x | f %}: the capture's filter */
+            t->ev.set_filter = t->ev.set_filter ? 0xFFFF : k->word ? k->word : 0xFFFF;
+            t->ev.set_pipe = false;
             return;
         }
         if (t->ev.set_len == 0 && !t->ev.set_multi) {
@@ -274,6 +270,7 @@ void ev_set_target(tpl *t, const tok *k)
         t->ev.set_attr = true;
         t->ev.last_dot = true;
         return;
+    case '|': t->ev.set_pipe = true; return;
     case ',':
     case '(': t->ev.set_multi = true; return;
     case '=':
