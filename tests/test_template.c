@@ -759,6 +759,72 @@ static void test_GG733_analysis_limit(void **state)
     CLEAN(qwen, "GG733");
 }
 
+/* ---------------------------------------- issue 24: fold everything */
+
+/* Block-set captures, {% filter %} inside them, dict keys and every
+ * str.format / printf conversion fold, so a name built that way reaches
+ * GG720 as a constant. */
+static void test_fold_captures_dicts_specs(void **state)
+{
+    (void)state;
+    TRIG("{% set c %}__class__{% endset %}{{ messages[c] }}", "GG720", "__class__");
+    TRIG("{% set c %}{% filter lower %}__CLASS__{% endfilter %}{% endset %}{{ ()|attr(c) }}",
+         "GG720", "dunder");
+    TRIG("{% set c %}{% filter upper %}{{ 'x' }}{% endfilter %}__class__{% endset %}"
+         "{{ ()|attr(c) }}",
+         "GG722", "'X__class__'"); /* upper applied: 'X' */
+    TRIG("{% set c | lower %}__CLA{{ 'SS__' }}{% endset %}{{ ()|attr(c) }}", "GG720", "dunder");
+    TRIG("{% set c | lower %}X{{ 'Y' }}{% endset %}{{ ()|attr(c) }}", "GG722", "'xy'");
+    TRIG("{% set g -%}\n  __glo{{ 'bals__' }}  {%- endset %}{{ lipsum[g] }}", "GG720",
+         "__globals__");
+    TRIG("{{ ()|attr(dict(__cla=1)|first ~ 'ss__') }}", "GG720", "__class__");
+    TRIG("{{ ()|attr({'__cla': 1}|list|join ~ 'ss__') }}", "GG720", "__class__");
+    TRIG("{{ messages['{0:c}{0:c}class{0:c}{0:c}'.format(95)] }}", "GG720", "__class__");
+    TRIG("{{ messages['{:c}{:c}mro{:c}{:c}'.format(95, 95, 95, 95)] }}", "GG720", "__mro__");
+    TRIG("{{ messages['%c%-1cclass%1c%c'|format(95, 95, 95, 95)] }}", "GG720", "__class__");
+    TRIG("{{ '%0999999999d'|format(1) }}", "GG729", "format width");
+    TRIG("{{ '{:>2000000}'.format('a') }}", "GG729", "format width");
+    /* a capture holding an unknown piece next to '__' is judged by it */
+    TRIG("{% set k %}__{{ messages[0].content }}{% endset %}{{ lipsum[k] }}", "GG722", "computed");
+    CLEAN("{% set sys %}You are a helpful assistant.{% endset %}{{ sys }}", "GG720");
+    CLEAN("{% set sys %}You are a helpful assistant.{% endset %}{{ sys }}", "GG722");
+    CLEAN("{%- filter trim -%}{{ messages[0].content }}{%- endfilter -%}", "GG722");
+    CLEAN("{% set d = dict(role='user', content='x') %}{% for k in d %}{{ k }}{% endfor %}",
+          "GG722");
+    CLEAN("{{ '{:>8}|{:05d}|%-4s'.format('a', 7) % 'b' }}", "GG729");
+}
+
+/* Width is not depth: a flat literal or call of any width keeps folding
+ * (no GG733), and a payload as its last element is found. */
+static void test_width_not_depth(void **state)
+{
+    (void)state;
+    char list[2048] = "{{ [";
+    for (int i = 0; i < 199; i++)
+        strcat(list, "1,");
+    strcat(list, "()|attr('__cl' ~ 'ass__')] }}");
+    TRIG(list, "GG720", "__class__");
+    CLEAN(list, "GG733");
+    char kw[4096] = "{{ dict(";
+    for (int i = 0; i < 130; i++)
+        sprintf(kw + strlen(kw), "k%d=1,", i);
+    strcat(kw, "z=()|attr('__cl' ~ 'ass__')) }}");
+    TRIG(kw, "GG720", "__class__");
+    CLEAN(kw, "GG733");
+    char dict[2048] = "{% set d = {";
+    for (int i = 0; i < 65; i++)
+        sprintf(dict + strlen(dict), "'k%d': %d,", i, i);
+    strcat(dict, "} %}{{ d['k1'] }}");
+    CLEAN(dict, "GG733");
+    CLEAN(dict, "GG722");
+    /* the list keeps its value: 200 items joined */
+    char joined[2048] = "{{ ([";
+    for (int i = 0; i < 40; i++)
+        strcat(joined, "'_',");
+    strcat(joined, "]|join)[:2] ~ 'class__' }}");
+    TRIG(joined, "GG720", "__class__");
+}
+
 /* ------------------------------------------- folding at the extremes */
 
 /* Issue 9: an extreme slice step overflowed the folder's `i += step` and
@@ -1316,6 +1382,8 @@ int main(void)
         cmocka_unit_test(test_malformed_and_hostile),
         cmocka_unit_test(test_long_literal),
         cmocka_unit_test(test_cost_256k),
+        cmocka_unit_test(test_fold_captures_dicts_specs),
+        cmocka_unit_test(test_width_not_depth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

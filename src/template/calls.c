@@ -345,8 +345,8 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         break;
     case W_LIST:
         if (x->kind == AV_LIST && !na) {
-            aval v = *x; /* a new list with the same items */
-            v.flags &= (uint16_t)~F_TUPLE;
+            aval v = *x; /* a new list with the same items (a dict's keys) */
+            v.flags &= (uint16_t) ~(F_TUPLE | F_DICT);
             v.vid = 0;
             return v;
         }

@@ -14,7 +14,14 @@
 #define TPL_VARS_MAX 256u
 #define TPL_VAR_SLOTS 512u /* hash slots, a power of two > 2 * TPL_VARS_MAX */
 #define TPL_VSTORE_CAP (1024u * 1024u)
-#define TPL_STACK 128u
+#define TPL_STACK 128u /* nesting depth (operators and open brackets) */
+/* Width is not depth: a list, tuple or dict literal keeps at most
+ * TPL_WIDTH_LIST items on the value stack (the ones before are folded
+ * into one value), a call's arguments TPL_WIDTH_ARGS (past them lumped
+ * into one unknown that keeps their flags), so no flat literal of any
+ * width reaches TPL_STACK. */
+#define TPL_WIDTH_LIST 16u
+#define TPL_WIDTH_ARGS 32u
 #define TPL_BLOCKS 128u
 #define TPL_BSTACK 64u /* bracket kinds remembered per tag (deeper: counted only) */
 #define TPL_WORD_SLOTS 512u

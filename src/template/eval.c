@@ -311,6 +311,109 @@ static void apply_pending_filter(tpl *t)
     t->ev.V[t->ev.nv - 1] = r;
 }
 
+/* The items of an open bracket folded into one value so its width does
+ * not count as depth (TPL_WIDTH_LIST / TPL_WIDTH_ARGS; caps.h). A list or
+ * tuple keeps folding exactly (V[vh] becomes the list of the items so far,
+ * joined with the rest when it closes); a dict, call, filter or subscript
+ * lumps its arguments into one unknown value with their flags. */
+static void compact(tpl *t, oframe *f)
+{
+    uint32_t base = f->vh, n = t->ev.nv - base;
+    aval *items = &t->ev.V[base];
+    aval at;
+    memset(&at, 0, sizeof at);
+    at.index = f->index;
+    if (f->kind == M_LIST || f->kind == M_GROUP) {
+        if (n < TPL_WIDTH_LIST)
+            return;
+        aval r;
+        if (f->acc == 1) {
+            aval rest = fd_make_list(t, items + 1, n - 1, &at);
+            int64_t c = items[0].count >= 0 ? items[0].count + (int64_t)(n - 1) : -1;
+            r = fd_list_concat(t, &items[0], &rest);
+            r.count = c;
+        } else {
+            r = fd_make_list(t, items, n, &at);
+        }
+        f->acc = 1;
+        t->ev.V[base] = r;
+        t->ev.nv = base + 1;
+        return;
+    }
+    if (n < (f->kind == M_DICT ? TPL_WIDTH_LIST : TPL_WIDTH_ARGS))
+        return;
+    aval r = unk_at(&at);
+    for (uint32_t i = 0; i < n; i++)
+        r.flags |= (uint16_t)((items[i].flags & (F_TAINT | F_CONTENT | F_FRAG)) |
+                              fd_frag_of(t, &items[i]));
+    f->acc = 2;
+    t->ev.V[base] = r;
+    t->ev.nv = base + 1;
+    uint32_t m = (uint32_t)(f - t->ev.O);
+    while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= m)
+        t->ev.n_kw--; /* this bracket's keyword arguments are lumped too */
+}
+
+/* The keys of a dict literal {k: v, ...} (items k, v, k, v ... at the
+ * value stack) as an F_DICT list when they are distinct constants. */
+static aval dict_keys(tpl *t, aval *items, uint32_t n, const oframe *f, const aval *at)
+{
+    aval r = unk_at(at);
+    for (uint32_t i = 0; i < n; i++)
+        r.flags |= items[i].flags & F_TAINT;
+    if (f->acc || (n & 1) || f->colons != 0)
+        return r;
+    uint32_t m = n / 2;
+    for (uint32_t i = 0; i < m; i++) {
+        aval *k = &items[2 * i];
+        if (k->kind != AV_STR && (k->kind != AV_INT || (k->flags & F_HUGE)))
+            return r;
+        for (uint32_t j = 0; j < i; j++) { /* a repeated key is kept once (first place) */
+            const aval *o = &items[j];
+            if (o->kind == k->kind &&
+                (k->kind == AV_INT
+                     ? o->ival == k->ival
+                     : o->len == k->len && memcmp(fd_bytes(t, o), fd_bytes(t, k), k->len) == 0))
+                return r; /* (not modelled: unknown) */
+        }
+        items[i] = *k;
+    }
+    aval l = fd_make_list(t, items, m, at);
+    if (l.kind == AV_LIST)
+        l.flags |= F_DICT;
+    return l;
+}
+
+/* dict(k=v, ...) with keyword arguments only: the names, in order. */
+static aval dict_call(tpl *t, const aval *c, uint32_t base, uint32_t n, const oframe *f)
+{
+    aval r = unk_at(c);
+    aval keys[TPL_KW_MAX];
+    uint32_t m = 0;
+    if (f->acc || f->kws != n || n == 0 || n > TPL_KW_MAX)
+        return r;
+    for (uint32_t i = 0; i < t->ev.n_kw; i++) {
+        uint32_t p = t->ev.kw[i].pos;
+        if (t->ev.kw[i].frame != t->ev.no || p < base || p >= base + n)
+            continue;
+        aval k = unk_at(c);
+        k.kind = AV_STR;
+        k.off = t->ev.kw[i].off;
+        k.len = t->ev.kw[i].len;
+        for (uint32_t j = 0; j < m; j++)
+            if (keys[j].len == k.len &&
+                memcmp(t->fd.ar + keys[j].off, t->fd.ar + k.off, k.len) == 0)
+                return r; /* repeated: Jinja rejects it */
+        keys[m++] = k;
+    }
+    if (m != n)
+        return r;
+    aval l = fd_make_list(t, keys, m, c);
+    if (l.kind == AV_LIST)
+        l.flags |= F_DICT;
+    return l;
+}
+
 static void close_marker(tpl *t, const tok *k)
 {
     if (reduce_to_marker(t) < 0)
@@ -331,21 +434,31 @@ static void close_marker(tpl *t, const tok *k)
     at.index = f.index;
     switch (f.kind) {
     case M_GROUP:
-        if (n == 1 && f.commas == 0) {
+        if (n == 1 && f.commas == 0 && !f.acc) {
             t->ev.expect = false;
             return;
         }
-        r = fd_make_list(t, items, n, &at);
-        if (r.kind == AV_LIST)
+        /* fall through */
+    case M_LIST:
+        if (f.acc == 1 && n >= 1) { /* the items before were folded already */
+            aval rest = fd_make_list(t, items + 1, n - 1, &at);
+            int64_t c = items[0].count >= 0 ? items[0].count + (int64_t)(n - 1) : -1;
+            r = fd_list_concat(t, &items[0], &rest);
+            r.count = c;
+        } else {
+            r = fd_make_list(t, items, n, &at);
+        }
+        if (f.kind == M_GROUP && r.kind == AV_LIST)
             r.flags |= F_TUPLE;
         break;
-    case M_LIST: r = fd_make_list(t, items, n, &at); break;
     case M_CALL: {
         aval c = t->ev.V[base - 1];
         if (c.kind == AV_ATTR)
             r = ev_method_call(t, &c, items, n, f.kws);
         else if (c.kind == AV_NAME && c.word == W_NAMESPACE)
             r = ev_namespace(t, &c, items, n, base);
+        else if (c.kind == AV_NAME && c.word == W_DICT && f.kws == n && n > 0)
+            r = dict_call(t, &c, base, n, &f);
         else if (c.kind == AV_NAME)
             r = ev_global_call(t, &c, items, n);
         else {
@@ -370,7 +483,7 @@ static void close_marker(tpl *t, const tok *k)
                     (key->len == 4 && memcmp(s, "text", 4) == 0 && (x.flags & F_CONTENT)))
                     r.flags |= F_CONTENT;
             } else if (key->kind == AV_INT && !(key->flags & F_HUGE) &&
-                       (x.kind == AV_STR || x.kind == AV_LIST)) {
+                       (x.kind == AV_STR || (x.kind == AV_LIST && !(x.flags & F_DICT)))) {
                 uint16_t keep = r.flags;
                 r = fd_fold_index(t, &x, key->ival);
                 r.flags |= keep;
@@ -403,7 +516,7 @@ static void close_marker(tpl *t, const tok *k)
         t->ev.nv = base;
         t->ev.expect = false;
         return;
-    case M_DICT:
+    case M_DICT: r = dict_keys(t, items, n, &f, &at); break;
     default: r = unk_at(&at); break;
     }
     while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= t->ev.no)
@@ -580,6 +693,8 @@ static void op_tok(tpl *t, const tok *k)
         if (m >= 0) {
             if (t->ev.O[m].commas < 255)
                 t->ev.O[m].commas++;
+            if (t->ev.nv - t->ev.O[m].vh >= TPL_WIDTH_LIST)
+                compact(t, &t->ev.O[m]); /* width is not depth */
         } else {
             t->ev.tuple = true;
         }

@@ -43,6 +43,7 @@ typedef struct oframe {
     uint8_t commas;  /* commas seen inside the bracket */
     uint8_t kws;     /* keyword arguments seen inside the bracket */
     uint8_t attr_kw; /* 1 + index (from vh) of the value of an attribute= argument, 0 none */
+    uint8_t acc;     /* width (eval.c compact): 1 V[vh] holds the items so far, 2 lumped */
     uint16_t word;   /* M_FILTER: the filter */
     uint32_t vh;     /* value height when pushed */
     uint64_t index;
