@@ -207,6 +207,7 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         int64_t n = range_count(args, na, &known);
         if (known) {
             r.count = n;
+            ev_dos_work(t, n);
             if (n > TPL_DOS_BIG)
                 tpl_report(t, TH_DOS, c->index,
                            "range() of %lld%s items: rendering iterates "
@@ -292,6 +293,22 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         if (str && (na == 2 || (na == 3 && args[2].kind == AV_INT && !(args[2].flags & F_HUGE))) &&
             fd_to_cval(&args[0], &a[0]) && fd_to_cval(&args[1], &a[1]))
             return fd_fold_replace(t, x, &a[0], &a[1], na == 3 ? args[2].ival : -1);
+        if ((x->kind == AV_UNK || x->kind == AV_STR) && x->count > 0 && na >= 2 &&
+            args[0].kind == AV_STR && args[0].len > 0 &&
+            (args[1].kind == AV_STR || (args[1].kind == AV_UNK && args[1].count >= 0))) {
+            /* sizes known, not the bytes: at most count / len(old) matches,
+             * each replaced by at most the new value's size */
+            int64_t nl = args[1].kind == AV_STR ? (int64_t)args[1].len : args[1].count;
+            int64_t out = sat_mul(x->count / args[0].len, nl);
+            out = out > INT64_MAX - x->count ? INT64_MAX : out + x->count;
+            if (out > TPL_DOS_BIG)
+                tpl_report(t, TH_DOS, at->index,
+                           "|replace on a value of up to %lld bytes builds up to %lld bytes at "
+                           "render time",
+                           (long long)x->count, (long long)out);
+            r.count = out;
+            ev_dos_work(t, out);
+        }
         break;
     case W_LOWER:
         if (str && !na)

@@ -137,11 +137,27 @@ static void not_output(tpl *t, const aval *a, const aval *b)
         tk_drop(t, b->index);
 }
 
+/* a * b for a string or list and a number (repetition; also GG729) */
+static aval mul_value(tpl *t, const aval *a, const aval *b, aval r)
+{
+    bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
+    if (ib && a->kind == AV_LIST)
+        return fd_list_repeat(t, a, b, a);
+    if (ia && b->kind == AV_LIST)
+        return fd_list_repeat(t, b, a, a);
+    if (ib)
+        return fd_repeat(t, a, b, a);
+    if (ia)
+        return fd_repeat(t, b, a, a);
+    return r;
+}
+
 static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f)
 {
     aval r = unk_at(a);
     bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
     (void)f;
+    ev_dos_binop(t, op, a, b);
     switch (op) {
     case OP_CONCAT: return fd_concat(t, a, b);
     case OP_ADD:
@@ -159,14 +175,8 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_MUL:
         if (ia && ib)
             return int_op(op, a, b, r);
-        if (ib && a->kind == AV_LIST)
-            return fd_list_repeat(t, a, b, a);
-        if (ia && b->kind == AV_LIST)
-            return fd_list_repeat(t, b, a, a);
-        if (ib)
-            return fd_repeat(t, a, b, a);
-        if (ia)
-            return fd_repeat(t, b, a, a);
+        r = mul_value(t, a, b, r);
+        ev_dos_work(t, r.kind == AV_STR ? (int64_t)r.len : r.kind == AV_LIST ? r.ival : r.count);
         return r;
     case OP_POW: return fd_power(t, a, b);
     case OP_MOD:
@@ -453,6 +463,12 @@ static void close_marker(tpl *t, const tok *k)
         break;
     case M_CALL: {
         aval c = t->ev.V[base - 1];
+        if (c.kind == AV_NAME && t->ev.stmt_word == W_MACRO && t->ev.no == 0)
+            ev_dos_macro_def(t, &c); /* {% macro NAME(...) %} */
+        else if (c.kind == AV_NAME && c.word == W_LOOP && n >= 1)
+            ev_dos_loop_call(t, &items[0], c.index);
+        else if (c.kind == AV_NAME)
+            ev_dos_call(t, &c, t->ev.descents != f.desc0);
         if (c.kind == AV_ATTR)
             r = ev_method_call(t, &c, items, n, f.kws);
         else if (c.kind == AV_NAME && c.word == W_NAMESPACE)
@@ -655,8 +671,10 @@ static void op_tok(tpl *t, const tok *k)
 {
     switch (k->op) {
     case '.':
-        if (!t->ev.expect && t->ev.nv > 0)
+        if (!t->ev.expect && t->ev.nv > 0) {
             t->ev.pend_ev = PE_DOT;
+            t->ev.descents++;
+        }
         return;
     case '|':
         if (!t->ev.expect && t->ev.nv > 0) {
@@ -668,14 +686,17 @@ static void op_tok(tpl *t, const tok *k)
         }
         return;
     case '(':
-        if (!t->ev.expect && t->ev.nv > 0)
+        if (!t->ev.expect && t->ev.nv > 0) {
             open_marker(t, M_CALL, k, 0);
-        else
+            if (t->ev.no > 0)
+                t->ev.O[t->ev.no - 1].desc0 = t->ev.descents;
+        } else
             open_marker(t, M_GROUP, k, 0);
         return;
     case '[':
         if (!t->ev.expect && t->ev.nv > 0) {
             open_marker(t, M_SUB, k, 0);
+            t->ev.descents++;
         } else {
             open_marker(t, M_LIST, k, 0);
         }
@@ -958,6 +979,9 @@ static void tok_special(tpl *t, const tok *k)
             !ev_marker_open(t)) {
             ev_flush(t);
             ev_finish_for(t);
+            if (k->word == W_RECURSIVE && t->ev.n_blocks && !t->ev.blocks_over &&
+                t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR)
+                t->ev.blocks[t->ev.n_blocks - 1].recursive = true;
             t->ev.stmt = ST_EXPR;
             return;
         }
@@ -1172,6 +1196,7 @@ void ev_end(tpl *t)
     case ST_SET_VALUE:
         ev_flush(t);
         set_value(t);
+        ev_dos_set(t);
         break;
     case ST_FOR_TARGET: /* no 'in': keep the block structure */
         ev_block_push(t, W_FOR, 1, t->ev.tag_index);
@@ -1194,6 +1219,7 @@ void ev_end(tpl *t)
         }
         break;
     }
+    ev_dos_tag_end(t);
     tk_tag_end(t,
                (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR) || t->ev.stmt == ST_SET_VALUE);
     t->ev.nv = t->ev.no = 0;
@@ -1204,6 +1230,7 @@ void ev_template_end(tpl *t)
 {
     if (t->nomem)
         return;
+    ev_dos_template_end(t);
     for (uint32_t i = t->ev.n_blocks; i-- > 0;) {
         const block *b = &t->ev.blocks[i];
         char where[64];

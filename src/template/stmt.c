@@ -39,6 +39,7 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index)
     block *b = &t->ev.blocks[t->ev.n_blocks++];
     b->kind = kind;
     b->cap = false;
+    b->data = b->recursive = false;
     b->gate = 0;
     b->items_vid = 0;
     b->bound = bound;
@@ -92,6 +93,7 @@ void ev_block_end(tpl *t, const tok *k)
                    word_text(k->word), word_text(b->kind),
                    b->lc_known ? tpl_where_lc(where, sizeof where, b->line, b->col) : " before");
     }
+    ev_dos_block_end(t, t->ev.n_blocks - 1);
     ev_cap_close(t, t->ev.n_blocks - 1, ev_in_branch(t) || ev_in_scope(t, t->ev.n_blocks - 1));
     t->ev.n_blocks--;
     if (t->ev.lc_next > t->ev.n_blocks)
@@ -139,23 +141,22 @@ void ev_finish_for(tpl *t)
 {
     int64_t b = -1;
     uint16_t items = 0;
+    bool data = true;
     if (t->ev.nv == 1) {
         const aval *v = &t->ev.V[0];
         b = v->kind == AV_LIST ? v->ival : v->kind == AV_STR ? (int64_t)v->len : v->count;
+        data = v->kind != AV_LIST && v->kind != AV_STR && v->count < 0;
         items = loop_items(t, v);
     }
     if (b < 1)
         b = 1;
     int64_t outer = outer_product(t);
-    int64_t prod = sat_mul(outer, b);
-    if (prod > TPL_DOS_NEST && outer > 1 && b <= TPL_DOS_NEST)
-        tpl_report(t, TH_DOS, t->ev.tag_index,
-                   "nested loops with constant bounds run "
-                   "%lld%s iterations (this loop %lld times, inside loops of %lld)",
-                   (long long)prod, prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
+    ev_dos_loop(t, b, outer, t->ev.tag_index); /* reported at the end, the largest */
     ev_block_push(t, W_FOR, b, t->ev.tag_index);
-    if (t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR)
+    if (t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR) {
         t->ev.blocks[t->ev.n_blocks - 1].items_vid = items;
+        t->ev.blocks[t->ev.n_blocks - 1].data = data;
+    }
     t->ev.nv = t->ev.no = 0;
     t->ev.expect = true;
     t->ev.pend_ev = PE_NONE;

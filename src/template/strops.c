@@ -623,8 +623,19 @@ aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, i
         return unk_at(s);
     if (out == 0) /* an empty result still costs one unit, as an empty piece does */
         return fd_spend(t, 1, s) ? fd_b_done(t, &b) : unk_at(s);
-    if (!fd_b_room(t, &b, out))
-        return fd_b_done(t, &b);
+    if (out > TPL_DOS_BIG) {
+        char e[96];
+        tpl_report(t, TH_DOS, s->index,
+                   "|replace of '%s' (%llu matches) builds %llu bytes at render time",
+                   tpl_quote(e, sizeof e, cbytes(t, old), m, 30), (unsigned long long)hits,
+                   (unsigned long long)out);
+    }
+    if (out > TPL_CONST_CAP || !fd_b_room(t, &b, out)) {
+        aval u = fd_b_done(t, &b);
+        if (u.kind == AV_UNK)
+            u.count = (int64_t)out;
+        return u;
+    }
     /* the arena is reserved: the pointers stay valid, and the result lies
      * past every source in the arena */
     const uint8_t *p = fd_bytes(t, s), *o = cbytes(t, old), *w = cbytes(t, new_);
@@ -1111,12 +1122,18 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
             b.fl |= s->flags & F_INEXACT;
         return fd_b_done(t, &b);
     }
+    r.count = cnt > 0 && s && s->count >= 0 ? sat_mul(s->count, cnt) : -1;
     if (cnt > TPL_DOS_BIG)
         tpl_report(t, TH_DOS, at->index,
                    "repetition by %lld%s: a string or list repeated "
                    "that many times at render time",
                    (long long)cnt, cnt == INT64_MAX ? "+" : "");
-    r.count = cnt > 0 && s && s->count >= 0 ? sat_mul(s->count, cnt) : -1;
+    else if (r.count > TPL_DOS_BIG) /* composed: a value whose size is already known */
+        tpl_report(t, TH_DOS, at->index,
+                   "repetition of a value of up to %lld bytes or items by %lld builds %lld%s "
+                   "at render time",
+                   (long long)s->count, (long long)cnt, (long long)r.count,
+                   r.count == INT64_MAX ? "+" : "");
     return r;
 }
 
