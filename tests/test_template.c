@@ -825,6 +825,60 @@ static void test_width_not_depth(void **state)
     TRIG(joined, "GG720", "__class__");
 }
 
+/* DoS by composed sizes (GG729): each step below the per-operation
+ * thresholds, their composition far above; recursion over data is clean. */
+static void test_dos_composed(void **state)
+{
+    (void)state;
+    TRIG("{% set s = 'a' * 100000 %}{{ s * 100000 }}", "GG729", "up to 100000");
+    TRIG("{{ range(100000)|list * 1000 }}", "GG729", "by 1000");
+    TRIG("{% set ns = namespace(s='ab') %}{% for i in range(60) %}"
+         "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
+         "GG729", "2**60");
+    TRIG("{% set s = 'ab' %}{% for i in range(40) %}{% set s = s + s %}{% endfor %}{{ s }}",
+         "GG729", "doubles");
+    TRIG("{{ ('a' * 1000)|replace('a', 'a' * 100000) }}", "GG729", "|replace");
+    TRIG("{{ ('a' * 60000)|replace('a', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa') }}", "GG729",
+         "|replace");
+    TRIG("{% for i in range(100000) %}{{ range(100000)|join(',') }}{% endfor %}", "GG729",
+         "10000000000 steps");
+    TRIG("{% for i in range(5000) %}{% for j in range(5000) %}{% for k in range(5000) %}x"
+         "{% endfor %}{% endfor %}{% endfor %}",
+         "GG729", "125000000000 iterations");
+    TRIG("{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}"
+         "{{ f(60) }}",
+         "GG729", "macro 'f' calls itself 2 times");
+    TRIG("{% for a in [1, 2] recursive %}{{ loop([1, 2]) }}{% endfor %}", "GG729", "loop()");
+    /* recursion over the tool schema and message data: bounded by the data */
+    CLEAN("{% macro render(s) %}{% for k, v in s.properties|items %}{{ k }}{{ render(v) }}"
+          "{% endfor %}{{ render(s.items) }}{% endmacro %}"
+          "{% for tool in tools %}{{ render(tool.parameters) }}{% endfor %}",
+          "GG729");
+    CLEAN("{% for m in messages recursive %}{{ m.content }}{{ loop(m.children) }}{% endfor %}",
+          "GG729");
+    CLEAN("{% set ns = namespace(s='') %}{% for m in messages %}{% set ns.s = ns.s ~ ns.s %}"
+          "{% endfor %}",
+          "GG729");
+    CLEAN("{% for i in range(3) %}{% for j in range(3) %}{{ 'x' * 10 }}{% endfor %}{% endfor %}",
+          "GG729");
+    CLEAN(qwen, "GG729");
+}
+
+/* A key that is not known is judged by the characters it can take: %c,
+ * {:c} and chr() of unknown numbers can write '__' (GG722, an error by
+ * default too). */
+static void test_computed_key_alphabet(void **state)
+{
+    (void)state;
+    TRIG("{% for m in messages %}{{ m['%c%cclass%c%c' % (m.a, m.a, m.a, m.a)] }}{% endfor %}",
+         "GG722", "computed at render time");
+    TRIG("{% for m in messages %}{{ m['{:c}{:c}'.format(m.x, m.y) ~ 'class__'] }}{% endfor %}",
+         "GG722", "computed at render time");
+    CLEAN("{% for m in messages %}{{ m['%s' % m.key] }}{{ m['{}'.format(m.k)] }}{% endfor %}",
+          "GG722");
+    CLEAN("{% for m in messages %}{% for k in m %}{{ m[k] }}{% endfor %}{% endfor %}", "GG722");
+}
+
 /* ------------------------------------------- folding at the extremes */
 
 /* Issue 9: an extreme slice step overflowed the folder's `i += step` and
@@ -1384,6 +1438,8 @@ int main(void)
         cmocka_unit_test(test_cost_256k),
         cmocka_unit_test(test_fold_captures_dicts_specs),
         cmocka_unit_test(test_width_not_depth),
+        cmocka_unit_test(test_dos_composed),
+        cmocka_unit_test(test_computed_key_alphabet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

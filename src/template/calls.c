@@ -113,6 +113,7 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     case W_FORMAT:
         if (fd_gather_args(t, args, na, false, a, &n))
             return fd_fold_format(t, &recv, a, n);
+        r.flags |= fd_fmt_wild(t, &recv, args, na, false);
         return r;
     case W_REPLACE:
         if ((na == 2 || (na == 3 && args[2].kind == AV_INT && !(args[2].flags & F_HUGE))) &&
@@ -231,6 +232,7 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
             fd_b_raw(t, &b, &ch, 1);
             return fd_b_done(t, &b);
         }
+        r.flags |= F_STRTYPE | F_FRAG; /* any character */
         return r;
     }
     if (w == W_GETATTR) {
@@ -287,6 +289,7 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         uint32_t n = 0;
         if (str && fd_gather_args(t, args, na, false, ca, &n))
             return fd_fold_percent(t, x, ca, n);
+        r.flags |= fd_fmt_wild(t, x, args, na, true);
         break;
     }
     case W_REPLACE:

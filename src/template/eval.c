@@ -187,7 +187,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
             if (b->kind == AV_LIST ? fd_gather_args(t, b, 1, true, ca, &n)
                                    : fd_gather_args(t, b, 1, false, ca, &n))
                 return fd_fold_percent(t, a, ca, n);
-            r.flags |= F_STRTYPE;
+            r.flags |= (uint16_t)(F_STRTYPE | fd_fmt_wild(t, a, b, 1, true));
             return r;
         }
         return ia && ib ? int_op(op, a, b, r) : r;

@@ -233,6 +233,9 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at); /* also GG
 aval fd_power(tpl *t, const aval *a, const aval *b);                  /* also GG729 */
 aval fd_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na);
 aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na);
+/* F_FRAG when fmt % args / fmt.format(args) that did not fold can spell a
+ * dunder: a %c or {:c} conversion, or a piece holding one */
+uint16_t fd_fmt_wild(tpl *t, const aval *fmt, const aval *args, uint32_t na, bool pct);
 aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count);
 aval fd_fold_case(tpl *t, const aval *s, int how);
 aval fd_fold_strip(tpl *t, const aval *s, const cval *chars, int side); /* <0 left, >0 right */

@@ -382,6 +382,32 @@ static int64_t spec_num(const uint8_t *f, uint32_t n, uint32_t *i)
     return v;
 }
 
+/* The alphabet of a format whose arguments are not known: F_FRAG when a
+ * conversion can write any character (%c, {:c}) or an argument holds a
+ * dunder piece, so the result can spell '__class__' (a key built that way
+ * is judged by it: GG722). */
+uint16_t fd_fmt_wild(tpl *t, const aval *fmt, const aval *args, uint32_t na, bool pct)
+{
+    uint16_t fl = 0;
+    for (uint32_t i = 0; i < na; i++)
+        fl |= (uint16_t)((args[i].flags & F_FRAG) | fd_frag_of(t, &args[i]));
+    if (fmt->kind != AV_STR)
+        return (uint16_t)(fl | (fmt->flags & F_FRAG));
+    const uint8_t *f = fd_bytes(t, fmt);
+    for (uint32_t i = 0; i + 1 < fmt->len; i++) {
+        if (pct ? f[i] != '%' : f[i] != ':')
+            continue;
+        uint32_t j = i + 1;
+        while (
+            j < fmt->len && j - i < 24 &&
+            (pct ? f[j] != 'c' && strchr("-0+ #.0123456789hlL", f[j]) : f[j] != 'c' && f[j] != '}'))
+            j++;
+        if (j < fmt->len && f[j] == 'c')
+            return (uint16_t)(fl | F_FRAG);
+    }
+    return (uint16_t)(fl | fd_frag_of(t, fmt));
+}
+
 /* printf-style: fmt % args. Python's rules: a tuple must be consumed
  * exactly, a single value is one argument; flags (- 0 + space #), width,
  * precision, the length modifiers h l L and the conversions s d i u x X o c
