@@ -31,7 +31,7 @@ static void list_method(tpl *t, const aval *c, const aval *args, uint32_t na, ui
         aval l = x->v;
         const block *in = t->ev.n_blocks ? &t->ev.blocks[t->ev.n_blocks - 1] : NULL;
         if (m == W_APPEND && na == 1 && (args[0].flags & F_ITEMS) && in && in->kind == W_FOR &&
-            in->items_vid && in->items_vid == args[0].vid) {
+            in->items_vid && in->items_vid == (args[0].vid ? args[0].vid : args[0].word)) {
             /* {% for c in CONST %}{% do l.append(c) %}: every item, in turn */
             aval items = args[0]; /* the loop's constant: a list or a string */
             items.kind = (uint8_t)items.rword;
@@ -130,6 +130,17 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     case W_CAPITALIZE: return na ? r : fd_fold_case(t, &recv, CASE_CAP);
     case W_TITLE: return na ? r : fd_fold_case(t, &recv, CASE_TITLE);
     case W_SWAPCASE: return na ? r : fd_fold_case(t, &recv, CASE_SWAP);
+    case W_FIND:
+    case W_RFIND:
+    case W_INDEX:
+    case W_COUNT:
+        if (na == 1 && fd_to_cval(&args[0], &a[0]))
+            return fd_fold_find(t, &recv, &a[0],
+                                m == W_FIND    ? 0
+                                : m == W_RFIND ? 1
+                                : m == W_INDEX ? 2
+                                               : 4);
+        return r;
     case W_STRIP:
     case W_LSTRIP:
     case W_RSTRIP: {

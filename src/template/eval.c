@@ -152,12 +152,40 @@ static aval mul_value(tpl *t, const aval *a, const aval *b, aval r)
     return r;
 }
 
+static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f);
+
+/* a OP b with one operand the items of a loop over a constant (unroll.c):
+ * binop per item, called with a constant operand only (depth one) */
+typedef struct ubin {
+    uint8_t op;
+    bool items_left;
+    const aval *other;
+    const oframe *f;
+} ubin;
+
+static aval unroll_bin(tpl *t, const aval *item, const void *ctx)
+{
+    const ubin *u = ctx;
+    return u->items_left ? binop(t, u->op, item, u->other, u->f)
+                         : binop(t, u->op, u->other, item, u->f);
+}
+
+static bool unroll_op(uint8_t op)
+{
+    return op == OP_CONCAT || op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_MOD ||
+           op == OP_FDIV;
+}
+
 static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f)
 {
     aval r = unk_at(a);
     bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
-    (void)f;
     ev_dos_binop(t, op, a, b);
+    if (unroll_op(op) && t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR &&
+        (ev_is_items(a) ? ev_is_const(b) : ev_is_items(b) && ev_is_const(a))) {
+        ubin u = {op, ev_is_items(a), ev_is_items(a) ? b : a, f};
+        return ev_unroll(t, ev_is_items(a) ? a : b, unroll_bin, &u, a);
+    }
     switch (op) {
     case OP_CONCAT: return fd_concat(t, a, b);
     case OP_ADD:
@@ -315,7 +343,9 @@ static void apply_pending_filter(tpl *t)
     aval at = t->ev.V[t->ev.nv - 1];
     at.index = t->ev.pend_index;
     aval x = t->ev.V[t->ev.nv - 1];
-    aval r = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
+    aval r;
+    if (!ev_unroll_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at, &r))
+        r = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
     if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST)
         ch_filter(t, &r, &x, t->ev.pend_word, 0);
     t->ev.V[t->ev.nv - 1] = r;
@@ -469,12 +499,16 @@ static void close_marker(tpl *t, const tok *k)
             ev_dos_loop_call(t, &items[0], c.index);
         else if (c.kind == AV_NAME)
             ev_dos_call(t, &c, t->ev.descents != f.desc0);
-        if (c.kind == AV_ATTR)
+        if (c.kind == AV_ATTR && ev_unroll_method(t, &c, items, n, f.kws, &r))
+            ; /* a loop over a constant: every item */
+        else if (c.kind == AV_ATTR)
             r = ev_method_call(t, &c, items, n, f.kws);
         else if (c.kind == AV_NAME && c.word == W_NAMESPACE)
             r = ev_namespace(t, &c, items, n, base);
         else if (c.kind == AV_NAME && c.word == W_DICT && f.kws == n && n > 0)
             r = dict_call(t, &c, base, n, &f);
+        else if (c.kind == AV_NAME && ev_unroll_global(t, &c, items, n, &r))
+            ; /* chr() of every item */
         else if (c.kind == AV_NAME)
             r = ev_global_call(t, &c, items, n);
         else {
@@ -498,6 +532,8 @@ static void close_marker(tpl *t, const tok *k)
                 if ((key->len == 7 && memcmp(s, "content", 7) == 0) ||
                     (key->len == 4 && memcmp(s, "text", 4) == 0 && (x.flags & F_CONTENT)))
                     r.flags |= F_CONTENT;
+            } else if ((ev_is_items(key) || ev_is_items(&x)) && ev_unroll_index(t, &x, key, &r)) {
+                r.flags |= x.flags & F_TAINT; /* an item of each, in turn */
             } else if (key->kind == AV_INT && !(key->flags & F_HUGE) &&
                        (x.kind == AV_STR || (x.kind == AV_LIST && !(x.flags & F_DICT)))) {
                 uint16_t keep = r.flags;
@@ -517,7 +553,8 @@ static void close_marker(tpl *t, const tok *k)
     case M_FILTER: {
         aval x = t->ev.V[base - 1];
         uint16_t taint = ev_attr_args(t, f.word, &x, items, n, f.attr_kw);
-        r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
+        if (!ev_unroll_filter(t, f.word, &x, items, n, f.kws, &at, &r))
+            r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
         r.flags |= taint;
         if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST) {
             if (f.word == W_ATTR && n >= 1)

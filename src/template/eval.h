@@ -181,6 +181,29 @@ void ev_cap_value(tpl *t, const aval *v);               /* a {{ }} value (NULL: 
 void ev_cap_block(tpl *t);                              /* another block opens inside */
 void ev_cap_close(tpl *t, uint32_t block, bool branch); /* blocks[block] ends */
 
+/* unroll.c: an operation applied to every item of a loop over a constant
+ * (an F_ITEMS value); fn gets one constant item */
+typedef aval (*ev_unroll_fn)(tpl *t, const aval *item, const void *ctx);
+aval ev_unroll(tpl *t, const aval *items, ev_unroll_fn fn, const void *ctx, const aval *at);
+/* x|w(args), c(args) on a constant string, chr(n), x[k] with one F_ITEMS
+ * operand and constants elsewhere: true and *r the items of the results */
+bool ev_unroll_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
+                      uint32_t kws, const aval *at, aval *r);
+bool ev_unroll_method(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws, aval *r);
+bool ev_unroll_global(tpl *t, const aval *c, const aval *args, uint32_t na, aval *r);
+bool ev_unroll_index(tpl *t, const aval *x, const aval *key, aval *r);
+/* an F_ITEMS value (the items a loop variable or an expression of it takes) */
+static inline bool ev_is_items(const aval *v)
+{
+    return v->kind == AV_UNK && (v->flags & F_ITEMS);
+}
+/* a constant operand, for unrolling (only in a {{ }}: what it emits) */
+static inline bool ev_is_const(const aval *v)
+{
+    return v->kind == AV_STR || (v->kind == AV_INT && !(v->flags & F_HUGE)) ||
+           (v->kind == AV_LIST && !(v->flags & F_DICT));
+}
+
 /* dos.c: render cost composed across operations (GG729) */
 void ev_dos_work(tpl *t, int64_t n); /* a value of n bytes or items is built */
 void ev_dos_tag_end(tpl *t);

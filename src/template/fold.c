@@ -187,6 +187,7 @@ void fd_free(tpl *t)
     free(t->fd.ar);
     free(t->fd.vs);
     free(t->fd.cp.buf); /* capture.c's buffer */
+    free(t->fd.ur);     /* unroll.c's */
 }
 
 void fd_budget_reset(tpl *t)

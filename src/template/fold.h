@@ -106,6 +106,7 @@ typedef struct tpl_fold {
     uint32_t vs_len, vs_cap;
     uint32_t n_ns, obj_seq; /* namespace() objects and list objects made so far */
     tpl_capture cp;         /* capture.c */
+    aval *ur;               /* unroll.c: TPL_UNROLL_MAX results (allocated once) */
 } tpl_fold;
 
 bool fd_init(tpl *t);
@@ -238,6 +239,8 @@ aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na);
 uint16_t fd_fmt_wild(tpl *t, const aval *fmt, const aval *args, uint32_t na, bool pct);
 aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count);
 aval fd_fold_case(tpl *t, const aval *s, int how);
+/* s.find / rfind / index / rindex / count(o): how 0 .. 4 */
+aval fd_fold_find(tpl *t, const aval *s, const cval *o, int how);
 aval fd_fold_strip(tpl *t, const aval *s, const cval *chars, int side); /* <0 left, >0 right */
 aval fd_fold_center(tpl *t, const aval *s, int64_t width);
 aval fd_fold_reverse(tpl *t, const aval *s);

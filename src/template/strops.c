@@ -615,6 +615,50 @@ static uint32_t next_match(const uint8_t *p, uint32_t i, uint32_t n, const uint8
     return n;
 }
 
+/* str.find / rfind / index / rindex / count with one argument (how: 0 1
+ * 2 3 4): the code-point index (or count) Python returns; index and
+ * rindex of a missing piece raise (unknown). Bytes of valid UTF-8 match
+ * where the code points do. */
+aval fd_fold_find(tpl *t, const aval *s, const cval *o, int how)
+{
+    aval r = unk_at(s);
+    if (o->kind != AV_STR || !fd_spend(t, s->len, s))
+        return r;
+    const uint8_t *p = fd_bytes(t, s), *q = cbytes(t, o);
+    uint32_t n = s->len, m = o->len;
+    int64_t v = -1;
+    if (how == 4) {
+        v = 0;
+        if (m == 0) {
+            v = (int64_t)cp_count(p, n) + 1;
+        } else {
+            for (uint32_t i = next_match(p, 0, n, q, m); i < n; i = next_match(p, i + m, n, q, m))
+                v++;
+        }
+    } else {
+        uint32_t at = n + 1;
+        if (how == 0 || how == 2) {
+            at = m == 0 ? 0 : next_match(p, 0, n, q, m);
+            if (m && at >= n)
+                at = n + 1;
+        } else if (m <= n) {
+            for (uint32_t i = n - m + 1; i-- > 0;)
+                if (memcmp(p + i, q, m) == 0) {
+                    at = i;
+                    break;
+                }
+        }
+        if (at <= n)
+            v = (int64_t)cp_count(p, at);
+        else if (how == 2 || how == 3)
+            return r; /* ValueError: substring not found */
+    }
+    r.kind = AV_INT;
+    r.ival = v;
+    r.flags = (uint16_t)((s->flags | (o->inexact ? F_INEXACT : 0)) & F_INEXACT);
+    return r;
+}
+
 /* str.replace: one pass counts the matches (memchr for the first byte),
  * the result is reserved once, a second pass writes it. Both passes are
  * linear; the check is charged to the budget as s->len * old->len, the
