@@ -835,8 +835,8 @@ static void test_dos_composed(void **state)
     TRIG("{% set ns = namespace(s='ab') %}{% for i in range(60) %}"
          "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
          "GG729", "2**60");
-    TRIG("{% set s = 'ab' %}{% for i in range(40) %}{% set s = s + s %}{% endfor %}{{ s }}",
-         "GG729", "doubles");
+    CLEAN("{% set s = 'ab' %}{% for i in range(40) %}{% set s = s + s %}{% endfor %}{{ s }}",
+          "GG729"); /* a plain variable is the loop body's: it does not grow */
     TRIG("{{ ('a' * 1000)|replace('a', 'a' * 100000) }}", "GG729", "|replace");
     TRIG("{{ ('a' * 60000)|replace('a', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa') }}", "GG729",
          "|replace");

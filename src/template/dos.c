@@ -94,12 +94,13 @@ void ev_dos_binop(tpl *t, uint8_t op, const aval *a, const aval *b)
         t->ev.doubling = true;
 }
 
-/* {% set %} ends: a value that doubles itself in each iteration of loops
- * with constant bounds grows as 2 ** iterations. */
+/* {% set ns.x = ... %} ends: a namespace attribute that doubles itself in
+ * each iteration of loops with constant bounds grows as 2 ** iterations
+ * (a plain variable set in a loop is the loop body's: it does not grow). */
 void ev_dos_set(tpl *t)
 {
-    if (!t->ev.doubling)
-        return;
+    if (!t->ev.doubling || !t->ev.set_attr)
+        return; /* a plain {% set %} in a loop lasts one iteration (Jinja's scoping) */
     int64_t p = loops_product(t);
     if (p >= 20)
         tpl_report(t, TH_DOS, t->ev.tag_index,

@@ -185,8 +185,7 @@ bool ev_unroll_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint3
     return true;
 }
 
-bool ev_unroll_method(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws,
-                      aval *r)
+bool ev_unroll_method(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws, aval *r)
 {
     if (!emitting(t))
         return false;
