@@ -180,7 +180,8 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
 {
     aval r = unk_at(a);
     bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
-    ev_dos_binop(t, op, a, b);
+    if (t->ev.stmt == ST_SET_VALUE) /* (the only place it looks) */
+        ev_dos_binop(t, op, a, b);
     if (unroll_op(op) && t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR &&
         (ev_is_items(a) ? ev_is_const(b) : ev_is_items(b) && ev_is_const(a))) {
         ubin u = {op, ev_is_items(a), ev_is_items(a) ? b : a, f};
@@ -344,11 +345,23 @@ static void apply_pending_filter(tpl *t)
     at.index = t->ev.pend_index;
     aval x = t->ev.V[t->ev.nv - 1];
     aval r;
-    if (!ev_unroll_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at, &r))
+    if (!ev_is_items(&x) || !ev_unroll_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at, &r))
         r = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
     if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST)
         ch_filter(t, &r, &x, t->ev.pend_word, 0);
     t->ev.V[t->ev.nv - 1] = r;
+}
+
+/* Whether x or one of args is a loop's items (then unroll.c may apply the
+ * operation per item; inline: almost never). */
+static inline bool any_items(const aval *x, const aval *args, uint32_t n)
+{
+    if (x && ev_is_items(x))
+        return true;
+    for (uint32_t i = 0; i < n; i++)
+        if (ev_is_items(&args[i]))
+            return true;
+    return false;
 }
 
 /* The items of an open bracket folded into one value so its width does
@@ -497,9 +510,10 @@ static void close_marker(tpl *t, const tok *k)
             ev_dos_macro_def(t, &c); /* {% macro NAME(...) %} */
         else if (c.kind == AV_NAME && c.word == W_LOOP && n >= 1)
             ev_dos_loop_call(t, &items[0], c.index);
-        else if (c.kind == AV_NAME)
+        else if (c.kind == AV_NAME && t->ev.macro_len)
             ev_dos_call(t, &c, t->ev.descents != f.desc0);
-        if (c.kind == AV_ATTR && ev_unroll_method(t, &c, items, n, f.kws, &r))
+        if (c.kind == AV_ATTR && any_items(NULL, items, n) &&
+            ev_unroll_method(t, &c, items, n, f.kws, &r))
             ; /* a loop over a constant: every item */
         else if (c.kind == AV_ATTR)
             r = ev_method_call(t, &c, items, n, f.kws);
@@ -507,7 +521,8 @@ static void close_marker(tpl *t, const tok *k)
             r = ev_namespace(t, &c, items, n, base);
         else if (c.kind == AV_NAME && c.word == W_DICT && f.kws == n && n > 0)
             r = dict_call(t, &c, base, n, &f);
-        else if (c.kind == AV_NAME && ev_unroll_global(t, &c, items, n, &r))
+        else if (c.kind == AV_NAME && any_items(NULL, items, n) &&
+                 ev_unroll_global(t, &c, items, n, &r))
             ; /* chr() of every item */
         else if (c.kind == AV_NAME)
             r = ev_global_call(t, &c, items, n);
@@ -553,7 +568,7 @@ static void close_marker(tpl *t, const tok *k)
     case M_FILTER: {
         aval x = t->ev.V[base - 1];
         uint16_t taint = ev_attr_args(t, f.word, &x, items, n, f.attr_kw);
-        if (!ev_unroll_filter(t, f.word, &x, items, n, f.kws, &at, &r))
+        if (!any_items(&x, items, n) || !ev_unroll_filter(t, f.word, &x, items, n, f.kws, &at, &r))
             r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
         r.flags |= taint;
         if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST) {
@@ -1147,7 +1162,8 @@ static void probe_value(tpl *t, const aval *v)
 static void emit_value(tpl *t)
 {
     bool one = !t->ev.dead && t->ev.nv == 1 && !t->ev.tuple;
-    ev_cap_value(t, one ? &t->ev.V[0] : NULL);
+    if (t->fd.cp.n) /* a capture is open */
+        ev_cap_value(t, one ? &t->ev.V[0] : NULL);
     if (t->ev.probe_buf)
         probe_value(t, one ? &t->ev.V[0] : NULL);
     if (!one)
@@ -1256,7 +1272,8 @@ void ev_end(tpl *t)
         }
         break;
     }
-    ev_dos_tag_end(t);
+    if (t->ev.work > 0)
+        ev_dos_tag_end(t);
     tk_tag_end(t,
                (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR) || t->ev.stmt == ST_SET_VALUE);
     t->ev.nv = t->ev.no = 0;

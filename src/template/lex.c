@@ -512,7 +512,8 @@ static void tag_end(tpl *t)
         t->lx.ws_end = t->lx.last_op == '-';
     }
     ev_end(t);
-    ev_cap_tag_end(t, t->lx.ws_end);
+    if (t->fd.cp.n) /* a capture is open */
+        ev_cap_tag_end(t, t->lx.ws_end);
     t->lx.ws_end = false;
     t->lx.mode = ev_wants_raw(t) ? M_RAW : M_TEXT;
     t->lx.raw_collect = false;
