@@ -88,11 +88,53 @@ def rand_int(r):
 
 # --------------------------------------------------------------- grammar
 
+def rand_pspec(r):
+    """A printf-style conversion: flags, width, precision, length, type."""
+    flags = "".join(r.choice("-0+ #") for _ in range(r.choice([0, 0, 1, 2])))
+    width = r.choice(["", "", "1", "3", "5", "8", "12"])
+    prec = r.choice(["", "", ".0", ".1", ".2", ".4"])
+    length = r.choice(["", "", "", "l", "h"])
+    return "%" + flags + width + prec + length + r.choice("sdixXocrua%")
+
+
+def rand_fspec(r):
+    """A str.format field: index, conversion, [[fill]align][sign][#][0][width][,][.prec][type]."""
+    spec = ""
+    if r.random() < 0.4:
+        spec += r.choice(["", "*", "0", "x", "中", " "]) + r.choice("<>^=")
+    spec += r.choice(["", "", "+", "-", " "])
+    spec += r.choice(["", "", "#"])
+    spec += r.choice(["", "", "0"])
+    spec += r.choice(["", "", "1", "4", "7", "10"])
+    spec += r.choice(["", "", "", ",", "_"])
+    spec += r.choice(["", "", ".0", ".2", ".5"])
+    spec += r.choice(["", "", "s", "d", "x", "X", "o", "b", "c", "n", "e"])
+    conv = r.choice(["", "", "", "!s", "!r", "!a"])
+    return "{" + r.choice(["", "0"]) + conv + (":" + spec if spec or r.random() < 0.3 else "") + "}"
+
+
+def rand_kwname(r):
+    return r.choice(["a", "b", "__cla", "ss__", "__class__", "_", "k1", "x_y", "__"])
+
+
+def d_expr(r, d):
+    """A dict (dict(k=...) or a literal) seen as its keys."""
+    n = r.randint(0, 4)
+    names = [rand_kwname(r) for _ in range(n)]
+    if r.random() < 0.5:
+        body = "dict(%s)" % ", ".join("%s=%s" % (k, r.choice([rand_str(r), rand_int(r)]))
+                                      for k in dict.fromkeys(names))
+    else:
+        body = "{%s}" % ", ".join("%s: %s" % (r.choice(["'%s'" % k, rand_int(r)]),
+                                              r.choice([rand_str(r), rand_int(r)]))
+                                  for k in names)
+    return body
+
 def s_expr(r, d):
     """A string-valued expression (most of the time)."""
     if d <= 0 or r.random() < 0.25:
         return rand_str(r)
-    k = r.randrange(30)
+    k = r.randrange(34)
     a = lambda: s_expr(r, d - 1)
     i = lambda: i_expr(r, d - 1)
     if k == 0:
@@ -137,6 +179,8 @@ def s_expr(r, d):
     if k == 15:
         fmt = r.choice(["'%s'", "'%s%s'", "'%d'", "'%i'", "'%c'", "'%%'", "'%s-%s-%s'",
                         "'a%sb'", "'%5s'", "'%r'", "'%'", "'%x'", "'%(a)s'"])
+        if r.random() < 0.5:
+            fmt = "'%s'" % "".join(r.choice([rand_pspec(r), "x", "_"]) for _ in range(r.randint(1, 3)))
         if r.random() < 0.3:
             fmt = a()
         args = r.choice([a(), i(), "(%s,)" % a(), "(%s, %s)" % (a(), i()),
@@ -145,12 +189,16 @@ def s_expr(r, d):
         return "%s %% %s" % (fmt, args)
     if k == 16:
         fmt = r.choice(["'%s'", "'%s%s'", "'%d'", "'%c'", "'%%'", "'%s-%s'", a()])
-        args = ", ".join(r.choice([a(), i()]) for _ in range(r.randint(0, 3)))
+        if r.random() < 0.5:
+            fmt = "'%s'" % "".join(r.choice([rand_pspec(r), "y", "__"]) for _ in range(r.randint(1, 3)))
+        args = ", ".join(r.choice([a(), i(), i(), "95"]) for _ in range(r.randint(0, 3)))
         return "%s|format(%s)" % (fmt, args)
     if k == 17:
         fmt = r.choice(["'{}'", "'{}{}'", "'{0}'", "'{1}{0}'", "'{}{0}'", "'{{}}'", "'{'",
                         "'}'", "'{0}{0}'", "'{a}'", "'{:>3}'", "'{0!r}'", "'x{}y'", a()])
-        args = ", ".join(r.choice([a(), i()]) for _ in range(r.randint(0, 3)))
+        if r.random() < 0.5:
+            fmt = "'%s'" % "".join(r.choice([rand_fspec(r), "z", "__"]) for _ in range(r.randint(1, 3)))
+        args = ", ".join(r.choice([a(), i(), i(), "95"]) for _ in range(r.randint(0, 3)))
         if r.random() < 0.1:
             args += (", " if args else "") + "a=%s" % a()
         return "%s.format(%s)" % (fmt, args)
@@ -176,6 +224,16 @@ def s_expr(r, d):
         return "(%s)|reverse|join" % a()
     if k == 28:
         return "(%s)|center(%s)" % (a(), r.randint(0, 12))
+    if k == 29:
+        return "%s|first" % d_expr(r, d - 1)
+    if k == 30:
+        return "%s|list|join(%s)" % (d_expr(r, d - 1), r.choice(["", "'-'"]))
+    if k == 31:
+        return "%s|join" % d_expr(r, d - 1)
+    if k == 32:
+        return "(%s|list)[%d]" % (d_expr(r, d - 1), r.randint(-2, 2))
+    if k == 33:
+        return "(%s|list|first) ~ %s" % (d_expr(r, d - 1), a())
     return "%s" % i()
 
 
@@ -284,14 +342,49 @@ def gen_stmts(r):
     return "".join(out)
 
 
+def gen_capture(r):
+    """A block assignment: {% set x %}...{% endset %} (or {% set x | f %})
+    holding text, {{ }} values, a {% filter %} block, whitespace control, a
+    nested capture or a loop over a constant; then {{ x }} (or x used)."""
+    def piece(depth):
+        k = r.randrange(9)
+        if k == 0:
+            return r.choice(["__", "cla", "ss", "_", " ", "\t", "é", "中", "a b", "x"])
+        if k == 1:
+            return "{{ %s }}" % r.choice([s_expr(r, 1), rand_str(r), rand_int(r)])
+        if k == 2 and depth < 2:
+            f = r.choice(["upper", "lower", "trim", "capitalize", "title", "reverse",
+                          "replace('a', 'b')", "string"])
+            return "{%% filter %s %%}%s{%% endfilter %%}" % (f, piece(depth + 1) + piece(depth + 1))
+        if k == 3:
+            return r.choice(["{%- if true %}", "{% if true -%}"]) + piece(depth) + "{% endif %}"
+        if k == 4 and depth < 2:
+            return "{%% set y %%}%s{%% endset %%}" % piece(depth + 1)
+        if k == 5:
+            return "{%% for c in %s %%}{{ c }}{%% endfor %%}" % r.choice(["'ab'", "[1, 2]", "range(3)"])
+        if k == 6:
+            return r.choice(["  ", "\t  ", " x "])
+        if k == 7:
+            return r.choice(["{{- 'a' }}", "{{ 'b' -}}", "{#- c -#}", "{# d #}"])
+        return r.choice(["_", "_c", "l", "a", "ss", "__"])
+    body = "".join(piece(0) for _ in range(r.randint(1, 4)))
+    head = r.choice(["{% set x %}", "{%- set x %}", "{% set x -%}", "{% set x | upper %}",
+                     "{% set x | trim %}", "{% set x | lower | trim %}"])
+    tail = r.choice(["{% endset %}", "{%- endset %}", "{% endset -%}"])
+    show = r.choice(["{{ x }}", "{{ x ~ '!' }}", "{{ x|length }}", "{{ x[1:] }}", "{{ y }}"])
+    return head + body + tail + show
+
+
 def gen(r):
     k = r.random()
-    if k < 0.72:
+    if k < 0.68:
         return s_expr(r, r.randint(1, 4))
-    if k < 0.86:
+    if k < 0.80:
         return i_expr(r, r.randint(1, 4))
-    if k < 0.9:
+    if k < 0.84:
         return l_expr(r, 2)
+    if k < 0.92:
+        return gen_capture(r)
     return gen_stmts(r)
 
 
@@ -310,7 +403,7 @@ class ListMutableSandbox(ImmutableSandboxedEnvironment):
 
 def render(env, expr):
     try:
-        if expr.startswith("{%"):  # a whole template (gen_stmts)
+        if expr.startswith("{%"):  # a whole template (gen_stmts, gen_capture)
             out = env.stmt_env.from_string(expr).render()
             return ("ok", out.encode("utf-8"))
         out = env.from_string("{{ " + expr + " }}").render()
@@ -323,6 +416,8 @@ def classify(expr):
     """A coarse class for a mismatching expression: its outermost operation."""
     e = expr.strip()
     if e.startswith("{%"):
+        if "endset" in e:
+            return "capture" + (" filter" if "filter" in e or "| " in e else "")
         for tok in (".append", ".extend", ".insert", "namespace", "|list"):
             if tok in e:
                 return "statements " + tok

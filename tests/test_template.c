@@ -744,6 +744,126 @@ static void test_GG733_analysis_limit(void **state)
     CLEAN(qwen, "GG733");
 }
 
+/* ---------------------------------------- issue 24: fold everything */
+
+/* Block-set captures, {% filter %} inside them, dict keys and every
+ * str.format / printf conversion fold, so a name built that way reaches
+ * GG720 as a constant. */
+static void test_fold_captures_dicts_specs(void **state)
+{
+    (void)state;
+    TRIG("{% set c %}__class__{% endset %}{{ messages[c] }}", "GG720", "__class__");
+    TRIG("{% set c %}{% filter lower %}__CLASS__{% endfilter %}{% endset %}{{ ()|attr(c) }}",
+         "GG720", "dunder");
+    TRIG("{% set c %}{% filter upper %}{{ 'x' }}{% endfilter %}__class__{% endset %}"
+         "{{ ()|attr(c) }}",
+         "GG722", "'X__class__'"); /* upper applied: 'X' */
+    TRIG("{% set c | lower %}__CLA{{ 'SS__' }}{% endset %}{{ ()|attr(c) }}", "GG720", "dunder");
+    TRIG("{% set c | lower %}X{{ 'Y' }}{% endset %}{{ ()|attr(c) }}", "GG722", "'xy'");
+    TRIG("{% set g -%}\n  __glo{{ 'bals__' }}  {%- endset %}{{ lipsum[g] }}", "GG720",
+         "__globals__");
+    TRIG("{{ ()|attr(dict(__cla=1)|first ~ 'ss__') }}", "GG720", "__class__");
+    TRIG("{{ ()|attr({'__cla': 1}|list|join ~ 'ss__') }}", "GG720", "__class__");
+    TRIG("{{ messages['{0:c}{0:c}class{0:c}{0:c}'.format(95)] }}", "GG720", "__class__");
+    TRIG("{{ messages['{:c}{:c}mro{:c}{:c}'.format(95, 95, 95, 95)] }}", "GG720", "__mro__");
+    TRIG("{{ messages['%c%-1cclass%1c%c'|format(95, 95, 95, 95)] }}", "GG720", "__class__");
+    TRIG("{{ '%0999999999d'|format(1) }}", "GG729", "format width");
+    TRIG("{{ '{:>2000000}'.format('a') }}", "GG729", "format width");
+    /* a capture holding an unknown piece next to '__' is judged by it */
+    TRIG("{% set k %}__{{ messages[0].content }}{% endset %}{{ lipsum[k] }}", "GG722", "computed");
+    CLEAN("{% set sys %}You are a helpful assistant.{% endset %}{{ sys }}", "GG720");
+    CLEAN("{% set sys %}You are a helpful assistant.{% endset %}{{ sys }}", "GG722");
+    CLEAN("{%- filter trim -%}{{ messages[0].content }}{%- endfilter -%}", "GG722");
+    CLEAN("{% set d = dict(role='user', content='x') %}{% for k in d %}{{ k }}{% endfor %}",
+          "GG722");
+    CLEAN("{{ '{:>8}|{:05d}|%-4s'.format('a', 7) % 'b' }}", "GG729");
+}
+
+/* Width is not depth: a flat literal or call of any width keeps folding
+ * (no GG733), and a payload as its last element is found. */
+static void test_width_not_depth(void **state)
+{
+    (void)state;
+    char list[2048] = "{{ [";
+    for (int i = 0; i < 199; i++)
+        strcat(list, "1,");
+    strcat(list, "()|attr('__cl' ~ 'ass__')] }}");
+    TRIG(list, "GG720", "__class__");
+    CLEAN(list, "GG733");
+    char kw[4096] = "{{ dict(";
+    for (int i = 0; i < 130; i++)
+        sprintf(kw + strlen(kw), "k%d=1,", i);
+    strcat(kw, "z=()|attr('__cl' ~ 'ass__')) }}");
+    TRIG(kw, "GG720", "__class__");
+    CLEAN(kw, "GG733");
+    char dict[2048] = "{% set d = {";
+    for (int i = 0; i < 65; i++)
+        sprintf(dict + strlen(dict), "'k%d': %d,", i, i);
+    strcat(dict, "} %}{{ d['k1'] }}");
+    CLEAN(dict, "GG733");
+    CLEAN(dict, "GG722");
+    /* the list keeps its value: 200 items joined */
+    char joined[2048] = "{{ ([";
+    for (int i = 0; i < 40; i++)
+        strcat(joined, "'_',");
+    strcat(joined, "]|join)[:2] ~ 'class__' }}");
+    TRIG(joined, "GG720", "__class__");
+}
+
+/* DoS by composed sizes (GG729): each step below the per-operation
+ * thresholds, their composition far above; recursion over data is clean. */
+static void test_dos_composed(void **state)
+{
+    (void)state;
+    TRIG("{% set s = 'a' * 100000 %}{{ s * 100000 }}", "GG729", "up to 100000");
+    TRIG("{{ range(100000)|list * 1000 }}", "GG729", "by 1000");
+    TRIG("{% set ns = namespace(s='ab') %}{% for i in range(60) %}"
+         "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
+         "GG729", "2**60");
+    CLEAN("{% set s = 'ab' %}{% for i in range(40) %}{% set s = s + s %}{% endfor %}{{ s }}",
+          "GG729"); /* a plain variable is the loop body's: it does not grow */
+    TRIG("{{ ('a' * 1000)|replace('a', 'a' * 100000) }}", "GG729", "|replace");
+    TRIG("{{ ('a' * 60000)|replace('a', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa') }}", "GG729",
+         "|replace");
+    TRIG("{% for i in range(100000) %}{{ range(100000)|join(',') }}{% endfor %}", "GG729",
+         "10000000000 steps");
+    TRIG("{% for i in range(5000) %}{% for j in range(5000) %}{% for k in range(5000) %}x"
+         "{% endfor %}{% endfor %}{% endfor %}",
+         "GG729", "125000000000 iterations");
+    TRIG("{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}"
+         "{{ f(60) }}",
+         "GG729", "macro 'f' calls itself 2 times");
+    TRIG("{% for a in [1, 2] recursive %}{{ loop([1, 2]) }}{% endfor %}", "GG729", "loop()");
+    /* recursion over the tool schema and message data: bounded by the data */
+    CLEAN("{% macro render(s) %}{% for k, v in s.properties|items %}{{ k }}{{ render(v) }}"
+          "{% endfor %}{{ render(s.items) }}{% endmacro %}"
+          "{% for tool in tools %}{{ render(tool.parameters) }}{% endfor %}",
+          "GG729");
+    CLEAN("{% for m in messages recursive %}{{ m.content }}{{ loop(m.children) }}{% endfor %}",
+          "GG729");
+    CLEAN("{% set ns = namespace(s='') %}{% for m in messages %}{% set ns.s = ns.s ~ ns.s %}"
+          "{% endfor %}",
+          "GG729");
+    CLEAN("{% for i in range(3) %}{% for j in range(3) %}{{ 'x' * 10 }}{% endfor %}{% endfor %}",
+          "GG729");
+    CLEAN(qwen, "GG729");
+}
+
+/* A key that is not known is judged by the characters it can take: %c,
+ * {:c} and chr() of unknown numbers can write '__' (GG722, an error by
+ * default too). */
+static void test_computed_key_alphabet(void **state)
+{
+    (void)state;
+    TRIG("{% for m in messages %}{{ m['%c%cclass%c%c' % (m.a, m.a, m.a, m.a)] }}{% endfor %}",
+         "GG722", "computed at render time");
+    TRIG("{% for m in messages %}{{ m['{:c}{:c}'.format(m.x, m.y) ~ 'class__'] }}{% endfor %}",
+         "GG722", "computed at render time");
+    CLEAN("{% for m in messages %}{{ m['%s' % m.key] }}{{ m['{}'.format(m.k)] }}{% endfor %}",
+          "GG722");
+    CLEAN("{% for m in messages %}{% for k in m %}{{ m[k] }}{% endfor %}{% endfor %}", "GG722");
+}
+
 /* ------------------------------------------- folding at the extremes */
 
 /* Issue 9: an extreme slice step overflowed the folder's `i += step` and
@@ -1290,4 +1410,8 @@ EX_MAIN(NULL, NULL,
             cmocka_unit_test(test_malformed_and_hostile),
             cmocka_unit_test(test_long_literal),
             cmocka_unit_test(test_cost_256k),
+            cmocka_unit_test(test_fold_captures_dicts_specs),
+            cmocka_unit_test(test_width_not_depth),
+            cmocka_unit_test(test_dos_composed),
+            cmocka_unit_test(test_computed_key_alphabet),
         })

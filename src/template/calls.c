@@ -31,7 +31,7 @@ static void list_method(tpl *t, const aval *c, const aval *args, uint32_t na, ui
         aval l = x->v;
         const block *in = t->ev.n_blocks ? &t->ev.blocks[t->ev.n_blocks - 1] : NULL;
         if (m == W_APPEND && na == 1 && (args[0].flags & F_ITEMS) && in && in->kind == W_FOR &&
-            in->items_vid && in->items_vid == args[0].vid) {
+            in->items_vid && in->items_vid == (args[0].vid ? args[0].vid : args[0].word)) {
             /* {% for c in CONST %}{% do l.append(c) %}: every item, in turn */
             aval items = args[0]; /* the loop's constant: a list or a string */
             items.kind = (uint8_t)items.rword;
@@ -113,6 +113,7 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     case W_FORMAT:
         if (fd_gather_args(t, args, na, false, a, &n))
             return fd_fold_format(t, &recv, a, n);
+        r.flags |= fd_fmt_wild(t, &recv, args, na, false);
         return r;
     case W_REPLACE:
         if ((na == 2 || (na == 3 && args[2].kind == AV_INT && !(args[2].flags & F_HUGE))) &&
@@ -129,6 +130,17 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     case W_CAPITALIZE: return na ? r : fd_fold_case(t, &recv, CASE_CAP);
     case W_TITLE: return na ? r : fd_fold_case(t, &recv, CASE_TITLE);
     case W_SWAPCASE: return na ? r : fd_fold_case(t, &recv, CASE_SWAP);
+    case W_FIND:
+    case W_RFIND:
+    case W_INDEX:
+    case W_COUNT:
+        if (na == 1 && fd_to_cval(&args[0], &a[0]))
+            return fd_fold_find(t, &recv, &a[0],
+                                m == W_FIND    ? 0
+                                : m == W_RFIND ? 1
+                                : m == W_INDEX ? 2
+                                               : 4);
+        return r;
     case W_STRIP:
     case W_LSTRIP:
     case W_RSTRIP: {
@@ -207,6 +219,7 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         int64_t n = range_count(args, na, &known);
         if (known) {
             r.count = n;
+            ev_dos_work(t, n);
             if (n > TPL_DOS_BIG)
                 tpl_report(t, TH_DOS, c->index,
                            "range() of %lld%s items: rendering iterates "
@@ -230,6 +243,7 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
             fd_b_raw(t, &b, &ch, 1);
             return fd_b_done(t, &b);
         }
+        r.flags |= F_STRTYPE | F_FRAG; /* any character */
         return r;
     }
     if (w == W_GETATTR) {
@@ -286,12 +300,29 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         uint32_t n = 0;
         if (str && fd_gather_args(t, args, na, false, ca, &n))
             return fd_fold_percent(t, x, ca, n);
+        r.flags |= fd_fmt_wild(t, x, args, na, true);
         break;
     }
     case W_REPLACE:
         if (str && (na == 2 || (na == 3 && args[2].kind == AV_INT && !(args[2].flags & F_HUGE))) &&
             fd_to_cval(&args[0], &a[0]) && fd_to_cval(&args[1], &a[1]))
             return fd_fold_replace(t, x, &a[0], &a[1], na == 3 ? args[2].ival : -1);
+        if ((x->kind == AV_UNK || x->kind == AV_STR) && x->count > 0 && na >= 2 &&
+            args[0].kind == AV_STR && args[0].len > 0 &&
+            (args[1].kind == AV_STR || (args[1].kind == AV_UNK && args[1].count >= 0))) {
+            /* sizes known, not the bytes: at most count / len(old) matches,
+             * each replaced by at most the new value's size */
+            int64_t nl = args[1].kind == AV_STR ? (int64_t)args[1].len : args[1].count;
+            int64_t out = sat_mul(x->count / args[0].len, nl);
+            out = out > INT64_MAX - x->count ? INT64_MAX : out + x->count;
+            if (out > TPL_DOS_BIG)
+                tpl_report(t, TH_DOS, at->index,
+                           "|replace on a value of up to %lld bytes builds up to %lld bytes at "
+                           "render time",
+                           (long long)x->count, (long long)out);
+            r.count = out;
+            ev_dos_work(t, out);
+        }
         break;
     case W_LOWER:
         if (str && !na)
@@ -345,8 +376,8 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         break;
     case W_LIST:
         if (x->kind == AV_LIST && !na) {
-            aval v = *x; /* a new list with the same items */
-            v.flags &= (uint16_t)~F_TUPLE;
+            aval v = *x; /* a new list with the same items (a dict's keys) */
+            v.flags &= (uint16_t) ~(F_TUPLE | F_DICT);
             v.vid = 0;
             return v;
         }

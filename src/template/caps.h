@@ -14,12 +14,21 @@
 #define TPL_VARS_MAX 256u
 #define TPL_VAR_SLOTS 512u /* hash slots, a power of two > 2 * TPL_VARS_MAX */
 #define TPL_VSTORE_CAP (1024u * 1024u)
-#define TPL_STACK 128u
+#define TPL_STACK 128u /* nesting depth (operators and open brackets) */
+/* Width is not depth: a list, tuple or dict literal keeps at most
+ * TPL_WIDTH_LIST items on the value stack (the ones before are folded
+ * into one value), a call's arguments TPL_WIDTH_ARGS (past them lumped
+ * into one unknown that keeps their flags), so no flat literal of any
+ * width reaches TPL_STACK. */
+#define TPL_WIDTH_LIST 16u
+#define TPL_WIDTH_ARGS 32u
 #define TPL_BLOCKS 128u
 #define TPL_BSTACK 64u /* bracket kinds remembered per tag (deeper: counted only) */
 #define TPL_WORD_SLOTS 512u
 #define TPL_CHAIN_CAP 96u     /* bytes of an access chain kept for messages */
 #define TPL_CHAIN_AREA 16384u /* chain bytes per tag (past it, no more chains) */
+#define TPL_CAPTURES 8u       /* {% set %} / {% filter %} captures open at once */
+#define TPL_UNROLL_MAX 256u   /* items of a constant loop unrolled (unroll.c) */
 #define TPL_KW_MAX 32u        /* keyword arguments remembered per tag */
 #define TPL_NS_MAX 64u        /* namespace() objects per template */
 #define TPL_TOK_MAX 64u       /* special tokens remembered per template */

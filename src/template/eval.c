@@ -137,11 +137,56 @@ static void not_output(tpl *t, const aval *a, const aval *b)
         tk_drop(t, b->index);
 }
 
+/* a * b for a string or list and a number (repetition; also GG729) */
+static aval mul_value(tpl *t, const aval *a, const aval *b, aval r)
+{
+    bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
+    if (ib && a->kind == AV_LIST)
+        return fd_list_repeat(t, a, b, a);
+    if (ia && b->kind == AV_LIST)
+        return fd_list_repeat(t, b, a, a);
+    if (ib)
+        return fd_repeat(t, a, b, a);
+    if (ia)
+        return fd_repeat(t, b, a, a);
+    return r;
+}
+
+static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f);
+
+/* a OP b with one operand the items of a loop over a constant (unroll.c):
+ * binop per item, called with a constant operand only (depth one) */
+typedef struct ubin {
+    uint8_t op;
+    bool items_left;
+    const aval *other;
+    const oframe *f;
+} ubin;
+
+static aval unroll_bin(tpl *t, const aval *item, const void *ctx)
+{
+    const ubin *u = ctx;
+    return u->items_left ? binop(t, u->op, item, u->other, u->f)
+                         : binop(t, u->op, u->other, item, u->f);
+}
+
+static bool unroll_op(uint8_t op)
+{
+    return op == OP_CONCAT || op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_MOD ||
+           op == OP_FDIV;
+}
+
 static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe *f)
 {
     aval r = unk_at(a);
     bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
-    (void)f;
+    if (t->ev.stmt == ST_SET_VALUE) /* (the only place it looks) */
+        ev_dos_binop(t, op, a, b);
+    if (unroll_op(op) && t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR &&
+        (ev_is_items(a) ? ev_is_const(b) : ev_is_items(b) && ev_is_const(a))) {
+        ubin u = {op, ev_is_items(a), ev_is_items(a) ? b : a, f};
+        return ev_unroll(t, ev_is_items(a) ? a : b, unroll_bin, &u, a);
+    }
     switch (op) {
     case OP_CONCAT: return fd_concat(t, a, b);
     case OP_ADD:
@@ -159,14 +204,8 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
     case OP_MUL:
         if (ia && ib)
             return int_op(op, a, b, r);
-        if (ib && a->kind == AV_LIST)
-            return fd_list_repeat(t, a, b, a);
-        if (ia && b->kind == AV_LIST)
-            return fd_list_repeat(t, b, a, a);
-        if (ib)
-            return fd_repeat(t, a, b, a);
-        if (ia)
-            return fd_repeat(t, b, a, a);
+        r = mul_value(t, a, b, r);
+        ev_dos_work(t, r.kind == AV_STR ? (int64_t)r.len : r.kind == AV_LIST ? r.ival : r.count);
         return r;
     case OP_POW: return fd_power(t, a, b);
     case OP_MOD:
@@ -177,7 +216,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
             if (b->kind == AV_LIST ? fd_gather_args(t, b, 1, true, ca, &n)
                                    : fd_gather_args(t, b, 1, false, ca, &n))
                 return fd_fold_percent(t, a, ca, n);
-            r.flags |= F_STRTYPE;
+            r.flags |= (uint16_t)(F_STRTYPE | fd_fmt_wild(t, a, b, 1, true));
             return r;
         }
         return ia && ib ? int_op(op, a, b, r) : r;
@@ -305,10 +344,127 @@ static void apply_pending_filter(tpl *t)
     aval at = t->ev.V[t->ev.nv - 1];
     at.index = t->ev.pend_index;
     aval x = t->ev.V[t->ev.nv - 1];
-    aval r = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
+    aval r;
+    if (!ev_is_items(&x) || !ev_unroll_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at, &r))
+        r = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
     if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST)
         ch_filter(t, &r, &x, t->ev.pend_word, 0);
     t->ev.V[t->ev.nv - 1] = r;
+}
+
+/* Whether x or one of args is a loop's items (then unroll.c may apply the
+ * operation per item; inline: almost never). */
+static inline bool any_items(const aval *x, const aval *args, uint32_t n)
+{
+    if (x && ev_is_items(x))
+        return true;
+    for (uint32_t i = 0; i < n; i++)
+        if (ev_is_items(&args[i]))
+            return true;
+    return false;
+}
+
+/* The items of an open bracket folded into one value so its width does
+ * not count as depth (TPL_WIDTH_LIST / TPL_WIDTH_ARGS; caps.h). A list or
+ * tuple keeps folding exactly (V[vh] becomes the list of the items so far,
+ * joined with the rest when it closes); a dict, call, filter or subscript
+ * lumps its arguments into one unknown value with their flags. */
+static void compact(tpl *t, oframe *f)
+{
+    uint32_t base = f->vh, n = t->ev.nv - base;
+    aval *items = &t->ev.V[base];
+    aval at;
+    memset(&at, 0, sizeof at);
+    at.index = f->index;
+    if (f->kind == M_LIST || f->kind == M_GROUP) {
+        if (n < TPL_WIDTH_LIST)
+            return;
+        aval r;
+        if (f->acc == 1) {
+            aval rest = fd_make_list(t, items + 1, n - 1, &at);
+            int64_t c = items[0].count >= 0 ? items[0].count + (int64_t)(n - 1) : -1;
+            r = fd_list_concat(t, &items[0], &rest);
+            r.count = c;
+        } else {
+            r = fd_make_list(t, items, n, &at);
+        }
+        f->acc = 1;
+        t->ev.V[base] = r;
+        t->ev.nv = base + 1;
+        return;
+    }
+    if (n < (f->kind == M_DICT ? TPL_WIDTH_LIST : TPL_WIDTH_ARGS))
+        return;
+    aval r = unk_at(&at);
+    for (uint32_t i = 0; i < n; i++)
+        r.flags |= (uint16_t)((items[i].flags & (F_TAINT | F_CONTENT | F_FRAG)) |
+                              fd_frag_of(t, &items[i]));
+    f->acc = 2;
+    t->ev.V[base] = r;
+    t->ev.nv = base + 1;
+    uint32_t m = (uint32_t)(f - t->ev.O);
+    while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= m)
+        t->ev.n_kw--; /* this bracket's keyword arguments are lumped too */
+}
+
+/* The keys of a dict literal {k: v, ...} (items k, v, k, v ... at the
+ * value stack) as an F_DICT list when they are distinct constants. */
+static aval dict_keys(tpl *t, aval *items, uint32_t n, const oframe *f, const aval *at)
+{
+    aval r = unk_at(at);
+    for (uint32_t i = 0; i < n; i++)
+        r.flags |= items[i].flags & F_TAINT;
+    if (f->acc || (n & 1) || f->colons != 0)
+        return r;
+    uint32_t m = n / 2;
+    for (uint32_t i = 0; i < m; i++) {
+        aval *k = &items[2 * i];
+        if (k->kind != AV_STR && (k->kind != AV_INT || (k->flags & F_HUGE)))
+            return r;
+        for (uint32_t j = 0; j < i; j++) { /* a repeated key is kept once (first place) */
+            const aval *o = &items[j];
+            if (o->kind == k->kind &&
+                (k->kind == AV_INT
+                     ? o->ival == k->ival
+                     : o->len == k->len && memcmp(fd_bytes(t, o), fd_bytes(t, k), k->len) == 0))
+                return r; /* (not modelled: unknown) */
+        }
+        items[i] = *k;
+    }
+    aval l = fd_make_list(t, items, m, at);
+    if (l.kind == AV_LIST)
+        l.flags |= F_DICT;
+    return l;
+}
+
+/* dict(k=v, ...) with keyword arguments only: the names, in order. */
+static aval dict_call(tpl *t, const aval *c, uint32_t base, uint32_t n, const oframe *f)
+{
+    aval r = unk_at(c);
+    aval keys[TPL_KW_MAX];
+    uint32_t m = 0;
+    if (f->acc || f->kws != n || n == 0 || n > TPL_KW_MAX)
+        return r;
+    for (uint32_t i = 0; i < t->ev.n_kw; i++) {
+        uint32_t p = t->ev.kw[i].pos;
+        if (t->ev.kw[i].frame != t->ev.no || p < base || p >= base + n)
+            continue;
+        aval k = unk_at(c);
+        k.kind = AV_STR;
+        k.off = t->ev.kw[i].off;
+        k.len = t->ev.kw[i].len;
+        for (uint32_t j = 0; j < m; j++)
+            if (keys[j].len == k.len &&
+                memcmp(t->fd.ar + keys[j].off, t->fd.ar + k.off, k.len) == 0)
+                return r; /* repeated: Jinja rejects it */
+        keys[m++] = k;
+    }
+    if (m != n)
+        return r;
+    aval l = fd_make_list(t, keys, m, c);
+    if (l.kind == AV_LIST)
+        l.flags |= F_DICT;
+    return l;
 }
 
 static void close_marker(tpl *t, const tok *k)
@@ -331,21 +487,43 @@ static void close_marker(tpl *t, const tok *k)
     at.index = f.index;
     switch (f.kind) {
     case M_GROUP:
-        if (n == 1 && f.commas == 0) {
+        if (n == 1 && f.commas == 0 && !f.acc) {
             t->ev.expect = false;
             return;
         }
-        r = fd_make_list(t, items, n, &at);
-        if (r.kind == AV_LIST)
+        /* fall through */
+    case M_LIST:
+        if (f.acc == 1 && n >= 1) { /* the items before were folded already */
+            aval rest = fd_make_list(t, items + 1, n - 1, &at);
+            int64_t c = items[0].count >= 0 ? items[0].count + (int64_t)(n - 1) : -1;
+            r = fd_list_concat(t, &items[0], &rest);
+            r.count = c;
+        } else {
+            r = fd_make_list(t, items, n, &at);
+        }
+        if (f.kind == M_GROUP && r.kind == AV_LIST)
             r.flags |= F_TUPLE;
         break;
-    case M_LIST: r = fd_make_list(t, items, n, &at); break;
     case M_CALL: {
         aval c = t->ev.V[base - 1];
-        if (c.kind == AV_ATTR)
+        if (c.kind == AV_NAME && t->ev.stmt_word == W_MACRO && t->ev.no == 0)
+            ev_dos_macro_def(t, &c); /* {% macro NAME(...) %} */
+        else if (c.kind == AV_NAME && c.word == W_LOOP && n >= 1)
+            ev_dos_loop_call(t, &items[0], c.index);
+        else if (c.kind == AV_NAME && t->ev.macro_len)
+            ev_dos_call(t, &c, t->ev.descents != f.desc0);
+        if (c.kind == AV_ATTR && any_items(NULL, items, n) &&
+            ev_unroll_method(t, &c, items, n, f.kws, &r))
+            ; /* a loop over a constant: every item */
+        else if (c.kind == AV_ATTR)
             r = ev_method_call(t, &c, items, n, f.kws);
         else if (c.kind == AV_NAME && c.word == W_NAMESPACE)
             r = ev_namespace(t, &c, items, n, base);
+        else if (c.kind == AV_NAME && c.word == W_DICT && f.kws == n && n > 0)
+            r = dict_call(t, &c, base, n, &f);
+        else if (c.kind == AV_NAME && any_items(NULL, items, n) &&
+                 ev_unroll_global(t, &c, items, n, &r))
+            ; /* chr() of every item */
         else if (c.kind == AV_NAME)
             r = ev_global_call(t, &c, items, n);
         else {
@@ -369,8 +547,10 @@ static void close_marker(tpl *t, const tok *k)
                 if ((key->len == 7 && memcmp(s, "content", 7) == 0) ||
                     (key->len == 4 && memcmp(s, "text", 4) == 0 && (x.flags & F_CONTENT)))
                     r.flags |= F_CONTENT;
+            } else if ((ev_is_items(key) || ev_is_items(&x)) && ev_unroll_index(t, &x, key, &r)) {
+                r.flags |= x.flags & F_TAINT; /* an item of each, in turn */
             } else if (key->kind == AV_INT && !(key->flags & F_HUGE) &&
-                       (x.kind == AV_STR || x.kind == AV_LIST)) {
+                       (x.kind == AV_STR || (x.kind == AV_LIST && !(x.flags & F_DICT)))) {
                 uint16_t keep = r.flags;
                 r = fd_fold_index(t, &x, key->ival);
                 r.flags |= keep;
@@ -388,7 +568,8 @@ static void close_marker(tpl *t, const tok *k)
     case M_FILTER: {
         aval x = t->ev.V[base - 1];
         uint16_t taint = ev_attr_args(t, f.word, &x, items, n, f.attr_kw);
-        r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
+        if (!any_items(&x, items, n) || !ev_unroll_filter(t, f.word, &x, items, n, f.kws, &at, &r))
+            r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
         r.flags |= taint;
         if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST) {
             if (f.word == W_ATTR && n >= 1)
@@ -403,7 +584,7 @@ static void close_marker(tpl *t, const tok *k)
         t->ev.nv = base;
         t->ev.expect = false;
         return;
-    case M_DICT:
+    case M_DICT: r = dict_keys(t, items, n, &f, &at); break;
     default: r = unk_at(&at); break;
     }
     while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= t->ev.no)
@@ -542,8 +723,10 @@ static void op_tok(tpl *t, const tok *k)
 {
     switch (k->op) {
     case '.':
-        if (!t->ev.expect && t->ev.nv > 0)
+        if (!t->ev.expect && t->ev.nv > 0) {
             t->ev.pend_ev = PE_DOT;
+            t->ev.descents++;
+        }
         return;
     case '|':
         if (!t->ev.expect && t->ev.nv > 0) {
@@ -555,14 +738,17 @@ static void op_tok(tpl *t, const tok *k)
         }
         return;
     case '(':
-        if (!t->ev.expect && t->ev.nv > 0)
+        if (!t->ev.expect && t->ev.nv > 0) {
             open_marker(t, M_CALL, k, 0);
-        else
+            if (t->ev.no > 0)
+                t->ev.O[t->ev.no - 1].desc0 = t->ev.descents;
+        } else
             open_marker(t, M_GROUP, k, 0);
         return;
     case '[':
         if (!t->ev.expect && t->ev.nv > 0) {
             open_marker(t, M_SUB, k, 0);
+            t->ev.descents++;
         } else {
             open_marker(t, M_LIST, k, 0);
         }
@@ -580,6 +766,8 @@ static void op_tok(tpl *t, const tok *k)
         if (m >= 0) {
             if (t->ev.O[m].commas < 255)
                 t->ev.O[m].commas++;
+            if (t->ev.nv - t->ev.O[m].vh >= TPL_WIDTH_LIST)
+                compact(t, &t->ev.O[m]); /* width is not depth */
         } else {
             t->ev.tuple = true;
         }
@@ -804,6 +992,7 @@ void ev_template_begin(tpl *t)
     t->ev.blocks_over = 0;
     t->ev.lc_next = 0;
     t->ev.raw_next = false;
+    ev_cap_template_begin(t);
 }
 
 void ev_begin(tpl *t, uint8_t tagkind, uint64_t index)
@@ -842,6 +1031,9 @@ static void tok_special(tpl *t, const tok *k)
             !ev_marker_open(t)) {
             ev_flush(t);
             ev_finish_for(t);
+            if (k->word == W_RECURSIVE && t->ev.n_blocks && !t->ev.blocks_over &&
+                t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR)
+                t->ev.blocks[t->ev.n_blocks - 1].recursive = true;
             t->ev.stmt = ST_EXPR;
             return;
         }
@@ -900,7 +1092,7 @@ static void set_value(tpl *t)
         v = t->ev.V[0];
     else if (t->ev.nv > 0)
         v = unk_at(&t->ev.V[0]);
-    if (ev_in_branch(t))
+    if (ev_in_branch(t) || ev_in_scope(t, t->ev.n_blocks))
         v.flags |= F_INEXACT;
     fd_var_assign(t, x, &v);
 }
@@ -970,6 +1162,8 @@ static void probe_value(tpl *t, const aval *v)
 static void emit_value(tpl *t)
 {
     bool one = !t->ev.dead && t->ev.nv == 1 && !t->ev.tuple;
+    if (t->fd.cp.n) /* a capture is open */
+        ev_cap_value(t, one ? &t->ev.V[0] : NULL);
     if (t->ev.probe_buf)
         probe_value(t, one ? &t->ev.V[0] : NULL);
     if (!one)
@@ -1045,12 +1239,17 @@ void ev_end(tpl *t)
     case ST_SET_TARGET: /* {% set x %}...{% endset %} */
         if (t->ev.set_len)
             fd_var_unknown(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.tag_index);
-        if (!t->ev.set_attr && !t->ev.set_multi)
+        if (!t->ev.set_attr && !t->ev.set_multi) {
             ev_block_push(t, W_SET, 1, t->ev.tag_index);
+            if (t->ev.set_len)
+                ev_cap_open_set(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash, t->ev.set_filter,
+                                t->ev.tag_index);
+        }
         break;
     case ST_SET_VALUE:
         ev_flush(t);
         set_value(t);
+        ev_dos_set(t);
         break;
     case ST_FOR_TARGET: /* no 'in': keep the block structure */
         ev_block_push(t, W_FOR, 1, t->ev.tag_index);
@@ -1063,6 +1262,9 @@ void ev_end(tpl *t)
         ev_flush(t);
         if (t->ev.tagkind == TAG_VAR)
             emit_value(t);
+        else if (t->ev.stmt_word == W_FILTER)
+            ev_cap_open_filter(t, !t->ev.dead && t->ev.nv == 1 ? &t->ev.V[0] : NULL,
+                               t->ev.tag_index);
         if ((t->ev.stmt_word == W_IF || t->ev.stmt_word == W_ELIF) && t->ev.cond &&
             t->ev.n_blocks > 0 && !t->ev.blocks_over) {
             t->ev.blocks[t->ev.n_blocks - 1].gate |= t->ev.cond;
@@ -1070,6 +1272,8 @@ void ev_end(tpl *t)
         }
         break;
     }
+    if (t->ev.work > 0)
+        ev_dos_tag_end(t);
     tk_tag_end(t,
                (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR) || t->ev.stmt == ST_SET_VALUE);
     t->ev.nv = t->ev.no = 0;
@@ -1080,6 +1284,7 @@ void ev_template_end(tpl *t)
 {
     if (t->nomem)
         return;
+    ev_dos_template_end(t);
     for (uint32_t i = t->ev.n_blocks; i-- > 0;) {
         const block *b = &t->ev.blocks[i];
         char where[64];

@@ -43,6 +43,8 @@ typedef struct oframe {
     uint8_t commas;  /* commas seen inside the bracket */
     uint8_t kws;     /* keyword arguments seen inside the bracket */
     uint8_t attr_kw; /* 1 + index (from vh) of the value of an attribute= argument, 0 none */
+    uint8_t acc;     /* width (eval.c compact): 1 V[vh] holds the items so far, 2 lumped */
+    uint32_t desc0;  /* M_CALL: t->ev.descents when it opened (dos.c) */
     uint16_t word;   /* M_FILTER: the filter */
     uint32_t vh;     /* value height when pushed */
     uint64_t index;
@@ -54,6 +56,9 @@ typedef struct block {
     int64_t bound;      /* for: this loop's constant bound (1 if unknown) */
     int64_t product;    /* for: product of the enclosing constant bounds */
     uint16_t items_vid; /* for over a constant: 1 + its loop variable, 0 none */
+    bool cap;           /* set / filter: it opened a capture frame (capture.c) */
+    bool data;          /* for: over a value that is not a constant (message data) */
+    bool recursive;     /* for: a recursive loop (dos.c) */
     uint64_t index;
     bool lc_known; /* line and col of its opening tag are known (formatted for a report);
                       * set by the newline scan when it passes the tag (sink.c) */
@@ -68,9 +73,13 @@ typedef struct tpl_eval {
      * order (ST_EXPR, PE_NONE, W_NONE and false are 0) */
     uint32_t nv, no;
     uint8_t stmt, pend_ev;
-    uint16_t stmt_word; /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
-    uint8_t cond;       /* GATE_* the tag's comparisons tested */
-    bool dead, last_str, last_dot, tuple, raw_next, set_multi, set_attr, set_eq;
+    uint16_t stmt_word;  /* the statement of this {% %} tag (W_IF, W_ELIF ...) */
+    uint16_t set_filter; /* {% set x | f %}: f (0xFFFF: more than one) */
+    uint8_t cond;        /* GATE_* the tag's comparisons tested */
+    bool dead, last_str, last_dot, tuple, raw_next, set_multi, set_attr, set_eq, set_pipe;
+    bool doubling;     /* dos.c: the {% set %} value doubles its target */
+    uint32_t descents; /* attribute accesses and subscripts in the tag so far */
+    int64_t work;      /* dos.c: bytes or items the tag builds or iterates */
     uint32_t set_len, attr_len, for_targets, n_kw, kw_at;
     uint32_t ch_used; /* chain bytes of this tag (chain.c) */
     /* syntax (GG731): expression tokens of the tag's current part, whether
@@ -99,6 +108,11 @@ typedef struct tpl_eval {
         uint32_t frame, pos, off, len, hash; /* its call's O index, its value's V index */
     } kw[TPL_KW_MAX];                        /* n_kw of them (above) */
     /* per template */
+    int64_t dos_prod, dos_b, dos_outer; /* dos.c: the largest nested-loop product */
+    uint64_t dos_index;
+    uint8_t macro_name[TPL_NAME_CAP]; /* dos.c: the macro being defined */
+    uint32_t macro_len, macro_block, macro_calls;
+    uint64_t macro_index;
     block blocks[TPL_BLOCKS];
     uint32_t n_blocks, blocks_over;
     uint32_t lc_next; /* blocks[lc_next..n_blocks) wait for their line and column (sink.c) */
@@ -153,6 +167,55 @@ uint16_t ev_attr_args(tpl *t, unsigned w, const aval *x, const aval *args, uint3
  * object model. */
 uint16_t ev_format_fields(tpl *t, const aval *fmt, const aval *args, uint32_t na);
 
+/* capture.c: {% set x %}...{% endset %} captures (state t->fd.cp) */
+void ev_cap_free(tpl *t);
+void ev_cap_template_begin(tpl *t);
+void ev_cap_open_set(tpl *t, const uint8_t *name, uint32_t n, uint32_t hash, uint16_t filter,
+                     uint64_t index);
+void ev_cap_open_filter(tpl *t, const aval *filter, uint64_t index); /* inside a capture only */
+void ev_cap_text_slow(tpl *t, const uint8_t *s, size_t n);
+/* (ev_cap_text, its inline test, is in tpl.h) */
+void ev_cap_trim(tpl *t);                               /* {%- */
+void ev_cap_tag_end(tpl *t, bool ws);                   /* a tag ended (ws: with -%} / -}}) */
+void ev_cap_value(tpl *t, const aval *v);               /* a {{ }} value (NULL: not known) */
+void ev_cap_block(tpl *t);                              /* another block opens inside */
+void ev_cap_close(tpl *t, uint32_t block, bool branch); /* blocks[block] ends */
+
+/* unroll.c: an operation applied to every item of a loop over a constant
+ * (an F_ITEMS value); fn gets one constant item */
+typedef aval (*ev_unroll_fn)(tpl *t, const aval *item, const void *ctx);
+aval ev_unroll(tpl *t, const aval *items, ev_unroll_fn fn, const void *ctx, const aval *at);
+/* x|w(args), c(args) on a constant string, chr(n), x[k] with one F_ITEMS
+ * operand and constants elsewhere: true and *r the items of the results */
+bool ev_unroll_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
+                      uint32_t kws, const aval *at, aval *r);
+bool ev_unroll_method(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws, aval *r);
+bool ev_unroll_global(tpl *t, const aval *c, const aval *args, uint32_t na, aval *r);
+bool ev_unroll_index(tpl *t, const aval *x, const aval *key, aval *r);
+/* an F_ITEMS value (the items a loop variable or an expression of it takes) */
+static inline bool ev_is_items(const aval *v)
+{
+    return v->kind == AV_UNK && (v->flags & F_ITEMS);
+}
+/* a constant operand, for unrolling (only in a {{ }}: what it emits) */
+static inline bool ev_is_const(const aval *v)
+{
+    return v->kind == AV_STR || (v->kind == AV_INT && !(v->flags & F_HUGE)) ||
+           (v->kind == AV_LIST && !(v->flags & F_DICT));
+}
+
+/* dos.c: render cost composed across operations (GG729) */
+void ev_dos_work(tpl *t, int64_t n); /* a value of n bytes or items is built */
+void ev_dos_tag_end(tpl *t);
+void ev_dos_loop(tpl *t, int64_t b, int64_t outer, uint64_t index);
+void ev_dos_template_end(tpl *t);
+void ev_dos_binop(tpl *t, uint8_t op, const aval *a, const aval *b);
+void ev_dos_set(tpl *t);
+void ev_dos_macro_def(tpl *t, const aval *name);
+void ev_dos_call(tpl *t, const aval *c, bool descended);
+void ev_dos_block_end(tpl *t, uint32_t i);
+void ev_dos_loop_call(tpl *t, const aval *arg, uint64_t index);
+
 /* stmt.c: statements and blocks */
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index);
 void ev_block_end(tpl *t, const tok *k);
@@ -162,7 +225,6 @@ bool ev_statement(tpl *t, const tok *k); /* the first token of a {% %}: a statem
 void ev_set_target(tpl *t, const tok *k);
 void ev_for_target(tpl *t, const tok *k);
 bool ev_marker_open(const tpl *t);
-bool ev_in_branch(const tpl *t);       /* inside for / if / macro / call */
 void ev_lexical(tpl *t, const tok *k); /* name by name, when the evaluator gave up */
 void ev_gate_update(tpl *t);           /* the output stream's gate from the open blocks */
 

@@ -187,6 +187,8 @@ void fd_free(tpl *t)
     gl_free(t->fd.vars);
     gl_free(t->fd.ar);
     gl_free(t->fd.vs);
+    gl_free(t->fd.cp.buf); /* capture.c's buffer */
+    gl_free(t->fd.ur);     /* unroll.c's */
 }
 
 void fd_budget_reset(tpl *t)

@@ -33,6 +33,10 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE, AV_NS };
 #define F_ITEMS                                                                                    \
     0x4000u /* AV_UNK: a loop variable over the constant at off/len
                           * (its kind in rword): one item per iteration */
+#define F_DICT                                                                                     \
+    0x8000u /* AV_LIST: the keys of a dict (dict(k=...), {'k': ...}): what
+                          * iterating, |first, |list and |join see; rkind 1:
+                          * its |items (pairs), whose bytes are still the keys */
 
 typedef struct aval {
     uint8_t kind;
@@ -65,6 +69,31 @@ typedef struct var {
     uint8_t chain[TPL_CHAIN_CAP];
 } var;
 
+/* capture.c: the text of an open {% set x %}...{% endset %} (and of the
+ * {% filter %} blocks inside it), built as Jinja renders it. */
+enum { CAP_SET = 1, CAP_FILTER };
+typedef struct capframe {
+    uint8_t kind;
+    bool unknown;   /* a piece is not known: the result is unknown */
+    uint16_t word;  /* CAP_FILTER: the filter */
+    uint16_t flags; /* F_FRAG | F_CONTENT | F_TAINT | F_INEXACT of the pieces */
+    uint32_t start; /* its bytes: buf[start..len) */
+    uint32_t text;  /* where its last run of template text starts ({%- trims it) */
+    uint32_t block; /* t->ev.blocks[block] is its {% set %} or {% filter %} */
+    int64_t size;   /* bytes it holds at most (when unknown; -1 unbounded) */
+    uint64_t index;
+    uint32_t name_len, hash; /* CAP_SET: the variable */
+    uint8_t name[TPL_NAME_CAP];
+} capframe;
+
+typedef struct tpl_capture {
+    uint8_t *buf;
+    uint32_t len, cap;
+    uint32_t n;  /* open frames */
+    bool lstrip; /* the last tag ended with -%}: the next text's leading space goes */
+    capframe f[TPL_CAPTURES];
+} tpl_capture;
+
 typedef struct tpl_fold {
     uint8_t *ar; /* per tag: the arena of literals, names and folded constants */
     uint32_t ar_len, ar_cap;
@@ -76,6 +105,8 @@ typedef struct tpl_fold {
     uint8_t *vs; /* their bytes */
     uint32_t vs_len, vs_cap;
     uint32_t n_ns, obj_seq; /* namespace() objects and list objects made so far */
+    tpl_capture cp;         /* capture.c */
+    aval *ur;               /* unroll.c: TPL_UNROLL_MAX results (allocated once) */
 } tpl_fold;
 
 bool fd_init(tpl *t);
@@ -203,8 +234,13 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at); /* also GG
 aval fd_power(tpl *t, const aval *a, const aval *b);                  /* also GG729 */
 aval fd_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na);
 aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na);
+/* F_FRAG when fmt % args / fmt.format(args) that did not fold can spell a
+ * dunder: a %c or {:c} conversion, or a piece holding one */
+uint16_t fd_fmt_wild(tpl *t, const aval *fmt, const aval *args, uint32_t na, bool pct);
 aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, int64_t count);
 aval fd_fold_case(tpl *t, const aval *s, int how);
+/* s.find / rfind / index / rindex / count(o): how 0 .. 4 */
+aval fd_fold_find(tpl *t, const aval *s, const cval *o, int how);
 aval fd_fold_strip(tpl *t, const aval *s, const cval *chars, int side); /* <0 left, >0 right */
 aval fd_fold_center(tpl *t, const aval *s, int64_t width);
 aval fd_fold_reverse(tpl *t, const aval *s);

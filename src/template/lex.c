@@ -509,9 +509,14 @@ static void tag_end(tpl *t)
 {
     /* '-' or '+' right before the closing }} or %} is whitespace control,
      * not an operator (t->index is at the second byte of the closer) */
-    if ((t->lx.last_op == '-' || t->lx.last_op == '+') && t->lx.last_op_index + 2 == t->index)
+    if ((t->lx.last_op == '-' || t->lx.last_op == '+') && t->lx.last_op_index + 2 == t->index) {
         ev_ws_close(t);
+        t->lx.ws_end = t->lx.last_op == '-';
+    }
     ev_end(t);
+    if (t->fd.cp.n) /* a capture is open */
+        ev_cap_tag_end(t, t->lx.ws_end);
+    t->lx.ws_end = false;
     t->lx.mode = ev_wants_raw(t) ? M_RAW : M_TEXT;
     t->lx.raw_collect = false;
     ts_segment(&t->ts.out, SG_TEXT); /* the tag was transparent: the text goes on */
@@ -609,6 +614,8 @@ static inline __attribute__((always_inline)) void tag_byte(tpl *t, uint8_t c)
 {
     if (t->lx.tag_fresh) {
         t->lx.tag_fresh = false;
+        if (c == '-')
+            ev_cap_trim(t);
         if (c == '-' || c == '+')
             return;
     }
@@ -903,9 +910,11 @@ static void lex_byte(tpl *t, uint8_t c)
             }
             if (c == '#') {
                 t->lx.mode = M_COMMENT; /* transparent: the output stream goes on */
+                t->lx.cm_first = true;
                 return;
             }
             ts_run(t, &t->ts.out, (const uint8_t *)"{", 1, t->index - 1, false);
+            ev_cap_text(t, (const uint8_t *)"{", 1);
         }
         if (c == '{') {
             t->lx.pend = true;
@@ -913,20 +922,29 @@ static void lex_byte(tpl *t, uint8_t c)
             return;
         }
         ts_run(t, &t->ts.out, &c, 1, t->index, false);
+        ev_cap_text(t, &c, 1);
         return;
     case M_COMMENT:
+        if (t->lx.cm_first) { /* {#- trims the text before it */
+            t->lx.cm_first = false;
+            if (c == '-')
+                ev_cap_trim(t);
+        }
         if (t->lx.pend) {
             t->lx.pend = false;
             if (c == '}') {
                 t->lx.mode = M_TEXT;
                 ts_segment(&t->ts.out, SG_TEXT);
+                ev_cap_tag_end(t, t->lx.cm_dash); /* -#} */
                 return;
             }
         }
         if (c == '#') {
             t->lx.pend = true;
             t->lx.pend_c = c;
+            t->lx.cm_dash = t->lx.cm_last == '-';
         }
+        t->lx.cm_last = c;
         return;
     default: raw_mode_byte(t, c); return; /* M_RAW (lx_feed takes tags itself) */
     }
@@ -996,6 +1014,7 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                          * the evaluator never sees it (tag_end's ev_ws_close
                          * is for a '-' the byte loop emitted) */
                         t->lx.last_op = 0;
+                        t->lx.ws_end = c == '-';
                         k++;
                         continue;
                     }
@@ -1193,8 +1212,18 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
             if (run > 0) {
                 if (!raw_idle(t) || !utf8_is_ascii(p + i, run))
                     raw_run(t, p + i, run);
-                if (t->lx.mode != M_COMMENT)
+                if (t->lx.mode != M_COMMENT) {
                     ts_run(t, &t->ts.out, p + i, run, t->index, false);
+                    if (t->lx.mode == M_TEXT)
+                        ev_cap_text(t, p + i, run);
+                } else {
+                    if (t->lx.cm_first) { /* {#- */
+                        t->lx.cm_first = false;
+                        if (p[i] == '-')
+                            ev_cap_trim(t);
+                    }
+                    t->lx.cm_last = p[i + run - 1];
+                }
                 t->index += run;
                 i += run;
             }
@@ -1209,12 +1238,15 @@ void lx_feed(tpl *t, const uint8_t *p, uint64_t n)
                 i += 2;
                 if (c == '#') {
                     t->lx.mode = M_COMMENT; /* transparent: the output stream goes on */
+                    t->lx.cm_first = true;
                     continue;
                 }
                 open_tag(t, c == '{' ? TAG_VAR : TAG_BLOCK);
                 if (i < n) {
                     t->lx.tag_fresh = false;
                     if (p[i] == '-' || p[i] == '+') {
+                        if (p[i] == '-')
+                            ev_cap_trim(t);
                         t->index++;
                         i++;
                     }

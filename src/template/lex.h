@@ -42,6 +42,10 @@ typedef struct tpl_lexer {
     uint8_t mode, tagkind, sub;
     bool pend, tag_fresh;
     uint8_t pend_c;
+    /* whitespace control for a capture (capture.c): the tag ends with -%}
+     * or -}}; a comment's first byte, the byte before its '#' */
+    bool ws_end, cm_first, cm_dash;
+    uint8_t cm_last;
     uint32_t depth;             /* brackets open in the tag */
     uint8_t name[TPL_NAME_CAP]; /* the name being read */
     uint32_t name_len;

@@ -67,7 +67,8 @@ aval fd_list_concat(tpl *t, const aval *a, const aval *b)
 {
     aval r = unk_at(a);
     r.flags = (uint16_t)(((a->flags | b->flags) & F_TAINT) | fd_frag_of(t, a) | fd_frag_of(t, b));
-    if (a->kind != AV_LIST || b->kind != AV_LIST || ((a->flags ^ b->flags) & F_TUPLE))
+    if (a->kind != AV_LIST || b->kind != AV_LIST || ((a->flags ^ b->flags) & F_TUPLE) ||
+        ((a->flags | b->flags) & F_DICT))
         return r; /* a list and a tuple do not add (TypeError) */
     bld bl;
     fd_b_begin(t, &bl, a);
@@ -86,7 +87,7 @@ aval fd_list_repeat(tpl *t, const aval *l, const aval *n, const aval *at)
     if (cnt < 0)
         cnt = 0;
     int64_t total = sat_mul(l->len, cnt);
-    if (l->kind != AV_LIST || total > TPL_CONST_CAP)
+    if (l->kind != AV_LIST || (l->flags & F_DICT) || total > TPL_CONST_CAP)
         return fd_repeat(t, l, n, at); /* unknown, and GG729 when it is huge */
     bld b;
     fd_b_begin(t, &b, at);
@@ -132,7 +133,7 @@ aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_
                     const aval *at)
 {
     aval r = unk_at(at);
-    if (l->kind != AV_LIST || (l->flags & F_TUPLE))
+    if (l->kind != AV_LIST || (l->flags & (F_TUPLE | F_DICT)))
         return r;
     bool var_space = (l->flags & F_VAR) != 0;
     uint16_t fl = l->flags & (F_INEXACT | F_TAINT);

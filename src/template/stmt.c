@@ -33,9 +33,13 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index)
         t->ev.blocks_over++;
         return;
     }
+    if (kind != W_SET && kind != W_FILTER)
+        ev_cap_block(t); /* what it adds to an open capture is not one constant */
     int64_t outer = outer_product(t);
     block *b = &t->ev.blocks[t->ev.n_blocks++];
     b->kind = kind;
+    b->cap = false;
+    b->data = b->recursive = false;
     b->gate = 0;
     b->items_vid = 0;
     b->bound = bound;
@@ -89,6 +93,8 @@ void ev_block_end(tpl *t, const tok *k)
                    word_text(k->word), word_text(b->kind),
                    b->lc_known ? tpl_where_lc(where, sizeof where, b->line, b->col) : " before");
     }
+    ev_dos_block_end(t, t->ev.n_blocks - 1);
+    ev_cap_close(t, t->ev.n_blocks - 1, ev_in_branch(t) || ev_in_scope(t, t->ev.n_blocks - 1));
     t->ev.n_blocks--;
     if (t->ev.lc_next > t->ev.n_blocks)
         t->ev.lc_next = t->ev.n_blocks;
@@ -135,23 +141,22 @@ void ev_finish_for(tpl *t)
 {
     int64_t b = -1;
     uint16_t items = 0;
+    bool data = true;
     if (t->ev.nv == 1) {
         const aval *v = &t->ev.V[0];
         b = v->kind == AV_LIST ? v->ival : v->kind == AV_STR ? (int64_t)v->len : v->count;
+        data = v->kind != AV_LIST && v->kind != AV_STR && v->count < 0;
         items = loop_items(t, v);
     }
     if (b < 1)
         b = 1;
     int64_t outer = outer_product(t);
-    int64_t prod = sat_mul(outer, b);
-    if (prod > TPL_DOS_NEST && outer > 1 && b <= TPL_DOS_NEST)
-        tpl_report(t, TH_DOS, t->ev.tag_index,
-                   "nested loops with constant bounds run "
-                   "%lld%s iterations (this loop %lld times, inside loops of %lld)",
-                   (long long)prod, prod == INT64_MAX ? "+" : "", (long long)b, (long long)outer);
+    ev_dos_loop(t, b, outer, t->ev.tag_index); /* reported at the end, the largest */
     ev_block_push(t, W_FOR, b, t->ev.tag_index);
-    if (t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR)
+    if (t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR) {
         t->ev.blocks[t->ev.n_blocks - 1].items_vid = items;
+        t->ev.blocks[t->ev.n_blocks - 1].data = data;
+    }
     t->ev.nv = t->ev.no = 0;
     t->ev.expect = true;
     t->ev.pend_ev = PE_NONE;
@@ -198,6 +203,7 @@ bool ev_statement(tpl *t, const tok *k)
         t->ev.stmt = ST_IGNORE;
         return true;
     case W_RAW:
+        ev_cap_block(t); /* its text is not captured */
         t->ev.raw_next = true;
         t->ev.stmt = ST_IGNORE;
         return true;
@@ -229,20 +235,6 @@ bool ev_statement(tpl *t, const tok *k)
     }
 }
 
-/* True inside a block whose body may run zero or many times (for, if,
- * macro, call): a value set there is not the value every render has. */
-bool ev_in_branch(const tpl *t)
-{
-    if (t->ev.blocks_over)
-        return true;
-    for (uint32_t i = 0; i < t->ev.n_blocks; i++) {
-        unsigned k = t->ev.blocks[i].kind;
-        if (k == W_FOR || k == W_IF || k == W_MACRO || k == W_CALL)
-            return true;
-    }
-    return false;
-}
-
 void ev_set_target(tpl *t, const tok *k)
 {
     if (k->kind == TK_NAME) {
@@ -255,6 +247,11 @@ void ev_set_target(tpl *t, const tok *k)
             } else {
                 t->ev.set_multi = true; /* ns.a.b: not modelled */
             }
+            return;
+        }
+        if (t->ev.set_pipe) { /* {% set x | f %}: the capture's filter */
+            t->ev.set_filter = t->ev.set_filter ? 0xFFFF : k->word ? k->word : 0xFFFF;
+            t->ev.set_pipe = false;
             return;
         }
         if (t->ev.set_len == 0 && !t->ev.set_multi) {
@@ -274,6 +271,7 @@ void ev_set_target(tpl *t, const tok *k)
         t->ev.set_attr = true;
         t->ev.last_dot = true;
         return;
+    case '|': t->ev.set_pipe = true; return;
     case ',':
     case '(': t->ev.set_multi = true; return;
     case '=':

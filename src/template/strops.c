@@ -184,9 +184,234 @@ static void b_cp(tpl *t, bld *b, uint32_t cp)
 
 /* ------------------------------------------------------ % and format */
 
+/* A conversion of one argument, as printf-style % and str.format's format
+ * spec describe it (Python's rules; what they reject is left unknown). */
+typedef struct fspec {
+    uint32_t fill;  /* code point */
+    uint8_t align;  /* '<' '>' '^' '=' or 0 (the type's default) */
+    uint8_t sign;   /* '+' ' ' or 0 */
+    bool alt, zero; /* '#', '0' */
+    uint8_t group;  /* ',' '_' or 0 */
+    int64_t width;  /* -1 none */
+    int64_t prec;   /* -1 none */
+    uint8_t type;   /* 's' 'd' 'x' 'X' 'o' 'b' 'c' or 0 */
+} fspec;
+
+/* A width past which the render itself is the attack (GG729); a width
+ * that does not fold is unknown. */
+static bool spec_width_ok(tpl *t, const fspec *f, const aval *at)
+{
+    if (f->width > TPL_DOS_BIG)
+        tpl_report(t, TH_DOS, at->index,
+                   "a format width of %lld pads one value to that many characters at render time",
+                   (long long)f->width);
+    return f->width <= (int64_t)TPL_CONST_CAP;
+}
+
+static void b_fill(tpl *t, bld *b, uint32_t cp, int64_t n)
+{
+    for (int64_t i = 0; i < n && !b->fail; i++)
+        b_cp(t, b, cp);
+}
+
+/* digits of |v| in base (2, 8, 10, 16), precision zeros in front, with
+ * '_' or ',' every `every` digits; into d (cap 160), returns the length */
+static uint32_t int_digits(uint64_t v, unsigned base, bool upper, int64_t prec, uint8_t group,
+                           unsigned every, char *d)
+{
+    char tmp[80];
+    uint32_t n = 0;
+    do {
+        unsigned x = (unsigned)(v % base);
+        tmp[n++] = (char)(x < 10 ? '0' + x : (upper ? 'A' : 'a') + x - 10);
+        v /= base;
+    } while (v);
+    while (prec > 0 && (int64_t)n < prec && n < sizeof tmp)
+        tmp[n++] = '0';
+    uint32_t k = 0;
+    for (uint32_t i = n; i-- > 0;) {
+        d[k++] = tmp[i];
+        if (group && i > 0 && i % every == 0)
+            d[k++] = (char)group;
+    }
+    return k;
+}
+
+/* One argument converted under spec f into b; false when it does not fold
+ * (or Python raises). pct: printf-style rules, else str.format's. */
+static bool b_spec(tpl *t, bld *b, const cval *c, const fspec *f, bool pct, const aval *at)
+{
+    if (f->width >= 0 && !spec_width_ok(t, f, at))
+        return false;
+    uint8_t ty = f->type;
+    if (c->inexact)
+        b->fl |= F_INEXACT;
+    if (ty == 'c') {
+        uint32_t cp;
+        if (c->kind == AV_INT) {
+            if (c->ival < 0 || c->ival > 0x10FFFF || (c->ival >= 0xD800 && c->ival <= 0xDFFF))
+                return false;
+            cp = (uint32_t)c->ival;
+        } else {
+            if (!pct || c->len == 0 || cp_at(cbytes(t, c), c->len, 0, &cp) != c->len)
+                return false; /* %c takes one character; {:c} an integer */
+        }
+        if (!pct && (f->sign || f->alt || f->group || f->zero || f->prec >= 0 || f->align == '='))
+            return false;
+        int64_t pad = f->width > 1 ? f->width - 1 : 0;
+        uint8_t al = f->align ? f->align : '>';
+        int64_t left = al == '<' ? 0 : al == '^' ? pad / 2 : pad;
+        b_fill(t, b, f->fill, left);
+        b_cp(t, b, cp);
+        b_fill(t, b, f->fill, pad - left);
+        return !b->fail;
+    }
+    if (c->kind == AV_STR || ty == 's') {
+        /* a string, or an integer through %s / {!s:s} */
+        if (ty && ty != 's')
+            return false;
+        if (!pct && (f->sign || f->alt || f->group || f->zero || f->align == '='))
+            return false;
+        if (c->kind == AV_INT && !pct)
+            return false; /* '{:s}'.format(5): Unknown format code 's' for int */
+        char d[24];
+        const uint8_t *s;
+        uint32_t n;
+        if (c->kind == AV_INT) {
+            int k = snprintf(d, sizeof d, "%lld", (long long)c->ival);
+            s = (const uint8_t *)d;
+            n = k > 0 ? (uint32_t)k : 0;
+        } else {
+            s = cbytes(t, c);
+            n = c->len;
+        }
+        uint32_t cps = cp_count(s, n), keep = n;
+        if (f->prec >= 0 && (int64_t)cps > f->prec) {
+            uint32_t i = 0, cp;
+            for (int64_t k = 0; k < f->prec; k++)
+                i += cp_at(s, n, i, &cp);
+            keep = i;
+            cps = (uint32_t)f->prec;
+        }
+        int64_t pad = f->width > (int64_t)cps ? f->width - cps : 0;
+        uint8_t al = f->align ? f->align : pct ? '>' : '<';
+        int64_t left = al == '<' ? 0 : al == '^' ? pad / 2 : pad;
+        uint32_t fill = pct ? ' ' : f->fill;
+        b_fill(t, b, fill, left);
+        if (keep) {
+            if (s == (const uint8_t *)d)
+                fd_b_raw(t, b, d, keep);
+            else
+                fd_b_from(t, b, c->var_space, c->off, keep);
+        }
+        b_fill(t, b, fill, pad - left);
+        return !b->fail;
+    }
+    /* an integer */
+    unsigned base = 10;
+    bool upper = false;
+    switch (ty) {
+    case 0:
+    case 'd': break;
+    case 'x': base = 16; break;
+    case 'X':
+        base = 16;
+        upper = true;
+        break;
+    case 'o': base = 8; break;
+    case 'b':
+        if (pct)
+            return false;
+        base = 2;
+        break;
+    default: return false;
+    }
+    if (!pct && f->prec >= 0)
+        return false; /* Precision not allowed in integer format specifier */
+    if (f->group && (pct || (f->group == ',' && base != 10) || f->zero))
+        return false;
+    int64_t v = c->ival;
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char d[160];
+    uint32_t nd =
+        int_digits(mag, base, upper, pct ? f->prec : -1, f->group, base == 10 ? 3u : 4u, d);
+    char head[4];
+    uint32_t nh = 0;
+    if (v < 0)
+        head[nh++] = '-';
+    else if (f->sign == '+' || f->sign == ' ')
+        head[nh++] = (char)f->sign;
+    if (f->alt && base != 10) {
+        head[nh++] = '0';
+        head[nh++] = (char)(base == 16 ? (upper ? 'X' : 'x') : base == 8 ? 'o' : 'b');
+    }
+    int64_t body = (int64_t)(nh + nd);
+    int64_t pad = f->width > body ? f->width - body : 0;
+    uint8_t al;
+    uint32_t fill = f->fill;
+    if (pct) {
+        al = f->align == '<' ? '<' : f->zero ? '=' : '>';
+        fill = al == '=' ? '0' : ' ';
+    } else {
+        if (f->zero && f->align)
+            return false; /* '0' with an explicit alignment: left to Python */
+        al = f->align ? f->align : f->zero ? '=' : '>';
+        if (f->zero)
+            fill = '0';
+    }
+    int64_t left = al == '<' || al == '=' ? 0 : al == '^' ? pad / 2 : pad;
+    b_fill(t, b, fill, left);
+    fd_b_raw(t, b, head, nh);
+    if (al == '=')
+        b_fill(t, b, fill, pad);
+    fd_b_raw(t, b, d, nd);
+    if (al != '=')
+        b_fill(t, b, fill, pad - left);
+    return !b->fail;
+}
+
+/* a decimal run at f[*i] (at most 10 digits: a bigger width is saturated) */
+static int64_t spec_num(const uint8_t *f, uint32_t n, uint32_t *i)
+{
+    int64_t v = 0;
+    while (*i < n && f[*i] >= '0' && f[*i] <= '9') {
+        if (v < 100000000000LL)
+            v = v * 10 + (f[*i] - '0');
+        (*i)++;
+    }
+    return v;
+}
+
+/* The alphabet of a format whose arguments are not known: F_FRAG when a
+ * conversion can write any character (%c, {:c}) or an argument holds a
+ * dunder piece, so the result can spell '__class__' (a key built that way
+ * is judged by it: GG722). */
+uint16_t fd_fmt_wild(tpl *t, const aval *fmt, const aval *args, uint32_t na, bool pct)
+{
+    uint16_t fl = 0;
+    for (uint32_t i = 0; i < na; i++)
+        fl |= (uint16_t)((args[i].flags & F_FRAG) | fd_frag_of(t, &args[i]));
+    if (fmt->kind != AV_STR)
+        return (uint16_t)(fl | (fmt->flags & F_FRAG));
+    const uint8_t *f = fd_bytes(t, fmt);
+    for (uint32_t i = 0; i + 1 < fmt->len; i++) {
+        if (pct ? f[i] != '%' : f[i] != ':')
+            continue;
+        uint32_t j = i + 1;
+        while (
+            j < fmt->len && j - i < 24 &&
+            (pct ? f[j] != 'c' && strchr("-0+ #.0123456789hlL", f[j]) : f[j] != 'c' && f[j] != '}'))
+            j++;
+        if (j < fmt->len && f[j] == 'c')
+            return (uint16_t)(fl | F_FRAG);
+    }
+    return (uint16_t)(fl | fd_frag_of(t, fmt));
+}
+
 /* printf-style: fmt % args. Python's rules: a tuple must be consumed
- * exactly, a single value is one argument; %s %d %i %c %% fold, any flag,
- * width or other conversion is unknown. */
+ * exactly, a single value is one argument; flags (- 0 + space #), width,
+ * precision, the length modifiers h l L and the conversions s d i u x X o c
+ * fold; %% is a percent; '*', a (mapping key) and the others are unknown. */
 aval fd_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
 {
     bld b;
@@ -202,34 +427,52 @@ aval fd_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
         fd_b_from(t, &b, var_space, fmt->off + i, j - i);
         if (j >= n)
             break;
-        if (j + 1 >= n)
-            goto unknown; /* "incomplete format" */
         f = fd_bytes(t, fmt);
-        uint8_t conv = f[j + 1];
-        i = j + 2;
-        if (conv == '%') {
+        i = j + 1;
+        fspec sp = {.fill = ' ', .width = -1, .prec = -1};
+        for (; i < n; i++) {
+            if (f[i] == '-')
+                sp.align = '<';
+            else if (f[i] == '0')
+                sp.zero = true;
+            else if (f[i] == '+')
+                sp.sign = '+';
+            else if (f[i] == ' ' && sp.sign != '+')
+                sp.sign = ' ';
+            else if (f[i] == '#')
+                sp.alt = true;
+            else if (f[i] != ' ')
+                break;
+        }
+        if (i < n && f[i] >= '0' && f[i] <= '9')
+            sp.width = spec_num(f, n, &i);
+        if (i < n && f[i] == '.') {
+            i++;
+            sp.prec = spec_num(f, n, &i);
+        }
+        while (i < n && (f[i] == 'h' || f[i] == 'l' || f[i] == 'L'))
+            i++;
+        if (i >= n)
+            goto unknown; /* "incomplete format" */
+        uint8_t conv = f[i++];
+        if (conv == '%' && j + 2 == i) {
             fd_b_raw(t, &b, "%", 1);
             continue;
         }
         if (used >= na)
             goto unknown; /* "not enough arguments" */
         const cval *c = &a[used++];
-        if (conv == 's') {
-            b_cval(t, &b, c);
-        } else if ((conv == 'd' || conv == 'i') && c->kind == AV_INT) {
-            fd_b_int(t, &b, c->ival);
-        } else if (conv == 'c' && c->kind == AV_INT) {
-            if (c->ival < 0 || c->ival > 0x10FFFF || (c->ival >= 0xD800 && c->ival <= 0xDFFF))
-                goto unknown;
-            b_cp(t, &b, (uint32_t)c->ival);
-        } else if (conv == 'c' && c->kind == AV_STR) {
-            uint32_t cp;
-            if (c->len == 0 || cp_at(cbytes(t, c), c->len, 0, &cp) != c->len)
-                goto unknown; /* %c takes exactly one character */
-            b_cval(t, &b, c);
-        } else {
+        if (conv == 'i' || conv == 'u')
+            conv = 'd';
+        if ((conv == 'd' || conv == 'x' || conv == 'X' || conv == 'o') && c->kind != AV_INT)
             goto unknown;
-        }
+        if (conv != 's' && conv != 'd' && conv != 'x' && conv != 'X' && conv != 'o' && conv != 'c')
+            goto unknown;
+        sp.type = conv;
+        if (conv == 'd' && sp.alt)
+            sp.alt = false; /* '#' changes nothing for d */
+        if (!b_spec(t, &b, c, &sp, true, fmt))
+            goto unknown;
     }
     if (used != na)
         goto unknown; /* "not all arguments converted" */
@@ -239,8 +482,47 @@ unknown:
     return unk_at(fmt);
 }
 
-/* str.format with {} and {N} fields only (never both: Python refuses to
- * switch between automatic and manual numbering). */
+/* A str.format spec ([[fill]align][sign][#][0][width][grouping][.prec][type])
+ * in f[i..e); false for what Python rejects or what is not folded. */
+static bool parse_format_spec(const uint8_t *f, uint32_t i, uint32_t e, fspec *sp)
+{
+    *sp = (fspec){.fill = ' ', .width = -1, .prec = -1};
+    uint32_t cp, k = i < e ? cp_at(f, e, i, &cp) : 0;
+    if (k && i + k < e && strchr("<>^=", f[i + k])) {
+        sp->fill = cp;
+        sp->align = f[i + k];
+        i += k + 1;
+    } else if (i < e && strchr("<>^=", f[i])) {
+        sp->align = f[i++];
+    }
+    if (i < e && (f[i] == '+' || f[i] == '-' || f[i] == ' '))
+        sp->sign = f[i] == '-' ? 0 : f[i], i++;
+    if (i < e && f[i] == '#')
+        sp->alt = true, i++;
+    if (i < e && f[i] == '0')
+        sp->zero = true, i++;
+    if (i < e && f[i] >= '0' && f[i] <= '9')
+        sp->width = spec_num(f, e, &i);
+    if (i < e && (f[i] == ',' || f[i] == '_'))
+        sp->group = f[i++];
+    if (i < e && f[i] == '.') {
+        i++;
+        if (i >= e || f[i] < '0' || f[i] > '9')
+            return false;
+        sp->prec = spec_num(f, e, &i);
+    }
+    if (i < e) {
+        uint8_t ty = f[i++];
+        if (!strchr("sdxXobc", ty))
+            return false;
+        sp->type = ty;
+    }
+    return i == e;
+}
+
+/* str.format with {} and {N} fields (never both: Python refuses to switch
+ * between automatic and manual numbering), each with an optional !s / !r
+ * conversion and a format spec. */
 aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
 {
     bld b;
@@ -273,8 +555,21 @@ aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
             digits = true;
             j++;
         }
-        if (j >= n || f[j] != '}')
-            goto unknown;
+        uint8_t conv = 0;
+        if (j + 1 < n && f[j] == '!') {
+            conv = f[j + 1];
+            j += 2;
+            if (conv != 's' && conv != 'r' && conv != 'a')
+                goto unknown;
+        }
+        uint32_t spec = j, e = j;
+        if (j < n && f[j] == ':') {
+            spec = e = j + 1;
+            while (e < n && f[e] != '}' && f[e] != '{')
+                e++;
+        }
+        if (e >= n || f[e] != '}')
+            goto unknown; /* a nested field, or no closing brace */
         if (digits ? auto_i > 0 : manual)
             goto unknown; /* numbering switched */
         manual |= digits;
@@ -282,8 +577,22 @@ aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
             idx = auto_i++;
         if (idx >= na)
             goto unknown;
-        b_cval(t, &b, &a[idx]);
-        i = j + 1;
+        cval arg = a[idx];
+        if (conv && arg.kind != AV_INT && conv != 's')
+            goto unknown; /* repr() of a string: quotes and escapes */
+        fspec sp;
+        if (!parse_format_spec(f, spec, e, &sp))
+            goto unknown;
+        if (conv && arg.kind == AV_INT) {
+            /* str(int) first, then the spec applies to a string: only an
+             * empty spec is folded */
+            if (spec != e)
+                goto unknown;
+            fd_b_int(t, &b, arg.ival);
+        } else if (!b_spec(t, &b, &arg, &sp, false, fmt)) {
+            goto unknown;
+        }
+        i = e + 1;
     }
     return fd_b_done(t, &b);
 unknown:
@@ -304,6 +613,50 @@ static uint32_t next_match(const uint8_t *p, uint32_t i, uint32_t n, const uint8
         i++;
     }
     return n;
+}
+
+/* str.find / rfind / index / rindex / count with one argument (how: 0 1
+ * 2 3 4): the code-point index (or count) Python returns; index and
+ * rindex of a missing piece raise (unknown). Bytes of valid UTF-8 match
+ * where the code points do. */
+aval fd_fold_find(tpl *t, const aval *s, const cval *o, int how)
+{
+    aval r = unk_at(s);
+    if (o->kind != AV_STR || !fd_spend(t, s->len, s))
+        return r;
+    const uint8_t *p = fd_bytes(t, s), *q = cbytes(t, o);
+    uint32_t n = s->len, m = o->len;
+    int64_t v = -1;
+    if (how == 4) {
+        v = 0;
+        if (m == 0) {
+            v = (int64_t)cp_count(p, n) + 1;
+        } else {
+            for (uint32_t i = next_match(p, 0, n, q, m); i < n; i = next_match(p, i + m, n, q, m))
+                v++;
+        }
+    } else {
+        uint32_t at = n + 1;
+        if (how == 0 || how == 2) {
+            at = m == 0 ? 0 : next_match(p, 0, n, q, m);
+            if (m && at >= n)
+                at = n + 1;
+        } else if (m <= n) {
+            for (uint32_t i = n - m + 1; i-- > 0;)
+                if (memcmp(p + i, q, m) == 0) {
+                    at = i;
+                    break;
+                }
+        }
+        if (at <= n)
+            v = (int64_t)cp_count(p, at);
+        else if (how == 2 || how == 3)
+            return r; /* ValueError: substring not found */
+    }
+    r.kind = AV_INT;
+    r.ival = v;
+    r.flags = (uint16_t)((s->flags | (o->inexact ? F_INEXACT : 0)) & F_INEXACT);
+    return r;
 }
 
 /* str.replace: one pass counts the matches (memchr for the first byte),
@@ -340,8 +693,19 @@ aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, i
         return unk_at(s);
     if (out == 0) /* an empty result still costs one unit, as an empty piece does */
         return fd_spend(t, 1, s) ? fd_b_done(t, &b) : unk_at(s);
-    if (!fd_b_room(t, &b, out))
-        return fd_b_done(t, &b);
+    if (out > TPL_DOS_BIG) {
+        char e[96];
+        tpl_report(t, TH_DOS, s->index,
+                   "|replace of '%s' (%llu matches) builds %llu bytes at render time",
+                   tpl_quote(e, sizeof e, cbytes(t, old), m, 30), (unsigned long long)hits,
+                   (unsigned long long)out);
+    }
+    if (out > TPL_CONST_CAP || !fd_b_room(t, &b, out)) {
+        aval u = fd_b_done(t, &b);
+        if (u.kind == AV_UNK)
+            u.count = (int64_t)out;
+        return u;
+    }
     /* the arena is reserved: the pointers stay valid, and the result lies
      * past every source in the arena */
     const uint8_t *p = fd_bytes(t, s), *o = cbytes(t, old), *w = cbytes(t, new_);
@@ -828,12 +1192,18 @@ aval fd_repeat(tpl *t, const aval *s, const aval *n, const aval *at)
             b.fl |= s->flags & F_INEXACT;
         return fd_b_done(t, &b);
     }
+    r.count = cnt > 0 && s && s->count >= 0 ? sat_mul(s->count, cnt) : -1;
     if (cnt > TPL_DOS_BIG)
         tpl_report(t, TH_DOS, at->index,
                    "repetition by %lld%s: a string or list repeated "
                    "that many times at render time",
                    (long long)cnt, cnt == INT64_MAX ? "+" : "");
-    r.count = cnt > 0 && s && s->count >= 0 ? sat_mul(s->count, cnt) : -1;
+    else if (r.count > TPL_DOS_BIG) /* composed: a value whose size is already known */
+        tpl_report(t, TH_DOS, at->index,
+                   "repetition of a value of up to %lld bytes or items by %lld builds %lld%s "
+                   "at render time",
+                   (long long)s->count, (long long)cnt, (long long)r.count,
+                   r.count == INT64_MAX ? "+" : "");
     return r;
 }
 

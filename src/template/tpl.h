@@ -120,6 +120,39 @@ static inline void ch_tag_begin(tpl *t)
     t->ev.ch_used = 0;
 }
 
+/* stmt.c's query, inline (every part asks it): true inside a block whose
+ * body may run zero or many times (for, if, macro, call), where a value
+ * set is not the value every render has. */
+static inline bool ev_in_branch(const tpl *t)
+{
+    if (t->ev.blocks_over)
+        return true;
+    for (uint32_t i = 0; i < t->ev.n_blocks; i++) {
+        unsigned k = t->ev.blocks[i].kind;
+        if (k == W_FOR || k == W_IF || k == W_MACRO || k == W_CALL)
+            return true;
+    }
+    return false;
+}
+
+/* True when one of blocks[0..n) is a {% set %} capture or a {% filter %}:
+ * Jinja renders their bodies in a scope of their own, so a variable set
+ * there is not seen after them. */
+static inline bool ev_in_scope(const tpl *t, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && i < t->ev.n_blocks; i++)
+        if (t->ev.blocks[i].kind == W_SET || t->ev.blocks[i].kind == W_FILTER)
+            return true;
+    return false;
+}
+
+/* capture.c, inline for the lexer: template text, when a capture is open */
+static inline void ev_cap_text(tpl *t, const uint8_t *s, size_t n)
+{
+    if (__builtin_expect(t->fd.cp.n != 0, 0))
+        ev_cap_text_slow(t, s, n);
+}
+
 /* eval.c, inline for the lexer: the tag just ended was {% raw %} */
 static inline bool ev_wants_raw(const tpl *t)
 {

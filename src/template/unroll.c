@@ -1,0 +1,228 @@
+/* unroll.c - constant-bounded loops unrolled, one operation at a time
+ * (prefix ev_unroll, state t->fd.ur): a loop variable over a constant
+ * ({% for c in 'vtaber' %}, {% for n in [105, 103] %}) is an F_ITEMS value,
+ * the items it takes in turn. An operation on it whose other operands are
+ * constants ('%c' % n, tbl[abc.index(c)], c|upper, chr(n), c ~ 'x') is
+ * applied to every item, and its result is again an F_ITEMS value: the
+ * items the expression takes in turn. A {{ }} of one emits them in order
+ * into the output stream (eval.c emit_items), so text decoded a character
+ * at a time (ROT13 tables, code points) reaches the phrase checks as the
+ * text it renders.
+ *
+ * At most TPL_UNROLL_MAX items; each item's operation is charged to the
+ * folding budget like any other fold. The callback is called with a
+ * constant operand only, so it never comes back here (depth one). */
+#include "template/tpl.h"
+#include "common/alloc.h"
+
+#include "common/utf8.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The next item (at *pos) of an F_ITEMS value as a constant. */
+static bool item_next(const tpl *t, const aval *v, uint32_t *pos, aval *out)
+{
+    if (*pos >= v->len)
+        return false;
+    const uint8_t *p = fd_bytes(t, v);
+    aval it = unk_at(v);
+    it.kind = AV_STR;
+    it.flags = (uint16_t)(v->flags & (F_VAR | F_INEXACT));
+    if (v->rword == AV_STR) { /* a code point */
+        uint32_t cp, k = (p[*pos] < 0x80) ? 1 : utf8_decode(p + *pos, v->len - *pos, &cp);
+        if (!k)
+            return false;
+        it.off = v->off + *pos;
+        it.len = k;
+        it.count = k;
+        *pos += k;
+        *out = it;
+        return true;
+    }
+    if (*pos + 4 > v->len)
+        return false;
+    uint32_t w;
+    memcpy(&w, p + *pos, 4);
+    uint32_t n = w & ~LIST_INT;
+    if (n > v->len - *pos - 4)
+        return false;
+    if (w & LIST_INT) { /* an integer kept as its decimal text */
+        const uint8_t *d = p + *pos + 4;
+        bool neg = n && d[0] == '-';
+        uint64_t x = 0;
+        for (uint32_t i = neg; i < n; i++)
+            x = x * 10 + (uint64_t)(d[i] - '0');
+        it.kind = AV_INT;
+        it.ival = neg ? (int64_t)(0 - x) : (int64_t)x;
+        it.flags &= (uint16_t)~F_VAR;
+    } else {
+        it.off = v->off + *pos + 4;
+        it.len = n;
+        it.count = n;
+    }
+    *pos += 4 + n;
+    *out = it;
+    return true;
+}
+
+/* fn(item) for every item of `items`: an F_ITEMS value over their results,
+ * or an unknown one (keeping the dunder pieces) when one does not fold. */
+aval ev_unroll(tpl *t, const aval *items, ev_unroll_fn fn, const void *ctx, const aval *at)
+{
+    aval r = unk_at(at);
+    r.flags = (uint16_t)(fd_frag_of(t, items) | (items->flags & F_TAINT));
+    if (!t->fd.ur) {
+        t->fd.ur = gl_malloc(TPL_UNROLL_MAX * sizeof *t->fd.ur);
+        if (!t->fd.ur) {
+            t->nomem = true;
+            return r;
+        }
+    }
+    uint32_t pos = 0, n = 0;
+    aval it;
+    while (item_next(t, items, &pos, &it)) {
+        if (n == TPL_UNROLL_MAX)
+            return r; /* longer loops stay unknown */
+        aval v = fn(t, &it, ctx);
+        if (v.kind != AV_STR && (v.kind != AV_INT || (v.flags & F_HUGE)))
+            return r;
+        t->fd.ur[n++] = v;
+    }
+    aval l = fd_make_list(t, t->fd.ur, n, at);
+    if (l.kind != AV_LIST)
+        return r;
+    aval u = l;
+    u.kind = AV_UNK;
+    u.rword = AV_LIST;
+    u.flags = (uint16_t)((l.flags & (F_INEXACT | F_TAINT)) | (items->flags & F_INEXACT) | F_ITEMS);
+    u.count = n;
+    u.vid = 0;
+    u.word = items->vid ? items->vid : items->word; /* the loop variable it comes from */
+    return u;
+}
+
+/* ---------------------------------------------- the operations unrolled */
+
+/* A call-like operation (filter, method, global, subscript) whose operand
+ * at `at_arg` (-1: the receiver or filtered value) is the F_ITEMS value and
+ * every other one a constant. */
+typedef struct ucall {
+    int kind; /* U_FILTER, U_METHOD, U_GLOBAL, U_INDEX */
+    unsigned w;
+    const aval *x;
+    const aval *args;
+    uint32_t na;
+    int at_arg;
+} ucall;
+enum { U_FILTER, U_METHOD, U_GLOBAL, U_INDEX };
+
+#define UNROLL_ARGS 8u
+
+static aval unroll_call(tpl *t, const aval *item, const void *ctx)
+{
+    const ucall *u = ctx;
+    aval a[UNROLL_ARGS];
+    for (uint32_t i = 0; i < u->na; i++)
+        a[i] = (int)i == u->at_arg ? *item : u->args[i];
+    const aval *x = u->at_arg < 0 ? item : u->x;
+    switch (u->kind) {
+    case U_FILTER: return ev_apply_filter(t, u->w, x, a, u->na, 0, x);
+    case U_METHOD: return ev_method_call(t, x, a, u->na, 0);
+    case U_GLOBAL: return ev_global_call(t, x, a, u->na);
+    default: /* x[k]: an integer index of a constant string or list */
+        if (a[0].kind != AV_INT || (x->kind == AV_LIST && (x->flags & F_DICT)))
+            return unk_at(x);
+        return fd_fold_index(t, x, a[0].ival);
+    }
+}
+
+/* Which operand is the F_ITEMS one (-1 the receiver, -2 none or more than
+ * one, or an operand that is not a constant). */
+static int items_operand(const aval *x, bool x_const_ok, const aval *args, uint32_t na)
+{
+    int at = ev_is_items(x) ? -1 : -2;
+    if (at == -2 && !x_const_ok)
+        return -2;
+    if (na > UNROLL_ARGS)
+        return -2;
+    for (uint32_t i = 0; i < na; i++) {
+        if (ev_is_items(&args[i])) {
+            if (at != -2)
+                return -2;
+            at = (int)i;
+        } else if (!ev_is_const(&args[i])) {
+            return -2;
+        }
+    }
+    return at;
+}
+
+/* Unrolled only in a {{ }} (its items are emitted in turn); a value
+ * stored by {% set %} stays one unknown value. */
+static bool emitting(const tpl *t)
+{
+    return t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR;
+}
+
+/* Filters whose result for a constant is a constant string or item. */
+static bool unroll_filter_ok(unsigned w)
+{
+    return ev_makes_string(w) || w == W_REVERSE || w == W_FIRST || w == W_LAST;
+}
+
+bool ev_unroll_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
+                      uint32_t kws, const aval *at, aval *r)
+{
+    if (!emitting(t))
+        return false;
+    if (kws || !unroll_filter_ok(w))
+        return false;
+    int k = items_operand(x, ev_is_const(x), args, na);
+    if (k == -2)
+        return false;
+    ucall u = {U_FILTER, w, x, args, na, k};
+    *r = ev_unroll(t, k < 0 ? x : &args[k], unroll_call, &u, at);
+    return true;
+}
+
+bool ev_unroll_method(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws, aval *r)
+{
+    if (!emitting(t))
+        return false;
+    /* a method of a constant string with one argument that is the items */
+    if (kws || c->kind != AV_ATTR || !(c->flags & F_RSTR))
+        return false;
+    int k = items_operand(c, true, args, na);
+    if (k < 0)
+        return false;
+    ucall u = {U_METHOD, 0, c, args, na, k};
+    *r = ev_unroll(t, &args[k], unroll_call, &u, c);
+    return true;
+}
+
+bool ev_unroll_global(tpl *t, const aval *c, const aval *args, uint32_t na, aval *r)
+{
+    if (!emitting(t))
+        return false;
+    if (c->kind != AV_NAME || c->word != W_CHR)
+        return false;
+    int k = items_operand(c, true, args, na);
+    if (k < 0)
+        return false;
+    ucall u = {U_GLOBAL, 0, c, args, na, k};
+    *r = ev_unroll(t, &args[k], unroll_call, &u, c);
+    return true;
+}
+
+bool ev_unroll_index(tpl *t, const aval *x, const aval *key, aval *r)
+{
+    if (!emitting(t))
+        return false;
+    int k = items_operand(x, ev_is_const(x), key, 1);
+    if (k == -2 || (k == 0 && !ev_is_const(x)))
+        return false;
+    ucall u = {U_INDEX, 0, x, key, 1, k};
+    *r = ev_unroll(t, k < 0 ? x : key, unroll_call, &u, x);
+    return true;
+}
