@@ -114,18 +114,36 @@ static aval int_op(uint8_t op, const aval *a, const aval *b, aval r)
 }
 
 /* A comparison in the tag: what it makes the condition depend on (GG734).
+ * Message content compared with '' or none only tests that the message is
+ * there (Command-A and Aya gate their official preamble on it): no gate.
  * The turn count counts when compared with a number of 3 or more (not the
- * first / last turn that real templates test). */
+ * first / last turn that real templates test). A role compared with a
+ * value other than the usual ones ('tool', a made-up role), and a tool's
+ * or message's name compared with any string, select the turns the text
+ * is emitted for: a gate. */
+static bool is_presence(const aval *v)
+{
+    return (v->kind == AV_STR && v->len == 0) || v->kind == AV_NONE ||
+           (v->kind == AV_UNK && v->word == W_NONE_LIT);
+}
+
+static bool key_gate(tpl *t, const aval *key, const aval *v)
+{
+    return (key->flags & F_GATEKEY) && !(v->flags & F_GATEKEY) && v->kind == AV_STR && v->len > 0 &&
+           !fd_is_common_role(fd_bytes(t, v), v->len);
+}
+
 static void cond_of(tpl *t, const aval *a, const aval *b)
 {
-    uint16_t f = a->flags | b->flags;
-    if (f & F_CONTENT)
+    if (((a->flags & F_CONTENT) && !is_presence(b)) || ((b->flags & F_CONTENT) && !is_presence(a)))
         t->ev.cond |= GATE_CONTENT;
-    if (f & F_DATE)
+    if ((a->flags | b->flags) & F_DATE)
         t->ev.cond |= GATE_DATE;
     const aval *n = (a->flags & F_TURNS) ? b : (b->flags & F_TURNS) ? a : NULL;
     if (n && n->kind == AV_INT && n->ival >= 3)
         t->ev.cond |= GATE_TURNS;
+    if (key_gate(t, a, b) || key_gate(t, b, a))
+        t->ev.cond |= GATE_KEY;
 }
 
 /* A literal compared is not output (its special tokens do not count). */
@@ -369,6 +387,8 @@ static void close_marker(tpl *t, const tok *k)
                 if ((key->len == 7 && memcmp(s, "content", 7) == 0) ||
                     (key->len == 4 && memcmp(s, "text", 4) == 0 && (x.flags & F_CONTENT)))
                     r.flags |= F_CONTENT;
+                if (fd_is_gatekey(s, key->len))
+                    r.flags |= F_GATEKEY;
             } else if (key->kind == AV_INT && !(key->flags & F_HUGE) &&
                        (x.kind == AV_STR || x.kind == AV_LIST)) {
                 uint16_t keep = r.flags;
@@ -457,7 +477,13 @@ static void name_tok(tpl *t, const tok *k)
     case W_NONE_LIT:
     case W_TRUE_U:
     case W_FALSE_U:
-    case W_NONE_U: operand(t, val_tok(k, AV_UNK)); return;
+    case W_NONE_U: {
+        aval v = val_tok(k, AV_UNK);
+        if (k->word == W_NONE_LIT || k->word == W_NONE_U)
+            v.word = W_NONE_LIT; /* a presence test's other side (cond_of) */
+        operand(t, v);
+        return;
+    }
     default: break;
     }
     char e[96];

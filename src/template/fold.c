@@ -131,6 +131,40 @@ bool fd_has_frag(const uint8_t *s, size_t n)
     return false;
 }
 
+/* s[0..n) is one of the strings of a data/template/gates.def list. */
+static bool in_list(const char *const *list, size_t count, const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+#define GATE_FIELD(x) x,
+#define COMMON_ROLE(x)
+static const char *const gate_keys[] = {
+#include "../../data/template/gates.def"
+};
+#undef GATE_FIELD
+#undef COMMON_ROLE
+#define GATE_FIELD(x)
+#define COMMON_ROLE(x) x,
+static const char *const common_roles[] = {
+#include "../../data/template/gates.def"
+};
+#undef GATE_FIELD
+#undef COMMON_ROLE
+
+bool fd_is_gatekey(const uint8_t *s, size_t n)
+{
+    return in_list(gate_keys, sizeof gate_keys / sizeof gate_keys[0], s, n);
+}
+
+bool fd_is_common_role(const uint8_t *s, size_t n)
+{
+    return in_list(common_roles, sizeof common_roles / sizeof common_roles[0], s, n);
+}
+
 /* A literal that reads like a trigger word, not markup or a special token. */
 bool fd_wordlike(const uint8_t *s, size_t n)
 {

@@ -31,8 +31,9 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE, AV_NS };
 #define F_TURNS 0x1000u  /* the turn count: messages|length, loop.index ... */
 #define F_DATE 0x2000u   /* the date: strftime_now(...) */
 #define F_ITEMS                                                                                    \
-    0x4000u /* AV_UNK: a loop variable over the constant at off/len
+    0x4000u               /* AV_UNK: a loop variable over the constant at off/len
                           * (its kind in rword): one item per iteration */
+#define F_GATEKEY 0x8000u /* a message's role or a tool's name: a gate when compared (GG734) */
 
 typedef struct aval {
     uint8_t kind;
@@ -165,6 +166,10 @@ static inline bool fd_is_mangled(const uint8_t *s, size_t n)
     return n >= 5 && s[0] == '_' && fd_is_mangled_slow(s, n);
 }
 bool fd_is_ident(const uint8_t *s, size_t n);
+/* a field compared to select turns or tools ("role", "name": gates.def) */
+bool fd_is_gatekey(const uint8_t *s, size_t n);
+/* a role every chat format has ("user", "assistant" ...: gates.def) */
+bool fd_is_common_role(const uint8_t *s, size_t n);
 bool fd_wordlike(const uint8_t *s, size_t n);
 bool fd_has_frag(const uint8_t *s, size_t n);
 /* A value for a message: a name, a quoted constant or "(...)". */

@@ -231,6 +231,8 @@ void ev_attr_access(tpl *t, const tok *k)
     if (w == W_CONTENT || (w == W_TEXT && (r->flags & F_CONTENT)) ||
         ((r->flags & F_CONTENT) && ev_keeps_content(w)))
         fl |= F_CONTENT;
+    if (fd_is_gatekey(s, n))
+        fl |= F_GATEKEY;
     if (r->kind == AV_NS && !(fl & F_TAINT) && ns_attr(t, r, k))
         return;
     aval a = val_tok(k, AV_ATTR);
@@ -271,7 +273,7 @@ void ev_settle_attr(tpl *t)
                    tpl_quote(e, sizeof e, fd_bytes(t, a), a->len, 30));
     }
     a->kind = AV_UNK;
-    a->flags &= F_TAINT | F_CONTENT | F_TURNS | F_DATE;
+    a->flags &= F_TAINT | F_CONTENT | F_TURNS | F_DATE | F_GATEKEY;
     a->count = -1;
 }
 

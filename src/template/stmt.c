@@ -106,6 +106,13 @@ void ev_block_middle(tpl *t, const tok *k)
                    "'%s' outside an 'if'%s block (Jinja rejects the "
                    "template)",
                    word_text(k->word), k->word == W_ELSE ? " or 'for'" : "");
+    /* the branches of a chain on the role or a tool's name are exclusive:
+     * a rare role tested by one branch does not gate the next (the other
+     * gates stay: an elif runs only when the content test before failed) */
+    if (ok && top == W_IF && (t->ev.blocks[t->ev.n_blocks - 1].gate & GATE_KEY)) {
+        t->ev.blocks[t->ev.n_blocks - 1].gate &= (uint8_t)~GATE_KEY;
+        ev_gate_update(t);
+    }
 }
 
 /* ------------------------------------------------------------ statements */

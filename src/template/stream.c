@@ -593,12 +593,13 @@ static __attribute__((noinline)) void url_finish(tpl *t, tscan *s)
                     ts_where(s, how, w, sizeof w));
 }
 
-static const char *const gate_why[] = {"message content", "the turn count", "the date"};
+static const char *const gate_why[] = {"message content", "the turn count", "the date",
+                                       "a message's role or a tool's name"};
 
 /* The reason of a gate (GATE_* bits) for a message. */
 static const char *gate_text(unsigned gate)
 {
-    for (unsigned i = 0; i < 3; i++)
+    for (unsigned i = 0; i < 4; i++)
         if (gate & (1u << i))
             return gate_why[i];
     return "a condition";

@@ -52,6 +52,7 @@ _Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
 #define GATE_CONTENT 0x01u
 #define GATE_TURNS 0x02u
 #define GATE_DATE 0x04u
+#define GATE_KEY 0x08u /* a message's role other than the usual ones, or a tool's name */
 
 /* what a scanner holds of the literal memo (stream.c) */
 enum { MEMO_NONE, MEMO_PENDING, MEMO_HELD, MEMO_ENDED };
