@@ -100,8 +100,8 @@ static const row gates[] = {
          "m.role == 'system' %}You are a helpful assistant and you answer the user.{% else %}"
          "Answer the question of the user as well as you can.{% endif %}" POST,
      "GG734", false, NULL},
-    {PRE "{% if m.role == 'tool' %}<|tool|>{{ m.content }}<|end|>{% endif %}" POST, "GG734",
-     false, NULL},
+    {PRE "{% if m.role == 'tool' %}<|tool|>{{ m.content }}<|end|>{% endif %}" POST, "GG734", false,
+     NULL},
 };
 
 int main(void)

@@ -130,7 +130,18 @@ static const struct {
 /* The ASCII character a code point imitates (FOLD_SKIP: invisible, skip it;
  * 0: none). *kind gets FK_*: how the fold was made. */
 #define FOLD_SKIP 0xFFu
-enum { FK_NONE, FK_WIDE, FK_HOMOGLYPH, FK_STYLED };
+enum { FK_NONE, FK_WIDE, FK_HOMOGLYPH, FK_STYLED, FK_ACCENT };
+
+/* The base letters of Latin-1 Supplement U+00C0..U+00FF and Latin
+ * Extended-A U+0100..U+017F (their Unicode canonical decompositions; '.'
+ * none): a letter of French, German, Spanish, Turkish or Polish text is read
+ * as its base letter by the phrase detectors (FK_ACCENT: the text of that
+ * language, not a disguise). */
+static const char accent_base[] =
+    "AAAAAAACEEEEIIIIDNOOOOO.OUUUUYTsaaaaaaaceeeeiiiidnooooo.ouuuuyty"
+    "AaAaAaCcCcCcCcDdDdEeEeEeEeEeGgGgGgGgHhHhIiIiIiIiIiIiJjKkkLlLlLlL"
+    "lLlNnNnNnnNnOoOoOoOoRrRrRrSsSsSsSsTtTtTtUuUuUuUuUuUuWwYyYZzZzZzs";
+_Static_assert(sizeof accent_base == 0x180 - 0xC0 + 1, "one base letter per code point");
 
 static uint8_t fold_cp(uint32_t cp, uint8_t *kind)
 {
@@ -166,6 +177,10 @@ static uint8_t fold_cp(uint32_t cp, uint8_t *kind)
     if (cp == 0x0131 || cp == 0x017F || cp == 0x212A) { /* dotless i, long s, Kelvin */
         *kind = FK_HOMOGLYPH;
         return cp == 0x0131 ? 'i' : cp == 0x017F ? 's' : 'K';
+    }
+    if (cp >= 0x00C0 && cp <= 0x017F && accent_base[cp - 0xC0] != '.') {
+        *kind = FK_ACCENT;
+        return (uint8_t)accent_base[cp - 0xC0];
     }
     if (cp >= 0x0391 && cp <= 0x051D) {
         size_t lo = 0, hi = sizeof homoglyphs / sizeof homoglyphs[0];
@@ -205,7 +220,7 @@ size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *
         uint8_t kind, a = fold_cp(cp, &kind);
         if (a == FOLD_SKIP) {
             *folded = true;
-        } else if (a) {
+        } else if (a && kind != FK_ACCENT) { /* names keep their accents: Python does */
             out[o++] = a;
             *folded |= kind != FK_NONE;
         } else {
@@ -303,6 +318,13 @@ static const pattern patterns[] = {
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(N_PATTERNS < 65535, "pattern index fits");
 
+/* Pattern p of the automaton: the phrases above, then the grammar's ASCII
+ * words (grammar.c). */
+static const char *pattern_text(size_t p)
+{
+    return p < N_PATTERNS ? patterns[p].s : gr_ascii_text(p - N_PATTERNS);
+}
+
 /* what a word ([A-Za-z0-9._%+-@]) holds: an IPv4 address or an e-mail? */
 #define WK_AT 1u    /* holds an '@' */
 #define WK_NOTIP 2u /* holds something other than digits and dots */
@@ -371,9 +393,14 @@ static void tables_build(void)
     /* states are kept as row offsets (state * AC_SYMS) throughout; rows
      * are zeroed as they are made, so the table is sized by the patterns
      * (a state per byte at most) and only the rows in use are written */
+    if (!gr_build()) {
+        tables_ok = false;
+        return;
+    }
+    const size_t n_pat = N_PATTERNS + gr_ascii_count();
     size_t rows = 1;
-    for (size_t p = 0; p < N_PATTERNS; p++)
-        rows += strlen(patterns[p].s);
+    for (size_t p = 0; p < n_pat; p++)
+        rows += strlen(pattern_text(p));
     if (rows > AC_MAX_STATES)
         rows = AC_MAX_STATES;
     /* one block: the transitions, then ac_hit (by row offset; only the
@@ -390,9 +417,9 @@ static void tables_build(void)
     if (ok)
         memset(go, 0, AC_SYMS * sizeof *go);
     uint32_t n = 1;
-    for (size_t p = 0; ok && p < N_PATTERNS; p++) {
+    for (size_t p = 0; ok && p < n_pat; p++) {
         uint32_t s = 0;
-        for (const char *c = patterns[p].s; ok && *c; c++) {
+        for (const char *c = pattern_text(p); ok && *c; c++) {
             unsigned y = ac_sym((uint8_t)*c);
             if (!go[s + y] && !(ok = n < rows))
                 break;
@@ -496,7 +523,9 @@ static void reset_now(tscan *s)
     s->ctx = 0;
     s->gate = 0;
     s->nl_words = 0;
+    s->nl_cjk = 0;
     s->nl_done = false;
+    gr_reset(&s->gr);
     s->blob_len = 0;
     s->word_len = 0;
     s->url_cap = false;
@@ -605,6 +634,26 @@ static const char *gate_text(unsigned gate)
     return "a condition";
 }
 
+void ts_phrase(tpl *t, tscan *s, int kind, uint64_t index, uint32_t len, const char *text,
+               unsigned not_how)
+{
+    unsigned how = match_how(s, len) & ~not_how;
+    if (how & HOW_DUP)
+        return;
+    static const char *const what[] = {[TH_INSTRUCTION] = "instruction-like phrase",
+                                       [TH_CONCEAL] = "concealment phrase",
+                                       [TH_SHELL] = "shell or installer command"};
+    char w[200];
+    ts_where(s, how, w, sizeof w);
+    REPORT(s, t, kind, index, "%s '%s' in %s", what[kind], text, w);
+    if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
+        REPORT(s, t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s", what[kind],
+               text, w);
+    if (s->gate)
+        REPORT(s, t, TH_GATED, index, "%s '%s' is output only under a condition on %s", what[kind],
+               text, gate_text(s->gate));
+}
+
 static void ac_match(tpl *t, tscan *s, const pattern *p)
 {
     uint32_t len = (uint32_t)strlen(p->s);
@@ -618,24 +667,13 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
     case PK_COMMENT_CLOSE: s->ctx &= (uint8_t)~CTX_COMMENT; return;
     case TH_INSTRUCTION:
     case TH_CONCEAL:
-    case TH_SHELL: {
-        if (how & HOW_DUP)
-            return;
-        static const char *const what[] = {[TH_INSTRUCTION] = "instruction-like phrase",
-                                           [TH_CONCEAL] = "concealment phrase",
-                                           [TH_SHELL] = "shell or installer command"};
-        ts_where(s, how, w, sizeof w);
-        REPORT(s, t, p->kind, index, "%s '%s' in %s", what[p->kind], p->s, w);
-        if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
-            REPORT(s, t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s",
-                   what[p->kind], p->s, w);
-        if (s->gate)
-            REPORT(s, t, TH_GATED, index, "%s '%s' is output only under a condition on %s",
-                   what[p->kind], p->s, gate_text(s->gate));
+        s->gr.phrase_rn = s->ring_n; /* the grammar need not say it again */
+        ts_phrase(t, s, p->kind, index, len, p->s, 0);
         return;
-    }
+    case TH_SHELL: ts_phrase(t, s, p->kind, index, len, p->s, 0); return;
     default: break;
     }
+    (void)w;
     url_finish(t, s); /* the first URL is quoted, the others counted */
     s->url_cap = true;
     s->url_how = how;
@@ -774,6 +812,16 @@ static void end_scan(tpl *t, tscan *s)
 /* A run of letters ended (at a symbol y): look-alike letters mixed into a
  * Latin word, or a word of fullwidth or styled letters (GG738); and, under
  * a gate, the count of natural-language words (GG734). */
+/* Under a gate: five words of prose in a row are GG734. */
+static void nl_check(tpl *t, tscan *s)
+{
+    if (s->nl_words >= 5 && !s->nl_done) {
+        s->nl_done = true;
+        REPORT(s, t, TH_GATED, s->wl_index,
+               "natural-language text is output only under a condition on %s", gate_text(s->gate));
+    }
+}
+
 static void letters_end(tpl *t, tscan *s, unsigned y)
 {
     uint8_t wl = s->wl;
@@ -794,11 +842,7 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
         s->nl_words++;
     if (y == Y_LT || y == Y_GT || y == Y_LBRACK || y == Y_RBRACK || y == Y_BAR || y == Y_EQ)
         s->nl_words = 0; /* markup, not prose */
-    if (s->nl_words >= 5 && !s->nl_done) {
-        s->nl_done = true;
-        REPORT(s, t, TH_GATED, s->wl_index,
-               "natural-language text is output only under a condition on %s", gate_text(s->gate));
-    }
+    nl_check(t, s);
 }
 
 /* --------------------------------------------------------------- feed */
@@ -807,7 +851,14 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
 static void matched(tpl *t, tscan *s)
 {
     s->matches++;
-    ac_match(t, s, &patterns[t->ts.ac_out[s->ac_state / AC_SYMS] - 1]);
+    size_t p = t->ts.ac_out[s->ac_state / AC_SYMS] - 1u;
+    if (p < N_PATTERNS) {
+        ac_match(t, s, &patterns[p]);
+        return;
+    }
+    const char *w = gr_ascii_text(p - N_PATTERNS);
+    uint32_t len = (uint32_t)strlen(w) - (w[0] == ' '); /* the word, not the space before */
+    gr_ascii_hit(t, s, p - N_PATTERNS, s->ring_index[(s->ring_n - len) % TS_RING]);
 }
 
 /* Symbol y into the automaton. */
@@ -868,18 +919,20 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
         s->skip_n = s->ring_n; /* after the symbol fed last */
         return;
     }
+    const uint32_t rn0 = s->ring_n;
     unsigned y = a ? ac_sym(a) : Y_OTHER;
     bool letter = y >= 1 && y <= 26;
     if (letter) {
         if (!s->wl)
             s->wl_index = s->u_index;
-        /* dotless i is a letter of Turkish and Azerbaijani words
-         * ("kitapları"): read as 'i' by the phrase detectors, but a word
-         * holding it is text of that language, not a disguise */
-        s->wl |= (uint8_t)(kind == FK_WIDE      ? WL_WIDE
-                           : kind == FK_STYLED  ? WL_STYLED
-                           : s->u_cp == 0x0131u ? WL_OTHER
-                                                : WL_CONFUSABLE);
+        /* dotless i and accented letters are letters of Turkish, French,
+         * German ... words ("kitapları", "règles"): read as their base
+         * letter by the phrase detectors, but a word holding one is text
+         * of that language, not a disguise */
+        s->wl |= (uint8_t)(kind == FK_WIDE                           ? WL_WIDE
+                           : kind == FK_STYLED                       ? WL_STYLED
+                           : s->u_cp == 0x0131u || kind == FK_ACCENT ? WL_OTHER
+                                                                     : WL_CONFUSABLE);
     } else if (!a && !(s->u_cp >= 0x2000 && s->u_cp <= 0x2BFF) &&
                !(s->u_cp >= 0x3000 && s->u_cp <= 0x303F)) {
         /* a letter of another script: a word in it is text, not a disguise */
@@ -887,9 +940,17 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
             s->wl_index = s->u_index;
         s->wl |= WL_OTHER;
         ac_feed(t, s, Y_OTHER, s->u_index, false);
+        if (gr_script(s->u_cp))
+            gr_letter(t, s, s->u_cp, s->u_index, rn0);
+        if (s->gate && gr_unspaced(s->u_cp) && (++s->nl_cjk & 1u) == 0) {
+            s->nl_words++; /* no spaces: two ideographs or kana make a word */
+            nl_check(t, s);
+        }
         return;
     }
-    feed_sym(t, s, y, s->u_index, kind != FK_NONE);
+    feed_sym(t, s, y, s->u_index, kind != FK_NONE && kind != FK_ACCENT && s->u_cp != 0x0131u);
+    if (gr_script(s->u_cp))
+        gr_letter(t, s, s->u_cp, s->u_index, rn0); /* a Cyrillic or Greek look-alike */
 }
 
 static void url_byte(tpl *t, tscan *s, uint8_t c)

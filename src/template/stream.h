@@ -5,6 +5,7 @@
 #define GGUFLINT_TEMPLATE_STREAM_H
 
 #include "template/caps.h"
+#include "template/grammar.h"
 #include "template/template.h"
 
 #include <stdbool.h>
@@ -14,7 +15,7 @@
 
 /* Aho-Corasick automaton over a folded alphabet for phrases and URL schemes. */
 #define AC_SYMS 52u
-#define AC_MAX_STATES 2048u
+#define AC_MAX_STATES 4096u
 #define TS_RING 64u /* folded symbols remembered (a phrase is shorter) */
 
 /* symx: the symbol (< 64) and what else the automaton pass needs of a byte */
@@ -92,7 +93,9 @@ typedef struct tscan {
     uint8_t ctx;                  /* CTX_* */
     uint8_t gate;                 /* GATE_* of the blocks open around the text */
     uint32_t nl_words;            /* words of prose in a row, under a gate */
+    uint32_t nl_cjk;              /* ideographs and kana among them (two make a word) */
     bool nl_done;
+    gr_state gr; /* the instruction grammar (grammar.c) */
     uint32_t blob_len, blob_seg;
     uint8_t blob_cls;
     uint8_t blob_head[48];
@@ -291,5 +294,12 @@ static inline void ts_gate(tscan *s, unsigned gate)
     s->nl_words = 0;
 }
 size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *folded);
+/* An instruction-like, concealment or shell phrase (TH_* kind) of `len`
+ * symbols ending at the symbol fed last, beginning at template index
+ * `index`: reported with where it lies (and GG735 when assembled, GG734
+ * when gated), but for the HOW_* bits of not_how. The grammar's pairs
+ * (grammar.c) come here too. */
+void ts_phrase(tpl *t, tscan *s, int kind, uint64_t index, uint32_t len, const char *text,
+               unsigned not_how);
 
 #endif
