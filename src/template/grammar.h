@@ -27,13 +27,13 @@ enum {
 
 /* What a scanner holds of the grammar (in tscan, reset with it). */
 typedef struct gr_state {
-    uint16_t have;          /* roles seen since the reset */
-    uint32_t rn[GR__N];     /* ring_n after the role's last word */
-    uint64_t ix[GR__N];     /* where that word began */
-    uint16_t word[GR__N];   /* and which word it was */
-    uint32_t phrase_rn;     /* ring_n after the last listed phrase (0: none) */
-    uint32_t next_rn;       /* ring_n at which the next script letter continues the run */
-    uint32_t run;           /* letters in the current run of script letters */
+    uint16_t have;        /* roles seen since the reset */
+    uint32_t rn[GR__N];   /* ring_n after the role's last word */
+    uint64_t ix[GR__N];   /* where that word began */
+    uint16_t word[GR__N]; /* and which word it was */
+    uint32_t phrase_rn;   /* ring_n after the last listed phrase (0: none) */
+    uint32_t next_rn;     /* ring_n at which the next script letter continues the run */
+    uint32_t run;         /* letters in the current run of script letters */
     uint32_t cp[GR_LETTERS];
     uint64_t cix[GR_LETTERS];
 } gr_state;
@@ -41,8 +41,8 @@ typedef struct gr_state {
 struct tpl;
 struct tscan;
 
-bool gr_build(void);               /* the tables, once per process (stream.c's tables_build) */
-size_t gr_ascii_count(void);       /* the ASCII words: patterns of the automaton */
+bool gr_build(void);         /* the tables, once per process (stream.c's tables_build) */
+size_t gr_ascii_count(void); /* the ASCII words: patterns of the automaton */
 const char *gr_ascii_text(size_t i);
 static inline void gr_reset(gr_state *g)
 {
