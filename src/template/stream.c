@@ -235,7 +235,7 @@ size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *
 /* ------------------------------------------------------------ patterns */
 
 /* Pattern kinds beyond the hit kinds: contexts of the output stream. */
-enum { PK_MDLINK = TH__COUNT, PK_COMMENT_OPEN, PK_COMMENT_CLOSE };
+enum { PK_MDLINK = TH__COUNT, PK_COMMENT_OPEN, PK_COMMENT_CLOSE, PK_TOOLARGS, PK_TOOLARGS_CLOSE };
 
 typedef struct pattern {
     const char *s;
@@ -314,6 +314,11 @@ static const pattern patterns[] = {
     {"](", PK_MDLINK},
     {"<!--", PK_COMMENT_OPEN},
     {"-->", PK_COMMENT_CLOSE},
+    /* a tool call the template writes itself: its arguments */
+    {"\"arguments\"", PK_TOOLARGS},
+    {"\"parameters\"", PK_TOOLARGS},
+    {"<tool_call>", PK_TOOLARGS},
+    {"</tool_call>", PK_TOOLARGS_CLOSE},
 };
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(N_PATTERNS < 65535, "pattern index fits");
@@ -518,6 +523,7 @@ static void reset_now(tscan *s)
     s->ring_n = 0;
     s->seg_start = 0;
     s->fold_n = s->skip_n = 0;
+    s->zw_rn = 0;
     s->wl = 0;
     s->wl_n = 0;
     s->ctx = 0;
@@ -665,6 +671,8 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
     case PK_MDLINK: s->ctx |= CTX_MDLINK; return;
     case PK_COMMENT_OPEN: s->ctx |= CTX_COMMENT; return;
     case PK_COMMENT_CLOSE: s->ctx &= (uint8_t)~CTX_COMMENT; return;
+    case PK_TOOLARGS: s->ctx |= CTX_TOOLARGS; return;
+    case PK_TOOLARGS_CLOSE: s->ctx &= (uint8_t)~CTX_TOOLARGS; return;
     case TH_INSTRUCTION:
     case TH_CONCEAL:
         s->gr.phrase_rn = s->ring_n; /* the grammar need not say it again */
@@ -687,10 +695,13 @@ void ts_content(tpl *t, tscan *s, uint64_t index)
 {
     if (s->fresh || s->memo >= MEMO_HELD)
         ts_ready(s);
-    const char *ctx = s->url_cap               ? "a URL"
-                      : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
-                      : (s->ctx & CTX_COMMENT) ? "an HTML comment"
-                                               : NULL;
+    const char *ctx = s->url_cap                ? "a URL"
+                      : (s->ctx & CTX_MDLINK)   ? "the target of a markdown image or link"
+                      : (s->ctx & CTX_COMMENT)  ? "an HTML comment"
+                      : (s->ctx & CTX_TOOLARGS) ? "the arguments of a tool call the template writes"
+                      : s->zw_rn && s->zw_rn == s->ring_n + 1
+                          ? "hidden text (right after a zero-width or tag character)"
+                          : NULL;
     if (ctx)
         REPORT(s, t, TH_EXFIL, index, "message content is output inside %s: an exfiltration sink",
                ctx);
@@ -917,6 +928,9 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
     uint8_t kind, a = fold_cp(s->u_cp, &kind);
     if (a == FOLD_SKIP) {
         s->skip_n = s->ring_n; /* after the symbol fed last */
+        if ((s->u_cp >= 0x200B && s->u_cp <= 0x200D) || s->u_cp == 0x2060 || s->u_cp == 0xFEFF ||
+            (s->u_cp >= 0xE0000 && s->u_cp <= 0xE007F))
+            s->zw_rn = s->ring_n + 1; /* a carrier of hidden text (GG736) */
         return;
     }
     const uint32_t rn0 = s->ring_n;
@@ -1042,8 +1056,8 @@ other_step(tpl *t, tscan *s, ac_hot *h, unsigned y, unsigned w, uint64_t idx, ui
             *h = hot_load(s);
         }
     }
-    if ((w & SX_MDEND) && (s->ctx & CTX_MDLINK))
-        s->ctx &= (uint8_t)~CTX_MDLINK;
+    if ((w & SX_MDEND) && (s->ctx & CTX_LINE))
+        s->ctx &= (uint8_t) ~(y == Y_SPACE ? CTX_LINE : CTX_MDLINK); /* '\n' ends both */
     if (y == Y_SPACE && h->space)
         return false;
     h->space = y == Y_SPACE;
@@ -1352,8 +1366,8 @@ static void blank_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
 {
     if (s->wl || s->gate)
         letters_end(t, s, Y_SPACE);
-    if ((s->ctx & CTX_MDLINK) && memchr(p, '\n', n))
-        s->ctx &= (uint8_t)~CTX_MDLINK;
+    if ((s->ctx & CTX_LINE) && memchr(p, '\n', n))
+        s->ctx &= (uint8_t)~CTX_LINE;
     if (!s->ac_space) {
         s->ac_space = true;
         s->ring_index[s->ring_n % TS_RING] = index;
@@ -1671,7 +1685,7 @@ memo_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool sa
 static inline bool resting(const tscan *s)
 {
     return s->ac_space && !s->wl && !s->word_len && !s->url_cap && !s->u_need &&
-           !(s->ctx & CTX_MDLINK);
+           !(s->ctx & CTX_LINE);
 }
 
 /* scan_piece out of line: ts_run's fast cases then save no registers. */

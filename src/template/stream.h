@@ -47,8 +47,10 @@ _Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
 #define WL_STYLED 0x08u     /* mathematical, circled */
 #define WL_OTHER 0x10u      /* letters of another script */
 /* output contexts (exfiltration) */
-#define CTX_MDLINK 0x01u  /* after "](" until ")" or a newline */
-#define CTX_COMMENT 0x02u /* between "<!--" and "-->" */
+#define CTX_MDLINK 0x01u   /* after "](" until ")" or a newline */
+#define CTX_COMMENT 0x02u  /* between "<!--" and "-->" */
+#define CTX_TOOLARGS 0x04u /* after "arguments" / <tool_call> until a newline or </tool_call> */
+#define CTX_LINE (CTX_MDLINK | CTX_TOOLARGS) /* the contexts a newline ends */
 /* gates: what the enclosing conditions test (GG734) */
 #define GATE_CONTENT 0x01u
 #define GATE_TURNS 0x02u
@@ -86,6 +88,7 @@ typedef struct tscan {
     uint32_t seg_start;           /* ring_n when the current segment began */
     uint32_t fold_n, skip_n;      /* ring_n after the last folded symbol / at the last
                                      skipped invisible character (0: none) */
+    uint32_t zw_rn;               /* 1 + ring_n at the last zero-width or tag character */
     uint64_t ring_index[TS_RING]; /* template index of each symbol */
     uint8_t wl;                   /* WL_* of the current word */
     uint32_t wl_n;                /* its letters */
