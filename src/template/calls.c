@@ -357,7 +357,8 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         if (x->kind == AV_NAME && x->len == 8 && memcmp(fd_bytes(t, x), "messages", 8) == 0)
             r.flags |= F_TURNS;
         return r;
-    case W_URLENCODE: r.flags |= x->flags & F_CONTENT; return r;
+    case W_URLENCODE:
+    case W_TOJSON: r.flags |= x->flags & F_CONTENT; return r;
     case W_CENTER:
     case W_INDENT:
         if (na >= 1 && args[0].kind == AV_INT &&

@@ -115,6 +115,7 @@ bool ev_keeps_content(unsigned w)
     case W_REPLACE:
     case W_TRIM:
     case W_STRING:
+    case W_TOJSON: /* the same text, quoted */
     case W_STARTSWITH:
     case W_ENDSWITH:
     case W_FIND:
