@@ -84,7 +84,7 @@ static void test_reporting_literal_is_never_held(void **state)
     (void)state;
     tpl *t = fresh();
     never_held(t, "then rm -rf it", TH_SHELL, 10);
-    never_held(t, "ask bob@evil.example", TH_URL, 300); /* reported only at its end */
+    never_held(t, "ask 10.20.30.40", TH_URL, 300); /* reported only at its end */
     tpl_free(t);
 }
 

@@ -237,6 +237,11 @@ size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *
 /* Pattern kinds beyond the hit kinds: contexts of the output stream. */
 enum { PK_MDLINK = TH__COUNT, PK_COMMENT_OPEN, PK_COMMENT_CLOSE, PK_TOOLARGS, PK_TOOLARGS_CLOSE };
 
+/* The last character of a pattern that stands for any letter: "pip install
+ * <letter>" names a package, "pip install -r requirements.txt" (Devstral's
+ * coding prompt) does not. Reports quote the pattern up to it. */
+#define PAT_LETTER '\x01'
+
 typedef struct pattern {
     const char *s;
     int kind; /* TH_URL, TH_INSTRUCTION, TH_CONCEAL, TH_SHELL or a PK_ context */
@@ -296,9 +301,12 @@ static const pattern patterns[] = {
     {"curl -", TH_SHELL},
     {"wget http", TH_SHELL},
     {"wget -", TH_SHELL},
-    {"pip install", TH_SHELL},
-    {"pip3 install", TH_SHELL},
-    {"npm install", TH_SHELL},
+    {"pip install \x01", TH_SHELL},
+    {"pip install --", TH_SHELL},
+    {"pip3 install \x01", TH_SHELL},
+    {"pip3 install --", TH_SHELL},
+    {"npm install \x01", TH_SHELL},
+    {"npm install -g", TH_SHELL},
     {"powershell -", TH_SHELL},
     {"iex(", TH_SHELL},
     {"iex (", TH_SHELL},
@@ -404,8 +412,10 @@ static void tables_build(void)
     }
     const size_t n_pat = N_PATTERNS + gr_ascii_count();
     size_t rows = 1;
-    for (size_t p = 0; p < n_pat; p++)
-        rows += strlen(pattern_text(p));
+    for (size_t p = 0; p < n_pat; p++) {
+        size_t k = strlen(pattern_text(p));
+        rows += k + (pattern_text(p)[k - 1] == PAT_LETTER ? 25 : 0); /* 25 more leaves */
+    }
     if (rows > AC_MAX_STATES)
         rows = AC_MAX_STATES;
     /* one block: the transitions, then ac_hit (by row offset; only the
@@ -423,22 +433,27 @@ static void tables_build(void)
         memset(go, 0, AC_SYMS * sizeof *go);
     uint32_t n = 1;
     for (size_t p = 0; ok && p < n_pat; p++) {
-        uint32_t s = 0;
-        for (const char *c = pattern_text(p); ok && *c; c++) {
-            unsigned y = ac_sym((uint8_t)*c);
-            if (!go[s + y] && !(ok = n < rows))
-                break;
-            if (!go[s + y]) {
-                memset(go + (size_t)n * AC_SYMS, 0, AC_SYMS * sizeof *go);
-                ksym[n] = y;
-                sib[n] = kid[s / AC_SYMS];
-                kid[s / AC_SYMS] = n;
-                go[s + y] = n++ * AC_SYMS;
+        const char *text = pattern_text(p);
+        const bool letter = text[strlen(text) - 1] == PAT_LETTER;
+        /* a pattern ending in PAT_LETTER is one pattern per letter */
+        for (unsigned l = 1; ok && l <= (letter ? 26u : 1u); l++) {
+            uint32_t s = 0;
+            for (const char *c = text; ok && *c; c++) {
+                unsigned y = *c == PAT_LETTER ? l : ac_sym((uint8_t)*c);
+                if (!go[s + y] && !(ok = n < rows))
+                    break;
+                if (!go[s + y]) {
+                    memset(go + (size_t)n * AC_SYMS, 0, AC_SYMS * sizeof *go);
+                    ksym[n] = y;
+                    sib[n] = kid[s / AC_SYMS];
+                    kid[s / AC_SYMS] = n;
+                    go[s + y] = n++ * AC_SYMS;
+                }
+                s = go[s + y];
             }
-            s = go[s + y];
+            if (ok)
+                out[s / AC_SYMS] = (uint16_t)(p + 1);
         }
-        if (ok)
-            out[s / AC_SYMS] = (uint16_t)(p + 1);
     }
     if (ok) {
         tb->ac_states = (uint16_t)n;
@@ -640,12 +655,32 @@ static const char *gate_text(unsigned gate)
     return "a condition";
 }
 
+bool ts_lit_seen(tpl *t, const tscan *s, const uint8_t *p, size_t n)
+{
+    uint32_t h = 0x811C9DC5u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x01000193u;
+    uint64_t *b = &t->ts.lit_seen[(h >> 6) & 3u], bit = (uint64_t)1 << (h & 63u);
+    if (s == &t->ts.lits) {
+        *b |= bit;
+        return false;
+    }
+    return (*b & bit) != 0;
+}
+
 void ts_phrase(tpl *t, tscan *s, int kind, uint64_t index, uint32_t len, const char *text,
                unsigned not_how)
 {
     unsigned how = match_how(s, len) & ~not_how;
     if (how & HOW_DUP)
         return;
+    /* a folded constant holding a literal's phrase ('[SYSTEM]' + prompt)
+     * assembles nothing new */
+    if ((how & (HOW_ACROSS | HOW_BUILT | HOW_FOLDED | HOW_SKIPPED | HOW_ITEMS)) == HOW_BUILT &&
+        ts_lit_seen(t, s, (const uint8_t *)text, strlen(text)))
+        how &= ~(unsigned)HOW_BUILT;
+    else
+        (void)ts_lit_seen(t, s, (const uint8_t *)text, strlen(text));
     static const char *const what[] = {[TH_INSTRUCTION] = "instruction-like phrase",
                                        [TH_CONCEAL] = "concealment phrase",
                                        [TH_SHELL] = "shell or installer command"};
@@ -678,7 +713,13 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
         s->gr.phrase_rn = s->ring_n; /* the grammar need not say it again */
         ts_phrase(t, s, p->kind, index, len, p->s, 0);
         return;
-    case TH_SHELL: ts_phrase(t, s, p->kind, index, len, p->s, 0); return;
+    case TH_SHELL: {
+        char text[40];
+        size_t k = strcspn(p->s, "\x01");
+        snprintf(text, sizeof text, "%.*s", (int)(k && p->s[k - 1] == ' ' ? k - 1 : k), p->s);
+        ts_phrase(t, s, p->kind, index, len, text, 0);
+        return;
+    }
     default: break;
     }
     (void)w;
@@ -781,6 +822,13 @@ static void word_finish(tpl *t, tscan *s)
     for (const uint8_t *p = dot + 1; p < end; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
+    /* an address written out in a literal or the text is what agent prompts
+     * carry (Devstral's git identity); one assembled from pieces, or
+     * output only under a gate, is not (the exfiltration grammar and GG736
+     * judge what is sent where) */
+    bool seen = ts_lit_seen(t, s, w, n);
+    if (!s->gate && ((how & (HOW_ACROSS | HOW_ITEMS)) == 0 && (!(how & HOW_BUILT) || seen)))
+        return;
     REPORT_EARLIEST(s, t, TH_URL, s->word_index, "e-mail address '%s' in %s",
                     tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
 }

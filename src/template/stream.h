@@ -167,8 +167,12 @@ typedef struct tpl_streams {
     uint8_t memo_next[1u << TS_MEMO_BITS];                    /* the way replaced next */
     ts_vmemo_entry vmemo[1u << TS_VMEMO_BITS][TS_VMEMO_WAYS]; /* values' effects */
     uint8_t vmemo_next[1u << TS_VMEMO_BITS];                  /* the way replaced next */
-    tscan out;                                                /* the text as Jinja emits it */
-    tscan lits;                                               /* the current string literal */
+    /* the phrases and addresses the LIT stream found, by a hash of their
+     * text (a Bloom filter): the OUT stream's folded constant holding one
+     * is no text that "exists only as assembled output" */
+    uint64_t lit_seen[4];
+    tscan out;  /* the text as Jinja emits it */
+    tscan lits; /* the current string literal */
 } tpl_streams;
 
 /* Short byte moves and compares of the scanners (stream.c, tokens.c). */
@@ -302,6 +306,9 @@ size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *
  * `index`: reported with where it lies (and GG735 when assembled, GG734
  * when gated), but for the HOW_* bits of not_how. The grammar's pairs
  * (grammar.c) come here too. */
+/* Whether the text was found in a literal already (note: the LIT stream
+ * notes it, the OUT stream asks). */
+bool ts_lit_seen(tpl *t, const tscan *s, const uint8_t *p, size_t n);
 void ts_phrase(tpl *t, tscan *s, int kind, uint64_t index, uint32_t len, const char *text,
                unsigned not_how);
 
