@@ -27,6 +27,8 @@
 
 #define CORPUS GGUFLINT_SOURCE_DIR "/corpus/templates"
 #define REAL GGUFLINT_SOURCE_DIR "/../shared/real-templates"
+#define REAL_LLAMA GGUFLINT_SOURCE_DIR "/../shared/llama.cpp/models/templates"
+#define REAL_EXTRA GGUFLINT_SOURCE_DIR "/../real-templates-extra"
 #define MIN_ATTACKS 60
 #define MIN_CLEAN 40
 
@@ -223,12 +225,13 @@ static void test_clean(void **state)
     assert_int_equal(errors, 0);
 }
 
-static void test_real_templates(void **state)
+/* Every .jinja of dir under --profile security: no error (a skip when the
+ * directory is absent). */
+static void real_dir(const char *dir)
 {
-    (void)state;
-    DIR *d = opendir(REAL);
+    DIR *d = opendir(dir);
     if (!d) {
-        print_message("%s not found: skipped\n", REAL);
+        print_message("%s not found: skipped\n", dir);
         skip();
     }
     unsigned total = 0, errors = 0;
@@ -239,7 +242,7 @@ static void test_real_templates(void **state)
         if (n < 7 || strcmp(e->d_name + n - 6, ".jinja") != 0)
             continue;
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", REAL, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         size_t len;
         char *tpl = ex_read_file(path, &len);
         assert_non_null(tpl);
@@ -255,10 +258,28 @@ static void test_real_templates(void **state)
         free(tpl);
     }
     closedir(d);
-    print_message("  real templates: %u, with an error under --profile security: %u\n", total,
-                  errors);
+    print_message("  real templates in %s: %u, with an error under --profile security: %u\n", dir,
+                  total, errors);
     print_tally("real", &t);
     assert_int_equal(errors, 0);
+}
+
+static void test_real_templates(void **state)
+{
+    (void)state;
+    real_dir(REAL);
+}
+
+static void test_real_llama_templates(void **state)
+{
+    (void)state;
+    real_dir(REAL_LLAMA);
+}
+
+static void test_real_extra_templates(void **state)
+{
+    (void)state;
+    real_dir(REAL_EXTRA);
 }
 
 int main(void)
@@ -267,6 +288,8 @@ int main(void)
         cmocka_unit_test(test_attacks),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_real_templates),
+        cmocka_unit_test(test_real_llama_templates),
+        cmocka_unit_test(test_real_extra_templates),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(last_buf);
