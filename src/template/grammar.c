@@ -150,7 +150,8 @@ static bool near(const gr_state *g, unsigned role, uint32_t rn)
 }
 
 /* Word w (roles `roles`), which began at `ix`, ended at ring_n rn. */
-static void token(tpl *t, tscan *s, unsigned w, unsigned roles, uint64_t ix, uint32_t rn)
+static unsigned token(tscan *s, unsigned w, unsigned roles, uint64_t ix, uint32_t rn, gr_hit *hit,
+                      unsigned nh)
 {
     gr_state *g = &s->gr;
     s->matches++; /* the value memo replays no grammar state */
@@ -175,16 +176,20 @@ static void token(tpl *t, tscan *s, unsigned w, unsigned roles, uint64_t ix, uin
         g->have &= (uint16_t) ~(1u << other); /* one report per pair */
         if (g->phrase_rn && rn - g->phrase_rn <= GR_WINDOW)
             continue; /* a listed phrase said it already */
-        char text[160], full[200];
+        if (nh == GR_HITS)
+            continue;
+        gr_hit *h = &hit[nh++];
+        char text[160];
         pair_text(text, sizeof text, g->word[other], w);
-        snprintf(full, sizeof full, "%s (%s)", text, u->name);
-        uint32_t len = rn - g->rn[other] + gt.len[g->word[other]];
-        if (len > rn)
-            len = rn;
+        snprintf(h->text, sizeof h->text, "%s (%s)", text, u->name);
+        h->len = rn - g->rn[other] + gt.len[g->word[other]];
+        if (h->len > rn)
+            h->len = rn;
+        h->kind = u->kind;
+        h->index = g->ix[other];
         /* Cyrillic words hold letters that look Latin: in words of the
          * script they are its letters, not a disguise */
-        bool script = gt.cp[w][0] && gt.cp[g->word[other]][0];
-        ts_phrase(t, s, u->kind, g->ix[other], len, full, script ? HOW_FOLDED : 0);
+        h->not_how = gt.cp[w][0] && gt.cp[g->word[other]][0] ? HOW_FOLDED : 0;
     }
     for (unsigned b = 0; b < GR__N; b++)
         if (roles & (1u << b)) {
@@ -193,16 +198,20 @@ static void token(tpl *t, tscan *s, unsigned w, unsigned roles, uint64_t ix, uin
             g->word[b] = (uint16_t)w;
         }
     g->have |= (uint16_t)(roles & ((1u << GR__N) - 1));
+    return nh;
 }
 
-void gr_ascii_hit(tpl *t, tscan *s, size_t i, uint64_t index)
+unsigned gr_ascii_hit(tpl *t, tscan *s, size_t i, uint64_t index, gr_hit *hit)
 {
+    (void)t;
     unsigned w = gt.ascii[i];
-    token(t, s, w, gwords[w].roles, index, s->ring_n);
+    return token(s, w, gwords[w].roles, index, s->ring_n, hit, 0);
 }
 
-void gr_letter(tpl *t, tscan *s, uint32_t cp, uint64_t index, uint32_t rn0)
+unsigned gr_letter(tpl *t, tscan *s, uint32_t cp, uint64_t index, uint32_t rn0, gr_hit *hit)
 {
+    (void)t;
+    unsigned nh = 0;
     gr_state *g = &s->gr;
     if (rn0 != g->next_rn)
         g->run = 0; /* something else came between: a new run */
@@ -221,7 +230,9 @@ void gr_letter(tpl *t, tscan *s, uint32_t cp, uint64_t index, uint32_t rn0)
             for (uint32_t j = 0; j < k; j++)
                 same &= gt.cp[w][j] == g->cp[(g->run - k + j) % GR_LETTERS];
             if (same)
-                token(t, s, w, gwords[w].roles, g->cix[(g->run - k) % GR_LETTERS], s->ring_n);
+                nh = token(s, w, gwords[w].roles, g->cix[(g->run - k) % GR_LETTERS], s->ring_n, hit,
+                           nh);
         }
     }
+    return nh;
 }

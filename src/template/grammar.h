@@ -50,11 +50,24 @@ static inline void gr_reset(gr_state *g)
     g->phrase_rn = 0;
     g->run = 0;
 }
-/* ASCII word i ended at the symbol fed last, which began at `index`. */
-void gr_ascii_hit(struct tpl *t, struct tscan *s, size_t i, uint64_t index);
+/* An instruction the grammar found, for stream.c's ts_phrase to report:
+ * its TH_* kind, where it begins, its length in symbols, the HOW_* bits
+ * that do not apply, its text. */
+#define GR_HITS 4u
+typedef struct gr_hit {
+    int kind;
+    uint64_t index;
+    uint32_t len;
+    unsigned not_how;
+    char text[200];
+} gr_hit;
+/* ASCII word i ended at the symbol fed last, which began at `index`: the
+ * instructions it completes, into hit[0..GR_HITS), their number. */
+unsigned gr_ascii_hit(struct tpl *t, struct tscan *s, size_t i, uint64_t index, gr_hit *hit);
 /* A letter of a non-Latin script (gr_script) at `index` was fed; rn0: the
- * scanner's ring_n before it was. */
-void gr_letter(struct tpl *t, struct tscan *s, uint32_t cp, uint64_t index, uint32_t rn0);
+ * scanner's ring_n before it was. The same. */
+unsigned gr_letter(struct tpl *t, struct tscan *s, uint32_t cp, uint64_t index, uint32_t rn0,
+                   gr_hit *hit);
 static inline bool gr_script(uint32_t cp)
 {
     return (cp >= 0x0370 && cp <= 0x052F) || (cp >= 0x0590 && cp <= 0x06FF) ||

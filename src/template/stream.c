@@ -906,6 +906,13 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
 
 /* --------------------------------------------------------------- feed */
 
+/* The instructions the grammar found (grammar.c). */
+static void report_grammar(tpl *t, tscan *s, const gr_hit *hit, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        ts_phrase(t, s, hit[i].kind, hit[i].index, hit[i].len, hit[i].text, hit[i].not_how);
+}
+
 /* A match ends at the symbol just fed (the state s->ac_state has an output). */
 static void matched(tpl *t, tscan *s)
 {
@@ -917,7 +924,10 @@ static void matched(tpl *t, tscan *s)
     }
     const char *w = gr_ascii_text(p - N_PATTERNS);
     uint32_t len = (uint32_t)strlen(w) - (w[0] == ' '); /* the word, not the space before */
-    gr_ascii_hit(t, s, p - N_PATTERNS, s->ring_index[(s->ring_n - len) % TS_RING]);
+    gr_hit hit[GR_HITS];
+    report_grammar(
+        t, s, hit,
+        gr_ascii_hit(t, s, p - N_PATTERNS, s->ring_index[(s->ring_n - len) % TS_RING], hit));
 }
 
 /* Symbol y into the automaton. */
@@ -1002,8 +1012,10 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
             s->wl_index = s->u_index;
         s->wl |= WL_OTHER;
         ac_feed(t, s, Y_OTHER, s->u_index, false);
-        if (gr_script(s->u_cp))
-            gr_letter(t, s, s->u_cp, s->u_index, rn0);
+        if (gr_script(s->u_cp)) {
+            gr_hit hit[GR_HITS];
+            report_grammar(t, s, hit, gr_letter(t, s, s->u_cp, s->u_index, rn0, hit));
+        }
         if (s->gate && gr_unspaced(s->u_cp) && (++s->nl_cjk & 1u) == 0) {
             s->nl_words++; /* no spaces: two ideographs or kana make a word */
             nl_check(t, s);
@@ -1011,8 +1023,10 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
         return;
     }
     feed_sym(t, s, y, s->u_index, kind != FK_NONE && kind != FK_ACCENT && s->u_cp != 0x0131u);
-    if (gr_script(s->u_cp))
-        gr_letter(t, s, s->u_cp, s->u_index, rn0); /* a Cyrillic or Greek look-alike */
+    if (gr_script(s->u_cp)) { /* a Cyrillic or Greek look-alike */
+        gr_hit hit[GR_HITS];
+        report_grammar(t, s, hit, gr_letter(t, s, s->u_cp, s->u_index, rn0, hit));
+    }
 }
 
 static void url_byte(tpl *t, tscan *s, uint8_t c)
