@@ -96,7 +96,6 @@ static void expect_silent(const char *tpl, const char *where)
 
 static void test_namespace_lists(void **state)
 {
-    (void)state;
     /* the shape: {% set _ = ns.k.append('__') %} ... ns.k|join */
     EXPECT("{% set ns = namespace(k=[]) %}{% set _ = ns.k.append('__') %}"
            "{% set _ = ns.k.append('class') %}{% set _ = ns.k.append('__') %}"
@@ -153,7 +152,6 @@ static void test_namespace_lists(void **state)
 /* The everyday uses of namespace() and lists in real templates stay silent. */
 static void test_namespace_lists_benign(void **state)
 {
-    (void)state;
     SILENT("{% set ns = namespace(found=false, last=-1) %}{% for m in messages %}"
            "{% if m.role == 'user' %}{% set ns.found = true %}{% set ns.last = loop.index0 %}"
            "{% endif %}{% endfor %}{{ ns.last }}");
@@ -169,7 +167,6 @@ static void test_namespace_lists_benign(void **state)
 
 static void test_format_fields(void **state)
 {
-    (void)state;
     EXPECT("{{ '{0.gi_frame.f_globals}'.format(x) }}", "GG720", "str.format field", "x.gi_frame");
     EXPECT("{{ '{.gi_code.co_consts}'.format(messages|map('string')) }}", "GG720", "gi_code");
     EXPECT("{{ '{0.__init__.__globals__[os].environ}'.format(lipsum) }}", "GG720",
@@ -192,7 +189,6 @@ static void test_format_fields(void **state)
 
 static void test_chains(void **state)
 {
-    (void)state;
     EXPECT("{{ lipsum.__globals__['os'].popen('id').read() }}", "GG721", "on 'lipsum.__globals__'");
     EXPECT("{% set g = lipsum|attr('__glo' ~ 'bals__') %}{{ g['o' ~ 's'].popen('id') }}", "GG721",
            "'lipsum.__globals__'");
@@ -206,7 +202,6 @@ static void test_chains(void **state)
 
 static void test_line_column(void **state)
 {
-    (void)state;
     EXPECT("{% for m in messages %}\n"
            "  {{ m.content }}\n"
            "    {{ m.__class__ }}\n"
@@ -266,7 +261,6 @@ static void test_line_column(void **state)
  * (fuzz_template; regression gguflint-10-template-chain-arena-move). */
 static void test_chain_arena_moves(void **state)
 {
-    (void)state;
     static const char head[] = "{{ '", tail[] = "' ~ lipsum|attr('__globals__') }}";
     char tpl[sizeof head + 1200 + sizeof tail];
     for (size_t k = 900; k <= 1100; k++) {

@@ -102,7 +102,6 @@ static void check(const char *tpl, int add_bos, const char *id, uint64_t off, co
 
 static void test_GG740_token_not_in_vocab(void **state)
 {
-    (void)state;
     CHECK("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
           "<|assistant|>",
           -1, "GG740", AT_TEMPLATE, "<|assistant|>");
@@ -122,7 +121,6 @@ static void test_GG740_token_not_in_vocab(void **state)
 
 static void test_GG741_template_missing(void **state)
 {
-    (void)state;
     size_t len;
     uint8_t *p = vocab_file(chatml_vocab, sizeof chatml_vocab / sizeof chatml_vocab[0], -1, NULL,
                             &len, NULL);
@@ -147,7 +145,6 @@ static void test_GG741_template_missing(void **state)
 
 static void test_GG742_double_bos(void **state)
 {
-    (void)state;
     const char *tpl = "{{- bos_token }}{% for m in messages %}<|im_start|>{{ m.content }}<|im_end|>"
                       "{% endfor %}";
     CHECK(tpl, 1, "GG742", AT_TEMPLATE, "{{ bos_token }}");
@@ -162,7 +159,6 @@ static void test_GG742_double_bos(void **state)
 
 static void test_GG743_no_eos(void **state)
 {
-    (void)state;
     CHECK("{% for m in messages %}<|im_start|>{{ m.role }}: {{ m.content }}\n{% endfor %}", -1,
           "GG743", AT_TEMPLATE, "</s>");
     CHECK("{% for m in messages %}{{ m.content + eos_token }}{% endfor %}", -1, "GG743", NONE,
@@ -193,7 +189,6 @@ static const char *const static_syntax_bad[] = {
  * look-alikes stay silent. */
 static void test_GG731_static_syntax(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof static_syntax_bad / sizeof static_syntax_bad[0]; i++)
         CHECK(static_syntax_bad[i], -1, "GG731", AT_TEMPLATE, "Jinja rejects");
     static const char *const good[] = {
@@ -218,7 +213,6 @@ static const char *const TPL_B =
 
 static void test_GG744_family(void **state)
 {
-    (void)state;
     const char *tpls[4] = {TPL_A, TPL_B, TPL_A, TPL_A};
     uint8_t *p[4];
     size_t len[4], off[4];
@@ -263,7 +257,6 @@ static void test_GG744_family(void **state)
 
 static void test_model_stem(void **state)
 {
-    (void)state;
     static const ex_str_case cases[] = {
         {"dir/Model-7B-Q4_K_M.gguf", "dir/Model-7B"},
         {"dir/Model-7B.Q8_0.gguf", "dir/Model-7B"},
@@ -302,7 +295,6 @@ static void write_file(const char *dir, const char *name, const uint8_t *p, size
 
 static void test_GG744_cli(void **state)
 {
-    (void)state;
     char dir[] = "/tmp/gguflint-family-XXXXXX";
     assert_non_null(mkdtemp(dir));
     static const char *const names[4] = {"Model-Q8_0.gguf", "Model-Q4_K_M.gguf",

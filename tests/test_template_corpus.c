@@ -27,6 +27,8 @@
 
 #define CORPUS GGUFLINT_SOURCE_DIR "/corpus/templates"
 #define REAL GGUFLINT_SOURCE_DIR "/../shared/real-templates"
+#define REAL_LLAMA GGUFLINT_SOURCE_DIR "/../shared/llama.cpp/models/templates"
+#define REAL_EXTRA GGUFLINT_SOURCE_DIR "/../real-templates-extra"
 #define MIN_ATTACKS 60
 #define MIN_CLEAN 40
 
@@ -122,7 +124,6 @@ static void print_tally(const char *what, const tally *t)
 
 static void test_attacks(void **state)
 {
-    (void)state;
     size_t len;
     char *s = ex_read_file(CORPUS "/attacks.tsv", &len);
     assert_non_null(s);
@@ -191,7 +192,6 @@ static void test_attacks(void **state)
 
 static void test_clean(void **state)
 {
-    (void)state;
     size_t len;
     char *s = ex_read_file(CORPUS "/clean.tsv", &len);
     assert_non_null(s);
@@ -221,12 +221,13 @@ static void test_clean(void **state)
     assert_int_equal(errors, 0);
 }
 
-static void test_real_templates(void **state)
+/* Every .jinja of dir under --profile security: no error (a skip when the
+ * directory is absent). */
+static void real_dir(const char *dir)
 {
-    (void)state;
-    DIR *d = opendir(REAL);
+    DIR *d = opendir(dir);
     if (!d) {
-        print_message("%s not found: skipped\n", REAL);
+        print_message("%s not found: skipped\n", dir);
         skip();
     }
     unsigned total = 0, errors = 0;
@@ -237,7 +238,7 @@ static void test_real_templates(void **state)
         if (n < 7 || strcmp(e->d_name + n - 6, ".jinja") != 0)
             continue;
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", REAL, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         size_t len;
         char *tpl = ex_read_file(path, &len);
         assert_non_null(tpl);
@@ -253,10 +254,25 @@ static void test_real_templates(void **state)
         free(tpl);
     }
     closedir(d);
-    print_message("  real templates: %u, with an error under --profile security: %u\n", total,
-                  errors);
+    print_message("  real templates in %s: %u, with an error under --profile security: %u\n", dir,
+                  total, errors);
     print_tally("real", &t);
     assert_int_equal(errors, 0);
+}
+
+static void test_real_templates(void **state)
+{
+    real_dir(REAL);
+}
+
+static void test_real_llama_templates(void **state)
+{
+    real_dir(REAL_LLAMA);
+}
+
+static void test_real_extra_templates(void **state)
+{
+    real_dir(REAL_EXTRA);
 }
 
 int main(void)
@@ -265,6 +281,8 @@ int main(void)
         cmocka_unit_test(test_attacks),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_real_templates),
+        cmocka_unit_test(test_real_llama_templates),
+        cmocka_unit_test(test_real_extra_templates),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(last_buf);

@@ -170,7 +170,6 @@ static unsigned dir(const char *path)
 
 static void corpus_agrees(void **state)
 {
-    (void)state;
     unsigned a = tsv(CORPUS "/attacks.tsv"), c = tsv(CORPUS "/clean.tsv");
     assert_true(a >= 60);
     assert_true(c >= 40);
@@ -179,7 +178,6 @@ static void corpus_agrees(void **state)
 
 static void real_templates_agree(void **state)
 {
-    (void)state;
     unsigned r = dir(REAL), l = dir(LLAMA);
     print_message("  real templates: %u of ../shared/real-templates, %u of llama.cpp's "
                   "models/templates agree%s\n",
@@ -203,14 +201,12 @@ static const char *const edge_templates[] = {
 /* A few shapes the corpus may not hold: every fast path's edge. */
 static void edges_agree(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof edge_templates / sizeof edge_templates[0]; i++)
         agree("edge", edge_templates[i], strlen(edge_templates[i]));
 }
 
 static int report(void **state)
 {
-    (void)state;
     print_message("  fast paths and reference agree on %u inputs (%u lints)\n", n_inputs, n_lints);
     return 0;
 }

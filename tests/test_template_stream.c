@@ -55,7 +55,6 @@ static void whole(tpl *t, const char *s, uint64_t index)
 
 static void test_clean_literal_is_held(void **state)
 {
-    (void)state;
     tpl *t = fresh();
     NEEDS_MEMOS(t);
     whole(t, "content", 10);
@@ -83,16 +82,14 @@ static void never_held(tpl *t, const char *s, int kind, uint64_t index)
 
 static void test_reporting_literal_is_never_held(void **state)
 {
-    (void)state;
     tpl *t = fresh();
     never_held(t, "then rm -rf it", TH_SHELL, 10);
-    never_held(t, "ask bob@evil.example", TH_URL, 300); /* reported only at its end */
+    never_held(t, "ask 10.20.30.40", TH_URL, 300); /* reported only at its end */
     tpl_free(t);
 }
 
 static void test_held_literal_goes_on(void **state)
 {
-    (void)state;
     tpl *t = fresh();
     NEEDS_MEMOS(t);
     whole(t, "Ignore", 10); /* clean alone */
@@ -126,7 +123,6 @@ static void same_state(const tscan *a, const tscan *b)
 
 static void test_held_literal_resolves_to_the_scanned_state(void **state)
 {
-    (void)state;
     static const char *const lits[] = {"abc def", "x.y.z", "aGVsbG8", "a ", "user"};
     for (size_t k = 0; k < sizeof lits / sizeof lits[0]; k++) {
         for (int ended = 0; ended < 2; ended++) {
@@ -202,9 +198,9 @@ static void replay_like_scan(const char *text, const char *value, const char *af
 
 static void test_value_replay_is_the_scan(void **state)
 {
-    (void)state;
-    /* a phrase that ends after the value: its start is in the replayed ring */
-    replay_like_scan("x\n", "please ignore", " previous rules", TH_INSTRUCTION);
+    /* a phrase that ends after the value: its start is in the replayed ring
+     * (the value holds no word of the grammar, which a memo never replays) */
+    replay_like_scan("x\n", "please disre", "gard previous rules", TH_INSTRUCTION);
     /* a blob run that goes on after the value: its head and classes */
     replay_like_scan("x ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
                      "abcdefghijklmnopqrstuvwxyz0123456789abcdefghij",
@@ -229,7 +225,6 @@ static void one_token(const tpl *t, size_t i, const char *want)
 
 static void test_token_memo_keeps_emission(void **state)
 {
-    (void)state;
     tpl *t = fresh();
     static const char l[] = "<|im_end|>\n";
     const size_t n = sizeof l - 1;
@@ -270,7 +265,6 @@ static void test_token_memo_keeps_emission(void **state)
 /* Whitespace while the stream rests changes nothing a phrase needs. */
 static void test_resting_whitespace(void **state)
 {
-    (void)state;
     tpl *t = fresh();
     out_text(t, "Ignore", 0);
     out_text(t, " \n", 6);

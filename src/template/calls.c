@@ -35,7 +35,7 @@ static void list_method(tpl *t, const aval *c, const aval *args, uint32_t na, ui
             /* {% for c in CONST %}{% do l.append(c) %}: every item, in turn */
             aval items = args[0]; /* the loop's constant: a list or a string */
             items.kind = (uint8_t)items.rword;
-            items.flags &= (uint16_t)(F_VAR | F_INEXACT);
+            items.flags &= (uint32_t)(F_VAR | F_INEXACT);
             nv = fd_list_mutate(t, &l, W_EXTEND, &items, 1, c);
         } else {
             nv = fd_list_mutate(t, &l, m, args, na, c);
@@ -349,7 +349,7 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
     case W_STRING:
         if (str && !na) {
             aval v = *x;
-            v.flags &= (uint16_t)~F_LITERAL;
+            v.flags &= (uint32_t)~F_LITERAL;
             v.vid = 0;
             return v;
         }
@@ -377,7 +377,7 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
     case W_LIST:
         if (x->kind == AV_LIST && !na) {
             aval v = *x; /* a new list with the same items (a dict's keys) */
-            v.flags &= (uint16_t) ~(F_TUPLE | F_DICT);
+            v.flags &= (uint32_t) ~(F_TUPLE | F_DICT);
             v.vid = 0;
             return v;
         }
@@ -388,7 +388,8 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         if (x->kind == AV_NAME && x->len == 8 && memcmp(fd_bytes(t, x), "messages", 8) == 0)
             r.flags |= F_TURNS;
         return r;
-    case W_URLENCODE: r.flags |= x->flags & F_CONTENT; return r;
+    case W_URLENCODE:
+    case W_TOJSON: r.flags |= x->flags & F_CONTENT; return r;
     case W_CENTER:
     case W_INDENT:
         if (na >= 1 && args[0].kind == AV_INT &&
@@ -406,7 +407,7 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
     if (ev_keeps_content(w))
         r.flags |= x->flags & F_CONTENT;
     if (ev_makes_string(w))
-        r.flags |= (uint16_t)(F_STRTYPE | (x->flags & F_FRAG));
+        r.flags |= (uint32_t)(F_STRTYPE | (x->flags & F_FRAG));
     return r;
 }
 

@@ -187,7 +187,7 @@ void ev_cap_value(tpl *t, const aval *v)
     }
     f->unknown = true;
     if (v) {
-        f->flags |= (uint16_t)((v->flags & (F_FRAG | F_CONTENT | F_TAINT)) | fd_frag_of(t, v));
+        f->flags |= (uint32_t)((v->flags & (F_FRAG | F_CONTENT | F_TAINT)) | fd_frag_of(t, v));
         if (v->kind == AV_UNK && v->count >= 0 && f->size >= 0)
             f->size = (int64_t)((uint64_t)f->size + (uint64_t)v->count);
         else
@@ -230,7 +230,7 @@ static aval cap_value(tpl *t, capframe *f)
     if (f->unknown) {
         uint16_t frag = v.kind == AV_STR ? fd_frag_of(t, &v) : 0;
         aval u = unk_at(&at);
-        u.flags = (uint16_t)(F_STRTYPE | frag | (f->flags & (F_FRAG | F_CONTENT | F_TAINT)));
+        u.flags = (uint32_t)(F_STRTYPE | frag | (f->flags & (F_FRAG | F_CONTENT | F_TAINT)));
         u.count = f->size;
         return u;
     }
@@ -252,7 +252,7 @@ void ev_cap_close(tpl *t, uint32_t i, bool branch)
     if (f->kind == CAP_SET && f->word && v.kind == AV_STR) { /* {% set x | f %} */
         aval r = ev_apply_filter(t, f->word, &v, NULL, 0, 0, &v);
         if (r.kind == AV_UNK)
-            r.flags |= (uint16_t)(F_STRTYPE | fd_frag_of(t, &v));
+            r.flags |= (uint32_t)(F_STRTYPE | fd_frag_of(t, &v));
         v = r;
     }
     if (f->kind == CAP_SET) {
@@ -272,7 +272,7 @@ void ev_cap_close(tpl *t, uint32_t i, bool branch)
     if (v.kind == AV_STR && f->word) {
         r = ev_apply_filter(t, f->word, &v, NULL, 0, 0, &v);
         if (r.kind == AV_UNK)
-            r.flags |= (uint16_t)(F_STRTYPE | fd_frag_of(t, &v));
+            r.flags |= (uint32_t)(F_STRTYPE | fd_frag_of(t, &v));
     }
     ev_cap_value(t, &r);
 }

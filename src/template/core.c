@@ -75,6 +75,7 @@ void tpl_begin(tpl *t, uint64_t total_len)
     t->chunk_p = NULL;
     t->chunk_index = t->chunk_n = 0;
     raw_begin(t);
+    memset(t->ts.lit_seen, 0, sizeof t->ts.lit_seen);
     ts_reset(&t->ts.out, "text");
     ts_segment(&t->ts.out, SG_TEXT);
     ts_reset(&t->ts.lits, "string literal");

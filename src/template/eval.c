@@ -114,18 +114,36 @@ static aval int_op(uint8_t op, const aval *a, const aval *b, aval r)
 }
 
 /* A comparison in the tag: what it makes the condition depend on (GG734).
+ * Message content compared with '' or none only tests that the message is
+ * there (Command-A and Aya gate their official preamble on it): no gate.
  * The turn count counts when compared with a number of 3 or more (not the
- * first / last turn that real templates test). */
+ * first / last turn that real templates test). A role compared with a
+ * value other than the usual ones ('tool', a made-up role), and a tool's
+ * or message's name compared with any string, select the turns the text
+ * is emitted for: a gate. */
+static bool is_presence(const aval *v)
+{
+    return (v->kind == AV_STR && v->len == 0) || v->kind == AV_NONE ||
+           (v->kind == AV_UNK && v->word == W_NONE_LIT);
+}
+
+static bool key_gate(tpl *t, const aval *key, const aval *v)
+{
+    return (key->flags & F_GATEKEY) && !(v->flags & F_GATEKEY) && v->kind == AV_STR && v->len > 0 &&
+           !fd_is_common_role(fd_bytes(t, v), v->len);
+}
+
 static void cond_of(tpl *t, const aval *a, const aval *b)
 {
-    uint16_t f = a->flags | b->flags;
-    if (f & F_CONTENT)
+    if (((a->flags & F_CONTENT) && !is_presence(b)) || ((b->flags & F_CONTENT) && !is_presence(a)))
         t->ev.cond |= GATE_CONTENT;
-    if (f & F_DATE)
+    if ((a->flags | b->flags) & F_DATE)
         t->ev.cond |= GATE_DATE;
     const aval *n = (a->flags & F_TURNS) ? b : (b->flags & F_TURNS) ? a : NULL;
     if (n && n->kind == AV_INT && n->ival >= 3)
         t->ev.cond |= GATE_TURNS;
+    if (key_gate(t, a, b) || key_gate(t, b, a))
+        t->ev.cond |= GATE_KEY;
 }
 
 /* A literal compared is not output (its special tokens do not count). */
@@ -196,7 +214,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
             return int_op(op, a, b, r);
         if (a->kind == AV_LIST && b->kind == AV_LIST)
             return fd_list_concat(t, a, b);
-        r.flags = (uint16_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT)) | fd_frag_of(t, a) |
+        r.flags = (uint32_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT)) | fd_frag_of(t, a) |
                              fd_frag_of(t, b));
         return r;
     case OP_SUB:
@@ -216,7 +234,7 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
             if (b->kind == AV_LIST ? fd_gather_args(t, b, 1, true, ca, &n)
                                    : fd_gather_args(t, b, 1, false, ca, &n))
                 return fd_fold_percent(t, a, ca, n);
-            r.flags |= (uint16_t)(F_STRTYPE | fd_fmt_wild(t, a, b, 1, true));
+            r.flags |= (uint32_t)(F_STRTYPE | fd_fmt_wild(t, a, b, 1, true));
             return r;
         }
         return ia && ib ? int_op(op, a, b, r) : r;
@@ -255,9 +273,9 @@ static __attribute__((noinline)) void reduce_op(tpl *t)
                     v->flags |= F_HUGE;
                 else
                     v->ival = -v->ival;
-                v->flags &= (uint16_t)~F_LITERAL;
+                v->flags &= (uint32_t)~F_LITERAL;
             } else if (f.op == OP_POS && v->kind == AV_INT) {
-                v->flags &= (uint16_t)~F_LITERAL;
+                v->flags &= (uint32_t)~F_LITERAL;
             } else {
                 *v = unk_at(v); /* not, or -'a' (a TypeError) */
             }
@@ -397,7 +415,7 @@ static void compact(tpl *t, oframe *f)
         return;
     aval r = unk_at(&at);
     for (uint32_t i = 0; i < n; i++)
-        r.flags |= (uint16_t)((items[i].flags & (F_TAINT | F_CONTENT | F_FRAG)) |
+        r.flags |= (uint32_t)((items[i].flags & (F_TAINT | F_CONTENT | F_FRAG)) |
                               fd_frag_of(t, &items[i]));
     f->acc = 2;
     t->ev.V[base] = r;
@@ -547,11 +565,13 @@ static void close_marker(tpl *t, const tok *k)
                 if ((key->len == 7 && memcmp(s, "content", 7) == 0) ||
                     (key->len == 4 && memcmp(s, "text", 4) == 0 && (x.flags & F_CONTENT)))
                     r.flags |= F_CONTENT;
+                if (fd_is_gatekey(s, key->len))
+                    r.flags |= F_GATEKEY;
             } else if ((ev_is_items(key) || ev_is_items(&x)) && ev_unroll_index(t, &x, key, &r)) {
                 r.flags |= x.flags & F_TAINT; /* an item of each, in turn */
             } else if (key->kind == AV_INT && !(key->flags & F_HUGE) &&
                        (x.kind == AV_STR || (x.kind == AV_LIST && !(x.flags & F_DICT)))) {
-                uint16_t keep = r.flags;
+                uint32_t keep = r.flags;
                 r = fd_fold_index(t, &x, key->ival);
                 r.flags |= keep;
             }
@@ -638,7 +658,13 @@ static void name_tok(tpl *t, const tok *k)
     case W_NONE_LIT:
     case W_TRUE_U:
     case W_FALSE_U:
-    case W_NONE_U: operand(t, val_tok(k, AV_UNK)); return;
+    case W_NONE_U: {
+        aval v = val_tok(k, AV_UNK);
+        if (k->word == W_NONE_LIT || k->word == W_NONE_U)
+            v.word = W_NONE_LIT; /* a presence test's other side (cond_of) */
+        operand(t, v);
+        return;
+    }
     default: break;
     }
     char e[96];
@@ -857,7 +883,7 @@ static bool pending_tok(tpl *t, const tok *k)
         }
         if (k->kind == TK_INT && t->ev.nv > 0) { /* foo.0 */
             aval *r = &t->ev.V[t->ev.nv - 1];
-            uint16_t fl = r->flags & F_TAINT;
+            uint32_t fl = r->flags & F_TAINT;
             *r = unk_at(r);
             r->flags = fl;
             return true;

@@ -132,6 +132,40 @@ bool fd_has_frag(const uint8_t *s, size_t n)
     return false;
 }
 
+/* s[0..n) is one of the strings of a data/template/gates.def list. */
+static bool in_list(const char *const *list, size_t count, const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(list[i]) == n && memcmp(list[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+#define GATE_FIELD(x) x,
+#define COMMON_ROLE(x)
+static const char *const gate_keys[] = {
+#include "../../data/template/gates.def"
+};
+#undef GATE_FIELD
+#undef COMMON_ROLE
+#define GATE_FIELD(x)
+#define COMMON_ROLE(x) x,
+static const char *const common_roles[] = {
+#include "../../data/template/gates.def"
+};
+#undef GATE_FIELD
+#undef COMMON_ROLE
+
+bool fd_is_gatekey(const uint8_t *s, size_t n)
+{
+    return in_list(gate_keys, sizeof gate_keys / sizeof gate_keys[0], s, n);
+}
+
+bool fd_is_common_role(const uint8_t *s, size_t n)
+{
+    return in_list(common_roles, sizeof common_roles / sizeof common_roles[0], s, n);
+}
+
 /* A literal that reads like a trigger word, not markup or a special token. */
 bool fd_wordlike(const uint8_t *s, size_t n)
 {
@@ -321,7 +355,7 @@ void fd_b_int(tpl *t, bld *b, int64_t x)
     fd_b_raw(t, b, s, n > 0 ? (size_t)n : 0);
 }
 
-static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
+static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint32_t flags,
                         uint64_t index, const char *what);
 
 /* Finish a built constant: run the constant checks on the bytes not yet
@@ -341,7 +375,7 @@ aval fd_b_done(tpl *t, bld *b)
     }
     t->fd.budget -= fresh;
     v.kind = AV_STR;
-    v.flags = (uint16_t)(F_BUILT | b->fl);
+    v.flags = (uint32_t)(F_BUILT | b->fl);
     v.off = b->start;
     v.len = len;
     v.count = len;
@@ -363,7 +397,7 @@ void fd_b_val(tpl *t, bld *b, const aval *v)
 
 /* ------------------------------------------------------ constant checks */
 
-static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint16_t flags,
+static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint32_t flags,
                         uint64_t index, const char *what)
 {
     char e[160], e2[128];
@@ -574,7 +608,7 @@ static bool vs_reserve(tpl *t, uint32_t n)
 void fd_var_assign(tpl *t, var *x, const aval *v)
 {
     aval nv = *v;
-    nv.flags &= (uint16_t) ~(F_LITERAL | F_VAR | F_RSTR);
+    nv.flags &= (uint32_t) ~(F_LITERAL | F_VAR | F_RSTR);
     nv.ch_len = 0; /* the chain is kept in the variable (the arena is per tag) */
     nv.vid = 0;
     ch_store(t, x, v);

@@ -34,14 +34,15 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE, AV_NS };
     0x4000u /* AV_UNK: a loop variable over the constant at off/len
                           * (its kind in rword): one item per iteration */
 #define F_DICT                                                                                     \
-    0x8000u /* AV_LIST: the keys of a dict (dict(k=...), {'k': ...}): what
+    0x8000u                /* AV_LIST: the keys of a dict (dict(k=...), {'k': ...}): what
                           * iterating, |first, |list and |join see; rkind 1:
                           * its |items (pairs), whose bytes are still the keys */
+#define F_GATEKEY 0x10000u /* a message's role or a tool's name: a gate when compared (GG734) */
 
 typedef struct aval {
     uint8_t kind;
     uint8_t rkind; /* AV_ATTR: the receiver's kind when it was a constant list (mutators) */
-    uint16_t flags;
+    uint32_t flags;
     uint16_t word;     /* AV_NAME: the name's word; AV_ATTR: the attribute's */
     uint16_t rword;    /* AV_ATTR: the receiver's word when it was a name */
     uint32_t off, len; /* AV_STR / AV_LIST bytes, AV_ATTR receiver bytes, AV_NAME text */
@@ -76,7 +77,7 @@ typedef struct capframe {
     uint8_t kind;
     bool unknown;   /* a piece is not known: the result is unknown */
     uint16_t word;  /* CAP_FILTER: the filter */
-    uint16_t flags; /* F_FRAG | F_CONTENT | F_TAINT | F_INEXACT of the pieces */
+    uint32_t flags; /* F_FRAG | F_CONTENT | F_TAINT | F_INEXACT of the pieces */
     uint32_t start; /* its bytes: buf[start..len) */
     uint32_t text;  /* where its last run of template text starts ({%- trims it) */
     uint32_t block; /* t->ev.blocks[block] is its {% set %} or {% filter %} */
@@ -161,7 +162,7 @@ typedef struct bld {
     uint32_t start;
     uint32_t checked; /* leading bytes already checked (the left operand of a concat) */
     bool fail;
-    uint16_t fl;    /* flags the result gets (F_INEXACT of its sources) */
+    uint32_t fl;    /* flags the result gets (F_INEXACT of its sources) */
     const aval *at; /* position for the result and for limit notes */
 } bld;
 
@@ -196,6 +197,10 @@ static inline bool fd_is_mangled(const uint8_t *s, size_t n)
     return n >= 5 && s[0] == '_' && fd_is_mangled_slow(s, n);
 }
 bool fd_is_ident(const uint8_t *s, size_t n);
+/* a field compared to select turns or tools ("role", "name": gates.def) */
+bool fd_is_gatekey(const uint8_t *s, size_t n);
+/* a role every chat format has ("user", "assistant" ...: gates.def) */
+bool fd_is_common_role(const uint8_t *s, size_t n);
 bool fd_wordlike(const uint8_t *s, size_t n);
 bool fd_has_frag(const uint8_t *s, size_t n);
 /* A value for a message: a name, a quoted constant or "(...)". */

@@ -115,6 +115,7 @@ bool ev_keeps_content(unsigned w)
     case W_REPLACE:
     case W_TRIM:
     case W_STRING:
+    case W_TOJSON: /* the same text, quoted */
     case W_STARTSWITH:
     case W_ENDSWITH:
     case W_FIND:
@@ -178,7 +179,7 @@ void ev_attr_access(tpl *t, const tok *k)
     uint32_t n = k->n;
     unsigned w = k->word;
     uint16_t c = word_class(w);
-    uint16_t fl = r->flags & F_TAINT;
+    uint32_t fl = r->flags & F_TAINT;
     bool rname = r->kind == AV_NAME;
     /* the receiver's description and the quoted name, formatted only for
      * a report (most accesses report nothing) */
@@ -231,6 +232,8 @@ void ev_attr_access(tpl *t, const tok *k)
     if (w == W_CONTENT || (w == W_TEXT && (r->flags & F_CONTENT)) ||
         ((r->flags & F_CONTENT) && ev_keeps_content(w)))
         fl |= F_CONTENT;
+    if (fd_is_gatekey(s, n))
+        fl |= F_GATEKEY;
     if (r->kind == AV_NS && !(fl & F_TAINT) && ns_attr(t, r, k))
         return;
     aval a = val_tok(k, AV_ATTR);
@@ -242,7 +245,7 @@ void ev_attr_access(tpl *t, const tok *k)
     ch_dot(t, &a, r, s, n);
     if (r->kind == AV_STR || r->kind == AV_LIST) {
         /* the receiver's bytes: str methods fold, list mutators update it */
-        a.flags |= (uint16_t)((r->kind == AV_STR ? F_RSTR : 0) | (r->flags & (F_VAR | F_INEXACT)));
+        a.flags |= (uint32_t)((r->kind == AV_STR ? F_RSTR : 0) | (r->flags & (F_VAR | F_INEXACT)));
         a.off = r->off;
         a.len = r->len;
         a.ival = r->ival;
@@ -271,7 +274,7 @@ void ev_settle_attr(tpl *t)
                    tpl_quote(e, sizeof e, fd_bytes(t, a), a->len, 30));
     }
     a->kind = AV_UNK;
-    a->flags &= F_TAINT | F_CONTENT | F_TURNS | F_DATE;
+    a->flags &= F_TAINT | F_CONTENT | F_TURNS | F_DATE | F_GATEKEY;
     a->count = -1;
 }
 

@@ -66,7 +66,7 @@ static bool put_value(tpl *t, bld *b, const aval *v)
 aval fd_list_concat(tpl *t, const aval *a, const aval *b)
 {
     aval r = unk_at(a);
-    r.flags = (uint16_t)(((a->flags | b->flags) & F_TAINT) | fd_frag_of(t, a) | fd_frag_of(t, b));
+    r.flags = (uint32_t)(((a->flags | b->flags) & F_TAINT) | fd_frag_of(t, a) | fd_frag_of(t, b));
     if (a->kind != AV_LIST || b->kind != AV_LIST || ((a->flags ^ b->flags) & F_TUPLE) ||
         ((a->flags | b->flags) & F_DICT))
         return r; /* a list and a tuple do not add (TypeError) */

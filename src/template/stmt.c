@@ -112,6 +112,13 @@ void ev_block_middle(tpl *t, const tok *k)
                    "'%s' outside an 'if'%s block (Jinja rejects the "
                    "template)",
                    word_text(k->word), k->word == W_ELSE ? " or 'for'" : "");
+    /* the branches of a chain on the role or a tool's name are exclusive:
+     * a rare role tested by one branch does not gate the next (the other
+     * gates stay: an elif runs only when the content test before failed) */
+    if (ok && top == W_IF && (t->ev.blocks[t->ev.n_blocks - 1].gate & GATE_KEY)) {
+        t->ev.blocks[t->ev.n_blocks - 1].gate &= (uint8_t)~GATE_KEY;
+        ev_gate_update(t);
+    }
 }
 
 /* ------------------------------------------------------------ statements */
@@ -133,7 +140,7 @@ static uint16_t loop_items(tpl *t, const aval *it)
         return 0; /* not stored */
     x->v.rword = x->v.kind;
     x->v.kind = AV_UNK;
-    x->v.flags = (uint16_t)((x->v.flags & (F_VAR | F_INEXACT)) | F_ITEMS);
+    x->v.flags = (uint32_t)((x->v.flags & (F_VAR | F_INEXACT)) | F_ITEMS);
     return (uint16_t)(x - t->fd.vars + 1);
 }
 

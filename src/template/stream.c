@@ -131,7 +131,18 @@ static const struct {
 /* The ASCII character a code point imitates (FOLD_SKIP: invisible, skip it;
  * 0: none). *kind gets FK_*: how the fold was made. */
 #define FOLD_SKIP 0xFFu
-enum { FK_NONE, FK_WIDE, FK_HOMOGLYPH, FK_STYLED };
+enum { FK_NONE, FK_WIDE, FK_HOMOGLYPH, FK_STYLED, FK_ACCENT };
+
+/* The base letters of Latin-1 Supplement U+00C0..U+00FF and Latin
+ * Extended-A U+0100..U+017F (their Unicode canonical decompositions; '.'
+ * none): a letter of French, German, Spanish, Turkish or Polish text is read
+ * as its base letter by the phrase detectors (FK_ACCENT: the text of that
+ * language, not a disguise). */
+static const char accent_base[] =
+    "AAAAAAACEEEEIIIIDNOOOOO.OUUUUYTsaaaaaaaceeeeiiiidnooooo.ouuuuyty"
+    "AaAaAaCcCcCcCcDdDdEeEeEeEeEeGgGgGgGgHhHhIiIiIiIiIiIiJjKkkLlLlLlL"
+    "lLlNnNnNnnNnOoOoOoOoRrRrRrSsSsSsSsTtTtTtUuUuUuUuUuUuWwYyYZzZzZzs";
+_Static_assert(sizeof accent_base == 0x180 - 0xC0 + 1, "one base letter per code point");
 
 static uint8_t fold_cp(uint32_t cp, uint8_t *kind)
 {
@@ -167,6 +178,10 @@ static uint8_t fold_cp(uint32_t cp, uint8_t *kind)
     if (cp == 0x0131 || cp == 0x017F || cp == 0x212A) { /* dotless i, long s, Kelvin */
         *kind = FK_HOMOGLYPH;
         return cp == 0x0131 ? 'i' : cp == 0x017F ? 's' : 'K';
+    }
+    if (cp >= 0x00C0 && cp <= 0x017F && accent_base[cp - 0xC0] != '.') {
+        *kind = FK_ACCENT;
+        return (uint8_t)accent_base[cp - 0xC0];
     }
     if (cp >= 0x0391 && cp <= 0x051D) {
         size_t lo = 0, hi = sizeof homoglyphs / sizeof homoglyphs[0];
@@ -206,7 +221,7 @@ size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *
         uint8_t kind, a = fold_cp(cp, &kind);
         if (a == FOLD_SKIP) {
             *folded = true;
-        } else if (a) {
+        } else if (a && kind != FK_ACCENT) { /* names keep their accents: Python does */
             out[o++] = a;
             *folded |= kind != FK_NONE;
         } else {
@@ -221,7 +236,12 @@ size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *
 /* ------------------------------------------------------------ patterns */
 
 /* Pattern kinds beyond the hit kinds: contexts of the output stream. */
-enum { PK_MDLINK = TH__COUNT, PK_COMMENT_OPEN, PK_COMMENT_CLOSE };
+enum { PK_MDLINK = TH__COUNT, PK_COMMENT_OPEN, PK_COMMENT_CLOSE, PK_TOOLARGS, PK_TOOLARGS_CLOSE };
+
+/* The last character of a pattern that stands for any letter: "pip install
+ * <letter>" names a package, "pip install -r requirements.txt" (Devstral's
+ * coding prompt) does not. Reports quote the pattern up to it. */
+#define PAT_LETTER '\x01'
 
 typedef struct pattern {
     const char *s;
@@ -282,9 +302,12 @@ static const pattern patterns[] = {
     {"curl -", TH_SHELL},
     {"wget http", TH_SHELL},
     {"wget -", TH_SHELL},
-    {"pip install", TH_SHELL},
-    {"pip3 install", TH_SHELL},
-    {"npm install", TH_SHELL},
+    {"pip install \x01", TH_SHELL},
+    {"pip install --", TH_SHELL},
+    {"pip3 install \x01", TH_SHELL},
+    {"pip3 install --", TH_SHELL},
+    {"npm install \x01", TH_SHELL},
+    {"npm install -g", TH_SHELL},
     {"powershell -", TH_SHELL},
     {"iex(", TH_SHELL},
     {"iex (", TH_SHELL},
@@ -300,9 +323,21 @@ static const pattern patterns[] = {
     {"](", PK_MDLINK},
     {"<!--", PK_COMMENT_OPEN},
     {"-->", PK_COMMENT_CLOSE},
+    /* a tool call the template writes itself: its arguments */
+    {"\"arguments\"", PK_TOOLARGS},
+    {"\"parameters\"", PK_TOOLARGS},
+    {"<tool_call>", PK_TOOLARGS},
+    {"</tool_call>", PK_TOOLARGS_CLOSE},
 };
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(N_PATTERNS < 65535, "pattern index fits");
+
+/* Pattern p of the automaton: the phrases above, then the grammar's ASCII
+ * words (grammar.c). */
+static const char *pattern_text(size_t p)
+{
+    return p < N_PATTERNS ? patterns[p].s : gr_ascii_text(p - N_PATTERNS);
+}
 
 /* what a word ([A-Za-z0-9._%+-@]) holds: an IPv4 address or an e-mail? */
 #define WK_AT 1u    /* holds an '@' */
@@ -372,9 +407,16 @@ static void tables_build(void)
     /* states are kept as row offsets (state * AC_SYMS) throughout; rows
      * are zeroed as they are made, so the table is sized by the patterns
      * (a state per byte at most) and only the rows in use are written */
+    if (!gr_build()) {
+        tables_ok = false;
+        return;
+    }
+    const size_t n_pat = N_PATTERNS + gr_ascii_count();
     size_t rows = 1;
-    for (size_t p = 0; p < N_PATTERNS; p++)
-        rows += strlen(patterns[p].s);
+    for (size_t p = 0; p < n_pat; p++) {
+        size_t k = strlen(pattern_text(p));
+        rows += k + (pattern_text(p)[k - 1] == PAT_LETTER ? 25 : 0); /* 25 more leaves */
+    }
     if (rows > AC_MAX_STATES)
         rows = AC_MAX_STATES;
     /* one block: the transitions, then ac_hit (by row offset; only the
@@ -391,23 +433,28 @@ static void tables_build(void)
     if (ok)
         memset(go, 0, AC_SYMS * sizeof *go);
     uint32_t n = 1;
-    for (size_t p = 0; ok && p < N_PATTERNS; p++) {
-        uint32_t s = 0;
-        for (const char *c = patterns[p].s; ok && *c; c++) {
-            unsigned y = ac_sym((uint8_t)*c);
-            if (!go[s + y] && !(ok = n < rows))
-                break;
-            if (!go[s + y]) {
-                memset(go + (size_t)n * AC_SYMS, 0, AC_SYMS * sizeof *go);
-                ksym[n] = y;
-                sib[n] = kid[s / AC_SYMS];
-                kid[s / AC_SYMS] = n;
-                go[s + y] = n++ * AC_SYMS;
+    for (size_t p = 0; ok && p < n_pat; p++) {
+        const char *text = pattern_text(p);
+        const bool letter = text[strlen(text) - 1] == PAT_LETTER;
+        /* a pattern ending in PAT_LETTER is one pattern per letter */
+        for (unsigned l = 1; ok && l <= (letter ? 26u : 1u); l++) {
+            uint32_t s = 0;
+            for (const char *c = text; ok && *c; c++) {
+                unsigned y = *c == PAT_LETTER ? l : ac_sym((uint8_t)*c);
+                if (!go[s + y] && !(ok = n < rows))
+                    break;
+                if (!go[s + y]) {
+                    memset(go + (size_t)n * AC_SYMS, 0, AC_SYMS * sizeof *go);
+                    ksym[n] = y;
+                    sib[n] = kid[s / AC_SYMS];
+                    kid[s / AC_SYMS] = n;
+                    go[s + y] = n++ * AC_SYMS;
+                }
+                s = go[s + y];
             }
-            s = go[s + y];
+            if (ok)
+                out[s / AC_SYMS] = (uint16_t)(p + 1);
         }
-        if (ok)
-            out[s / AC_SYMS] = (uint16_t)(p + 1);
     }
     if (ok) {
         tb->ac_states = (uint16_t)n;
@@ -492,12 +539,15 @@ static void reset_now(tscan *s)
     s->ring_n = 0;
     s->seg_start = 0;
     s->fold_n = s->skip_n = 0;
+    s->zw_rn = 0;
     s->wl = 0;
     s->wl_n = 0;
     s->ctx = 0;
     s->gate = 0;
     s->nl_words = 0;
+    s->nl_cjk = 0;
     s->nl_done = false;
+    gr_reset(&s->gr);
     s->blob_len = 0;
     s->word_len = 0;
     s->url_cap = false;
@@ -594,15 +644,56 @@ static __attribute__((noinline)) void url_finish(tpl *t, tscan *s)
                     ts_where(s, how, w, sizeof w));
 }
 
-static const char *const gate_why[] = {"message content", "the turn count", "the date"};
+static const char *const gate_why[] = {"message content", "the turn count", "the date",
+                                       "a message's role or a tool's name"};
 
 /* The reason of a gate (GATE_* bits) for a message. */
 static const char *gate_text(unsigned gate)
 {
-    for (unsigned i = 0; i < 3; i++)
+    for (unsigned i = 0; i < 4; i++)
         if (gate & (1u << i))
             return gate_why[i];
     return "a condition";
+}
+
+bool ts_lit_seen(tpl *t, const tscan *s, const uint8_t *p, size_t n)
+{
+    uint32_t h = 0x811C9DC5u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x01000193u;
+    uint64_t *b = &t->ts.lit_seen[(h >> 6) & 3u], bit = (uint64_t)1 << (h & 63u);
+    if (s == &t->ts.lits) {
+        *b |= bit;
+        return false;
+    }
+    return (*b & bit) != 0;
+}
+
+void ts_phrase(tpl *t, tscan *s, int kind, uint64_t index, uint32_t len, const char *text,
+               unsigned not_how)
+{
+    unsigned how = match_how(s, len) & ~not_how;
+    if (how & HOW_DUP)
+        return;
+    /* a folded constant holding a literal's phrase ('[SYSTEM]' + prompt)
+     * assembles nothing new */
+    if ((how & (HOW_ACROSS | HOW_BUILT | HOW_FOLDED | HOW_SKIPPED | HOW_ITEMS)) == HOW_BUILT &&
+        ts_lit_seen(t, s, (const uint8_t *)text, strlen(text)))
+        how &= ~(unsigned)HOW_BUILT;
+    else
+        (void)ts_lit_seen(t, s, (const uint8_t *)text, strlen(text));
+    static const char *const what[] = {[TH_INSTRUCTION] = "instruction-like phrase",
+                                       [TH_CONCEAL] = "concealment phrase",
+                                       [TH_SHELL] = "shell or installer command"};
+    char w[200];
+    ts_where(s, how, w, sizeof w);
+    REPORT(s, t, kind, index, "%s '%s' in %s", what[kind], text, w);
+    if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
+        REPORT(s, t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s", what[kind],
+               text, w);
+    if (s->gate)
+        REPORT(s, t, TH_GATED, index, "%s '%s' is output only under a condition on %s", what[kind],
+               text, gate_text(s->gate));
 }
 
 static void ac_match(tpl *t, tscan *s, const pattern *p)
@@ -616,26 +707,23 @@ static void ac_match(tpl *t, tscan *s, const pattern *p)
     case PK_MDLINK: s->ctx |= CTX_MDLINK; return;
     case PK_COMMENT_OPEN: s->ctx |= CTX_COMMENT; return;
     case PK_COMMENT_CLOSE: s->ctx &= (uint8_t)~CTX_COMMENT; return;
+    case PK_TOOLARGS: s->ctx |= CTX_TOOLARGS; return;
+    case PK_TOOLARGS_CLOSE: s->ctx &= (uint8_t)~CTX_TOOLARGS; return;
     case TH_INSTRUCTION:
     case TH_CONCEAL:
+        s->gr.phrase_rn = s->ring_n; /* the grammar need not say it again */
+        ts_phrase(t, s, p->kind, index, len, p->s, 0);
+        return;
     case TH_SHELL: {
-        if (how & HOW_DUP)
-            return;
-        static const char *const what[] = {[TH_INSTRUCTION] = "instruction-like phrase",
-                                           [TH_CONCEAL] = "concealment phrase",
-                                           [TH_SHELL] = "shell or installer command"};
-        ts_where(s, how, w, sizeof w);
-        REPORT(s, t, p->kind, index, "%s '%s' in %s", what[p->kind], p->s, w);
-        if (how & (HOW_ACROSS | HOW_BUILT | HOW_ITEMS | HOW_FOLDED | HOW_SKIPPED))
-            REPORT(s, t, TH_ASSEMBLED, index, "%s '%s' exists only as assembled output: %s",
-                   what[p->kind], p->s, w);
-        if (s->gate)
-            REPORT(s, t, TH_GATED, index, "%s '%s' is output only under a condition on %s",
-                   what[p->kind], p->s, gate_text(s->gate));
+        char text[40];
+        size_t k = strcspn(p->s, "\x01");
+        snprintf(text, sizeof text, "%.*s", (int)(k && p->s[k - 1] == ' ' ? k - 1 : k), p->s);
+        ts_phrase(t, s, p->kind, index, len, text, 0);
         return;
     }
     default: break;
     }
+    (void)w;
     url_finish(t, s); /* the first URL is quoted, the others counted */
     s->url_cap = true;
     s->url_how = how;
@@ -649,10 +737,13 @@ void ts_content(tpl *t, tscan *s, uint64_t index)
 {
     if (s->fresh || s->memo >= MEMO_HELD)
         ts_ready(s);
-    const char *ctx = s->url_cap               ? "a URL"
-                      : (s->ctx & CTX_MDLINK)  ? "the target of a markdown image or link"
-                      : (s->ctx & CTX_COMMENT) ? "an HTML comment"
-                                               : NULL;
+    const char *ctx = s->url_cap                ? "a URL"
+                      : (s->ctx & CTX_MDLINK)   ? "the target of a markdown image or link"
+                      : (s->ctx & CTX_COMMENT)  ? "an HTML comment"
+                      : (s->ctx & CTX_TOOLARGS) ? "the arguments of a tool call the template writes"
+                      : s->zw_rn && s->zw_rn == s->ring_n + 1
+                          ? "hidden text (right after a zero-width or tag character)"
+                          : NULL;
     if (ctx)
         REPORT(s, t, TH_EXFIL, index, "message content is output inside %s: an exfiltration sink",
                ctx);
@@ -732,6 +823,13 @@ static void word_finish(tpl *t, tscan *s)
     for (const uint8_t *p = dot + 1; p < end; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
             return;
+    /* an address written out in a literal or the text is what agent prompts
+     * carry (Devstral's git identity); one assembled from pieces, or
+     * output only under a gate, is not (the exfiltration grammar and GG736
+     * judge what is sent where) */
+    bool seen = ts_lit_seen(t, s, w, n);
+    if (!s->gate && ((how & (HOW_ACROSS | HOW_ITEMS)) == 0 && (!(how & HOW_BUILT) || seen)))
+        return;
     REPORT_EARLIEST(s, t, TH_URL, s->word_index, "e-mail address '%s' in %s",
                     tpl_quote(e, sizeof e, w, n, 60), ts_where(s, how, where, sizeof where));
 }
@@ -774,6 +872,16 @@ static void end_scan(tpl *t, tscan *s)
 /* A run of letters ended (at a symbol y): look-alike letters mixed into a
  * Latin word, or a word of fullwidth or styled letters (GG738); and, under
  * a gate, the count of natural-language words (GG734). */
+/* Under a gate: five words of prose in a row are GG734. */
+static void nl_check(tpl *t, tscan *s)
+{
+    if (s->nl_words >= 5 && !s->nl_done) {
+        s->nl_done = true;
+        REPORT(s, t, TH_GATED, s->wl_index,
+               "natural-language text is output only under a condition on %s", gate_text(s->gate));
+    }
+}
+
 static void letters_end(tpl *t, tscan *s, unsigned y)
 {
     uint8_t wl = s->wl;
@@ -794,20 +902,33 @@ static void letters_end(tpl *t, tscan *s, unsigned y)
         s->nl_words++;
     if (y == Y_LT || y == Y_GT || y == Y_LBRACK || y == Y_RBRACK || y == Y_BAR || y == Y_EQ)
         s->nl_words = 0; /* markup, not prose */
-    if (s->nl_words >= 5 && !s->nl_done) {
-        s->nl_done = true;
-        REPORT(s, t, TH_GATED, s->wl_index,
-               "natural-language text is output only under a condition on %s", gate_text(s->gate));
-    }
+    nl_check(t, s);
 }
 
 /* --------------------------------------------------------------- feed */
+
+/* The instructions the grammar found (grammar.c). */
+static void report_grammar(tpl *t, tscan *s, const gr_hit *hit, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        ts_phrase(t, s, hit[i].kind, hit[i].index, hit[i].len, hit[i].text, hit[i].not_how);
+}
 
 /* A match ends at the symbol just fed (the state s->ac_state has an output). */
 static void matched(tpl *t, tscan *s)
 {
     s->matches++;
-    ac_match(t, s, &patterns[t->ts.ac_out[s->ac_state / AC_SYMS] - 1]);
+    size_t p = t->ts.ac_out[s->ac_state / AC_SYMS] - 1u;
+    if (p < N_PATTERNS) {
+        ac_match(t, s, &patterns[p]);
+        return;
+    }
+    const char *w = gr_ascii_text(p - N_PATTERNS);
+    uint32_t len = (uint32_t)strlen(w) - (w[0] == ' '); /* the word, not the space before */
+    gr_hit hit[GR_HITS];
+    report_grammar(
+        t, s, hit,
+        gr_ascii_hit(t, s, p - N_PATTERNS, s->ring_index[(s->ring_n - len) % TS_RING], hit));
 }
 
 /* Symbol y into the automaton. */
@@ -866,20 +987,25 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
     uint8_t kind, a = fold_cp(s->u_cp, &kind);
     if (a == FOLD_SKIP) {
         s->skip_n = s->ring_n; /* after the symbol fed last */
+        if ((s->u_cp >= 0x200B && s->u_cp <= 0x200D) || s->u_cp == 0x2060 || s->u_cp == 0xFEFF ||
+            (s->u_cp >= 0xE0000 && s->u_cp <= 0xE007F))
+            s->zw_rn = s->ring_n + 1; /* a carrier of hidden text (GG736) */
         return;
     }
+    const uint32_t rn0 = s->ring_n;
     unsigned y = a ? ac_sym(a) : Y_OTHER;
     bool letter = y >= 1 && y <= 26;
     if (letter) {
         if (!s->wl)
             s->wl_index = s->u_index;
-        /* dotless i is a letter of Turkish and Azerbaijani words
-         * ("kitapları"): read as 'i' by the phrase detectors, but a word
-         * holding it is text of that language, not a disguise */
-        s->wl |= (uint8_t)(kind == FK_WIDE      ? WL_WIDE
-                           : kind == FK_STYLED  ? WL_STYLED
-                           : s->u_cp == 0x0131u ? WL_OTHER
-                                                : WL_CONFUSABLE);
+        /* dotless i and accented letters are letters of Turkish, French,
+         * German ... words ("kitapları", "règles"): read as their base
+         * letter by the phrase detectors, but a word holding one is text
+         * of that language, not a disguise */
+        s->wl |= (uint8_t)(kind == FK_WIDE                           ? WL_WIDE
+                           : kind == FK_STYLED                       ? WL_STYLED
+                           : s->u_cp == 0x0131u || kind == FK_ACCENT ? WL_OTHER
+                                                                     : WL_CONFUSABLE);
     } else if (!a && !(s->u_cp >= 0x2000 && s->u_cp <= 0x2BFF) &&
                !(s->u_cp >= 0x3000 && s->u_cp <= 0x303F)) {
         /* a letter of another script: a word in it is text, not a disguise */
@@ -887,9 +1013,21 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
             s->wl_index = s->u_index;
         s->wl |= WL_OTHER;
         ac_feed(t, s, Y_OTHER, s->u_index, false);
+        if (gr_script(s->u_cp)) {
+            gr_hit hit[GR_HITS];
+            report_grammar(t, s, hit, gr_letter(t, s, s->u_cp, s->u_index, rn0, hit));
+        }
+        if (s->gate && gr_unspaced(s->u_cp) && (++s->nl_cjk & 1u) == 0) {
+            s->nl_words++; /* no spaces: two ideographs or kana make a word */
+            nl_check(t, s);
+        }
         return;
     }
-    feed_sym(t, s, y, s->u_index, kind != FK_NONE);
+    feed_sym(t, s, y, s->u_index, kind != FK_NONE && kind != FK_ACCENT && s->u_cp != 0x0131u);
+    if (gr_script(s->u_cp)) { /* a Cyrillic or Greek look-alike */
+        gr_hit hit[GR_HITS];
+        report_grammar(t, s, hit, gr_letter(t, s, s->u_cp, s->u_index, rn0, hit));
+    }
 }
 
 static void url_byte(tpl *t, tscan *s, uint8_t c)
@@ -981,8 +1119,8 @@ other_step(tpl *t, tscan *s, ac_hot *h, unsigned y, unsigned w, uint64_t idx, ui
             *h = hot_load(s);
         }
     }
-    if ((w & SX_MDEND) && (s->ctx & CTX_MDLINK))
-        s->ctx &= (uint8_t)~CTX_MDLINK;
+    if ((w & SX_MDEND) && (s->ctx & CTX_LINE))
+        s->ctx &= (uint8_t) ~(y == Y_SPACE ? CTX_LINE : CTX_MDLINK); /* '\n' ends both */
     if (y == Y_SPACE && h->space)
         return false;
     h->space = y == Y_SPACE;
@@ -1291,8 +1429,8 @@ static void blank_run(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t ind
 {
     if (s->wl || s->gate)
         letters_end(t, s, Y_SPACE);
-    if ((s->ctx & CTX_MDLINK) && memchr(p, '\n', n))
-        s->ctx &= (uint8_t)~CTX_MDLINK;
+    if ((s->ctx & CTX_LINE) && memchr(p, '\n', n))
+        s->ctx &= (uint8_t)~CTX_LINE;
     if (!s->ac_space) {
         s->ac_space = true;
         s->ring_index[s->ring_n % TS_RING] = index;
@@ -1610,7 +1748,7 @@ memo_piece(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, bool sa
 static inline bool resting(const tscan *s)
 {
     return s->ac_space && !s->wl && !s->word_len && !s->url_cap && !s->u_need &&
-           !(s->ctx & CTX_MDLINK);
+           !(s->ctx & CTX_LINE);
 }
 
 /* scan_piece out of line: ts_run's fast cases then save no registers. */

@@ -5,6 +5,7 @@
 #define GGUFLINT_TEMPLATE_STREAM_H
 
 #include "template/caps.h"
+#include "template/grammar.h"
 #include "template/template.h"
 
 #include <stdbool.h>
@@ -14,7 +15,7 @@
 
 /* Aho-Corasick automaton over a folded alphabet for phrases and URL schemes. */
 #define AC_SYMS 52u
-#define AC_MAX_STATES 2048u
+#define AC_MAX_STATES 4096u
 #define TS_RING 64u /* folded symbols remembered (a phrase is shorter) */
 
 /* symx: the symbol (< 64) and what else the automaton pass needs of a byte */
@@ -46,12 +47,15 @@ _Static_assert(AC_SYMS <= SX_SYM + 1, "a symbol fits symx");
 #define WL_STYLED 0x08u     /* mathematical, circled */
 #define WL_OTHER 0x10u      /* letters of another script */
 /* output contexts (exfiltration) */
-#define CTX_MDLINK 0x01u  /* after "](" until ")" or a newline */
-#define CTX_COMMENT 0x02u /* between "<!--" and "-->" */
+#define CTX_MDLINK 0x01u   /* after "](" until ")" or a newline */
+#define CTX_COMMENT 0x02u  /* between "<!--" and "-->" */
+#define CTX_TOOLARGS 0x04u /* after "arguments" / <tool_call> until a newline or </tool_call> */
+#define CTX_LINE (CTX_MDLINK | CTX_TOOLARGS) /* the contexts a newline ends */
 /* gates: what the enclosing conditions test (GG734) */
 #define GATE_CONTENT 0x01u
 #define GATE_TURNS 0x02u
 #define GATE_DATE 0x04u
+#define GATE_KEY 0x08u /* a message's role other than the usual ones, or a tool's name */
 
 /* what a scanner holds of the literal memo (stream.c) */
 enum { MEMO_NONE, MEMO_PENDING, MEMO_HELD, MEMO_ENDED };
@@ -84,6 +88,7 @@ typedef struct tscan {
     uint32_t seg_start;           /* ring_n when the current segment began */
     uint32_t fold_n, skip_n;      /* ring_n after the last folded symbol / at the last
                                      skipped invisible character (0: none) */
+    uint32_t zw_rn;               /* 1 + ring_n at the last zero-width or tag character */
     uint64_t ring_index[TS_RING]; /* template index of each symbol */
     uint8_t wl;                   /* WL_* of the current word */
     uint32_t wl_n;                /* its letters */
@@ -91,7 +96,9 @@ typedef struct tscan {
     uint8_t ctx;                  /* CTX_* */
     uint8_t gate;                 /* GATE_* of the blocks open around the text */
     uint32_t nl_words;            /* words of prose in a row, under a gate */
+    uint32_t nl_cjk;              /* ideographs and kana among them (two make a word) */
     bool nl_done;
+    gr_state gr; /* the instruction grammar (grammar.c) */
     uint32_t blob_len, blob_seg;
     uint8_t blob_cls;
     uint8_t blob_head[48];
@@ -160,8 +167,12 @@ typedef struct tpl_streams {
     uint8_t memo_next[1u << TS_MEMO_BITS];                    /* the way replaced next */
     ts_vmemo_entry vmemo[1u << TS_VMEMO_BITS][TS_VMEMO_WAYS]; /* values' effects */
     uint8_t vmemo_next[1u << TS_VMEMO_BITS];                  /* the way replaced next */
-    tscan out;                                                /* the text as Jinja emits it */
-    tscan lits;                                               /* the current string literal */
+    /* the phrases and addresses the LIT stream found, by a hash of their
+     * text (a Bloom filter): the OUT stream's folded constant holding one
+     * is no text that "exists only as assembled output" */
+    uint64_t lit_seen[4];
+    tscan out;  /* the text as Jinja emits it */
+    tscan lits; /* the current string literal */
 } tpl_streams;
 
 /* Short byte moves and compares of the scanners (stream.c, tokens.c). */
@@ -290,5 +301,15 @@ static inline void ts_gate(tscan *s, unsigned gate)
     s->nl_words = 0;
 }
 size_t ts_fold_text(const uint8_t *s, size_t n, uint8_t *out, size_t cap, bool *folded);
+/* An instruction-like, concealment or shell phrase (TH_* kind) of `len`
+ * symbols ending at the symbol fed last, beginning at template index
+ * `index`: reported with where it lies (and GG735 when assembled, GG734
+ * when gated), but for the HOW_* bits of not_how. The grammar's pairs
+ * (grammar.c) come here too. */
+/* Whether the text was found in a literal already (note: the LIT stream
+ * notes it, the OUT stream asks). */
+bool ts_lit_seen(tpl *t, const tscan *s, const uint8_t *p, size_t n);
+void ts_phrase(tpl *t, tscan *s, int kind, uint64_t index, uint32_t len, const char *text,
+               unsigned not_how);
 
 #endif

@@ -655,7 +655,7 @@ aval fd_fold_find(tpl *t, const aval *s, const cval *o, int how)
     }
     r.kind = AV_INT;
     r.ival = v;
-    r.flags = (uint16_t)((s->flags | (o->inexact ? F_INEXACT : 0)) & F_INEXACT);
+    r.flags = (uint32_t)((s->flags | (o->inexact ? F_INEXACT : 0)) & F_INEXACT);
     return r;
 }
 
@@ -1120,8 +1120,8 @@ aval fd_concat(tpl *t, const aval *a, const aval *b)
     bool cb = (b->kind == AV_STR || b->kind == AV_INT) && !(b->flags & F_HUGE);
     if (!ca || !cb) {
         aval r = unk_at(a);
-        r.flags = (uint16_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT | F_FRAG)) | F_STRTYPE);
-        r.flags |= (uint16_t)(fd_frag_of(t, a) | fd_frag_of(t, b));
+        r.flags = (uint32_t)(((a->flags | b->flags) & (F_TAINT | F_CONTENT | F_FRAG)) | F_STRTYPE);
+        r.flags |= (uint32_t)(fd_frag_of(t, a) | fd_frag_of(t, b));
         const aval *k = a->kind == AV_STR ? a : b->kind == AV_STR ? b : NULL;
         const aval *o = k == a ? b : a;
         if (k && (o->flags & F_CONTENT) && sink_text(fd_bytes(t, k), k->len)) {

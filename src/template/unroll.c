@@ -28,7 +28,7 @@ static bool item_next(const tpl *t, const aval *v, uint32_t *pos, aval *out)
     const uint8_t *p = fd_bytes(t, v);
     aval it = unk_at(v);
     it.kind = AV_STR;
-    it.flags = (uint16_t)(v->flags & (F_VAR | F_INEXACT));
+    it.flags = (uint32_t)(v->flags & (F_VAR | F_INEXACT));
     if (v->rword == AV_STR) { /* a code point */
         uint32_t cp, k = (p[*pos] < 0x80) ? 1 : utf8_decode(p + *pos, v->len - *pos, &cp);
         if (!k)
@@ -55,7 +55,7 @@ static bool item_next(const tpl *t, const aval *v, uint32_t *pos, aval *out)
             x = x * 10 + (uint64_t)(d[i] - '0');
         it.kind = AV_INT;
         it.ival = neg ? (int64_t)(0 - x) : (int64_t)x;
-        it.flags &= (uint16_t)~F_VAR;
+        it.flags &= (uint32_t)~F_VAR;
     } else {
         it.off = v->off + *pos + 4;
         it.len = n;
@@ -71,7 +71,7 @@ static bool item_next(const tpl *t, const aval *v, uint32_t *pos, aval *out)
 aval ev_unroll(tpl *t, const aval *items, ev_unroll_fn fn, const void *ctx, const aval *at)
 {
     aval r = unk_at(at);
-    r.flags = (uint16_t)(fd_frag_of(t, items) | (items->flags & F_TAINT));
+    r.flags = (uint32_t)(fd_frag_of(t, items) | (items->flags & F_TAINT));
     if (!t->fd.ur) {
         t->fd.ur = gl_malloc(TPL_UNROLL_MAX * sizeof *t->fd.ur);
         if (!t->fd.ur) {
@@ -95,7 +95,7 @@ aval ev_unroll(tpl *t, const aval *items, ev_unroll_fn fn, const void *ctx, cons
     aval u = l;
     u.kind = AV_UNK;
     u.rword = AV_LIST;
-    u.flags = (uint16_t)((l.flags & (F_INEXACT | F_TAINT)) | (items->flags & F_INEXACT) | F_ITEMS);
+    u.flags = (uint32_t)((l.flags & (F_INEXACT | F_TAINT)) | (items->flags & F_INEXACT) | F_ITEMS);
     u.count = n;
     u.vid = 0;
     u.word = items->vid ? items->vid : items->word; /* the loop variable it comes from */

@@ -150,6 +150,7 @@ const word_def word_defs[W__COUNT] = {
     [W_REVINDEX0] = {"revindex0", 0},
     [W_STRFTIME_NOW] = {"strftime_now", 0},
     [W_URLENCODE] = {"urlencode", 0},
+    [W_TOJSON] = {"tojson", 0},
     [W_GI_FRAME] = {"gi_frame", WC_INTERNAL},
     [W_GI_CODE] = {"gi_code", WC_INTERNAL},
     [W_CR_FRAME] = {"cr_frame", WC_INTERNAL},

@@ -162,6 +162,7 @@ enum {
     W_REVINDEX0,
     W_STRFTIME_NOW,
     W_URLENCODE,
+    W_TOJSON,
     /* generator, coroutine, frame, traceback and code internals */
     W_GI_FRAME,
     W_GI_CODE,
