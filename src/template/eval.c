@@ -12,6 +12,7 @@
  * is reset at every tag. */
 #include "template/tpl.h"
 
+#include "common/attr.h"
 #include "common/utf8.h"
 
 #include <stddef.h>
@@ -509,7 +510,7 @@ static void close_marker(tpl *t, const tok *k)
             t->ev.expect = false;
             return;
         }
-        /* fall through */
+        GGUFLINT_FALLTHROUGH; /* a group of several items is a tuple */
     case M_LIST:
         if (f.acc == 1 && n >= 1) { /* the items before were folded already */
             aval rest = fd_make_list(t, items + 1, n - 1, &at);
