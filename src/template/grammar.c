@@ -65,6 +65,7 @@ static struct {
     uint8_t len[N_GWORDS];    /* their letter counts (ASCII: bytes) */
     uint32_t slot_h[GR_SLOTS];
     uint16_t slot_w[GR_SLOTS]; /* word + 1; 0 empty */
+    uint64_t last[64];         /* bit cp % 4096 of every word's last letter (TPL_FAST's filter) */
 } gt;
 
 static uint32_t fold_case(uint32_t cp)
@@ -104,6 +105,7 @@ bool gr_build(void)
             j += m;
         }
         gt.len[i] = (uint8_t)k;
+        gt.last[(gt.cp[i][k - 1] >> 6) & 63] |= 1ull << (gt.cp[i][k - 1] & 63);
         uint32_t h = 0x811C9DC5u;
         for (size_t j = k; j-- > 0;) /* the newest letter first, as gr_letter hashes */
             h = mix(h, gt.cp[i][j]);
@@ -210,15 +212,19 @@ unsigned gr_ascii_hit(tpl *t, tscan *s, size_t i, uint64_t index, gr_hit *hit)
 
 unsigned gr_letter(tpl *t, tscan *s, uint32_t cp, uint64_t index, uint32_t rn0, gr_hit *hit)
 {
-    (void)t;
     unsigned nh = 0;
     gr_state *g = &s->gr;
     if (rn0 != g->next_rn)
         g->run = 0; /* something else came between: a new run */
     g->next_rn = s->ring_n;
-    g->cp[g->run % GR_LETTERS] = fold_case(cp);
+    const uint32_t c = fold_case(cp);
+    g->cp[g->run % GR_LETTERS] = c;
     g->cix[g->run % GR_LETTERS] = index;
     g->run++;
+    /* a word can only end here if some word ends in this letter: most
+     * letters of real text end none (the reference mode looks them up) */
+    if (TPL_FAST(t) && !((gt.last[(c >> 6) & 63] >> (c & 63)) & 1u))
+        return 0;
     uint32_t h = 0x811C9DC5u, most = g->run < 6 ? g->run : 6;
     for (uint32_t k = 1; k <= most; k++) {
         h = mix(h, g->cp[(g->run - k) % GR_LETTERS]);

@@ -147,6 +147,10 @@ _Static_assert(sizeof accent_base == 0x180 - 0xC0 + 1, "one base letter per code
 static uint8_t fold_cp(uint32_t cp, uint8_t *kind)
 {
     *kind = FK_NONE;
+    /* kana, CJK ideographs and Hangul syllables fold to nothing (none of
+     * the ranges below meets them): the common case of CJK text first */
+    if ((cp >= 0x3040 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF))
+        return 0;
     if (cp >= 0xFF01 && cp <= 0xFF5E) { /* fullwidth ASCII */
         *kind = FK_WIDE;
         return (uint8_t)(cp - 0xFEE0);
@@ -965,6 +969,8 @@ static void feed_sym(tpl *t, tscan *s, unsigned y, uint64_t idx, bool folded)
     ac_feed(t, s, y, idx, folded);
 }
 
+static void cp_end(tpl *t, tscan *s);
+
 /* A byte >= 0x80: fold the code point when its sequence is complete.
  * Invalid sequences are the raw scanner's business; here they are "other". */
 static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
@@ -984,6 +990,12 @@ static void feed_u8(tpl *t, tscan *s, uint8_t c, uint64_t idx)
     s->u_cp = (s->u_cp << 6) | (c & 0x3Fu);
     if (--s->u_need > 0)
         return;
+    cp_end(t, s);
+}
+
+/* The code point s->u_cp, whose sequence began at s->u_index, is complete. */
+static void cp_end(tpl *t, tscan *s)
+{
     uint8_t kind, a = fold_cp(s->u_cp, &kind);
     if (a == FOLD_SKIP) {
         s->skip_n = s->ring_n; /* after the symbol fed last */
@@ -1189,11 +1201,28 @@ ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint
         if (slow) {
             hot_store(s, &h);
             do {
-                const unsigned w = symw[p[i]];
+                const uint8_t c = p[i];
+                const unsigned k = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+                if (k && i + k < n && !s->u_need && !s->url_cap && (p[i + 1] & 0xC0) == 0x80 &&
+                    (k < 2 || (p[i + 2] & 0xC0) == 0x80) && (k < 3 || (p[i + 3] & 0xC0) == 0x80)) {
+                    /* a whole sequence at once: what slow_byte makes of
+                     * its bytes one by one (the reference mode does that) */
+                    uint32_t cp = c & (k == 3 ? 0x07u : k == 2 ? 0x0Fu : 0x1Fu);
+                    for (unsigned j = 0; j <= k; j++)
+                        TRACK(symw[p[i + j]], i + j);
+                    for (unsigned j = 1; j <= k; j++)
+                        cp = (cp << 6) | (p[i + j] & 0x3Fu);
+                    s->u_index = index + i * step;
+                    s->u_cp = cp;
+                    cp_end(t, s);
+                    i += k + 1;
+                    continue;
+                }
+                const unsigned w = symw[c];
                 TRACK(w, i);
-                slow_byte(t, s, p[i], index + i * step);
+                slow_byte(t, s, c, index + i * step);
                 i++;
-            } while (i < n && (s->u_need || s->url_cap));
+            } while (i < n && (s->u_need || s->url_cap || p[i] >= 0x80));
             h = hot_load(s);
             slow = false;
         }

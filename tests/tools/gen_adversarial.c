@@ -30,6 +30,10 @@
  *   tpllit      one 1 MiB chat template that is one string literal, all
  *               but 64 KiB of it past the lexer's kept prefix; twin: 1 MiB
  *               of plain text
+ *   tplcjk      one 64 KiB chat template that is one string literal of CJK,
+ *               Hangul, kana and emoji text (3- and 4-byte UTF-8 with
+ *               punctuation and spaces, as real multilingual prompts are);
+ *               twin: the same size of plain ASCII text in one literal
  *   findings    as many findings per byte as the format allows: KVs with an
  *               empty key and a bool of 2, tensors with an empty name, four
  *               zero dims, an unknown type and a misaligned offset; twin: the
@@ -363,6 +367,54 @@ static void shape_tpllit(const char *dir, uint64_t size, bool twin)
     finish(b, dir, twin ? "tpllit.twin.gguf" : "tpllit.gguf");
 }
 
+/* Multilingual text: Chinese, Japanese, Korean and emoji words with the
+ * spaces and punctuation of prose, each a whole UTF-8 sequence. */
+static void cjk_text(uint64_t *seed, char *out, size_t n)
+{
+    static const char *const words[] = {"\u4f60\u597d",
+                                        "\u4e16\u754c",
+                                        "\u6a21\u578b",
+                                        "\u52a9\u624b",
+                                        "\u3053\u3093\u306b\u3061\u306f",
+                                        "\u30e2\u30c7\u30eb",
+                                        "\uc548\ub155\ud558\uc138\uc694",
+                                        "\U0001F600",
+                                        "\U0001F389",
+                                        "\uff0c",
+                                        "\u3002",
+                                        " ",
+                                        "\u2014"};
+    size_t i = 0;
+    while (i < n) {
+        const char *w = words[gk_rng_next(seed) % (sizeof words / sizeof words[0])];
+        size_t k = strlen(w);
+        if (i + k > n)
+            break;
+        memcpy(out + i, w, k);
+        i += k;
+    }
+    memset(out + i, ' ', n - i);
+}
+
+static void shape_tplcjk(const char *dir, uint64_t size, bool twin)
+{
+    char *text = gk_calloc((size_t)size, 1);
+    uint64_t seed = 0x34ull;
+    if (size < 8)
+        die("tplcjk", "size too small");
+    memcpy(text, "{{ '", 4);
+    /* the literal's body between the quotes, whole sequences only */
+    if (twin)
+        plain_text(&seed, text + 4, (size_t)size - 8);
+    else
+        cjk_text(&seed, text + 4, (size_t)size - 8);
+    memcpy(text + size - 4, "' }}", 4);
+    gb *b = new_builder();
+    gb_kv_strn(b, "tokenizer.chat_template", text, (size_t)size);
+    free(text);
+    finish(b, dir, twin ? "tplcjk.twin.gguf" : "tplcjk.gguf");
+}
+
 static void shape_findings(const char *dir, uint64_t n, bool twin)
 {
     /* Hostile and twin have the same byte counts: a KV is an 8-byte key length,
@@ -497,6 +549,8 @@ int main(int argc, char **argv)
                 shape_tplbig(dir, (1u << 20) * s, twin);
             else if (strcmp(sh, "tpllit") == 0)
                 shape_tpllit(dir, (1u << 20) * s, twin);
+            else if (strcmp(sh, "tplcjk") == 0)
+                shape_tplcjk(dir, (64u << 10) * s, twin);
             else if (strcmp(sh, "findings") == 0)
                 shape_findings(dir, 16384 * s, twin);
             else if (strcmp(sh, "nesting") == 0)
