@@ -50,6 +50,15 @@ const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t 
 /* GG533: the hyper-parameter asserts of data/arch/hparam_asserts.def. */
 void arch_check_asserts(const arch_file *f, arch_env *env);
 
+/* Where a finding about dimension j of tensor t points (w: the width of
+ * length fields): ne[j], or n_dims when t has j dimensions or fewer; the
+ * finding's path goes to path. */
+typedef struct arch_site {
+    uint64_t offset, len;
+} arch_site;
+arch_site arch_dim_site(const gguflint_ctx *ctx, unsigned w, const gguflint_tensor *t, uint32_t j,
+                        char *path, size_t cap);
+
 /* The tensor names and shapes of a FULL architecture. */
 void arch_check_tensors(const arch_file *f, arch_env *env);
 

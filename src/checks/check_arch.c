@@ -69,18 +69,6 @@ static uint64_t elem_offset(const arch_file *f, const gguflint_kv *kv, uint64_t 
 
 /* ----------------------------------------------------------------- keys */
 
-static const char *type_text(const gguflint_kv *kv, char *buf, size_t cap)
-{
-    const char *n = vt_name(kv->type);
-    if (kv->type == VT_ARRAY) {
-        const char *e = vt_name(kv->elem_type);
-        snprintf(buf, cap, "an array of %s", e ? e : "?");
-    } else {
-        snprintf(buf, cap, "%s", n ? n : "?");
-    }
-    return buf;
-}
-
 /* The type check of one present key against what the loader reads. */
 static void check_key_type(const arch_file *f, const arch_key *k, const gguflint_kv *kv)
 {
@@ -170,7 +158,7 @@ static void check_key_type(const arch_file *f, const arch_key *k, const gguflint
         kv_path(path, sizeof path, kv);
         emit(ctx, R_HPARAM_WRONG_TYPE, kv->offset, wire_kv_head_size(f->w, kv), path,
              "value is %s; llama.cpp reads this key as %s and rejects any other type",
-             type_text(kv, got, sizeof got), want_text);
+             kv_type_text(got, sizeof got, kv), want_text);
     } else {
         arch_drop(ctx, R_HPARAM_WRONG_TYPE);
     }

@@ -203,6 +203,18 @@ static void report_unexpected(const arch_file *f, const gguflint_tensor *t, int 
          name, why);
 }
 
+arch_site arch_dim_site(const gguflint_ctx *ctx, unsigned w, const gguflint_tensor *t, uint32_t j,
+                        char *path, size_t cap)
+{
+    size_t ti = tensor_index_of(ctx, t);
+    if (j < t->n_dims) {
+        snprintf(path, cap, "tensor[%zu].ne[%u]", ti, j);
+        return (arch_site){wire_ti_ne_off(w, t, j), w};
+    }
+    snprintf(path, cap, "tensor[%zu].n_dims", ti);
+    return (arch_site){wire_ti_ndims_off(w, t), 4};
+}
+
 static void report_shape(const arch_file *f, const gguflint_tensor *t, const arch_tensor *r,
                          const int64_t *want, const bool *cmp, int bad)
 {
@@ -234,18 +246,8 @@ static void report_shape(const arch_file *f, const gguflint_tensor *t, const arc
     }
     if (at + 1 < sizeof formula)
         snprintf(formula + at, sizeof formula - at, "]");
-    uint64_t field, len;
-    size_t ti = tensor_index_of(ctx, t);
-    if ((uint32_t)bad < t->n_dims) {
-        field = wire_ti_ne_off(f->w, t, (uint64_t)bad);
-        len = f->w;
-        snprintf(path, sizeof path, "tensor[%zu].ne[%d]", ti, bad);
-    } else {
-        field = wire_ti_ndims_off(f->w, t);
-        len = 4;
-        snprintf(path, sizeof path, "tensor[%zu].n_dims", ti);
-    }
-    emit(ctx, R_TENSOR_SHAPE_MISMATCH, field, len, path,
+    arch_site at_dim = arch_dim_site(ctx, f->w, t, (uint32_t)bad, path, sizeof path);
+    emit(ctx, R_TENSOR_SHAPE_MISMATCH, at_dim.offset, at_dim.len, path,
          "tensor '%s' has shape %s; '%s' needs %s = %s (ne[%d] differs; llama.cpp: \"tensor "
          "has wrong shape\")",
          name, got, f->arch, formula, exp, bad);

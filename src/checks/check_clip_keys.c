@@ -49,15 +49,25 @@ static const char *const getter[] = {"gguf_get_val_bool", "gguf_get_val_i32", "g
                                      "gguf_get_val_f32",  "gguf_get_val_str", "get_arr_f32",
                                      "get_arr_int"};
 
-static void type_text(char *buf, size_t cap, const gguflint_kv *kv)
+/* kv's type in the loader's words, as want_name has them: "array of f32"
+ * (kv_type_text without its article). */
+static const char *type_text(char *buf, size_t cap, const gguflint_kv *kv)
 {
-    const char *t = vt_name(kv->type);
-    if (kv->type == VT_ARRAY) {
-        const char *e = vt_name(kv->elem_type);
-        snprintf(buf, cap, "array of %s", e ? e : "?");
-    } else {
-        snprintf(buf, cap, "%s", t ? t : "?");
-    }
+    const char *t = kv_type_text(buf, cap, kv);
+    return strncmp(t, "an ", 3) == 0 ? t + 3 : t;
+}
+
+/* True the first time kv is offered to the set done (*n of cap entries),
+ * which then holds it; false when it is there already or the set is full. */
+static bool first_time(const gguflint_kv **done, size_t *n, size_t cap, const gguflint_kv *kv)
+{
+    for (size_t k = 0; k < *n; k++)
+        if (done[k] == kv)
+            return false;
+    if (*n == cap)
+        return false;
+    done[(*n)++] = kv;
+    return true;
 }
 
 /* GG520 and GG557. */
@@ -75,14 +85,10 @@ void clip_check_keys(const clip_file *f)
         if (kv) {
             if (type_ok(kv, r->type))
                 continue;
-            bool seen = false;
-            for (size_t k = 0; k < n_typed && !seen; k++)
-                seen = typed[k] == kv;
-            if (seen || n_typed == sizeof typed / sizeof typed[0])
+            if (!first_time(typed, &n_typed, sizeof typed / sizeof typed[0], kv))
                 continue;
-            typed[n_typed++] = kv;
-            char have[48];
-            type_text(have, sizeof have, kv);
+            char buf[48];
+            const char *have = type_text(buf, sizeof buf, kv);
             bool scalar = r->type <= CK_STR;
             clip_report(f, R_CLIP_KEY_WRONG_TYPE, kv,
                         "%s is %s; the mtmd loader reads it as %s with %s, which %s", r->key, have,
@@ -179,12 +185,8 @@ static void int32_limits(const clip_file *f)
         int64_t v;
         if (!u32_of(kv, &v) || v <= INT32_MAX)
             continue;
-        bool seen = false;
-        for (size_t k = 0; k < n && !seen; k++)
-            seen = done[k] == kv;
-        if (seen || n == sizeof done / sizeof done[0])
+        if (!first_time(done, &n, sizeof done / sizeof done[0], kv))
             continue;
-        done[n++] = kv;
         range(f, kv,
               "value %lld is above INT32_MAX: the loader's get_u32 throws (\"exceeds "
               "INT32_MAX\"); the projector does not load",
