@@ -22,10 +22,9 @@ typedef struct arch_file {
     bool model_meta; /* this file must carry the model's hyper-parameters */
 } arch_file;
 
-/* False when no finding of `rule` would be kept: then only arch_drop is
- * called (it counts the drop) and nothing is formatted. */
-bool arch_live(const gguflint_ctx *ctx, int rule);
-void arch_drop(gguflint_ctx *ctx, int rule);
+/* True when a finding of `rule` is to be formatted; false when none would
+ * be kept: then the drop is counted and nothing is formatted. */
+bool arch_keep(gguflint_ctx *ctx, int rule);
 
 /* A string llama.cpp reads as a C string: reports a NUL in it (GG514) and
  * returns the length llama.cpp sees (up to the first NUL). */

@@ -192,10 +192,8 @@ static void report_unexpected(const arch_file *f, const gguflint_tensor *t, int 
                               const char *why)
 {
     gguflint_ctx *ctx = f->ctx;
-    if (!arch_live(ctx, rule)) {
-        arch_drop(ctx, rule);
+    if (!arch_keep(ctx, rule))
         return;
-    }
     char name[160], path[64];
     esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 100);
     tensor_path(path, sizeof path, ctx, t);
@@ -219,10 +217,8 @@ static void report_shape(const arch_file *f, const gguflint_tensor *t, const arc
                          const int64_t *want, const bool *cmp, int bad)
 {
     gguflint_ctx *ctx = f->ctx;
-    if (!arch_live(ctx, R_TENSOR_SHAPE_MISMATCH)) {
-        arch_drop(ctx, R_TENSOR_SHAPE_MISMATCH);
+    if (!arch_keep(ctx, R_TENSOR_SHAPE_MISMATCH))
         return;
-    }
     int shown = 1;
     for (int j = 0; j < 4; j++)
         if ((cmp[j] && want[j] != 1) || (uint32_t)j < t->n_dims)
@@ -400,10 +396,8 @@ static void missing(const arch_file *f, const char *name)
     gguflint_ctx *ctx = f->ctx;
     if (tensor_by_name(ctx, name))
         return;
-    if (!arch_live(ctx, R_TENSOR_MISSING)) {
-        arch_drop(ctx, R_TENSOR_MISSING);
+    if (!arch_keep(ctx, R_TENSOR_MISSING))
         return;
-    }
     emit(ctx, R_TENSOR_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size, f->arch_path,
          "architecture '%s' requires the tensor '%s', which is absent (llama.cpp: \"missing "
          "tensor\")",

@@ -83,10 +83,8 @@ static void shape(const clip_file *f, const gguflint_tensor *t, unsigned j, int6
                   const char *why, const char *effect)
 {
     gguflint_ctx *ctx = f->ctx;
-    if (!arch_live(ctx, R_CLIP_TENSOR_SHAPE)) {
-        arch_drop(ctx, R_CLIP_TENSOR_SHAPE);
+    if (!arch_keep(ctx, R_CLIP_TENSOR_SHAPE))
         return;
-    }
     char name[120], path[64];
     esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 90);
     arch_site at_dim = arch_dim_site(ctx, f->w, t, j, path, sizeof path);
