@@ -194,6 +194,26 @@ static void int32_limits(const clip_file *f)
     }
 }
 
+/* The vision values load_hparams caps (u32 keys; above INT32_MAX is
+ * int32_limits' finding), in the order it reads them. */
+typedef struct vision_cap {
+    const char *key;
+    int64_t max;
+    const char *label, *thrown, *tail;
+} vision_cap;
+static const vision_cap vision_caps[] = {
+    {"clip.vision.image_size", 8192, "image_size is ", "image_size is too large (max 8192)",
+     "; the projector does not load"},
+    {"clip.vision.patch_size", 65535, "patch_size is ",
+     "patch_size must be positive and less than 65536", ""},
+    {"clip.vision.projector.scale_factor", 65535, "merge factor ",
+     "n_merge must be greater than 0 and less than 65536", ""},
+    {"clip.vision.spatial_merge_size", 65535, "merge factor ",
+     "n_merge must be greater than 0 and less than 65536", ""},
+    {"clip.vision.window_size", 4096, "window_size is ", "attn_window_size is too large (max 4096)",
+     ""},
+};
+
 static void encoder_values(const clip_file *f, int m)
 {
     const clip_enc *e = &f->enc[m];
@@ -229,34 +249,13 @@ static void encoder_values(const clip_file *f, int m)
               "clip.use_gelu and clip.use_silu are both true: load_hparams throws (\"both "
               "use_gelu and use_silu are set to true\")");
     if (m == CLIP_V) {
-        const gguflint_kv *ik = kv_by_key(f->ctx, "clip.vision.image_size");
-        if (u32_of(ik, &v) && v > 8192 && v <= INT32_MAX)
-            range(f, ik,
-                  "image_size is %lld: load_hparams throws (\"image_size is too large (max "
-                  "8192)\"); the projector does not load",
-                  (long long)v);
-        const gguflint_kv *pk = kv_by_key(f->ctx, "clip.vision.patch_size");
-        if (u32_of(pk, &v) && v >= 65536 && v <= INT32_MAX)
-            range(f, pk,
-                  "patch_size is %lld: load_hparams throws (\"patch_size must be positive and "
-                  "less than 65536\")",
-                  (long long)v);
-        static const char *const merge[] = {"clip.vision.projector.scale_factor",
-                                            "clip.vision.spatial_merge_size"};
-        for (size_t k = 0; k < 2; k++) {
-            const gguflint_kv *mk = kv_by_key(f->ctx, merge[k]);
-            if (u32_of(mk, &v) && v >= 65536 && v <= INT32_MAX)
-                range(f, mk,
-                      "merge factor %lld: load_hparams throws (\"n_merge must be greater than 0 "
-                      "and less than 65536\")",
-                      (long long)v);
+        for (size_t k = 0; k < sizeof vision_caps / sizeof vision_caps[0]; k++) {
+            const vision_cap *c = &vision_caps[k];
+            const gguflint_kv *ck = kv_by_key(f->ctx, c->key);
+            if (u32_of(ck, &v) && v > c->max && v <= INT32_MAX)
+                range(f, ck, "%s%lld: load_hparams throws (\"%s\")%s", c->label, (long long)v,
+                      c->thrown, c->tail);
         }
-        const gguflint_kv *wk = kv_by_key(f->ctx, "clip.vision.window_size");
-        if (u32_of(wk, &v) && v > 4096 && v <= INT32_MAX)
-            range(f, wk,
-                  "window_size is %lld: load_hparams throws (\"attn_window_size is too large (max "
-                  "4096)\")",
-                  (long long)v);
         static const char *const norm[] = {"clip.vision.image_mean", "clip.vision.image_std"};
         for (size_t k = 0; k < 2; k++) {
             const gguflint_kv *nk = kv_by_key(f->ctx, norm[k]);

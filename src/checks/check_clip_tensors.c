@@ -204,18 +204,18 @@ static void graph_tensors(const clip_file *f, int m, const clip_enc *e)
              "graph uses it without a null check (SIGSEGV at the warmup encode)",
              r->ptype, r->tensor, p->file);
     }
-    if (m == CLIP_V && (p->flags & G_INP) && !tensor_by_name(f->ctx, "v.patch_embd.weight"))
-        miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
-             "projector type '%s' has no 'v.patch_embd.weight': the loader reads it as "
-             "optional, but the %s graph convolves the image with it (build_inp; a null "
-             "dereference at the warmup encode, SIGSEGV)",
-             p->name, p->file);
-    if (m == CLIP_V && (p->flags & G_PE1) && !tensor_by_name(f->ctx, "v.patch_embd.weight.1"))
-        miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
-             "projector type '%s' has no 'v.patch_embd.weight.1': the loader reads it as "
-             "optional, but the %s graph convolves the image with it (a null dereference at the "
-             "warmup encode, SIGSEGV)",
-             p->name, p->file);
+    static const struct {
+        unsigned flag;
+        const char *tensor, *where;
+    } conv[] = {{G_INP, "v.patch_embd.weight", "build_inp; "},
+                {G_PE1, "v.patch_embd.weight.1", ""}};
+    for (size_t k = 0; k < 2; k++)
+        if (m == CLIP_V && (p->flags & conv[k].flag) && !tensor_by_name(f->ctx, conv[k].tensor))
+            miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
+                 "projector type '%s' has no '%s': the loader reads it as optional, but the %s "
+                 "graph convolves the image with it (%sa null dereference at the warmup encode, "
+                 "SIGSEGV)",
+                 p->name, conv[k].tensor, p->file, conv[k].where);
     if ((p->flags & G_POS) && !tensorf(f, "%s.position_embd.weight", tprefix[m]))
         miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
              "projector type '%s' has no '%s.position_embd.weight': the loader reads it as "
