@@ -22,10 +22,9 @@ typedef struct arch_file {
     bool model_meta; /* this file must carry the model's hyper-parameters */
 } arch_file;
 
-/* False when no finding of `rule` would be kept: then only arch_drop is
- * called (it counts the drop) and nothing is formatted. */
-bool arch_live(const gguflint_ctx *ctx, int rule);
-void arch_drop(gguflint_ctx *ctx, int rule);
+/* True when a finding of `rule` is to be formatted; false when none would
+ * be kept: then the drop is counted and nothing is formatted. */
+bool arch_keep(gguflint_ctx *ctx, int rule);
 
 /* A string llama.cpp reads as a C string: reports a NUL in it (GG514) and
  * returns the length llama.cpp sees (up to the first NUL). */
@@ -49,6 +48,15 @@ const arch_tensor *arch_row_of(const arch_file *f, arch_env *env, const uint8_t 
 
 /* GG533: the hyper-parameter asserts of data/arch/hparam_asserts.def. */
 void arch_check_asserts(const arch_file *f, arch_env *env);
+
+/* Where a finding about dimension j of tensor t points (w: the width of
+ * length fields): ne[j], or n_dims when t has j dimensions or fewer; the
+ * finding's path goes to path. */
+typedef struct arch_site {
+    uint64_t offset, len;
+} arch_site;
+arch_site arch_dim_site(const gguflint_ctx *ctx, unsigned w, const gguflint_tensor *t, uint32_t j,
+                        char *path, size_t cap);
 
 /* The tensor names and shapes of a FULL architecture. */
 void arch_check_tensors(const arch_file *f, arch_env *env);

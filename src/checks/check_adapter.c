@@ -27,10 +27,8 @@ bool adapter_ends_with(gguflint_view v, const char *suffix)
 void adapter_at_tensor(gguflint_ctx *ctx, int rule, const gguflint_tensor *t, unsigned w,
                        const char *fmt, ...)
 {
-    if (!arch_live(ctx, rule)) {
-        arch_drop(ctx, rule);
+    if (!arch_keep(ctx, rule))
         return;
-    }
     char msg[320], path[192], name[120];
     va_list ap;
     va_start(ap, fmt);
@@ -43,10 +41,8 @@ void adapter_at_tensor(gguflint_ctx *ctx, int rule, const gguflint_tensor *t, un
 
 void adapter_at_kv(gguflint_ctx *ctx, int rule, const gguflint_kv *kv, const char *fmt, ...)
 {
-    if (!arch_live(ctx, rule)) {
-        arch_drop(ctx, rule);
+    if (!arch_keep(ctx, rule))
         return;
-    }
     char msg[320], path[192];
     va_list ap;
     va_start(ap, fmt);

@@ -23,15 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool arch_live(const gguflint_ctx *ctx, int rule)
+bool arch_keep(gguflint_ctx *ctx, int rule)
 {
-    return rule_wanted(ctx, rule);
-}
-
-void arch_drop(gguflint_ctx *ctx, int rule)
-{
+    if (rule_wanted(ctx, rule))
+        return true;
     if (ctx->opt.severity[rule] != GGUFLINT_OFF)
-        emit(ctx, rule, 0, 0, "", "%s", "");
+        emit(ctx, rule, 0, 0, "", "%s", ""); /* not kept: counted as dropped */
+    return false;
 }
 
 /* A key row's KV: "<arch>.<suffix>", or the key itself for a suffix
@@ -68,18 +66,6 @@ static uint64_t elem_offset(const arch_file *f, const gguflint_kv *kv, uint64_t 
 }
 
 /* ----------------------------------------------------------------- keys */
-
-static const char *type_text(const gguflint_kv *kv, char *buf, size_t cap)
-{
-    const char *n = vt_name(kv->type);
-    if (kv->type == VT_ARRAY) {
-        const char *e = vt_name(kv->elem_type);
-        snprintf(buf, cap, "an array of %s", e ? e : "?");
-    } else {
-        snprintf(buf, cap, "%s", n ? n : "?");
-    }
-    return buf;
-}
 
 /* The type check of one present key against what the loader reads. */
 static void check_key_type(const arch_file *f, const arch_key *k, const gguflint_kv *kv)
@@ -153,26 +139,22 @@ static void check_key_type(const arch_file *f, const arch_key *k, const gguflint
         if (kv->elem_type == elem)
             return;
         if (elem == VT_INT32 && kv->elem_type == VT_UINT32) {
-            if (arch_live(ctx, R_HPARAM_ARRAY_UINT32)) {
+            if (arch_keep(ctx, R_HPARAM_ARRAY_UINT32)) {
                 char path[192];
                 kv_path(path, sizeof path, kv);
                 emit(ctx, R_HPARAM_ARRAY_UINT32, kv->offset, wire_kv_head_size(f->w, kv), path,
                      "array of u32: the llama.cpp loader of Feb 2025 accepts only i32 arrays "
                      "here (newer versions also accept u32)");
-            } else {
-                arch_drop(ctx, R_HPARAM_ARRAY_UINT32);
             }
             return;
         }
     }
-    if (arch_live(ctx, R_HPARAM_WRONG_TYPE)) {
+    if (arch_keep(ctx, R_HPARAM_WRONG_TYPE)) {
         char path[192], got[64];
         kv_path(path, sizeof path, kv);
         emit(ctx, R_HPARAM_WRONG_TYPE, kv->offset, wire_kv_head_size(f->w, kv), path,
              "value is %s; llama.cpp reads this key as %s and rejects any other type",
-             type_text(kv, got, sizeof got), want_text);
-    } else {
-        arch_drop(ctx, R_HPARAM_WRONG_TYPE);
+             kv_type_text(got, sizeof got, kv), want_text);
     }
 }
 
@@ -187,13 +169,11 @@ static void check_one_key(const arch_file *f, const arch_key *k)
     if (!f->model_meta || !k->required)
         return;
     char kn[192];
-    if (arch_live(ctx, R_HPARAM_MISSING))
+    if (arch_keep(ctx, R_HPARAM_MISSING))
         emit(ctx, R_HPARAM_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size, f->arch_path,
              "architecture '%s' requires the key '%s', which is absent (llama.cpp: \"key not "
              "found in model\")",
              f->arch, key_name(f, arch_str(k->suffix), kn, sizeof kn));
-    else
-        arch_drop(ctx, R_HPARAM_MISSING);
 }
 
 /* The architecture's own reads, then the shared part of load_hparams (a key
@@ -517,13 +497,11 @@ static bool report_sized(const arch_file *f, arch_env *env, const char *sfx,
     if (!needer)
         return false;
     char kn[192];
-    if (arch_live(ctx, R_HPARAM_MISSING))
+    if (arch_keep(ctx, R_HPARAM_MISSING))
         emit(ctx, R_HPARAM_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size, f->arch_path,
              "architecture '%s' needs the key '%s' to size its tensors (%s ...), and it is "
              "absent: llama.cpp reads it as 0 and the tensors get the wrong shape",
              f->arch, key_name(f, sfx, kn, sizeof kn), needer);
-    else
-        arch_drop(ctx, R_HPARAM_MISSING);
     return true;
 }
 
@@ -587,7 +565,7 @@ size_t arch_c_string(gguflint_ctx *ctx, const gguflint_kv *kv, const char *what)
     if (!nul)
         return (size_t)kv->str.len;
     size_t vis = (size_t)(nul - kv->str.ptr);
-    if (arch_live(ctx, R_C_STRING_NUL)) {
+    if (arch_keep(ctx, R_C_STRING_NUL)) {
         char path[192], seen[160], full[240];
         kv_path(path, sizeof path, kv);
         esc_fixed(seen, sizeof seen, kv->str.ptr, vis, 100);
@@ -596,8 +574,6 @@ size_t arch_c_string(gguflint_ctx *ctx, const gguflint_kv *kv, const char *what)
         emit(ctx, R_C_STRING_NUL, kv->value_offset + wire_width(ctx->hdr.version) + vis, 1, path,
              "%s '%s' has a NUL at byte %zu: llama.cpp reads it as a C string and sees '%s'", what,
              full, vis, seen);
-    } else {
-        arch_drop(ctx, R_C_STRING_NUL);
     }
     return vis;
 }

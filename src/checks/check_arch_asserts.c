@@ -107,10 +107,8 @@ void arch_check_asserts(const arch_file *f, arch_env *env)
         arch_val r = arch_eval(env, rpn, 0, 1);
         if (!r.known || r.v)
             continue;
-        if (!arch_live(ctx, R_HPARAM_ASSERT)) {
-            arch_drop(ctx, R_HPARAM_ASSERT);
+        if (!arch_keep(ctx, R_HPARAM_ASSERT))
             continue;
-        }
         const gguflint_kv *kv = kv_by_arch_key(ctx, f->arch, strlen(f->arch), a->key);
         char path[192];
         int64_t v = 0;

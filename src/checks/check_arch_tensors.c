@@ -192,10 +192,8 @@ static void report_unexpected(const arch_file *f, const gguflint_tensor *t, int 
                               const char *why)
 {
     gguflint_ctx *ctx = f->ctx;
-    if (!arch_live(ctx, rule)) {
-        arch_drop(ctx, rule);
+    if (!arch_keep(ctx, rule))
         return;
-    }
     char name[160], path[64];
     esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 100);
     tensor_path(path, sizeof path, ctx, t);
@@ -203,14 +201,24 @@ static void report_unexpected(const arch_file *f, const gguflint_tensor *t, int 
          name, why);
 }
 
+arch_site arch_dim_site(const gguflint_ctx *ctx, unsigned w, const gguflint_tensor *t, uint32_t j,
+                        char *path, size_t cap)
+{
+    size_t ti = tensor_index_of(ctx, t);
+    if (j < t->n_dims) {
+        snprintf(path, cap, "tensor[%zu].ne[%u]", ti, j);
+        return (arch_site){wire_ti_ne_off(w, t, j), w};
+    }
+    snprintf(path, cap, "tensor[%zu].n_dims", ti);
+    return (arch_site){wire_ti_ndims_off(w, t), 4};
+}
+
 static void report_shape(const arch_file *f, const gguflint_tensor *t, const arch_tensor *r,
                          const int64_t *want, const bool *cmp, int bad)
 {
     gguflint_ctx *ctx = f->ctx;
-    if (!arch_live(ctx, R_TENSOR_SHAPE_MISMATCH)) {
-        arch_drop(ctx, R_TENSOR_SHAPE_MISMATCH);
+    if (!arch_keep(ctx, R_TENSOR_SHAPE_MISMATCH))
         return;
-    }
     int shown = 1;
     for (int j = 0; j < 4; j++)
         if ((cmp[j] && want[j] != 1) || (uint32_t)j < t->n_dims)
@@ -234,18 +242,8 @@ static void report_shape(const arch_file *f, const gguflint_tensor *t, const arc
     }
     if (at + 1 < sizeof formula)
         snprintf(formula + at, sizeof formula - at, "]");
-    uint64_t field, len;
-    size_t ti = tensor_index_of(ctx, t);
-    if ((uint32_t)bad < t->n_dims) {
-        field = wire_ti_ne_off(f->w, t, (uint64_t)bad);
-        len = f->w;
-        snprintf(path, sizeof path, "tensor[%zu].ne[%d]", ti, bad);
-    } else {
-        field = wire_ti_ndims_off(f->w, t);
-        len = 4;
-        snprintf(path, sizeof path, "tensor[%zu].n_dims", ti);
-    }
-    emit(ctx, R_TENSOR_SHAPE_MISMATCH, field, len, path,
+    arch_site at_dim = arch_dim_site(ctx, f->w, t, (uint32_t)bad, path, sizeof path);
+    emit(ctx, R_TENSOR_SHAPE_MISMATCH, at_dim.offset, at_dim.len, path,
          "tensor '%s' has shape %s; '%s' needs %s = %s (ne[%d] differs; llama.cpp: \"tensor "
          "has wrong shape\")",
          name, got, f->arch, formula, exp, bad);
@@ -398,10 +396,8 @@ static void missing(const arch_file *f, const char *name)
     gguflint_ctx *ctx = f->ctx;
     if (tensor_by_name(ctx, name))
         return;
-    if (!arch_live(ctx, R_TENSOR_MISSING)) {
-        arch_drop(ctx, R_TENSOR_MISSING);
+    if (!arch_keep(ctx, R_TENSOR_MISSING))
         return;
-    }
     emit(ctx, R_TENSOR_MISSING, f->arch_kv->value_offset, f->arch_kv->value_size, f->arch_path,
          "architecture '%s' requires the tensor '%s', which is absent (llama.cpp: \"missing "
          "tensor\")",

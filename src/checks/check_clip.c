@@ -161,10 +161,8 @@ static void vreport(const clip_file *f, int rule, uint64_t off, uint64_t len, co
                     const char *fmt, va_list ap)
 {
     gguflint_ctx *ctx = f->ctx;
-    if (!arch_live(ctx, rule)) {
-        arch_drop(ctx, rule);
+    if (!arch_keep(ctx, rule))
         return;
-    }
     char msg[400];
     vsnprintf(msg, sizeof msg, fmt, ap);
     emit(ctx, rule, off, len, path, "%s", msg);

@@ -49,15 +49,25 @@ static const char *const getter[] = {"gguf_get_val_bool", "gguf_get_val_i32", "g
                                      "gguf_get_val_f32",  "gguf_get_val_str", "get_arr_f32",
                                      "get_arr_int"};
 
-static void type_text(char *buf, size_t cap, const gguflint_kv *kv)
+/* kv's type in the loader's words, as want_name has them: "array of f32"
+ * (kv_type_text without its article). */
+static const char *type_text(char *buf, size_t cap, const gguflint_kv *kv)
 {
-    const char *t = vt_name(kv->type);
-    if (kv->type == VT_ARRAY) {
-        const char *e = vt_name(kv->elem_type);
-        snprintf(buf, cap, "array of %s", e ? e : "?");
-    } else {
-        snprintf(buf, cap, "%s", t ? t : "?");
-    }
+    const char *t = kv_type_text(buf, cap, kv);
+    return strncmp(t, "an ", 3) == 0 ? t + 3 : t;
+}
+
+/* True the first time kv is offered to the set done (*n of cap entries),
+ * which then holds it; false when it is there already or the set is full. */
+static bool first_time(const gguflint_kv **done, size_t *n, size_t cap, const gguflint_kv *kv)
+{
+    for (size_t k = 0; k < *n; k++)
+        if (done[k] == kv)
+            return false;
+    if (*n == cap)
+        return false;
+    done[(*n)++] = kv;
+    return true;
 }
 
 /* GG520 and GG557. */
@@ -75,14 +85,10 @@ void clip_check_keys(const clip_file *f)
         if (kv) {
             if (type_ok(kv, r->type))
                 continue;
-            bool seen = false;
-            for (size_t k = 0; k < n_typed && !seen; k++)
-                seen = typed[k] == kv;
-            if (seen || n_typed == sizeof typed / sizeof typed[0])
+            if (!first_time(typed, &n_typed, sizeof typed / sizeof typed[0], kv))
                 continue;
-            typed[n_typed++] = kv;
-            char have[48];
-            type_text(have, sizeof have, kv);
+            char buf[48];
+            const char *have = type_text(buf, sizeof buf, kv);
             bool scalar = r->type <= CK_STR;
             clip_report(f, R_CLIP_KEY_WRONG_TYPE, kv,
                         "%s is %s; the mtmd loader reads it as %s with %s, which %s", r->key, have,
@@ -179,18 +185,34 @@ static void int32_limits(const clip_file *f)
         int64_t v;
         if (!u32_of(kv, &v) || v <= INT32_MAX)
             continue;
-        bool seen = false;
-        for (size_t k = 0; k < n && !seen; k++)
-            seen = done[k] == kv;
-        if (seen || n == sizeof done / sizeof done[0])
+        if (!first_time(done, &n, sizeof done / sizeof done[0], kv))
             continue;
-        done[n++] = kv;
         range(f, kv,
               "value %lld is above INT32_MAX: the loader's get_u32 throws (\"exceeds "
               "INT32_MAX\"); the projector does not load",
               (long long)v);
     }
 }
+
+/* The vision values load_hparams caps (u32 keys; above INT32_MAX is
+ * int32_limits' finding), in the order it reads them. */
+typedef struct vision_cap {
+    const char *key;
+    int64_t max;
+    const char *label, *thrown, *tail;
+} vision_cap;
+static const vision_cap vision_caps[] = {
+    {"clip.vision.image_size", 8192, "image_size is ", "image_size is too large (max 8192)",
+     "; the projector does not load"},
+    {"clip.vision.patch_size", 65535, "patch_size is ",
+     "patch_size must be positive and less than 65536", ""},
+    {"clip.vision.projector.scale_factor", 65535, "merge factor ",
+     "n_merge must be greater than 0 and less than 65536", ""},
+    {"clip.vision.spatial_merge_size", 65535, "merge factor ",
+     "n_merge must be greater than 0 and less than 65536", ""},
+    {"clip.vision.window_size", 4096, "window_size is ", "attn_window_size is too large (max 4096)",
+     ""},
+};
 
 static void encoder_values(const clip_file *f, int m)
 {
@@ -227,34 +249,13 @@ static void encoder_values(const clip_file *f, int m)
               "clip.use_gelu and clip.use_silu are both true: load_hparams throws (\"both "
               "use_gelu and use_silu are set to true\")");
     if (m == CLIP_V) {
-        const gguflint_kv *ik = kv_by_key(f->ctx, "clip.vision.image_size");
-        if (u32_of(ik, &v) && v > 8192 && v <= INT32_MAX)
-            range(f, ik,
-                  "image_size is %lld: load_hparams throws (\"image_size is too large (max "
-                  "8192)\"); the projector does not load",
-                  (long long)v);
-        const gguflint_kv *pk = kv_by_key(f->ctx, "clip.vision.patch_size");
-        if (u32_of(pk, &v) && v >= 65536 && v <= INT32_MAX)
-            range(f, pk,
-                  "patch_size is %lld: load_hparams throws (\"patch_size must be positive and "
-                  "less than 65536\")",
-                  (long long)v);
-        static const char *const merge[] = {"clip.vision.projector.scale_factor",
-                                            "clip.vision.spatial_merge_size"};
-        for (size_t k = 0; k < 2; k++) {
-            const gguflint_kv *mk = kv_by_key(f->ctx, merge[k]);
-            if (u32_of(mk, &v) && v >= 65536 && v <= INT32_MAX)
-                range(f, mk,
-                      "merge factor %lld: load_hparams throws (\"n_merge must be greater than 0 "
-                      "and less than 65536\")",
-                      (long long)v);
+        for (size_t k = 0; k < sizeof vision_caps / sizeof vision_caps[0]; k++) {
+            const vision_cap *c = &vision_caps[k];
+            const gguflint_kv *ck = kv_by_key(f->ctx, c->key);
+            if (u32_of(ck, &v) && v > c->max && v <= INT32_MAX)
+                range(f, ck, "%s%lld: load_hparams throws (\"%s\")%s", c->label, (long long)v,
+                      c->thrown, c->tail);
         }
-        const gguflint_kv *wk = kv_by_key(f->ctx, "clip.vision.window_size");
-        if (u32_of(wk, &v) && v > 4096 && v <= INT32_MAX)
-            range(f, wk,
-                  "window_size is %lld: load_hparams throws (\"attn_window_size is too large (max "
-                  "4096)\")",
-                  (long long)v);
         static const char *const norm[] = {"clip.vision.image_mean", "clip.vision.image_std"};
         for (size_t k = 0; k < 2; k++) {
             const gguflint_kv *nk = kv_by_key(f->ctx, norm[k]);

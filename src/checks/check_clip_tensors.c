@@ -15,8 +15,6 @@
  * most about twenty lookups per layer tensor the file has. */
 #include "checks/clip_check.h"
 
-#include "format/wire.h"
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,24 +83,12 @@ static void shape(const clip_file *f, const gguflint_tensor *t, unsigned j, int6
                   const char *why, const char *effect)
 {
     gguflint_ctx *ctx = f->ctx;
-    if (!arch_live(ctx, R_CLIP_TENSOR_SHAPE)) {
-        arch_drop(ctx, R_CLIP_TENSOR_SHAPE);
+    if (!arch_keep(ctx, R_CLIP_TENSOR_SHAPE))
         return;
-    }
     char name[120], path[64];
     esc_fixed(name, sizeof name, t->name.ptr, t->name.len, 90);
-    size_t ti = tensor_index_of(ctx, t);
-    uint64_t field, len;
-    if (j < t->n_dims) {
-        field = wire_ti_ne_off(f->w, t, j);
-        len = f->w;
-        snprintf(path, sizeof path, "tensor[%zu].ne[%u]", ti, j);
-    } else {
-        field = wire_ti_ndims_off(f->w, t);
-        len = 4;
-        snprintf(path, sizeof path, "tensor[%zu].n_dims", ti);
-    }
-    emit(ctx, R_CLIP_TENSOR_SHAPE, field, len, path,
+    arch_site at_dim = arch_dim_site(ctx, f->w, t, j, path, sizeof path);
+    emit(ctx, R_CLIP_TENSOR_SHAPE, at_dim.offset, at_dim.len, path,
          "tensor '%s' has ne[%u] = %lld; the projector graph needs %lld (%s): %s", name, j,
          (long long)dim(t, j), (long long)want, why, effect);
 }
@@ -218,18 +204,18 @@ static void graph_tensors(const clip_file *f, int m, const clip_enc *e)
              "graph uses it without a null check (SIGSEGV at the warmup encode)",
              r->ptype, r->tensor, p->file);
     }
-    if (m == CLIP_V && (p->flags & G_INP) && !tensor_by_name(f->ctx, "v.patch_embd.weight"))
-        miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
-             "projector type '%s' has no 'v.patch_embd.weight': the loader reads it as "
-             "optional, but the %s graph convolves the image with it (build_inp; a null "
-             "dereference at the warmup encode, SIGSEGV)",
-             p->name, p->file);
-    if (m == CLIP_V && (p->flags & G_PE1) && !tensor_by_name(f->ctx, "v.patch_embd.weight.1"))
-        miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
-             "projector type '%s' has no 'v.patch_embd.weight.1': the loader reads it as "
-             "optional, but the %s graph convolves the image with it (a null dereference at the "
-             "warmup encode, SIGSEGV)",
-             p->name, p->file);
+    static const struct {
+        unsigned flag;
+        const char *tensor, *where;
+    } conv[] = {{G_INP, "v.patch_embd.weight", "build_inp; "},
+                {G_PE1, "v.patch_embd.weight.1", ""}};
+    for (size_t k = 0; k < 2; k++)
+        if (m == CLIP_V && (p->flags & conv[k].flag) && !tensor_by_name(f->ctx, conv[k].tensor))
+            miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
+                 "projector type '%s' has no '%s': the loader reads it as optional, but the %s "
+                 "graph convolves the image with it (%sa null dereference at the warmup encode, "
+                 "SIGSEGV)",
+                 p->name, conv[k].tensor, p->file, conv[k].where);
     if ((p->flags & G_POS) && !tensorf(f, "%s.position_embd.weight", tprefix[m]))
         miss(f, e, R_CLIP_GRAPH_TENSOR_MISSING,
              "projector type '%s' has no '%s.position_embd.weight': the loader reads it as "
@@ -307,6 +293,20 @@ static void layer_shapes(const clip_file *f, int m, const clip_enc *e, int64_t i
         expect_rep(f, gate_b, 0, dim(gate, 1), "the bias of ffn_gate, its output width");
 }
 
+/* The first of attn_q, attn_k and attn_v of layer il without its
+ * `suffix` tensor (weight, bias) when the layer has no fused
+ * attn_qkv.weight; NULL when none is missing. */
+static const char *missing_qkv(const clip_file *f, const char *pf, int64_t il, const char *suffix)
+{
+    static const char *const qkv[] = {"attn_q", "attn_k", "attn_v"};
+    if (tensorf(f, "%s.blk.%lld.attn_qkv.weight", pf, (long long)il))
+        return NULL;
+    for (size_t k = 0; k < 3; k++)
+        if (!tensorf(f, "%s.blk.%lld.%s.%s", pf, (long long)il, qkv[k], suffix))
+            return qkv[k];
+    return NULL;
+}
+
 /* GG592, the layers' attention (GG522) and their shapes (GG523; not the
  * last layer of a llava graph, which it never runs). */
 static void layers(const clip_file *f, int m, const clip_enc *e)
@@ -342,34 +342,27 @@ static void layers(const clip_file *f, int m, const clip_enc *e)
             return;
         }
         bool runs = !(il == n - 1 && clip_skips_last_layer(f, e));
-        if (runs && e->proj && (e->proj->flags & G_QKVB) && !attn_done &&
-            !tensorf(f, "%s.blk.%lld.attn_qkv.weight", pf, (long long)il)) {
-            static const char *const qkvb[] = {"attn_q", "attn_k", "attn_v"};
-            for (size_t k = 0; k < 3 && !attn_done; k++)
-                if (!tensorf(f, "%s.blk.%lld.%s.bias", pf, (long long)il, qkvb[k])) {
-                    attn_done = true;
-                    clip_report(f, R_CLIP_GRAPH_TENSOR_MISSING, bk,
-                                "layer %lld of the %s encoder has no '%s.blk.%lld.%s.bias': the "
-                                "loader reads it as optional, but the %s graph adds it without "
-                                "a null check (SIGSEGV at the warmup encode)",
-                                (long long)il, enc_name[m], pf, (long long)il, qkvb[k],
-                                e->proj->file);
-                }
+        const char *q = runs && !attn_done && e->proj && (e->proj->flags & G_QKVB)
+                            ? missing_qkv(f, pf, il, "bias")
+                            : NULL;
+        if (q) {
+            attn_done = true;
+            clip_report(f, R_CLIP_GRAPH_TENSOR_MISSING, bk,
+                        "layer %lld of the %s encoder has no '%s.blk.%lld.%s.bias': the "
+                        "loader reads it as optional, but the %s graph adds it without "
+                        "a null check (SIGSEGV at the warmup encode)",
+                        (long long)il, enc_name[m], pf, (long long)il, q, e->proj->file);
         }
-        if (runs && vit && !attn_done &&
-            !tensorf(f, "%s.blk.%lld.attn_qkv.weight", pf, (long long)il)) {
-            static const char *const qkv[] = {"attn_q", "attn_k", "attn_v"};
-            for (size_t k = 0; k < 3 && !attn_done; k++)
-                if (!tensorf(f, "%s.blk.%lld.%s.weight", pf, (long long)il, qkv[k])) {
-                    attn_done = true;
-                    clip_report(f, R_CLIP_GRAPH_TENSOR_MISSING, bk,
-                                "layer %lld of the %s encoder has neither '%s.blk.%lld.attn_qkv."
-                                "weight' nor '%s.blk.%lld.%s.weight': the loader reads them as "
-                                "optional, but the %s graph multiplies by them (a null "
-                                "dereference at the warmup encode, SIGSEGV)",
-                                (long long)il, enc_name[m], pf, (long long)il, pf, (long long)il,
-                                qkv[k], e->proj->file);
-                }
+        q = runs && vit && !attn_done ? missing_qkv(f, pf, il, "weight") : NULL;
+        if (q) {
+            attn_done = true;
+            clip_report(f, R_CLIP_GRAPH_TENSOR_MISSING, bk,
+                        "layer %lld of the %s encoder has neither '%s.blk.%lld.attn_qkv."
+                        "weight' nor '%s.blk.%lld.%s.weight': the loader reads them as "
+                        "optional, but the %s graph multiplies by them (a null "
+                        "dereference at the warmup encode, SIGSEGV)",
+                        (long long)il, enc_name[m], pf, (long long)il, pf, (long long)il, q,
+                        e->proj->file);
         }
         if (il == 0 && e->proj && strcmp(e->proj->file, "whisper-enc.cpp") == 0) {
             static const char *const need[] = {"ln1.weight", "ln1.bias",    "ln2.weight",

@@ -122,8 +122,27 @@ void err_text(const char *s)
     gguflint_escape(gguflint_write_file, stderr, s, strlen(s));
 }
 
+void path_error(const char *path, const char *what)
+{
+    fprintf(stderr, "gguflint: ");
+    err_text(path);
+    fprintf(stderr, ": %s\n", what);
+}
+
+gguflint_ctx *cli_new_ctx(void)
+{
+    gguflint_ctx *ctx = gguflint_new(NULL);
+    if (!ctx)
+        fprintf(stderr, "gguflint: out of memory\n");
+    return ctx;
+}
+
 void report_status(const char *path, const gguflint_ctx *ctx, int st)
 {
+    if (st < 0) {
+        path_error(path, "the file changed (shrank) while being read");
+        return;
+    }
     fprintf(stderr, "gguflint: ");
     err_text(path);
     fprintf(stderr, ": %s", gguflint_strerror(st));

@@ -41,8 +41,13 @@ int cli_each_path(int first, int argc, char **argv, bool banners,
 char *cli_normalized(const char *path, const char *base);
 /* Write untrusted text (a path, a detail) escaped to stderr. */
 void err_text(const char *s);
-/* "gguflint: PATH: status: detail" on stderr. */
+/* "gguflint: PATH: what" on stderr. */
+void path_error(const char *path, const char *what);
+/* "gguflint: PATH: status: detail" on stderr; for the guard's -1 (see
+ * guarded_run) "the file changed (shrank) while being read". */
 void report_status(const char *path, const gguflint_ctx *ctx, int st);
+/* gguflint_new(NULL); NULL after "gguflint: out of memory" on stderr. */
+gguflint_ctx *cli_new_ctx(void);
 
 /* The fetch options URL inputs use (set once by a command before it starts
  * threads; NULL: the library's defaults). */

@@ -79,18 +79,10 @@ static int name_shards(const char *path, operand *o)
 static int open_shards(operand *o)
 {
     for (size_t k = 0; k < o->n; k++) {
-        o->ctx[k] = gguflint_new(NULL);
-        if (!o->ctx[k]) {
-            fprintf(stderr, "gguflint: out of memory\n");
+        o->ctx[k] = cli_new_ctx();
+        if (!o->ctx[k])
             return EXIT_USAGE;
-        }
         int st = guarded_run(o->ctx[k], o->paths[k], LIMIT_DEFAULT_STDIN_BYTES, NULL, NULL);
-        if (st < 0) {
-            fprintf(stderr, "gguflint: ");
-            err_text(o->paths[k]);
-            fprintf(stderr, ": the file changed (shrank) while being read\n");
-            return EXIT_USAGE;
-        }
         if (st != GGUFLINT_OK) {
             report_status(o->paths[k], o->ctx[k], st);
             return EXIT_USAGE;

@@ -28,13 +28,6 @@ static bool sha_done(sha256 *md, char out[65])
     return sha256_hex(md, out);
 }
 
-static void say(const char *path, const char *what)
-{
-    fprintf(stderr, "gguflint: ");
-    err_text(path);
-    fprintf(stderr, ": %s\n", what);
-}
-
 /* Tensor order of the one read: by offset, then size, then index. */
 typedef struct span {
     uint64_t offset, nbytes;
@@ -53,7 +46,7 @@ static int take_layout(const char *path, const gguflint_ctx *ctx, dfile *out)
 {
     const gguflint_header *h = gguflint_get_header(ctx);
     if (!h->metadata_complete || h->data_start > h->file_size) {
-        say(path, "the metadata cannot be read completely; run gguflint on it");
+        path_error(path, "the metadata cannot be read completely; run gguflint on it");
         return EXIT_FINDINGS;
     }
     out->size = h->file_size;
@@ -71,7 +64,7 @@ static int take_layout(const char *path, const gguflint_ctx *ctx, dfile *out)
             char msg[128];
             snprintf(msg, sizeof msg,
                      "tensor %zu's data is not inside the file; run gguflint on it", i);
-            say(path, msg);
+            path_error(path, msg);
             return EXIT_FINDINGS;
         }
         d->name = malloc(t->name.len ? (size_t)t->name.len : 1);
@@ -102,7 +95,7 @@ static int read_once(const char *path, gguflint_ctx *ctx, int fd, dfile *out, co
     sha256 *whole = sha_new(), *data = sha_new(), *cur = NULL;
     int rc = EXIT_CLEAN;
     if ((!url && fd < 0) || !buf || !whole || !data) {
-        say(path, !url && fd < 0 ? "cannot open" : !buf ? "out of memory" : sha256_error());
+        path_error(path, !url && fd < 0 ? "cannot open" : !buf ? "out of memory" : sha256_error());
         rc = EXIT_USAGE;
         goto done;
     }
@@ -123,7 +116,7 @@ static int read_once(const char *path, gguflint_ctx *ctx, int fd, dfile *out, co
             got = pread(fd, buf, want, (off_t)pos);
         }
         if (got <= 0) {
-            say(path, "read error: the file changed while being read");
+            path_error(path, "read error: the file changed while being read");
             rc = EXIT_USAGE;
             goto done;
         }
@@ -196,11 +189,11 @@ static int parse_input(const char *path, gguflint_ctx *ctx, int *fd)
     *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     struct stat sb;
     if (*fd < 0 || fstat(*fd, &sb) != 0) {
-        say(path, strerror(errno));
+        path_error(path, strerror(errno));
         return GGUFLINT_E_IO;
     }
     if (!S_ISREG(sb.st_mode)) {
-        say(path, "is not a regular file");
+        path_error(path, "is not a regular file");
         return GGUFLINT_E_NOT_REGULAR;
     }
     gguflint_reader r = GGUFLINT_READER_INIT;
@@ -276,7 +269,7 @@ int digest_file(const char *path, dfile *out)
                      "tensors %zu and %zu overlap (their data is not theirs alone); run gguflint "
                      "on it",
                      covered_by, s->index);
-            say(path, msg);
+            path_error(path, msg);
             rc = EXIT_FINDINGS;
             goto done;
         }

@@ -42,11 +42,9 @@ static void estimate_then(gguflint_ctx *ctx, void *arg)
 static int estimate_one(const char *path, void *arg)
 {
     est_args *a = arg;
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    if (!ctx) {
-        fprintf(stderr, "gguflint: out of memory\n");
+    gguflint_ctx *ctx = cli_new_ctx();
+    if (!ctx)
         return EXIT_USAGE;
-    }
     if (a->fmt == GGUFLINT_FORMAT_JSON) {
         fputs("{\"path\":", stdout);
         gguflint_json_string(gguflint_write_file, stdout, path, strlen(path));
@@ -58,18 +56,11 @@ static int estimate_one(const char *path, void *arg)
     if (st != GGUFLINT_OK || a->st != GGUFLINT_OK) {
         if (a->fmt == GGUFLINT_FORMAT_JSON)
             fputs("null", stdout);
-        if (st < 0) {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr, ": the file changed (shrank) while being read\n");
-            rc = EXIT_USAGE;
-        } else if (st != GGUFLINT_OK) {
+        if (st != GGUFLINT_OK) {
             report_status(path, ctx, st);
             rc = EXIT_USAGE;
         } else {
-            fprintf(stderr, "gguflint: ");
-            err_text(path);
-            fprintf(stderr, ": not a GGUF model that can be estimated\n");
+            path_error(path, "not a GGUF model that can be estimated");
             rc = EXIT_FINDINGS;
         }
     }

@@ -429,7 +429,15 @@ static int finish(lint_state *L, int rc)
     for (int k = 0; k < s->n_out; k++) {
         gguflint_report_set(s->out[k].rep, GGUFLINT_REPORT_BASELINE_GONE,
                             gone > INT32_MAX ? INT32_MAX : (int)gone);
-        gguflint_report_end(s->out[k].rep, !s->quiet);
+        /* out of memory in any of the report's calls: the report lacks part
+         * of its output, which must not pass for a whole one */
+        int st = gguflint_report_end(s->out[k].rep, !s->quiet);
+        if (st != GGUFLINT_OK) {
+            fprintf(stderr, "gguflint: ");
+            err_text(s->out[k].file ? s->out[k].file : "standard output");
+            fprintf(stderr, ": the report is incomplete: %s\n", gguflint_strerror(st));
+            rc = EXIT_USAGE;
+        }
     }
     if (!close_outputs(s))
         rc = EXIT_USAGE;

@@ -321,21 +321,20 @@ settings *lint_settings_new(void)
     settings *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->opt = gguflint_options_new();
-    s->probe = gguflint_options_new();
-    s->cwd = getcwd(NULL, 0); /* NULL when it cannot be named: paths stay as given */
-    if (!s->opt || !s->probe) {
-        gguflint_options_free(s->opt);
-        gguflint_options_free(s->probe);
-        free(s->cwd);
-        free(s);
-        return NULL;
-    }
     s->fmt = GGUFLINT_FORMAT_TEXT;
     s->color = COLOR_AUTO;
     s->fail_on = GGUFLINT_ERROR;
     s->stdin_max = LIMIT_DEFAULT_STDIN_BYTES;
     s->jobs = 1;
     s->profile = "ggml";
-    return s;
+    s->opt = gguflint_options_new();
+    s->probe = gguflint_options_new();
+    s->cwd = getcwd(NULL, 0); /* NULL when it cannot be named: paths stay as given */
+    if (s->opt && s->probe)
+        return s;
+    gguflint_options_free(s->opt);
+    gguflint_options_free(s->probe);
+    free(s->cwd);
+    free(s);
+    return NULL;
 }

@@ -245,18 +245,12 @@ static void dump_then(gguflint_ctx *ctx, void *arg)
 static int dump_one(const char *path, void *arg)
 {
     dump_args *d = arg;
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    if (!ctx) {
-        fprintf(stderr, "gguflint: out of memory\n");
+    gguflint_ctx *ctx = cli_new_ctx();
+    if (!ctx)
         return EXIT_USAGE;
-    }
     int st = guarded_run(ctx, path, 1ull << 30, dump_then, d);
     int rc = EXIT_USAGE;
-    if (st < 0) {
-        fprintf(stderr, "gguflint: ");
-        err_text(path);
-        fprintf(stderr, ": the file changed (shrank) while being read\n");
-    } else if (st != GGUFLINT_OK) {
+    if (st != GGUFLINT_OK) {
         report_status(path, ctx, st);
     } else {
         const gguflint_header *h = gguflint_get_header(ctx);

@@ -81,6 +81,13 @@ void gl_free(void *p)
         a_free(a_user, p);
 }
 
+void gl_free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        gl_free(v[i]);
+    gl_free(v);
+}
+
 char *gl_strndup(const char *s, size_t n)
 {
     size_t len = strnlen(s, n);

@@ -15,6 +15,8 @@ void *gl_malloc(size_t n);
 void *gl_calloc(size_t n, size_t size);
 void *gl_realloc(void *p, size_t n);
 void gl_free(void *p);
+/* The n strings of the array v, then v (NULL: nothing). */
+void gl_free_strings(char **v, size_t n);
 /* Copies of a NUL-terminated string (of at most n bytes for gl_strndup). */
 char *gl_strdup(const char *s);
 char *gl_strndup(const char *s, size_t n);

@@ -83,24 +83,23 @@ static bool in_list(const char *const *l, size_t n, const char *name)
     return false;
 }
 
+/* Sums and products saturate at UINT64_MAX and say so in e. */
+static uint64_t saturate(estimate *e)
+{
+    e->saturated = true;
+    return UINT64_MAX;
+}
+
 static uint64_t add(estimate *e, uint64_t a, uint64_t b)
 {
     uint64_t r;
-    if (ckd_add64(&r, a, b)) {
-        e->saturated = true;
-        return UINT64_MAX;
-    }
-    return r;
+    return ckd_add64(&r, a, b) ? saturate(e) : r;
 }
 
 static uint64_t mul(estimate *e, uint64_t a, uint64_t b)
 {
     uint64_t r;
-    if (ckd_mul64(&r, a, b)) {
-        e->saturated = true;
-        return UINT64_MAX;
-    }
-    return r;
+    return ckd_mul64(&r, a, b) ? saturate(e) : r;
 }
 
 static uint64_t pad256(estimate *e, uint64_t x)

@@ -31,17 +31,18 @@ enum { MAX_ORIGIN_HEADERS = URL_MAX_HEADERS, ERRBODY_MAX = 160 };
 
 void net_options_default(net_options *o)
 {
-    memset(o, 0, sizeof *o);
-    o->first_range = LIMIT_DEFAULT_FETCH_FIRST_RANGE;
-    o->max_fetch = LIMIT_DEFAULT_FETCH_MAX_BYTES;
-    o->retries = LIMIT_DEFAULT_FETCH_RETRIES;
-    o->backoff_ms = LIMIT_DEFAULT_FETCH_BACKOFF_MS;
-    o->max_retry_after_s = URL_MAX_RETRY_AFTER_S;
-    o->max_redirects = LIMIT_DEFAULT_FETCH_MAX_REDIRECTS;
-    o->connect_timeout_ms = LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S * 1000u;
-    o->stall_timeout_ms = LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u;
-    o->deadline_ms = LIMIT_DEFAULT_FETCH_DEADLINE_S * 1000u;
-    o->file_deadline_ms = LIMIT_DEFAULT_FETCH_FILE_DEADLINE_S * 1000u;
+    *o = (net_options){
+        .first_range = LIMIT_DEFAULT_FETCH_FIRST_RANGE,
+        .max_fetch = LIMIT_DEFAULT_FETCH_MAX_BYTES,
+        .retries = LIMIT_DEFAULT_FETCH_RETRIES,
+        .backoff_ms = LIMIT_DEFAULT_FETCH_BACKOFF_MS,
+        .max_retry_after_s = URL_MAX_RETRY_AFTER_S,
+        .max_redirects = LIMIT_DEFAULT_FETCH_MAX_REDIRECTS,
+        .connect_timeout_ms = LIMIT_DEFAULT_FETCH_CONNECT_TIMEOUT_S * 1000u,
+        .stall_timeout_ms = LIMIT_DEFAULT_FETCH_TIMEOUT_S * 1000u,
+        .deadline_ms = LIMIT_DEFAULT_FETCH_DEADLINE_S * 1000u,
+        .file_deadline_ms = LIMIT_DEFAULT_FETCH_FILE_DEADLINE_S * 1000u,
+    };
 }
 
 uint64_t net_now_ms(void)
@@ -737,9 +738,7 @@ void net_close(net_file *f)
 {
     if (!f)
         return;
-    for (size_t i = 0; i < f->n_hdrs; i++)
-        gl_free(f->hdrs[i]);
-    gl_free(f->hdrs);
+    gl_free_strings(f->hdrs, f->n_hdrs);
     gl_free(f->url);
     gl_free(f->origin);
     gl_free(f->data_url);

@@ -494,9 +494,7 @@ void gguflint_url_list_free(gguflint_url_list *l)
 {
     if (!l)
         return;
-    for (size_t i = 0; i < l->n; i++)
-        gl_free(l->urls[i]);
-    gl_free(l->urls);
+    gl_free_strings(l->urls, l->n);
     gl_free(l->sizes);
     gl_free(l);
 }

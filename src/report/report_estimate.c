@@ -24,9 +24,10 @@ static const char *kind_name(uint8_t k)
     return k < 5 ? n[k] : "?";
 }
 
-static void mib(const out *o, uint64_t b)
+/* A label and a size in bytes, with the size in MiB. */
+static void mib(const out *o, const char *label, uint64_t b)
 {
-    out_putf(o, "%" PRIu64 " bytes (%.2f MiB)", b, (double)b / 1048576.0);
+    out_putf(o, "%s%" PRIu64 " bytes (%.2f MiB)", label, b, (double)b / 1048576.0);
 }
 
 static void put_text(const out *o, const estimate *e)
@@ -36,14 +37,13 @@ static void put_text(const out *o, const estimate *e)
              ", cache K %s, V %s, memory %s%s\n",
              e->n_ctx, e->n_ctx_req, e->n_batch, e->n_ubatch, gt_info(e->type_k)->name,
              gt_info(e->type_v)->name, e->memory, e->mla ? " (MLA: no V cache)" : "");
-    out_put(o, "weights (CPU): ");
-    mib(o, e->weights);
+    mib(o, "weights (CPU): ", e->weights);
     out_putf(o, " in %" PRIu64 " tensors\n", e->tensors);
     for (uint32_t t = 0; t <= GGML_TYPE_TABLE_COUNT; t++)
         if (e->count_by_type[t]) {
             out_putf(o, "  %-8s %6" PRIu64 " tensors  ",
                      t < GGML_TYPE_TABLE_COUNT ? gt_info(t)->name : "unknown", e->count_by_type[t]);
-            mib(o, e->by_type[t]);
+            mib(o, "", e->by_type[t]);
             out_put(o, "\n");
         }
     uint32_t n_attn = 0, n_swa = 0, n_rs = 0;
@@ -53,28 +53,21 @@ static void put_text(const out *o, const estimate *e)
         n_attn += e->layer[il].kind == EST_BOTH;
         n_rs += e->layer[il].kind == EST_RS || e->layer[il].kind == EST_BOTH;
     }
-    out_putf(o, "KV cache: K ");
-    mib(o, e->kv_k);
-    out_put(o, ", V ");
-    mib(o, e->kv_v);
+    mib(o, "KV cache: K ", e->kv_k);
+    mib(o, ", V ", e->kv_v);
     out_putf(o, "; %u full layer%s, %u sliding-window layer%s", n_attn, n_attn == 1 ? "" : "s",
              n_swa, n_swa == 1 ? "" : "s");
     if (n_swa)
         out_putf(o, " (window %" PRIu64 ")", e->n_swa);
     out_put(o, "\n");
     if (n_rs) {
-        out_put(o, "recurrent state: R ");
-        mib(o, e->rs_r);
-        out_put(o, ", S ");
-        mib(o, e->rs_s);
+        mib(o, "recurrent state: R ", e->rs_r);
+        mib(o, ", S ", e->rs_s);
         out_putf(o, "; %u layer%s\n", n_rs, n_rs == 1 ? "" : "s");
     }
-    out_put(o, "output buffer: ");
-    mib(o, e->output);
-    out_put(o, "\ncompute buffer (rough): ");
-    mib(o, e->compute);
-    out_put(o, "\ntotal: ");
-    mib(o, e->total);
+    mib(o, "output buffer: ", e->output);
+    mib(o, "\ncompute buffer (rough): ", e->compute);
+    mib(o, "\ntotal: ", e->total);
     out_put(o, "\n");
     for (size_t i = 0; i < sizeof note_text / sizeof note_text[0]; i++)
         if (e->notes & (1u << i))
