@@ -42,9 +42,10 @@ bool parse_format(const char *s, gguflint_format *f)
     static const struct {
         const char *name;
         gguflint_format fmt;
-    } formats[] = {{"text", GGUFLINT_FORMAT_TEXT},         {"json", GGUFLINT_FORMAT_JSON},
-                   {"sarif", GGUFLINT_FORMAT_SARIF},       {"github", GGUFLINT_FORMAT_GITHUB},
-                   {"baseline", GGUFLINT_FORMAT_BASELINE}, {"cyclonedx", CLI_FORMAT_CYCLONEDX}};
+    } formats[] = {
+        {"text", GGUFLINT_FORMAT_TEXT},         {"json", GGUFLINT_FORMAT_JSON},
+        {"sarif", GGUFLINT_FORMAT_SARIF},       {"github", GGUFLINT_FORMAT_GITHUB},
+        {"baseline", GGUFLINT_FORMAT_BASELINE}, {"cyclonedx", GGUFLINT_FORMAT_CYCLONEDX}};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (strcmp(s, formats[i].name) == 0) {
             *f = formats[i].fmt;

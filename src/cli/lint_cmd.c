@@ -382,7 +382,7 @@ static int report_one(lint_state *L, const char *path, gguflint_ctx *ctx, int st
         bool json = false, bom = false;
         for (int k = 0; k < s->n_out; k++) {
             json |= s->out[k].fmt == GGUFLINT_FORMAT_JSON;
-            bom |= s->out[k].fmt == CLI_FORMAT_CYCLONEDX;
+            bom |= s->out[k].fmt == GGUFLINT_FORMAT_CYCLONEDX;
         }
         if ((bom || (json && gguflint_options_get_deep(s->opt))) && gguflint_url_kind(path) == 0 &&
             strcmp(path, "-") != 0 && sha256_file(path, sha))

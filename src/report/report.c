@@ -12,7 +12,7 @@
 static const report_writer *const writers[] = {
     [GGUFLINT_FORMAT_TEXT] = &report_text,         [GGUFLINT_FORMAT_JSON] = &report_json,
     [GGUFLINT_FORMAT_SARIF] = &report_sarif,       [GGUFLINT_FORMAT_GITHUB] = &report_github,
-    [GGUFLINT_FORMAT_BASELINE] = &report_baseline, [REPORT_FORMAT_CYCLONEDX] = &report_cyclonedx,
+    [GGUFLINT_FORMAT_BASELINE] = &report_baseline, [GGUFLINT_FORMAT_CYCLONEDX] = &report_cyclonedx,
 };
 #define N_WRITERS (sizeof writers / sizeof writers[0])
 

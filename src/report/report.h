@@ -74,11 +74,6 @@ typedef struct report_writer {
 void report_statistics_text(gguflint_report *r);
 void report_statistics_json(gguflint_report *r);
 
-/* The CycloneDX writer's format value. gguflint.h's enum does not name it
- * yet: GGUFLINT_FORMAT_CYCLONEDX = 5 is to be appended there (the CLI's
- * parse_format uses the same number). */
-#define REPORT_FORMAT_CYCLONEDX ((gguflint_format)5)
-
 extern const report_writer report_text, report_json, report_sarif, report_github, report_baseline,
     report_cyclonedx;
 
