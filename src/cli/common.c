@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 
 int usage_error(const char *fmt, const char *arg)
@@ -32,6 +33,31 @@ bool parse_u64(const char *s, uint64_t *out)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
     if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool parse_bom_time(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    if (strcmp(s, "none") == 0) {
+        *out = -1;
+        return true;
+    }
+    if (strcmp(s, "now") == 0) {
+        time_t t = time(NULL);
+        *out = t < 0 ? 0 : (int64_t)t;
+        return true;
+    }
+    int64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || v > INT64_C(253402300799) / 10)
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (v > INT64_C(253402300799))
         return false;
     *out = v;
     return true;

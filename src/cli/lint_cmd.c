@@ -13,6 +13,7 @@
 #include "sha256.h"
 
 #include "core/limits.h"
+#include "gguflint_llama.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -165,6 +166,7 @@ static int open_outputs(settings *s)
         gguflint_report_set(o->rep, GGUFLINT_REPORT_COLOR, want_color(s, o));
         gguflint_report_set_base(o->rep, s->cwd);
         gguflint_report_set_help_uri(o->rep, s->help_uri);
+        gguflint_report_set_timestamp(o->rep, s->bom_time);
     }
     return EXIT_CLEAN;
 }

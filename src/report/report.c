@@ -30,6 +30,7 @@ gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, v
     r->o = (out){w, user};
     r->first_file = true;
     r->first_result = true;
+    r->bom_time = -1;
     return r;
 }
 

@@ -37,6 +37,7 @@ struct gguflint_report {
     uint64_t baselined; /* findings left out as baselined, over the files so far */
     uint64_t gone;      /* GGUFLINT_REPORT_BASELINE_GONE */
     sbuf vulns;         /* CycloneDX: the vulnerabilities, written after the components */
+    int64_t bom_time;   /* CycloneDX: gguflint_report_set_timestamp, or -1 (none) */
 };
 
 /* Whether finding i of the file being reported is shown (not baselined). */
