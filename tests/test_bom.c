@@ -76,12 +76,12 @@ static void test_dates(void **state)
         const char *iso;
     } rows[] = {
         {0, "1970-01-01T00:00:00Z"},
-        {951782400, "2000-02-29T00:00:00Z"},      /* a leap day of a 400th year */
-        {4107456000, "2100-02-28T00:00:00Z"},     /* 2100 is no leap year... */
-        {4107542400, "2100-03-01T00:00:00Z"},     /* ...so March follows the 28th */
+        {951782400, "2000-02-29T00:00:00Z"},  /* a leap day of a 400th year */
+        {4107456000, "2100-02-28T00:00:00Z"}, /* 2100 is no leap year... */
+        {4107542400, "2100-03-01T00:00:00Z"}, /* ...so March follows the 28th */
         {1700000000, "2023-11-14T22:13:20Z"},
         {1735689599, "2024-12-31T23:59:59Z"},
-        {253402300799, "9999-12-31T23:59:59Z"},   /* the last accepted */
+        {253402300799, "9999-12-31T23:59:59Z"}, /* the last accepted */
     };
     static sink s;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
