@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* the CycloneDX BOM: every general.* value of the file, with a digest */
     fuzz_sink bom = {0, 0};
-    gguflint_report *r = gguflint_report_new(REPORT_FORMAT_CYCLONEDX, fuzz_write, &bom);
+    gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_CYCLONEDX, fuzz_write, &bom);
     if (r) {
         gguflint_report_file_ex(r, "fuzz.gguf", ctx, st, NULL,
                                 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");

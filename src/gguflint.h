@@ -675,9 +675,11 @@ GGUFLINT_API void gguflint_json_string(gguflint_write_fn w, void *user, const vo
 typedef enum gguflint_format {
     GGUFLINT_FORMAT_TEXT = 0,
     GGUFLINT_FORMAT_JSON = 1,
-    GGUFLINT_FORMAT_SARIF = 2,   /* SARIF 2.1.0, one run (lint reports only) */
-    GGUFLINT_FORMAT_GITHUB = 3,  /* GitHub Actions workflow annotations (lint reports only) */
-    GGUFLINT_FORMAT_BASELINE = 4 /* a baseline: one line per finding with its fingerprint */
+    GGUFLINT_FORMAT_SARIF = 2,    /* SARIF 2.1.0, one run (lint reports only) */
+    GGUFLINT_FORMAT_GITHUB = 3,   /* GitHub Actions workflow annotations (lint reports only) */
+    GGUFLINT_FORMAT_BASELINE = 4, /* a baseline: one line per finding with its fingerprint */
+    GGUFLINT_FORMAT_CYCLONEDX = 5 /* a CycloneDX 1.6 ML-BOM, one component per file (lint
+                                     reports only; the run's findings as vulnerabilities) */
 } gguflint_format;
 
 /* A report over several files: begin, one call per file, end. A file that

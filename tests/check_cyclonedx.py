@@ -7,7 +7,10 @@ files and a missing path, and the exact fields of a file whose general.*
 keys are known: name, version, supplier, author, licence, tags, datasets,
 base model, architecture, file type, parameter count, SHA-256 and size,
 and the findings as vulnerabilities (the same rules as the JSON report,
-each affecting the file's component). Two runs give the same bytes.
+each affecting the file's component). Two runs give the same bytes, with
+no timestamp; --bom-timestamp SECONDS|now|none and SOURCE_DATE_EPOCH give
+metadata.timestamp (the option first), each BOM valid against the schema,
+and bad values exit 2.
 Exits 77 (skipped) when the schema or python3-jsonschema is absent."""
 import hashlib
 import json
@@ -15,6 +18,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gguf_write import ARR, F32, STR, U32, gguf  # noqa: E402
@@ -34,8 +39,12 @@ def validator(schema_dir):
     return v
 
 
-def bom(cli, *args):
-    p = subprocess.run([cli, "--isolated", "--format", "cyclonedx", *args], capture_output=True)
+def bom(cli, *args, epoch=None):
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    if epoch is not None:
+        env["SOURCE_DATE_EPOCH"] = epoch
+    p = subprocess.run([cli, "--isolated", "--format", "cyclonedx", *args], capture_output=True,
+                       env=env)
     return p.stdout, p.returncode
 
 
@@ -134,6 +143,44 @@ def check_fields(cli, v, tmp):
     return n
 
 
+def iso(t):
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def check_timestamps(cli, v, path):
+    n = 0
+
+    def stamp(*args, epoch=None):
+        raw, rc = bom(cli, "--exit-zero", *args, path, epoch=epoch)
+        errs, doc = errors_of(v, raw, "timestamp %r %r" % (args, epoch))
+        if doc is None or rc != 0:
+            return errs + 1, None
+        return errs, doc["metadata"].get("timestamp")
+
+    for t in (0, 951782400, 1700000000, 4107542400, 253402300799):
+        e, got = stamp("--bom-timestamp", str(t))
+        n += e + expect(got == iso(t), "--bom-timestamp %d: %r, wanted %s" % (t, got, iso(t)))
+        e, got = stamp(epoch=str(t))
+        n += e + expect(got == iso(t), "SOURCE_DATE_EPOCH=%d: %r" % (t, got))
+    e, got = stamp("--bom-timestamp", "1700000000", epoch="0")
+    n += e + expect(got == iso(1700000000), "the option before SOURCE_DATE_EPOCH")
+    e, got = stamp("--bom-timestamp", "none", epoch="0")
+    n += e + expect(got is None, "--bom-timestamp none: no timestamp")
+    e, got = stamp(epoch="")
+    n += e + expect(got is None, "an empty SOURCE_DATE_EPOCH: no timestamp")
+    before = int(time.time())
+    e, got = stamp("--bom-timestamp", "now")
+    after = int(time.time())
+    n += e + expect(got in {iso(t) for t in range(before, after + 1)}, "now: %r" % got)
+    for bad in ("253402300800", "-1", "0x10", "1.5", "yesterday"):
+        _, rc = bom(cli, "--bom-timestamp", bad, path)
+        n += expect(rc == 2, "--bom-timestamp %s exits 2 (%d)" % (bad, rc))
+    for bad in ("x", "now", "-5", "253402300800"):
+        _, rc = bom(cli, path, epoch=bad)
+        n += expect(rc == 2, "SOURCE_DATE_EPOCH=%s exits 2 (%d)" % (bad, rc))
+    return n
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__)
@@ -155,6 +202,7 @@ def main():
             last = {p["name"]: p["value"] for p in doc["components"][-1]["properties"]}
             failures += expect("gguflint:error" in last, "an unreadable file says why")
         failures += check_fields(cli, v, tmp)
+        failures += check_timestamps(cli, v, os.path.join(tmp, "tiny.gguf"))
     print(f"{len(files)} corpus files in one BOM; {failures} failures")
     return 1 if failures else 0
 

@@ -231,7 +231,7 @@ static int exercise(const uint8_t *buf, size_t len)
         NOTE(gguflint_check_family(ctx, 2));
     }
     size_t out = 0;
-    for (int f = GGUFLINT_FORMAT_TEXT; f <= GGUFLINT_FORMAT_BASELINE; f++) {
+    for (int f = GGUFLINT_FORMAT_TEXT; f <= GGUFLINT_FORMAT_CYCLONEDX; f++) {
         gguflint_report *rep = gguflint_report_new((gguflint_format)f, sink, &out);
         if (!rep) {
             NOTE(GGUFLINT_E_NOMEM);

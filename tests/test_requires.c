@@ -1,8 +1,8 @@
 /* test_requires.c - the oldest llama.cpp a file needs (model/requires.c,
  * data/llama/history.def) and GG595 under a pinned build (--llama-build):
  * files built for several dates (an old architecture with old types, then a
- * new architecture, tensor type, pre-tokenizer, projector type) with their
- * exact build numbers; GG595's id and offset, its clean cases, names unknown
+ * new architecture, tensor type, tokenizer model, pre-tokenizer, projector
+ * type, and a key newer than its architecture) with their exact build numbers; GG595's id and offset, its clean cases, names unknown
  * to the reference tree, the pin's forms, and requires_llama in JSON. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,16 +19,22 @@
 #include "gguf_builder.h"
 #include "gguflint.h"
 #include "gguflint_llama.h"
+#include "model/arch_tables.h"
 #include "model/requires.h"
 
 /* A model: general.architecture, tokenizer.ggml.pre (NULL: none), one 1-D
- * tensor of 256 elements per type (n types), data written. The offsets of
- * the architecture's value and of each tensor info go to arch_at / t_at. */
+ * tensor of 256 elements per type (n types), data written; tok: a
+ * tokenizer.ggml.model, key: a u32 KV of that name (value 2). The offsets of
+ * the architecture's value and of each tensor info go to arch_at / t_at, the
+ * tokenizer model's value and the key's KV to tok_at / key_at. */
 typedef struct spec {
     const char *arch, *pre, *proj;
     uint32_t types[4];
     size_t n;
+    const char *tok, *key;
 } spec;
+
+static size_t tok_at, key_at;
 
 static uint8_t *build(const spec *s, size_t *len, size_t *arch_at, size_t *t_at)
 {
@@ -40,6 +46,12 @@ static uint8_t *build(const spec *s, size_t *len, size_t *arch_at, size_t *t_at)
         gb_kv_str(b, "tokenizer.ggml.pre", s->pre);
     if (s->proj)
         gb_kv_str(b, "clip.projector_type", s->proj);
+    if (s->tok) {
+        gb_kv_str(b, "tokenizer.ggml.model", s->tok);
+        tok_at = gb_last(b)->value;
+    }
+    if (s->key)
+        key_at = gb_kv_u32(b, s->key, 2);
     uint64_t ne[1] = {256}, off = 0, sizes[4];
     for (size_t i = 0; i < s->n; i++) {
         char name[32];
@@ -93,16 +105,46 @@ static void test_builds_by_date(void **state)
         spec s;
         uint32_t build;
     } rows[] = {
-        {{"llama", NULL, NULL, {F32, F16, Q4_0}, 3}, 1953},    /* 2023: llama, old types */
-        {{"llama", "llama-bpe", NULL, {F32, Q4_K}, 2}, 2786},  /* the pre-tokenizer of 2024-04-29 */
-        {{"qwen2", "qwen2", NULL, {F16}, 1}, 2821},            /* qwen2's pre-tokenizer */
-        {{"llama4", "llama4", NULL, {F16}, 1}, 5074},          /* a new architecture, 2025-04-07 */
-        {{"llama", NULL, NULL, {F16, MXFP4}, 2}, 6096},        /* a new tensor type, 2025-08-05 */
-        {{"llama", NULL, NULL, {NVFP4}, 1}, 8307},             /* nvfp4, 2026-03-11 */
-        {{"qwen35", "qwen35", NULL, {F16}, 1}, 7993},          /* qwen35 and its pre-tokenizer */
-        {{"llama", "laguna", NULL, {F16}, 1}, 10088},          /* a new pre-tokenizer, 2026-07-22 */
-        {{"clip", NULL, "gemma4v", {F16}, 1}, 8643},           /* a projector type */
-        {{"clip", NULL, "dots3note_v", {F16}, 1}, UINT32_MAX}, /* after b10573: no tag yet */
+        {{"llama", NULL, NULL, {F32, F16, Q4_0}, 3, NULL, NULL}, 1953}, /* 2023: llama, old types */
+        {{"llama", "llama-bpe", NULL, {F32, Q4_K}, 2, NULL, NULL},
+         2786}, /* the pre-tokenizer of 2024-04-29 */
+        {{"qwen2", "qwen2", NULL, {F16}, 1, NULL, NULL}, 2821}, /* qwen2's pre-tokenizer */
+        {{"llama4", "llama4", NULL, {F16}, 1, NULL, NULL},
+         5074}, /* a new architecture, 2025-04-07 */
+        {{"llama", NULL, NULL, {F16, MXFP4}, 2, NULL, NULL},
+         6096},                                                /* a new tensor type, 2025-08-05 */
+        {{"llama", NULL, NULL, {NVFP4}, 1, NULL, NULL}, 8307}, /* nvfp4, 2026-03-11 */
+        {{"qwen35", "qwen35", NULL, {F16}, 1, NULL, NULL}, 7993}, /* qwen35 and its pre-tokenizer */
+        {{"llama", "laguna", NULL, {F16}, 1, NULL, NULL},
+         10088}, /* a new pre-tokenizer, 2026-07-22 */
+        {{"clip", NULL, "gemma4v", {F16}, 1, NULL, NULL}, 8643}, /* a projector type */
+        {{"clip", NULL, "dots3note_v", {F16}, 1, NULL, NULL},
+         UINT32_MAX}, /* after b10573: no tag yet */
+        /* tokenizer models (tokenizer.ggml.model), each on the oldest architecture */
+        {{"llama", NULL, NULL, {F16}, 1, "llama", NULL}, 1953},
+        {{"llama", NULL, NULL, {F16}, 1, "gpt2", NULL}, 1953},
+        {{"llama", NULL, NULL, {F16}, 1, "bert", NULL}, 2168},       /* WPM, 2024-02-11 */
+        {{"llama", NULL, NULL, {F16}, 1, "no_vocab", NULL}, 2431},   /* 2024-03-14 */
+        {{"llama", NULL, NULL, {F16}, 1, "t5", NULL}, 3248},         /* UGM, 2024-06-25 */
+        {{"llama", NULL, NULL, {F16}, 1, "rwkv", NULL}, 3651},       /* 2024-09-01 */
+        {{"llama", NULL, NULL, {F16}, 1, "none", NULL}, 4358},       /* 2024-12-18 */
+        {{"llama", NULL, NULL, {F16}, 1, "plamo2", NULL}, 5899},     /* 2025-07-15 */
+        {{"llama", NULL, NULL, {F16}, 1, "gemma4", NULL}, 8643},     /* 2026-04-02 */
+        {{"llama", NULL, NULL, {F16}, 1, "hybriddna", NULL}, 9270},  /* 2026-05-21 */
+        {{"llama", NULL, NULL, {F16}, 1, "whitespace", NULL}, 9449}, /* 2026-05-31 */
+        /* keys the loader read only after its architecture came */
+        {{"deepseek2", NULL, NULL, {F16}, 1, NULL, "deepseek2.expert_gating_func"}, 4417},
+        {{"deepseek2", NULL, NULL, {F16}, 1, NULL, "deepseek2.attention.key_length_mla"}, 5137},
+        {{"llama", NULL, NULL, {F16}, 1, NULL, "llama.vocab_size"}, 2431}, /* no tokens array */
+        {{"llama", NULL, NULL, {F16}, 1, NULL, "llama.embedding_length_out"}, 7641},
+        {{"gemma3", NULL, NULL, {F16}, 1, NULL, "gemma3.attention.sliding_window_pattern"}, 7516},
+        /* clean: a key as old as its architecture, a key another loader
+         * reads, a key read without the prefix that came with its
+         * architecture (apertus, b6671) */
+        {{"llama", NULL, NULL, {F16}, 1, NULL, "llama.context_length"}, 1953},
+        {{"llama", NULL, NULL, {F16}, 1, NULL, "llama.expert_gating_func"}, 1953},
+        {{"deepseek2", NULL, NULL, {F16}, 1, NULL, "deepseek2.attention.q_lora_rank"}, 3040},
+        {{"apertus", NULL, NULL, {F16}, 1, NULL, "xielu.alpha_n"}, 6671},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         size_t unknown;
@@ -117,12 +159,28 @@ static void test_unknown_names(void **state)
 {
     (void)state;
     size_t unknown;
-    spec s = {"no-such-arch", "no-such-pre", NULL, {F16}, 1};
+    spec s = {"no-such-arch", "no-such-pre", NULL, {F16}, 1, NULL, NULL};
     assert_int_equal(needed(&s, &unknown), 1953); /* f16 is still dated */
     assert_int_equal(unknown, 2);
-    spec p = {"clip", NULL, "no-such-projector", {F16}, 1};
+    spec p = {"clip", NULL, "no-such-projector", {F16}, 1, NULL, NULL};
     assert_int_equal(needed(&p, &unknown), 1953);
     assert_int_equal(unknown, 1);
+    /* plamo3 is upstream after the reference tree's build */
+    spec t = {"llama", NULL, NULL, {F16}, 1, "plamo3", NULL};
+    assert_int_equal(needed(&t, &unknown), 1953);
+    assert_int_equal(unknown, 1);
+}
+
+/* Every loader's keys fit the need table (its own and the common ones). */
+static void test_key_capacity(void **state)
+{
+    (void)state;
+    size_t most = 0;
+    for (size_t i = 0; i < arch_info_count; i++)
+        if (arch_infos[i].key_count > most)
+            most = arch_infos[i].key_count;
+    if (most + arch_common_count > REQ_MAX_KEYS)
+        fail_msg("%zu + %u keys > REQ_MAX_KEYS", most, (unsigned)arch_common_count);
 }
 
 static gguflint_options *pinned(const char *pin)
@@ -157,7 +215,7 @@ static void expect_pin(const uint8_t *buf, size_t len, const char *pin, uint64_t
 static void test_gg595_arch(void **state)
 {
     (void)state;
-    spec s = {"llama4", NULL, NULL, {F16}, 1};
+    spec s = {"llama4", NULL, NULL, {F16}, 1, NULL, NULL};
     size_t len, at;
     uint8_t *buf = build(&s, &len, &at, NULL);
     expect_pin(buf, len, "b5000", at, "architecture 'llama4' needs llama.cpp b5074 (2025-04-07");
@@ -174,7 +232,7 @@ static void test_gg595_arch(void **state)
 static void test_gg595_type(void **state)
 {
     (void)state;
-    spec s = {"llama", NULL, NULL, {F16, MXFP4, MXFP4}, 3};
+    spec s = {"llama", NULL, NULL, {F16, MXFP4, MXFP4}, 3, NULL, NULL};
     size_t len, t_at[4];
     uint8_t *buf = build(&s, &len, NULL, t_at);
     /* once per type, at its first tensor */
@@ -183,10 +241,58 @@ static void test_gg595_type(void **state)
     free(buf);
 }
 
+static void test_gg595_tokenizer_model(void **state)
+{
+    (void)state;
+    spec s = {"llama", NULL, NULL, {F16}, 1, "t5", NULL};
+    size_t len;
+    uint8_t *buf = build(&s, &len, NULL, NULL);
+    expect_pin(buf, len, "b3000", tok_at,
+               "tokenizer model 't5' needs llama.cpp b3248 (2024-06-25, commit 6fcbf6823553)");
+    expect_pin(buf, len, "2024-06-24", tok_at, "newer than the pinned 2024-06-24");
+    expect_pin(buf, len, "b3248", tok_at, NULL);
+    expect_pin(buf, len, "2024-06-25", tok_at, NULL);
+    free(buf);
+    /* unknown to the reference tree (upstream later) */
+    spec u = {"llama", NULL, NULL, {F16}, 1, "plamo3", NULL};
+    buf = build(&u, &len, NULL, NULL);
+    expect_pin(buf, len, "b9000", tok_at, "tokenizer model 'plamo3' is unknown to the reference");
+    free(buf);
+}
+
+static void test_gg595_key(void **state)
+{
+    (void)state;
+    /* deepseek2 (b3040) is known to b4000, its expert_gating_func is not */
+    spec s = {"deepseek2", NULL, NULL, {F16}, 1, NULL, "deepseek2.expert_gating_func"};
+    size_t len;
+    uint8_t *buf = build(&s, &len, NULL, NULL);
+    expect_pin(buf, len, "b4000", key_at,
+               "key 'deepseek2.expert_gating_func' needs llama.cpp b4417 (2025-01-04");
+    expect_pin(buf, len, "b4417", key_at, NULL);
+    free(buf);
+    /* clean: llama.vocab_size (b2431) beside the tokens array it repeats
+     * (data/llama/key_alternatives.def) */
+    gb *b = gb_new(3);
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_u32(b, "llama.vocab_size", 2);
+    const char *tokens[] = {"a", "b"};
+    gb_kv_arr_str(b, "tokenizer.ggml.tokens", tokens, 2);
+    uint8_t *v = gb_finish(b, &len);
+    gb_free(b);
+    expect_pin(v, len, "b2000", 0, NULL);
+    free(v);
+    /* clean: the same key on an architecture whose loader does not read it */
+    spec o = {"llama", NULL, NULL, {F16}, 1, NULL, "llama.expert_gating_func"};
+    buf = build(&o, &len, NULL, NULL);
+    expect_pin(buf, len, "b2000", key_at, NULL);
+    free(buf);
+}
+
 static void test_gg595_unknown(void **state)
 {
     (void)state;
-    spec s = {"no-such-arch", NULL, NULL, {F16}, 1};
+    spec s = {"no-such-arch", NULL, NULL, {F16}, 1, NULL, NULL};
     size_t len, at;
     uint8_t *buf = build(&s, &len, &at, NULL);
     expect_pin(buf, len, "b5000", at, "unknown to the reference tree (llama.cpp b10573-14");
@@ -232,7 +338,7 @@ static void to_sink(void *user, const char *data, size_t len)
 static void test_json_and_text(void **state)
 {
     (void)state;
-    spec s = {"llama4", "llama4", NULL, {F16}, 1};
+    spec s = {"llama4", "llama4", NULL, {F16}, 1, NULL, NULL};
     size_t len;
     uint8_t *buf = build(&s, &len, NULL, NULL);
     gguflint_options *o = pinned("b6000");
@@ -269,10 +375,16 @@ static void test_json_and_text(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_builds_by_date), cmocka_unit_test(test_unknown_names),
-        cmocka_unit_test(test_gg595_arch),     cmocka_unit_test(test_gg595_type),
-        cmocka_unit_test(test_gg595_unknown),  cmocka_unit_test(test_pin_forms),
+        cmocka_unit_test(test_builds_by_date),
+        cmocka_unit_test(test_unknown_names),
+        cmocka_unit_test(test_gg595_arch),
+        cmocka_unit_test(test_gg595_type),
+        cmocka_unit_test(test_gg595_unknown),
+        cmocka_unit_test(test_pin_forms),
         cmocka_unit_test(test_json_and_text),
+        cmocka_unit_test(test_key_capacity),
+        cmocka_unit_test(test_gg595_tokenizer_model),
+        cmocka_unit_test(test_gg595_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

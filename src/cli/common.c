@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 
 int usage_error(const char *fmt, const char *arg)
@@ -37,14 +38,40 @@ bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+bool parse_bom_time(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    if (strcmp(s, "none") == 0) {
+        *out = -1;
+        return true;
+    }
+    if (strcmp(s, "now") == 0) {
+        time_t t = time(NULL);
+        *out = t < 0 ? 0 : (int64_t)t;
+        return true;
+    }
+    int64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || v > INT64_C(253402300799) / 10)
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (v > INT64_C(253402300799))
+        return false;
+    *out = v;
+    return true;
+}
+
 bool parse_format(const char *s, gguflint_format *f)
 {
     static const struct {
         const char *name;
         gguflint_format fmt;
-    } formats[] = {{"text", GGUFLINT_FORMAT_TEXT},         {"json", GGUFLINT_FORMAT_JSON},
-                   {"sarif", GGUFLINT_FORMAT_SARIF},       {"github", GGUFLINT_FORMAT_GITHUB},
-                   {"baseline", GGUFLINT_FORMAT_BASELINE}, {"cyclonedx", CLI_FORMAT_CYCLONEDX}};
+    } formats[] = {
+        {"text", GGUFLINT_FORMAT_TEXT},         {"json", GGUFLINT_FORMAT_JSON},
+        {"sarif", GGUFLINT_FORMAT_SARIF},       {"github", GGUFLINT_FORMAT_GITHUB},
+        {"baseline", GGUFLINT_FORMAT_BASELINE}, {"cyclonedx", GGUFLINT_FORMAT_CYCLONEDX}};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (strcmp(s, formats[i].name) == 0) {
             *f = formats[i].fmt;

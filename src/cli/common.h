@@ -18,10 +18,9 @@ extern const char usage_text[], usage_limits[];
 int usage_error(const char *fmt, const char *arg);
 bool parse_u64(const char *s, uint64_t *out);
 bool parse_format(const char *s, gguflint_format *f);
-/* The CycloneDX BOM format (lint only). gguflint.h's enum does not name it
- * yet: GGUFLINT_FORMAT_CYCLONEDX = 5 is to be appended there (the report
- * table, src/report/report.h, uses the same number). */
-#define CLI_FORMAT_CYCLONEDX ((gguflint_format)5)
+/* The BOM's timestamp (--bom-timestamp, SOURCE_DATE_EPOCH): "none" (-1),
+ * "now", or decimal seconds since the epoch up to 9999-12-31T23:59:59Z. */
+bool parse_bom_time(const char *s, int64_t *out);
 /* True when -h or --help is among the arguments (before a "--"). */
 bool cli_wants_help(int argc, char **argv);
 /* Move the options of argv[1..argc) (and the values of those listed in

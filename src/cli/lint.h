@@ -49,6 +49,7 @@ enum {
     OPT_BASELINE,
     OPT_WRITE_BASELINE,
     OPT_HELP_URI,
+    OPT_BOM_TIMESTAMP,
     OPT_ALLOW_UNREADABLE
 };
 
@@ -95,6 +96,8 @@ typedef struct settings {
     const char *baseline_path;  /* --baseline FILE */
     const char *write_baseline; /* --write-baseline FILE */
     const char *help_uri;       /* --help-uri URL (SARIF helpUri) */
+    int64_t bom_time;           /* --bom-timestamp / SOURCE_DATE_EPOCH, or -1: none */
+    bool bom_time_set;          /* --bom-timestamp was given (SOURCE_DATE_EPOCH not read) */
     bool config_refused;        /* a discovered config was not applied (GG800) */
     char *cwd;                  /* the working directory (absolute), or NULL */
     char *config_dir;           /* the absolute folder of the config applied, or NULL */

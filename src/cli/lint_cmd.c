@@ -13,6 +13,7 @@
 #include "sha256.h"
 
 #include "core/limits.h"
+#include "gguflint_llama.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -165,6 +166,7 @@ static int open_outputs(settings *s)
         gguflint_report_set(o->rep, GGUFLINT_REPORT_COLOR, want_color(s, o));
         gguflint_report_set_base(o->rep, s->cwd);
         gguflint_report_set_help_uri(o->rep, s->help_uri);
+        gguflint_report_set_timestamp(o->rep, s->bom_time);
     }
     return EXIT_CLEAN;
 }
@@ -382,7 +384,7 @@ static int report_one(lint_state *L, const char *path, gguflint_ctx *ctx, int st
         bool json = false, bom = false;
         for (int k = 0; k < s->n_out; k++) {
             json |= s->out[k].fmt == GGUFLINT_FORMAT_JSON;
-            bom |= s->out[k].fmt == CLI_FORMAT_CYCLONEDX;
+            bom |= s->out[k].fmt == GGUFLINT_FORMAT_CYCLONEDX;
         }
         if ((bom || (json && gguflint_options_get_deep(s->opt))) && gguflint_url_kind(path) == 0 &&
             strcmp(path, "-") != 0 && sha256_file(path, sha))

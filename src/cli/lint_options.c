@@ -31,6 +31,7 @@ static const struct option long_opts[] = {
     {"baseline", required_argument, NULL, OPT_BASELINE},
     {"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
     {"help-uri", required_argument, NULL, OPT_HELP_URI},
+    {"bom-timestamp", required_argument, NULL, OPT_BOM_TIMESTAMP},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"isolated", no_argument, NULL, OPT_ISOLATED},
     {"recursive", no_argument, NULL, OPT_RECURSIVE},
@@ -304,10 +305,22 @@ int lint_parse_command_line(settings *s, int argc, char **argv, gguflint_fetch_o
         case OPT_BASELINE: s->baseline_path = optarg; break;
         case OPT_WRITE_BASELINE: s->write_baseline = optarg; break;
         case OPT_HELP_URI: s->help_uri = optarg; break;
+        case OPT_BOM_TIMESTAMP:
+            if (!parse_bom_time(optarg, &s->bom_time))
+                return usage_error("--bom-timestamp takes now, none or seconds since 1970, "
+                                   "got '%s'",
+                                   optarg);
+            s->bom_time_set = true;
+            break;
         default: return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     gguflint_options_set_deep_jobs(s->opt, s->jobs);
+    /* reproducible builds' convention: the time to record instead of now */
+    const char *epoch = getenv("SOURCE_DATE_EPOCH");
+    if (!s->bom_time_set && epoch && *epoch &&
+        (epoch[strspn(epoch, "0123456789")] || !parse_bom_time(epoch, &s->bom_time)))
+        return usage_error("SOURCE_DATE_EPOCH must be seconds since 1970, got '%s'", epoch);
     rc = lint_apply_rule_opts(s);
     if (rc == EXIT_CLEAN && s->config_refused)
         gguflint_options_set_config_refused(s->opt, true);
@@ -330,6 +343,7 @@ settings *lint_settings_new(void)
     s->opt = gguflint_options_new();
     s->probe = gguflint_options_new();
     s->cwd = getcwd(NULL, 0); /* NULL when it cannot be named: paths stay as given */
+    s->bom_time = -1;
     if (s->opt && s->probe)
         return s;
     gguflint_options_free(s->opt);

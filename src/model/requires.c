@@ -1,10 +1,12 @@
 /* requires.c - the oldest llama.cpp a file needs (model/requires.h): its
- * architecture, tensor types, pre-tokenizer and projector types looked up in
- * the history table (data/llama/history.def). */
+ * architecture, tensor types, tokenizer model, pre-tokenizer, projector
+ * types and the keys its loader reads looked up in the history table
+ * (data/llama/history.def). */
 #include "model/requires.h"
 
 #include "common/escape.h"
 #include "format/types.h"
+#include "model/arch_tables.h"
 #include "model/model.h"
 
 #include <stdio.h>
@@ -43,9 +45,9 @@ const char *hist_stamp_build(void)
 
 const char *hist_kind_name(hist_kind kind)
 {
-    static const char *const names[] = {"architecture", "tensor type", "pre-tokenizer",
-                                        "projector type"};
-    return (unsigned)kind < 4 ? names[kind] : "?";
+    static const char *const names[] = {"architecture",   "tensor type",     "pre-tokenizer",
+                                        "projector type", "tokenizer model", "key"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
 const hist_row *hist_find(hist_kind kind, const uint8_t *name, size_t len)
@@ -110,6 +112,72 @@ static void add_need(llama_req *q, hist_kind kind, const gguflint_kv *kv, ggufli
         q->newest = n;
 }
 
+typedef struct key_alt {
+    const char *suffix, *older;
+} key_alt;
+
+/* clang-format off */
+#define KEY_ALT(suffix, older, where) {suffix, older},
+static const key_alt key_alts[] = {
+#include "../../data/llama/key_alternatives.def"
+};
+#undef KEY_ALT
+/* clang-format on */
+
+/* Whether the file gives the key's number by an older key
+ * (data/llama/key_alternatives.def). */
+static bool key_has_older_source(const gguflint_ctx *ctx, const char *suffix)
+{
+    for (size_t i = 0; i < sizeof key_alts / sizeof key_alts[0]; i++)
+        if (strcmp(key_alts[i].suffix, suffix) == 0 && kv_by_key(ctx, key_alts[i].older))
+            return true;
+    return false;
+}
+
+/* The keys of the architecture's loader (its own rows, then those every
+ * loader reads) that the file has and that llama.cpp first read after the
+ * architecture itself: a build between the two loads the file without
+ * them. A key that came with its architecture is no need of its own, nor
+ * one whose number the file also gives by an older key. */
+static void add_arch_key_needs(const gguflint_ctx *ctx, llama_req *q, gguflint_view arch,
+                               const hist_row *arch_row)
+{
+    const arch_info *ai = arch_find(arch.ptr, (size_t)arch.len);
+    if (!ai || !arch_row)
+        return;
+    size_t added = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t first = pass ? arch_common_first : ai->key_first;
+        size_t count = pass ? arch_common_count : ai->key_count;
+        for (size_t k = first; k < first + count && k < arch_key_count; k++) {
+            const char *suffix = arch_str(arch_keys[k].suffix);
+            const hist_row *r = hist_find(H_KEY, (const uint8_t *)suffix, strlen(suffix));
+            if (!r || !row_newer(r, arch_row) || key_has_older_source(ctx, suffix))
+                continue;
+            const gguflint_kv *kv = suffix[0] == '=' ? kv_by_key(ctx, suffix + 1)
+                                                     : kv_by_arch_key(ctx, (const char *)arch.ptr,
+                                                                      (size_t)arch.len, suffix);
+            if (!kv || added >= REQ_MAX_KEYS)
+                continue;
+            bool dup = false; /* a loader may read one key twice */
+            for (size_t i = 0; i < q->n && !dup; i++)
+                dup = q->need[i].kv == kv;
+            if (dup || q->n >= REQ_MAX_NEEDS)
+                continue;
+            llama_need *n = &q->need[q->n++];
+            *n = (llama_need){.kind = H_KEY,
+                              .name = kv->key,
+                              .offset = kv->offset,
+                              .length = kv->value_offset - kv->offset + kv->value_size,
+                              .kv = kv,
+                              .row = r};
+            added++;
+            if (!q->newest || row_newer(r, q->newest->row))
+                q->newest = n;
+        }
+    }
+}
+
 static void add_key_need(const gguflint_ctx *ctx, llama_req *q, hist_kind kind, const char *key)
 {
     const gguflint_kv *kv = kv_by_key(ctx, key);
@@ -134,6 +202,7 @@ void llama_requires(const gguflint_ctx *ctx, llama_req *q)
         if (!clip)
             add_need(q, H_ARCH, a, arch, NULL);
     }
+    const hist_row *arch_row = q->n ? q->need[0].row : NULL;
     /* each tensor type once, at its first tensor; ids past the type table
      * as one need (the first of them) */
     uint64_t seen[(GGML_TYPE_TABLE_COUNT + 64) / 64] = {0};
@@ -151,7 +220,10 @@ void llama_requires(const gguflint_ctx *ctx, llama_req *q)
         }
         add_need(q, H_TYPE, NULL, (gguflint_view){NULL, 0}, &ctx->tensors[i]);
     }
+    add_key_need(ctx, q, H_TOK, "tokenizer.ggml.model");
     add_key_need(ctx, q, H_PRE, "tokenizer.ggml.pre");
+    if (!clip && arch.ptr)
+        add_arch_key_needs(ctx, q, arch, arch_row);
     if (clip) {
         add_key_need(ctx, q, H_PROJ, "clip.projector_type");
         add_key_need(ctx, q, H_PROJ, "clip.vision.projector_type");

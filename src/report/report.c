@@ -12,7 +12,7 @@
 static const report_writer *const writers[] = {
     [GGUFLINT_FORMAT_TEXT] = &report_text,         [GGUFLINT_FORMAT_JSON] = &report_json,
     [GGUFLINT_FORMAT_SARIF] = &report_sarif,       [GGUFLINT_FORMAT_GITHUB] = &report_github,
-    [GGUFLINT_FORMAT_BASELINE] = &report_baseline, [REPORT_FORMAT_CYCLONEDX] = &report_cyclonedx,
+    [GGUFLINT_FORMAT_BASELINE] = &report_baseline, [GGUFLINT_FORMAT_CYCLONEDX] = &report_cyclonedx,
 };
 #define N_WRITERS (sizeof writers / sizeof writers[0])
 
@@ -30,6 +30,7 @@ gguflint_report *gguflint_report_new(gguflint_format fmt, gguflint_write_fn w, v
     r->o = (out){w, user};
     r->first_file = true;
     r->first_result = true;
+    r->bom_time = -1;
     return r;
 }
 

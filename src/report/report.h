@@ -37,6 +37,7 @@ struct gguflint_report {
     uint64_t baselined; /* findings left out as baselined, over the files so far */
     uint64_t gone;      /* GGUFLINT_REPORT_BASELINE_GONE */
     sbuf vulns;         /* CycloneDX: the vulnerabilities, written after the components */
+    int64_t bom_time;   /* CycloneDX: gguflint_report_set_timestamp, or -1 (none) */
 };
 
 /* Whether finding i of the file being reported is shown (not baselined). */
@@ -73,11 +74,6 @@ typedef struct report_writer {
 /* Write the per-rule statistics of a text or JSON report (only rules seen). */
 void report_statistics_text(gguflint_report *r);
 void report_statistics_json(gguflint_report *r);
-
-/* The CycloneDX writer's format value. gguflint.h's enum does not name it
- * yet: GGUFLINT_FORMAT_CYCLONEDX = 5 is to be appended there (the CLI's
- * parse_format uses the same number). */
-#define REPORT_FORMAT_CYCLONEDX ((gguflint_format)5)
 
 extern const report_writer report_text, report_json, report_sarif, report_github, report_baseline,
     report_cyclonedx;

@@ -9,8 +9,10 @@
  * model card's properties, and the other general.* scalars and strings as
  * properties. The findings are the BOM's vulnerabilities (id: the rule id;
  * a rating with the severity; affects: the file's component), which 1.6
- * allows for any weakness a tool reports. Deterministic: no serialNumber
- * and no timestamp, so two runs over the same files give the same bytes.
+ * allows for any weakness a tool reports. Deterministic: no serialNumber,
+ * and no timestamp unless the caller sets one (gguflint_report_set_timestamp:
+ * the CLI's --bom-timestamp or SOURCE_DATE_EPOCH), so two runs over the same
+ * files give the same bytes.
  *
  * Array KVs (tags, datasets) are read through model/model.h's iterator,
  * as dump.c does, from the metadata already in memory: never past the
@@ -19,6 +21,7 @@
 
 #include "common/escape.h"
 #include "format/filetypes.h"
+#include "gguflint_llama.h"
 #include "report/report.h"
 
 #include <inttypes.h>
@@ -27,10 +30,43 @@
 
 #define CDX_MAX_LIST 256 /* tags, datasets, base models listed per file */
 
+#define CDX_TIME_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
+
+int gguflint_report_set_timestamp(gguflint_report *r, int64_t when)
+{
+    if (!r || when < -1 || when > CDX_TIME_MAX)
+        return GGUFLINT_E_ARG;
+    r->bom_time = when;
+    return GGUFLINT_OK;
+}
+
+/* Seconds since the epoch (0..CDX_TIME_MAX) as YYYY-MM-DDTHH:MM:SSZ, by the
+ * proleptic Gregorian calendar (days to civil date: Hinnant's algorithm),
+ * without the C library's time zone state. */
+static void iso_time(char buf[32], int64_t t)
+{
+    int64_t days = t / 86400, sec = t % 86400;
+    int64_t z = days + 719468, era = z / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+    int64_t y = yoe + era * 400 + (m <= 2);
+    snprintf(buf, 32, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, (int)m, (int)d, (int)(sec / 3600),
+             (int)(sec / 60 % 60), (int)(sec % 60));
+}
+
 static void cdx_begin(gguflint_report *r)
 {
     out_put(&r->o, "{\"bomFormat\":\"CycloneDX\",\"specVersion\":\"1.6\",\"version\":1,"
-                   "\"metadata\":{\"tools\":{\"components\":[{\"type\":\"application\","
+                   "\"metadata\":{");
+    if (r->bom_time >= 0) {
+        char when[32];
+        iso_time(when, r->bom_time);
+        out_putf(&r->o, "\"timestamp\":\"%s\",", when);
+    }
+    out_put(&r->o, "\"tools\":{\"components\":[{\"type\":\"application\","
                    "\"name\":\"gguflint\",\"version\":");
     out_jstr(&r->o, GGUFLINT_VERSION);
     out_put(&r->o, "}]}},\"components\":[");
