@@ -233,6 +233,7 @@ typedef struct scan_state {
     size_t next;  /* next piece to take (atomic) */
     int failed;   /* a read failed: stop taking pieces (atomic) */
     size_t chunk; /* bytes per read */
+    bool via_map; /* read in place from the mapping (source_map_scan_begin) */
     pthread_mutex_t mu;
     int read_status; /* the first failed read's status and reason (under mu) */
     char read_err[256];
@@ -262,9 +263,12 @@ static size_t cut_pieces(const gguflint_ctx *ctx, const result *res, piece *piec
 
 /* Read n bytes at file offset `at`: pread into buf from a mapped file (see
  * the top of the file), else source_read_r. NULL on failure (status, err). */
-static const uint8_t *read_at(const gguflint_ctx *ctx, uint64_t at, size_t n, uint8_t *buf,
+static const uint8_t *read_at(const scan_state *st, uint64_t at, size_t n, uint8_t *buf,
                               int *status, char *err, size_t err_size)
 {
+    const gguflint_ctx *ctx = st->ctx;
+    if (st->via_map)
+        return source_map_range(ctx, at, n, status, err, err_size);
     if (ctx->fd >= 0 && buf) {
         size_t got = 0;
         while (got < n) {
@@ -300,8 +304,8 @@ static void scan_one(scan_state *st, piece *pc, uint8_t *buf)
         size_t n = pc->len - done < step ? (size_t)(pc->len - done) : (size_t)step;
         int rs = GGUFLINT_OK;
         char err[160];
-        const uint8_t *p = read_at(ctx, ctx->hdr.data_start + t->offset + pc->off + done, n, buf,
-                                   &rs, err, sizeof err);
+        uint64_t at = ctx->hdr.data_start + t->offset + pc->off + done;
+        const uint8_t *p = read_at(st, at, n, buf, &rs, err, sizeof err);
         if (!p) {
             pc->read_error = true;
             __atomic_store_n(&st->failed, 1, __ATOMIC_RELAXED);
@@ -315,6 +319,8 @@ static void scan_one(scan_state *st, piece *pc, uint8_t *buf)
             return;
         }
         scan_piece(&r, k, sl, gi->size, p, n, done, be);
+        if (st->via_map)
+            source_map_scan_behind(ctx, at, at + n);
         done += n;
     }
     pc->c = (fp_count){r.nan, r.inf, r.first_bad};
@@ -325,7 +331,7 @@ static void *scan_worker(void *arg)
 {
     scan_state *st = arg;
     gguflint_ctx *ctx = st->ctx;
-    bool in_memory = ctx->fd < 0 && ctx->avail == ctx->size;
+    bool in_memory = (ctx->fd < 0 && ctx->avail == ctx->size) || st->via_map;
     uint8_t *buf = NULL;
     if (!in_memory && posix_memalign((void **)&buf, 4096, st->chunk) != 0)
         return (void *)1;
@@ -437,6 +443,12 @@ void check_data(gguflint_ctx *ctx)
     /* remote files read in large requests; a local file read by pread (no
      * address space for its mapping) in the small chunks */
     st.chunk = ctx->reader.read_at && ctx->fd < 0 ? DEEP_READER_CHUNK_BYTES : DEEP_CHUNK_BYTES;
+    /* in place from the mapping: a piece per step, no buffer to keep in cache */
+    unsigned jobs = ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1;
+    st.via_map = source_map_scan_begin(ctx, jobs);
+    if (st.via_map)
+        st.chunk = DEEP_PIECE_BYTES;
+    ctx->data_mapped = st.via_map;
     pthread_mutex_init(&st.mu, NULL);
     st.n_pieces = cut_pieces(ctx, res, NULL);
     st.pieces = gl_calloc(st.n_pieces ? st.n_pieces : 1, sizeof *st.pieces);
@@ -446,7 +458,7 @@ void check_data(gguflint_ctx *ctx)
         return;
     }
     cut_pieces(ctx, res, st.pieces);
-    if (!run_pieces(&st, ctx->opt.deep_jobs ? ctx->opt.deep_jobs : 1))
+    if (!run_pieces(&st, jobs))
         ctx->status = GGUFLINT_E_NOMEM;
     gather(ctx, &st, res);
     gl_free(st.pieces);

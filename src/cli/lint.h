@@ -50,7 +50,9 @@ enum {
     OPT_WRITE_BASELINE,
     OPT_HELP_URI,
     OPT_BOM_TIMESTAMP,
-    OPT_ALLOW_UNREADABLE
+    OPT_ALLOW_UNREADABLE,
+    OPT_DEEP_READ,
+    OPT_JOBS_FIXED
 };
 
 /* ---- settings: defaults, then the config file, then the command line ---- */
@@ -84,6 +86,7 @@ typedef struct settings {
     bool exit_zero, quiet, recursive;
     uint64_t stdin_max;
     unsigned jobs;
+    bool jobs_fixed; /* --jobs-fixed: every -j worker from the start (runner.c) */
     const char *profile;
     gguflint_options *probe; /* scratch: checking and applying ignore lists */
     rule_opt rules[CLI_MAX_RULE_OPTS];

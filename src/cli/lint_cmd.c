@@ -399,9 +399,9 @@ static int report_one(lint_state *L, const char *path, gguflint_ctx *ctx, int st
 static int lint_all(lint_state *L, lint_inputs *in, gguflint_ctx *base)
 {
     settings *s = L->s;
-    runner *rn =
-        runner_new((const char *const *)in->files.paths, in->files.n, s->opt, s->jobs, s->stdin_max,
-                   CLI_JOB_WINDOW_BYTES, in->skip, in->skip_status, base, in->lone_shards);
+    runner *rn = runner_new((const char *const *)in->files.paths, in->files.n, s->opt, s->jobs,
+                            s->jobs_fixed, s->stdin_max, CLI_JOB_WINDOW_BYTES, in->skip,
+                            in->skip_status, base, in->lone_shards);
     if (!rn) {
         fprintf(stderr, "gguflint: out of memory\n");
         return EXIT_USAGE;

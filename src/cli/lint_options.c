@@ -38,6 +38,8 @@ static const struct option long_opts[] = {
     {"include", required_argument, NULL, OPT_INCLUDE},
     {"exclude", required_argument, NULL, OPT_EXCLUDE},
     {"jobs", required_argument, NULL, OPT_JOBS},
+    {"jobs-fixed", no_argument, NULL, OPT_JOBS_FIXED},
+    {"deep-read", required_argument, NULL, OPT_DEEP_READ},
     {"max-string-len", required_argument, NULL, OPT_MAX_STRING},
     {"max-array-count", required_argument, NULL, OPT_MAX_ARRAY},
     {"max-kv-count", required_argument, NULL, OPT_MAX_KV},
@@ -252,6 +254,14 @@ int lint_parse_command_line(settings *s, int argc, char **argv, gguflint_fetch_o
         case OPT_QUIET: s->quiet = true; break;
         case OPT_DEEP: gguflint_options_set_deep(s->opt, true); break;
         case OPT_HEADER_ONLY: gguflint_options_set_header_only(s->opt, true); break;
+        case OPT_JOBS_FIXED: s->jobs_fixed = true; break;
+        case OPT_DEEP_READ:
+            /* the mapping is read in place only on a thread the SIGBUS guard
+             * covers (guarded_run): the library decides, this allows it */
+            if (strcmp(optarg, "mmap") != 0 && strcmp(optarg, "pread") != 0)
+                return usage_error("--deep-read takes mmap or pread, got '%s'", optarg);
+            gguflint_options_set_deep_map(s->opt, optarg[0] == 'm');
+            break;
         case OPT_LLAMA_BUILD:
             if (gguflint_options_set_llama_build(s->opt, optarg) != GGUFLINT_OK)
                 return usage_error("--llama-build takes bNNNN or YYYY-MM-DD, got '%s'", optarg);
@@ -339,6 +349,9 @@ settings *lint_settings_new(void)
     s->fail_on = GGUFLINT_ERROR;
     s->stdin_max = LIMIT_DEFAULT_STDIN_BYTES;
     s->jobs = 1;
+    /* every lint runs under guarded_run's SIGBUS guard: --deep may read a
+     * mapped file in place (--deep-read pread: the copy, the reference) */
+    gguflint_options_set_deep_map(s->opt, true);
     s->profile = "ggml";
     s->opt = gguflint_options_new();
     s->probe = gguflint_options_new();

@@ -80,6 +80,7 @@ const char usage_text[] =
     "  --allow-unreadable        with -r: what cannot be read is a warning, not an error\n"
     "  -j, --jobs N              lint N files at once (default 1); output order is\n"
     "                            always the order of the inputs\n"
+    "  --jobs-fixed, --deep-read mmap|pread: see the man page\n"
     "  --deep                    also read the tensor data (NaN/Inf, block scales,\n"
     "                            all-zero tensors, padding between tensors)\n"
     "  --header-only             the file may be a prefix (a partial download): check\n"

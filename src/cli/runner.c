@@ -5,9 +5,12 @@
 #include "common.h"
 #include "files.h"
 
+#include "core/limits.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { WAITING, TAKEN, DONE };
 
@@ -33,7 +36,25 @@ struct runner {
     pthread_cond_t changed;
     pthread_t *threads;
     unsigned started;
+    /* adaptive (not --jobs-fixed): the calling thread lints in input order
+     * and the helpers only take files once that pays (`go`) */
+    /* the adaptive schedule (below): whether the helpers take files now;
+     * the current phase (its start in wall and process CPU time, files
+     * finished); when to try the helpers again, and the back-off */
+    bool adaptive, go, stop;
+    pthread_cond_t go_cv;
+    size_t finished;
+    uint64_t ph_t0, ph_cpu, ph_done, retry_at, backoff;
+    uint64_t main_since; /* when the calling thread's current file started (0: none) */
 };
+
+/* Monotonic nanoseconds. */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void run_job(runner *rn, job *j)
 {
@@ -46,64 +67,168 @@ static void run_job(runner *rn, job *j)
     j->mem = gguflint_memory_used(j->ctx);
 }
 
-static void finish(runner *rn, job *j)
+/* ---- the adaptive schedule (-j N without --jobs-fixed) ----
+ *
+ * The calling thread lints the files in input order itself; the helpers
+ * take the next waiting files only while `go` is set. The run is cut into
+ * phases of at least CLI_ADAPT_PHASE_NS, and each phase's process CPU time
+ * says what a second thread can get: alone, a calling thread that gets
+ * less than CLI_ADAPT_SOLO_PCT % of a CPU is on a busy machine (a helper
+ * would only take CPU from it, and add hand-offs), else the helpers go when
+ * the rest of the run would take longer than CLI_ADAPT_START_NS at the
+ * phase's rate (or when one file has run that long: big files); with them,
+ * a phase whose threads got less than CLI_ADAPT_GAIN_PCT % of a CPU
+ * together stops them again. After either verdict against the helpers,
+ * they are tried again after a back-off that doubles each time, up to
+ * CLI_ADAPT_BACKOFF_MAX_NS. All under rn->mu. */
+
+/* Process CPU time in nanoseconds (every thread's). */
+static uint64_t cpu_ns(void)
 {
-    pthread_mutex_lock(&rn->mu);
-    j->state = DONE;
-    rn->held += j->mem;
-    pthread_cond_broadcast(&rn->changed);
-    pthread_mutex_unlock(&rn->mu);
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The next job a worker may run, or NULL when none is left. A job may start
- * when the finished contexts waiting for their turn hold less than the
- * window, or when it is the next one to be reported (so the run always
- * moves on). */
-static job *take(runner *rn)
+static void back_off(runner *rn, uint64_t t)
 {
-    pthread_mutex_lock(&rn->mu);
-    for (;;) {
-        while (rn->next < rn->n && rn->jobs[rn->next].state != WAITING)
-            rn->next++;
-        if (rn->next >= rn->n) {
-            pthread_mutex_unlock(&rn->mu);
-            return NULL;
+    rn->backoff = rn->backoff ? rn->backoff * 2 : 4 * (uint64_t)CLI_ADAPT_PHASE_NS;
+    if (rn->backoff > CLI_ADAPT_BACKOFF_MAX_NS)
+        rn->backoff = CLI_ADAPT_BACKOFF_MAX_NS;
+    rn->retry_at = t + rn->backoff;
+}
+
+/* A file finished at time t: count it, and at the end of a phase decide. */
+static void adapt_tick(runner *rn, uint64_t t)
+{
+    rn->finished++;
+    rn->ph_done++;
+    uint64_t el = t - rn->ph_t0;
+    if (!rn->adaptive || el < CLI_ADAPT_PHASE_NS)
+        return;
+    uint64_t cpu = cpu_ns(), used = cpu - rn->ph_cpu;
+    size_t left = rn->n - rn->finished;
+    if (!rn->go) {
+        if (used * 100 < el * CLI_ADAPT_SOLO_PCT) {
+            back_off(rn, t);
+        } else if (t >= rn->retry_at && left > 0 &&
+                   left * (el / rn->ph_done) > CLI_ADAPT_START_NS) {
+            rn->go = true;
+            pthread_cond_broadcast(&rn->go_cv);
         }
-        if (rn->next == rn->released || rn->held < rn->window)
-            break;
-        pthread_cond_wait(&rn->changed, &rn->mu);
+    } else if (used * 100 < el * CLI_ADAPT_GAIN_PCT) {
+        rn->go = false;
+        back_off(rn, t);
+    } else {
+        rn->backoff = 0;
     }
+    rn->ph_t0 = t;
+    rn->ph_cpu = cpu;
+    rn->ph_done = 0;
+}
+
+/* Job j is done (mu held). */
+static void mark_done(runner *rn, job *j)
+{
+    j->state = DONE;
+    rn->held += j->mem;
+    adapt_tick(rn, rn->adaptive ? now_ns() : 0);
+    pthread_cond_broadcast(&rn->changed);
+}
+
+/* The next waiting job the window lets start (mu held), or NULL when none
+ * is waiting (*none) or the window is full. A job may start when the
+ * finished contexts waiting for their turn hold less than the window, or
+ * when it is the next one to be reported (so the run always moves on). */
+static job *take_now(runner *rn, bool *none)
+{
+    while (rn->next < rn->n && rn->jobs[rn->next].state != WAITING)
+        rn->next++;
+    *none = rn->next >= rn->n;
+    if (*none || (rn->next != rn->released && rn->held >= rn->window))
+        return NULL;
     job *j = &rn->jobs[rn->next++];
     j->state = TAKEN;
-    pthread_mutex_unlock(&rn->mu);
     return j;
+}
+
+/* An adaptive helper may take a file (mu held): wait while the helpers are
+ * stopped, unless the calling thread's file has run CLI_ADAPT_START_NS
+ * (the next file can start beside it). False when the run is over. */
+static bool helper_may_go(runner *rn)
+{
+    while (!rn->go && !rn->stop) {
+        uint64_t t = now_ns();
+        if (rn->main_since && t - rn->main_since > CLI_ADAPT_START_NS && t >= rn->retry_at) {
+            rn->go = true;
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += CLI_ADAPT_POLL_NS;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&rn->go_cv, &rn->mu, &ts);
+    }
+    return !rn->stop;
 }
 
 static void *worker(void *arg)
 {
     runner *rn = arg;
-    job *j;
-    while ((j = take(rn)) != NULL) {
+    pthread_mutex_lock(&rn->mu);
+    for (;;) {
+        if (rn->adaptive && !helper_may_go(rn))
+            break;
+        bool none;
+        job *j = take_now(rn, &none);
+        if (none)
+            break;
+        if (!j) {
+            pthread_cond_wait(&rn->changed, &rn->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&rn->mu);
         run_job(rn, j);
-        finish(rn, j);
+        pthread_mutex_lock(&rn->mu);
+        mark_done(rn, j);
     }
+    pthread_mutex_unlock(&rn->mu);
     return NULL;
 }
 
-/* Make sure job i is done: run it here if nobody took it, else wait. */
+/* Run job j, taken, on the calling thread (mu held, and held again on
+ * return). */
+static void run_here(runner *rn, job *j)
+{
+    j->state = TAKEN;
+    rn->main_since = rn->adaptive ? now_ns() : 0;
+    pthread_mutex_unlock(&rn->mu);
+    run_job(rn, j);
+    pthread_mutex_lock(&rn->mu);
+    rn->main_since = 0;
+    mark_done(rn, j);
+}
+
+/* Make sure job i is done: run it here if nobody took it, else wait; an
+ * adaptive run lints the next waiting files meanwhile, so a helper that the
+ * machine starves of CPU never holds the calling thread up by more than the
+ * file it has. */
 static void ensure_done(runner *rn, size_t i)
 {
     job *j = &rn->jobs[i];
     pthread_mutex_lock(&rn->mu);
-    if (j->state == WAITING) {
-        j->state = TAKEN;
-        pthread_mutex_unlock(&rn->mu);
-        run_job(rn, j);
-        finish(rn, j);
-        return;
+    while (j->state != DONE) {
+        bool none;
+        job *k = j->state == WAITING ? j : rn->adaptive ? take_now(rn, &none) : NULL;
+        if (k)
+            run_here(rn, k);
+        else
+            pthread_cond_wait(&rn->changed, &rn->mu);
     }
-    while (j->state != DONE)
-        pthread_cond_wait(&rn->changed, &rn->mu);
     pthread_mutex_unlock(&rn->mu);
 }
 
@@ -245,7 +370,7 @@ static void check_group(runner *rn, size_t first, bool family)
 }
 
 runner *runner_new(const char *const *paths, size_t n, const gguflint_options *opt, unsigned jobs,
-                   uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
+                   bool fixed, uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
                    const int *skip_status, const gguflint_ctx *base, bool lone_shards)
 {
     runner *rn = calloc(1, sizeof *rn);
@@ -275,10 +400,15 @@ runner *runner_new(const char *const *paths, size_t n, const gguflint_options *o
     rn->stdin_max = stdin_max;
     pthread_mutex_init(&rn->mu, NULL);
     pthread_cond_init(&rn->changed, NULL);
+    pthread_cond_init(&rn->go_cv, NULL);
+    rn->ph_t0 = now_ns();
+    rn->ph_cpu = cpu_ns();
     /* under a small stack limit the workers get the stack the command runs
      * on (cli_run_on_big_stack), not the limit */
     bool small = cli_stack_too_small();
-    unsigned n_threads = jobs > 1 ? jobs : 0;
+    /* adaptive: jobs - 1 helpers beside the calling thread, none for one file */
+    rn->adaptive = !fixed && jobs > 1;
+    unsigned n_threads = jobs <= 1 ? 0 : !rn->adaptive ? jobs : n > 1 ? jobs - 1 : 0;
     rn->threads = n_threads ? calloc(n_threads, sizeof *rn->threads) : NULL;
     pthread_attr_t attr;
     bool sized = small && pthread_attr_init(&attr) == 0;
@@ -309,9 +439,10 @@ gguflint_ctx *runner_get(runner *rn, size_t i, int *status)
 void runner_release(runner *rn, size_t i)
 {
     job *j = &rn->jobs[i];
-    pthread_mutex_lock(&rn->mu);
-    gguflint_free(j->ctx);
+    gguflint_ctx *ctx = j->ctx; /* reported: no thread touches it again */
     j->ctx = NULL;
+    gguflint_free(ctx); /* outside the lock: the helpers go on meanwhile */
+    pthread_mutex_lock(&rn->mu);
     rn->held -= j->mem;
     j->mem = 0;
     rn->released = i + 1;
@@ -323,6 +454,11 @@ void runner_free(runner *rn)
 {
     if (!rn)
         return;
+    pthread_mutex_lock(&rn->mu); /* helpers still waiting to go: nothing is left */
+    rn->stop = true;
+    pthread_cond_broadcast(&rn->changed);
+    pthread_cond_broadcast(&rn->go_cv);
+    pthread_mutex_unlock(&rn->mu);
     for (unsigned t = 0; t < rn->started; t++)
         pthread_join(rn->threads[t], NULL);
     for (size_t i = 0; i < rn->n; i++)
@@ -331,5 +467,6 @@ void runner_free(runner *rn)
     free(rn->jobs);
     pthread_mutex_destroy(&rn->mu);
     pthread_cond_destroy(&rn->changed);
+    pthread_cond_destroy(&rn->go_cv);
     free(rn);
 }

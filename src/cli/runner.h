@@ -19,7 +19,11 @@
 
 typedef struct runner runner;
 
-/* Lint paths[0..n) with `opt` (copied by each context) on `jobs` threads.
+/* Lint paths[0..n) with `opt` (copied by each context) on `jobs` threads:
+ * with `fixed`, `jobs` workers from the start while the calling thread
+ * reports (the reference); else the calling thread lints in input order,
+ * lints the next files while a helper has the one it needs, and jobs - 1
+ * helpers take files only once a second thread pays (CLI_ADAPT_START_NS).
  * An input with skip[i] set (skip may be NULL: none) is not run: it is
  * handed back with no context and the status skip_status[i] (an hf://
  * listing that failed). `base` (may be NULL) is the model every context is
@@ -28,7 +32,7 @@ typedef struct runner runner;
  * (-r, an hf:// listing, several inputs) is checked as a set of one, so
  * the shards it lacks are reported (GG410). NULL on NOMEM. */
 runner *runner_new(const char *const *paths, size_t n, const gguflint_options *opt, unsigned jobs,
-                   uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
+                   bool fixed, uint64_t stdin_max, uint64_t window_bytes, const char *const *skip,
                    const int *skip_status, const gguflint_ctx *base, bool lone_shards);
 /* Input i (call in order 0, 1, ...): waits for it and returns its context
  * (NULL after NOMEM) and status (-1: the file changed while it was read). */

@@ -43,6 +43,9 @@ struct gguflint_options {
     uint8_t profile; /* index of the applied profile */
     bool header_only;
     bool config_refused; /* the CLI refused a discovered config file (GG800) */
+    /* --deep may read a mapped file's data through its mapping on the
+     * calling thread (gguflint_options_set_deep_map: the caller guards SIGBUS) */
+    bool deep_map;
     /* --llama-build (gguflint_options_set_llama_build): the pinned llama.cpp,
      * as a build number or an ISO date (GG595); neither set: no pin */
     uint32_t llama_build;
@@ -107,6 +110,7 @@ struct gguflint_ctx {
                             (the complexity tests bound it; docs/ARCHITECTURE.md) */
     uint64_t data_read; /* tensor-data bytes the --deep scan read (at most the data
                             section's size, however many infos alias it) */
+    bool data_mapped;   /* it read them in place from the mapping (deep_map) */
     /* findings (core/findings.c) */
     finding_rec *recs;
     size_t n_recs, cap_recs;

@@ -146,6 +146,21 @@
  * file but the next one to be reported; a count would let 64 waiting
  * vocabulary-heavy files hold gigabytes. */
 #define CLI_JOB_WINDOW_BYTES (256u << 20)
+/* -j N without --jobs-fixed (cli/runner.c): the run is measured in phases
+ * of at least 10 ms. The helpers beside the calling thread take files when
+ * the calling thread alone got at least 85 % of a CPU (else the machine is
+ * busy: a second thread gets no CPU of its own) and the rest of the run
+ * would take longer than 5 ms alone (a thread's start, its cold caches and
+ * the hand-offs cost tens of microseconds), or once one file has run 5 ms;
+ * a phase with them in which the process got less than 150 % of a CPU
+ * stops them, for a back-off doubling up to 1 s. Stopped helpers look
+ * every 5 ms whether a long file has started. */
+#define CLI_ADAPT_PHASE_NS 10000000u
+#define CLI_ADAPT_START_NS 5000000u
+#define CLI_ADAPT_SOLO_PCT 85u
+#define CLI_ADAPT_GAIN_PCT 150u
+#define CLI_ADAPT_BACKOFF_MAX_NS 1000000000u
+#define CLI_ADAPT_POLL_NS 5000000
 /* --select/--ignore/--severity options (command line and config file). */
 #define CLI_MAX_RULE_OPTS 128
 /* --format options of one run (each a report, to a file or standard output). */

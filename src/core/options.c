@@ -130,6 +130,19 @@ uint32_t gguflint_options_get_deep_jobs(const gguflint_options *opt)
     return opt ? opt->deep_jobs : 0;
 }
 
+int gguflint_options_set_deep_map(gguflint_options *opt, bool on)
+{
+    if (!opt)
+        return GGUFLINT_E_ARG;
+    opt->deep_map = on;
+    return GGUFLINT_OK;
+}
+
+bool gguflint_options_get_deep_map(const gguflint_options *opt)
+{
+    return opt && opt->deep_map;
+}
+
 int gguflint_options_set_header_only(gguflint_options *opt, bool header_only)
 {
     if (!opt)

@@ -46,6 +46,22 @@ void source_drop(gguflint_ctx *ctx, uint64_t from, uint64_t to);
  * `to`: the page holding `from` goes back too, so that back-to-back ranges
  * leave no page resident at their boundaries. */
 void source_drop_behind(gguflint_ctx *ctx, uint64_t from, uint64_t to);
+/* The --deep scan through the mapping (gguflint_options_set_deep_map): true
+ * when the input is a mapped file whose data a scan on `jobs` threads may
+ * read in place (the option is on and jobs <= 1: the caller guards SIGBUS
+ * on the calling thread only); it then advises the data range for a
+ * sequential read. */
+bool source_map_scan_begin(gguflint_ctx *ctx, unsigned jobs);
+/* Bytes [off, off + len) of the mapped file, prefaulted (MADV_POPULATE_READ,
+ * where the kernel has it) so that a file cut before them is a failure here
+ * (NULL: *status GGUFLINT_E_IO and err the reason), not a SIGBUS. Give them
+ * back with source_map_scan_behind once scanned. */
+const uint8_t *source_map_range(const gguflint_ctx *ctx, uint64_t off, size_t len, int *status,
+                                char *err, size_t err_size);
+/* The scan through the mapping has read [from, to), the range after the one
+ * before: the 2 MiB blocks it has passed go back (MADV_DONTNEED), so the
+ * resident set stays a few MiB however big the data. */
+void source_map_scan_behind(gguflint_ctx *ctx, uint64_t from, uint64_t to);
 /* Release the input mapping or buffer. */
 void source_release(gguflint_ctx *ctx);
 /* GGUFLINT_E_IO (and the sticky status) when a mapped file has shrunk since it

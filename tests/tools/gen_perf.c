@@ -2,7 +2,7 @@
  * resident-set rows into OUTDIR, which must exist (gen_bench.c writes the
  * a/b/c inputs):
  *
- *   gen_perf OUTDIR [t|l|k|s ...]        (no letter: all four)
+ *   gen_perf OUTDIR [t|f|v|l|k|s ...]        (no letter: all six)
  *
  *   t  OUTDIR/t.gguf: a llama vocabulary-only header whose
  *      tokenizer.chat_template is exactly 1 MiB: a synthetic chat template
@@ -10,6 +10,12 @@
  *      namespace, system/tool/user/assistant branches, tool calls with
  *      tojson, reasoning blocks, filters, a non-ASCII comment) repeated,
  *      then padded with a comment.
+ *   f  OUTDIR/t4.gguf: the same with a 4 MiB template.
+ *   v  OUTDIR/v/f000.gguf..f999.gguf: 1 000 small vocabulary-only llama
+ *      files (about 6 KB): a 160-token SPM vocabulary with scores and token
+ *      types, the special token ids, and one block of the synthetic
+ *      template (about 2.9 KB) as tokenizer.chat_template: the per-file cost
+ *      of `-r` over many small files.
  *   l  OUTDIR/l1.gguf and OUTDIR/l2.gguf: the same small llama model with 16
  *      and 272 blocks (147 and 2 451 tensors, F16 weights, zero data written
  *      sparse): the Ir difference per added tensor is the cost of a tensor.
@@ -223,11 +229,10 @@ static const char tpl_block[] =
     "bersetzungen \xc2\xb7 \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xc2\xb7 "
     "\xd1\x80\xd1\x83\xd1\x81\xd1\x81\xd0\xba\xd0\xb8\xd0\xb9 -#}\n";
 
-static void gen_t(const char *dir)
+static void gen_template(const char *dir, const char *file, size_t SIZE)
 {
-    enum { SIZE = 1 << 20 };
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.gguf", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     char *text = malloc(SIZE + 1);
     if (!text)
         die("out of memory", NULL);
@@ -246,12 +251,79 @@ static void gen_t(const char *dir)
     memcpy(text + SIZE - 2, "#}", 2);
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
-    gb_kv_str(b, "general.name", "gguflint bench (1 MiB template)");
+    gb_kv_str(b, "general.name", "gguflint bench (a large template)");
     gb_kv_strn(b, "tokenizer.chat_template", text, SIZE);
     write_sparse(path, b, 0);
     gb_free(b);
     free(text);
-    printf("%s: a %u-byte chat template\n", path, (unsigned)SIZE);
+    printf("%s: a %zu-byte chat template\n", path, SIZE);
+}
+
+static void gen_t(const char *dir)
+{
+    gen_template(dir, "t.gguf", (size_t)1 << 20);
+}
+
+static void gen_f(const char *dir)
+{
+    gen_template(dir, "t4.gguf", (size_t)4 << 20);
+}
+
+/* A string array from a pool of NUL-separated strings. */
+static void kv_strs(gb *b, const char *key, const char *pool, const uint32_t *off, uint32_t n)
+{
+    gb_kv_begin(b, key, GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, n);
+    for (uint32_t k = 0; k < n; k++)
+        gb_str(b, pool + off[k], off[k + 1] - off[k]);
+}
+
+static void gen_v(const char *dir)
+{
+    enum { FILES = 1000, N_VOCAB = 160, N_SPECIAL = 8 };
+    /* the unknown, bos and eos tokens and the ones the template emits */
+    static const char *const special[N_SPECIAL] = {
+        "<unk>", "<s>", "</s>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>", "<|tool|>"};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/v", dir);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        die("cannot create directory", path);
+    char block[sizeof tpl_block + 16];
+    int tl = snprintf(block, sizeof block, tpl_block, 0u);
+    if (tl < 0)
+        die("cannot format the template", NULL);
+    for (uint32_t i = 0; i < FILES; i++) {
+        char name[64], pool[N_VOCAB * 16];
+        uint32_t off[N_VOCAB + 1];
+        float scores[N_VOCAB];
+        int32_t types[N_VOCAB];
+        size_t plen = 0;
+        for (uint32_t k = 0; k < N_VOCAB; k++) {
+            off[k] = (uint32_t)plen;
+            int w = k < N_SPECIAL ? snprintf(pool + plen, 16, "%s", special[k])
+                                  : snprintf(pool + plen, 16, "\xE2\x96\x81w%u", k * 7 + i % 13);
+            plen += (size_t)w;
+            scores[k] = -(float)k;
+            types[k] = k == 0 ? 2 : k < N_SPECIAL ? 3 : 1;
+        }
+        off[N_VOCAB] = (uint32_t)plen;
+        snprintf(name, sizeof name, "gguflint bench v %03u", i);
+        gb *b = gb_new(3);
+        gb_kv_str(b, "general.architecture", "llama");
+        gb_kv_str(b, "general.name", name);
+        gb_kv_str(b, "tokenizer.ggml.model", "llama");
+        kv_strs(b, "tokenizer.ggml.tokens", pool, off, N_VOCAB);
+        gb_kv_arr(b, "tokenizer.ggml.scores", GB_VT_F32, N_VOCAB, scores, sizeof scores);
+        gb_kv_arr(b, "tokenizer.ggml.token_type", GB_VT_I32, N_VOCAB, types, sizeof types);
+        gb_kv_u32(b, "tokenizer.ggml.bos_token_id", 1);
+        gb_kv_u32(b, "tokenizer.ggml.eos_token_id", 2);
+        gb_kv_u32(b, "tokenizer.ggml.unknown_token_id", 0);
+        gb_kv_strn(b, "tokenizer.chat_template", block, (size_t)tl);
+        snprintf(path, sizeof path, "%s/v/f%03u.gguf", dir, i);
+        write_sparse(path, b, 0);
+        gb_free(b);
+    }
+    printf("%s/v: %u vocabulary-only files with a chat template\n", dir, (unsigned)FILES);
 }
 
 int main(int argc, char **argv)
@@ -266,14 +338,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "gen_perf: %s is not a directory\n", dir);
         return 2;
     }
-    static const char letters[] = "tlks";
-    static void (*const gens[])(const char *) = {gen_t, gen_l, gen_k, gen_s};
+    static const char letters[] = "tfvlks";
+    static void (*const gens[])(const char *) = {gen_t, gen_f, gen_v, gen_l, gen_k, gen_s};
     _Static_assert(sizeof gens / sizeof gens[0] == sizeof letters - 1, "one generator per letter");
     bool want[sizeof letters - 1] = {false};
     for (int i = 2; i < argc; i++) {
         const char *c = strlen(argv[i]) == 1 ? strchr(letters, argv[i][0]) : NULL;
         if (!c) {
-            fprintf(stderr, "gen_perf: unknown input '%s' (t, l, k or s)\n", argv[i]);
+            fprintf(stderr, "gen_perf: unknown input '%s' (t, f, v, l, k or s)\n", argv[i]);
             return 2;
         }
         want[c - letters] = true;
