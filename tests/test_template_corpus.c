@@ -46,9 +46,9 @@ static bool template_rule(const char *id)
 /* The input of the last lint: views into it live as long as the context. */
 static uint8_t *last_buf;
 
-/* Lint one template under --profile security (the previous context must be
- * freed first). */
-static gguflint_ctx *lint_template(const char *tpl, size_t n)
+/* Lint one template under a profile (the previous context must be freed
+ * first). */
+static gguflint_ctx *lint_template_as(const char *tpl, size_t n, const char *profile)
 {
     free(last_buf);
     gb *b = gb_new(3);
@@ -59,7 +59,7 @@ static gguflint_ctx *lint_template(const char *tpl, size_t n)
     uint8_t *buf = ex_finish(b, &len);
     gguflint_options *opt = gguflint_options_new();
     assert_non_null(opt);
-    assert_int_equal(gguflint_options_profile(opt, "security"), GGUFLINT_OK);
+    assert_int_equal(gguflint_options_profile(opt, profile), GGUFLINT_OK);
     gguflint_ctx *ctx = gguflint_new(opt);
     gguflint_options_free(opt);
     assert_non_null(ctx);
@@ -67,6 +67,11 @@ static gguflint_ctx *lint_template(const char *tpl, size_t n)
     assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
     last_buf = buf;
     return ctx;
+}
+
+static gguflint_ctx *lint_template(const char *tpl, size_t n)
+{
+    return lint_template_as(tpl, n, "security");
 }
 
 static bool has_error(const gguflint_ctx *ctx)
@@ -221,8 +226,24 @@ static void test_clean(void **state)
     assert_int_equal(errors, 0);
 }
 
-/* Every .jinja of dir under --profile security: no error (a skip when the
- * directory is absent). */
+/* The profiles a real template must pass with no error: the default (ggml),
+ * strict and security. */
+static const char *const real_profiles[] = {"ggml", "strict", "security"};
+
+/* Whether the MANIFEST.tsv of dir (when there is one) lists name in its first
+ * column. */
+static bool listed(const char *manifest, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = manifest; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && p[n] == '\t')
+            return true;
+    return false;
+}
+
+/* Every .jinja of dir under each of real_profiles: no error (a skip when the
+ * directory is absent). When dir has a MANIFEST.tsv, every template must be
+ * listed in it (where it came from). Warnings are counted under security. */
 static void real_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -230,34 +251,49 @@ static void real_dir(const char *dir)
         print_message("%s not found: skipped\n", dir);
         skip();
     }
-    unsigned total = 0, errors = 0;
+    char mpath[4096];
+    snprintf(mpath, sizeof mpath, "%s/MANIFEST.tsv", dir);
+    size_t mlen;
+    char *manifest = ex_read_file(mpath, &mlen);
+    unsigned total = 0, errors[3] = {0}, unlisted = 0;
     tally t = {0};
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t n = strlen(e->d_name);
         if (n < 7 || strcmp(e->d_name + n - 6, ".jinja") != 0)
             continue;
+        if (manifest && !listed(manifest, e->d_name)) {
+            print_message("  real %s is not in %s\n", e->d_name, mpath);
+            unlisted++;
+        }
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         size_t len;
         char *tpl = ex_read_file(path, &len);
         assert_non_null(tpl);
-        gguflint_ctx *ctx = lint_template(tpl, len);
-        if (has_error(ctx)) {
-            print_message("  real %s has an error:\n", e->d_name);
-            print_findings(e->d_name, ctx);
-            errors++;
+        for (unsigned p = 0; p < 3; p++) {
+            gguflint_ctx *ctx = lint_template_as(tpl, len, real_profiles[p]);
+            if (has_error(ctx)) {
+                print_message("  real %s has an error under --profile %s:\n", e->d_name,
+                              real_profiles[p]);
+                print_findings(e->d_name, ctx);
+                errors[p]++;
+            }
+            if (p == 2)
+                count_rest(&t, ctx);
+            gguflint_free(ctx);
         }
-        count_rest(&t, ctx);
         total++;
-        gguflint_free(ctx);
         free(tpl);
     }
     closedir(d);
-    print_message("  real templates in %s: %u, with an error under --profile security: %u\n", dir,
-                  total, errors);
+    free(manifest);
+    print_message("  real templates in %s: %u, with an error under --profile ggml/strict/"
+                  "security: %u/%u/%u\n",
+                  dir, total, errors[0], errors[1], errors[2]);
     print_tally("real", &t);
-    assert_int_equal(errors, 0);
+    assert_int_equal(errors[0] + errors[1] + errors[2], 0);
+    assert_int_equal(unlisted, 0);
 }
 
 static void test_real_templates(void **state)

@@ -70,7 +70,7 @@ void ev_dos_template_end(tpl *t)
 }
 
 /* A variable read unchanged (vid) that is the target of this {% set %}. */
-static bool is_target(const tpl *t, const aval *v)
+bool ev_is_set_target(const tpl *t, const aval *v)
 {
     if (t->ev.stmt != ST_SET_VALUE || !v->vid || v->vid > t->fd.n_vars)
         return false;
@@ -87,10 +87,10 @@ void ev_dos_binop(tpl *t, uint8_t op, const aval *a, const aval *b)
 {
     if (t->ev.stmt != ST_SET_VALUE)
         return;
-    if ((op == OP_CONCAT || op == OP_ADD) && is_target(t, a) && is_target(t, b))
+    if ((op == OP_CONCAT || op == OP_ADD) && ev_is_set_target(t, a) && ev_is_set_target(t, b))
         t->ev.doubling = true;
-    if (op == OP_MUL && ((is_target(t, a) && b->kind == AV_INT && b->ival >= 2) ||
-                         (is_target(t, b) && a->kind == AV_INT && a->ival >= 2)))
+    if (op == OP_MUL && ((ev_is_set_target(t, a) && b->kind == AV_INT && b->ival >= 2) ||
+                         (ev_is_set_target(t, b) && a->kind == AV_INT && a->ival >= 2)))
         t->ev.doubling = true;
 }
 

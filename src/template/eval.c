@@ -199,8 +199,11 @@ static aval binop(tpl *t, uint8_t op, const aval *a, const aval *b, const oframe
 {
     aval r = unk_at(a);
     bool ia = a->kind == AV_INT, ib = b->kind == AV_INT;
-    if (t->ev.stmt == ST_SET_VALUE) /* (the only place it looks) */
+    if (t->ev.stmt == ST_SET_VALUE) { /* (the only place they look) */
         ev_dos_binop(t, op, a, b);
+        if (ev_unroll_accum(t, op, a, b, &r))
+            return r;
+    }
     if (unroll_op(op) && t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR &&
         (ev_is_items(a) ? ev_is_const(b) : ev_is_items(b) && ev_is_const(a))) {
         ubin u = {op, ev_is_items(a), ev_is_items(a) ? b : a, f};
@@ -366,6 +369,8 @@ static void apply_pending_filter(tpl *t)
     aval r;
     if (!ev_is_items(&x) || !ev_unroll_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at, &r))
         r = ev_apply_filter(t, t->ev.pend_word, &x, NULL, 0, 0, &at);
+    if (r.kind == AV_UNK)
+        r.flags |= ev_filter_content(t, t->ev.pend_word, &x, NULL, 0, 0);
     if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST)
         ch_filter(t, &r, &x, t->ev.pend_word, 0);
     t->ev.V[t->ev.nv - 1] = r;
@@ -504,6 +509,12 @@ static void close_marker(tpl *t, const tok *k)
     aval at;
     memset(&at, 0, sizeof at);
     at.index = f.index;
+    /* a list, tuple or dict that holds message content, when it is not
+     * folded, is content (what |tojson of it writes, GG736) */
+    uint32_t content = 0;
+    if (f.kind == M_LIST || f.kind == M_GROUP || f.kind == M_DICT)
+        for (uint32_t i = 0; i < n; i++)
+            content |= items[i].flags & F_CONTENT;
     switch (f.kind) {
     case M_GROUP:
         if (n == 1 && f.commas == 0 && !f.acc) {
@@ -592,6 +603,8 @@ static void close_marker(tpl *t, const tok *k)
         if (!any_items(&x, items, n) || !ev_unroll_filter(t, f.word, &x, items, n, f.kws, &at, &r))
             r = ev_apply_filter(t, f.word, &x, items, n, f.kws, &at);
         r.flags |= taint;
+        if (r.kind == AV_UNK)
+            r.flags |= ev_filter_content(t, f.word, &x, items, n, f.attr_kw);
         if (r.kind != AV_STR && r.kind != AV_INT && r.kind != AV_LIST) {
             if (f.word == W_ATTR && n >= 1)
                 ch_attr(t, &r, &x, &items[0]);
@@ -608,6 +621,8 @@ static void close_marker(tpl *t, const tok *k)
     case M_DICT: r = dict_keys(t, items, n, &f, &at); break;
     default: r = unk_at(&at); break;
     }
+    if (r.kind == AV_UNK)
+        r.flags |= content;
     while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= t->ev.no)
         t->ev.n_kw--; /* this bracket's keyword arguments */
     t->ev.nv = base;

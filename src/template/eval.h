@@ -145,6 +145,8 @@ void ev_flush(tpl *t);                                     /* reduce what the ta
 uint16_t ev_key_check(tpl *t, const aval *key, const aval *recv, int how); /* F_TAINT or 0 */
 void ev_trigger(tpl *t, const aval *lit, const char *how);
 bool ev_keeps_content(unsigned w);
+uint32_t ev_filter_content(const tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
+                           unsigned attr_kw);
 bool ev_makes_string(unsigned w);
 void ev_attr_access(tpl *t, const tok *k); /* .name on the top value */
 void ev_settle_attr(tpl *t);               /* an attribute not called is a plain value */
@@ -192,6 +194,9 @@ bool ev_unroll_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint3
 bool ev_unroll_method(tpl *t, const aval *c, const aval *args, uint32_t na, uint32_t kws, aval *r);
 bool ev_unroll_global(tpl *t, const aval *c, const aval *args, uint32_t na, aval *r);
 bool ev_unroll_index(tpl *t, const aval *x, const aval *key, aval *r);
+/* {% set ns.x = ns.x ~ c %} or {% set ns.x = c ~ ns.x %} with c the items of
+ * a loop over a constant: true and *r what ns.x holds after the loop */
+bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r);
 /* an F_ITEMS value (the items a loop variable or an expression of it takes) */
 static inline bool ev_is_items(const aval *v)
 {
@@ -210,6 +215,8 @@ void ev_dos_tag_end(tpl *t);
 void ev_dos_loop(tpl *t, int64_t b, int64_t outer, uint64_t index);
 void ev_dos_template_end(tpl *t);
 void ev_dos_binop(tpl *t, uint8_t op, const aval *a, const aval *b);
+/* v is the target of this {% set %}, read unchanged (x in {% set x = x ~ y %}) */
+bool ev_is_set_target(const tpl *t, const aval *v);
 void ev_dos_set(tpl *t);
 void ev_dos_macro_def(tpl *t, const aval *name);
 void ev_dos_call(tpl *t, const aval *c, bool descended);

@@ -126,6 +126,31 @@ bool ev_keeps_content(unsigned w)
     }
 }
 
+/* What a filter keeps of message content that is not text yet: the
+ * contents of the messages (|map(attribute='content')), and a join, an
+ * item or a sublist of such a list, are content (a comparison with them
+ * is a trigger, GG727 / GG734). */
+uint32_t ev_filter_content(const tpl *t, unsigned w, const aval *x, const aval *args, uint32_t na,
+                           unsigned attr_kw)
+{
+    if (w == W_MAP && attr_kw && attr_kw <= na) {
+        const aval *a = &args[attr_kw - 1];
+        return a->kind == AV_STR && a->len == 7 && memcmp(fd_bytes(t, a), "content", 7) == 0
+                   ? F_CONTENT
+                   : 0;
+    }
+    switch (w) {
+    case W_JOIN:
+    case W_FIRST:
+    case W_LAST:
+    case W_LIST:
+    case W_REVERSE:
+    case W_SELECTATTR:
+    case W_REJECTATTR: return x->flags & F_CONTENT;
+    default: return 0;
+    }
+}
+
 /* Filters whose result is always a string. */
 bool ev_makes_string(unsigned w)
 {

@@ -9,6 +9,11 @@
  * at a time (ROT13 tables, code points) reaches the phrase checks as the
  * text it renders.
  *
+ * A namespace attribute that a loop over a constant extends by its items
+ * ({% set ns.t = ns.t ~ c %}, or c ~ ns.t, which reverses them) holds its
+ * first value joined with every item after the loop (ev_unroll_accum), so
+ * text assembled that way reaches the output stream too.
+ *
  * At most TPL_UNROLL_MAX items; each item's operation is charged to the
  * folding budget like any other fold. The callback is called with a
  * constant operand only, so it never comes back here (depth one). */
@@ -66,19 +71,27 @@ static bool item_next(const tpl *t, const aval *v, uint32_t *pos, aval *out)
     return true;
 }
 
+/* The result array, allocated at the first use. */
+static bool ur_ready(tpl *t)
+{
+    if (!t->fd.ur) {
+        t->fd.ur = gl_malloc(TPL_UNROLL_MAX * sizeof *t->fd.ur);
+        if (!t->fd.ur) {
+            t->nomem = true;
+            return false;
+        }
+    }
+    return true;
+}
+
 /* fn(item) for every item of `items`: an F_ITEMS value over their results,
  * or an unknown one (keeping the dunder pieces) when one does not fold. */
 aval ev_unroll(tpl *t, const aval *items, ev_unroll_fn fn, const void *ctx, const aval *at)
 {
     aval r = unk_at(at);
     r.flags = (uint32_t)(fd_frag_of(t, items) | (items->flags & F_TAINT));
-    if (!t->fd.ur) {
-        t->fd.ur = gl_malloc(TPL_UNROLL_MAX * sizeof *t->fd.ur);
-        if (!t->fd.ur) {
-            t->nomem = true;
-            return r;
-        }
-    }
+    if (!ur_ready(t))
+        return r;
     uint32_t pos = 0, n = 0;
     aval it;
     while (item_next(t, items, &pos, &it)) {
@@ -224,5 +237,42 @@ bool ev_unroll_index(tpl *t, const aval *x, const aval *key, aval *r)
         return false;
     ucall u = {U_INDEX, 0, x, key, 1, k};
     *r = ev_unroll(t, k < 0 ? x : key, unroll_call, &u, x);
+    return true;
+}
+
+/* ------------------------------------------ accumulation in a namespace */
+
+bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r)
+{
+    if (t->ev.stmt != ST_SET_VALUE || !t->ev.set_attr || (op != OP_CONCAT && op != OP_ADD))
+        return false;
+    bool prepend = ev_is_items(a);
+    const aval *init = prepend ? b : a, *items = prepend ? a : b;
+    if (!ev_is_items(items) || init->kind != AV_STR || !ev_is_set_target(t, init))
+        return false;
+    *r = unk_at(a);
+    if (!ur_ready(t))
+        return true;
+    uint32_t pos = 0, n = 0;
+    aval it;
+    while (item_next(t, items, &pos, &it)) {
+        if (n == TPL_UNROLL_MAX)
+            return true; /* longer loops stay unknown */
+        if (op == OP_ADD && it.kind != AV_STR)
+            return true; /* '' + 1 is Jinja's TypeError, not text */
+        t->fd.ur[n++] = it;
+    }
+    bld bd;
+    fd_b_begin(t, &bd, a);
+    if (!prepend)
+        fd_b_val(t, &bd, init);
+    for (uint32_t i = 0; i < n; i++)
+        fd_b_val(t, &bd, &t->fd.ur[prepend ? n - 1 - i : i]);
+    if (prepend)
+        fd_b_val(t, &bd, init);
+    aval v = fd_b_done(t, &bd);
+    if (v.kind == AV_STR) /* a branch or a break in the loop may skip items */
+        v.flags |= F_INEXACT;
+    *r = v;
     return true;
 }
