@@ -37,7 +37,11 @@ static void test_small_stack(void **state)
     ex_write_tiny_llama(dir, "a.gguf");
     ex_write_tiny_llama(dir, "b.gguf");
     assert_int_equal(run("--isolated a.gguf"), 0);
-    assert_int_equal(run("--isolated -j 2 --deep a.gguf b.gguf"), 0);
+    /* whether the --deep scan's second thread takes a piece is a race: the
+     * run is repeated (its thread once inherited the 64 KiB limit and
+     * crashed the sanitizer build in about 4 runs of 10) */
+    for (int i = 0; i < 12; i++)
+        assert_int_equal(run("--isolated -j 2 --deep a.gguf b.gguf"), 0);
     assert_int_equal(run("hash a.gguf"), 0);
     assert_int_equal(run("dump a.gguf"), 0);
     assert_int_equal(run("--isolated -r ."), 0);

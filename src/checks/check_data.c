@@ -358,9 +358,17 @@ static bool run_pieces(scan_state *st, unsigned jobs)
         posix_fadvise(st->ctx->fd, (off_t)st->ctx->hdr.data_start, 0, POSIX_FADV_SEQUENTIAL);
     pthread_t th[64];
     unsigned started = 0;
+    pthread_attr_t attr;
+    bool sized = jobs > 1 && pthread_attr_init(&attr) == 0;
+    if (sized && pthread_attr_setstacksize(&attr, DEEP_THREAD_STACK_BYTES) != 0) {
+        pthread_attr_destroy(&attr);
+        sized = false;
+    }
     for (unsigned i = 1; i < jobs; i++)
-        if (pthread_create(&th[started], NULL, scan_worker, st) == 0)
+        if (pthread_create(&th[started], sized ? &attr : NULL, scan_worker, st) == 0)
             started++;
+    if (sized)
+        pthread_attr_destroy(&attr);
     void *fail = scan_worker(st);
     for (unsigned i = 0; i < started; i++) {
         void *r;

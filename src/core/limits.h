@@ -64,6 +64,10 @@
  * that one big tensor keeps every thread busy, large enough that taking one
  * costs nothing. */
 #define DEEP_PIECE_BYTES (4u << 20)
+/* The stack of each --deep scan thread the library starts. Set explicitly:
+ * a thread's default stack is RLIMIT_STACK, which a sandbox may set to
+ * 64 KiB (`ulimit -s 64`), too little for a sanitizer build's frames. */
+#define DEEP_THREAD_STACK_BYTES ((size_t)1 << 20)
 /* The same for reader inputs (remote files): each piece is one request, so
  * larger pieces. */
 #define DEEP_READER_CHUNK_BYTES (16u << 20)
