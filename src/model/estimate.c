@@ -28,46 +28,62 @@ typedef struct mem_swa {
     uint32_t window;
 } mem_swa;
 
+typedef struct mem_act {
+    const char *arch;
+    uint32_t per_token;
+} mem_act;
+
+/* Each table includes memory.def with one row macro defined, the others
+ * empty. */
 /* clang-format off */
 #define ALWAYS W_ALWAYS
 #define KEY W_KEY
 #define DEFAULT H_DEFAULT
 #define BOTH H_BOTH
 #define FF0 H_FF0
-#define MEM_SWA(a, w, p, d, n) {a, w, p, d, n},
+#define MEM_SWA(a, w, p, d, n)
 #define MEM_RECURRENT(a)
 #define MEM_HYBRID(a, l)
 #define MEM_NONE(a)
+#define MEM_ACT(a, n)
+#undef MEM_SWA
+#define MEM_SWA(a, w, p, d, n) {a, w, p, d, n},
 static const mem_swa mem_swa_rows[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_SWA
-#undef MEM_RECURRENT
-#undef MEM_HYBRID
 #define MEM_SWA(a, w, p, d, n)
+#undef MEM_RECURRENT
 #define MEM_RECURRENT(a) a,
-#define MEM_HYBRID(a, l)
 static const char *const mem_recurrent[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_RECURRENT
-#undef MEM_HYBRID
 #define MEM_RECURRENT(a)
+#undef MEM_HYBRID
 #define MEM_HYBRID(a, l) {a, l},
 static const mem_hybrid mem_hybrid_rows[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_HYBRID
-#undef MEM_NONE
 #define MEM_HYBRID(a, l)
+#undef MEM_NONE
 #define MEM_NONE(a) a,
 static const char *const mem_none[] = {
+#include "../../data/llama/memory.def"
+};
+#undef MEM_NONE
+#define MEM_NONE(a)
+#undef MEM_ACT
+#define MEM_ACT(a, n) {a, n},
+static const mem_act mem_act_rows[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_SWA
 #undef MEM_RECURRENT
 #undef MEM_HYBRID
 #undef MEM_NONE
+#undef MEM_ACT
 #undef ALWAYS
 #undef KEY
 #undef DEFAULT
@@ -336,6 +352,15 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
     e->compute = mul(e, mul(e, mask_cells, e->n_ubatch), 2);
     uint64_t act = add(e, e->n_vocab, mul(e, 4, e->n_embd));
     e->compute = add(e, e->compute, mul(e, mul(e, e->n_ubatch, act), 4));
+    /* an architecture whose layers peak above that (memory.def MEM_ACT) */
+    for (size_t i = 0; i < sizeof mem_act_rows / sizeof mem_act_rows[0]; i++) {
+        if (strcmp(mem_act_rows[i].arch, name) != 0)
+            continue;
+        uint64_t peak =
+            mul(e, mul(e, mul(e, e->n_ubatch, mem_act_rows[i].per_token), e->n_embd), 4);
+        if (peak > e->compute)
+            e->compute = peak;
+    }
     e->total = add(e, add(e, add(e, e->weights, e->kv_k), add(e, e->kv_v, e->rs_r)),
                    add(e, add(e, e->rs_s, e->output), e->compute));
 }
