@@ -2,7 +2,8 @@
  * estimate`): exact KV bytes with grouped-query heads (scalar and per-layer
  * head_count_kv), sliding-window layers (gemma2's unconditional pattern,
  * gemma3's only with a window, a per-layer pattern array), MLA (no V),
- * recurrent state (mamba, rwkv6), a hybrid (lfm2), a model without memory
+ * recurrent state (mamba; rwkv6, rwkv7, arwkv7, rwkv6qwen2 with their
+ * compute peak), a hybrid (lfm2), a model without memory
  * (bert), cache types, the weights by type; hostile hyper-parameters
  * (saturation, division by zero, a huge block_count bounded by the tensors)
  * and the command line in text and JSON. */
@@ -239,6 +240,69 @@ static void test_recurrent_hybrid_none(void **state)
     free(e);
 }
 
+/* RWKV (llama-hparams.cpp n_embd_r / n_embd_s): per layer and sequence one
+ * f32 token-shift state of token_shift_count x n_embd values (2 by default)
+ * and one WKV state of n_embd x wkv.head_size; no KV cache; the compute
+ * buffer the larger of the generic one and memory.def's MEM_ACT peak. */
+static void test_rwkv(void **state)
+{
+    (void)state;
+    hp r6[] = {{"block_count", 3, {0}, 0},
+               {"embedding_length", 128, {0}, 0},
+               {"wkv.head_size", 32, {0}, 0}};
+    estimate *e = est_of("rwkv6", r6, N(r6), 128, 3, 4096, 1, 1);
+    assert_string_equal(e->memory, "recurrent");
+    assert_int_equal(e->n_layer, 3);
+    for (uint32_t il = 0; il < 3; il++) {
+        assert_int_equal(e->layer[il].kind, EST_RS);
+        assert_int_equal(e->layer[il].r, 2 * 128 * 4);
+        assert_int_equal(e->layer[il].s, 128 * 32 * 4);
+    }
+    assert_int_equal(e->rs_r, 3072);
+    assert_int_equal(e->rs_s, 49152);
+    assert_int_equal(e->kv_k + e->kv_v, 0);
+    assert_int_equal(e->output, 10 * 4);
+    /* generic 512 x (10 + 4 x 128) x 4 = 1069056 < 512 x 14 x 128 x 4 */
+    assert_int_equal(e->compute, 3670016);
+    /* token_embd 128 x 10 f16, 3 f32 norms of 32 */
+    assert_int_equal(e->weights, 2560 + 3 * 128);
+    assert_int_equal(e->total, 2944 + 3072 + 49152 + 40 + 3670016);
+    assert_int_equal(e->notes, 0);
+    assert_false(e->saturated);
+    free(e);
+    hp r7[] = {{"block_count", 2, {0}, 0},
+               {"embedding_length", 256, {0}, 0},
+               {"wkv.head_size", 64, {0}, 0},
+               {"token_shift_count", 2, {0}, 0}};
+    e = est_of("rwkv7", r7, N(r7), 256, 2, 8192, 1, 1);
+    assert_string_equal(e->memory, "recurrent");
+    assert_int_equal(e->rs_r, 2 * 2 * 256 * 4);
+    assert_int_equal(e->rs_s, 2 * 256 * 64 * 4);
+    assert_int_equal(e->compute, 512 * 18 * 256 * 4);
+    assert_int_equal(e->total, 5120 + 256 + 4096 + 131072 + 40 + 9437184);
+    free(e);
+    /* arwkv7 and rwkv6qwen2 keep one token shift: token_shift_count 1 */
+    r7[3].v = 1;
+    e = est_of("arwkv7", r7, N(r7), 256, 2, 8192, 1, 1);
+    assert_int_equal(e->rs_r, 2 * 256 * 4);
+    assert_int_equal(e->rs_s, 2 * 256 * 64 * 4);
+    assert_int_equal(e->compute, 512 * 16 * 256 * 4);
+    free(e);
+    /* a vocabulary large enough that the logits peak: the generic buffer */
+    size_t len;
+    uint8_t *buf = model("rwkv7", r7, N(r7), 256, 20000, 2, &len);
+    e = run(buf, len, 4096, 1, 1);
+    assert_int_equal(e->compute, 512 * (20000 + 4 * 256) * 4);
+    free(e);
+    free(buf);
+    /* token_shift_count 0: no token-shift state, the WKV state stays */
+    r7[3].v = 0;
+    e = est_of("rwkv6qwen2", r7, N(r7), 256, 2, 8192, 1, 1);
+    assert_int_equal(e->rs_r, 0);
+    assert_int_equal(e->rs_s, 2 * 256 * 64 * 4);
+    free(e);
+}
+
 static void test_hostile(void **state)
 {
     (void)state;
@@ -266,6 +330,30 @@ static void test_hostile(void **state)
     free(e);
     e = est_of("mamba", z, N(z), 64, 2, 1, 1, 1);
     assert_int_equal(e->rs_r, 0);
+    free(e);
+    /* RWKV: a huge head size, width and token-shift count saturate, never
+     * wrap; the layer count stays bounded by the tensors */
+    hp w[] = {{"block_count", 1000000, {0}, 0},
+              {"embedding_length", 1ull << 40, {0}, 0},
+              {"wkv.head_size", 1ull << 40, {0}, 0},
+              {"token_shift_count", 0xffffffffu, {0}, 0}};
+    e = est_of("rwkv7", w, N(w), 64, 2, 1ull << 40, 1, 1);
+    assert_true(e->saturated);
+    assert_true(e->notes & EST_N_LAYERS_CAPPED);
+    assert_true(e->n_layer <= 3);
+    assert_int_equal(e->rs_s, UINT64_MAX);
+    assert_int_equal(e->compute, 512ull * 18 * (1ull << 40) * 4); /* large, exact */
+    assert_int_equal(e->total, UINT64_MAX);
+    free(e);
+    /* just below 64 bits per layer: exact, the sum of two layers saturates */
+    hp w2[] = {{"block_count", 2, {0}, 0},
+               {"embedding_length", 1ull << 31, {0}, 0},
+               {"wkv.head_size", 1ull << 30, {0}, 0}};
+    e = est_of("rwkv6", w2, N(w2), 64, 2, 4096, 1, 1);
+    assert_int_equal(e->layer[0].s, 1ull << 63);
+    assert_int_equal(e->layer[0].r, 2 * (1ull << 31) * 4);
+    assert_int_equal(e->rs_s, UINT64_MAX);
+    assert_true(e->saturated);
     free(e);
 }
 
@@ -303,9 +391,10 @@ static void test_cli(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gqa),     cmocka_unit_test(test_swa),
-        cmocka_unit_test(test_mla),     cmocka_unit_test(test_recurrent_hybrid_none),
-        cmocka_unit_test(test_hostile), cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_gqa),  cmocka_unit_test(test_swa),
+        cmocka_unit_test(test_mla),  cmocka_unit_test(test_recurrent_hybrid_none),
+        cmocka_unit_test(test_rwkv), cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
