@@ -28,6 +28,12 @@ import ggufw  # noqa: E402
 import oracle  # noqa: E402
 import repair  # noqa: E402
 
+# Kimi's KDA layers (head_count_kv 0) beside one MLA layer
+KDA = {'attention.head_count_kv': (('array', 'i32'), [0, 1]),
+       'attention.kv_lora_rank': ('u32', 32), 'rope.dimension_count': ('u32', 16),
+       'attention.key_length': ('u32', 48), 'attention.value_length': ('u32', 32),
+       'attention.key_length_mla': ('u32', 32), 'attention.value_length_mla': ('u32', 16),
+       'kda.head_dim': ('u32', 16), 'ssm.conv_kernel': ('u32', 4)}
 # name, architecture, keys set before the repair (suffix after "ARCH."; "tensor:NAME" adds the
 # optional tensor NAME (%d: the layer) to every layer), n_ctx, cache type K/V
 CASES = [
@@ -73,6 +79,16 @@ CASES = [
      4096, 'f16', 'f16'),
     ('arwkv7', 'arwkv7', {'wkv.head_size': ('u32', 16), 'token_shift_count': ('u32', 1)}, 4096,
      'f16', 'f16'),
+    ('kimi-linear-kda', 'kimi-linear', dict(KDA), 8192, 'f16', 'f16'),
+    ('bailingmoe3-kda', 'bailingmoe3', dict(KDA), 8192, 'f16', 'f16'),
+    ('kimi-k3-kda', 'kimi-k3', dict(KDA), 8192, 'f16', 'f16'),
+    ('minimax-01-la', 'minimax-01', {}, 8192, 'f16', 'f16'),
+    ('minimax-01-la8', 'minimax-01', {'attention.head_count': ('u32', 8),
+                                      'attention.head_count_kv': ('u32', 8),
+                                      'embedding_length': ('u32', 128)}, 8192, 'f16', 'f16'),
+    ('minimax-01-hybrid', 'minimax-01', {'block_count': ('u32', 3),
+                                         'full_attention_interval': ('u32', 3),
+                                         'attention.key_length': ('u32', 32)}, 8192, 'f16', 'f16'),
 ]
 TYPE_IDS = {'f32': 0, 'f16': 1, 'q8_0': 8, 'q4_0': 2}
 TOL = {'weights': 0.01, 'memory': 0.01, 'kv': 0.01, 'compute': 0.50}
