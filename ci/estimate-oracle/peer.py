@@ -8,9 +8,9 @@ are not compared) and compare gguflint's KV cache with the README's
 "VRAM 0 / UMA" column (full offload with mmap: the KV cache plus small
 buffers). The figures are facts quoted from gpustack/gguf-parser-go
 README.md at d11cb35 (2025-07-01), the last revision whose tables give the
-GQA group. Writes the table to stdout (docs/ESTIMATE.md keeps a copy).
+GQA group. Writes the table to stdout (README.md keeps a copy).
 
-    peer.py --gguflint build-ci/gguflint [--out DIR]"""
+    peer.py --gguflint build-ci/gguflint"""
 
 import argparse
 import json
