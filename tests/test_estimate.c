@@ -2,7 +2,8 @@
  * estimate`): exact KV bytes with grouped-query heads (scalar and per-layer
  * head_count_kv), sliding-window layers (gemma2's unconditional pattern,
  * gemma3's only with a window, a per-layer pattern array), MLA (no V),
- * recurrent state (mamba, rwkv6), a hybrid (lfm2), a model without memory
+ * recurrent state (mamba; rwkv6, rwkv7, arwkv7, rwkv6qwen2 with their
+ * compute peak; Kimi's KDA, MiniMax's linear attention), a hybrid (lfm2), a model without memory
  * (bert), cache types, the weights by type; hostile hyper-parameters
  * (saturation, division by zero, a huge block_count bounded by the tensors)
  * and the command line in text and JSON. */
@@ -239,6 +240,125 @@ static void test_recurrent_hybrid_none(void **state)
     free(e);
 }
 
+/* RWKV (llama-hparams.cpp n_embd_r / n_embd_s): per layer and sequence one
+ * f32 token-shift state of token_shift_count x n_embd values (2 by default)
+ * and one WKV state of n_embd x wkv.head_size; no KV cache; the compute
+ * buffer the larger of the generic one and memory.def's MEM_ACT peak. */
+static void test_rwkv(void **state)
+{
+    (void)state;
+    hp r6[] = {{"block_count", 3, {0}, 0},
+               {"embedding_length", 128, {0}, 0},
+               {"wkv.head_size", 32, {0}, 0}};
+    estimate *e = est_of("rwkv6", r6, N(r6), 128, 3, 4096, 1, 1);
+    assert_string_equal(e->memory, "recurrent");
+    assert_int_equal(e->n_layer, 3);
+    for (uint32_t il = 0; il < 3; il++) {
+        assert_int_equal(e->layer[il].kind, EST_RS);
+        assert_int_equal(e->layer[il].r, 2 * 128 * 4);
+        assert_int_equal(e->layer[il].s, 128 * 32 * 4);
+    }
+    assert_int_equal(e->rs_r, 3072);
+    assert_int_equal(e->rs_s, 49152);
+    assert_int_equal(e->kv_k + e->kv_v, 0);
+    assert_int_equal(e->output, 10 * 4);
+    /* generic 512 x (10 + 4 x 128) x 4 = 1069056 < 512 x 14 x 128 x 4 */
+    assert_int_equal(e->compute, 3670016);
+    /* token_embd 128 x 10 f16, 3 f32 norms of 32 */
+    assert_int_equal(e->weights, 2560 + 3 * 128);
+    assert_int_equal(e->total, 2944 + 3072 + 49152 + 40 + 3670016);
+    assert_int_equal(e->notes, 0);
+    assert_false(e->saturated);
+    free(e);
+    hp r7[] = {{"block_count", 2, {0}, 0},
+               {"embedding_length", 256, {0}, 0},
+               {"wkv.head_size", 64, {0}, 0},
+               {"token_shift_count", 2, {0}, 0}};
+    e = est_of("rwkv7", r7, N(r7), 256, 2, 8192, 1, 1);
+    assert_string_equal(e->memory, "recurrent");
+    assert_int_equal(e->rs_r, 2 * 2 * 256 * 4);
+    assert_int_equal(e->rs_s, 2 * 256 * 64 * 4);
+    assert_int_equal(e->compute, 512 * 18 * 256 * 4);
+    assert_int_equal(e->total, 5120 + 256 + 4096 + 131072 + 40 + 9437184);
+    free(e);
+    /* arwkv7 and rwkv6qwen2 keep one token shift: token_shift_count 1 */
+    r7[3].v = 1;
+    e = est_of("arwkv7", r7, N(r7), 256, 2, 8192, 1, 1);
+    assert_int_equal(e->rs_r, 2 * 256 * 4);
+    assert_int_equal(e->rs_s, 2 * 256 * 64 * 4);
+    assert_int_equal(e->compute, 512 * 16 * 256 * 4);
+    free(e);
+    /* a vocabulary large enough that the logits peak: the generic buffer */
+    size_t len;
+    uint8_t *buf = model("rwkv7", r7, N(r7), 256, 20000, 2, &len);
+    e = run(buf, len, 4096, 1, 1);
+    assert_int_equal(e->compute, 512 * (20000 + 4 * 256) * 4);
+    free(e);
+    free(buf);
+    /* token_shift_count 0: no token-shift state, the WKV state stays */
+    r7[3].v = 0;
+    e = est_of("rwkv6qwen2", r7, N(r7), 256, 2, 8192, 1, 1);
+    assert_int_equal(e->rs_r, 0);
+    assert_int_equal(e->rs_s, 2 * 256 * 64 * 4);
+    free(e);
+}
+
+/* Kimi's KDA layers (kimi-linear; bailingmoe3, kimi-k3 alike) and
+ * MiniMax's linear attention (memory.def MEM_LA), each beside attention
+ * layers; a state key the architecture's loader does not read is ignored. */
+static void test_kda_la(void **state)
+{
+    (void)state;
+    hp k[] = {BASE(2),
+              {"attention.head_count_kv", 0, {0, 1}, 2},
+              {"attention.key_length", 48, {0}, 0},
+              {"attention.value_length", 32, {0}, 0},
+              {"kda.head_dim", 16, {0}, 0},
+              {"ssm.conv_kernel", 5, {0}, 0}};
+    estimate *e = est_of("kimi-linear", k, N(k), 64, 2, 8192, 1, 1);
+    assert_string_equal(e->memory, "hybrid");
+    assert_int_equal(e->layer[0].kind, EST_RS);
+    assert_int_equal(e->layer[0].r, 3 * 4 * 4 * 16 * 4); /* 3 x (5 - 1) x n_head x head_dim */
+    assert_int_equal(e->layer[0].s, 16 * 16 * 4 * 4);
+    assert_int_equal(e->layer[1].kind, EST_ATTN);
+    assert_int_equal(e->kv_k, 48 * 8192 * 2);
+    assert_int_equal(e->kv_v, 32 * 8192 * 2);
+    assert_int_equal(e->rs_r + e->rs_s, 3072 + 4096);
+    assert_int_equal(e->notes, 0);
+    free(e);
+    /* without ssm.conv_kernel llama.cpp counts 3 convolution steps */
+    e = est_of("kimi-linear", k, N(k) - 1, 64, 2, 8192, 1, 1);
+    assert_int_equal(e->layer[0].r, 3 * 3 * 4 * 16 * 4);
+    free(e);
+    /* minimax-01: every third layer attends, the others keep head_k^2 x n_head */
+    hp m[] = {BASE(3), {"full_attention_interval", 3, {0}, 0}};
+    e = est_of("minimax-01", m, N(m), 64, 3, 4096, 1, 1);
+    assert_string_equal(e->memory, "hybrid");
+    assert_int_equal(e->layer[0].kind, EST_RS);
+    assert_int_equal(e->layer[1].kind, EST_RS);
+    assert_int_equal(e->layer[2].kind, EST_ATTN);
+    assert_int_equal(e->rs_r, 0);
+    assert_int_equal(e->rs_s, 2 * 16 * 16 * 4 * 4);
+    assert_int_equal(e->kv_k, 16 * 4 * 4096 * 2);
+    /* mask 4096 x 512 f16, 512 x (10 + 4 x 64) f32, 3 x 512 x 512 x 4 heads f32 */
+    assert_int_equal(e->compute, 4096 * 512 * 2 + 512 * 266 * 4 + 3 * 512 * 512 * 4 * 4);
+    free(e);
+    hp m2[] = {
+        BASE(3), {"full_attention_interval", 3, {0}, 0}, {"attention.key_length", 32, {0}, 0}};
+    e = est_of("minimax-01", m2, N(m2), 64, 3, 4096, 1, 1);
+    assert_int_equal(e->layer[0].s, 32 * 32 * 4 * 4);
+    free(e);
+    /* mamba's loader reads no wkv.head_size: its state stays mamba's */
+    hp w[] = {{"block_count", 2, {0}, 0},      {"embedding_length", 64, {0}, 0},
+              {"ssm.conv_kernel", 4, {0}, 0},  {"ssm.inner_size", 128, {0}, 0},
+              {"ssm.state_size", 16, {0}, 0},  {"wkv.head_size", 64, {0}, 0},
+              {"shortconv.l_cache", 3, {0}, 0}};
+    e = est_of("mamba", w, N(w), 64, 2, 4096, 1, 1);
+    assert_int_equal(e->layer[0].r, 3 * 128 * 4);
+    assert_int_equal(e->layer[0].s, 16 * 128 * 4);
+    free(e);
+}
+
 static void test_hostile(void **state)
 {
     (void)state;
@@ -266,6 +386,41 @@ static void test_hostile(void **state)
     free(e);
     e = est_of("mamba", z, N(z), 64, 2, 1, 1, 1);
     assert_int_equal(e->rs_r, 0);
+    free(e);
+    /* RWKV: a huge head size, width and token-shift count saturate, never
+     * wrap; the layer count stays bounded by the tensors */
+    hp w[] = {{"block_count", 1000000, {0}, 0},
+              {"embedding_length", 1ull << 40, {0}, 0},
+              {"wkv.head_size", 1ull << 40, {0}, 0},
+              {"token_shift_count", 0xffffffffu, {0}, 0}};
+    e = est_of("rwkv7", w, N(w), 64, 2, 1ull << 40, 1, 1);
+    assert_true(e->saturated);
+    assert_true(e->notes & EST_N_LAYERS_CAPPED);
+    assert_true(e->n_layer <= 3);
+    assert_int_equal(e->rs_s, UINT64_MAX);
+    assert_int_equal(e->compute, 512ull * 18 * (1ull << 40) * 4); /* large, exact */
+    assert_int_equal(e->total, UINT64_MAX);
+    free(e);
+    /* just below 64 bits per layer: exact, the sum of two layers saturates */
+    hp w2[] = {{"block_count", 2, {0}, 0},
+               {"embedding_length", 1ull << 31, {0}, 0},
+               {"wkv.head_size", 1ull << 30, {0}, 0}};
+    e = est_of("rwkv6", w2, N(w2), 64, 2, 4096, 1, 1);
+    assert_int_equal(e->layer[0].s, 1ull << 63);
+    assert_int_equal(e->layer[0].r, 2 * (1ull << 31) * 4);
+    assert_int_equal(e->rs_s, UINT64_MAX);
+    assert_true(e->saturated);
+    free(e);
+    /* a KDA state row past 32 bits: exact here, said to wrap in llama.cpp */
+    hp kd[] = {{"block_count", 2, {0}, 0},
+               {"embedding_length", 64, {0}, 0},
+               {"attention.head_count", 1u << 16, {0}, 0},
+               {"attention.head_count_kv", 0, {0, 0}, 2},
+               {"kda.head_dim", 1u << 20, {0}, 0}};
+    e = est_of("kimi-linear", kd, N(kd), 64, 2, 4096, 1, 1);
+    assert_true(e->notes & EST_N_RS_WRAPS);
+    assert_false(e->saturated);
+    assert_int_equal(e->layer[0].s, (1ull << 56) * 4);
     free(e);
 }
 
@@ -305,6 +460,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gqa),     cmocka_unit_test(test_swa),
         cmocka_unit_test(test_mla),     cmocka_unit_test(test_recurrent_hybrid_none),
+        cmocka_unit_test(test_rwkv),    cmocka_unit_test(test_kda_la),
         cmocka_unit_test(test_hostile), cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,14 @@ import ggufw  # noqa: E402
 import oracle  # noqa: E402
 import repair  # noqa: E402
 
-# name, architecture, keys set before the repair (suffix after "ARCH."), n_ctx, cache type K/V
+# Kimi's KDA layers (head_count_kv 0) beside one MLA layer
+KDA = {'attention.head_count_kv': (('array', 'i32'), [0, 1]),
+       'attention.kv_lora_rank': ('u32', 32), 'rope.dimension_count': ('u32', 16),
+       'attention.key_length': ('u32', 48), 'attention.value_length': ('u32', 32),
+       'attention.key_length_mla': ('u32', 32), 'attention.value_length_mla': ('u32', 16),
+       'kda.head_dim': ('u32', 16), 'ssm.conv_kernel': ('u32', 4)}
+# name, architecture, keys set before the repair (suffix after "ARCH."; "tensor:NAME" adds the
+# optional tensor NAME (%d: the layer) to every layer), n_ctx, cache type K/V
 CASES = [
     ('llama-gqa', 'llama', {'attention.head_count_kv': ('u32', 1)}, 8192, 'f16', 'f16'),
     ('llama-q8k', 'llama', {'attention.head_count': ('u32', 2), 'attention.head_count_kv': ('u32', 1),
@@ -63,6 +70,25 @@ CASES = [
      8192, 'f16', 'f16'),
     ('jamba-hybrid', 'jamba', {'attention.head_count_kv': (('array', 'i32'), [0, 4])}, 8192,
      'f16', 'f16'),
+    ('rwkv6', 'rwkv6', {'wkv.head_size': ('u32', 16),
+                        'tensor:blk.%d.time_mix_lerp_fused.weight': (None, None)}, 4096, 'f16',
+     'f16'),
+    ('rwkv6qwen2', 'rwkv6qwen2', {'wkv.head_size': ('u32', 16), 'token_shift_count': ('u32', 1)},
+     4096, 'f16', 'f16'),
+    ('rwkv7', 'rwkv7', {'wkv.head_size': ('u32', 16), 'attention.gate_lora_rank': ('u32', 8)},
+     4096, 'f16', 'f16'),
+    ('arwkv7', 'arwkv7', {'wkv.head_size': ('u32', 16), 'token_shift_count': ('u32', 1)}, 4096,
+     'f16', 'f16'),
+    ('kimi-linear-kda', 'kimi-linear', dict(KDA), 8192, 'f16', 'f16'),
+    ('bailingmoe3-kda', 'bailingmoe3', dict(KDA), 8192, 'f16', 'f16'),
+    ('kimi-k3-kda', 'kimi-k3', dict(KDA), 8192, 'f16', 'f16'),
+    ('minimax-01-la', 'minimax-01', {}, 8192, 'f16', 'f16'),
+    ('minimax-01-la8', 'minimax-01', {'attention.head_count': ('u32', 8),
+                                      'attention.head_count_kv': ('u32', 8),
+                                      'embedding_length': ('u32', 128)}, 8192, 'f16', 'f16'),
+    ('minimax-01-hybrid', 'minimax-01', {'block_count': ('u32', 3),
+                                         'full_attention_interval': ('u32', 3),
+                                         'attention.key_length': ('u32', 32)}, 8192, 'f16', 'f16'),
 ]
 TYPE_IDS = {'f32': 0, 'f16': 1, 'q8_0': 8, 'q4_0': 2}
 TOL = {'weights': 0.01, 'memory': 0.01, 'kv': 0.01, 'compute': 0.50}
@@ -72,6 +98,10 @@ def seeded(orig, overrides):
     def start(arch):
         model = orig(arch)
         for suffix, (vt, v) in overrides.items():
+            if suffix.startswith('tensor:'):  # a tensor of every layer (%d), shaped by the repair
+                for il in range(repair.n_layer(model)):
+                    model['tensors'].append([suffix[7:] % il, [1], 'F32'])
+                continue
             key = arch + '.' + suffix
             i = repair.kv_index(model, key)
             row = [key, vt, v]

@@ -28,46 +28,71 @@ typedef struct mem_swa {
     uint32_t window;
 } mem_swa;
 
+typedef struct mem_act {
+    const char *arch;
+    uint32_t per_token; /* MEM_ACT; MEM_LA: the ubatch x ubatch matrices per head */
+} mem_act;
+
+/* Each table includes memory.def with one row macro defined, the others
+ * empty. */
 /* clang-format off */
 #define ALWAYS W_ALWAYS
 #define KEY W_KEY
 #define DEFAULT H_DEFAULT
 #define BOTH H_BOTH
 #define FF0 H_FF0
-#define MEM_SWA(a, w, p, d, n) {a, w, p, d, n},
+#define MEM_SWA(a, w, p, d, n)
 #define MEM_RECURRENT(a)
 #define MEM_HYBRID(a, l)
 #define MEM_NONE(a)
+#define MEM_ACT(a, n)
+#define MEM_LA(a, n)
+#undef MEM_SWA
+#define MEM_SWA(a, w, p, d, n) {a, w, p, d, n},
 static const mem_swa mem_swa_rows[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_SWA
-#undef MEM_RECURRENT
-#undef MEM_HYBRID
 #define MEM_SWA(a, w, p, d, n)
+#undef MEM_RECURRENT
 #define MEM_RECURRENT(a) a,
-#define MEM_HYBRID(a, l)
 static const char *const mem_recurrent[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_RECURRENT
-#undef MEM_HYBRID
 #define MEM_RECURRENT(a)
+#undef MEM_HYBRID
 #define MEM_HYBRID(a, l) {a, l},
 static const mem_hybrid mem_hybrid_rows[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_HYBRID
-#undef MEM_NONE
 #define MEM_HYBRID(a, l)
+#undef MEM_NONE
 #define MEM_NONE(a) a,
 static const char *const mem_none[] = {
+#include "../../data/llama/memory.def"
+};
+#undef MEM_NONE
+#define MEM_NONE(a)
+#undef MEM_ACT
+#define MEM_ACT(a, n) {a, n},
+static const mem_act mem_act_rows[] = {
+#include "../../data/llama/memory.def"
+};
+#undef MEM_ACT
+#define MEM_ACT(a, n)
+#undef MEM_LA
+#define MEM_LA(a, n) {a, n},
+static const mem_act mem_la_rows[] = {
 #include "../../data/llama/memory.def"
 };
 #undef MEM_SWA
 #undef MEM_RECURRENT
 #undef MEM_HYBRID
 #undef MEM_NONE
+#undef MEM_ACT
+#undef MEM_LA
 #undef ALWAYS
 #undef KEY
 #undef DEFAULT
@@ -166,26 +191,56 @@ static bool layer_slides(arch_env *env, const mem_swa *m, uint64_t period, uint3
     return m->dense_first ? il % period != 0 : il % period < period - 1;
 }
 
-/* The recurrent state of one layer in f32 values (n_embd_r, n_embd_s). */
-static void rs_layer(arch_env *env, estimate *e, est_layer *L)
+/* A state key as llama.cpp's hparams hold it: the file's value when the
+ * architecture's loader reads the key (the generated key table), else the
+ * member's default - a key the loader ignores does not size anything. */
+static uint64_t lkey(arch_env *env, const char *suffix, uint64_t dflt)
+{
+    const arch_info *ai = env->arch;
+    for (uint32_t i = ai->key_first; i < (uint32_t)ai->key_first + ai->key_count; i++)
+        if (strcmp(arch_str(arch_keys[i].suffix), suffix) == 0)
+            return akey(env, suffix, dflt);
+    return dflt;
+}
+
+/* The recurrent state of one layer in f32 values, as llama-hparams.cpp's
+ * n_embd_r() / n_embd_s() choose it: RWKV (wkv.head_size: token_shift_count
+ * x n_embd, n_embd x head size), LFM2's short convolution (n_embd x
+ * (l_cache - 1)), Kimi's KDA (3 x (conv_kernel - 1, else 3) x n_head x
+ * head_dim, head_dim^2 x n_head), linear attention (memory.def MEM_LA: the
+ * attention head size squared x n_head), else mamba's convolution and SSM
+ * states. llama.cpp computes both in 32 bits: a larger row wraps there. */
+static void rs_layer(arch_env *env, estimate *e, est_layer *L, bool la)
 {
     uint64_t n_embd = e->n_embd;
-    uint64_t wkv = akey(env, "wkv.head_size", 0), lc = akey(env, "shortconv.l_cache", 0);
+    uint64_t wkv = lkey(env, "wkv.head_size", 0), lc = lkey(env, "shortconv.l_cache", 0);
+    uint64_t kda = lkey(env, "kda.head_dim", 0);
+    uint64_t conv = lkey(env, "ssm.conv_kernel", 0), st = lkey(env, "ssm.state_size", 0);
+    uint64_t inner = lkey(env, "ssm.inner_size", 0), groups = lkey(env, "ssm.group_count", 0);
+    bool hok = true;
+    uint64_t n_head = kda || la ? lval(&env->head, 0, &hok) : 0;
+    uint64_t hla = la ? sval(env->head_k, &hok) : 0;
+    if (!hok)
+        e->notes |= EST_N_HEADS_UNKNOWN;
     uint64_t r, s;
-    if (akey(env, "kda.head_dim", 0) || akey(env, "linear_attention.head_dim", 0))
-        e->notes |= EST_N_RS_UNMODELLED;
-    if (wkv) {
-        r = mul(e, akey(env, "token_shift_count", 2), n_embd);
-        s = mul(e, n_embd, wkv);
-    } else if (lc) {
+    if (wkv)
+        r = mul(e, lkey(env, "token_shift_count", 2), n_embd);
+    else if (lc)
         r = mul(e, n_embd, lc - 1);
-        s = mul(e, akey(env, "ssm.state_size", 0), akey(env, "ssm.inner_size", 0));
-    } else {
-        uint64_t conv = akey(env, "ssm.conv_kernel", 0), st = akey(env, "ssm.state_size", 0);
-        uint64_t inner = akey(env, "ssm.inner_size", 0), groups = akey(env, "ssm.group_count", 0);
+    else if (kda)
+        r = mul(e, mul(e, 3, conv ? conv - 1 : 3), mul(e, n_head, kda));
+    else
         r = mul(e, conv ? conv - 1 : 0, add(e, inner, mul(e, 2, mul(e, groups, st))));
+    if (wkv)
+        s = mul(e, n_embd, wkv);
+    else if (kda)
+        s = mul(e, mul(e, kda, kda), n_head);
+    else if (hla)
+        s = mul(e, mul(e, hla, hla), n_head);
+    else
         s = mul(e, st, inner);
-    }
+    if (r > UINT32_MAX || s > UINT32_MAX)
+        e->notes |= EST_N_RS_WRAPS;
     L->r = mul(e, r, 4); /* f32, one sequence */
     L->s = mul(e, s, 4);
 }
@@ -257,6 +312,11 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
         if (strcmp(mem_hybrid_rows[i].arch, name) == 0)
             hy = &mem_hybrid_rows[i];
     bool hybrid = hy != NULL;
+    const mem_act *la_row = NULL;
+    for (size_t i = 0; i < sizeof mem_la_rows / sizeof mem_la_rows[0]; i++)
+        if (strcmp(mem_la_rows[i].arch, name) == 0)
+            la_row = &mem_la_rows[i];
+    bool la = la_row != NULL;
     /* is_recurrent(il): the architecture table's formula */
     const char *rec_rpn = arch_str(ai->recurrent);
     if (hybrid && env->recurrent_array)
@@ -303,7 +363,7 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
         }
         L->kind = EST_NONE;
         if (rec) {
-            rs_layer(env, e, L);
+            rs_layer(env, e, L, la);
             e->rs_r = add(e, e->rs_r, L->r);
             e->rs_s = add(e, e->rs_s, L->s);
             L->kind = EST_RS;
@@ -336,6 +396,21 @@ void estimate_run(gguflint_ctx *ctx, arch_env *env, estimate *e, uint64_t n_ctx,
     e->compute = mul(e, mul(e, mask_cells, e->n_ubatch), 2);
     uint64_t act = add(e, e->n_vocab, mul(e, 4, e->n_embd));
     e->compute = add(e, e->compute, mul(e, mul(e, e->n_ubatch, act), 4));
+    /* linear attention's ubatch x ubatch matrices per head (MEM_LA) */
+    if (la_row && e->rs_s) {
+        bool hok = true;
+        uint64_t sq = mul(e, mul(e, e->n_ubatch, e->n_ubatch), lval(&env->head, 0, &hok));
+        e->compute = add(e, e->compute, mul(e, mul(e, sq, la_row->per_token), 4));
+    }
+    /* an architecture whose layers peak above that (memory.def MEM_ACT) */
+    for (size_t i = 0; i < sizeof mem_act_rows / sizeof mem_act_rows[0]; i++) {
+        if (strcmp(mem_act_rows[i].arch, name) != 0)
+            continue;
+        uint64_t peak =
+            mul(e, mul(e, mul(e, e->n_ubatch, mem_act_rows[i].per_token), e->n_embd), 4);
+        if (peak > e->compute)
+            e->compute = peak;
+    }
     e->total = add(e, add(e, add(e, e->weights, e->kv_k), add(e, e->kv_v, e->rs_r)),
                    add(e, add(e, e->rs_s, e->output), e->compute));
 }

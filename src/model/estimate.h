@@ -1,7 +1,8 @@
 /* estimate.h - the memory llama.cpp (CPU backend, one sequence) takes for a
  * model at a context size (`gguflint estimate`, issue 27): weights, KV cache
  * per layer (grouped-query heads per layer, sliding-window layers, MLA),
- * recurrent state (mamba, rwkv, lfm2's short convolutions) and hybrid
+ * recurrent state (mamba, rwkv, lfm2's short convolutions, Kimi's KDA,
+ * MiniMax's linear attention) and hybrid
  * models, the output buffer and a rough compute buffer. The layout facts are
  * data: data/llama/memory.def and the architecture tables (model/arch_eval.h).
  * Every value comes from a file: arithmetic is checked, an overflow
@@ -22,7 +23,7 @@ enum {
     EST_N_HEADS_UNKNOWN = 4,  /* a layer's head counts or sizes unknown: counted as 0 */
     EST_N_LAYERS_CAPPED = 8,  /* block_count above ARCH_MAX_LAYERS or the tensors present */
     EST_N_CACHE_BLOCK = 16,   /* a row not a whole number of the cache type's blocks */
-    EST_N_RS_UNMODELLED = 32, /* recurrent layers of a kind not modelled (KDA, linear attention) */
+    EST_N_RS_WRAPS = 32,      /* a state row above 2^32 - 1 values: llama.cpp's 32-bit size wraps */
     EST_N_RECURRENT_ARRAY = 64, /* attention.recurrent_layers present: the table's formula used */
 };
 
