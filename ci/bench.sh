@@ -95,6 +95,8 @@ else
     runs=${BENCH_RUNS:-5}
     b_mib=${BENCH_B_MIB:-2048}
 fi
+# the README shows medians and ranges of at least 5 interleaved runs
+[ "$readme" = 1 ] && [ "$runs" -lt 5 ] && die "--readme takes 5 or more interleaved runs (BENCH_RUNS=$runs)"
 realdir=${BENCH_REALFILES:-$root/../shared/gguf-realfiles}
 # the 1-minute load average before anything runs: the README shows it, so a
 # table taken on a busy machine says so
@@ -241,8 +243,32 @@ row() {
 }
 : >"$work/rows"
 : >"$work/keys"
-expected=()
-expect() { expected+=("$@"); }
+# The keys of every row this run must produce, known before it runs (the
+# real files from their folder, b.gguf's rows unless skipped, the remote row
+# when the build has URL support): --smoke fails unless each is produced
+# exactly once.
+expected_rows() {
+    expected=(version a)
+    local f n=0
+    if [ -d "$realdir" ]; then
+        while IFS= read -r f; do
+            expected+=("real:${f##*/}")
+            n=$((n + 1))
+        done < <(find "$realdir" -maxdepth 1 -name '*.gguf' -type f | sort)
+    fi
+    [ "$n" -gt 0 ] || expected+=(realfiles)
+    expected+=(t t4 v tensor kv)
+    [ "${BENCH_SKIP_B:-0}" = 1 ] || expected+=(deep)
+    expected+=(rss.a rss.a2 rss.s wall.floor wall.a wall.ratio)
+    if [ "${BENCH_SKIP_B:-0}" != 1 ]; then
+        local m
+        for m in warm cold; do expected+=("deep.$m.cat" "deep.$m.j1" "deep.$m.pread" "deep.$m.j2"); done
+    fi
+    expected+=(files.j1 files.j2 jobs.idle jobs.busy)
+    if [ "${BENCH_SKIP_REMOTE:-0}" != 1 ] && "$gl" --help 2>&1 | grep -q -- '--max-fetch'; then
+        expected+=(remote)
+    fi
+}
 
 # "MED (MIN-MAX) ms" of seconds
 ms_fig() {
@@ -300,14 +326,12 @@ bench_realfiles() {
     fi
     if [ "${#files[@]}" -eq 0 ]; then
         echo "real vocabulary files: skipped ($realdir absent or empty)"
-        expect realfiles
         row realfiles "instructions" "real vocabulary files" "gguflint FILE" "skipped ($realdir absent)" "<= 2.0 each, deepseek-llm <= 1.2"
         return
     fi
     local f name ds irv tgt
     for f in "${files[@]}"; do
         name=${f##*/}
-        expect "real:$name"
         ds=$(data_start "$f")
         irv=$(ir "real.$name" "$gl" "$f")
         echo "$name: $irv Ir over $ds metadata bytes"
@@ -328,13 +352,11 @@ bench_instructions() {
         relocs=$(readelf -rW "$gl" | grep -c 'R_X86_64\|R_AARCH64' || true)
     fi
     echo "start-up (--version): $ir_v Ir, $relocs dynamic relocations"
-    expect version
     row version "instructions" "-" "gguflint --version (start-up)" "$(irfig "%.0f" "$ir_v" "Ir"), $relocs dynamic relocations" "as few as possible (0.41 M, 62 % relocations before)"
 
     ds_a=$(data_start "$a")
     ir_a=$(ir a "$gl" "$a")
     echo "a.gguf: $ir_a Ir over $ds_a metadata bytes"
-    expect a
     row a "instructions" "a.gguf ($ds_a B of metadata)" "gguflint a.gguf, every check" "$(irfig "%.2f" "$ir_a / $ds_a" "Ir per metadata byte")" "<= 1.2 (2.00 in 0.2.3)"
     if [ "$smoke" = 0 ]; then
         echo "top functions (self Ir):"
@@ -347,13 +369,11 @@ bench_instructions() {
     ir_t=$(ir t "$gl" "$work/t.gguf")
     ir_t4=$(ir t4 "$gl" "$work/t4.gguf")
     echo "t.gguf (1 MiB template): $ir_t Ir; t4.gguf (4 MiB): $ir_t4 Ir"
-    expect t t4
     row t "instructions" "t.gguf: a 1 MiB chat template" "gguflint t.gguf" "$(irfig "%.1f" "$ir_t / 1048576" "Ir per template byte")" "<= 35 (60 in 0.2.3)"
     row t4 "instructions" "t4.gguf: a 4 MiB chat template" "gguflint t4.gguf" "$(irfig "%.1f" "$ir_t4 / 4194304" "Ir per template byte")" "<= 35 (46 in 0.2.3)"
 
     ir_vd=$(ir v "$gl" --quiet -r -j1 "$v")
     echo "-r -j1 v/ ($n_v files): $ir_vd Ir"
-    expect v
     row v "instructions" "v/: $n_v vocabulary files with a chat template (~6 KB)" "gguflint -r -j1 v/" "$(irfig "%.1f" "$ir_vd / $n_v / 1000" "k Ir per file")" "<= 80 k (539 k in 0.2.3)"
 
     ir_l1=$(ir l1 "$gl" "$work/l1.gguf")
@@ -361,7 +381,6 @@ bench_instructions() {
     ir_k1=$(ir k1 "$gl" "$work/k1.gguf")
     ir_k2=$(ir k2 "$gl" "$work/k2.gguf")
     echo "l1, l2, k1, k2: $ir_l1 $ir_l2 $ir_k1 $ir_k2 Ir"
-    expect tensor kv
     row tensor "instructions" "l2 - l1: 2 304 more llama tensors" "gguflint FILE" "$(irfig "%.0f" "($ir_l2 - $ir_l1) / (2451 - 147)" "Ir per tensor")" "(3 400-7 400 before)"
     row kv "instructions" "k2 - k1: 20 000 more u32 KVs" "gguflint FILE" "$(irfig "%.0f" "($ir_k2 - $ir_k1) / 20000" "Ir per KV")" "(about 1 800 before)"
 
@@ -370,7 +389,6 @@ bench_instructions() {
         sz_b=$(stat -c %s "$b")
         ir_b=$(ir deep "$gl" --deep --quiet -j1 "$b")
         echo "--deep b.gguf: $ir_b Ir over $sz_b bytes"
-        expect deep
         row deep "instructions" "b.gguf ($sz_b B, F16)" "gguflint --deep -j1 b.gguf" "$(irfig "%.3f" "$ir_b / $sz_b" "Ir per data byte")" "(1.75 before)"
     fi
 }
@@ -399,7 +417,6 @@ bench_rss() {
         rb+=("$(rss_kib "$gl" "$a")")
     done
     echo "a.gguf as written: ${ra[*]} KiB; read back: ${rb[*]} KiB; s.gguf: ${rs[*]} KiB"
-    expect rss.a rss.a2 rss.s
     row rss.a "memory" "a.gguf, as written" "gguflint a.gguf, peak RSS" "$(mb_range "${ra[@]}")" "<= 16 MB (22.7 MB before)"
     row rss.a2 "memory" "a.gguf, read back" "gguflint a.gguf, peak RSS" "$(mb_range "${rb[@]}")" "<= 16 MB"
     row rss.s "memory" "s.gguf: 200 GiB, data a hole" "gguflint s.gguf, peak RSS" "$(mb_range "${rs[@]}")" "(3.1 MB before)"
@@ -407,20 +424,31 @@ bench_rss() {
 
 # ---- 3. wall clock ----
 
+# pair_runs CMD_A... -- CMD_B...: one warm-up run of each, then $runs
+# interleaved runs of the two; the global arrays ta and tb get their times
+# (seconds) and tr the ratio time(A) / time(B), run by run.
+pair_runs() {
+    local cmd_a=() cmd_b=() i
+    while [ "$1" != -- ]; do cmd_a+=("$1"); shift; done
+    shift
+    cmd_b=("$@")
+    timed "${cmd_a[@]}" >/dev/null
+    timed "${cmd_b[@]}" >/dev/null
+    ta=() tb=() tr=()
+    for ((i = 0; i < runs; i++)); do
+        ta+=("$(timed "${cmd_a[@]}")")
+        tb+=("$(timed "${cmd_b[@]}")")
+        tr+=("$(calc "%.6f" "${ta[i]} / ${tb[i]}")")
+    done
+}
+
 # gguflint a.gguf against the floor, interleaved: the ratio run by run.
 bench_wall_a() {
     echo "== 3a. wall clock: gguflint a.gguf against the floor ($runs interleaved runs)"
-    timed "$gl" "$a" >/dev/null
-    timed "$floor" "$a" >/dev/null
-    local t=() tf=() r=() i
-    for ((i = 0; i < runs; i++)); do
-        tf+=("$(timed "$floor" "$a")")
-        t+=("$(timed "$gl" "$a")")
-        r+=("$(calc "%.6f" "${t[i]} / ${tf[i]}")")
-    done
+    pair_runs "$gl" "$a" -- "$floor" "$a"
+    local t=("${ta[@]}") tf=("${tb[@]}") r=("${tr[@]}")
     echo "floor: ${tf[*]} s"
     echo "lint:  ${t[*]} s"
-    expect wall.floor wall.a wall.ratio
     row wall.floor "wall" "a.gguf" "bench_floor a.gguf (touch + SIMD UTF-8, the floor)" "$(ms_fig "${tf[@]}")" "(~1.3 ms measured in 0.2.3's issue)"
     row wall.a "wall" "a.gguf" "gguflint a.gguf" "$(ms_fig "${t[@]}")" ""
     row wall.ratio "wall" "a.gguf" "gguflint a.gguf / bench_floor a.gguf, run by run" "$(x_fig "${r[@]}")" "<= 3 x (~6 x in 0.2.3)"
@@ -463,7 +491,6 @@ bench_deep() {
         gbs_2=$(calc "%.2f" "$size / ${s2[0]} / 1e9")
         local tgt1="reported" tgt2=""
         [ "$mode" = warm ] && tgt1=">= 1.1 x cat (0.87-0.90 in 0.2.3)" && tgt2=">= 1.0 x cat"
-        expect "deep.$mode.cat" "deep.$mode.j1" "deep.$mode.pread" "deep.$mode.j2"
         row "deep.$mode.cat" "deep ($mode)" "b.gguf ($(calc "%.2f" "$size / 1073741824") GiB F16)" "cat b.gguf >/dev/null" "$gbs_c GB/s ($(ms_fig "${tc[@]}"))" ""
         row "deep.$mode.j1" "deep ($mode)" "b.gguf" "gguflint --deep -j1 b.gguf (mapped)" "$(calc "%.2f" "${sc[0]} / ${s1[0]}") x cat: $gbs_1 GB/s ($(ms_fig "${t1[@]}"))" "$tgt1"
         row "deep.$mode.pread" "deep ($mode)" "b.gguf" "gguflint --deep -j1 --deep-read pread b.gguf" "$(calc "%.2f" "${sc[0]} / ${sp[0]}") x cat: $gbs_p GB/s ($(ms_fig "${tp[@]}"))" "(the twin of the mapped read)"
@@ -485,7 +512,6 @@ bench_files() {
     read -r -a s1 <<<"$(stats "${t1[@]}")"
     read -r -a s2 <<<"$(stats "${t2[@]}")"
     # files/s: the median run, and the range from the slowest and fastest
-    expect files.j1 files.j2
     row files.j1 "files" "c/: 10 000 files" "gguflint -r c/ -j1" "$(calc "%.0f" "$n_c / ${s1[0]}") files/s ($(calc "%.0f" "$n_c / ${s1[2]}")-$(calc "%.0f" "$n_c / ${s1[1]}"))" ">= 40 000 files/s (30-32 k before)"
     row files.j2 "files" "c/" "gguflint -r c/ -j2" "$(calc "%.0f" "$n_c / ${s2[0]}") files/s ($(calc "%.0f" "$n_c / ${s2[2]}")-$(calc "%.0f" "$n_c / ${s2[1]}"))" "faster than -j1"
 }
@@ -498,19 +524,13 @@ bench_jobs() {
     for load in idle busy; do
         echo "== 3d. -r v/ at -j1 and -j2, $load, $runs interleaved runs"
         [ "$load" = busy ] && busy_start
-        timed "$gl" --quiet -r "$v" -j1 >/dev/null
-        local t1=() t2=() r=() i
-        for ((i = 0; i < runs; i++)); do
-            t1+=("$(timed "$gl" --quiet -r "$v" -j1)")
-            t2+=("$(timed "$gl" --quiet -r "$v" -j2)")
-            r+=("$(calc "%.6f" "${t1[i]} / ${t2[i]}")")
-        done
+        pair_runs "$gl" --quiet -r "$v" -j1 -- "$gl" --quiet -r "$v" -j2
         busy_stop
+        local t1=("${ta[@]}") t2=("${tb[@]}") r=("${tr[@]}")
         echo "-j1: ${t1[*]} s"
         echo "-j2: ${t2[*]} s"
         local what="no other load"
         [ "$load" = busy ] && what="one busy loop competing"
-        expect "jobs.$load"
         row "jobs.$load" "files" "v/: $n_v files, $what" "gguflint -r v/: -j1 time / -j2 time" "$(x_fig "${r[@]}") (-j1 $(ms_fig "${t1[@]}"), -j2 $(ms_fig "${t2[@]}"))" ">= 1.0 x (-j2 never slower)"
     done
 }
@@ -529,7 +549,6 @@ bench_remote() {
     local last
     last=$(tail -n 1 <<<"$out")
     IFS='|' read -r _ fig cmd <<<"$last"
-    expect remote
     row remote "remote" "2.2 GiB sparse model served from 127.0.0.1" "$cmd" "$fig" "<= metadata + 2 MiB, <= 3 requests"
 }
 
@@ -560,6 +579,7 @@ summary() {
 # --smoke: every row expected was produced, once, with a figure.
 check_rows() {
     local k missing=0
+    [ "$(head -c 1 "$work/keys")" != "" ] || die "--smoke: no rows at all"
     for k in "${expected[@]}"; do
         if ! grep -qxF -- "$k" "$work/keys"; then
             echo "bench: row '$k' was not produced" >&2
@@ -601,6 +621,9 @@ bench_files
 bench_jobs
 bench_remote
 summary
-[ "$smoke" = 1 ] && check_rows
+if [ "$smoke" = 1 ]; then
+    expected_rows
+    check_rows
+fi
 [ "$readme" = 1 ] && write_readme
 exit 0
