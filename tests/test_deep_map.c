@@ -187,8 +187,8 @@ static void compare_file(cmp_state *s, const char *path)
     int rc[2];
     char *out[2] = {s->a, s->b};
     for (int m = 0; m < 2; m++) {
-        snprintf(args[m], sizeof args[m], "--deep -j1 --deep-read %s --format json '%s'",
-                 modes[m], path);
+        snprintf(args[m], sizeof args[m], "--deep -j1 --deep-read %s --format json '%s'", modes[m],
+                 path);
         rc[m] = ex_cli_run(GGUFLINT_CLI, s->dir, ".", args[m], out[m], OUT_CAP);
     }
     s->files++;
@@ -207,7 +207,7 @@ static void compare_file(cmp_state *s, const char *path)
 static void compare_tree(cmp_state *s, const char *root)
 {
     enum { MAX_DIRS = 512 };
-    char (*stack)[1024] = malloc(MAX_DIRS * sizeof *stack);
+    char(*stack)[1024] = malloc(MAX_DIRS * sizeof *stack);
     assert_non_null(stack);
     size_t top = 0;
     snprintf(stack[top++], sizeof stack[0], "%s", root);

@@ -160,8 +160,8 @@ static bool walk_metadata(walk *w, uint64_t *data_start)
             return false;
         if (klen == 17 && !memcmp(key, "general.alignment", 17) && type == 4 && need(w, 4)) {
             const uint8_t *v = w->p;
-            align = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
-                    (uint32_t)v[3] << 24;
+            align =
+                (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24;
             if (align == 0 || (align & (align - 1)))
                 return false;
         }
