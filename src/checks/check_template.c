@@ -198,7 +198,7 @@ void check_template(gguflint_ctx *ctx)
             continue;
         if (!tk && find_tag(kv->str) < 0)
             continue;
-        if (!t && !(t = tpl_new())) {
+        if (!t && !(t = tpl_acquire())) {
             ctx->status = GGUFLINT_E_NOMEM;
             gl_free(tc);
             return;
@@ -214,7 +214,7 @@ void check_template(gguflint_ctx *ctx)
         if (tpl_nomem(t))
             ctx->status = GGUFLINT_E_NOMEM;
     }
-    tpl_free(t);
+    tpl_release(t);
     if (ctx->status == GGUFLINT_OK)
         tc_finish(ctx, tc);
     gl_free(tc);

@@ -12,6 +12,7 @@
 #include "template/tpl.h"
 #include "common/alloc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 tpl *tpl_new(void)
@@ -35,6 +36,72 @@ void tpl_free(tpl *t)
     fd_free(t);
     lx_free(t);
     gl_free(t);
+}
+
+/* ---- one analyser kept per thread between files (template.h) ----
+ * The key's value is the thread's kept analyser, or NULL while it is lent
+ * out (a lint inside a lint then makes its own); the key's destructor
+ * frees it when the thread exits. */
+static pthread_key_t keep_key;
+static pthread_once_t keep_once = PTHREAD_ONCE_INIT;
+static bool keep_ok;
+static int force_fresh; /* tpl_force_fresh (a benign race, as force_reference) */
+
+static void keep_drop(void *p)
+{
+    tpl_free(p);
+}
+
+static void keep_setup(void)
+{
+    keep_ok = pthread_key_create(&keep_key, keep_drop) == 0;
+    const char *v = getenv("GGUFLINT_TPL_FRESH");
+    if (v && *v && strcmp(v, "0") != 0)
+        __atomic_store_n(&force_fresh, 1, __ATOMIC_RELAXED);
+}
+
+void tpl_force_fresh(int on)
+{
+    pthread_once(&keep_once, keep_setup);
+    __atomic_store_n(&force_fresh, on != 0, __ATOMIC_RELAXED);
+}
+
+/* What a file may leave behind that tpl_new would not: the folding budget
+ * (the analyser's, shared by the file's templates) and the memos (content
+ * caches, emptied so that no file's findings depend on the files before
+ * it). Everything else is reset by tpl_begin for each template. */
+static void file_reset(tpl *t)
+{
+    fd_budget_reset(t);
+    ts_memo_clear(t);
+    tk_memo_clear(t);
+}
+
+/* The bytes of the buffers an analyser grows on demand. */
+static uint64_t grown_bytes(const tpl *t)
+{
+    return (uint64_t)t->lx.lit_cap + t->fd.ar_cap + t->fd.vs_cap + t->fd.cp.cap;
+}
+
+tpl *tpl_acquire(void)
+{
+    pthread_once(&keep_once, keep_setup);
+    tpl *t = keep_ok ? pthread_getspecific(keep_key) : NULL;
+    if (!t)
+        return tpl_new();
+    pthread_setspecific(keep_key, NULL); /* lent out (cannot fail: the slot exists) */
+    file_reset(t);
+    return t;
+}
+
+void tpl_release(tpl *t)
+{
+    if (!t)
+        return;
+    if (!keep_ok || t->nomem || __atomic_load_n(&force_fresh, __ATOMIC_RELAXED) ||
+        grown_bytes(t) > TPL_KEEP_HEAP || pthread_getspecific(keep_key) ||
+        pthread_setspecific(keep_key, t) != 0)
+        tpl_free(t);
 }
 
 bool tpl_nomem(const tpl *t)
