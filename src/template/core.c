@@ -87,9 +87,14 @@ tpl *tpl_acquire(void)
 {
     pthread_once(&keep_once, keep_setup);
     tpl *t = keep_ok ? pthread_getspecific(keep_key) : NULL;
+    if (t)
+        pthread_setspecific(keep_key, NULL); /* lent out (cannot fail: the slot exists) */
+    if (t && __atomic_load_n(&force_fresh, __ATOMIC_RELAXED)) {
+        tpl_free(t); /* kept before the twin was forced */
+        t = NULL;
+    }
     if (!t)
         return tpl_new();
-    pthread_setspecific(keep_key, NULL); /* lent out (cannot fail: the slot exists) */
     file_reset(t);
     return t;
 }
