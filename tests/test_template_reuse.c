@@ -256,9 +256,9 @@ int main(void)
     if (gguflint_options_profile(security, "security") != GGUFLINT_OK)
         return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(corpus_json_same),     cmocka_unit_test(payload_json_same),
-        cmocka_unit_test(clean_after_attack),   cmocka_unit_test(attack_after_clean),
-        cmocka_unit_test(budget_is_per_file),   cmocka_unit_test(second_file_costs_less),
+        cmocka_unit_test(corpus_json_same),   cmocka_unit_test(payload_json_same),
+        cmocka_unit_test(clean_after_attack), cmocka_unit_test(attack_after_clean),
+        cmocka_unit_test(budget_is_per_file), cmocka_unit_test(second_file_costs_less),
     };
     return cmocka_run_group_tests(tests, setup, teardown_all);
 }

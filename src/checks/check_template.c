@@ -51,9 +51,7 @@ static bool is_template_key(gguflint_view k)
 static bool analyse(const gguflint_ctx *ctx, tpl *t, const gguflint_kv *kv)
 {
     if (kv->type == VT_STRING) {
-        tpl_begin(t, kv->str.len);
-        tpl_feed(t, kv->str.ptr, kv->str.len);
-        tpl_end(t);
+        tpl_whole(t, kv->str.ptr, kv->str.len);
         return true;
     }
     if (kv->type != VT_ARRAY || kv->elem_type != VT_STRING)

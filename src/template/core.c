@@ -32,6 +32,7 @@ void tpl_free(tpl *t)
 {
     if (!t)
         return;
+    gl_free(t->again_b);
     ts_free(t);
     fd_free(t);
     lx_free(t);
@@ -80,7 +81,7 @@ static void file_reset(tpl *t)
 /* The bytes of the buffers an analyser grows on demand. */
 static uint64_t grown_bytes(const tpl *t)
 {
-    return (uint64_t)t->lx.lit_cap + t->fd.ar_cap + t->fd.vs_cap + t->fd.cp.cap;
+    return (uint64_t)t->lx.lit_cap + t->fd.ar_cap + t->fd.vs_cap + t->fd.cp.cap + t->again_cap;
 }
 
 tpl *tpl_acquire(void)
@@ -94,8 +95,9 @@ tpl *tpl_acquire(void)
         t = NULL;
     }
     if (!t)
-        return tpl_new();
-    file_reset(t);
+        return tpl_new(); /* fresh: no reset owed, nothing to compare */
+    t->file_templates = 0;
+    t->reset_owed = true; /* unless tpl_whole finds the same first template */
     return t;
 }
 
@@ -133,8 +135,53 @@ void tpl_force_reference(int on)
     __atomic_store_n(&force_reference, on != 0, __ATOMIC_RELAXED);
 }
 
+/* Whether tpl_whole may skip or remember a template: never in the
+ * reference mode (nor in a reference build) or with fresh analysers. */
+static bool again_allowed(void)
+{
+#ifdef GGUFLINT_TPL_REFERENCE
+    return false;
+#else
+    return !__atomic_load_n(&force_reference, __ATOMIC_RELAXED) &&
+           !__atomic_load_n(&force_fresh, __ATOMIC_RELAXED);
+#endif
+}
+
+void tpl_whole(tpl *t, const uint8_t *p, uint64_t n)
+{
+    const bool first = t->file_templates == 0, allowed = again_allowed();
+    if (first && allowed && t->reset_owed && t->again && n == t->again_n &&
+        (n == 0 || memcmp(t->again_b, p, (size_t)n) == 0)) {
+        t->reset_owed = false; /* the state is the analysis's already */
+        t->file_templates = 1;
+        return;
+    }
+    tpl_begin(t, n);
+    tpl_feed(t, p, n);
+    tpl_end(t);
+    if (!first || !allowed || t->nomem || n > TPL_AGAIN_MAX)
+        return;
+    if (n > t->again_cap) { /* n <= TPL_AGAIN_MAX: the size fits */
+        uint8_t *b = gl_realloc(t->again_b, (size_t)n);
+        if (!b)
+            return; /* not remembered: only the shortcut is lost */
+        t->again_b = b;
+        t->again_cap = (uint32_t)n;
+    }
+    if (n)
+        memcpy(t->again_b, p, (size_t)n);
+    t->again_n = (uint32_t)n;
+    t->again = true;
+}
+
 void tpl_begin(tpl *t, uint64_t total_len)
 {
+    if (t->reset_owed) {
+        t->reset_owed = false;
+        file_reset(t);
+    }
+    t->again = false; /* the state is no longer the first template's alone */
+    t->file_templates++;
     t->ref = __atomic_load_n(&force_reference, __ATOMIC_RELAXED) != 0;
     for (int k = 0; k < TH__COUNT; k++)
         if (t->hit_mask & (1u << k))

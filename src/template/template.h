@@ -72,6 +72,14 @@ void tpl_release(tpl *t);
  * set from the environment variable GGUFLINT_TPL_FRESH (anything but "0"
  * or empty) at the first tpl_acquire, until a call says otherwise. */
 void tpl_force_fresh(int on);
+/* A template in one piece: tpl_begin, tpl_feed and tpl_end, or nothing
+ * when the analyser is kept and its last file's first template was these
+ * same bytes and so is this file's (the analysis is a function of the
+ * bytes and of the state tpl_acquire resets, so its state, the hits and
+ * tokens included, is already what the analysis would leave). Never so
+ * in the reference mode or with fresh analysers forced: there every
+ * template is analysed. */
+void tpl_whole(tpl *t, const uint8_t *p, uint64_t n);
 /* Start a template of total_len bytes (the sum of the chunks to come). */
 void tpl_begin(tpl *t, uint64_t total_len);
 /* Feed the next n bytes (the template's bytes are numbered from 0 across
