@@ -62,6 +62,11 @@ void *gl_calloc(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
+    /* the C library's own: a large block comes from fresh pages, which are
+     * zero without a memset (the pages a caller never touches are never
+     * written: most of a template analyser's tables for a small template) */
+    if (a_malloc == std_malloc)
+        return calloc(n ? n : 1, size ? size : 1);
     void *p = gl_malloc(n * size);
     if (p)
         memset(p, 0, n * size);
