@@ -3,8 +3,10 @@
  * by hand (magic, version 3, no tensors, one KV tokenizer.chat_template of
  * type string) and linted; then the same bytes are linted again as an
  * array-typed template split into chunks of 1..16 bytes. Each form is
- * linted twice: with the analyser's fast paths and in its reference mode
- * (tpl_force_reference: the plain byte loops). Checks: a clean status,
+ * linted twice: with the analyser's fast paths on the analyser this thread
+ * keeps between files (tpl_acquire: whatever the inputs before left in it),
+ * and in its reference mode on a fresh analyser (tpl_force_reference: the
+ * plain byte loops; tpl_force_fresh: tpl_new's state). Checks: a clean status,
  * findings inside the file with real rules and escaped messages, the same
  * findings (rule, offset, length, message) from both modes of each form,
  * and the same template rules (GG72x/GG73x) reported for both forms - the
@@ -67,9 +69,11 @@ static void lint(const uint8_t *buf, size_t len, int reference, outcome *o)
     o->digest = 0xCBF29CE484222325ull;
     o->count = 0;
     tpl_force_reference(reference);
+    tpl_force_fresh(reference);
     gguflint_ctx *ctx = gguflint_new(NULL);
     if (!ctx) {
         tpl_force_reference(0);
+        tpl_force_fresh(0);
         return;
     }
     fuzz_check_status(gguflint_set_buffer(ctx, buf, len));
@@ -95,6 +99,7 @@ static void lint(const uint8_t *buf, size_t len, int reference, outcome *o)
     }
     gguflint_free(ctx);
     tpl_force_reference(0);
+    tpl_force_fresh(0);
 }
 
 /* Both modes on one buffer: the same findings and messages (an abort

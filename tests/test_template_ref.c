@@ -34,52 +34,16 @@
 
 static unsigned n_inputs, n_lints;
 
-/* The findings of one lint, one line each (rule, severity, offset,
- * length, message), in the order the library gives them. */
 static gguflint_options *security; /* --profile security, made by main */
 
+/* The findings of one lint (ex_findings_text). */
 static char *findings(const uint8_t *buf, size_t len)
 {
     gguflint_ctx *ctx = ex_lint_opt(buf, len, security, NULL);
-    size_t cap = 256, n = 0;
-    char *out = malloc(cap);
-    assert_non_null(out);
-    out[0] = '\0';
-    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
-        const gguflint_finding *f = gguflint_finding_get(ctx, i);
-        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
-        size_t need = strlen(f->message) + 96;
-        if (cap - n < need) {
-            cap = 2 * cap + need;
-            out = realloc(out, cap);
-            assert_non_null(out);
-        }
-        n += (size_t)snprintf(out + n, cap - n, "%s %s %llu+%llu %s\n", r ? r->id : "?",
-                              gguflint_severity_name(f->severity), (unsigned long long)f->offset,
-                              (unsigned long long)f->length, f->message);
-    }
+    char *out = ex_findings_text(ctx);
     gguflint_free(ctx);
     n_lints++;
     return out;
-}
-
-/* A GGUF holding the template as one string, or as an array of strings
- * split every SPLIT bytes. */
-static uint8_t *wrap(const char *text, size_t n, bool split, size_t *len)
-{
-    gb *b = gb_new(3);
-    assert_non_null(b);
-    gb_kv_str(b, "general.architecture", "llama");
-    if (!split) {
-        gb_kv_strn(b, "tokenizer.chat_template", text, n);
-    } else {
-        gb_kv_begin(b, "tokenizer.chat_template", 9 /* array */);
-        gb_arr_header(b, 8 /* string */, (n + SPLIT - 1) / SPLIT);
-        for (size_t off = 0; off < n; off += SPLIT)
-            gb_str(b, text + off, n - off < SPLIT ? n - off : SPLIT);
-    }
-    uint8_t *buf = ex_finish(b, len);
-    return buf;
 }
 
 /* One template in both forms, fast and reference: the same findings. */
@@ -87,7 +51,7 @@ static void agree_one(const char *name, const char *text, size_t n)
 {
     for (int split = 0; split < 2; split++) {
         size_t len;
-        uint8_t *buf = wrap(text, n, split, &len);
+        uint8_t *buf = ex_template_gguf(text, n, split ? SPLIT : 0, &len);
         tpl_force_reference(0);
         char *fast = findings(buf, len);
         tpl_force_reference(1);
@@ -117,30 +81,9 @@ static void agree(const char *name, const char *text, size_t n)
     }
 }
 
-/* Each template of a corpus TSV: the last field of a line (not a comment). */
-static unsigned tsv(const char *path)
+static void agree_tsv(const char *name, const char *text, size_t n, void *user)
 {
-    size_t len;
-    char *s = ex_read_file(path, &len);
-    assert_non_null(s);
-    unsigned n = 0;
-    for (char *line = s; *line;) {
-        char *end = strchr(line, '\n');
-        if (end)
-            *end = '\0';
-        char *tab = strrchr(line, '\t');
-        if (line[0] != '#' && tab) {
-            char *name_end = strchr(line, '\t');
-            *name_end = '\0';
-            agree(line, tab + 1, strlen(tab + 1));
-            n++;
-        }
-        if (!end)
-            break;
-        line = end + 1;
-    }
-    free(s);
-    return n;
+    agree(name, text, n);
 }
 
 /* Each regular file of a directory (0 when the directory is absent). */
@@ -170,7 +113,8 @@ static unsigned dir(const char *path)
 
 static void corpus_agrees(void **state)
 {
-    unsigned a = tsv(CORPUS "/attacks.tsv"), c = tsv(CORPUS "/clean.tsv");
+    unsigned a = ex_tsv_templates(CORPUS "/attacks.tsv", agree_tsv, NULL),
+             c = ex_tsv_templates(CORPUS "/clean.tsv", agree_tsv, NULL);
     assert_true(a >= 60);
     assert_true(c >= 40);
     print_message("  payload corpus: %u attacks, %u clean templates agree\n", a, c);

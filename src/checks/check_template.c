@@ -51,9 +51,7 @@ static bool is_template_key(gguflint_view k)
 static bool analyse(const gguflint_ctx *ctx, tpl *t, const gguflint_kv *kv)
 {
     if (kv->type == VT_STRING) {
-        tpl_begin(t, kv->str.len);
-        tpl_feed(t, kv->str.ptr, kv->str.len);
-        tpl_end(t);
+        tpl_whole(t, kv->str.ptr, kv->str.len);
         return true;
     }
     if (kv->type != VT_ARRAY || kv->elem_type != VT_STRING)
@@ -198,7 +196,7 @@ void check_template(gguflint_ctx *ctx)
             continue;
         if (!tk && find_tag(kv->str) < 0)
             continue;
-        if (!t && !(t = tpl_new())) {
+        if (!t && !(t = tpl_acquire())) {
             ctx->status = GGUFLINT_E_NOMEM;
             gl_free(tc);
             return;
@@ -214,7 +212,7 @@ void check_template(gguflint_ctx *ctx)
         if (tpl_nomem(t))
             ctx->status = GGUFLINT_E_NOMEM;
     }
-    tpl_free(t);
+    tpl_release(t);
     if (ctx->status == GGUFLINT_OK)
         tc_finish(ctx, tc);
     gl_free(tc);

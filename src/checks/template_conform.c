@@ -246,7 +246,17 @@ void tc_finish(gguflint_ctx *ctx, tc_state *st)
     const gguflint_kv *tokens = kv_by_key(ctx, "tokenizer.ggml.tokens");
     if (!tokens || tokens->type != VT_ARRAY || tokens->elem_type != VT_STRING)
         return; /* no vocabulary: nothing to hold the templates to */
-    qsort(st->tok, st->n, sizeof st->tok[0], tok_cmp);
+    /* a few tokens (TPL_TOK_MAX at most): an insertion sort, stable as
+     * glibc's qsort is, without its allocation and indirect calls */
+    for (size_t i = 1; i < st->n; i++) {
+        if (tok_cmp(&st->tok[i - 1], &st->tok[i]) <= 0)
+            continue;
+        tc_token x = st->tok[i];
+        size_t j = i;
+        for (; j > 0 && tok_cmp(&st->tok[j - 1], &x) > 0; j--)
+            st->tok[j] = st->tok[j - 1];
+        st->tok[j] = x;
+    }
     int64_t ids[4] = {special_id(ctx, "tokenizer.ggml.bos_token_id"),
                       special_id(ctx, "tokenizer.ggml.eos_token_id"),
                       special_id(ctx, "tokenizer.ggml.eot_token_id"),

@@ -58,10 +58,18 @@ void *gl_malloc(size_t n)
     return a_malloc(a_user, n ? n : 1);
 }
 
+#define GL_CALLOC_PAGES (128u * 1024u)
+
 void *gl_calloc(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
+    /* a large block (past glibc's mmap threshold) from the C library's own
+     * calloc: fresh pages, zero without a memset (the pages a caller never
+     * touches are never written: most of a template analyser's tables for
+     * a small template); a small one costs less as malloc and memset */
+    if (a_malloc == std_malloc && n * size >= GL_CALLOC_PAGES)
+        return calloc(n, size);
     void *p = gl_malloc(n * size);
     if (p)
         memset(p, 0, n * size);

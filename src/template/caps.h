@@ -52,5 +52,12 @@
 #define TPL_BUDGET_BASE (1u << 20)
 #define TPL_BUDGET_PER_BYTE 1u
 #define TPL_BUDGET_MAX (256ull << 20)
+/* An analyser kept for the thread's next file (tpl_release) only while its
+ * grown buffers (arena, variable store, capture and literal buffers) hold
+ * at most this many bytes: a big template's memory is given back. */
+#define TPL_KEEP_HEAP (256u * 1024u)
+/* The longest first template of a file whose bytes a kept analyser
+ * remembers (tpl_whole): real chat templates are a few KiB to a few tens. */
+#define TPL_AGAIN_MAX (64u * 1024u)
 
 #endif

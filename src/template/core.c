@@ -12,6 +12,7 @@
 #include "template/tpl.h"
 #include "common/alloc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 tpl *tpl_new(void)
@@ -31,10 +32,83 @@ void tpl_free(tpl *t)
 {
     if (!t)
         return;
+    gl_free(t->again_b);
     ts_free(t);
     fd_free(t);
     lx_free(t);
     gl_free(t);
+}
+
+/* ---- one analyser kept per thread between files (template.h) ----
+ * The key's value is the thread's kept analyser, or NULL while it is lent
+ * out (a lint inside a lint then makes its own); the key's destructor
+ * frees it when the thread exits. */
+static pthread_key_t keep_key;
+static pthread_once_t keep_once = PTHREAD_ONCE_INIT;
+static bool keep_ok;
+static int force_fresh; /* tpl_force_fresh (a benign race, as force_reference) */
+
+static void keep_drop(void *p)
+{
+    tpl_free(p);
+}
+
+static void keep_setup(void)
+{
+    keep_ok = pthread_key_create(&keep_key, keep_drop) == 0;
+    const char *v = getenv("GGUFLINT_TPL_FRESH");
+    if (v && *v && strcmp(v, "0") != 0)
+        __atomic_store_n(&force_fresh, 1, __ATOMIC_RELAXED);
+}
+
+void tpl_force_fresh(int on)
+{
+    pthread_once(&keep_once, keep_setup);
+    __atomic_store_n(&force_fresh, on != 0, __ATOMIC_RELAXED);
+}
+
+/* What a file may leave behind that tpl_new would not: the folding budget
+ * (the analyser's, shared by the file's templates) and the memos (content
+ * caches, emptied so that no file's findings depend on the files before
+ * it). Everything else is reset by tpl_begin for each template. */
+static void file_reset(tpl *t)
+{
+    fd_budget_reset(t);
+    ts_memo_clear(t);
+    tk_memo_clear(t);
+}
+
+/* The bytes of the buffers an analyser grows on demand. */
+static uint64_t grown_bytes(const tpl *t)
+{
+    return (uint64_t)t->lx.lit_cap + t->fd.ar_cap + t->fd.vs_cap + t->fd.cp.cap + t->again_cap;
+}
+
+tpl *tpl_acquire(void)
+{
+    pthread_once(&keep_once, keep_setup);
+    tpl *t = keep_ok ? pthread_getspecific(keep_key) : NULL;
+    if (t)
+        pthread_setspecific(keep_key, NULL); /* lent out (cannot fail: the slot exists) */
+    if (t && __atomic_load_n(&force_fresh, __ATOMIC_RELAXED)) {
+        tpl_free(t); /* kept before the twin was forced */
+        t = NULL;
+    }
+    if (!t)
+        return tpl_new(); /* fresh: no reset owed, nothing to compare */
+    t->file_templates = 0;
+    t->reset_owed = true; /* unless tpl_whole finds the same first template */
+    return t;
+}
+
+void tpl_release(tpl *t)
+{
+    if (!t)
+        return;
+    if (!keep_ok || t->nomem || __atomic_load_n(&force_fresh, __ATOMIC_RELAXED) ||
+        grown_bytes(t) > TPL_KEEP_HEAP || pthread_getspecific(keep_key) ||
+        pthread_setspecific(keep_key, t) != 0)
+        tpl_free(t);
 }
 
 bool tpl_nomem(const tpl *t)
@@ -61,8 +135,53 @@ void tpl_force_reference(int on)
     __atomic_store_n(&force_reference, on != 0, __ATOMIC_RELAXED);
 }
 
+/* Whether tpl_whole may skip or remember a template: never in the
+ * reference mode (nor in a reference build) or with fresh analysers. */
+static bool again_allowed(void)
+{
+#ifdef GGUFLINT_TPL_REFERENCE
+    return false;
+#else
+    return !__atomic_load_n(&force_reference, __ATOMIC_RELAXED) &&
+           !__atomic_load_n(&force_fresh, __ATOMIC_RELAXED);
+#endif
+}
+
+void tpl_whole(tpl *t, const uint8_t *p, uint64_t n)
+{
+    const bool first = t->file_templates == 0, allowed = again_allowed();
+    if (first && allowed && t->reset_owed && t->again && n == t->again_n &&
+        (n == 0 || memcmp(t->again_b, p, (size_t)n) == 0)) {
+        t->reset_owed = false; /* the state is the analysis's already */
+        t->file_templates = 1;
+        return;
+    }
+    tpl_begin(t, n);
+    tpl_feed(t, p, n);
+    tpl_end(t);
+    if (!first || !allowed || t->nomem || n > TPL_AGAIN_MAX)
+        return;
+    if (n > t->again_cap) { /* n <= TPL_AGAIN_MAX: the size fits */
+        uint8_t *b = gl_realloc(t->again_b, (size_t)n);
+        if (!b)
+            return; /* not remembered: only the shortcut is lost */
+        t->again_b = b;
+        t->again_cap = (uint32_t)n;
+    }
+    if (n)
+        memcpy(t->again_b, p, (size_t)n);
+    t->again_n = (uint32_t)n;
+    t->again = true;
+}
+
 void tpl_begin(tpl *t, uint64_t total_len)
 {
+    if (t->reset_owed) {
+        t->reset_owed = false;
+        file_reset(t);
+    }
+    t->again = false; /* the state is no longer the first template's alone */
+    t->file_templates++;
     t->ref = __atomic_load_n(&force_reference, __ATOMIC_RELAXED) != 0;
     for (int k = 0; k < TH__COUNT; k++)
         if (t->hit_mask & (1u << k))

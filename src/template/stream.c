@@ -526,6 +526,21 @@ void ts_free(tpl *t)
     (void)t; /* the automaton is the process's */
 }
 
+/* An entry is empty when its length is 0: only those and the replacement
+ * turns are cleared, not the ~170 KiB of entries. */
+void ts_memo_clear(tpl *t)
+{
+    tpl_streams *ts = &t->ts;
+    for (unsigned i = 0; i < 1u << TS_MEMO_BITS; i++)
+        for (unsigned w = 0; w < TS_MEMO_WAYS; w++)
+            ts->memo[i][w].n = 0;
+    for (unsigned i = 0; i < 1u << TS_VMEMO_BITS; i++)
+        for (unsigned w = 0; w < TS_VMEMO_WAYS; w++)
+            ts->vmemo[i][w].n = 0;
+    memset(ts->memo_next, 0, sizeof ts->memo_next);
+    memset(ts->vmemo_next, 0, sizeof ts->vmemo_next);
+}
+
 /* ------------------------------------------------------------ segments */
 
 /* Only the scalars: the ring is read back only over the symbols of a match,

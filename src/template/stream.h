@@ -250,6 +250,7 @@ static inline struct ts_memo_entry *ts_lit_entry(const tscan *s, const uint8_t *
 
 bool ts_init(tpl *t);
 void ts_free(tpl *t);
+void ts_memo_clear(tpl *t);                /* the literal and value memos emptied (a new file) */
 void ts_reset(tscan *s, const char *what); /* a new stream (its scalars set when first used) */
 /* The held literal (memo) scanned after all: something other than ts_end
  * or ts_reset came (stream.c; for the inline functions below). */

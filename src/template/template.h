@@ -56,6 +56,30 @@ typedef struct tpl tpl;
  * NOMEM. */
 tpl *tpl_new(void);
 void tpl_free(tpl *t);
+/* The analyser of one file (check_template): the calling thread's kept
+ * analyser, its per-file state (the folding budget, the literal, value and
+ * token memos) reset as tpl_new leaves it, else tpl_new's. NULL on NOMEM.
+ * tpl_release hands it back: kept for the thread's next file (freed when
+ * the thread exits) unless it ran out of memory, grew past TPL_KEEP_HEAP
+ * or fresh analysers are forced; then freed. So a run over many small
+ * files pays tpl_new's zeroing of the ~300 KiB of tables once per thread,
+ * not once per file. NULL is ignored. */
+tpl *tpl_acquire(void);
+void tpl_release(tpl *t);
+/* The twin of that reuse, for tests (tests/test_template_reuse.c): with
+ * on != 0 every tpl_acquire makes a fresh analyser and every tpl_release
+ * frees it, so a test can require the same findings of both. Process-wide;
+ * set from the environment variable GGUFLINT_TPL_FRESH (anything but "0"
+ * or empty) at the first tpl_acquire, until a call says otherwise. */
+void tpl_force_fresh(int on);
+/* A template in one piece: tpl_begin, tpl_feed and tpl_end, or nothing
+ * when the analyser is kept and its last file's first template was these
+ * same bytes and so is this file's (the analysis is a function of the
+ * bytes and of the state tpl_acquire resets, so its state, the hits and
+ * tokens included, is already what the analysis would leave). Never so
+ * in the reference mode or with fresh analysers forced: there every
+ * template is analysed. */
+void tpl_whole(tpl *t, const uint8_t *p, uint64_t n);
 /* Start a template of total_len bytes (the sum of the chunks to come). */
 void tpl_begin(tpl *t, uint64_t total_len);
 /* Feed the next n bytes (the template's bytes are numbered from 0 across

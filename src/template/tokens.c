@@ -30,6 +30,14 @@ void tk_template_begin(tpl *t)
     t->tk.bos_index = t->tk.eos_index = 0;
 }
 
+void tk_memo_clear(tpl *t)
+{
+    for (unsigned i = 0; i < 1u << TK_MEMO_BITS; i++)
+        for (unsigned w = 0; w < TK_MEMO_WAYS; w++)
+            t->tk.memo[i][w].n = 0;
+    memset(t->tk.memo_next, 0, sizeof t->tk.memo_next);
+}
+
 /* Byte classes of the token scanners (one table lookup per byte). */
 #define TC_OPEN 0x01u  /* '<' or '[': a token may start */
 #define TC_END_A 0x02u /* ends the scan of a '<' token: whitespace, '<', '[', '>' */

@@ -58,6 +58,7 @@ typedef struct tpl_tokens {
 } tpl_tokens;
 
 void tk_template_begin(tpl *t);
+void tk_memo_clear(tpl *t); /* the literals' token memo emptied (a new file) */
 /* Output text (the OUT stream): n bytes of segment seg at `index`. */
 void tk_run(tpl *t, const uint8_t *p, size_t n, uint32_t seg, uint64_t index, bool same_index);
 /* Output text of segment seg that is only ' ', '\t', '\n' and '\r' (tk_run's

@@ -34,6 +34,14 @@ struct tpl {
     uint64_t chunk_index, chunk_n;
     uint64_t nl_scan, nl_count;
     uint64_t nl_ring[TPL_NL_RING];
+    /* the file (core.c's tpl_acquire and tpl_whole): templates begun since
+     * the analyser was handed out, whether the per-file reset is still
+     * owed, and, while the state is what the file's first template left
+     * (again), that template's bytes */
+    uint32_t file_templates;
+    bool reset_owed, again;
+    uint8_t *again_b;
+    uint32_t again_n, again_cap;
     /* the parts */
     tpl_words wd;
     tpl_raw raw;

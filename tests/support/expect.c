@@ -362,6 +362,64 @@ void ex_mkdirs(const char *dir, const char *rel)
     assert_int_equal(system(cmd), 0);
 }
 
+char *ex_findings_text(const gguflint_ctx *ctx)
+{
+    ex_buf b = {0};
+    for (size_t i = 0; i < gguflint_finding_count(ctx); i++) {
+        const gguflint_finding *f = gguflint_finding_get(ctx, i);
+        const gguflint_rule_info *r = gguflint_rule((size_t)f->rule);
+        char head[128];
+        int k = snprintf(head, sizeof head, "%s %s %llu+%llu ", r ? r->id : "?",
+                         gguflint_severity_name(f->severity), (unsigned long long)f->offset,
+                         (unsigned long long)f->length);
+        ex_buf_put(&b, head, (size_t)k);
+        ex_buf_put(&b, f->message, strlen(f->message));
+        ex_buf_put(&b, "\n", 1);
+    }
+    ex_buf_put(&b, "", 0); /* an empty string when there is none */
+    return (char *)b.p;
+}
+
+uint8_t *ex_template_gguf(const char *text, size_t n, size_t split, size_t *len)
+{
+    gb *b = gb_new(3);
+    assert_non_null(b);
+    gb_kv_str(b, "general.architecture", "llama");
+    if (!split) {
+        gb_kv_strn(b, "tokenizer.chat_template", text, n);
+    } else {
+        gb_kv_begin(b, "tokenizer.chat_template", 9 /* array */);
+        gb_arr_header(b, 8 /* string */, (n + split - 1) / split);
+        for (size_t off = 0; off < n; off += split)
+            gb_str(b, text + off, n - off < split ? n - off : split);
+    }
+    return ex_finish(b, len);
+}
+
+unsigned ex_tsv_templates(const char *path, ex_tsv_fn fn, void *user)
+{
+    size_t len;
+    char *s = ex_read_file(path, &len);
+    assert_non_null(s);
+    unsigned n = 0;
+    for (char *line = s; *line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        char *tab = strrchr(line, '\t');
+        if (line[0] != '#' && tab) {
+            *strchr(line, '\t') = '\0';
+            fn(line, tab + 1, strlen(tab + 1), user);
+            n++;
+        }
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    free(s);
+    return n;
+}
+
 uint8_t *ex_finish(gb *b, size_t *len)
 {
     uint8_t *buf = gb_finish(b, len);

@@ -207,6 +207,20 @@ int ex_remove_tree(const char *dir);
 /* Make dir/rel and its parents (mkdir -p), failing the test when it cannot. */
 void ex_mkdirs(const char *dir, const char *rel);
 
+/* ---- templates ---- */
+
+/* The findings of a lint as text, one line each (rule id, severity,
+ * offset+length, message) in the order the library gives them; free it. */
+char *ex_findings_text(const gguflint_ctx *ctx);
+/* A llama GGUF whose tokenizer.chat_template is text[0..n): one string, or
+ * with split > 0 an array of strings of split bytes each (free it). */
+uint8_t *ex_template_gguf(const char *text, size_t n, size_t split, size_t *len);
+/* fn(name, text, n, user) for each template of a corpus TSV
+ * (the .tsv files of corpus/templates: the first field names it, the last holds it;
+ * lines starting with '#' are comments). Returns how many. */
+typedef void (*ex_tsv_fn)(const char *name, const char *text, size_t n, void *user);
+unsigned ex_tsv_templates(const char *path, ex_tsv_fn fn, void *user);
+
 /* ---- building files ---- */
 
 /* gb_finish, then gb_free: the file (free it; its length in *len), the test
