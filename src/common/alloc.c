@@ -62,6 +62,12 @@ void *gl_calloc(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
+    /* the C library's own calloc knows when its block is fresh from the
+     * kernel (a large one is mapped, already zero) and skips the memset: the
+     * token index of a vocabulary is megabytes of it (issue 28) */
+    const size_t total = n * size;
+    if (a_malloc == std_malloc)
+        return calloc(total ? total : 1, 1);
     void *p = gl_malloc(n * size);
     if (p)
         memset(p, 0, n * size);

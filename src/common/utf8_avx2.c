@@ -221,10 +221,17 @@ AVX2 static void run_steps(const uint8_t *s, uint64_t n, u8state *st)
              * check cannot judge */
             __m256i big =
                 _mm256_subs_epu8(_mm256_max_epu8(shifted(a, prev, 3), _mm256_max_epu8(a, b)), k.df);
-            __m256i e = _mm256_or_si256(
-                big, _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k)));
-            if (!_mm256_testz_si256(e, e))
+            __m256i e;
+            if (!_mm256_testz_si256(big, big)) {
+                /* straight to the exact check: SPM (U+2581) and CJK text
+                 * has a 3-byte sequence in nearly every step, and the
+                 * 2-byte check would only be thrown away */
                 e = exact_errors(a, b, prev);
+            } else {
+                e = _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k));
+                if (!_mm256_testz_si256(e, e))
+                    e = exact_errors(a, b, prev);
+            }
             err = _mm256_or_si256(err, e);
             inc = incomplete(b);
         }
