@@ -87,7 +87,7 @@ static found *lint(const uint8_t *buf, size_t len, const char *profile, int leve
     for (size_t i = 0; i < *n; i++) {
         const gguflint_finding *f = gguflint_finding_get(ctx, i);
         v[i] = (found){(int)f->rule, f->offset, f->length, (int)f->severity,
-                      fnv(fnv(0xCBF29CE484222325ull, f->path), f->message)};
+                       fnv(fnv(0xCBF29CE484222325ull, f->path), f->message)};
     }
     gguflint_free(ctx);
     gguflint_options_free(opt);
@@ -114,8 +114,9 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
         found *fast = lint(buf, len, profiles[p], 2, &nf, &sf);
         found *slow = lint(buf, len, profiles[p], 0, &ns, &ss);
         if (sf != ss || nf != ns || (nf && memcmp(fast, slow, nf * sizeof *fast) != 0)) {
-            fprintf(stderr, "%s (%s): %zu findings (status %d) with the vector paths, %zu "
-                            "(status %d) without\n",
+            fprintf(stderr,
+                    "%s (%s): %zu findings (status %d) with the vector paths, %zu "
+                    "(status %d) without\n",
                     path, profiles[p], nf, sf, ns, ss);
             for (size_t i = 0; i < nf || i < ns; i++)
                 fprintf(stderr, "  %zu: %d@%llu | %d@%llu\n", i, i < nf ? fast[i].rule : -1,
