@@ -10,7 +10,8 @@ unsigned cpu_features(void)
     if (h < 0) {
         __builtin_cpu_init();
         h = (__builtin_cpu_supports("avx2") ? CPU_AVX2 : 0) |
-            (__builtin_cpu_supports("popcnt") ? CPU_POPCNT : 0);
+            (__builtin_cpu_supports("popcnt") ? CPU_POPCNT : 0) |
+            (__builtin_cpu_supports("bmi2") ? CPU_BMI2 : 0);
         __atomic_store_n(&probed, h, __ATOMIC_RELAXED);
     }
     return (unsigned)h;

@@ -15,6 +15,7 @@
  * "too short"; a string ending exactly on a block boundary gets one more
  * all-zero block for the same reason. */
 #include "common/cpu.h"
+#include "common/fpscan.h"
 #include "common/utf8.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -198,9 +199,42 @@ AVX2 __attribute__((noinline)) static __m256i exact_errors(__m256i a, __m256i b,
     return _mm256_or_si256(block_errors(a, prev), block_errors(b, a));
 }
 
+/* A byte of 0xE0 or more in the step a, b or the three bytes before it
+ * (the end of prev): a 3- or 4-byte sequence has a byte here, which the
+ * 2-byte check cannot judge. */
+AVX2 static inline __m256i big_bytes(__m256i a, __m256i b, __m256i prev, __m256i df)
+{
+    return _mm256_subs_epu8(_mm256_max_epu8(shifted(a, prev, 3), _mm256_max_epu8(a, b)), df);
+}
+
+/* The steps from i on that hold a byte of 0xE0 or more, checked exactly in
+ * line (SPM's U+2581 and CJK text put one in nearly every step): returns
+ * the first step that holds none (or is all ASCII), for run_steps, which
+ * calls this at a step that holds one. Out of line, so that run_steps's
+ * 2-byte loop keeps its registers. */
+AVX2 __attribute__((noinline)) static uint64_t exact_run(const uint8_t *s, uint64_t n, uint64_t i,
+                                                         u8state *st)
+{
+    __m256i prev = st->prev, err = st->err, inc = st->inc;
+    const __m256i df = _mm256_set1_epi8(C(0xDF));
+    for (; n - i >= 64; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        __m256i big = big_bytes(a, b, prev, df);
+        if (_mm256_testz_si256(big, big))
+            break;
+        err = _mm256_or_si256(err, _mm256_or_si256(block_errors(a, prev), block_errors(b, a)));
+        inc = incomplete(b);
+        prev = b;
+    }
+    st->prev = prev, st->err = err, st->inc = inc;
+    return i;
+}
+
 /* 64-byte steps, checked first as ASCII and 2-byte text (two_byte_errors)
- * and again exactly (block_errors) when that finds something or a byte of
- * 0xE0 or more is near: most steps of a byte-level BPE vocabulary hold only
+ * and again exactly (block_errors) when that finds something; a step with
+ * a byte of 0xE0 or more near goes to exact_run, with the steps after it
+ * that have one too. Most steps of a byte-level BPE vocabulary hold only
  * ASCII and 2-byte sequences. Both methods report a problem at the byte
  * where it shows (the one after a lead), and a 3- or 4-byte sequence that
  * ends in a step is always checked exactly there, so mixing them from step
@@ -209,26 +243,28 @@ AVX2 static void run_steps(const uint8_t *s, uint64_t n, u8state *st)
 {
     __m256i prev = st->prev, err = st->err, inc = st->inc;
     const two_k k = two_consts();
-    for (uint64_t i = 0; n - i >= 64; i += 64) {
+    for (uint64_t i = 0; n - i >= 64;) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
         if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
             err = _mm256_or_si256(err, inc);
             inc = _mm256_setzero_si256();
         } else {
-            /* a byte of 0xE0 or more in the step or the three bytes before
-             * it: a 3- or 4-byte sequence has a byte here, which the 2-byte
-             * check cannot judge */
-            __m256i big =
-                _mm256_subs_epu8(_mm256_max_epu8(shifted(a, prev, 3), _mm256_max_epu8(a, b)), k.df);
-            __m256i e = _mm256_or_si256(
-                big, _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k)));
+            __m256i big = big_bytes(a, b, prev, k.df);
+            if (!_mm256_testz_si256(big, big)) {
+                st->prev = prev, st->err = err, st->inc = inc;
+                i = exact_run(s, n, i, st);
+                prev = st->prev, err = st->err, inc = st->inc;
+                continue;
+            }
+            __m256i e = _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k));
             if (!_mm256_testz_si256(e, e))
                 e = exact_errors(a, b, prev);
             err = _mm256_or_si256(err, e);
             inc = incomplete(b);
         }
         prev = b;
+        i += 64;
     }
     st->prev = prev, st->err = err, st->inc = inc;
 }
@@ -267,9 +303,12 @@ AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
     return _mm256_testz_si256(err, err);
 }
 
+/* The vector check runs when the host has AVX2 and fp_level allows it:
+ * fp_force_level(0 or 1) (tests, the twin fuzz harness) sends every string
+ * to the scalar check, the reference this one must agree with. */
 static bool host_avx2(void)
 {
-    return (cpu_features() & CPU_AVX2) != 0;
+    return (cpu_features() & CPU_AVX2) != 0 && fp_level() >= 2;
 }
 
 bool utf8_valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *done)

@@ -40,6 +40,8 @@ static void derive_once(void)
     }
     for (size_t n = 0; n <= TOKEN_NH_MAX; n++)
         t->klen_tab[n] = n * t->klen;
+    for (size_t n = 0; n < sizeof t->short_tab / sizeof t->short_tab[0]; n++)
+        t->short_tab[n] = n * t->klen + (uint64_t)t->nh[2] * t->nh[3];
 }
 
 static void derive_keys(tok_index *t)
@@ -47,6 +49,7 @@ static void derive_keys(tok_index *t)
     pthread_once(&key_once, derive_once);
     memcpy(t->nh, key_proto.nh, sizeof t->nh);
     memcpy(t->klen_tab, key_proto.klen_tab, sizeof t->klen_tab);
+    memcpy(t->short_tab, key_proto.short_tab, sizeof t->short_tab);
     t->klen = key_proto.klen;
     t->mul = key_proto.mul;
     t->sip = key_proto.sip;
@@ -145,7 +148,7 @@ static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev_off)
 /* ---- the hash ----
  *
  * A token of up to TOKEN_NH_MAX bytes, zero-padded to 16, 32 or 64 bytes
- * (w_0, w_1, ... its 32-bit little-endian words), is hashed with NH (Black,
+ * (short_block; w_0, w_1, ... its 32-bit little-endian words), is hashed with NH (Black,
  * Halevi, Krawczyk, Krovetz and Rogaway, UMAC, 1999):
  *     nh = sum_i (w_2i + k_2i mod 2^32) * (w_2i+1 + k_2i+1 mod 2^32)  mod 2^64,
  * one 32 x 32 -> 64-bit multiply per 8 bytes. For two different strings of
@@ -163,10 +166,25 @@ static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev_off)
  * SipHash-1-3. SSE2 does one 16-byte half per four instructions
  * (add the keys, shift the odd words down, multiply, accumulate). */
 
+/* The padded block of a token of 1..TOKEN_NH_MAX bytes: one of 17..64 bytes
+ * starts it, zeros after; one of up to 16 bytes ends its half (up to 8
+ * bytes: the first 8) or its block (9..16), zeros before, as tok_nh_short
+ * finds it in the array without a mask. Either way a one-to-one layout per
+ * length, which is all NH's bound needs. */
+static void short_block(uint8_t pad[TOKEN_NH_MAX], const uint8_t *s, uint64_t len)
+{
+    if (len > 16)
+        memcpy(pad, s, (size_t)len);
+    else if (len <= 8)
+        memcpy(pad + 8 - len, s, (size_t)len);
+    else
+        memcpy(pad + 16 - len, s, (size_t)len);
+}
+
 static uint64_t nh_ref(const tok_index *t, const uint8_t *s, uint64_t len)
 {
     uint8_t pad[TOKEN_NH_MAX] = {0};
-    memcpy(pad, s, (size_t)len);
+    short_block(pad, s, len);
     size_t words = len <= 16 ? 4 : len <= 32 ? 8 : 16;
     uint64_t nh = 0;
     for (size_t i = 0; i < words; i += 2) {
@@ -312,45 +330,78 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
  * wrapper passes (HASH: an always-inline function of its keys, loaded
  * once before the loop, and the token). Always inlined into each wrapper,
  * so each gets its own loop with its hash in line. */
+/* One token of the walk from q: hashed (tokens of up to 8 bytes by
+ * tok_hash8, the others by HASH) and put in an empty slot, or `goto out`
+ * (empty, long, or a slot with its tag: tok_add_slow takes it). */
+#define TOK_STEP(ti, HASH, keys)                                                                   \
+    do {                                                                                           \
+        uint64_t n;                                                                                \
+        memcpy(&n, q, 8); /* recorded arrays are little-endian */                                  \
+        const uint8_t *const s = q + 8;                                                            \
+        uint64_t h;                                                                                \
+        if (__builtin_expect(n - 1 < 8, 1))                                                        \
+            h = tok_hash8(s, n, (keys).k0, short_tab, mul);                                        \
+        else if (n - 1 < TOKEN_NH_MAX)                                                             \
+            h = HASH(&(keys), s, n, (ti), mul);                                                    \
+        else                                                                                       \
+            goto out; /* empty, or long: tok_add_slow */                                           \
+        const uint32_t tag = tok_tag(h);                                                           \
+        size_t k = (size_t)(h >> shift);                                                           \
+        uint32_t st;                                                                               \
+        while (__builtin_expect((st = slots[k].tag) != 0, 0) && st != tag) {                       \
+            *probes = *probes + 1;                                                                 \
+            k = (k + 1) & mask;                                                                    \
+        }                                                                                          \
+        if (__builtin_expect(st != 0, 0))                                                          \
+            goto out; /* a slot with its tag: compare in tok_add_slow */                           \
+        slots[k] = (tok_oslot){tag, (uint32_t)(q - tbase)};                                        \
+        tn++;                                                                                      \
+        q = s + n;                                                                                 \
+    } while (0)
+
+/* The loop of every walk (tokens.h): everything but the hash of tokens of
+ * 9..64 bytes, which the wrapper passes (HASH: an always-inline function of
+ * its keys, loaded once before the loop, and the token). Tokens go 64 at a
+ * time, from one checkpoint to the next: the checkpoint is stored once per
+ * chunk (tok_add_slow stores the same offset when it takes that token), and
+ * a chunk that starts more than 64 longest tokens below `lim` needs no test
+ * of `lim` in its loop. Always inlined into each wrapper, so each gets its
+ * own loop with its hash in line. */
 #define TOK_WALK_BODY(ti, w, lim, HASH, keys)                                                        \
     uint32_t *const cps = (ti)->cps;                                                                 \
     const uint8_t *const tbase = (ti)->base;                                                         \
     tok_oslot *const slots = (ti)->slots;                                                            \
     const size_t mask = (ti)->mask;                                                                  \
     const unsigned shift = (ti)->shift;                                                              \
-    const uint64_t mul = (ti)->mul; /* n * klen: ti->klen_tab[n], one add off ti */                  \
+    const uint64_t mul = (ti)->mul;                                                                  \
+    const uint64_t *const short_tab = (ti)->short_tab;                                               \
     const uint8_t *q = (w).q;                                                                        \
-    uint64_t left = (w).left, tn = (w).tn;                                                           \
+    /* the token count is the loop counter: one compare, no decrement */                             \
+    uint64_t tn = (w).tn;                                                                            \
+    const uint64_t tn_end = tn + (w).left;                                                           \
     /* probes (rare: only past an occupied slot) are counted in memory,                            \
      * leaving a register to the loop */ \
     volatile uint64_t *const probes = &(ti)->probes;                                                 \
-    while (left > 0 && q < (lim)) {                                                                  \
-        uint64_t n;                                                                                  \
-        memcpy(&n, q, 8); /* recorded arrays are little-endian */                                    \
-        if (n - 1 >= TOKEN_NH_MAX)                                                                   \
-            break; /* empty, or long: tok_add_slow */                                                \
-        const uint8_t *const s = q + 8;                                                              \
-        const uint64_t h = HASH(&(keys), s, n, (ti), mul);                                           \
-        const uint32_t tag = tok_tag(h);                                                             \
-        size_t k = (size_t)(h >> shift);                                                             \
-        uint32_t st;                                                                                 \
-        while ((st = slots[k].tag) != 0 && st != tag) {                                              \
-            *probes = *probes + 1;                                                                   \
-            k = (k + 1) & mask;                                                                      \
-        }                                                                                            \
-        if (st)                                                                                      \
-            break; /* a slot with its tag: compare in tok_add_slow */                                \
-        const uint32_t off = (uint32_t)(q - tbase);                                                  \
-        slots[k] = (tok_oslot){tag, off};                                                            \
+    while (tn != tn_end && q < (lim)) {                                                              \
         if ((tn & TOK_CP_MASK) == 0)                                                                 \
-            cps[tn >> TOK_CP_SHIFT] = off;                                                           \
-        tn++;                                                                                        \
-        q = s + n;                                                                                   \
-        left--;                                                                                      \
+            cps[tn >> TOK_CP_SHIFT] = (uint32_t)(q - tbase);                                         \
+        uint64_t stop = (tn | TOK_CP_MASK) + 1;                                                      \
+        if (stop > tn_end)                                                                           \
+            stop = tn_end;                                                                           \
+        if ((lim)-q > (ptrdiff_t)((TOK_CP_MASK + 1) * (8 + TOKEN_NH_MAX))) {                         \
+            do                                                                                       \
+                TOK_STEP(ti, HASH, keys);                                                            \
+            while (tn != stop);                                                                      \
+        } else {                                                                                     \
+            do                                                                                       \
+                TOK_STEP(ti, HASH, keys);                                                            \
+            while (tn != stop && q < (lim));                                                         \
+        }                                                                                            \
     }                                                                                                \
+    out:                                                                                             \
     return (tok_walk)                                                                                \
     {                                                                                                \
-        q, left, tn                                                                                  \
+        q, tn_end - tn, tn                                                                           \
     }
 
 #define LD16(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
@@ -377,11 +428,11 @@ __attribute__((noinline)) tok_walk tok_walk_sse2(tok_index *ti, tok_walk w, cons
  * shift and multiply, 33..64 two. Tokens of up to 16 bytes keep the 16-byte
  * step: NH of a zero-padded half adds the keys' products, so the hash
  * (tok_hash_ref's) pads them to 16 only. */
-#define TOK_AVX2 __attribute__((target("avx2")))
+#define TOK_AVX2 __attribute__((target("avx2,bmi2")))
 
 bool tok_have_avx2(void)
 {
-    return (cpu_features() & CPU_AVX2) != 0;
+    return (cpu_features() & (CPU_AVX2 | CPU_BMI2)) == (CPU_AVX2 | CPU_BMI2);
 }
 
 typedef struct keys256 {
@@ -393,9 +444,8 @@ TOK_AVX2 static inline __attribute__((always_inline)) uint64_t
 hash_avx2(const keys256 *k, const uint8_t *s, uint64_t n, const tok_index *ti, uint64_t mul)
 {
     __m128i x;
-    if (n <= 16) {
-        __m128i v = _mm_add_epi32(_mm_and_si128(LD16(s), LD16(tok_keep_mask + 32 - n)), k->k0);
-        x = _mm_mul_epu32(v, _mm_srli_epi64(v, 32));
+    if (__builtin_expect(n <= 16, 1)) {
+        x = tok_nh_short(s, n, k->k0);
     } else {
         __m256i p;
         if (n <= 32) {
@@ -424,6 +474,7 @@ TOK_AVX2 __attribute__((noinline)) tok_walk tok_walk_avx2(tok_index *ti, tok_wal
 #undef LD16
 #undef LD32
 #undef TOK_WALK_BODY
+#undef TOK_STEP
 #else
 bool tok_have_avx2(void)
 {

@@ -70,6 +70,9 @@ typedef struct tok_index {
     uint32_t nh[TOKEN_NH_MAX / 4];
     uint64_t klen, mul;
     uint64_t klen_tab[TOKEN_NH_MAX + 1]; /* n * klen: one add in the token loops */
+    /* n * klen plus the upper half's constant product nh[2] * nh[3] of a
+     * block whose upper half is zero (tokens of up to 8 bytes: tok_hash8) */
+    uint64_t short_tab[9];
     keyhash_key sip;
 } tok_index;
 
@@ -146,10 +149,38 @@ static inline uint64_t tok_finish(uint64_t sum, uint64_t mul)
  * first len bytes are kept. */
 extern const uint8_t tok_keep_mask[64];
 
+/* NH's product vector of a token of 1..16 bytes whose length field (a
+ * little-endian u64 under 2^56) is the 8 bytes before it, as tokens sit in
+ * the array: the token is loaded so that it ends at its block's end and the
+ * bytes before it in the block are the length field's high bytes, all
+ * zero, so no mask is needed: up to 8 bytes as one u64 (the block's upper
+ * half zero), 9..16 as the whole block. tok_hash_ref lays the block out so
+ * (tokens.c: short_block). */
+static inline __attribute__((always_inline)) __m128i tok_nh_short(const uint8_t *s, uint64_t len,
+                                                                  __m128i k0)
+{
+    __m128i v = len <= 8 ? _mm_loadl_epi64((const __m128i *)(const void *)(s + len - 8))
+                         : _mm_loadu_si128((const __m128i *)(const void *)(s + len - 16));
+    v = _mm_add_epi32(v, k0);
+    return _mm_mul_epu32(v, _mm_srli_epi64(v, 32));
+}
+
+/* tok_hash_ref of a token of 1..8 bytes laid out as tok_nh_short finds it:
+ * the block's upper half is zero, so its product is a constant of the keys
+ * (in short_tab) and only the lower lane is computed. */
+static inline __attribute__((always_inline)) uint64_t
+tok_hash8(const uint8_t *s, uint64_t len, __m128i k0, const uint64_t *short_tab, uint64_t mul)
+{
+    __m128i v = _mm_add_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s + len - 8)), k0);
+    v = _mm_mul_epu32(v, _mm_srli_epi64(v, 32));
+    return tok_finish((uint64_t)_mm_cvtsi128_si64(v) + short_tab[len], mul);
+}
+
 /* tok_hash_ref of a token of 1..64 bytes with 64 readable bytes from its
- * start: NH 16 bytes per step (add the word keys, shift the odd words down,
- * multiply, accumulate), then the length and the multiplier. k0..k3: the
- * word keys nh[0..3], [4..7], [8..11], [12..15] as vectors. */
+ * start and its length field before it (tok_nh_short): NH 16 bytes per
+ * step (add the word keys, shift the odd words down, multiply, accumulate),
+ * then the length and the multiplier. k0..k3: the word keys nh[0..3],
+ * [4..7], [8..11], [12..15] as vectors. */
 static inline __attribute__((always_inline)) uint64_t
 tok_hash_fast(const uint8_t *s, uint64_t len, __m128i k0, __m128i k1, __m128i k2, __m128i k3,
               const uint64_t *klen_tab, uint64_t mul)
@@ -158,7 +189,7 @@ tok_hash_fast(const uint8_t *s, uint64_t len, __m128i k0, __m128i k1, __m128i k2
 #define TOK_NH16(v, k) _mm_mul_epu32(_mm_add_epi32(v, k), _mm_srli_epi64(_mm_add_epi32(v, k), 32))
     __m128i p;
     if (len <= 16) {
-        p = TOK_NH16(_mm_and_si128(TOK_LD(s), TOK_LD(tok_keep_mask + 32 - len)), k0);
+        p = tok_nh_short(s, len, k0);
     } else if (len <= 32) {
         p = _mm_add_epi64(
             TOK_NH16(TOK_LD(s), k0),

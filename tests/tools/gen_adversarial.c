@@ -10,6 +10,17 @@
  *   tokens      a llama vocabulary of 16 384 8-byte tokens whose hashes share
  *               their top 32 bits under the golden-ratio multiplicative hash
  *               once used by the duplicate-token index; twin: random tokens
+ *   tokdup      a llama vocabulary of 16 384 copies of one 8-byte token:
+ *               every insert after the first meets the same slot, compares
+ *               bytes and is a duplicate finding (issue 28); twin: random
+ *               8-byte tokens
+ *   tokutf8     16 384 tokens of three 4-byte sequences each, every token
+ *               cut one byte short (invalid UTF-8 at every token boundary,
+ *               a finding each); twin: the same tokens whole
+ *   toktail     16 384 valid tokens as in tokutf8, but the last token's
+ *               final byte replaced by 0xFF (one bad byte after a long run:
+ *               the run fails and its strings are checked one by one);
+ *               twin: the same tokens all valid
  *   keys        4 096 KVs whose keys share the low 20 bits of FNV-1a (a Joux
  *               multicollision over [a-z0-9_] blocks); twin: random keys of
  *               the same length
@@ -135,6 +146,64 @@ static void shape_tokens(const char *dir, uint64_t n, bool twin)
     gb_bytes(b, toks, (size_t)(16 * n));
     free(toks);
     finish(b, dir, twin ? "tokens.twin.gguf" : "tokens.gguf");
+}
+
+/* A llama vocabulary of the n tokens toks[0..n), each `len` bytes at
+ * toks + len * j. */
+static void write_vocab(const char *dir, const char *name, const uint8_t *toks, uint64_t n,
+                        uint64_t len)
+{
+    uint8_t *arr = gk_calloc(n, 8 + len);
+    for (uint64_t j = 0; j < n; j++) {
+        memcpy(arr + (8 + len) * j, &len, 8);
+        memcpy(arr + (8 + len) * j + 8, toks + len * j, len);
+    }
+    gb *b = new_builder();
+    gb_kv_str(b, "general.architecture", "llama");
+    gb_kv_str(b, "tokenizer.ggml.model", "llama");
+    gb_kv_begin(b, "tokenizer.ggml.tokens", GB_VT_ARR);
+    gb_arr_header(b, GB_VT_STR, n);
+    gb_bytes(b, arr, (size_t)((8 + len) * n));
+    free(arr);
+    finish(b, dir, name);
+}
+
+/* n copies of one 8-byte token; twin: random 8-byte tokens. */
+static void shape_tokdup(const char *dir, uint64_t n, bool twin)
+{
+    uint8_t *toks = gk_calloc(n, 8);
+    uint64_t seed = 0xd0bull;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t w = twin ? gk_rng_next(&seed) : 0x6161616161616161ull;
+        memcpy(toks + 8 * j, &w, 8);
+    }
+    write_vocab(dir, twin ? "tokdup.twin.gguf" : "tokdup.gguf", toks, n, 8);
+    free(toks);
+}
+
+/* Three distinct 4-byte sequences (U+10000 and up) per token, j in base 2^10
+ * over them, so no two tokens are equal. cut: each token one byte short
+ * (its last sequence truncated); tail: only the last token's last byte
+ * replaced by 0xFF. */
+static void shape_tok4(const char *dir, uint64_t n, bool cut, bool tail, const char *name)
+{
+    const uint64_t len = cut ? 11 : 12;
+    uint8_t *toks = gk_calloc(n, len);
+    for (uint64_t j = 0; j < n; j++) {
+        uint8_t t[12];
+        for (int k = 0; k < 3; k++) {
+            uint32_t cp = 0x10000u + (uint32_t)((j >> (10 * k)) & 0x3FF) * 64u + (uint32_t)k;
+            t[4 * k] = (uint8_t)(0xF0 | (cp >> 18));
+            t[4 * k + 1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+            t[4 * k + 2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+            t[4 * k + 3] = (uint8_t)(0x80 | (cp & 0x3F));
+        }
+        memcpy(toks + len * j, t, len);
+    }
+    if (tail)
+        toks[len * n - 1] = 0xFF;
+    write_vocab(dir, name, toks, n, len);
+    free(toks);
 }
 
 static void shape_keys(const char *dir, uint64_t n, bool twin)
@@ -533,6 +602,14 @@ int main(int argc, char **argv)
         for (int twin = 0; twin < 2; twin++) {
             if (strcmp(sh, "tokens") == 0)
                 shape_tokens(dir, 16384 * s, twin);
+            else if (strcmp(sh, "tokdup") == 0)
+                shape_tokdup(dir, 16384 * s, twin);
+            else if (strcmp(sh, "tokutf8") == 0)
+                shape_tok4(dir, 16384 * s, !twin, false,
+                           twin ? "tokutf8.twin.gguf" : "tokutf8.gguf");
+            else if (strcmp(sh, "toktail") == 0)
+                shape_tok4(dir, 16384 * s, false, !twin,
+                           twin ? "toktail.twin.gguf" : "toktail.gguf");
             else if (strcmp(sh, "keys") == 0)
                 shape_keys(dir, 4096 * s, twin);
             else if (strcmp(sh, "names") == 0)
