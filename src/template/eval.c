@@ -488,6 +488,8 @@ static aval dict_call(tpl *t, const aval *c, uint32_t base, uint32_t n, const of
     aval l = fd_make_list(t, keys, m, c);
     if (l.kind == AV_LIST)
         l.flags |= F_DICT;
+    for (uint32_t i = 0; i < n; i++) /* values of message content (GG736) */
+        l.flags |= t->ev.V[base + i].flags & F_CONTENT;
     return l;
 }
 
@@ -621,8 +623,8 @@ static void close_marker(tpl *t, const tok *k)
     case M_DICT: r = dict_keys(t, items, n, &f, &at); break;
     default: r = unk_at(&at); break;
     }
-    if (r.kind == AV_UNK)
-        r.flags |= content;
+    if (r.kind == AV_UNK || (f.kind == M_DICT && r.kind == AV_LIST))
+        r.flags |= content; /* a dict of folded keys keeps its values' content */
     while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= t->ev.no)
         t->ev.n_kw--; /* this bracket's keyword arguments */
     t->ev.nv = base;
