@@ -23,7 +23,8 @@ enum {
     GR_O_CONV,
     GR__N
 };
-#define GR_LETTERS 8u /* letters of a script run remembered (a word is at most 6) */
+#define GR_WORD_MAX 16u /* letters (and single spaces) of a word of another script */
+#define GR_LETTERS 16u  /* letters of a script run remembered (a power of 2, >= GR_WORD_MAX) */
 
 /* What a scanner holds of the grammar (in tscan, reset with it). */
 typedef struct gr_state {
@@ -34,6 +35,7 @@ typedef struct gr_state {
     uint32_t phrase_rn;   /* ring_n after the last listed phrase (0: none) */
     uint32_t next_rn;     /* ring_n at which the next script letter continues the run */
     uint32_t run;         /* letters in the current run of script letters */
+    bool space;           /* the symbol before the letter being fed was a space (stream.c) */
     uint32_t cp[GR_LETTERS];
     uint64_t cix[GR_LETTERS];
 } gr_state;
@@ -65,7 +67,9 @@ typedef struct gr_hit {
  * instructions it completes, into hit[0..GR_HITS), their number. */
 unsigned gr_ascii_hit(struct tpl *t, struct tscan *s, size_t i, uint64_t index, gr_hit *hit);
 /* A letter of a non-Latin script (gr_script) at `index` was fed; rn0: the
- * scanner's ring_n before it was. The same. */
+ * scanner's ring_n before it was, and s->gr.space whether the symbol
+ * before it was a space (one space between two letters of such scripts
+ * continues the run, as a space: "не говори"). The same. */
 unsigned gr_letter(struct tpl *t, struct tscan *s, uint32_t cp, uint64_t index, uint32_t rn0,
                    gr_hit *hit);
 static inline bool gr_script(uint32_t cp)
