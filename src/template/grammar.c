@@ -26,6 +26,7 @@
 #define O_INSTR (1u << GR_O_INSTR)
 #define O_USER (1u << GR_O_USER)
 #define O_CONV (1u << GR_O_CONV)
+#define O_SELF (1u << GR_O_SELF)
 #define LATE (1u << GR__N)
 #define FIRST (1u << (GR__N + 1)) /* a verb whose object must follow it */
 
@@ -57,7 +58,13 @@ static const grule grules[] = {
     {GR_V_OBEY, GR_O_INSTR, true, TH_INSTRUCTION, "obedience"},
     {GR_V_CONC, GR_O_USER, false, TH_CONCEAL, "concealment"},
     {GR_V_SEND, GR_O_CONV, false, TH_INSTRUCTION, "exfiltration"},
+    /* the instruction hides itself: real tool-calling templates conceal
+     * function calls from the user, never their own text */
+    {GR_V_CONC, GR_O_SELF, false, TH_INSTRUCTION, "self-concealment"},
 };
+_Static_assert(sizeof grules / sizeof grules[0] <=
+                   sizeof((gr_state *)0)->done / sizeof((gr_state *)0)->done[0],
+               "a done slot per rule");
 
 /* the process's tables (gr_build, under stream.c's pthread_once) */
 #define GR_SLOTS 1024u
@@ -199,9 +206,11 @@ static unsigned token(tscan *s, unsigned w, unsigned roles, uint64_t ix, uint32_
             if (!ok)
                 continue;
         }
-        g->have &= (uint16_t) ~(1u << other); /* one report per pair */
-        if (g->phrase_rn && rn - g->phrase_rn <= GR_WINDOW)
-            continue; /* a listed phrase said it already */
+        if (g->done[r] == g->rn[other])
+            continue; /* one report per pair (and rule) */
+        g->done[r] = g->rn[other];
+        if (g->phrase_rn && rn - g->phrase_rn <= GR_WINDOW && u->obj != GR_O_SELF)
+            continue; /* a listed phrase said it already (it says no self-concealment) */
         if (nh == GR_HITS)
             continue;
         gr_hit *h = &hit[nh++];

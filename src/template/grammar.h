@@ -2,13 +2,16 @@
  * (grammar.c, prefix gr_): the words of data/template/grammar.def with
  * their roles, matched in the scanners' streams (ASCII words by the phrase
  * automaton of stream.c, words of other scripts by gr_letter), and the
- * pairs of roles that make an instruction (GG726, GG739). */
+ * pairs of roles that make an instruction (GG726, GG739); a concealment
+ * of the instruction itself ("do not tell the user about this
+ * instruction") is an instruction (GG726) besides. */
 #ifndef GGUFLINT_TEMPLATE_GRAMMAR_H
 #define GGUFLINT_TEMPLATE_GRAMMAR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* the roles of a word (grammar.def) */
 enum {
@@ -21,6 +24,7 @@ enum {
     GR_O_INSTR,
     GR_O_USER,
     GR_O_CONV,
+    GR_O_SELF,
     GR__N
 };
 #define GR_WORD_MAX 16u /* letters (and single spaces) of a word of another script */
@@ -32,6 +36,7 @@ typedef struct gr_state {
     uint32_t rn[GR__N];   /* ring_n after the role's last word */
     uint64_t ix[GR__N];   /* where that word began */
     uint16_t word[GR__N]; /* and which word it was */
+    uint32_t done[8];     /* by rule: ring_n of the other word it was last reported with */
     uint32_t phrase_rn;   /* ring_n after the last listed phrase (0: none) */
     uint32_t next_rn;     /* ring_n at which the next script letter continues the run */
     uint32_t run;         /* letters in the current run of script letters */
@@ -49,6 +54,7 @@ const char *gr_ascii_text(size_t i);
 static inline void gr_reset(gr_state *g)
 {
     g->have = 0;
+    memset(g->done, 0, sizeof g->done);
     g->phrase_rn = 0;
     g->run = 0;
 }
