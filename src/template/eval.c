@@ -441,7 +441,7 @@ static aval dict_keys(tpl *t, aval *items, uint32_t n, const oframe *f, const av
     if (f->acc || (n & 1) || f->colons != 0)
         return r;
     uint32_t m = n / 2;
-    ev_dict_remember(t, items, m, at); /* for its |items */
+    fd_dict_remember(t, items, m, at); /* for its |items */
     for (uint32_t i = 0; i < m; i++) {
         aval *k = &items[2 * i];
         if (k->kind != AV_STR && (k->kind != AV_INT || (k->flags & F_HUGE)))

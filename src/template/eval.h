@@ -199,12 +199,6 @@ bool ev_unroll_index(tpl *t, const aval *x, const aval *key, aval *r);
 /* {% set ns.x = ns.x ~ c %} or {% set ns.x = c ~ ns.x %} with c the items of
  * a loop over a constant: true and *r what ns.x holds after the loop */
 bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r);
-/* A dict literal whose m keys and values kv[0..2m) (k0 v0 k1 v1 ...) are
- * all constants: remembered for the template. */
-void ev_dict_remember(tpl *t, const aval *kv, uint32_t m, const aval *at);
-/* x|items or x.items() (c: the AV_ATTR) of a remembered dict: an F_PAIRS
- * value, else unknown. */
-aval ev_dict_items(tpl *t, const aval *x, const aval *at);
 /* {% for k, v in PAIRS %}: k and v take the keys and the values in turn
  * (F_ITEMS); 1 + the variable k, 0 when not. */
 uint16_t ev_unroll_pairs(tpl *t, const aval *pairs);

@@ -289,6 +289,12 @@ static inline var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
 }
 var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
 var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
+/* lists.c: a dict literal whose m keys and values kv[0..2m) (k0 v0 k1 v1
+ * ...) are all constants, remembered for the template; x|items or
+ * x.items() (x the AV_ATTR) of a remembered dict: an F_PAIRS value, else
+ * unknown. */
+void fd_dict_remember(tpl *t, const aval *kv, uint32_t m, const aval *at);
+aval fd_dict_items(tpl *t, const aval *x, const aval *at);
 void fd_var_assign(tpl *t, var *x, const aval *v);
 void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
 
