@@ -68,6 +68,8 @@ aval ev_method_call(tpl *t, const aval *c, const aval *args, uint32_t na, uint32
     aval r = unk_at(c);
     r.flags = c->flags & F_TAINT;
     list_method(t, c, args, na, kws);
+    if (m == W_ITEMS && !na && !kws && c->rkind == AV_LIST)
+        return fd_dict_items(t, c, c); /* d.items() of a dict of constants */
     if ((m == W_FORMAT || m == W_FORMAT_MAP) && (c->flags & F_RSTR)) {
         aval fmt = *c; /* the fields read attributes of the arguments */
         fmt.kind = AV_STR;
@@ -390,6 +392,10 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         return r;
     case W_URLENCODE:
     case W_TOJSON: r.flags |= x->flags & F_CONTENT; return r;
+    case W_ITEMS:
+        if (!na && !kws)
+            return fd_dict_items(t, x, at); /* a dict of constants: its pairs */
+        break;
     case W_CENTER:
     case W_INDENT:
         if (na >= 1 && args[0].kind == AV_INT &&

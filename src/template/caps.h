@@ -29,6 +29,8 @@
 #define TPL_CHAIN_AREA 16384u /* chain bytes per tag (past it, no more chains) */
 #define TPL_CAPTURES 8u       /* {% set %} / {% filter %} captures open at once */
 #define TPL_UNROLL_MAX 256u   /* items of a constant loop unrolled (unroll.c) */
+#define TPL_DICTS 16u         /* dicts of constants remembered per template for |items */
+#define TPL_DICT_BYTES 8192u  /* their keys and values, at most */
 #define TPL_KW_MAX 32u        /* keyword arguments remembered per tag */
 #define TPL_NS_MAX 64u        /* namespace() objects per template */
 #define TPL_TOK_MAX 64u       /* special tokens remembered per template */

@@ -441,6 +441,7 @@ static aval dict_keys(tpl *t, aval *items, uint32_t n, const oframe *f, const av
     if (f->acc || (n & 1) || f->colons != 0)
         return r;
     uint32_t m = n / 2;
+    fd_dict_remember(t, items, m, at); /* for its |items */
     for (uint32_t i = 0; i < m; i++) {
         aval *k = &items[2 * i];
         if (k->kind != AV_STR && (k->kind != AV_INT || (k->flags & F_HUGE)))
@@ -488,6 +489,8 @@ static aval dict_call(tpl *t, const aval *c, uint32_t base, uint32_t n, const of
     aval l = fd_make_list(t, keys, m, c);
     if (l.kind == AV_LIST)
         l.flags |= F_DICT;
+    for (uint32_t i = 0; i < n; i++) /* values of message content (GG736) */
+        l.flags |= t->ev.V[base + i].flags & F_CONTENT;
     return l;
 }
 
@@ -621,8 +624,8 @@ static void close_marker(tpl *t, const tok *k)
     case M_DICT: r = dict_keys(t, items, n, &f, &at); break;
     default: r = unk_at(&at); break;
     }
-    if (r.kind == AV_UNK)
-        r.flags |= content;
+    if (r.kind == AV_UNK || (f.kind == M_DICT && r.kind == AV_LIST))
+        r.flags |= content; /* a dict of folded keys keeps its values' content */
     while (t->ev.n_kw > 0 && t->ev.kw[t->ev.n_kw - 1].frame >= t->ev.no)
         t->ev.n_kw--; /* this bracket's keyword arguments */
     t->ev.nv = base;

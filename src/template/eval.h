@@ -99,6 +99,8 @@ typedef struct tpl_eval {
     uint32_t attr_hash;
     uint8_t for_name[TPL_NAME_CAP]; /* {% for NAME in ... %}: the first target */
     uint32_t for_len, for_hash;
+    uint8_t for_name2[TPL_NAME_CAP]; /* the second target ({% for k, v in ... %}) */
+    uint32_t for_len2, for_hash2;
     uint64_t dangling_index, dangling_index_prev; /* of the operator left without an operand */
     /* kw_at (above): value height after the last name operand in a call (0 none) */
     uint8_t kw_name[TPL_NAME_CAP]; /* its text */
@@ -197,6 +199,9 @@ bool ev_unroll_index(tpl *t, const aval *x, const aval *key, aval *r);
 /* {% set ns.x = ns.x ~ c %} or {% set ns.x = c ~ ns.x %} with c the items of
  * a loop over a constant: true and *r what ns.x holds after the loop */
 bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r);
+/* {% for k, v in PAIRS %}: k and v take the keys and the values in turn
+ * (F_ITEMS); 1 + the variable k, 0 when not. */
+uint16_t ev_unroll_pairs(tpl *t, const aval *pairs);
 /* an F_ITEMS value (the items a loop variable or an expression of it takes) */
 static inline bool ev_is_items(const aval *v)
 {

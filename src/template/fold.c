@@ -241,6 +241,7 @@ void fd_template_begin(tpl *t, uint64_t total)
         t->fd.vslots[t->fd.vars[i].slot] = 0;
     t->fd.n_vars = 0;
     t->fd.vs_len = 0;
+    t->fd.dv_used = t->fd.dv_n = 0;
     t->fd.n_ns = 0;
     t->fd.obj_seq = 0;
 }

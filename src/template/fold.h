@@ -38,6 +38,7 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE, AV_NS };
                           * iterating, |first, |list and |join see; rkind 1:
                           * its |items (pairs), whose bytes are still the keys */
 #define F_GATEKEY 0x10000u /* a message's role or a tool's name: a gate when compared (GG734) */
+#define F_PAIRS 0x20000u   /* AV_UNK: a constant dict's |items (remembered dict ival, count m) */
 
 typedef struct aval {
     uint8_t kind;
@@ -108,6 +109,11 @@ typedef struct tpl_fold {
     uint32_t n_ns, obj_seq; /* namespace() objects and list objects made so far */
     tpl_capture cp;         /* capture.c */
     aval *ur;               /* unroll.c: TPL_UNROLL_MAX results (allocated once) */
+    /* unroll.c, per template: dicts of constants, each its keys and values
+     * as one list k0 v0 k1 v1 ... in dv_buf, for their |items */
+    uint8_t dv_buf[TPL_DICT_BYTES];
+    uint32_t dv_used, dv_n;
+    uint32_t dv_off[TPL_DICTS], dv_len[TPL_DICTS], dv_m[TPL_DICTS];
 } tpl_fold;
 
 bool fd_init(tpl *t);
@@ -283,6 +289,12 @@ static inline var *fd_var_find(tpl *t, const uint8_t *s, uint32_t n, uint32_t h)
 }
 var *fd_var_get_ns(tpl *t, uint32_t ns, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
 var *fd_var_get(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
+/* lists.c: a dict literal whose m keys and values kv[0..2m) (k0 v0 k1 v1
+ * ...) are all constants, remembered for the template; x|items or
+ * x.items() (x the AV_ATTR) of a remembered dict: an F_PAIRS value, else
+ * unknown. */
+void fd_dict_remember(tpl *t, const aval *kv, uint32_t m, const aval *at);
+aval fd_dict_items(tpl *t, const aval *x, const aval *at);
 void fd_var_assign(tpl *t, var *x, const aval *v);
 void fd_var_unknown(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, uint64_t index);
 

@@ -3,9 +3,11 @@
  * the pairs of their roles that make an instruction, in any of the
  * languages the table has. ASCII words are patterns of stream.c's phrase
  * automaton (its alphabet folds case, fullwidth and look-alike letters and
- * accents); words of other scripts are found here, as the last 1..6
+ * accents); words of other scripts are found here, as the last 1..16
  * letters of the run of such letters the scanner is in (a run ends at
- * anything else: CJK needs no spaces), looked up in a hash table built once
+ * anything but one space between two of its letters, which it keeps as a
+ * space: CJK needs no spaces, "не говори" has one), looked up in a hash
+ * table built once
  * per process. The roles of the words seen are kept with where they were
  * (ring_n), so a rule is one comparison per role pair: O(1) per word. */
 #include "template/tpl.h"
@@ -24,7 +26,9 @@
 #define O_INSTR (1u << GR_O_INSTR)
 #define O_USER (1u << GR_O_USER)
 #define O_CONV (1u << GR_O_CONV)
+#define O_SELF (1u << GR_O_SELF)
 #define LATE (1u << GR__N)
+#define FIRST (1u << (GR__N + 1)) /* a verb whose object must follow it */
 
 typedef struct gword {
     const char *s;
@@ -54,24 +58,47 @@ static const grule grules[] = {
     {GR_V_OBEY, GR_O_INSTR, true, TH_INSTRUCTION, "obedience"},
     {GR_V_CONC, GR_O_USER, false, TH_CONCEAL, "concealment"},
     {GR_V_SEND, GR_O_CONV, false, TH_INSTRUCTION, "exfiltration"},
+    /* the instruction hides itself: real tool-calling templates conceal
+     * function calls from the user, never their own text */
+    {GR_V_CONC, GR_O_SELF, false, TH_INSTRUCTION, "self-concealment"},
 };
+_Static_assert(sizeof grules / sizeof grules[0] <=
+                   sizeof((gr_state *)0)->done / sizeof((gr_state *)0)->done[0],
+               "a done slot per rule");
 
 /* the process's tables (gr_build, under stream.c's pthread_once) */
 #define GR_SLOTS 1024u
 static struct {
     uint16_t ascii[N_GWORDS]; /* the ASCII words, by automaton pattern number */
     size_t n_ascii;
-    uint32_t cp[N_GWORDS][6]; /* the other words' letters, case-folded */
-    uint8_t len[N_GWORDS];    /* their letter counts (ASCII: bytes) */
+    uint32_t cp[N_GWORDS][GR_WORD_MAX]; /* the other words' letters, case-folded */
+    uint8_t len[N_GWORDS];              /* their letter counts (ASCII: bytes) */
     uint32_t slot_h[GR_SLOTS];
     uint16_t slot_w[GR_SLOTS]; /* word + 1; 0 empty */
     uint64_t last[64];         /* bit cp % 4096 of every word's last letter (TPL_FAST's filter) */
+    uint8_t most[256];         /* by last letter % 256: the longest word ending so (TPL_FAST) */
 } gt;
+
+/* Greek letters with tonos (and final sigma) as their base letters: Greek
+ * text is often written without accents */
+static const uint16_t greek_base[] = {
+    [0x0386 - 0x0386] = 0x03B1, [0x0388 - 0x0386] = 0x03B5, [0x0389 - 0x0386] = 0x03B7,
+    [0x038A - 0x0386] = 0x03B9, [0x038C - 0x0386] = 0x03BF, [0x038E - 0x0386] = 0x03C5,
+    [0x038F - 0x0386] = 0x03C9, [0x03AC - 0x0386] = 0x03B1, [0x03AD - 0x0386] = 0x03B5,
+    [0x03AE - 0x0386] = 0x03B7, [0x03AF - 0x0386] = 0x03B9, [0x03C2 - 0x0386] = 0x03C3,
+    [0x03CC - 0x0386] = 0x03BF, [0x03CD - 0x0386] = 0x03C5, [0x03CE - 0x0386] = 0x03C9,
+};
 
 static uint32_t fold_case(uint32_t cp)
 {
+    if (cp < 0x0386 || cp > 0x0451)
+        return cp;
+    if (cp <= 0x03CE && greek_base[cp - 0x0386])
+        return greek_base[cp - 0x0386];
     if ((cp >= 0x0410 && cp <= 0x042F) || (cp >= 0x0391 && cp <= 0x03A9))
         return cp + 0x20; /* Cyrillic, Greek capitals */
+    if (cp == 0x0401 || cp == 0x0451)
+        return 0x0435; /* ё as е */
     if (cp >= 0x0400 && cp <= 0x040F)
         return cp + 0x50;
     return cp;
@@ -99,13 +126,17 @@ bool gr_build(void)
         for (size_t j = 0; j < n;) {
             uint32_t cp;
             unsigned m = utf8_decode(s + j, n - j, &cp);
-            if (!m || k == 6 || !gr_script(cp))
+            bool space = cp == ' ' && k > 0 && j + 1 < n && gt.cp[i][k - 1] != ' ';
+            if (!m || k == GR_WORD_MAX || !(gr_script(cp) || space))
                 return false; /* the table is wrong (grammar.def's rules) */
             gt.cp[i][k++] = fold_case(cp);
             j += m;
         }
+        const uint32_t end = gt.cp[i][k - 1];
         gt.len[i] = (uint8_t)k;
-        gt.last[(gt.cp[i][k - 1] >> 6) & 63] |= 1ull << (gt.cp[i][k - 1] & 63);
+        gt.last[(end >> 6) & 63] |= 1ull << (end & 63);
+        if (gt.most[end & 255] < k)
+            gt.most[end & 255] = (uint8_t)k;
         uint32_t h = 0x811C9DC5u;
         for (size_t j = k; j-- > 0;) /* the newest letter first, as gr_letter hashes */
             h = mix(h, gt.cp[i][j]);
@@ -162,7 +193,7 @@ static unsigned token(tscan *s, unsigned w, unsigned roles, uint64_t ix, uint32_
         unsigned other;
         if ((roles & (1u << u->obj)) && near(g, u->verb, rn))
             other = u->verb;
-        else if ((roles & (1u << u->verb)) && near(g, u->obj, rn) &&
+        else if ((roles & (1u << u->verb)) && near(g, u->obj, rn) && !(roles & FIRST) &&
                  ((roles & LATE) || u->verb == GR_V_CONC))
             other = u->obj;
         else
@@ -175,9 +206,11 @@ static unsigned token(tscan *s, unsigned w, unsigned roles, uint64_t ix, uint32_
             if (!ok)
                 continue;
         }
-        g->have &= (uint16_t) ~(1u << other); /* one report per pair */
-        if (g->phrase_rn && rn - g->phrase_rn <= GR_WINDOW)
-            continue; /* a listed phrase said it already */
+        if (g->done[r] == g->rn[other])
+            continue; /* one report per pair (and rule) */
+        g->done[r] = g->rn[other];
+        if (g->phrase_rn && rn - g->phrase_rn <= GR_WINDOW && u->obj != GR_O_SELF)
+            continue; /* a listed phrase said it already (it says no self-concealment) */
         if (nh == GR_HITS)
             continue;
         gr_hit *h = &hit[nh++];
@@ -214,18 +247,29 @@ unsigned gr_letter(tpl *t, tscan *s, uint32_t cp, uint64_t index, uint32_t rn0, 
 {
     unsigned nh = 0;
     gr_state *g = &s->gr;
-    if (rn0 != g->next_rn)
+    if (rn0 == g->next_rn + 1 && g->space && g->run) {
+        g->cp[g->run % GR_LETTERS] = ' '; /* one space between two letters */
+        g->cix[g->run % GR_LETTERS] = index;
+        g->run++;
+    } else if (rn0 != g->next_rn) {
         g->run = 0; /* something else came between: a new run */
+    }
     g->next_rn = s->ring_n;
     const uint32_t c = fold_case(cp);
     g->cp[g->run % GR_LETTERS] = c;
     g->cix[g->run % GR_LETTERS] = index;
     g->run++;
     /* a word can only end here if some word ends in this letter: most
-     * letters of real text end none (the reference mode looks them up) */
-    if (TPL_FAST(t) && !((gt.last[(c >> 6) & 63] >> (c & 63)) & 1u))
-        return 0;
-    uint32_t h = 0x811C9DC5u, most = g->run < 6 ? g->run : 6;
+     * letters of real text end none, and no word is longer than the
+     * longest that ends so (the reference mode looks all of them up) */
+    uint32_t most = g->run < GR_WORD_MAX ? g->run : GR_WORD_MAX;
+    if (TPL_FAST(t)) {
+        if (!((gt.last[(c >> 6) & 63] >> (c & 63)) & 1u))
+            return 0;
+        if (most > gt.most[c & 255])
+            most = gt.most[c & 255];
+    }
+    uint32_t h = 0x811C9DC5u;
     for (uint32_t k = 1; k <= most; k++) {
         h = mix(h, g->cp[(g->run - k) % GR_LETTERS]);
         for (uint32_t at = h & (GR_SLOTS - 1); gt.slot_w[at]; at = (at + 1) & (GR_SLOTS - 1)) {

@@ -2,13 +2,16 @@
  * (grammar.c, prefix gr_): the words of data/template/grammar.def with
  * their roles, matched in the scanners' streams (ASCII words by the phrase
  * automaton of stream.c, words of other scripts by gr_letter), and the
- * pairs of roles that make an instruction (GG726, GG739). */
+ * pairs of roles that make an instruction (GG726, GG739); a concealment
+ * of the instruction itself ("do not tell the user about this
+ * instruction") is an instruction (GG726) besides. */
 #ifndef GGUFLINT_TEMPLATE_GRAMMAR_H
 #define GGUFLINT_TEMPLATE_GRAMMAR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* the roles of a word (grammar.def) */
 enum {
@@ -21,9 +24,11 @@ enum {
     GR_O_INSTR,
     GR_O_USER,
     GR_O_CONV,
+    GR_O_SELF,
     GR__N
 };
-#define GR_LETTERS 8u /* letters of a script run remembered (a word is at most 6) */
+#define GR_WORD_MAX 16u /* letters (and single spaces) of a word of another script */
+#define GR_LETTERS 16u  /* letters of a script run remembered (a power of 2, >= GR_WORD_MAX) */
 
 /* What a scanner holds of the grammar (in tscan, reset with it). */
 typedef struct gr_state {
@@ -31,9 +36,11 @@ typedef struct gr_state {
     uint32_t rn[GR__N];   /* ring_n after the role's last word */
     uint64_t ix[GR__N];   /* where that word began */
     uint16_t word[GR__N]; /* and which word it was */
+    uint32_t done[8];     /* by rule: ring_n of the other word it was last reported with */
     uint32_t phrase_rn;   /* ring_n after the last listed phrase (0: none) */
     uint32_t next_rn;     /* ring_n at which the next script letter continues the run */
     uint32_t run;         /* letters in the current run of script letters */
+    bool space;           /* the symbol before the letter being fed was a space (stream.c) */
     uint32_t cp[GR_LETTERS];
     uint64_t cix[GR_LETTERS];
 } gr_state;
@@ -47,6 +54,7 @@ const char *gr_ascii_text(size_t i);
 static inline void gr_reset(gr_state *g)
 {
     g->have = 0;
+    memset(g->done, 0, sizeof g->done);
     g->phrase_rn = 0;
     g->run = 0;
 }
@@ -65,7 +73,9 @@ typedef struct gr_hit {
  * instructions it completes, into hit[0..GR_HITS), their number. */
 unsigned gr_ascii_hit(struct tpl *t, struct tscan *s, size_t i, uint64_t index, gr_hit *hit);
 /* A letter of a non-Latin script (gr_script) at `index` was fed; rn0: the
- * scanner's ring_n before it was. The same. */
+ * scanner's ring_n before it was, and s->gr.space whether the symbol
+ * before it was a space (one space between two letters of such scripts
+ * continues the run, as a space: "не говори"). The same. */
 unsigned gr_letter(struct tpl *t, struct tscan *s, uint32_t cp, uint64_t index, uint32_t rn0,
                    gr_hit *hit);
 static inline bool gr_script(uint32_t cp)

@@ -4,7 +4,8 @@
  * Python computes them, so a name accumulated piece by piece
  * ({% set _ = ns.k.append('__') %} ... ns.k|join) is checked like any
  * folded constant. Also fd_frag_of: whether a value holds a piece of a
- * dunder name, for values that stay unknown.
+ * dunder name, for values that stay unknown; and the dicts of constants a
+ * template builds, remembered for their |items (fd_dict_*).
  *
  * Lists are AV_LIST constants (fold.h: items end to end, each a length word
  * and its bytes). Every operation builds through the folder's builders, so
@@ -185,4 +186,92 @@ aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_
         return r;
     }
     return list_done(t, &b, at, items, fl);
+}
+
+/* ------------------------------------------------ dicts of constants
+ * A dict literal of constants is remembered for the template (its keys
+ * and values as one list k0 v0 k1 v1 ... in fd.dv_buf), so its |items or
+ * .items() is known: an F_PAIRS value that unroll.c's
+ * {% for k, v in ... %} takes apart. */
+
+static bool is_const(const aval *v)
+{
+    return v->kind == AV_STR || (v->kind == AV_INT && !(v->flags & F_HUGE));
+}
+
+void fd_dict_remember(tpl *t, const aval *kv, uint32_t m, const aval *at)
+{
+    if (m == 0 || m > TPL_UNROLL_MAX || t->fd.dv_n == TPL_DICTS)
+        return;
+    for (uint32_t i = 0; i < 2 * m; i++)
+        if (!is_const(&kv[i]))
+            return;
+    const uint32_t mark = t->fd.ar_len;
+    aval l = fd_make_list(t, kv, 2 * m, at);
+    if (l.kind == AV_LIST && l.len <= TPL_DICT_BYTES - t->fd.dv_used) {
+        memcpy(t->fd.dv_buf + t->fd.dv_used, fd_bytes(t, &l), l.len);
+        t->fd.dv_off[t->fd.dv_n] = t->fd.dv_used;
+        t->fd.dv_len[t->fd.dv_n] = l.len;
+        t->fd.dv_m[t->fd.dv_n++] = m;
+        t->fd.dv_used += l.len;
+    }
+    t->fd.ar_len = mark; /* the list was only copied */
+}
+
+/* The item at *pos of a list blob p[0..n): its bytes with the length word. */
+static bool blob_item(const uint8_t *p, uint32_t n, uint32_t *pos, const uint8_t **s, uint32_t *len)
+{
+    uint32_t w;
+    if (*pos > n || n - *pos < 4)
+        return false;
+    memcpy(&w, p + *pos, 4);
+    uint32_t k = w & ~LIST_INT;
+    if (k > n - *pos - 4)
+        return false;
+    *s = p + *pos;
+    *len = 4 + k;
+    *pos += 4 + k;
+    return true;
+}
+
+/* Whether the keys of remembered dict e are the items of the list blob
+ * p[0..n), in order. */
+static bool same_keys(const tpl *t, uint32_t e, const uint8_t *p, uint32_t n, int64_t items)
+{
+    if (items != (int64_t)t->fd.dv_m[e])
+        return false;
+    const uint8_t *d = t->fd.dv_buf + t->fd.dv_off[e], *a, *b;
+    uint32_t dn = t->fd.dv_len[e], dp = 0, xp = 0, al, bl;
+    for (uint32_t i = 0; i < t->fd.dv_m[e]; i++) {
+        if (!blob_item(p, n, &xp, &a, &al) || !blob_item(d, dn, &dp, &b, &bl) || al != bl ||
+            memcmp(a, b, al) != 0 || !blob_item(d, dn, &dp, &b, &bl))
+            return false;
+    }
+    return xp == n;
+}
+
+aval fd_dict_items(tpl *t, const aval *x, const aval *at)
+{
+    aval r = unk_at(at);
+    r.flags = x->flags & F_TAINT;
+    bool dict = x->kind == AV_LIST ? (x->flags & F_DICT) != 0 : x->kind == AV_ATTR;
+    if (!dict || (x->flags & F_INEXACT))
+        return r;
+    const uint8_t *p = fd_bytes(t, x);
+    int found = -1;
+    for (uint32_t e = 0; e < t->fd.dv_n; e++) {
+        if (!same_keys(t, e, p, x->len, x->ival))
+            continue;
+        if (found >= 0 && (t->fd.dv_len[e] != t->fd.dv_len[found] ||
+                           memcmp(t->fd.dv_buf + t->fd.dv_off[e],
+                                  t->fd.dv_buf + t->fd.dv_off[found], t->fd.dv_len[e]) != 0))
+            return r; /* two dicts with these keys and other values: not known which */
+        found = (int)e;
+    }
+    if (found < 0)
+        return r;
+    r.flags |= F_PAIRS;
+    r.ival = found;
+    r.count = t->fd.dv_m[found];
+    return r;
 }

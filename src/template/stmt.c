@@ -128,6 +128,8 @@ void ev_block_middle(tpl *t, const tok *k)
  * character at a time). */
 static uint16_t loop_items(tpl *t, const aval *it)
 {
+    if (t->ev.for_targets == 2 && it->kind == AV_UNK && (it->flags & F_PAIRS))
+        return ev_unroll_pairs(t, it); /* {% for k, v in d|items %} */
     if (t->ev.for_targets != 1 || (it->kind != AV_LIST && it->kind != AV_STR))
         return 0;
     var *x = fd_var_get(t, t->ev.for_name, t->ev.for_len, t->ev.for_hash, t->ev.tag_index);
@@ -310,6 +312,10 @@ void ev_for_target(tpl *t, const tok *k)
         memcpy(t->ev.for_name, k->s, k->n);
         t->ev.for_len = k->n;
         t->ev.for_hash = k->hash;
+    } else if (t->ev.for_targets == 2) {
+        memcpy(t->ev.for_name2, k->s, k->n);
+        t->ev.for_len2 = k->n;
+        t->ev.for_hash2 = k->hash;
     }
 }
 

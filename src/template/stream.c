@@ -1020,6 +1020,7 @@ static void cp_end(tpl *t, tscan *s)
         return;
     }
     const uint32_t rn0 = s->ring_n;
+    s->gr.space = s->ac_space; /* for gr_letter: "не говори" */
     unsigned y = a ? ac_sym(a) : Y_OTHER;
     bool letter = y >= 1 && y <= 26;
     if (letter) {

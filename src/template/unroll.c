@@ -14,6 +14,12 @@
  * first value joined with every item after the loop (ev_unroll_accum), so
  * text assembled that way reaches the output stream too.
  *
+ * A dict literal of constants is remembered (lists.c: keys and values, per
+ * template); its |items or .items() is an F_PAIRS value, and
+ * {% for k, v in ... %} over one gives k the keys and v the values as
+ * F_ITEMS values, so text decoded through a substitution table reaches the
+ * output stream like the rest.
+ *
  * At most TPL_UNROLL_MAX items; each item's operation is charged to the
  * folding budget like any other fold. The callback is called with a
  * constant operand only, so it never comes back here (depth one). */
@@ -275,4 +281,55 @@ bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r)
         v.flags |= F_INEXACT;
     *r = v;
     return true;
+}
+
+/* ---------------------------------- {% for k, v in d|items %} */
+
+/* Variable (name s[0..n), hash h) as an F_ITEMS value over list l. */
+static uint16_t items_var(tpl *t, const uint8_t *s, uint32_t n, uint32_t h, const aval *l)
+{
+    var *x = fd_var_get(t, s, n, h, t->ev.tag_index);
+    if (!x || l->kind != AV_LIST)
+        return 0;
+    aval v = *l;
+    v.vid = 0;
+    fd_var_assign(t, x, &v);
+    if (x->v.kind != AV_LIST)
+        return 0; /* not stored */
+    x->v.rword = AV_LIST;
+    x->v.kind = AV_UNK;
+    x->v.flags = (uint32_t)((x->v.flags & (F_VAR | F_INEXACT)) | F_ITEMS);
+    return (uint16_t)(x - t->fd.vars + 1);
+}
+
+uint16_t ev_unroll_pairs(tpl *t, const aval *pairs)
+{
+    if (pairs->ival < 0 || pairs->ival >= (int64_t)t->fd.dv_n || !ur_ready(t))
+        return 0;
+    const uint32_t e = (uint32_t)pairs->ival, m = t->fd.dv_m[e];
+    uint32_t off;
+    if (!fd_ar_put(t, t->fd.dv_buf + t->fd.dv_off[e], t->fd.dv_len[e], &off))
+        return 0;
+    aval all = unk_at(pairs);
+    all.rword = AV_LIST;
+    all.off = off;
+    all.len = t->fd.dv_len[e];
+    all.flags = 0;
+    uint32_t pos = 0, n = 0;
+    aval it;
+    while (n < 2 * m && n < TPL_UNROLL_MAX && item_next(t, &all, &pos, &it))
+        t->fd.ur[n++] = it; /* keys first, then values: sorted below */
+    if (n != 2 * m)
+        return 0;
+    aval keys[TPL_UNROLL_MAX / 2], vals[TPL_UNROLL_MAX / 2];
+    if (m > TPL_UNROLL_MAX / 2)
+        return 0;
+    for (uint32_t i = 0; i < m; i++) {
+        keys[i] = t->fd.ur[2 * i];
+        vals[i] = t->fd.ur[2 * i + 1];
+    }
+    aval kl = fd_make_list(t, keys, m, pairs), vl = fd_make_list(t, vals, m, pairs);
+    uint16_t k = items_var(t, t->ev.for_name, t->ev.for_len, t->ev.for_hash, &kl);
+    items_var(t, t->ev.for_name2, t->ev.for_len2, t->ev.for_hash2, &vl);
+    return k;
 }

@@ -140,6 +140,7 @@ const word_def word_defs[W__COUNT] = {
     [W_FIRST] = {"first", 0},
     [W_LAST] = {"last", 0},
     [W_LIST] = {"list", 0},
+    [W_ITEMS] = {"items", 0},
     [W_CENTER] = {"center", 0},
     [W_INDENT] = {"indent", 0},
     [W_CONTENT] = {"content", 0},

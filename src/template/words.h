@@ -150,6 +150,7 @@ enum {
     W_FIRST,
     W_LAST,
     W_LIST,
+    W_ITEMS,
     W_CENTER,
     W_INDENT,
     /* message fields */
