@@ -169,21 +169,8 @@ static bool lit_room(tpl *t, size_t k)
 {
     if (t->lx.lit_len + k > TPL_CONST_CAP)
         return false; /* past the kept prefix: the byte loop */
-    if (t->lx.lit_len + k > t->lx.lit_cap) {
-        uint32_t nc = t->lx.lit_cap;
-        while (nc < t->lx.lit_len + k)
-            nc *= 2;
-        if (nc > TPL_CONST_CAP)
-            nc = TPL_CONST_CAP;
-        uint8_t *b = gl_realloc(t->lx.lit, nc);
-        if (!b) {
-            t->nomem = true;
-            return false;
-        }
-        t->lx.lit = b;
-        t->lx.lit_cap = nc;
-    }
-    return true;
+    return tpl_grow_bytes(t, &t->lx.lit, &t->lx.lit_cap, t->lx.lit_len + (uint32_t)k,
+                          TPL_CONST_CAP);
 }
 
 static void lit_put(tpl *t, uint8_t c)
