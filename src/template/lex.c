@@ -597,6 +597,20 @@ static void str_open(tpl *t, uint8_t c)
     ts_reset(&t->ts.lits, "string literal");
 }
 
+/* The operator p then c make (OPC_*, lex.h), or 0 when they make none. */
+static inline uint8_t two_byte_op(uint8_t p, uint8_t c)
+{
+    switch (p) {
+    case '*': return c == '*' ? OPC_POW : 0;
+    case '/': return c == '/' ? OPC_FDIV : 0;
+    case '=': return c == '=' ? OPC_EQ : 0;
+    case '!': return c == '=' ? OPC_NE : 0;
+    case '<': return c == '=' ? OPC_LE : 0;
+    case '>': return c == '=' ? OPC_GE : 0;
+    default: return 0;
+    }
+}
+
 static inline __attribute__((always_inline)) void tag_byte(tpl *t, uint8_t c)
 {
     if (t->lx.tag_fresh) {
@@ -651,51 +665,14 @@ again:
     if (t->lx.pend) {
         t->lx.pend = false;
         uint8_t p = t->lx.pend_c;
-        switch (p) {
-        case '*':
-            if (c == '*') {
-                emit_op(t, OPC_POW);
-                return;
-            }
-            break;
-        case '/':
-            if (c == '/') {
-                emit_op(t, OPC_FDIV);
-                return;
-            }
-            break;
-        case '=':
-            if (c == '=') {
-                emit_op(t, OPC_EQ);
-                return;
-            }
-            break;
-        case '!':
-            if (c == '=') {
-                emit_op(t, OPC_NE);
-                return;
-            }
-            break;
-        case '<':
-            if (c == '=') {
-                emit_op(t, OPC_LE);
-                return;
-            }
-            break;
-        case '>':
-            if (c == '=') {
-                emit_op(t, OPC_GE);
-                return;
-            }
-            break;
-        case '%':
-        case '}':
-            if (c == '}') {
-                tag_end(t);
-                return;
-            }
-            break;
-        default: break;
+        if ((p == '%' || p == '}') && c == '}') {
+            tag_end(t);
+            return;
+        }
+        uint8_t op = two_byte_op(p, c);
+        if (op) {
+            emit_op(t, op);
+            return;
         }
         if (p == '!')
             emit_other(t);
