@@ -1010,20 +1010,10 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                         k += 2;
                         goto out;
                     }
-                    uint8_t two;
-                    switch (c) {
-                    case '*': two = d == '*' ? OPC_POW : 0; break;
-                    case '/': two = d == '/' ? OPC_FDIV : 0; break;
-                    case '=': two = d == '=' ? OPC_EQ : 0; break;
-                    case '<': two = d == '=' ? OPC_LE : 0; break;
-                    case '>': two = d == '=' ? OPC_GE : 0; break;
-                    case '!':
-                        if (d != '=')
-                            goto out;
-                        two = OPC_NE;
-                        break;
-                    default: goto out;
-                    }
+                    /* a '%' or '}' that did not close, and '!' alone: the byte loop's */
+                    const uint8_t two = two_byte_op(c, d);
+                    if (c == '%' || c == '}' || (c == '!' && !two))
+                        goto out;
                     t->index = base + k;
                     tok_start(t);
                     emit_op(t, two ? two : c);
