@@ -28,18 +28,9 @@ static bool sha_done(sha256 *md, char out[65])
     return sha256_hex(md, out);
 }
 
-/* Tensor order of the one read: by offset, then size, then index. */
-typedef struct span {
-    uint64_t offset, nbytes;
-    size_t index;
-} span;
-
-static int span_cmp(const void *a, const void *b)
-{
-    const span *x = a, *y = b;
-    return 4 * ORDER(x->offset, y->offset) + 2 * ORDER(x->nbytes, y->nbytes) +
-           ORDER(x->index, y->index);
-}
+/* The one read's tensor ranges, relative to the data section, in
+ * order_span_cmp order (by offset, then end, then index). */
+typedef order_span span;
 
 /* Copy what the digests need out of a run context. */
 static int take_layout(const char *path, const gguflint_ctx *ctx, dfile *out)
@@ -127,7 +118,7 @@ static int read_once(const char *path, gguflint_ctx *ctx, int fd, dfile *out, co
             sha256_update(data, buf + (from - pos), (size_t)(end - from));
         }
         while (k < np) {
-            uint64_t s = out->data_start + plan[k].offset, e = s + plan[k].nbytes;
+            uint64_t s = out->data_start + plan[k].start, e = out->data_start + plan[k].end;
             if (s >= end)
                 break;
             uint64_t a = s > pos ? s : pos, b = e < end ? e : end;
@@ -249,21 +240,23 @@ int digest_file(const char *path, dfile *out)
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
-        order[i] = (span){out->tensors[i].offset, out->tensors[i].nbytes, i};
+        /* offset + nbytes is inside the file (take_layout checked) */
+        order[i] =
+            (span){out->tensors[i].offset, out->tensors[i].offset + out->tensors[i].nbytes, i};
         root[i] = i;
     }
-    qsort(order, n, sizeof *order, span_cmp);
+    qsort(order, n, sizeof *order, order_span_cmp);
     uint64_t covered = 0;
     size_t covered_by = 0;
     for (size_t k = 0; k < n; k++) {
         const span *s = &order[k];
-        if (s->nbytes == 0)
+        if (s->end == s->start)
             continue; /* an empty range: hashed as the empty string below */
-        if (np > 0 && plan[np - 1].offset == s->offset && plan[np - 1].nbytes == s->nbytes) {
+        if (np > 0 && plan[np - 1].start == s->start && plan[np - 1].end == s->end) {
             root[s->index] = plan[np - 1].index;
             continue;
         }
-        if (np > 0 && s->offset < covered) {
+        if (np > 0 && s->start < covered) {
             char msg[160];
             snprintf(msg, sizeof msg,
                      "tensors %zu and %zu overlap (their data is not theirs alone); run gguflint "
@@ -274,7 +267,7 @@ int digest_file(const char *path, dfile *out)
             goto done;
         }
         plan[np++] = *s;
-        covered = s->offset + s->nbytes;
+        covered = s->end;
         covered_by = s->index;
     }
     rc = read_once(path, ctx, fd, out, plan, np);

@@ -1,5 +1,5 @@
-/* order.h - three-way comparison for qsort comparators, header only (the CLI
- * includes it too). */
+/* order.h - three-way comparison for qsort comparators, and the order of
+ * tensor data spans; header only (the CLI includes it too). */
 #ifndef GGUFLINT_COMMON_ORDER_H
 #define GGUFLINT_COMMON_ORDER_H
 
@@ -9,5 +9,22 @@
  * 4 * ORDER(k1) + 2 * ORDER(k2) + ORDER(k3) each key outweighs all after it,
  * so the sign is that of the first key that differs. */
 #define ORDER(a, b) (((a) > (b)) - ((a) < (b)))
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The bytes [start, end) of tensor `index` (both ends relative to one base),
+ * as the layout check looks for overlaps and the digests plan their one read. */
+typedef struct order_span {
+    uint64_t start, end;
+    size_t index;
+} order_span;
+
+/* qsort order of spans: by start, then end, then index (so it is total). */
+static inline int order_span_cmp(const void *a, const void *b)
+{
+    const order_span *x = a, *y = b;
+    return 4 * ORDER(x->start, y->start) + 2 * ORDER(x->end, y->end) + ORDER(x->index, y->index);
+}
 
 #endif
