@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "common/order.h"
+#include "common/pread_full.h"
 #include "core/limits.h"
 
 #include <errno.h>
@@ -157,14 +158,7 @@ done:
 static int fd_read_at(void *user, uint64_t off, void *buf, size_t len, char *err, size_t n)
 {
     int fd = *(const int *)user;
-    size_t got = 0;
-    while (got < len) {
-        ssize_t g = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
-        if (g <= 0)
-            break;
-        got += (size_t)g;
-    }
-    if (got == len)
+    if (pread_full(fd, buf, len, off) == len)
         return GGUFLINT_OK;
     snprintf(err, n, "the file changed while being read");
     return GGUFLINT_E_IO;
