@@ -7,7 +7,9 @@
  * arithmetic type (no subtraction, so no overflow). A comparator orders by
  * several keys at once with weights that are powers of two: in
  * 4 * ORDER(k1) + 2 * ORDER(k2) + ORDER(k3) each key outweighs all after it,
- * so the sign is that of the first key that differs. */
+ * so the sign is that of the first key that differs. That sum compares
+ * every key every time: a comparator on a hot path (one call per tensor or
+ * more) tests the next key only on a tie, as order_span_cmp does. */
 #define ORDER(a, b) (((a) > (b)) - ((a) < (b)))
 
 #include <stddef.h>
@@ -20,11 +22,15 @@ typedef struct order_span {
     size_t index;
 } order_span;
 
-/* qsort order of spans: by start, then end, then index (so it is total). */
+/* qsort order of spans: by start, then end, then index (so it is total).
+ * Called once per tensor or more: a later key is compared only on a tie. */
 static inline int order_span_cmp(const void *a, const void *b)
 {
     const order_span *x = a, *y = b;
-    return 4 * ORDER(x->start, y->start) + 2 * ORDER(x->end, y->end) + ORDER(x->index, y->index);
+    int c = ORDER(x->start, y->start);
+    if (!c)
+        c = ORDER(x->end, y->end);
+    return c ? c : ORDER(x->index, y->index);
 }
 
 #endif
