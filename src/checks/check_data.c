@@ -197,12 +197,7 @@ static bool plan_scan(gguflint_ctx *ctx, result *res)
         if (scannable(ctx, i))
             order[n++] = (plan_key){t->offset, t->nbytes, t->type, i};
     }
-    /* files are written in offset order: sort only when not */
-    bool sorted = true;
-    for (size_t k = 1; k < n && sorted; k++)
-        sorted = plan_cmp(&order[k - 1], &order[k]) < 0;
-    if (!sorted)
-        qsort(order, n, sizeof *order, plan_cmp);
+    order_sort(order, n, sizeof *order, plan_cmp);
     uint64_t covered = 0;
     size_t root = 0;
     for (size_t k = 0; k < n; k++) {

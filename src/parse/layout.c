@@ -230,11 +230,7 @@ static uint64_t check_overlaps(gguflint_ctx *ctx, span *spans, size_t n_spans, b
     const gguflint_header *h = &ctx->hdr;
     const bool deep = ctx->opt.deep && !ctx->opt.header_only && start_ok;
     char path[96];
-    bool sorted = true;
-    for (size_t k = 1; k < n_spans && sorted; k++)
-        sorted = order_span_cmp(&spans[k - 1], &spans[k]) < 0;
-    if (!sorted)
-        qsort(spans, n_spans, sizeof *spans, order_span_cmp);
+    order_sort(spans, n_spans, sizeof *spans, order_span_cmp); /* offset order */
     uint64_t max_end = 0;
     size_t max_i = 0;
     for (size_t k = 0; k < n_spans; k++) {
