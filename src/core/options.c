@@ -103,13 +103,15 @@ uint64_t gguflint_options_get_limit(const gguflint_options *opt, gguflint_limit 
 }
 
 /* The plain settings: a setter that refuses a NULL options (GGUFLINT_E_ARG)
- * and a getter that reads 0 (false) from one. */
-#define OPTION_FIELD(type, name)                                                                   \
-    int gguflint_options_set_##name(gguflint_options *opt, type value)                             \
+ * and a getter that reads 0 (false) from one. `param` is the setter's
+ * parameter name in gguflint.h (the debug information, and so the ABI dump,
+ * shows it). */
+#define OPTION_FIELD(type, name, param)                                                            \
+    int gguflint_options_set_##name(gguflint_options *opt, type param)                             \
     {                                                                                              \
         if (!opt)                                                                                  \
             return GGUFLINT_E_ARG;                                                                 \
-        opt->name = value;                                                                         \
+        opt->name = param;                                                                         \
         return GGUFLINT_OK;                                                                        \
     }                                                                                              \
     type gguflint_options_get_##name(const gguflint_options *opt)                                  \
@@ -117,10 +119,10 @@ uint64_t gguflint_options_get_limit(const gguflint_options *opt, gguflint_limit 
         return opt ? opt->name : 0;                                                                \
     }
 
-OPTION_FIELD(bool, deep)
-OPTION_FIELD(uint32_t, deep_jobs)
-OPTION_FIELD(bool, deep_map)
-OPTION_FIELD(bool, header_only)
+OPTION_FIELD(bool, deep, deep) /* the parameters' names are the header's */
+OPTION_FIELD(uint32_t, deep_jobs, jobs)
+OPTION_FIELD(bool, deep_map, on)
+OPTION_FIELD(bool, header_only, header_only)
 #undef OPTION_FIELD
 
 int gguflint_options_set_config_refused(gguflint_options *opt, bool refused)
