@@ -5,11 +5,20 @@
       write the C program that prints the layout of every struct and the
       value of every enum constant of HEADER's stable part (built as
       abi_layout, compiled without GGUFLINT_UNSTABLE_API)
-  check_abi.py check HEADER LAYOUT_PROGRAM BASELINE
+  check_abi.py check HEADER LAYOUT_PROGRAM BASELINE [MAP SOVERSION [HEADER2...]]
       the ABI dump (prototypes of the stable and the unstable part, function
-      pointer types, struct layouts, enum values) must equal BASELINE
-  check_abi.py update HEADER LAYOUT_PROGRAM BASELINE
-      rewrite BASELINE from the dump (after a change docs/ABI.md allows)
+      pointer types, struct layouts, enum values; with MAP, the soname's
+      SOVERSION and the export map's nodes and names) must equal BASELINE.
+      With MAP: the map names exactly the GGUFLINT_API functions of HEADER
+      and HEADER2..., and a stable function of the baseline may leave the
+      map or change node only with a new SOVERSION
+  check_abi.py update HEADER LAYOUT_PROGRAM BASELINE [MAP SOVERSION [HEADER2...]]
+      rewrite BASELINE from the dump (after a change docs/ABI.md allows);
+      refused for a stable function dropped or moved under the same SOVERSION
+  check_abi.py policy-selftest HEADER LAYOUT_PROGRAM BASELINE MAP SOVERSION HEADER2
+      the soname policy's checks fail where they must, on altered copies of
+      MAP and the headers: a function the map lacks, a wildcard, a stable
+      function removed under the same SOVERSION (refused by update too)
   check_abi.py unstable-symbols HEADER
       the names of the functions declared under GGUFLINT_UNSTABLE_API, one a
       line (ci/abi-dump.sh tells abi-compliance-checker to skip them)
@@ -135,7 +144,7 @@ def gen_layout(header, out_c):
             f.write(text)
 
 
-def dump(header, program):
+def dump(header, program, exports=()):
     stable, unstable = split_stability(read(header))
     layout = subprocess.run([program], check=True, capture_output=True, text=True).stdout
     parts = ["# The ABI of libgguflint (docs/ABI.md), written by tests/check_abi.py update;",
@@ -145,7 +154,91 @@ def dump(header, program):
     parts += prototypes(unstable)
     parts += ["[function types]"] + fn_types(stable)
     parts += ["[layouts and enum values]"] + layout.rstrip("\n").split("\n")
+    parts += list(exports)
     return "\n".join(parts) + "\n"
+
+
+def api_names(headers):
+    """name -> True (stable) / False (unstable) of the GGUFLINT_API functions."""
+    names = {}
+    for h in headers:
+        stable, unstable = split_stability(read(h))
+        for text, is_stable in ((stable, True), (unstable, False)):
+            for p in prototypes(text):
+                names[re.search(r"(gguflint_\w+)\(", p).group(1)] = is_stable
+    return names
+
+
+MAP_NODE = re.compile(r"^\s*(GGUFLINT_[0-9]+(?:\.[0-9]+)?)\s*\{(.*?)\}\s*([\w.]*)\s*;", re.S | re.M)
+
+
+def map_nodes(path):
+    """[(node, [names])] of a version script, in order; ValueError on a
+    wildcard in a global list or a node not named GGUFLINT_N[.M]."""
+    code = strip_comments(read(path))
+    nodes = []
+    for m in MAP_NODE.finditer(code):
+        body = m.group(2)
+        glob = re.search(r"global:(.*?)(local:|$)", body, re.S)
+        names = [n.strip() for n in (glob.group(1) if glob else "").split(";") if n.strip()]
+        for n in names:
+            if not re.fullmatch(r"gguflint_\w+", n):
+                raise ValueError(f"{path}: node {m.group(1)}: '{n}' is not one function's name "
+                                 "(no wildcards: every export is listed)")
+        nodes.append((m.group(1), names))
+    if not nodes:
+        raise ValueError(f"{path}: no version node GGUFLINT_N[.M] {{ global: ...; }};")
+    return nodes
+
+
+def map_problems(nodes, names, map_path):
+    """What is wrong between the export map and the headers' declarations."""
+    bad, listed = [], {}
+    for node, ns in nodes:
+        for n in ns:
+            if n in listed:
+                bad.append(f"{map_path}: {n} is in both {listed[n]} and {node}")
+            listed[n] = node
+    for n in sorted(set(names) - set(listed)):
+        bad.append(f"{map_path} lacks {n}, declared GGUFLINT_API: add it to the newest node")
+    for n in sorted(set(listed) - set(names)):
+        bad.append(f"{map_path} lists {n}, which no header declares GGUFLINT_API")
+    return bad
+
+
+def exports_section(nodes, names, soversion):
+    lines = ["[soversion]", soversion, "[exports: node name stability]"]
+    for node, ns in nodes:
+        lines += [f"{node} {n} {'stable' if names.get(n, True) else 'unstable'}" for n in sorted(ns)]
+    return lines
+
+
+def dropped_stable(was, now):
+    """The stable exports of baseline text `was` that `now` lacks or puts in
+    another node, when both are for one SOVERSION (else [])."""
+    def parse(text):
+        lines = text.split("\n")
+        sov, ex = None, {}
+        for i, line in enumerate(lines):
+            if line == "[soversion]" and i + 1 < len(lines):
+                sov = lines[i + 1]
+            if line and not line.startswith("[") and section_of(lines, i).startswith("[exports"):
+                node, name, stability = line.split()
+                ex[name] = (node, stability)
+        return sov, ex
+    sov_was, ex_was = parse(was)
+    sov_now, ex_now = parse(now)
+    if sov_was is None or sov_was != sov_now:
+        return []
+    out = []
+    for name, (node, stability) in sorted(ex_was.items()):
+        if stability != "stable":
+            continue
+        if name not in ex_now:
+            out.append(f"{name} (node {node}) is gone")
+        elif ex_now[name][0] != node:
+            out.append(f"{name} moved from node {node} to {ex_now[name][0]}")
+    return out
 
 
 def section_of(lines, i):
@@ -155,10 +248,32 @@ def section_of(lines, i):
     return ""
 
 
-def check(header, program, baseline, update):
-    now = dump(header, program)
+def check(header, program, baseline, update, map_path=None, soversion=None, more=()):
+    exports, extra = [], ""
+    if map_path:
+        names = api_names([header, *more])
+        try:
+            nodes = map_nodes(map_path)
+        except ValueError as e:
+            print(f"abi: {e}")
+            return 1
+        bad = map_problems(nodes, names, map_path)
+        if bad:
+            print("\n".join(f"abi: {b}" for b in bad))
+            return 1
+        exports = exports_section(nodes, names, soversion)
+        extra = f" {map_path} {soversion} " + " ".join(more)
+    now = dump(header, program, exports)
     cmd = (f"cmake --build --preset ci --target abi_layout && python3 tests/check_abi.py "
-           f"update src/gguflint.h {program} tests/abi/gguflint.abi")
+           f"update src/gguflint.h {program} tests/abi/gguflint.abi{extra.rstrip()}")
+    dropped = dropped_stable(read(baseline), now) if os.path.exists(baseline) else []
+    if dropped:
+        print("abi: a stable function left the export map or changed node, and the SOVERSION "
+              f"is still {soversion} (docs/ABI.md, \"The soname\"):")
+        print("\n".join(f"  {d}" for d in dropped))
+        print("A removal or a move breaks programs linked against this soname: bump the "
+              "major version (before 1.0: the minor), so that the SOVERSION changes, or keep it.")
+        return 1
     if update:
         with open(baseline, "w", encoding="utf-8") as f:
             f.write(now)
@@ -236,12 +351,68 @@ def conventions(header, src):
     return 0
 
 
+def policy_selftest(header, program, baseline, map_path, soversion, header2):
+    import contextlib
+    import io
+    import tempfile
+
+    def run(*args):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = check(*args)
+        return rc, out.getvalue()
+
+    victim = "gguflint_version"
+    with tempfile.TemporaryDirectory() as tmp:
+        def put(name, text):
+            path = os.path.join(tmp, name)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            return path
+        m = read(map_path)
+        lacking = put("lacking.map", m.replace(f"    {victim};\n", ""))
+        wild = put("wild.map", m.replace(f"    {victim};\n", "    gguflint_*;\n"))
+        h = put("gguflint.h", re.sub(rf"^GGUFLINT_API [^;]*\b{victim}\(void\);\n", "",
+                                     read(header), flags=re.M))
+        h2 = put(os.path.basename(header2), read(header2))
+        base = put("base.abi", read(baseline))
+        cases = [
+            ("the map lacks a declared function", (header, program, base, False, lacking,
+                                                   soversion, [header2]), "lacks " + victim),
+            ("a wildcard in the map", (header, program, base, False, wild, soversion,
+                                       [header2]), "not one function's name"),
+            ("a stable function removed, same SOVERSION", (h, program, base, False, lacking,
+                                                           soversion, [h2]), "left the export map"),
+            ("the same, by update", (h, program, base, True, lacking, soversion, [h2]),
+             "left the export map"),
+        ]
+        bad = []
+        for what, args, needle in cases:
+            rc, out = run(*args)
+            if rc != 1 or needle not in out:
+                bad.append(f"{what}: rc {rc}, wanted 1 and '{needle}' in:\n{out}")
+        if read(base) != read(baseline):
+            bad.append("update wrote the baseline although it refused")
+        rc, out = run(h, program, base, False, lacking, soversion + ".1", [h2])
+        if "left the export map" in out:
+            bad.append("a removal with a new SOVERSION was still refused")
+    if bad:
+        print("\n".join(f"abi policy: {b}" for b in bad))
+        return 1
+    print(f"abi policy: {len(cases) + 1} cases hold (removal of {victim} needs a new SOVERSION)")
+    return 0
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "gen-layout":
         gen_layout(argv[2], argv[3])
         return 0
     if len(argv) == 5 and argv[1] in ("check", "update"):
         return check(argv[2], argv[3], argv[4], argv[1] == "update")
+    if len(argv) >= 7 and argv[1] in ("check", "update"):
+        return check(argv[2], argv[3], argv[4], argv[1] == "update", argv[5], argv[6], argv[7:])
+    if len(argv) == 8 and argv[1] == "policy-selftest":
+        return policy_selftest(*argv[2:])
     if len(argv) == 3 and argv[1] == "unstable-symbols":
         for p in prototypes(split_stability(read(argv[2]))[1]):
             print(re.search(r"(gguflint_\w+)\(", p).group(1))

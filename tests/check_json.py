@@ -109,6 +109,15 @@ FAMILIES = {"container", "kv", "tensor", "data", "model", "tokenizer", "split", 
 SEVERITIES = ("error", "warning", "note")
 
 
+def need_header(obj, what):
+    """The GGUF header numbers a lint file entry and a dump document share."""
+    need(obj, "version", is_int, what, "an int")
+    need(obj, "big_endian", lambda v: isinstance(v, bool), what, "a bool")
+    need(obj, "tensor_count", lambda v: is_int(v) and v >= 0, what, "a count")
+    need(obj, "kv_count", lambda v: is_int(v) and v >= 0, what, "a count")
+    need(obj, "alignment", lambda v: is_int(v) and v > 0, what, "an alignment")
+
+
 def check_lint_doc(doc, what, expect_files, max_per_rule=None):
     if not isinstance(doc, dict):
         fail(what, "top level is not an object")
@@ -142,11 +151,7 @@ def check_lint_doc(doc, what, expect_files, max_per_rule=None):
             if f["bytes_needed"] <= f["size"]:
                 fail(fw, "an incomplete input must need more bytes than it has")
         if f.get("gguf") is True:
-            need(f, "version", is_int, fw, "an int")
-            need(f, "big_endian", lambda v: isinstance(v, bool), fw, "a bool")
-            need(f, "tensor_count", lambda v: is_int(v) and v >= 0, fw, "a count")
-            need(f, "kv_count", lambda v: is_int(v) and v >= 0, fw, "a count")
-            need(f, "alignment", lambda v: is_int(v) and v > 0, fw, "an alignment")
+            need_header(f, fw)
         need(f, "dropped", lambda v: is_int(v) and v >= 0, fw, "a count")
         dropped_total += f.get("dropped", 0) if is_int(f.get("dropped")) else 0
         if not need(f, "findings", lambda v: isinstance(v, list), fw, "a list"):
@@ -210,11 +215,7 @@ def check_dump_doc(doc, what):
     need(doc, "file_size", lambda v: is_int(v) and v >= 0, what, "a size")
     need(doc, "gguf", lambda v: isinstance(v, bool), what, "a bool")
     if doc.get("gguf") is True:
-        need(doc, "version", is_int, what, "an int")
-        need(doc, "big_endian", lambda v: isinstance(v, bool), what, "a bool")
-        need(doc, "tensor_count", lambda v: is_int(v) and v >= 0, what, "a count")
-        need(doc, "kv_count", lambda v: is_int(v) and v >= 0, what, "a count")
-        need(doc, "alignment", lambda v: is_int(v) and v > 0, what, "an alignment")
+        need_header(doc, what)
         need(doc, "metadata_complete", lambda v: isinstance(v, bool), what, "a bool")
         if doc.get("metadata_complete") is True:
             need(doc, "data_start", lambda v: is_int(v) and v >= 0, what, "an offset")

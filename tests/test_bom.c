@@ -19,24 +19,8 @@
 #include "gguflint.h"
 #include "gguflint_llama.h"
 
-typedef struct sink {
-    char buf[4096];
-    size_t n;
-} sink;
-
-static void to_sink(void *user, const char *data, size_t len)
-{
-    sink *s = user;
-    size_t room = sizeof s->buf - 1 - s->n;
-    if (len > room)
-        len = room;
-    memcpy(s->buf + s->n, data, len);
-    s->n += len;
-    s->buf[s->n] = 0;
-}
-
 /* The BOM of one small file with the timestamp `when` (-2: never set). */
-static void bom(int64_t when, sink *out)
+static void bom(int64_t when, ex_buf *out)
 {
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "llama");
@@ -44,9 +28,8 @@ static void bom(int64_t when, sink *out)
     uint8_t *buf = gb_finish(b, &len);
     gb_free(b);
     gguflint_ctx *ctx = ex_lint_opt(buf, len, NULL, NULL);
-    out->n = 0;
-    out->buf[0] = 0;
-    gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_CYCLONEDX, to_sink, out);
+    ex_buf_clear(out);
+    gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_CYCLONEDX, ex_buf_sink, out);
     assert_non_null(r);
     if (when != -2)
         assert_int_equal(gguflint_report_set_timestamp(r, when), GGUFLINT_OK);
@@ -60,12 +43,12 @@ static void bom(int64_t when, sink *out)
 static void test_default_none(void **state)
 {
     (void)state;
-    static sink s;
+    static ex_buf s;
     bom(-2, &s);
-    assert_non_null(strstr(s.buf, "\"metadata\":{\"tools\":"));
-    assert_null(strstr(s.buf, "\"timestamp\""));
+    assert_non_null(strstr(ex_buf_str(&s), "\"metadata\":{\"tools\":"));
+    assert_null(strstr(ex_buf_str(&s), "\"timestamp\""));
     bom(-1, &s); /* -1: removed */
-    assert_null(strstr(s.buf, "\"timestamp\""));
+    assert_null(strstr(ex_buf_str(&s), "\"timestamp\""));
 }
 
 static void test_dates(void **state)
@@ -83,20 +66,21 @@ static void test_dates(void **state)
         {1735689599, "2024-12-31T23:59:59Z"},
         {253402300799, "9999-12-31T23:59:59Z"}, /* the last accepted */
     };
-    static sink s;
+    static ex_buf s;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         bom(rows[i].t, &s);
         char want[64];
         snprintf(want, sizeof want, "\"metadata\":{\"timestamp\":\"%s\",\"tools\":", rows[i].iso);
-        if (!strstr(s.buf, want))
-            fail_msg("%lld: wanted %s in %.120s", (long long)rows[i].t, rows[i].iso, s.buf);
+        if (!strstr(ex_buf_str(&s), want))
+            fail_msg("%lld: wanted %s in %.120s", (long long)rows[i].t, rows[i].iso,
+                     ex_buf_str(&s));
     }
 }
 
 static void test_range(void **state)
 {
     (void)state;
-    gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_CYCLONEDX, to_sink, NULL);
+    gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_CYCLONEDX, ex_buf_sink, NULL);
     assert_non_null(r);
     assert_int_equal(gguflint_report_set_timestamp(r, -2), GGUFLINT_E_ARG);
     assert_int_equal(gguflint_report_set_timestamp(r, INT64_C(253402300800)), GGUFLINT_E_ARG);
@@ -105,12 +89,12 @@ static void test_range(void **state)
     assert_int_equal(gguflint_report_set_timestamp(NULL, 0), GGUFLINT_E_ARG);
     gguflint_report_free(r);
     /* other formats ignore it */
-    static sink s;
-    r = gguflint_report_new(GGUFLINT_FORMAT_JSON, to_sink, &s);
+    static ex_buf s;
+    r = gguflint_report_new(GGUFLINT_FORMAT_JSON, ex_buf_sink, &s);
     assert_int_equal(gguflint_report_set_timestamp(r, 0), GGUFLINT_OK);
     gguflint_report_end(r, true);
     gguflint_report_free(r);
-    assert_null(strstr(s.buf, "1970-01-01"));
+    assert_null(strstr(ex_buf_str(&s), "1970-01-01"));
 }
 
 int main(void)

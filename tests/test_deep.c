@@ -243,19 +243,21 @@ static void test_deep_clean_model(void **state)
 }
 
 /* n F32 tensors of `floats` elements at offsets k * step (step 0: all at
- * offset 0, aliases), over a region of 1.0f with a NaN at element 7. */
-static uint8_t *aliased(size_t n, uint64_t floats, uint64_t step, size_t *len, uint64_t *data)
+ * offset 0, aliases; step < 0: the same offsets listed last first), over a
+ * region of 1.0f with a NaN at element 7. */
+static uint8_t *aliased(size_t n, uint64_t floats, int64_t step, size_t *len, uint64_t *data)
 {
+    uint64_t up = step < 0 ? (uint64_t)-step : (uint64_t)step;
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "test");
     char name[32];
     for (size_t k = 0; k < n; k++) {
         uint64_t ne[1] = {floats};
         snprintf(name, sizeof name, "t%zu", k);
-        gb_tensor(b, name, 1, ne, GB_F32, k * step);
+        gb_tensor(b, name, 1, ne, GB_F32, (step < 0 ? n - 1 - k : k) * up);
     }
     gb_pad_to(b, 32);
-    *data = 4 * floats + (n - 1) * step;
+    *data = 4 * floats + (n - 1) * up;
     uint8_t *d = calloc(1, (size_t)*data);
     fill_f32_nan(d, (size_t)*data);
     gb_bytes(b, d, (size_t)*data);
@@ -303,18 +305,21 @@ static void test_deep_aliases_read_once(void **state)
  * no all-zero claim about bytes they did not scan. */
 static void test_deep_staircase_read_once(void **state)
 {
-    size_t len;
-    uint64_t data;
-    uint8_t *buf = aliased(64, 16384, 32, &len, &data);
-    gguflint_ctx *ctx = lint_deep(buf, len, 2);
-    print_message("staircase: %llu of %llu data bytes read\n", (unsigned long long)ctx->data_read,
-                  (unsigned long long)data);
-    assert_true(ctx->data_read <= data);
-    assert_int_equal(ex_count(ctx, "GG310"), 1);
-    assert_int_equal(ex_count(ctx, "GG312"), 0);
-    assert_true(ex_count(ctx, "GG217") > 0); /* the overlap itself is the error */
-    gguflint_free(ctx);
-    free(buf);
+    /* in offset order, and listed last first (the plan must sort it) */
+    for (int64_t step = 32; step >= -32; step -= 64) {
+        size_t len;
+        uint64_t data;
+        uint8_t *buf = aliased(64, 16384, step, &len, &data);
+        gguflint_ctx *ctx = lint_deep(buf, len, 2);
+        print_message("staircase: %llu of %llu data bytes read\n",
+                      (unsigned long long)ctx->data_read, (unsigned long long)data);
+        assert_true(ctx->data_read <= data);
+        assert_int_equal(ex_count(ctx, "GG310"), 1);
+        assert_int_equal(ex_count(ctx, "GG312"), 0);
+        assert_true(ex_count(ctx, "GG217") > 0); /* the overlap itself is the error */
+        gguflint_free(ctx);
+        free(buf);
+    }
 }
 
 /* Big tensors are cut into pieces that threads take in turn (check_data.c,

@@ -774,6 +774,40 @@ static void test_hf_listing(void **state)
     }
 }
 
+/* gguflint_fetch_set accepts each setting's range, both ends included, and
+ * nothing outside it, nor an unknown setting or NULL options. */
+static void test_fetch_set_ranges(void **state)
+{
+    (void)state;
+    static const struct {
+        gguflint_fetch_setting what;
+        uint64_t lo, hi;
+    } rows[] = {
+        {GGUFLINT_FETCH_FIRST_RANGE, 64, (uint64_t)1 << 30},
+        {GGUFLINT_FETCH_MAX_BYTES, 64, SIZE_MAX / 2},
+        {GGUFLINT_FETCH_RETRIES, 0, 20},
+        {GGUFLINT_FETCH_BACKOFF_MS, 0, 600000},
+        {GGUFLINT_FETCH_CONNECT_TIMEOUT_MS, 1, UINT32_MAX},
+        {GGUFLINT_FETCH_TIMEOUT_MS, 1, UINT32_MAX},
+        {GGUFLINT_FETCH_MAX_REDIRECTS, 0, 50},
+        {GGUFLINT_FETCH_DEADLINE_MS, 0, UINT32_MAX},
+        {GGUFLINT_FETCH_FILE_DEADLINE_MS, 0, UINT32_MAX},
+    };
+    gguflint_fetch_options *fo = gguflint_fetch_options_new();
+    assert_non_null(fo);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        assert_int_equal(gguflint_fetch_set(fo, rows[i].what, rows[i].lo), GGUFLINT_OK);
+        assert_int_equal(gguflint_fetch_set(fo, rows[i].what, rows[i].hi), GGUFLINT_OK);
+        assert_int_equal(gguflint_fetch_set(fo, rows[i].what, rows[i].hi + 1), GGUFLINT_E_ARG);
+        if (rows[i].lo)
+            assert_int_equal(gguflint_fetch_set(fo, rows[i].what, rows[i].lo - 1), GGUFLINT_E_ARG);
+    }
+    assert_int_equal(gguflint_fetch_set(fo, (gguflint_fetch_setting)9, 1), GGUFLINT_E_ARG);
+    assert_int_equal(gguflint_fetch_set(fo, (gguflint_fetch_setting)-1, 1), GGUFLINT_E_ARG);
+    assert_int_equal(gguflint_fetch_set(NULL, GGUFLINT_FETCH_RETRIES, 1), GGUFLINT_E_ARG);
+    gguflint_fetch_options_free(fo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -793,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_transport_failures),
         cmocka_unit_test(test_hf_parse),
         cmocka_unit_test(test_hf_listing),
+        cmocka_unit_test(test_fetch_set_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

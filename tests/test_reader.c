@@ -83,6 +83,16 @@ static gguflint_reader reader_of(file *f, uint64_t first, uint64_t max)
     return r;
 }
 
+/* A context over f through a range reader (first and max as reader_of);
+ * its open must return want (the context copies the reader). */
+static gguflint_ctx *open_over(file *f, uint64_t first, uint64_t max, int want)
+{
+    gguflint_reader r = reader_of(f, first, max);
+    gguflint_ctx *ctx = gguflint_new(NULL);
+    assert_int_equal(gguflint_open_reader(ctx, &r), want);
+    return ctx;
+}
+
 static void same_findings(const uint8_t *data, size_t len, gguflint_ctx *remote)
 {
     gguflint_ctx *local = gguflint_new(NULL);
@@ -99,15 +109,21 @@ static void same_findings(const uint8_t *data, size_t len, gguflint_ctx *remote)
     gguflint_free(local);
 }
 
+/* Run ctx: the findings of the same bytes linted in memory; ctx is freed. */
+static void run_as_local(gguflint_ctx *ctx, const uint8_t *data, size_t len)
+{
+    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
+    same_findings(data, len, ctx);
+    gguflint_free(ctx);
+}
+
 static void test_one_read_when_it_fits(void **state)
 {
     size_t len;
     uint64_t ds;
     uint8_t *data = model(10, &len, &ds);
     file f = {data, len, 0, 0, 0, 0, 0};
-    gguflint_reader r = reader_of(&f, 0, 0); /* defaults: 2 MiB first */
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_int_equal(gguflint_open_reader(ctx, &r), GGUFLINT_OK);
+    gguflint_ctx *ctx = open_over(&f, 0, 0, GGUFLINT_OK); /* defaults: 2 MiB first */
     assert_int_equal(f.reads, 1);
     assert_int_equal(f.bytes, len);
     assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
@@ -130,16 +146,12 @@ static void test_geometric_growth(void **state)
     uint64_t ds;
     uint8_t *data = model(40000, &len, &ds); /* about 1.3 MB of metadata */
     file f = {data, len, 0, 0, 0, 0, 0};
-    gguflint_reader r = reader_of(&f, 4096, 0);
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_int_equal(gguflint_open_reader(ctx, &r), GGUFLINT_OK);
+    gguflint_ctx *ctx = open_over(&f, 4096, 0, GGUFLINT_OK);
     /* 4 KiB doubling past 1.3 MB: 10 or 11 reads, never more than twice
      * the bytes needed */
     assert_in_range(f.reads, 9, 12);
     assert_true(f.bytes <= 2 * ds + 4096);
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
-    same_findings(data, len, ctx);
-    gguflint_free(ctx);
+    run_as_local(ctx, data, len);
     free(data);
 }
 
@@ -157,14 +169,10 @@ static void test_only_the_padding(void **state)
     if (meta_end == ds)
         skip(); /* no padding in this layout */
     file f = {data, len, 0, 0, 0, 0, 0};
-    gguflint_reader r = reader_of(&f, meta_end, 0);
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_int_equal(gguflint_open_reader(ctx, &r), GGUFLINT_OK);
+    gguflint_ctx *ctx = open_over(&f, meta_end, 0, GGUFLINT_OK);
     assert_int_equal(f.reads, 2);
     assert_int_equal(f.last_len, ds - meta_end); /* just the padding */
-    assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
-    same_findings(data, len, ctx);
-    gguflint_free(ctx);
+    run_as_local(ctx, data, len);
     free(data);
 }
 
@@ -174,9 +182,7 @@ static void test_cap_and_failures(void **state)
     uint64_t ds;
     uint8_t *data = model(40000, &len, &ds);
     file f = {data, len, 0, 0, 0, 0, 0};
-    gguflint_reader r = reader_of(&f, 4096, 100000);
-    gguflint_ctx *ctx = gguflint_new(NULL);
-    assert_int_equal(gguflint_open_reader(ctx, &r), GGUFLINT_E_IO);
+    gguflint_ctx *ctx = open_over(&f, 4096, 100000, GGUFLINT_E_IO);
     assert_non_null(strstr(gguflint_error_detail(ctx), "fetch cap"));
     assert_true(f.bytes <= 100000);
     assert_int_equal(gguflint_run(ctx), GGUFLINT_E_IO); /* sticky */
@@ -185,16 +191,14 @@ static void test_cap_and_failures(void **state)
 
     /* the reader fails on its third read */
     f = (file){data, len, 0, 0, 0, 0, 3};
-    r = reader_of(&f, 4096, 0);
-    ctx = gguflint_new(NULL);
-    assert_int_equal(gguflint_open_reader(ctx, &r), GGUFLINT_E_IO);
+    ctx = open_over(&f, 4096, 0, GGUFLINT_E_IO);
     assert_string_equal(gguflint_error_detail(ctx), "scripted read failure");
     gguflint_free(ctx);
     assert_int_equal(f.closes, 1);
 
     /* refused: the input was set already; the reader is closed at once */
     f = (file){data, len, 0, 0, 0, 0, 0};
-    r = reader_of(&f, 0, 0);
+    gguflint_reader r = reader_of(&f, 0, 0);
     ctx = gguflint_new(NULL);
     assert_int_equal(gguflint_set_buffer(ctx, data, len), GGUFLINT_OK);
     assert_int_not_equal(gguflint_open_reader(ctx, &r), GGUFLINT_OK);
@@ -223,12 +227,8 @@ static void test_truncated_file_same_as_local(void **state)
     for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
         size_t n = cuts[k];
         file f = {data, n, 0, 0, 0, 0, 0};
-        gguflint_reader r = reader_of(&f, 64, 0);
-        gguflint_ctx *ctx = gguflint_new(NULL);
-        assert_int_equal(gguflint_open_reader(ctx, &r), GGUFLINT_OK);
-        assert_int_equal(gguflint_run(ctx), GGUFLINT_OK);
-        same_findings(data, n, ctx);
-        gguflint_free(ctx);
+        gguflint_ctx *ctx = open_over(&f, 64, 0, GGUFLINT_OK);
+        run_as_local(ctx, data, n);
     }
     free(data);
 }

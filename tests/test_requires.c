@@ -319,22 +319,6 @@ static void test_pin_forms(void **state)
     gguflint_options_free(o);
 }
 
-typedef struct sink {
-    char buf[8192];
-    size_t n;
-} sink;
-
-static void to_sink(void *user, const char *data, size_t len)
-{
-    sink *s = user;
-    size_t room = sizeof s->buf - 1 - s->n;
-    if (len > room)
-        len = room;
-    memcpy(s->buf + s->n, data, len);
-    s->n += len;
-    s->buf[s->n] = 0;
-}
-
 static void test_json_and_text(void **state)
 {
     (void)state;
@@ -343,33 +327,34 @@ static void test_json_and_text(void **state)
     uint8_t *buf = build(&s, &len, NULL, NULL);
     gguflint_options *o = pinned("b6000");
     gguflint_ctx *ctx = ex_lint_opt(buf, len, o, NULL);
-    static sink j, t;
-    j.n = t.n = 0;
-    gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_JSON, to_sink, &j);
+    ex_buf j = {0}, t = {0};
+    gguflint_report *r = gguflint_report_new(GGUFLINT_FORMAT_JSON, ex_buf_sink, &j);
     gguflint_report_file(r, "m.gguf", ctx, GGUFLINT_OK);
     gguflint_report_end(r, true);
     gguflint_report_free(r);
     assert_non_null(
-        strstr(j.buf, "\"requires_llama\":{\"build\":\"b5074\",\"date\":\"2025-04-07\""));
-    assert_non_null(strstr(j.buf, "{\"what\":\"pre-tokenizer\",\"name\":\"llama4\""));
-    r = gguflint_report_new(GGUFLINT_FORMAT_TEXT, to_sink, &t);
+        strstr(ex_buf_str(&j), "\"requires_llama\":{\"build\":\"b5074\",\"date\":\"2025-04-07\""));
+    assert_non_null(strstr(ex_buf_str(&j), "{\"what\":\"pre-tokenizer\",\"name\":\"llama4\""));
+    r = gguflint_report_new(GGUFLINT_FORMAT_TEXT, ex_buf_sink, &t);
     gguflint_report_file(r, "m.gguf", ctx, GGUFLINT_OK);
     gguflint_report_end(r, false);
     gguflint_report_free(r);
-    assert_non_null(strstr(t.buf, "m.gguf: requires llama.cpp b5074 (2025-04-07, commit "));
+    assert_non_null(
+        strstr(ex_buf_str(&t), "m.gguf: requires llama.cpp b5074 (2025-04-07, commit "));
     gguflint_free(ctx);
     gguflint_options_free(o);
     /* no pin: no text line, JSON still says it */
     ctx = ex_lint_opt(buf, len, NULL, NULL);
-    t.n = 0;
-    t.buf[0] = 0;
-    r = gguflint_report_new(GGUFLINT_FORMAT_TEXT, to_sink, &t);
+    ex_buf_clear(&t);
+    r = gguflint_report_new(GGUFLINT_FORMAT_TEXT, ex_buf_sink, &t);
     gguflint_report_file(r, "m.gguf", ctx, GGUFLINT_OK);
     gguflint_report_end(r, false);
     gguflint_report_free(r);
-    assert_null(strstr(t.buf, "requires llama.cpp"));
+    assert_null(strstr(ex_buf_str(&t), "requires llama.cpp"));
     gguflint_free(ctx);
     free(buf);
+    free(j.p);
+    free(t.p);
 }
 
 int main(void)

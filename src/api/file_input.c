@@ -8,6 +8,7 @@
  * the reader input probes with the parser. */
 #define _POSIX_C_SOURCE 200809L
 #include "input/source.h"
+#include "common/pread_full.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 
 static int pread_at(void *user, uint64_t offset, void *buf, size_t len, char *err, size_t err_size)
 {
-    size_t got = source_pread((int)(intptr_t)user, buf, len, offset);
+    size_t got = pread_full((int)(intptr_t)user, buf, len, offset);
     if (got == len)
         return GGUFLINT_OK;
     snprintf(err, err_size, "reading 0x%llx failed: the file changed while being read",

@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "common/order.h"
+#include "common/pread_full.h"
 #include "core/limits.h"
 
 #include <errno.h>
@@ -28,18 +29,9 @@ static bool sha_done(sha256 *md, char out[65])
     return sha256_hex(md, out);
 }
 
-/* Tensor order of the one read: by offset, then size, then index. */
-typedef struct span {
-    uint64_t offset, nbytes;
-    size_t index;
-} span;
-
-static int span_cmp(const void *a, const void *b)
-{
-    const span *x = a, *y = b;
-    return 4 * ORDER(x->offset, y->offset) + 2 * ORDER(x->nbytes, y->nbytes) +
-           ORDER(x->index, y->index);
-}
+/* The one read's tensor ranges, relative to the data section, in
+ * order_span_cmp order (by offset, then end, then index). */
+typedef order_span span;
 
 /* Copy what the digests need out of a run context. */
 static int take_layout(const char *path, const gguflint_ctx *ctx, dfile *out)
@@ -127,7 +119,7 @@ static int read_once(const char *path, gguflint_ctx *ctx, int fd, dfile *out, co
             sha256_update(data, buf + (from - pos), (size_t)(end - from));
         }
         while (k < np) {
-            uint64_t s = out->data_start + plan[k].offset, e = s + plan[k].nbytes;
+            uint64_t s = out->data_start + plan[k].start, e = out->data_start + plan[k].end;
             if (s >= end)
                 break;
             uint64_t a = s > pos ? s : pos, b = e < end ? e : end;
@@ -166,14 +158,7 @@ done:
 static int fd_read_at(void *user, uint64_t off, void *buf, size_t len, char *err, size_t n)
 {
     int fd = *(const int *)user;
-    size_t got = 0;
-    while (got < len) {
-        ssize_t g = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
-        if (g <= 0)
-            break;
-        got += (size_t)g;
-    }
-    if (got == len)
+    if (pread_full(fd, buf, len, off) == len)
         return GGUFLINT_OK;
     snprintf(err, n, "the file changed while being read");
     return GGUFLINT_E_IO;
@@ -249,21 +234,23 @@ int digest_file(const char *path, dfile *out)
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
-        order[i] = (span){out->tensors[i].offset, out->tensors[i].nbytes, i};
+        /* offset + nbytes is inside the file (take_layout checked) */
+        order[i] =
+            (span){out->tensors[i].offset, out->tensors[i].offset + out->tensors[i].nbytes, i};
         root[i] = i;
     }
-    qsort(order, n, sizeof *order, span_cmp);
+    qsort(order, n, sizeof *order, order_span_cmp);
     uint64_t covered = 0;
     size_t covered_by = 0;
     for (size_t k = 0; k < n; k++) {
         const span *s = &order[k];
-        if (s->nbytes == 0)
+        if (s->end == s->start)
             continue; /* an empty range: hashed as the empty string below */
-        if (np > 0 && plan[np - 1].offset == s->offset && plan[np - 1].nbytes == s->nbytes) {
+        if (np > 0 && plan[np - 1].start == s->start && plan[np - 1].end == s->end) {
             root[s->index] = plan[np - 1].index;
             continue;
         }
-        if (np > 0 && s->offset < covered) {
+        if (np > 0 && s->start < covered) {
             char msg[160];
             snprintf(msg, sizeof msg,
                      "tensors %zu and %zu overlap (their data is not theirs alone); run gguflint "
@@ -274,7 +261,7 @@ int digest_file(const char *path, dfile *out)
             goto done;
         }
         plan[np++] = *s;
-        covered = s->offset + s->nbytes;
+        covered = s->end;
         covered_by = s->index;
     }
     rc = read_once(path, ctx, fd, out, plan, np);

@@ -35,18 +35,29 @@ void gguflint_options_free(gguflint_options *opt)
     gl_free(opt);
 }
 
-static const uint64_t limit_defaults[GGUFLINT_LIMIT__COUNT] = {
-    [GGUFLINT_LIMIT_STRING_LEN] = LIMIT_DEFAULT_STRING_LEN,
-    [GGUFLINT_LIMIT_ARRAY_COUNT] = LIMIT_DEFAULT_ARRAY_COUNT,
-    [GGUFLINT_LIMIT_KV_COUNT] = LIMIT_DEFAULT_KV_COUNT,
-    [GGUFLINT_LIMIT_TENSOR_COUNT] = LIMIT_DEFAULT_TENSOR_COUNT,
-    [GGUFLINT_LIMIT_DEPTH] = LIMIT_DEFAULT_DEPTH,
-    [GGUFLINT_LIMIT_FINDINGS_PER_RULE] = LIMIT_DEFAULT_FINDINGS_PER_RULE,
+/* Each limit: where it lives in lint_limits, whether it is 32 bits wide, and
+ * its default (core/limits.h). */
+static const struct {
+    size_t off;
+    bool u32;
+    uint64_t def;
+} limit_fields[GGUFLINT_LIMIT__COUNT] = {
+    [GGUFLINT_LIMIT_STRING_LEN] = {offsetof(lint_limits, max_string_len), false,
+                                   LIMIT_DEFAULT_STRING_LEN},
+    [GGUFLINT_LIMIT_ARRAY_COUNT] = {offsetof(lint_limits, max_array_count), false,
+                                    LIMIT_DEFAULT_ARRAY_COUNT},
+    [GGUFLINT_LIMIT_KV_COUNT] = {offsetof(lint_limits, max_kv_count), false,
+                                 LIMIT_DEFAULT_KV_COUNT},
+    [GGUFLINT_LIMIT_TENSOR_COUNT] = {offsetof(lint_limits, max_tensor_count), false,
+                                     LIMIT_DEFAULT_TENSOR_COUNT},
+    [GGUFLINT_LIMIT_DEPTH] = {offsetof(lint_limits, max_depth), true, LIMIT_DEFAULT_DEPTH},
+    [GGUFLINT_LIMIT_FINDINGS_PER_RULE] = {offsetof(lint_limits, max_findings_per_rule), true,
+                                          LIMIT_DEFAULT_FINDINGS_PER_RULE},
 };
 
 uint64_t gguflint_limit_default(gguflint_limit limit)
 {
-    return (unsigned)limit < GGUFLINT_LIMIT__COUNT ? limit_defaults[limit] : 0;
+    return (unsigned)limit < GGUFLINT_LIMIT__COUNT ? limit_fields[limit].def : 0;
 }
 
 void gguflint_options_default(gguflint_options *opt)
@@ -55,23 +66,10 @@ void gguflint_options_default(gguflint_options *opt)
         return;
     memset(opt, 0, sizeof *opt);
     for (int l = 0; l < GGUFLINT_LIMIT__COUNT; l++)
-        gguflint_options_set_limit(opt, (gguflint_limit)l, limit_defaults[l]);
+        gguflint_options_set_limit(opt, (gguflint_limit)l, limit_fields[l].def);
     for (size_t i = 0; i < R__COUNT; i++)
         opt->severity[i] = (uint8_t)gguflint_rule(i)->default_severity;
 }
-
-/* Where each limit lives in lint_limits, and whether it is 32 bits wide. */
-static const struct {
-    size_t off;
-    bool u32;
-} limit_fields[GGUFLINT_LIMIT__COUNT] = {
-    [GGUFLINT_LIMIT_STRING_LEN] = {offsetof(lint_limits, max_string_len), false},
-    [GGUFLINT_LIMIT_ARRAY_COUNT] = {offsetof(lint_limits, max_array_count), false},
-    [GGUFLINT_LIMIT_KV_COUNT] = {offsetof(lint_limits, max_kv_count), false},
-    [GGUFLINT_LIMIT_TENSOR_COUNT] = {offsetof(lint_limits, max_tensor_count), false},
-    [GGUFLINT_LIMIT_DEPTH] = {offsetof(lint_limits, max_depth), true},
-    [GGUFLINT_LIMIT_FINDINGS_PER_RULE] = {offsetof(lint_limits, max_findings_per_rule), true},
-};
 
 int gguflint_options_set_limit(gguflint_options *opt, gguflint_limit limit, uint64_t value)
 {
@@ -104,57 +102,28 @@ uint64_t gguflint_options_get_limit(const gguflint_options *opt, gguflint_limit 
     return v;
 }
 
-int gguflint_options_set_deep(gguflint_options *opt, bool deep)
-{
-    if (!opt)
-        return GGUFLINT_E_ARG;
-    opt->deep = deep;
-    return GGUFLINT_OK;
-}
+/* The plain settings: a setter that refuses a NULL options (GGUFLINT_E_ARG)
+ * and a getter that reads 0 (false) from one. `param` is the setter's
+ * parameter name in gguflint.h (the debug information, and so the ABI dump,
+ * shows it). */
+#define OPTION_FIELD(type, name, param)                                                            \
+    int gguflint_options_set_##name(gguflint_options *opt, type param)                             \
+    {                                                                                              \
+        if (!opt)                                                                                  \
+            return GGUFLINT_E_ARG;                                                                 \
+        opt->name = param;                                                                         \
+        return GGUFLINT_OK;                                                                        \
+    }                                                                                              \
+    type gguflint_options_get_##name(const gguflint_options *opt)                                  \
+    {                                                                                              \
+        return opt ? opt->name : 0;                                                                \
+    }
 
-bool gguflint_options_get_deep(const gguflint_options *opt)
-{
-    return opt && opt->deep;
-}
-
-int gguflint_options_set_deep_jobs(gguflint_options *opt, uint32_t jobs)
-{
-    if (!opt)
-        return GGUFLINT_E_ARG;
-    opt->deep_jobs = jobs;
-    return GGUFLINT_OK;
-}
-
-uint32_t gguflint_options_get_deep_jobs(const gguflint_options *opt)
-{
-    return opt ? opt->deep_jobs : 0;
-}
-
-int gguflint_options_set_deep_map(gguflint_options *opt, bool on)
-{
-    if (!opt)
-        return GGUFLINT_E_ARG;
-    opt->deep_map = on;
-    return GGUFLINT_OK;
-}
-
-bool gguflint_options_get_deep_map(const gguflint_options *opt)
-{
-    return opt && opt->deep_map;
-}
-
-int gguflint_options_set_header_only(gguflint_options *opt, bool header_only)
-{
-    if (!opt)
-        return GGUFLINT_E_ARG;
-    opt->header_only = header_only;
-    return GGUFLINT_OK;
-}
-
-bool gguflint_options_get_header_only(const gguflint_options *opt)
-{
-    return opt && opt->header_only;
-}
+OPTION_FIELD(bool, deep, deep) /* the parameters' names are the header's */
+OPTION_FIELD(uint32_t, deep_jobs, jobs)
+OPTION_FIELD(bool, deep_map, on)
+OPTION_FIELD(bool, header_only, header_only)
+#undef OPTION_FIELD
 
 int gguflint_options_set_config_refused(gguflint_options *opt, bool refused)
 {

@@ -1,6 +1,6 @@
 /* types.c - the value-type and ggml tensor-type tables, each defined once.
- * Facts from ggml's include/ggml.h and src/ggml.c type_traits (2026-08): block
- * size in elements, bytes per block, and whether the id is still valid. */
+ * The ggml types' facts (block size in elements, bytes per block, whether
+ * the id is still valid) are data: data/ggml/types.def. */
 #include "format/types.h"
 
 #include "gguflint.h"
@@ -28,63 +28,13 @@ unsigned vt_size(uint32_t vt)
     return vt < VT_COUNT ? value_types[vt].size : 0;
 }
 
-/* clang-format off: the table in rows of four ids */
-#define V(n, b, s)                                                                                 \
-    {                                                                                              \
-        n, b, s, GT_VALID                                                                          \
-    }
-#define R(n)                                                                                       \
-    {                                                                                              \
-        n, 0, 0, GT_REMOVED                                                                        \
-    }
-static const ggml_type_info ggml_types[GGML_TYPE_TABLE_COUNT] = {
-    V("f32", 1, 4),
-    V("f16", 1, 2),
-    V("q4_0", 32, 18),
-    V("q4_1", 32, 20),
-    R("q4_2"),
-    R("q4_3"),
-    V("q5_0", 32, 22),
-    V("q5_1", 32, 24),
-    V("q8_0", 32, 34),
-    V("q8_1", 32, 36),
-    V("q2_K", 256, 84),
-    V("q3_K", 256, 110),
-    V("q4_K", 256, 144),
-    V("q5_K", 256, 176),
-    V("q6_K", 256, 210),
-    V("q8_K", 256, 292),
-    V("iq2_xxs", 256, 66),
-    V("iq2_xs", 256, 74),
-    V("iq3_xxs", 256, 98),
-    V("iq1_s", 256, 50),
-    V("iq4_nl", 32, 18),
-    V("iq3_s", 256, 110),
-    V("iq2_s", 256, 82),
-    V("iq4_xs", 256, 136),
-    V("i8", 1, 1),
-    V("i16", 1, 2),
-    V("i32", 1, 4),
-    V("i64", 1, 8),
-    V("f64", 1, 8),
-    V("iq1_m", 256, 56),
-    V("bf16", 1, 2),
-    R("q4_0_4_4"),
-    R("q4_0_4_8"),
-    R("q4_0_8_8"),
-    V("tq1_0", 256, 54),
-    V("tq2_0", 256, 66),
-    R("iq4_nl_4_4"),
-    R("iq4_nl_4_8"),
-    R("iq4_nl_8_8"),
-    V("mxfp4", 32, 17),
-    V("nvfp4", 64, 36),
-    V("q1_0", 128, 18),
-    V("q2_0", 64, 18),
+#define GGML_TYPE(id, n, b, s) [id] = {n, b, s, GT_VALID},
+#define GGML_REMOVED(id, n) [id] = {n, 0, 0, GT_REMOVED},
+static const ggml_type_info ggml_types[] = {
+#include "../../data/ggml/types.def"
 };
-/* clang-format on */
-#undef V
-#undef R
+#undef GGML_TYPE
+#undef GGML_REMOVED
 
 _Static_assert(sizeof ggml_types / sizeof ggml_types[0] == GGML_TYPE_TABLE_COUNT,
                "ggml type table size");

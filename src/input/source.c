@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "input/source.h"
 #include "common/alloc.h"
+#include "common/pread_full.h"
 
 #include "common/fpscan.h"
 
@@ -64,18 +65,6 @@ int gguflint_set_name(gguflint_ctx *ctx, const char *name)
 const char *gguflint_error_detail(const gguflint_ctx *ctx)
 {
     return ctx ? ctx->error_detail : "";
-}
-
-size_t source_pread(int fd, void *buf, size_t len, uint64_t off)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t g = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
-        if (g <= 0)
-            break;
-        got += (size_t)g;
-    }
-    return got;
 }
 
 /* open() of a path longer than PATH_MAX (a -r walk reaches such files):
@@ -183,7 +172,7 @@ int source_open_file(gguflint_ctx *ctx, const char *path, int *pread_fd)
             close(fd);
             return fail(ctx, GGUFLINT_E_NOMEM, "out of memory reading the file");
         }
-        size_t got = source_pread(fd, buf, (size_t)size, 0);
+        size_t got = pread_full(fd, buf, (size_t)size, 0);
         close(fd);
         if (got != size) {
             gl_free(buf);
@@ -309,7 +298,7 @@ const uint8_t *source_read_r(const gguflint_ctx *ctx, uint64_t off, size_t len, 
     if (off <= ctx->avail && len <= ctx->avail - off)
         return ctx->data + off;
     if (ctx->fd >= 0) {
-        size_t got = source_pread(ctx->fd, scratch, len, off);
+        size_t got = pread_full(ctx->fd, scratch, len, off);
         if (got == len)
             return scratch;
         snprintf(err, err_size, "reading 0x%llx failed: the file changed while being read",

@@ -16,9 +16,6 @@
  * reads the metadata through it (a reader input whose bytes come by pread)
  * and hands it to the context as ctx->fd. Else *pread_fd is -1. */
 int source_open_file(gguflint_ctx *ctx, const char *path, int *pread_fd);
-/* pread until len bytes at off are read, the end of the file or an error:
- * the bytes read. */
-size_t source_pread(int fd, void *buf, size_t len, uint64_t off);
 /* GGUFLINT_OK when an input may be set now; else the (sticky) status. */
 int source_ready(gguflint_ctx *ctx);
 /* Bytes [off, off + len) of the input, wherever they are: a pointer into the

@@ -10,6 +10,8 @@
 #include "http.h"
 #include "input/source.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,59 +78,41 @@ void gguflint_fetch_options_free(gguflint_fetch_options *fo)
     gl_free(fo);
 }
 
+/* Each setting: where it lives in net_options, whether it is 32 bits wide,
+ * and the values it accepts (lo to hi). */
+#define FIELD(f) offsetof(net_options, f), sizeof(((net_options *)0)->f) == 4
+static const struct {
+    size_t off;
+    bool u32;
+    uint64_t lo, hi;
+} fetch_fields[] = {
+    [GGUFLINT_FETCH_FIRST_RANGE] = {FIELD(first_range), URL_MIN_FIRST_READ, (uint64_t)1 << 30},
+    [GGUFLINT_FETCH_MAX_BYTES] = {FIELD(max_fetch), URL_MIN_FIRST_READ, SIZE_MAX / 2},
+    [GGUFLINT_FETCH_RETRIES] = {FIELD(retries), 0, 20},
+    [GGUFLINT_FETCH_BACKOFF_MS] = {FIELD(backoff_ms), 0, 600000},
+    [GGUFLINT_FETCH_CONNECT_TIMEOUT_MS] = {FIELD(connect_timeout_ms), 1, UINT32_MAX},
+    [GGUFLINT_FETCH_TIMEOUT_MS] = {FIELD(stall_timeout_ms), 1, UINT32_MAX},
+    [GGUFLINT_FETCH_MAX_REDIRECTS] = {FIELD(max_redirects), 0, 50},
+    [GGUFLINT_FETCH_DEADLINE_MS] = {FIELD(deadline_ms), 0, UINT32_MAX},
+    [GGUFLINT_FETCH_FILE_DEADLINE_MS] = {FIELD(file_deadline_ms), 0, UINT32_MAX},
+};
+#undef FIELD
+_Static_assert(sizeof fetch_fields / sizeof fetch_fields[0] == GGUFLINT_FETCH_FILE_DEADLINE_MS + 1,
+               "a row for every gguflint_fetch_setting");
+
 int gguflint_fetch_set(gguflint_fetch_options *fo, gguflint_fetch_setting what, uint64_t v)
 {
-    if (!fo)
+    if (!fo || (unsigned)what >= sizeof fetch_fields / sizeof fetch_fields[0] ||
+        v < fetch_fields[what].lo || v > fetch_fields[what].hi)
         return GGUFLINT_E_ARG;
-    net_options *o = &fo->net;
-    switch (what) {
-    case GGUFLINT_FETCH_FIRST_RANGE:
-        if (v < URL_MIN_FIRST_READ || v > ((uint64_t)1 << 30))
-            return GGUFLINT_E_ARG;
-        o->first_range = v;
-        return GGUFLINT_OK;
-    case GGUFLINT_FETCH_MAX_BYTES:
-        if (v < URL_MIN_FIRST_READ || v > SIZE_MAX / 2)
-            return GGUFLINT_E_ARG;
-        o->max_fetch = v;
-        return GGUFLINT_OK;
-    case GGUFLINT_FETCH_RETRIES:
-        if (v > 20)
-            return GGUFLINT_E_ARG;
-        o->retries = (uint32_t)v;
-        return GGUFLINT_OK;
-    case GGUFLINT_FETCH_BACKOFF_MS:
-        if (v > 600000)
-            return GGUFLINT_E_ARG;
-        o->backoff_ms = (uint32_t)v;
-        return GGUFLINT_OK;
-    case GGUFLINT_FETCH_CONNECT_TIMEOUT_MS:
-        if (v == 0 || v > UINT32_MAX)
-            return GGUFLINT_E_ARG;
-        o->connect_timeout_ms = (uint32_t)v;
-        return GGUFLINT_OK;
-    case GGUFLINT_FETCH_TIMEOUT_MS:
-        if (v == 0 || v > UINT32_MAX)
-            return GGUFLINT_E_ARG;
-        o->stall_timeout_ms = (uint32_t)v;
-        return GGUFLINT_OK;
-    case GGUFLINT_FETCH_DEADLINE_MS:
-        if (v > UINT32_MAX)
-            return GGUFLINT_E_ARG;
-        o->deadline_ms = (uint32_t)v;
-        return GGUFLINT_OK;
-    case GGUFLINT_FETCH_FILE_DEADLINE_MS:
-        if (v > UINT32_MAX)
-            return GGUFLINT_E_ARG;
-        o->file_deadline_ms = (uint32_t)v;
-        return GGUFLINT_OK;
-    case GGUFLINT_FETCH_MAX_REDIRECTS:
-        if (v > 50)
-            return GGUFLINT_E_ARG;
-        o->max_redirects = (uint32_t)v;
-        return GGUFLINT_OK;
+    char *field = (char *)&fo->net + fetch_fields[what].off;
+    if (fetch_fields[what].u32) {
+        uint32_t w = (uint32_t)v;
+        memcpy(field, &w, sizeof w);
+    } else {
+        memcpy(field, &v, sizeof v);
     }
-    return GGUFLINT_E_ARG;
+    return GGUFLINT_OK;
 }
 
 /* "Name: value": a token name, then printable ASCII (tabs allowed), so a

@@ -23,16 +23,7 @@ static bool first_nonzero(gguflint_ctx *ctx, uint64_t from, uint64_t to, uint64_
     return from < to && source_first_nonzero(ctx, from, to, at, byte);
 }
 
-typedef struct span {
-    uint64_t start, end;
-    size_t index;
-} span;
-
-static int span_cmp(const void *a, const void *b)
-{
-    const span *x = a, *y = b;
-    return 4 * ORDER(x->start, y->start) + 2 * ORDER(x->end, y->end) + ORDER(x->index, y->index);
-}
+typedef order_span span;
 
 /* tensor[i]<field>, formatted only when a finding is made. */
 static const char *tensor_path(char *buf, size_t cap, size_t i, const char *field)
@@ -239,11 +230,7 @@ static uint64_t check_overlaps(gguflint_ctx *ctx, span *spans, size_t n_spans, b
     const gguflint_header *h = &ctx->hdr;
     const bool deep = ctx->opt.deep && !ctx->opt.header_only && start_ok;
     char path[96];
-    bool sorted = true;
-    for (size_t k = 1; k < n_spans && sorted; k++)
-        sorted = span_cmp(&spans[k - 1], &spans[k]) < 0;
-    if (!sorted)
-        qsort(spans, n_spans, sizeof *spans, span_cmp);
+    order_sort(spans, n_spans, sizeof *spans, order_span_cmp); /* offset order */
     uint64_t max_end = 0;
     size_t max_i = 0;
     for (size_t k = 0; k < n_spans; k++) {

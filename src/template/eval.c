@@ -388,6 +388,19 @@ static inline bool any_items(const aval *x, const aval *args, uint32_t n)
     return false;
 }
 
+/* The list of n items; when folded (n >= 1), items[0] is already the list
+ * of the items before them (compact folded them) and the rest is appended. */
+static aval list_of(tpl *t, const aval *items, uint32_t n, bool folded, const aval *at)
+{
+    if (!folded)
+        return fd_make_list(t, items, n, at);
+    aval rest = fd_make_list(t, items + 1, n - 1, at);
+    int64_t c = items[0].count >= 0 ? items[0].count + (int64_t)(n - 1) : -1;
+    aval r = fd_list_concat(t, &items[0], &rest);
+    r.count = c;
+    return r;
+}
+
 /* The items of an open bracket folded into one value so its width does
  * not count as depth (TPL_WIDTH_LIST / TPL_WIDTH_ARGS; caps.h). A list or
  * tuple keeps folding exactly (V[vh] becomes the list of the items so far,
@@ -403,15 +416,7 @@ static void compact(tpl *t, oframe *f)
     if (f->kind == M_LIST || f->kind == M_GROUP) {
         if (n < TPL_WIDTH_LIST)
             return;
-        aval r;
-        if (f->acc == 1) {
-            aval rest = fd_make_list(t, items + 1, n - 1, &at);
-            int64_t c = items[0].count >= 0 ? items[0].count + (int64_t)(n - 1) : -1;
-            r = fd_list_concat(t, &items[0], &rest);
-            r.count = c;
-        } else {
-            r = fd_make_list(t, items, n, &at);
-        }
+        aval r = list_of(t, items, n, f->acc == 1, &at);
         f->acc = 1;
         t->ev.V[base] = r;
         t->ev.nv = base + 1;
@@ -526,14 +531,7 @@ static void close_marker(tpl *t, const tok *k)
         }
         GGUFLINT_FALLTHROUGH; /* a group of several items is a tuple */
     case M_LIST:
-        if (f.acc == 1 && n >= 1) { /* the items before were folded already */
-            aval rest = fd_make_list(t, items + 1, n - 1, &at);
-            int64_t c = items[0].count >= 0 ? items[0].count + (int64_t)(n - 1) : -1;
-            r = fd_list_concat(t, &items[0], &rest);
-            r.count = c;
-        } else {
-            r = fd_make_list(t, items, n, &at);
-        }
+        r = list_of(t, items, n, f.acc == 1 && n >= 1, &at);
         if (f.kind == M_GROUP && r.kind == AV_LIST)
             r.flags |= F_TUPLE;
         break;
@@ -887,6 +885,16 @@ static bool needs_operand(const tok *k)
     return false;
 }
 
+/* The pending attribute, filter or test is settled; followed by '(' (paren),
+ * its call opens (a marker of kind) and the '(' is taken: true. */
+static bool pend_call(tpl *t, bool paren, uint8_t kind, const tok *k, uint16_t word)
+{
+    t->ev.pend_ev = PE_NONE;
+    if (paren)
+        open_marker(t, kind, k, word);
+    return paren;
+}
+
 /* What the token before left pending (PE_*): true when that took the
  * token. */
 static bool pending_tok(tpl *t, const tok *k)
@@ -918,19 +926,13 @@ static bool pending_tok(tpl *t, const tok *k)
         }
         break;
     case PE_ATTR:
-        t->ev.pend_ev = PE_NONE;
-        if (paren) {
-            open_marker(t, M_CALL, k, 0);
+        if (pend_call(t, paren, M_CALL, k, 0))
             return true;
-        }
         ev_settle_attr(t);
         break;
     case PE_FILTER:
-        t->ev.pend_ev = PE_NONE;
-        if (paren) {
-            open_marker(t, M_FILTER, k, t->ev.pend_word);
+        if (pend_call(t, paren, M_FILTER, k, t->ev.pend_word))
             return true;
-        }
         apply_pending_filter(t);
         break;
     case PE_NOT:
@@ -950,11 +952,8 @@ static bool pending_tok(tpl *t, const tok *k)
         }
         break;
     case PE_IS_NAME:
-        t->ev.pend_ev = PE_NONE;
-        if (paren) {
-            open_marker(t, M_TEST, k, 0);
+        if (pend_call(t, paren, M_TEST, k, 0))
             return true;
-        }
         if (k->kind == TK_STR || k->kind == TK_INT || k->kind == TK_FLOAT ||
             (k->kind == TK_NAME && !is_op_keyword(k->word)))
             return true; /* the test's single argument */

@@ -169,21 +169,8 @@ static bool lit_room(tpl *t, size_t k)
 {
     if (t->lx.lit_len + k > TPL_CONST_CAP)
         return false; /* past the kept prefix: the byte loop */
-    if (t->lx.lit_len + k > t->lx.lit_cap) {
-        uint32_t nc = t->lx.lit_cap;
-        while (nc < t->lx.lit_len + k)
-            nc *= 2;
-        if (nc > TPL_CONST_CAP)
-            nc = TPL_CONST_CAP;
-        uint8_t *b = gl_realloc(t->lx.lit, nc);
-        if (!b) {
-            t->nomem = true;
-            return false;
-        }
-        t->lx.lit = b;
-        t->lx.lit_cap = nc;
-    }
-    return true;
+    return tpl_grow_bytes(t, &t->lx.lit, &t->lx.lit_cap, t->lx.lit_len + (uint32_t)k,
+                          TPL_CONST_CAP);
 }
 
 static void lit_put(tpl *t, uint8_t c)
@@ -610,6 +597,20 @@ static void str_open(tpl *t, uint8_t c)
     ts_reset(&t->ts.lits, "string literal");
 }
 
+/* The operator p then c make (OPC_*, lex.h), or 0 when they make none. */
+static inline uint8_t two_byte_op(uint8_t p, uint8_t c)
+{
+    switch (p) {
+    case '*': return c == '*' ? OPC_POW : 0;
+    case '/': return c == '/' ? OPC_FDIV : 0;
+    case '=': return c == '=' ? OPC_EQ : 0;
+    case '!': return c == '=' ? OPC_NE : 0;
+    case '<': return c == '=' ? OPC_LE : 0;
+    case '>': return c == '=' ? OPC_GE : 0;
+    default: return 0;
+    }
+}
+
 static inline __attribute__((always_inline)) void tag_byte(tpl *t, uint8_t c)
 {
     if (t->lx.tag_fresh) {
@@ -664,51 +665,14 @@ again:
     if (t->lx.pend) {
         t->lx.pend = false;
         uint8_t p = t->lx.pend_c;
-        switch (p) {
-        case '*':
-            if (c == '*') {
-                emit_op(t, OPC_POW);
-                return;
-            }
-            break;
-        case '/':
-            if (c == '/') {
-                emit_op(t, OPC_FDIV);
-                return;
-            }
-            break;
-        case '=':
-            if (c == '=') {
-                emit_op(t, OPC_EQ);
-                return;
-            }
-            break;
-        case '!':
-            if (c == '=') {
-                emit_op(t, OPC_NE);
-                return;
-            }
-            break;
-        case '<':
-            if (c == '=') {
-                emit_op(t, OPC_LE);
-                return;
-            }
-            break;
-        case '>':
-            if (c == '=') {
-                emit_op(t, OPC_GE);
-                return;
-            }
-            break;
-        case '%':
-        case '}':
-            if (c == '}') {
-                tag_end(t);
-                return;
-            }
-            break;
-        default: break;
+        if ((p == '%' || p == '}') && c == '}') {
+            tag_end(t);
+            return;
+        }
+        uint8_t op = two_byte_op(p, c);
+        if (op) {
+            emit_op(t, op);
+            return;
         }
         if (p == '!')
             emit_other(t);
@@ -1046,20 +1010,10 @@ static size_t tag_run(tpl *t, const uint8_t *p, size_t n)
                         k += 2;
                         goto out;
                     }
-                    uint8_t two;
-                    switch (c) {
-                    case '*': two = d == '*' ? OPC_POW : 0; break;
-                    case '/': two = d == '/' ? OPC_FDIV : 0; break;
-                    case '=': two = d == '=' ? OPC_EQ : 0; break;
-                    case '<': two = d == '=' ? OPC_LE : 0; break;
-                    case '>': two = d == '=' ? OPC_GE : 0; break;
-                    case '!':
-                        if (d != '=')
-                            goto out;
-                        two = OPC_NE;
-                        break;
-                    default: goto out;
-                    }
+                    /* a '%' or '}' that did not close, and '!' alone: the byte loop's */
+                    const uint8_t two = two_byte_op(c, d);
+                    if (c == '%' || c == '}' || (c == '!' && !two))
+                        goto out;
                     t->index = base + k;
                     tok_start(t);
                     emit_op(t, two ? two : c);

@@ -92,6 +92,11 @@ const char *tpl_where(tpl *t, uint64_t index, char *buf, size_t cap);
 /* the same for a known line and column (cap > 0) */
 const char *tpl_where_lc(char *buf, size_t cap, uint64_t line, uint64_t col);
 
+/* Room for need bytes in *buf of *cap (arena.c): the capacity doubles from
+ * *cap (1024 when 0) up to max (need <= max); false with t->nomem set when
+ * memory ran out. */
+bool tpl_grow_bytes(tpl *t, uint8_t **buf, uint32_t *cap, uint32_t need, uint32_t max);
+
 /* fold.c's arena, inline for the evaluator: room for n more bytes (false
  * past the arena's cap), and n bytes copied in (their offset in *off). */
 static inline bool fd_ar_reserve(tpl *t, uint32_t n)

@@ -475,6 +475,18 @@ void ex_buf_sink(void *user, const char *s, size_t n)
     ex_buf_put(user, s, n);
 }
 
+const char *ex_buf_str(const ex_buf *b)
+{
+    return b->p ? (const char *)b->p : "";
+}
+
+void ex_buf_clear(ex_buf *b)
+{
+    b->len = 0;
+    if (b->p)
+        b->p[0] = '\0';
+}
+
 uint8_t *ex_dup(const void *src, size_t n)
 {
     uint8_t *p = malloc(n);

@@ -122,6 +122,9 @@ void ex_buf_put(ex_buf *b, const void *s, size_t n);
 /* ex_buf_put as a gguflint write callback (gguflint_escape and friends):
  * user is the ex_buf. */
 void ex_buf_sink(void *user, const char *s, size_t n);
+/* The bytes as a string ("" before the first put), and emptied for reuse. */
+const char *ex_buf_str(const ex_buf *b);
+void ex_buf_clear(ex_buf *b);
 
 /* An exactly-sized heap copy of n bytes (malloc(0) when n is 0, one byte
  * only where that returns NULL), so that AddressSanitizer sees a read past
