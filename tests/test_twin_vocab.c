@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "common/fpscan.h"
+#include "expect.h"
 #include "gguflint.h"
 
 #ifndef GGUFLINT_REALFILES_DIR
@@ -47,27 +48,6 @@ static uint64_t fnv(uint64_t h, const char *s)
 }
 
 static const char *const profiles[] = {"ggml", "strict", "security"};
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && (unsigned long)n <= MAX_FILE && fseek(f, 0, SEEK_SET) == 0) {
-            buf = malloc((size_t)n + 1);
-            if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-                free(buf);
-                buf = NULL;
-            }
-            *len = (size_t)n;
-        }
-    }
-    fclose(f);
-    return buf;
-}
 
 /* The findings of one lint at vector level `level`; *n gets their count. */
 static found *lint(const uint8_t *buf, size_t len, const char *profile, int level, size_t *n,
@@ -105,7 +85,7 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
         (uint64_t)st->st_size > MAX_FILE)
         return 0;
     size_t len = 0;
-    uint8_t *buf = read_file(path, &len);
+    uint8_t *buf = (uint8_t *)ex_read_file(path, &len); /* st_size checked above */
     if (!buf)
         return 0;
     for (size_t p = 0; p < sizeof profiles / sizeof profiles[0]; p++) {
