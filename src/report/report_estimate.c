@@ -14,8 +14,8 @@ static const char *const note_text[] = {
     "a layer's head counts or sizes are unknown: counted as 0",
     "block_count above the layers that can be present: layers capped",
     "a cache row is not a whole number of the cache type's blocks (llama.cpp refuses it)",
-    "a recurrent state row exceeds 2^32 - 1 values: llama.cpp's 32-bit size wraps, its "
-    "allocation differs",
+    ("a recurrent state row exceeds 2^32 - 1 values: llama.cpp's 32-bit size wraps, its "
+     "allocation differs"),
     "attention.recurrent_layers is not read: recurrent layers from the architecture's formula",
 };
 
