@@ -30,6 +30,8 @@ import re
 import subprocess
 import sys
 
+from histargs import split_args
+
 PATHS = ['llama.cpp', 'src/llama.cpp', 'src/llama-arch.cpp', 'src/llama-vocab.cpp',
          'src/llama-model.cpp', 'src/models']
 TOK_RE = re.compile(r'tokenizer_(?:name|model)\s*==\s*"([A-Za-z0-9_.\-]+)"')
@@ -87,11 +89,7 @@ def scan(repo, suffixes):
 
 
 def main(argv):
-    args = [a for a in argv if not a.startswith('--')]
-    opts = dict(a[2:].split('=', 1) for a in argv if a.startswith('--') and '=' in a)
-    if len(args) != 2:
-        raise SystemExit(__doc__)
-    repo, out = args
+    (repo, out), opts = split_args(argv, __doc__, 2)
     if os.path.isdir(os.path.join(repo, '.git')):
         repo = os.path.join(repo, '.git')
     suffixes = key_suffixes(opts.get('arch-dir', os.path.join(out, '..', 'arch')))

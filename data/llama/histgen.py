@@ -20,6 +20,8 @@ import os
 import re
 import sys
 
+from histargs import split_args
+
 KINDS = {  # tsv kind -> the C row kind (vocab_pre_type: enum names, not file values)
     'arch': 'H_ARCH',
     'ggml_type': 'H_TYPE',
@@ -67,11 +69,7 @@ def read_rows(tsv):
 
 
 def main(argv):
-    args = [a for a in argv if not a.startswith('--')]
-    opts = dict(a[2:].split('=', 1) for a in argv if a.startswith('--') and '=' in a)
-    if len(args) != 2:
-        raise SystemExit(__doc__)
-    tree, out = args
+    (tree, out), opts = split_args(argv, __doc__, 2)
     tsv = opts.get('tsv', os.path.join(tree, '..', 'llama.cpp-history.tsv'))
     more = opts.get('more', os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                          'history-more.tsv'))
