@@ -831,6 +831,42 @@ static void test_dos_composed(void **state)
     CLEAN(qwen, "GG729");
 }
 
+/* Sizes carried past what the folder can hold, and output counted: a
+ * value or template text output in every iteration of constant loops, a
+ * |replace or |indent of a value of known size, recursion whose fan-out
+ * comes from a constant or a loop inside the macro. */
+static void test_dos_sizes(void **state)
+{
+    TRIG("{% set s = 'abcd' * 25000 %}{% for i in range(100000) %}{{ s }}{% endfor %}", "GG729",
+         "builds or iterates 100000 bytes or items runs in loops of 100000");
+    TRIG("{% for i in range(100000) %}"
+         "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234"
+         "5678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
+         "012345678901234567890123456789{% endfor %}",
+         "GG729", "200 bytes of template text are output in loops of 100000");
+    TRIG("{{ ('a' * 60000)|replace('a', 'aaaa')|replace('a', 'aaaa') }}", "GG729",
+         "up to 240000 bytes builds up to 1200000");
+    TRIG("{{ ('a\n' * 100000)|indent(100000) }}", "GG729", "|indent(100000)");
+    TRIG("{% for i in range(10000) %}{{ 'ab\ncd\n'|indent(1000) }}{% endfor %}", "GG729",
+         "2006 bytes");
+    TRIG("{% for x in range(3) recursive %}{% if loop.depth < 30 %}{{ loop(range(3)) }}"
+         "{% endif %}{% endfor %}",
+         "GG729", "loop() on a constant of 3 items");
+    TRIG("{% macro f(n) %}{% for i in range(1000) %}{% if n > 0 %}{{ f(n - 1) }}{% endif %}"
+         "{% endfor %}{% endmacro %}{{ f(5) }}",
+         "GG729", "calls itself 1000 times per call");
+    /* bounded by message data, or small */
+    CLEAN("{% for i in range(1000) %}{% for m in messages %}{{ m.content }} and some text"
+          "{% endfor %}{% endfor %}",
+          "GG729");
+    CLEAN("{% for m in messages %}{{ m.content|indent(4) }}{% endfor %}", "GG729");
+    CLEAN("{% set s = '=' * 80 %}{% for i in range(100) %}{{ s }}{% endfor %}", "GG729");
+    CLEAN("{{ ('a\n' * 1000)|indent(4) }}", "GG729");
+    CLEAN("{% macro m(s) %}{% for k in s.properties %}{{ m(s.properties[k]) }}{% endfor %}"
+          "{% endmacro %}{% for t in tools %}{{ m(t) }}{% endfor %}",
+          "GG729");
+}
+
 /* A key that is not known is judged by the characters it can take: %c,
  * {:c} and chr() of unknown numbers can write '__' (GG722, an error by
  * default too). */
@@ -872,6 +908,11 @@ static void test_fold_extremes(void **state)
      * differential oracle): it folds at once now */
     TRIG("{{ x|attr((('') * 2147483648) ~ '__' ~ ('' * 9223372036854775807) ~ 'class__') }}",
          "GG722", "'__class__'");
+    /* a |replace whose result is past 64 KiB folded to '' (a wrong value:
+     * the key was taken for exactly '__class__'); it is unknown of a known
+     * size now */
+    TRIG("{{ x|attr(('a' * 60000)|replace('a', 'aaaa') ~ '__class__') }}", "GG722",
+         "not a constant");
     static const char *const odd[] = {
         "{{ 'abc'[1::9223372036854775807] }}",
         "{{ 'abc'[::9223372036854775807] }}",
@@ -1382,5 +1423,6 @@ EX_MAIN(NULL, NULL,
             cmocka_unit_test(test_fold_captures_dicts_specs),
             cmocka_unit_test(test_width_not_depth),
             cmocka_unit_test(test_dos_composed),
+            cmocka_unit_test(test_dos_sizes),
             cmocka_unit_test(test_computed_key_alphabet),
         })

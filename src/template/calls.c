@@ -407,6 +407,31 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
         else if (w == W_CENTER && str && na <= 1 &&
                  (na == 0 || (args[0].kind == AV_INT && !(args[0].flags & F_HUGE))))
             return fd_fold_center(t, x, na ? args[0].ival : 80);
+        else if (w == W_INDENT && na >= 1 && args[0].kind == AV_INT && args[0].ival > 0 &&
+                 (str || (x->kind == AV_UNK && x->count > 0 && !(x->flags & F_ITEMS)))) {
+            /* every line after the first gains the width: the lines of a
+             * constant are counted (out of the folding budget; past it
+             * every byte may be one), an unknown one of known size may be
+             * all newlines */
+            int64_t size = str ? (int64_t)x->len : x->count, lines = size;
+            if (str && x->len <= t->fd.budget) { /* counting is folding work */
+                t->fd.budget -= x->len;
+                const uint8_t *p = fd_bytes(t, x);
+                lines = 0;
+                for (uint32_t i = 0; i < x->len; i++)
+                    lines += p[i] == '\n';
+            }
+            int64_t out = sat_mul(lines, args[0].ival);
+            out = out > INT64_MAX - size ? INT64_MAX : out + size;
+            if (out > TPL_DOS_BIG)
+                tpl_report(t, TH_DOS, at->index,
+                           "|indent(%lld) of a value of %s%lld bytes with up to %lld line breaks "
+                           "builds up to %lld%s bytes at render time",
+                           (long long)args[0].ival, str ? "" : "up to ", (long long)size,
+                           (long long)lines, (long long)out, out == INT64_MAX ? "+" : "");
+            ev_dos_work(t, out);
+            r.count = out;
+        }
         break;
     default: return r;
     }

@@ -67,6 +67,46 @@ void ev_dos_template_end(tpl *t)
                    (long long)t->ev.dos_b, (long long)t->ev.dos_outer);
     t->ev.dos_prod = 0;
     t->ev.macro_len = 0;
+    t->ev.text_from = 0;
+    t->ev.dos_text = false;
+}
+
+/* {{ v }}: the bytes (or items) output, per iteration of the loops
+ * around the tag (ev_dos_tag_end multiplies): a folded string, or a
+ * value of a known size that is too big to hold (its count). */
+void ev_dos_emit(tpl *t, const aval *v)
+{
+    if (v->kind == AV_STR || v->kind == AV_LIST)
+        ev_dos_work(t, v->len);
+    else if (v->kind == AV_UNK && v->count > 0)
+        ev_dos_work(t, v->count);
+}
+
+/* The template text between the last tag and the one starting at
+ * tag_index is output in every iteration of the loops open around it. */
+void ev_dos_text(tpl *t, uint64_t tag_index)
+{
+    uint64_t from = t->ev.text_from;
+    if (tag_index <= from || t->ev.dos_text)
+        return;
+    int64_t p = loops_product(t);
+    if (p <= 1 || p > TPL_DOS_NEST)
+        return; /* past TPL_DOS_NEST the loops themselves are reported */
+    uint64_t n = tag_index - from;
+    int64_t total = sat_mul(n > INT64_MAX ? INT64_MAX : (int64_t)n, p);
+    if (total <= TPL_DOS_NEST)
+        return;
+    t->ev.dos_text = true;
+    tpl_report(t, TH_DOS, from,
+               "%llu bytes of template text are output in loops of %lld constant iterations: "
+               "%lld%s bytes at render time",
+               (unsigned long long)n, (long long)p, (long long)total,
+               total == INT64_MAX ? "+" : "");
+}
+
+void ev_dos_text_end(tpl *t, uint64_t end)
+{
+    t->ev.text_from = end;
 }
 
 /* A variable read unchanged (vid) that is the target of this {% set %}. */
@@ -140,8 +180,12 @@ void ev_dos_call(tpl *t, const aval *c, bool descended)
         return;
     if (descended || data_loop_inside(t, t->ev.macro_block))
         return; /* the depth or the fan-out is the data's */
-    if (t->ev.macro_calls < 255)
-        t->ev.macro_calls++;
+    /* a call in a loop of constant bounds inside the macro is that many
+     * calls per call */
+    int64_t at_macro = t->ev.blocks[t->ev.macro_block].product;
+    int64_t w = loops_product(t) / (at_macro > 0 ? at_macro : 1);
+    int64_t sum = (int64_t)t->ev.macro_calls + (w > 0 ? w : 1);
+    t->ev.macro_calls = sum > 1000000 ? 1000000u : (uint32_t)sum;
 }
 
 /* The block blocks[i] ends: a macro that calls itself twice or more per
@@ -155,7 +199,7 @@ void ev_dos_block_end(tpl *t, uint32_t i)
         char e[96];
         tpl_report(t, TH_DOS, t->ev.macro_index,
                    "macro '%s' calls itself %u times per call with arguments that do not "
-                   "descend into data: 2**depth calls at render time",
+                   "descend into data: that many to the power of the depth at render time",
                    tpl_quote(e, sizeof e, t->ev.macro_name, t->ev.macro_len, 40),
                    (unsigned)t->ev.macro_calls);
     }
@@ -175,7 +219,11 @@ void ev_dos_loop_call(tpl *t, const aval *arg, uint64_t index)
         }
     if (!inside)
         return;
-    int64_t items = arg->kind == AV_LIST ? arg->ival : arg->kind == AV_STR ? (int64_t)arg->len : 0;
+    int64_t items = arg->kind == AV_LIST  ? arg->ival
+                    : arg->kind == AV_STR ? (int64_t)arg->len
+                    : arg->kind == AV_UNK && !(arg->flags & (F_CONTENT | F_ITEMS)) && !arg->vid
+                        ? arg->count /* range(k): a constant of known size */
+                        : 0;
     if (items >= 2)
         tpl_report(t, TH_DOS, index,
                    "a recursive loop calls loop() on a constant of %lld items: it recurses "

@@ -1045,6 +1045,7 @@ void ev_begin(tpl *t, uint8_t tagkind, uint64_t index)
     memset(&t->ev.nv, 0,
            offsetof(tpl_eval, ws_close) + sizeof t->ev.ws_close - offsetof(tpl_eval, nv));
     _Static_assert(ST_EXPR == 0 && PE_NONE == 0 && W_NONE == 0, "zero is the start state");
+    ev_dos_text(t, index); /* the text before the tag, in the loops open there */
     t->ev.tagkind = tagkind;
     t->ev.tag_index = index;
     t->ev.expect = true;
@@ -1213,6 +1214,7 @@ static void emit_value(tpl *t)
     if (!one)
         return;
     const aval *v = &t->ev.V[0];
+    ev_dos_emit(t, v);
     if (v->kind != AV_STR && v->kind != AV_INT && (v->flags & F_CONTENT))
         ts_content(t, &t->ts.out, v->index);
     if (v->kind == AV_UNK && (v->flags & F_ITEMS)) {
@@ -1318,6 +1320,7 @@ void ev_end(tpl *t)
     }
     if (t->ev.work > 0)
         ev_dos_tag_end(t);
+    ev_dos_text_end(t, t->index + 1); /* t->index: the closer's second byte */
     tk_tag_end(t,
                (t->ev.tagkind == TAG_VAR && t->ev.stmt == ST_EXPR) || t->ev.stmt == ST_SET_VALUE);
     t->ev.nv = t->ev.no = 0;

@@ -112,6 +112,8 @@ typedef struct tpl_eval {
     /* per template */
     int64_t dos_prod, dos_b, dos_outer; /* dos.c: the largest nested-loop product */
     uint64_t dos_index;
+    uint64_t text_from; /* dos.c: where the text after the last tag starts */
+    bool dos_text;      /* dos.c: text output in loops was reported (once a template) */
     uint8_t macro_name[TPL_NAME_CAP]; /* dos.c: the macro being defined */
     uint32_t macro_len, macro_block, macro_calls;
     uint64_t macro_index;
@@ -227,6 +229,9 @@ void ev_dos_macro_def(tpl *t, const aval *name);
 void ev_dos_call(tpl *t, const aval *c, bool descended);
 void ev_dos_block_end(tpl *t, uint32_t i);
 void ev_dos_loop_call(tpl *t, const aval *arg, uint64_t index);
+void ev_dos_emit(tpl *t, const aval *v);      /* {{ v }}: v is output */
+void ev_dos_text(tpl *t, uint64_t tag_index); /* a tag starts at tag_index */
+void ev_dos_text_end(tpl *t, uint64_t end);   /* the tag ends at end */
 
 /* stmt.c: statements and blocks */
 void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index);

@@ -701,9 +701,13 @@ aval fd_fold_replace(tpl *t, const aval *s, const cval *old, const cval *new_, i
                    (unsigned long long)out);
     }
     if (out > TPL_CONST_CAP || !fd_b_room(t, &b, out)) {
+        /* too big to hold: unknown bytes of a known size. (Without the
+         * fail, fd_b_done took the empty builder for the result, and
+         * ('a' * 60000)|replace('a', 'aaaa') folded to ''.) */
+        b.fail = true;
         aval u = fd_b_done(t, &b);
-        if (u.kind == AV_UNK)
-            u.count = (int64_t)out;
+        u.count = (int64_t)out;
+        u.flags |= F_STRTYPE | (s->flags & (F_CONTENT | F_TAINT));
         return u;
     }
     /* the arena is reserved: the pointers stay valid, and the result lies
