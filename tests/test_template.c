@@ -908,6 +908,10 @@ static void test_fold_extremes(void **state)
      * differential oracle): it folds at once now */
     TRIG("{{ x|attr((('') * 2147483648) ~ '__' ~ ('' * 9223372036854775807) ~ 'class__') }}",
          "GG722", "'__class__'");
+    /* a name-mangled private attribute as a constant (|attr, a key) */
+    TRIG("{{ self|attr('_TemplateReference__context') }}", "GG720", "name-mangled");
+    TRIG("{{ self['_Templ' ~ 'ateReference__context'].cycler }}", "GG720", "name-mangled");
+    CLEAN("{{ '_start__' }}{{ 'a__b' }}{{ '__' }}", "GG720");
     /* a |replace whose result is past 64 KiB folded to '' (a wrong value:
      * the key was taken for exactly '__class__'); it is unknown of a known
      * size now */

@@ -411,6 +411,13 @@ static void const_check(tpl *t, const uint8_t *s, size_t n, size_t from, uint32_
                        what, tpl_quote(e, sizeof e, s, n, 60));
         return;
     }
+    if (fd_is_mangled(s, n)) { /* "_TemplateReference__context" as an |attr name or a key */
+        tpl_report(t, TH_GADGET, index,
+                   "%s '%s' is a name-mangled private Python attribute (SSTI gadget: "
+                   "self._TemplateReference__context reaches the render context)",
+                   what, tpl_quote(e, sizeof e, s, n, 60));
+        return;
+    }
     size_t at, len;
     if (find_dunder_path(s, n, from, &at, &len)) {
         /* quote the whole path around it: 0.__init__.__globals__[os] */
