@@ -791,6 +791,16 @@ static void test_width_not_depth(void **state)
         strcat(joined, "'_',");
     strcat(joined, "]|join)[:2] ~ 'class__' }}");
     TRIG(joined, "GG720", "__class__");
+    /* a flat list of 3000 short literals: one copy of each item (it was
+     * the whole list at every 16 items, and the 256 KiB arena filled:
+     * GG733); its value is kept, the last item reaches the key */
+    static char wide[64 * 1024];
+    strcpy(wide, "{% set l = [");
+    for (int i = 0; i < 3000; i++)
+        sprintf(wide + strlen(wide), "'item%d', ", i);
+    strcat(wide, "'__cl' ~ 'ass__'] %}{{ x[l[3000]] }}");
+    CLEAN(wide, "GG733");
+    TRIG(wide, "GG720", "__class__");
 }
 
 /* DoS by composed sizes (GG729): each step below the per-operation
