@@ -159,6 +159,27 @@ timed() {
     calc "%.6f" "$t1 - $t0"
 }
 
+# "WALL CPU": the wall time and the CPU time (user + system, from the
+# child's rusage) in seconds of one run of a command, which must succeed. On
+# a shared machine the CPU time moves much less with the load than the wall.
+timed_cpu() {
+    "$py" -c 'import os, sys, time
+t0 = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, st, ru = os.wait4(pid, 0)
+t1 = time.monotonic()
+if st != 0:
+    sys.exit(1)
+print("%.6f %.6f" % (t1 - t0, ru.ru_utime + ru.ru_stime))' "$@" 2>"$work/timed.err" || {
+        tail -n 20 "$work/timed.err" >&2
+        die "command failed: $*"
+    }
+}
+
 # Lint FILE... with the default profile; exit 0 is required.
 lint_clean() {
     local out rc=0
@@ -469,39 +490,53 @@ bench_deep() {
     local mode
     for mode in warm cold; do
         echo "== 3b. --deep on b.gguf ($size B) against cat, $mode, $runs interleaved runs"
-        local tc=() t1=() tp=() t2=() i
+        local tc=() t1=() tp=() t2=() cc=() c1=() cp=() c2=() i w
         cat "$b" >/dev/null
         "$gl" --deep --quiet -j2 "$b" >/dev/null || die "--deep b.gguf failed"
         for ((i = 0; i < runs; i++)); do
             [ "$mode" = cold ] && drop_cache "$b"
-            tc+=("$(timed cat "$b")")
+            read -r -a w <<<"$(timed_cpu cat "$b")"
+            tc+=("${w[0]}") cc+=("${w[1]}")
             [ "$mode" = cold ] && drop_cache "$b"
-            t1+=("$(timed "$gl" --deep --quiet -j1 "$b")")
+            read -r -a w <<<"$(timed_cpu "$gl" --deep --quiet -j1 "$b")"
+            t1+=("${w[0]}") c1+=("${w[1]}")
             [ "$mode" = cold ] && drop_cache "$b"
-            tp+=("$(timed "$gl" --deep --quiet -j1 --deep-read pread "$b")")
+            read -r -a w <<<"$(timed_cpu "$gl" --deep --quiet -j1 --deep-read pread "$b")"
+            tp+=("${w[0]}") cp+=("${w[1]}")
             [ "$mode" = cold ] && drop_cache "$b"
-            t2+=("$(timed "$gl" --deep --quiet -j2 "$b")")
+            read -r -a w <<<"$(timed_cpu "$gl" --deep --quiet -j2 "$b")"
+            t2+=("${w[0]}") c2+=("${w[1]}")
         done
-        echo "cat:        ${tc[*]} s"
-        echo "--deep -j1: ${t1[*]} s"
-        echo "  (pread):  ${tp[*]} s"
-        echo "--deep -j2: ${t2[*]} s"
-        local sc s1 sp s2
+        echo "cat:        ${tc[*]} s (CPU ${cc[*]} s)"
+        echo "--deep -j1: ${t1[*]} s (CPU ${c1[*]} s)"
+        echo "  (pread):  ${tp[*]} s (CPU ${cp[*]} s)"
+        echo "--deep -j2: ${t2[*]} s (CPU ${c2[*]} s)"
+        local sc s1 sp s2 qc q1 qp q2
         read -r -a sc <<<"$(stats "${tc[@]}")"
         read -r -a s1 <<<"$(stats "${t1[@]}")"
         read -r -a sp <<<"$(stats "${tp[@]}")"
         read -r -a s2 <<<"$(stats "${t2[@]}")"
+        read -r -a qc <<<"$(stats "${cc[@]}")"
+        read -r -a q1 <<<"$(stats "${c1[@]}")"
+        read -r -a qp <<<"$(stats "${cp[@]}")"
+        read -r -a q2 <<<"$(stats "${c2[@]}")"
         local gbs_c gbs_1 gbs_p gbs_2
         gbs_c=$(calc "%.2f" "$size / ${sc[0]} / 1e9")
         gbs_1=$(calc "%.2f" "$size / ${s1[0]} / 1e9")
         gbs_p=$(calc "%.2f" "$size / ${sp[0]} / 1e9")
         gbs_2=$(calc "%.2f" "$size / ${s2[0]} / 1e9")
+        # the CPU time (user + system), median, and its ratio to cat's
+        local cpu_c cpu_1 cpu_p cpu_2
+        cpu_c="CPU $(calc "%.0f" "${qc[0]} * 1000") ms"
+        cpu_1="CPU $(calc "%.0f" "${q1[0]} * 1000") ms, $(calc "%.2f" "${qc[0]} / (${q1[0]} + 1e-9)") x cat's"
+        cpu_p="CPU $(calc "%.0f" "${qp[0]} * 1000") ms, $(calc "%.2f" "${qc[0]} / (${qp[0]} + 1e-9)") x cat's"
+        cpu_2="CPU $(calc "%.0f" "${q2[0]} * 1000") ms, $(calc "%.2f" "${qc[0]} / (${q2[0]} + 1e-9)") x cat's"
         local tgt1="reported" tgt2=""
         [ "$mode" = warm ] && tgt1=">= 1.1 x cat (0.87-0.90 in 0.2.3)" && tgt2=">= 1.0 x cat"
-        row "deep.$mode.cat" "deep ($mode)" "b.gguf ($(calc "%.2f" "$size / 1073741824") GiB F16)" "cat b.gguf >/dev/null" "$gbs_c GB/s ($(ms_fig "${tc[@]}"))" ""
-        row "deep.$mode.j1" "deep ($mode)" "b.gguf" "gguflint --deep -j1 b.gguf (mapped)" "$(calc "%.2f" "${sc[0]} / ${s1[0]}") x cat: $gbs_1 GB/s ($(ms_fig "${t1[@]}"))" "$tgt1"
-        row "deep.$mode.pread" "deep ($mode)" "b.gguf" "gguflint --deep -j1 --deep-read pread b.gguf" "$(calc "%.2f" "${sc[0]} / ${sp[0]}") x cat: $gbs_p GB/s ($(ms_fig "${tp[@]}"))" "(the twin of the mapped read)"
-        row "deep.$mode.j2" "deep ($mode)" "b.gguf" "gguflint --deep -j2 b.gguf" "$(calc "%.2f" "${sc[0]} / ${s2[0]}") x cat: $gbs_2 GB/s ($(ms_fig "${t2[@]}"))" "$tgt2"
+        row "deep.$mode.cat" "deep ($mode)" "b.gguf ($(calc "%.2f" "$size / 1073741824") GiB F16)" "cat b.gguf >/dev/null" "$gbs_c GB/s ($(ms_fig "${tc[@]}"); $cpu_c)" ""
+        row "deep.$mode.j1" "deep ($mode)" "b.gguf" "gguflint --deep -j1 b.gguf (mapped)" "$(calc "%.2f" "${sc[0]} / ${s1[0]}") x cat: $gbs_1 GB/s ($(ms_fig "${t1[@]}"); $cpu_1)" "$tgt1"
+        row "deep.$mode.pread" "deep ($mode)" "b.gguf" "gguflint --deep -j1 --deep-read pread b.gguf" "$(calc "%.2f" "${sc[0]} / ${sp[0]}") x cat: $gbs_p GB/s ($(ms_fig "${tp[@]}"); $cpu_p)" "(the twin of the mapped read)"
+        row "deep.$mode.j2" "deep ($mode)" "b.gguf" "gguflint --deep -j2 b.gguf" "$(calc "%.2f" "${sc[0]} / ${s2[0]}") x cat: $gbs_2 GB/s ($(ms_fig "${t2[@]}"); $cpu_2)" "$tgt2"
     done
 }
 
@@ -531,14 +566,25 @@ bench_jobs() {
     for load in idle busy; do
         echo "== 3d. -r v/ at -j1 and -j2, $load, $runs interleaved runs"
         [ "$load" = busy ] && busy_start
-        pair_runs "$gl" --quiet -r "$v" -j1 -- "$gl" --quiet -r "$v" -j2
+        local t1=() t2=() c1=() c2=() r=() i w
+        timed "$gl" --quiet -r "$v" -j1 >/dev/null
+        timed "$gl" --quiet -r "$v" -j2 >/dev/null
+        for ((i = 0; i < runs; i++)); do
+            read -r -a w <<<"$(timed_cpu "$gl" --quiet -r "$v" -j1)"
+            t1+=("${w[0]}") c1+=("${w[1]}")
+            read -r -a w <<<"$(timed_cpu "$gl" --quiet -r "$v" -j2)"
+            t2+=("${w[0]}") c2+=("${w[1]}")
+            r+=("$(calc "%.6f" "${t1[i]} / ${t2[i]}")")
+        done
         busy_stop
-        local t1=("${ta[@]}") t2=("${tb[@]}") r=("${tr[@]}")
-        echo "-j1: ${t1[*]} s"
-        echo "-j2: ${t2[*]} s"
+        echo "-j1: ${t1[*]} s (CPU ${c1[*]} s)"
+        echo "-j2: ${t2[*]} s (CPU ${c2[*]} s)"
+        local q1 q2
+        read -r -a q1 <<<"$(stats "${c1[@]}")"
+        read -r -a q2 <<<"$(stats "${c2[@]}")"
         local what="no other load"
         [ "$load" = busy ] && what="one busy loop competing"
-        row "jobs.$load" "files" "v/: $n_v files, $what" "gguflint -r v/: -j1 time / -j2 time" "$(x_fig "${r[@]}") (-j1 $(ms_fig "${t1[@]}"), -j2 $(ms_fig "${t2[@]}"))" ">= 1.0 x (-j2 never slower)"
+        row "jobs.$load" "files" "v/: $n_v files, $what" "gguflint -r v/: -j1 time / -j2 time" "$(x_fig "${r[@]}") (-j1 $(ms_fig "${t1[@]}"), -j2 $(ms_fig "${t2[@]}"); CPU -j1 $(calc "%.1f" "${q1[0]} * 1000") ms, -j2 $(calc "%.1f" "${q2[0]} * 1000") ms)" ">= 1.0 x (-j2 never slower)"
     done
 }
 

@@ -280,10 +280,11 @@ GGUFLINT_API int gguflint_options_set_config_refused(gguflint_options *opt, bool
 /* The caller guards SIGBUS on the thread that runs the context (the CLI
  * does: a file truncated under a mapping faults): with deep_jobs <= 1, the
  * --deep scan of a mapped file reads its data through the mapping, without
- * the copy a pread makes (each piece prefaulted with MADV_POPULATE_READ, so
- * a file cut before a piece is read is an I/O status, and given back
- * behind the scan). Off (pread into one reused buffer, the reference
- * twin) by default; the findings are the same either way. [MT: object] */
+ * the copy a pread makes (the file's size checked before each piece, so a
+ * file cut before a piece is read is an I/O status, and a cut during one a
+ * SIGBUS; the pages given back behind the scan). Off (pread into one reused
+ * buffer, the reference twin) by default; the findings are the same either
+ * way. [MT: object] */
 GGUFLINT_API int gguflint_options_set_deep_map(gguflint_options *opt, bool on);
 /* [MT: readers] */
 GGUFLINT_API bool gguflint_options_get_deep_map(const gguflint_options *opt);

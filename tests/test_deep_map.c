@@ -3,7 +3,8 @@
  * pread): a file truncated by another process while the scan reads it gives
  * a finding or exit 2, never a crash (the SIGBUS guard), in both modes; and
  * both modes print the same JSON, byte for byte, for every file of corpus/
- * and of ../shared/gguf-realfiles (that part skips when it is absent). */
+ * and of ../shared/gguf-realfiles (that part skips when it is absent), at
+ * -j1 and -j2; and the default is the mapping (the read calls tell). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -36,12 +37,12 @@ static const char *const modes[2] = {"mmap", "pread"};
 #define N_TENSORS 64u
 #define TENSOR_BYTES ((uint64_t)4096 * 2048 * 2)
 
-static uint64_t write_big(const char *path)
+static uint64_t write_big(const char *path, uint32_t n_tensors)
 {
     gb *b = gb_new(3);
     gb_kv_str(b, "general.architecture", "test");
     gb_kv_u32(b, "general.alignment", 32);
-    for (uint32_t i = 0; i < N_TENSORS; i++) {
+    for (uint32_t i = 0; i < n_tensors; i++) {
         char name[32];
         uint64_t ne[2] = {4096, 2048};
         snprintf(name, sizeof name, "t%02u.weight", i);
@@ -53,7 +54,7 @@ static uint64_t write_big(const char *path)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, meta, len), (ssize_t)len);
-    assert_int_equal(ftruncate(fd, (off_t)(data_start + N_TENSORS * TENSOR_BYTES)), 0);
+    assert_int_equal(ftruncate(fd, (off_t)(data_start + n_tensors * TENSOR_BYTES)), 0);
     close(fd);
     free(meta);
     return data_start;
@@ -119,7 +120,7 @@ static void truncated_while_read(const char *mode)
     static const unsigned delays_ms[] = {0, 5, 30};
     unsigned mid_scan = 0;
     for (size_t k = 0; k < sizeof delays_ms / sizeof delays_ms[0]; k++) {
-        uint64_t data_start = write_big(path);
+        uint64_t data_start = write_big(path, N_TENSORS);
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
@@ -170,36 +171,118 @@ static void truncated_pread(void **state)
     truncated_while_read(modes[1]);
 }
 
+/* ---- the CLI's default read is the mapping ---- */
+
+/* Bytes this process and the children it has reaped got from read system
+ * calls (rchar of /proc/self/io: a reaped child's counts are added to its
+ * parent's); false when the kernel does not account them. */
+static bool read_bytes(uint64_t *rchar)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    char line[128];
+    bool got = false;
+    while (f && !got && fgets(line, sizeof line, f)) {
+        unsigned long long v;
+        if (sscanf(line, "rchar: %llu", &v) == 1) {
+            *rchar = v;
+            got = true;
+        }
+    }
+    if (f)
+        fclose(f);
+    return got;
+}
+
+/* The bytes `gguflint --deep -j1 [--deep-read MODE] path` read with read
+ * system calls (mode NULL: the default); its exit status must be 0. */
+static uint64_t cli_read_bytes(const char *path, const char *mode)
+{
+    uint64_t before = 0, after = 0;
+    assert_true(read_bytes(&before));
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+            _exit(126);
+        if (mode)
+            execl(GGUFLINT_CLI, GGUFLINT_CLI, "--deep", "-j1", "--deep-read", mode, path,
+                  (char *)NULL);
+        else
+            execl(GGUFLINT_CLI, GGUFLINT_CLI, "--deep", "-j1", path, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_in_range(WEXITSTATUS(st), 0, 1);
+    assert_true(read_bytes(&after));
+    return after - before;
+}
+
+/* Without --deep-read, --deep -j1 reads a mapped file's data through the
+ * mapping: its read calls deliver the metadata, not the 64 MiB of data
+ * (with --deep-read pread they deliver all of it). The option once got
+ * lost on the way and the default was the copy; the findings are the same
+ * either way, so only the reads tell. */
+static void default_is_mapped(void **state)
+{
+    (void)state;
+    uint64_t probe;
+    if (!read_bytes(&probe)) {
+        print_message("no rchar in /proc/self/io: skipped\n");
+        skip();
+    }
+    char dir[] = "/tmp/gguflint-deepdef.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/mid.gguf", dir);
+    const uint64_t data = 4 * TENSOR_BYTES;
+    write_big(path, 4);
+    uint64_t def = cli_read_bytes(path, NULL), map = cli_read_bytes(path, "mmap"),
+             cp = cli_read_bytes(path, "pread");
+    print_message("read calls delivered: default %llu, mmap %llu, pread %llu bytes (data %llu)\n",
+                  (unsigned long long)def, (unsigned long long)map, (unsigned long long)cp,
+                  (unsigned long long)data);
+    assert_true(cp >= data);
+    assert_true(map < data / 4);
+    assert_true(def < data / 4);
+    ex_remove_tree(dir);
+}
+
 /* ---- mmap and pread print the same JSON ---- */
 
 #define OUT_CAP ((size_t)4 << 20)
 
 typedef struct cmp_state {
-    char *a, *b;
+    char *a, *b, *c;
     char dir[64];
     unsigned files, differ;
 } cmp_state;
 
-/* Compare the two modes on one file. */
+/* Compare the two modes on one file, and -j2 (the data in pieces on two
+ * threads) with them. */
 static void compare_file(cmp_state *s, const char *path)
 {
-    char args[2][1200];
-    int rc[2];
-    char *out[2] = {s->a, s->b};
-    for (int m = 0; m < 2; m++) {
-        snprintf(args[m], sizeof args[m], "--deep -j1 --deep-read %s --format json '%s'", modes[m],
-                 path);
+    char args[3][1200];
+    int rc[3];
+    char *out[3] = {s->a, s->b, s->c};
+    for (int m = 0; m < 3; m++) {
+        snprintf(args[m], sizeof args[m], "--deep %s%s --format json '%s'",
+                 m < 2 ? "-j1 --deep-read " : "-j2", m < 2 ? modes[m] : "", path);
         rc[m] = ex_cli_run(GGUFLINT_CLI, s->dir, ".", args[m], out[m], OUT_CAP);
     }
     s->files++;
     if (rc[0] < 0 || rc[0] > 2)
         fail_msg("%s: exit %d with --deep-read mmap:\n%.2000s", path, rc[0], s->a);
-    if (rc[0] != rc[1] || strcmp(s->a, s->b) != 0) {
-        s->differ++;
-        print_message("%s: mmap (exit %d) and pread (exit %d) differ:\n--- mmap\n%.1500s\n"
-                      "--- pread\n%.1500s\n",
-                      path, rc[0], rc[1], s->a, s->b);
-    }
+    for (int m = 1; m < 3; m++)
+        if (rc[0] != rc[m] || strcmp(s->a, out[m]) != 0) {
+            s->differ++;
+            print_message("%s: mmap (exit %d) and %s (exit %d) differ:\n--- mmap\n%.1500s\n"
+                          "--- %s\n%.1500s\n",
+                          path, rc[0], m < 2 ? "pread" : "-j2", rc[m], s->a,
+                          m < 2 ? "pread" : "-j2", out[m]);
+        }
 }
 
 /* Every .gguf file under root (an explicit stack of directories: no
@@ -239,17 +322,19 @@ static void compare_tree(cmp_state *s, const char *root)
 
 static void same_json(const char *root)
 {
-    cmp_state s = {.a = malloc(OUT_CAP), .b = malloc(OUT_CAP)};
+    cmp_state s = {.a = malloc(OUT_CAP), .b = malloc(OUT_CAP), .c = malloc(OUT_CAP)};
     assert_non_null(s.a);
     assert_non_null(s.b);
+    assert_non_null(s.c);
     snprintf(s.dir, sizeof s.dir, "/tmp/gguflint-deepjson.XXXXXX");
     assert_non_null(mkdtemp(s.dir));
     compare_tree(&s, root);
-    print_message("%s: %u files, %u differ between --deep-read mmap and pread\n", root, s.files,
-                  s.differ);
+    print_message("%s: %u files, %u differ between --deep-read mmap, pread and -j2\n", root,
+                  s.files, s.differ);
     ex_remove_tree(s.dir);
     free(s.a);
     free(s.b);
+    free(s.c);
     assert_true(s.files > 0);
     assert_int_equal(s.differ, 0);
 }
@@ -275,6 +360,7 @@ EX_MAIN(NULL, NULL,
         {
             cmocka_unit_test(truncated_mmap),
             cmocka_unit_test(truncated_pread),
+            cmocka_unit_test(default_is_mapped),
             cmocka_unit_test(same_json_corpus),
             cmocka_unit_test(same_json_realfiles),
         })

@@ -42,6 +42,9 @@ static void test_small_stack(void **state)
      * crashed the sanitizer build in about 4 runs of 10) */
     for (int i = 0; i < 12; i++)
         assert_int_equal(run("--isolated -j 2 --deep a.gguf b.gguf"), 0);
+    /* an adaptive run starts its helper thread only when it pays (often
+     * never on two small files): --jobs-fixed starts it at once */
+    assert_int_equal(run("--isolated -j 2 --jobs-fixed a.gguf b.gguf"), 0);
     assert_int_equal(run("hash a.gguf"), 0);
     assert_int_equal(run("dump a.gguf"), 0);
     assert_int_equal(run("--isolated -r ."), 0);

@@ -39,6 +39,8 @@ void gguflint_free(gguflint_ctx *ctx)
     gl_free(ctx->kv_flags);
     tok_free(ctx);
     gl_free(ctx->tensors);
+    gl_free(ctx->deep_mem[0]);
+    gl_free(ctx->deep_mem[1]);
     gl_free(ctx->recs);
     gl_free(ctx->pub);
     model_index_free(ctx);

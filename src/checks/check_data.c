@@ -10,6 +10,9 @@
  * the page cache into a buffer that stays in cache for the scan, and the
  * file is not mapped page by page into the process), ranges of a reader
  * input such as a remote file, or straight from memory for a buffer input.
+ * At one thread, when the caller guards SIGBUS (gguflint_options_set_deep_map,
+ * the CLI), a mapped file's data is read in place instead, faulted in by the
+ * scan and given back behind it (source_map_range): no copy at all.
  * Each piece has its own result slot; the slots are added up per tensor in
  * piece order afterwards, and the findings emitted in tensor order, so the
  * output is the same whatever the thread count. One finding per tensor and
@@ -436,18 +439,27 @@ static void report(gguflint_ctx *ctx, size_t i, const result *r)
              (unsigned long long)t->nbytes);
 }
 
+/* Free the scan's tables (ctx->deep_mem). */
+static void done_with(gguflint_ctx *ctx)
+{
+    for (size_t i = 0; i < 2; i++) {
+        gl_free(ctx->deep_mem[i]);
+        ctx->deep_mem[i] = NULL;
+    }
+}
+
 void check_data(gguflint_ctx *ctx)
 {
     if (!ctx->opt.deep || ctx->opt.header_only || !ctx->hdr.metadata_complete ||
         ctx->n_tensors == 0 || ctx->hdr.data_start > ctx->size)
         return;
+    /* the tables live in the context while the scan runs (deep_mem): a
+     * SIGBUS guard that jumps out of a read of the mapping leaves them to
+     * gguflint_free */
     result *res = gl_calloc(ctx->n_tensors, sizeof *res);
-    if (!res) {
-        ctx->status = GGUFLINT_E_NOMEM;
-        return;
-    }
-    if (!plan_scan(ctx, res)) {
-        gl_free(res);
+    ctx->deep_mem[0] = res;
+    if (!res || !plan_scan(ctx, res)) {
+        done_with(ctx);
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
@@ -466,8 +478,10 @@ void check_data(gguflint_ctx *ctx)
     pthread_mutex_init(&st.mu, NULL);
     st.n_pieces = cut_pieces(ctx, res, NULL);
     st.pieces = gl_calloc(st.n_pieces ? st.n_pieces : 1, sizeof *st.pieces);
+    ctx->deep_mem[1] = st.pieces;
     if (!st.pieces) {
-        gl_free(res);
+        pthread_mutex_destroy(&st.mu);
+        done_with(ctx);
         ctx->status = GGUFLINT_E_NOMEM;
         return;
     }
@@ -476,6 +490,7 @@ void check_data(gguflint_ctx *ctx)
         ctx->status = GGUFLINT_E_NOMEM;
     gather(ctx, &st, res);
     gl_free(st.pieces);
+    ctx->deep_mem[1] = NULL;
     pthread_mutex_destroy(&st.mu);
     /* A read that fails inside the file's size is an I/O problem (the file
      * changed while it was read), not a property of the file: a status. */
@@ -499,5 +514,5 @@ void check_data(gguflint_ctx *ctx)
         if (r.scanned)
             report(ctx, i, &r);
     }
-    gl_free(res);
+    done_with(ctx);
 }

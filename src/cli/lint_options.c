@@ -349,15 +349,16 @@ settings *lint_settings_new(void)
     s->fail_on = GGUFLINT_ERROR;
     s->stdin_max = LIMIT_DEFAULT_STDIN_BYTES;
     s->jobs = 1;
-    /* every lint runs under guarded_run's SIGBUS guard: --deep may read a
-     * mapped file in place (--deep-read pread: the copy, the reference) */
-    gguflint_options_set_deep_map(s->opt, true);
     s->profile = "ggml";
     s->opt = gguflint_options_new();
     s->probe = gguflint_options_new();
     s->cwd = getcwd(NULL, 0); /* NULL when it cannot be named: paths stay as given */
     s->bom_time = -1;
-    if (s->opt && s->probe)
+    /* every lint runs under guarded_run's SIGBUS guard: --deep may read a
+     * mapped file in place (--deep-read pread: the copy, the reference).
+     * Set on the options once they exist (set before, on NULL, it was lost
+     * and the default read was the copy) */
+    if (s->opt && s->probe && gguflint_options_set_deep_map(s->opt, true) == GGUFLINT_OK)
         return s;
     gguflint_options_free(s->opt);
     gguflint_options_free(s->probe);

@@ -35,7 +35,8 @@ struct runner {
     pthread_mutex_t mu;
     pthread_cond_t changed;
     pthread_t *threads;
-    unsigned started;
+    unsigned started, n_threads; /* helpers running, and how many there may be */
+    bool spawned, small_stack;   /* spawn_helpers ran; they need CLI_STACK_BYTES */
     /* adaptive (not --jobs-fixed): the calling thread lints in input order
      * and the helpers only take files once that pays (`go`) */
     /* the adaptive schedule (below): whether the helpers take files now;
@@ -46,6 +47,12 @@ struct runner {
     size_t finished;
     uint64_t ph_t0, ph_cpu, ph_done, retry_at, backoff;
     uint64_t main_since; /* when the calling thread's current file started (0: none) */
+    /* the calling thread's CPU clock, and what a helper saw of it on the
+     * file that started at seen_since: a file is long by the CPU time it
+     * took, not by the wall time a busy machine stretches it to */
+    clockid_t main_clock;
+    bool has_clock;
+    uint64_t seen_since, seen_cpu;
 };
 
 /* Monotonic nanoseconds. */
@@ -76,11 +83,14 @@ static void run_job(runner *rn, job *j)
  * less than CLI_ADAPT_SOLO_PCT % of a CPU is on a busy machine (a helper
  * would only take CPU from it, and add hand-offs), else the helpers go when
  * the rest of the run would take longer than CLI_ADAPT_START_NS at the
- * phase's rate (or when one file has run that long: big files); with them,
- * a phase whose threads got less than CLI_ADAPT_GAIN_PCT % of a CPU
- * together stops them again. After either verdict against the helpers,
- * they are tried again after a back-off that doubles each time, up to
- * CLI_ADAPT_BACKOFF_MAX_NS. All under rn->mu. */
+ * phase's rate; with them, a phase whose threads got less than
+ * CLI_ADAPT_GAIN_PCT % of a CPU together stops them again. After either
+ * verdict against the helpers, they are tried again after a back-off that
+ * doubles each time, up to CLI_ADAPT_BACKOFF_MAX_NS. The helper threads
+ * are created the first time they go (spawn_helpers), so a run they never
+ * join is a -j1 run; once they exist, a stopped helper also goes when the
+ * calling thread's file has taken CLI_ADAPT_START_NS of its CPU time (big
+ * files). All under rn->mu. */
 
 /* Process CPU time in nanoseconds (every thread's). */
 static uint64_t cpu_ns(void)
@@ -91,12 +101,68 @@ static uint64_t cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The calling thread's CPU time in nanoseconds (0 when unknown). */
+static uint64_t main_cpu_ns(const runner *rn)
+{
+    struct timespec ts;
+    if (!rn->has_clock || clock_gettime(rn->main_clock, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Has the calling thread's current file (started at main_since, wall time
+ * t now) taken CLI_ADAPT_START_NS of its CPU time (mu held)? Its clock is
+ * sampled by the helpers' polls: the first poll that sees a file past
+ * CLI_ADAPT_START_NS of wall time notes the clock, a later one compares.
+ * On an idle machine the two agree; on a busy one the calling thread waits
+ * for a CPU most of that time, and a helper would only take CPU from it. */
+static bool main_file_long(runner *rn, uint64_t t)
+{
+    if (!rn->main_since || t - rn->main_since <= CLI_ADAPT_START_NS)
+        return false;
+    if (!rn->has_clock)
+        return true;
+    uint64_t c = main_cpu_ns(rn);
+    if (rn->seen_since != rn->main_since) {
+        rn->seen_since = rn->main_since;
+        rn->seen_cpu = c;
+        return false;
+    }
+    return c - rn->seen_cpu > CLI_ADAPT_START_NS;
+}
+
 static void back_off(runner *rn, uint64_t t)
 {
     rn->backoff = rn->backoff ? rn->backoff * 2 : 4 * (uint64_t)CLI_ADAPT_PHASE_NS;
     if (rn->backoff > CLI_ADAPT_BACKOFF_MAX_NS)
         rn->backoff = CLI_ADAPT_BACKOFF_MAX_NS;
     rn->retry_at = t + rn->backoff;
+}
+
+static void *worker(void *arg);
+
+/* Start the helpers (mu held; once). An adaptive run starts them only when
+ * they are first let go: a thread that exists makes the whole process pay
+ * for it (glibc's allocator and stdio lock once there are two), 3 % more CPU
+ * time on gen_perf's v/ (1 000 small files) at -j2 on a busy machine where
+ * the helper never took a file. */
+static void spawn_helpers(runner *rn)
+{
+    if (rn->spawned)
+        return;
+    rn->spawned = true;
+    rn->threads = rn->n_threads ? calloc(rn->n_threads, sizeof *rn->threads) : NULL;
+    pthread_attr_t attr;
+    bool sized = rn->small_stack && pthread_attr_init(&attr) == 0;
+    if (sized && pthread_attr_setstacksize(&attr, CLI_STACK_BYTES) != 0) {
+        pthread_attr_destroy(&attr);
+        sized = false;
+    }
+    for (unsigned t = 0; t < rn->n_threads && rn->threads; t++)
+        if (pthread_create(&rn->threads[rn->started], sized ? &attr : NULL, worker, rn) == 0)
+            rn->started++;
+    if (sized)
+        pthread_attr_destroy(&attr);
 }
 
 /* A file finished at time t: count it, and at the end of a phase decide. */
@@ -115,6 +181,7 @@ static void adapt_tick(runner *rn, uint64_t t)
         } else if (t >= rn->retry_at && left > 0 &&
                    left * (el / rn->ph_done) > CLI_ADAPT_START_NS) {
             rn->go = true;
+            spawn_helpers(rn);
             pthread_cond_broadcast(&rn->go_cv);
         }
     } else if (used * 100 < el * CLI_ADAPT_GAIN_PCT) {
@@ -154,13 +221,14 @@ static job *take_now(runner *rn, bool *none)
 }
 
 /* An adaptive helper may take a file (mu held): wait while the helpers are
- * stopped, unless the calling thread's file has run CLI_ADAPT_START_NS
- * (the next file can start beside it). False when the run is over. */
+ * stopped, unless the calling thread's file has taken CLI_ADAPT_START_NS of
+ * its CPU time (main_file_long: the next file can start beside it). False
+ * when the run is over. */
 static bool helper_may_go(runner *rn)
 {
     while (!rn->go && !rn->stop) {
         uint64_t t = now_ns();
-        if (rn->main_since && t - rn->main_since > CLI_ADAPT_START_NS && t >= rn->retry_at) {
+        if (t >= rn->retry_at && main_file_long(rn, t)) {
             rn->go = true;
             break;
         }
@@ -403,24 +471,16 @@ runner *runner_new(const char *const *paths, size_t n, const gguflint_options *o
     pthread_cond_init(&rn->go_cv, NULL);
     rn->ph_t0 = now_ns();
     rn->ph_cpu = cpu_ns();
+    rn->has_clock = pthread_getcpuclockid(pthread_self(), &rn->main_clock) == 0;
     /* under a small stack limit the workers get the stack the command runs
      * on (cli_run_on_big_stack), not the limit */
     bool small = cli_stack_too_small();
     /* adaptive: jobs - 1 helpers beside the calling thread, none for one file */
     rn->adaptive = !fixed && jobs > 1;
-    unsigned n_threads = jobs <= 1 ? 0 : !rn->adaptive ? jobs : n > 1 ? jobs - 1 : 0;
-    rn->threads = n_threads ? calloc(n_threads, sizeof *rn->threads) : NULL;
-    pthread_attr_t attr;
-    bool sized = small && pthread_attr_init(&attr) == 0;
-    if (sized && pthread_attr_setstacksize(&attr, CLI_STACK_BYTES) != 0) {
-        pthread_attr_destroy(&attr);
-        sized = false;
-    }
-    for (unsigned t = 0; t < n_threads && rn->threads; t++)
-        if (pthread_create(&rn->threads[rn->started], sized ? &attr : NULL, worker, rn) == 0)
-            rn->started++;
-    if (sized)
-        pthread_attr_destroy(&attr);
+    rn->n_threads = jobs <= 1 ? 0 : !rn->adaptive ? jobs : n > 1 ? jobs - 1 : 0;
+    rn->small_stack = small;
+    if (!rn->adaptive)
+        spawn_helpers(rn); /* no other thread yet: the lock is not needed */
     return rn;
 }
 

@@ -111,6 +111,10 @@ struct gguflint_ctx {
     uint64_t data_read; /* tensor-data bytes the --deep scan read (at most the data
                             section's size, however many infos alias it) */
     bool data_mapped;   /* it read them in place from the mapping (deep_map) */
+    /* the --deep scan's tables while it runs (checks/check_data.c), NULL
+     * otherwise: a caller's SIGBUS guard that jumps out of a scan reading
+     * the mapping (a file cut meanwhile) leaves them to gguflint_free */
+    void *deep_mem[2];
     /* findings (core/findings.c) */
     finding_rec *recs;
     size_t n_recs, cap_recs;

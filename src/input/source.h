@@ -49,10 +49,11 @@ void source_drop_behind(gguflint_ctx *ctx, uint64_t from, uint64_t to);
  * on the calling thread only); it then advises the data range for a
  * sequential read. */
 bool source_map_scan_begin(gguflint_ctx *ctx, unsigned jobs);
-/* Bytes [off, off + len) of the mapped file, prefaulted (MADV_POPULATE_READ,
- * where the kernel has it) so that a file cut before them is a failure here
- * (NULL: *status GGUFLINT_E_IO and err the reason), not a SIGBUS. Give them
- * back with source_map_scan_behind once scanned. */
+/* Bytes [off, off + len) of the mapped file, in place. The file's size is
+ * checked first, so that a file cut before them is a failure here (NULL:
+ * *status GGUFLINT_E_IO and err the reason); one cut while they are read
+ * raises SIGBUS on the reading thread (the caller guards it). Give them back
+ * with source_map_scan_behind once scanned. */
 const uint8_t *source_map_range(const gguflint_ctx *ctx, uint64_t off, size_t len, int *status,
                                 char *err, size_t err_size);
 /* The scan through the mapping has read [from, to), the range after the one
