@@ -463,29 +463,29 @@ static void tables_build(void)
     if (ok) {
         tb->ac_states = (uint16_t)n;
         size_t qh = 0, qt = 0;
-        for (unsigned y = 1; y < AC_SYMS; y++)
+        for (unsigned y = 0; y < AC_SYMS; y++)
             if (go[y]) {
                 link[go[y] / AC_SYMS] = 0;
                 queue[qt++] = go[y];
             }
         /* breadth first (a state's link is shallower, so its row is
          * complete): the children's links, then the row is the link's row
-         * (symbols 1..; symbol 0, "other", keeps its trie edge or the
-         * root) with the children's edges put back. A child by symbol 0
-         * is not visited: its row stays as the trie made it. */
+         * with the children's edges put back. Every symbol, "other" (0)
+         * too: patterns hold it ('_' of "<tool_call>"), and a state
+         * reached through it needs its failure edges like any other (the
+         * '<' of a "</tool_call>" right after "<tool_call>" starts the
+         * next match). */
         while (qh < qt) {
             const uint32_t s = queue[qh++], ls = link[s / AC_SYMS];
             if (!out[s / AC_SYMS])
                 out[s / AC_SYMS] = out[ls / AC_SYMS];
+            for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u]) {
+                link[u] = go[ls + ksym[u]];
+                queue[qt++] = u * AC_SYMS;
+            }
+            memcpy(go + s, go + ls, AC_SYMS * sizeof *go);
             for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u])
-                if (ksym[u]) {
-                    link[u] = go[ls + ksym[u]];
-                    queue[qt++] = u * AC_SYMS;
-                }
-            memcpy(go + s + 1, go + ls + 1, (AC_SYMS - 1) * sizeof *go);
-            for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u])
-                if (ksym[u])
-                    go[s + ksym[u]] = u * AC_SYMS;
+                go[s + ksym[u]] = u * AC_SYMS;
         }
         tb->ac_hit = (uint8_t *)(go + rows * AC_SYMS);
         for (uint32_t s = 0; s < n; s++)
