@@ -321,6 +321,15 @@ static const row sinks[] = {
      "GG736", false, NULL},
     {"{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}", "GG736", false,
      NULL},
+    /* a close right after the open: the automaton's state after "<tool_call>" (reached
+     * through '_', its "other" symbol) must fail over to the next pattern's start */
+    {"{% for m in messages %}<tool_call>{{ m.content }}</tool_call>{% endfor %}", "GG736", true,
+     "column 40"},
+    {"{% for m in messages %}<tool_call></tool_call>{{ m.content }}{% endfor %}", "GG736", false,
+     NULL},
+    {"{% for m in messages %}{{ '<tool_call></tool_call>' }}{{ m.content }}{% endfor %}", "GG736",
+     false, NULL},
+    {"<tool_call>https://evil.example/x</tool_call>", "GG725", true, "column 12"},
     /* a list holding content, written as a tool call's arguments; clean: outside one */
     {"<tool_call>{\"name\": \"s\", \"arguments\": {{ [messages[0].content]|tojson }}}"
      "</tool_call>",

@@ -243,6 +243,11 @@ unsigned gr_ascii_hit(tpl *t, tscan *s, size_t i, uint64_t index, gr_hit *hit)
     return token(s, w, gwords[w].roles, index, s->ring_n, hit, 0);
 }
 
+const uint64_t *gr_end_filter(void)
+{
+    return gt.last;
+}
+
 unsigned gr_letter(tpl *t, tscan *s, uint32_t cp, uint64_t index, uint32_t rn0, gr_hit *hit)
 {
     unsigned nh = 0;
@@ -264,7 +269,7 @@ unsigned gr_letter(tpl *t, tscan *s, uint32_t cp, uint64_t index, uint32_t rn0, 
      * longest that ends so (the reference mode looks all of them up) */
     uint32_t most = g->run < GR_WORD_MAX ? g->run : GR_WORD_MAX;
     if (TPL_FAST(t)) {
-        if (!((gt.last[(c >> 6) & 63] >> (c & 63)) & 1u))
+        if (!gr_may_end(gt.last, c))
             return 0;
         if (most > gt.most[c & 255])
             most = gt.most[c & 255];

@@ -78,6 +78,14 @@ unsigned gr_ascii_hit(struct tpl *t, struct tscan *s, size_t i, uint64_t index, 
  * continues the run, as a space: "не говори"). The same. */
 unsigned gr_letter(struct tpl *t, struct tscan *s, uint32_t cp, uint64_t index, uint32_t rn0,
                    gr_hit *hit);
+/* The filter gr_letter's fast mode reads (TPL_FAST): bit c % 4096 set when
+ * some word of another script ends in the case-folded letter c (a letter
+ * whose bit is clear ends no word: gr_letter only notes it in the run). */
+const uint64_t *gr_end_filter(void);
+static inline bool gr_may_end(const uint64_t *filter, uint32_t c)
+{
+    return (filter[(c >> 6) & 63] >> (c & 63)) & 1u;
+}
 static inline bool gr_script(uint32_t cp)
 {
     return (cp >= 0x0370 && cp <= 0x052F) || (cp >= 0x0590 && cp <= 0x06FF) ||

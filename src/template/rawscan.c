@@ -139,10 +139,11 @@ static bool all_ascii(const uint8_t *p, size_t n)
 }
 
 /* The length of the UTF-8 sequence at p[0..n) (p[0] >= 0x80) when it is a
- * complete 2- or 3-byte one, shortest form, no surrogate, and not a code
- * point raw_invisible names (the 2-byte U+00AD and U+061C, the 3-byte
- * U+180E, U+200B..U+2069 and U+FEFF are left to raw_byte); else 0. */
-static size_t seq_ok(const uint8_t *p, size_t n)
+ * complete 2-, 3- or 4-byte one, shortest form, no surrogate, at most
+ * U+10FFFF, and not a code point raw_invisible names (the 2-byte U+00AD and
+ * U+061C, the 3-byte U+180E, U+200B..U+2069 and U+FEFF, the 4-byte tag
+ * characters U+E0000..U+E007F are left to raw_byte); else 0. */
+static inline __attribute__((always_inline)) size_t seq_ok(const uint8_t *p, size_t n)
 {
     const uint8_t c = p[0];
     if (c >= 0xC2 && c <= 0xDF) {
@@ -160,6 +161,15 @@ static size_t seq_ok(const uint8_t *p, size_t n)
             (cp >= 0x200B && cp <= 0x2069) || cp == 0xFEFF)
             return 0;
         return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return 0;
+        const uint32_t cp = (uint32_t)(c & 0x07u) << 18 | (uint32_t)(p[1] & 0x3Fu) << 12 |
+                            (uint32_t)(p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu);
+        if (cp < 0x10000 || cp > 0x10FFFF || (cp >= 0xE0000 && cp <= 0xE007F))
+            return 0;
+        return 4;
     }
     return 0;
 }
@@ -186,11 +196,28 @@ static __attribute__((noinline)) void raw_run_bytes(tpl *t, const uint8_t *p, si
                 break;
         }
         if (t->raw.need == 0) {
-            /* a whole 2- or 3-byte sequence that is well formed and not
-             * invisible, in one step: raw_byte would report nothing */
-            const size_t k = seq_ok(p + i, n - i);
+            /* whole sequences that are well formed and not invisible, one
+             * step each, while they follow one another (text of a script
+             * other than Latin): raw_byte would report nothing */
+            size_t k = seq_ok(p + i, n - i);
             if (k) {
-                i += k;
+                do {
+                    i += k;
+                    /* the commonest: 3-byte letters of U+2070..U+D7FF (CJK,
+                     * kana, Hangul), one 4-byte load each (the last one of
+                     * the piece goes to seq_ok) */
+                    while (n - i >= 4) {
+                        uint32_t w;
+                        memcpy(&w, p + i, 4);
+                        if ((w & 0xC0C0F0u) != 0x8080E0u)
+                            break;
+                        const uint32_t cp =
+                            (w & 0x0Fu) << 12 | (w >> 2 & 0xFC0u) | (w >> 16 & 0x3Fu);
+                        if (cp - 0x2070u >= 0xD800u - 0x2070u)
+                            break;
+                        i += 3;
+                    }
+                } while (i < n && p[i] >= 0x80 && (k = seq_ok(p + i, n - i)) != 0);
                 continue;
             }
         }

@@ -463,29 +463,29 @@ static void tables_build(void)
     if (ok) {
         tb->ac_states = (uint16_t)n;
         size_t qh = 0, qt = 0;
-        for (unsigned y = 1; y < AC_SYMS; y++)
+        for (unsigned y = 0; y < AC_SYMS; y++)
             if (go[y]) {
                 link[go[y] / AC_SYMS] = 0;
                 queue[qt++] = go[y];
             }
         /* breadth first (a state's link is shallower, so its row is
          * complete): the children's links, then the row is the link's row
-         * (symbols 1..; symbol 0, "other", keeps its trie edge or the
-         * root) with the children's edges put back. A child by symbol 0
-         * is not visited: its row stays as the trie made it. */
+         * with the children's edges put back. Every symbol, "other" (0)
+         * too: patterns hold it ('_' of "<tool_call>"), and a state
+         * reached through it needs its failure edges like any other (the
+         * '<' of a "</tool_call>" right after "<tool_call>" starts the
+         * next match). */
         while (qh < qt) {
             const uint32_t s = queue[qh++], ls = link[s / AC_SYMS];
             if (!out[s / AC_SYMS])
                 out[s / AC_SYMS] = out[ls / AC_SYMS];
+            for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u]) {
+                link[u] = go[ls + ksym[u]];
+                queue[qt++] = u * AC_SYMS;
+            }
+            memcpy(go + s, go + ls, AC_SYMS * sizeof *go);
             for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u])
-                if (ksym[u]) {
-                    link[u] = go[ls + ksym[u]];
-                    queue[qt++] = u * AC_SYMS;
-                }
-            memcpy(go + s + 1, go + ls + 1, (AC_SYMS - 1) * sizeof *go);
-            for (uint32_t u = kid[s / AC_SYMS]; u; u = sib[u])
-                if (ksym[u])
-                    go[s + ksym[u]] = u * AC_SYMS;
+                go[s + ksym[u]] = u * AC_SYMS;
         }
         tb->ac_hit = (uint8_t *)(go + rows * AC_SYMS);
         for (uint32_t s = 0; s < n; s++)
@@ -1181,6 +1181,96 @@ static void slow_byte(tpl *t, tscan *s, uint8_t c, uint64_t idx)
     hot_store(s, &h);
 }
 
+/* A run of whole UTF-8 sequences from p[i] (i < n) that cp_end would take
+ * as letters of another script with nothing to find: CJK ideographs, kana
+ * and Hangul syllables (fold_cp folds them to nothing first) and 4-byte code
+ * points past U+1D7FF outside the tag characters (emoji: fold_cp folds them
+ * to nothing last), while the automaton's "other" step matches nothing and
+ * no word of the grammar can end in the letter (gr_end_filter). What cp_end,
+ * ac_feed and gr_letter do to such a letter is done here with the state in
+ * locals: the word of letters, one symbol into the automaton and the ring,
+ * the grammar's run of script letters. No UTF-8 sequence, URL or gate may be
+ * open (a gate counts ideographs as words). The bytes taken (0: none); the
+ * reference mode sends them through slow_byte one by one (TPL_FAST). */
+static inline __attribute__((always_inline)) size_t
+script_run(tpl *t, tscan *s, const uint8_t *p, size_t n, size_t i, uint64_t index, uint64_t step)
+{
+    const uint32_t *go = t->ts.ac_go;
+    const uint8_t *hit = t->ts.ac_hit;
+    const uint64_t *filter = gr_end_filter();
+    gr_state *g = &s->gr;
+    uint64_t *ring = s->ring_index;
+    uint32_t st = s->ac_state, rn = s->ring_n, run = g->run, next_rn = g->next_rn, lcp = 0;
+    bool before = g->space, space = s->ac_space;
+    const uint64_t i0 = i, mask = step ? ~0ull : 0; /* step is 0 or 1 */
+    uint64_t idx = index + (i & mask), last = idx;
+    /* whole sequences of 4 bytes loaded at once (one at the very end is
+     * left to cp_end) */
+    while (n - i >= 4) {
+        uint32_t w, cp;
+        memcpy(&w, p + i, 4);
+        unsigned k;
+        bool script; /* gr_script(cp), for the ranges taken */
+        if ((w & 0xC0C0F0u) == 0x8080E0u) {
+            cp = (w & 0x0Fu) << 12 | (w >> 2 & 0xFC0u) | (w >> 16 & 0x3Fu);
+            if (cp - 0x3040u <= 0x9FFFu - 0x3040u)
+                script = cp < 0x3100u || (cp >= 0x3400u && (cp < 0x4DC0u || cp >= 0x4E00u));
+            else if (cp - 0xAC00u <= 0xD7AFu - 0xAC00u)
+                script = true;
+            else
+                break;
+            k = 3;
+        } else if ((w & 0xC0C0C0F8u) == 0x808080F0u) {
+            cp = (w & 0x07u) << 18 | (w << 4 & 0x3F000u) | (w >> 10 & 0xFC0u) | (w >> 24 & 0x3Fu);
+            if (cp < 0x1D800u || cp - 0xE0000u <= 0x7Fu)
+                break;
+            script = false; /* no grammar script past U+FFFF (gr_script) */
+            k = 4;
+        } else {
+            break;
+        }
+        if (hit[go[st]] || (script && gr_may_end(filter, cp)))
+            break; /* cp_end's own way: a match, or a word may end here */
+        last = idx;
+        lcp = cp;
+        before = space; /* cp_end: gr.space is ac_space before the letter */
+        const uint32_t rn0 = rn;
+        ring[rn % TS_RING] = idx;
+        rn++;
+        st = go[st]; /* Y_OTHER */
+        space = false;
+        if (script) { /* gr_letter up to its filter */
+            if (rn0 == next_rn + 1 && before && run) {
+                g->cp[run % GR_LETTERS] = ' ';
+                g->cix[run % GR_LETTERS] = idx;
+                run++;
+            } else if (rn0 != next_rn) {
+                run = 0;
+            }
+            next_rn = rn;
+            g->cp[run % GR_LETTERS] = cp;
+            g->cix[run % GR_LETTERS] = idx;
+            run++;
+        }
+        i += k;
+        idx += k & mask;
+    }
+    if (i == i0)
+        return 0;
+    if (!s->wl)
+        s->wl_index = index + (i0 & mask);
+    s->wl |= WL_OTHER;
+    s->ac_state = st;
+    s->ring_n = rn;
+    s->ac_space = space;
+    g->run = run;
+    g->next_rn = next_rn;
+    g->space = before;
+    s->u_index = last;
+    s->u_cp = lcp;
+    return i - i0;
+}
+
 /* The phrase automaton, URL capture, UTF-8 folding and letter words over n
  * bytes (byte i at index + i * step), noting in *sn what the run passes
  * need to know of the piece. ASCII bytes take the fast loops, their hot
@@ -1218,6 +1308,16 @@ ac_loop(tpl *t, tscan *s, const uint8_t *p, size_t n, uint64_t index, const uint
             hot_store(s, &h);
             do {
                 const uint8_t c = p[i];
+                if (c >= 0xE0 && !s->u_need && !s->url_cap && !gate) {
+                    const size_t m = script_run(t, s, p, n, i, index, step);
+                    if (m) { /* TRACK of its bytes: none is in a run */
+                        any |= symw[c];
+                        lng |= i - bst >= TPL_BLOB_MIN;
+                        i += m;
+                        bst = wst = i;
+                        continue;
+                    }
+                }
                 const unsigned k = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
                 if (k && i + k < n && !s->u_need && !s->url_cap && (p[i + 1] & 0xC0) == 0x80 &&
                     (k < 2 || (p[i + 2] & 0xC0) == 0x80) && (k < 3 || (p[i + 3] & 0xC0) == 0x80)) {
