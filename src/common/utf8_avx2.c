@@ -153,33 +153,24 @@ AVX2 static bool esc_seq_avx2(const uint8_t *s, uint64_t n)
 #define hide_const(v) __asm__("" : "+x"(v))
 
 typedef struct two_k {
-    __m256i c0, c80, fe, df;
+    __m256i df, c40, cont_max;
 } two_k;
 
 AVX2 static inline two_k two_consts(void)
 {
-    two_k k = {_mm256_set1_epi8(C(0xC0)), _mm256_set1_epi8(C(0x80)), _mm256_set1_epi8(C(0xFE)),
-               _mm256_set1_epi8(C(0xDF))};
+    /* cont_max: -64, the signed bytes below it are 0x80..0xBF */
+    two_k k = {_mm256_set1_epi8(C(0xDF)), _mm256_set1_epi8(0x40), _mm256_set1_epi8(C(0xC0))};
     hide_const(k.df);
-    hide_const(k.c0);
-    hide_const(k.c80);
-    hide_const(k.fe);
+    hide_const(k.c40);
+    hide_const(k.cont_max);
     return k;
 }
 
-/* Errors of a block of ASCII and 2-byte sequences, each
- * found at the byte after a lead, as block_errors finds them (so a block
- * checked either way after a block checked the other way misses nothing at
- * the boundary): a lead (11xxxxxx) must be followed by a continuation
- * (10xxxxxx) and a continuation preceded by a lead; a lead of 0xC0 or 0xC1
- * is overlong. Ten instructions where block_errors takes twenty. */
-AVX2 static inline __m256i two_byte_errors(__m256i in, __m256i prev, const two_k *k)
+/* The 64-bit masks of a 64-byte step: bit i set when byte i is not ASCII
+ * (non) and when it is a continuation byte, 0x80..0xBF (cont). */
+AVX2 static inline uint64_t mask64(__m256i a, __m256i b)
 {
-    __m256i before = shifted(in, prev, 1); /* the byte before each byte */
-    __m256i lead1 = _mm256_cmpeq_epi8(_mm256_and_si256(before, k->c0), k->c0);
-    __m256i cont = _mm256_cmpeq_epi8(_mm256_and_si256(in, k->c0), k->c80);
-    __m256i over = _mm256_cmpeq_epi8(_mm256_and_si256(before, k->fe), k->c0);
-    return _mm256_or_si256(_mm256_xor_si256(cont, lead1), over);
+    return (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
 }
 
 /* An all-ASCII block needs no classification: it is valid, and it is an
@@ -231,42 +222,72 @@ AVX2 __attribute__((noinline)) static uint64_t exact_run(const uint8_t *s, uint6
     return i;
 }
 
-/* 64-byte steps, checked first as ASCII and 2-byte text (two_byte_errors)
- * and again exactly (block_errors) when that finds something; a step with
- * a byte of 0xE0 or more near goes to exact_run, with the steps after it
- * that have one too. Most steps of a byte-level BPE vocabulary hold only
- * ASCII and 2-byte sequences. Both methods report a problem at the byte
- * where it shows (the one after a lead), and a 3- or 4-byte sequence that
- * ends in a step is always checked exactly there, so mixing them from step
- * to step misses nothing. */
+/* 64-byte steps, checked first as ASCII and 2-byte text and again exactly
+ * (block_errors) when that finds something; a step with a byte of 0xE0 or
+ * more goes to exact_run, with the steps after it that have one too. Most
+ * steps of a byte-level BPE vocabulary hold only ASCII and 2-byte
+ * sequences.
+ *
+ * The 2-byte check works on 64-bit masks, where a shift moves the whole
+ * step by a byte: with no byte of 0xE0 or more in the step, its non-ASCII
+ * bytes are continuations (0x80..0xBF, `cont`) and leads (0xC0..0xDF,
+ * `lead` = non-ASCII and not cont), and the step is valid UTF-8 exactly when
+ * every byte is a continuation if and only if the byte before it is a lead
+ * ((lead << 1 | carry) == cont, carry: the step before ended with a lead),
+ * and no lead is 0xC0 or 0xC1 (overlong; those add 0x40 to below 2, kept
+ * in a running minimum `ov` and judged once at the end). A lead in the
+ * last byte carries into the next step: its first byte must continue it
+ * (a 2-byte step), or the step is an error (all ASCII: `bad`), or
+ * block_errors sees it in prev (exact). carry is set only by this check, so
+ * after an exact step it is 0: a continuation there (of the exact step's
+ * sequence) fails the mask test and the step is checked exactly, with
+ * prev, which is always right. A step that fails the mask test is checked
+ * exactly too: the test decides nothing on its own but "valid". */
 AVX2 static void run_steps(const uint8_t *s, uint64_t n, u8state *st)
 {
-    __m256i prev = st->prev, err = st->err, inc = st->inc;
+    __m256i prev = st->prev, err = st->err;
+    __m256i ov = _mm256_set1_epi8(C(0xFF));
     const two_k k = two_consts();
-    for (uint64_t i = 0; n - i >= 64;) {
+    /* st->inc: an exact step's unfinished sequence before this call */
+    uint64_t carry = 0, bad = 0, pend = !_mm256_testz_si256(st->inc, st->inc);
+    for (uint64_t i = 0; i + 64 <= n;) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
-            err = _mm256_or_si256(err, inc);
-            inc = _mm256_setzero_si256();
+        const uint64_t non = mask64(a, b);
+        if (non == 0) {
+            bad |= carry | pend; /* a sequence the step before left unfinished */
+            carry = pend = 0;
         } else {
-            __m256i big = big_bytes(a, b, prev, k.df);
+            __m256i big = _mm256_subs_epu8(_mm256_max_epu8(a, b), k.df);
             if (!_mm256_testz_si256(big, big)) {
-                st->prev = prev, st->err = err, st->inc = inc;
+                st->prev = prev, st->err = err, st->inc = incomplete(prev);
                 i = exact_run(s, n, i, st);
-                prev = st->prev, err = st->err, inc = st->inc;
+                prev = st->prev, err = st->err;
+                /* an unfinished sequence: the next step is checked exactly */
+                pend = !_mm256_testz_si256(st->inc, st->inc);
+                carry = 0;
                 continue;
             }
-            __m256i e = _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k));
-            if (!_mm256_testz_si256(e, e))
-                e = exact_errors(a, b, prev);
-            err = _mm256_or_si256(err, e);
-            inc = incomplete(b);
+            const uint64_t cont =
+                mask64(_mm256_cmpgt_epi8(k.cont_max, a), _mm256_cmpgt_epi8(k.cont_max, b));
+            const uint64_t lead = non & ~cont;
+            /* (in a step checked exactly too: an error either way) */
+            ov = _mm256_min_epu8(
+                ov, _mm256_min_epu8(_mm256_add_epi8(a, k.c40), _mm256_add_epi8(b, k.c40)));
+            if (__builtin_expect(((((lead << 1) | carry) ^ cont) | pend) != 0, 0))
+                err = _mm256_or_si256(err, exact_errors(a, b, prev));
+            carry = lead >> 63;
+            pend = 0;
         }
         prev = b;
         i += 64;
     }
-    st->prev = prev, st->err = err, st->inc = inc;
+    /* a byte of ov below 2: an 0xC0 or 0xC1 */
+    __m256i over = _mm256_cmpeq_epi8(_mm256_min_epu8(ov, _mm256_set1_epi8(1)), ov);
+    err = _mm256_or_si256(err, over);
+    if (bad)
+        err = _mm256_or_si256(err, _mm256_set1_epi8(C(0xFF)));
+    st->prev = prev, st->err = err, st->inc = incomplete(prev);
 }
 
 AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)

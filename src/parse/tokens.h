@@ -169,9 +169,8 @@ static inline __attribute__((always_inline)) __m128i tok_nh_short(const uint8_t 
  * distinct tokens of one length give distinct words (and of two lengths,
  * equal words only when the random klen makes them so), which the fold
  * keeps distinct; a load, an add and tok_finish's four instructions. */
-static inline __attribute__((always_inline)) uint64_t tok_hash8(const uint8_t *s, uint64_t len,
-                                                                const uint64_t *klen_tab,
-                                                                uint64_t mul)
+static inline __attribute__((always_inline)) uint64_t
+tok_hash8(const uint8_t *s, uint64_t len, const uint64_t *klen_tab, uint64_t mul)
 {
     uint64_t w;
     memcpy(&w, s + len - 8, 8);
