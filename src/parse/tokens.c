@@ -40,6 +40,8 @@ static void derive_once(void)
     }
     for (size_t n = 0; n <= TOKEN_NH_MAX; n++)
         t->klen_tab[n] = n * t->klen;
+    for (size_t n = 0; n < sizeof t->short_tab / sizeof t->short_tab[0]; n++)
+        t->short_tab[n] = n * t->klen + (uint64_t)t->nh[2] * t->nh[3];
 }
 
 static void derive_keys(tok_index *t)
@@ -47,6 +49,7 @@ static void derive_keys(tok_index *t)
     pthread_once(&key_once, derive_once);
     memcpy(t->nh, key_proto.nh, sizeof t->nh);
     memcpy(t->klen_tab, key_proto.klen_tab, sizeof t->klen_tab);
+    memcpy(t->short_tab, key_proto.short_tab, sizeof t->short_tab);
     t->klen = key_proto.klen;
     t->mul = key_proto.mul;
     t->sip = key_proto.sip;
@@ -160,11 +163,7 @@ static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev_off)
  * keep linear-probing runs short: NH and multiply-shift are linear, and
  * tokens whose words form a progression made runs of up to 21 probes per
  * insert until the fold (test_tokens: test_progressions). Longer tokens get
- * SipHash-1-3. A token of up to 8 bytes skips NH (tok_hash8): its 8-byte
- * block is one word, distinct for distinct tokens of a length, and the
- * length term separates lengths unless the random klen makes two sums
- * equal (probability about 2^-61), so the fold and multiply-shift's bound
- * hold for it directly, for 7 instructions less per token. SSE2 does one 16-byte half per four instructions
+ * SipHash-1-3. SSE2 does one 16-byte half per four instructions
  * (add the keys, shift the odd words down, multiply, accumulate). */
 
 /* The padded block of a token of 1..TOKEN_NH_MAX bytes: one of 17..64 bytes
@@ -208,15 +207,6 @@ uint64_t tok_hash_ref(const tok_index *t, const uint8_t *s, uint64_t len)
 {
     if (len > TOKEN_NH_MAX)
         return keyhash13(&t->sip, s, (size_t)len);
-    if (len <= 8) {
-        /* tok_hash8: the 8-byte block as one word, no NH */
-        uint8_t pad[8] = {0};
-        memcpy(pad + 8 - len, s, (size_t)len);
-        uint64_t w = 0;
-        for (int i = 7; i >= 0; i--)
-            w = w << 8 | pad[i]; /* little-endian, as the walk loads it */
-        return tok_finish(w + len * t->klen, t->mul);
-    }
     return tok_finish(nh_ref(t, s, len) + len * t->klen, t->mul);
 }
 
@@ -350,7 +340,7 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
         const uint8_t *const s = q + 8;                                                            \
         uint64_t h;                                                                                \
         if (__builtin_expect(n - 1 < 8, 1))                                                        \
-            h = tok_hash8(s, n, klen_tab, mul);                                                    \
+            h = tok_hash8(s, n, (keys).k0, short_tab, mul);                                        \
         else if (n - 1 < TOKEN_NH_MAX)                                                             \
             h = HASH(&(keys), s, n, (ti), mul);                                                    \
         else                                                                                       \
@@ -384,7 +374,7 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
     const size_t mask = (ti)->mask;                                                                  \
     const unsigned shift = (ti)->shift;                                                              \
     const uint64_t mul = (ti)->mul;                                                                  \
-    const uint64_t *const klen_tab = (ti)->klen_tab;                                                 \
+    const uint64_t *const short_tab = (ti)->short_tab;                                               \
     const uint8_t *q = (w).q;                                                                        \
     /* the token count is the loop counter: one compare, no decrement */                             \
     uint64_t tn = (w).tn;                                                                            \

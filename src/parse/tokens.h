@@ -70,6 +70,9 @@ typedef struct tok_index {
     uint32_t nh[TOKEN_NH_MAX / 4];
     uint64_t klen, mul;
     uint64_t klen_tab[TOKEN_NH_MAX + 1]; /* n * klen: one add in the token loops */
+    /* n * klen plus the upper half's constant product nh[2] * nh[3] of a
+     * block whose upper half is zero (tokens of up to 8 bytes: tok_hash8) */
+    uint64_t short_tab[9];
     keyhash_key sip;
 } tok_index;
 
@@ -162,22 +165,18 @@ static inline __attribute__((always_inline)) __m128i tok_nh_short(const uint8_t 
     return _mm_mul_epu32(v, _mm_srli_epi64(v, 32));
 }
 
-/* tok_hash_ref of a token of 1..8 bytes: its last 8 bytes as one
- * little-endian word (the bytes before a shorter token are its length
- * field's high bytes, zero: short_block's layout), plus the length term,
- * finished as every token is. No NH step: the word is the token itself, so
- * distinct tokens of one length give distinct words (and of two lengths,
- * equal words only when the random klen makes them so), which the fold
- * keeps distinct; a load, an add and tok_finish's four instructions. */
+/* tok_hash_ref of a token of 1..8 bytes laid out as tok_nh_short finds it:
+ * the block's upper half is zero, so its product is a constant of the keys
+ * (in short_tab) and only the lower lane is computed. */
 static inline __attribute__((always_inline)) uint64_t
-tok_hash8(const uint8_t *s, uint64_t len, const uint64_t *klen_tab, uint64_t mul)
+tok_hash8(const uint8_t *s, uint64_t len, __m128i k0, const uint64_t *short_tab, uint64_t mul)
 {
-    uint64_t w;
-    memcpy(&w, s + len - 8, 8);
-    return tok_finish(w + klen_tab[len], mul);
+    __m128i v = _mm_add_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s + len - 8)), k0);
+    v = _mm_mul_epu32(v, _mm_srli_epi64(v, 32));
+    return tok_finish((uint64_t)_mm_cvtsi128_si64(v) + short_tab[len], mul);
 }
 
-/* tok_hash_ref of a token of 9..64 bytes with 64 readable bytes from its
+/* tok_hash_ref of a token of 1..64 bytes with 64 readable bytes from its
  * start and its length field before it (tok_nh_short): NH 16 bytes per
  * step (add the word keys, shift the odd words down, multiply, accumulate),
  * then the length and the multiplier. k0..k3: the word keys nh[0..3],
