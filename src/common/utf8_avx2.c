@@ -106,44 +106,14 @@ AVX2 static inline __m256i incomplete(__m256i in)
 
 /* Whether an ESC (0x1B) at one of the positions i + (set bits of m) is
  * followed, inside s[0..n), by a printable ASCII byte. */
-static bool esc_at(const uint8_t *s, uint64_t n, uint64_t i, uint64_t m)
+static inline __attribute__((always_inline)) bool esc_at(const uint8_t *s, uint64_t n, uint64_t i,
+                                                         uint64_t m)
 {
     for (; m; m &= m - 1) {
         uint64_t at = i + (uint64_t)__builtin_ctzll(m);
         if (at + 1 < n && (uint8_t)(s[at + 1] - 0x20u) < 0x5Fu)
             return true;
     }
-    return false;
-}
-
-/* An ESC followed by a printable byte in s[0..n): 128 bytes per step test
- * for any ESC, and only blocks that hold one look at the byte after it. */
-AVX2 static bool esc_seq_avx2(const uint8_t *s, uint64_t n)
-{
-    const __m256i e = _mm256_set1_epi8(0x1B);
-    uint64_t i = 0;
-    for (; n - i >= 128; i += 128) {
-        __m256i a =
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i)), e);
-        __m256i b =
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32)), e);
-        __m256i c =
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 64)), e);
-        __m256i d =
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 96)), e);
-        __m256i any = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
-        if (_mm256_testz_si256(any, any))
-            continue;
-        uint64_t lo =
-            (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
-        uint64_t hi =
-            (uint32_t)_mm256_movemask_epi8(c) | (uint64_t)(uint32_t)_mm256_movemask_epi8(d) << 32;
-        if (esc_at(s, n, i, lo) || esc_at(s, n, i + 64, hi))
-            return true;
-    }
-    for (; i < n; i++)
-        if (s[i] == 0x1B && i + 1 < n && (uint8_t)(s[i + 1] - 0x20u) < 0x5Fu)
-            return true;
     return false;
 }
 
@@ -198,6 +168,38 @@ AVX2 static inline __m256i big_bytes(__m256i a, __m256i b, __m256i prev, __m256i
     return _mm256_subs_epu8(_mm256_max_epu8(shifted(a, prev, 3), _mm256_max_epu8(a, b)), df);
 }
 
+/* The ESC bytes (0x1B) of the 64-byte step a, b at s + i, when it has one:
+ * *esc is set when one is followed by a printable byte (esc_at, as
+ * esc_seq_avx2 finds them: the byte after may be in the next step). */
+AVX2 static inline __m256i esc_bytes(__m256i a, __m256i b)
+{
+    const __m256i e = _mm256_set1_epi8(0x1B);
+    return _mm256_or_si256(_mm256_cmpeq_epi8(a, e), _mm256_cmpeq_epi8(b, e));
+}
+
+/* In line, without a call: the loops keep their vector registers. */
+AVX2 static inline __attribute__((always_inline)) void
+step_esc(const uint8_t *s, uint64_t n, uint64_t i, __m256i a, __m256i b, bool *esc)
+{
+    const __m256i e = _mm256_set1_epi8(0x1B);
+    if (esc_at(s, n, i, mask64(_mm256_cmpeq_epi8(a, e), _mm256_cmpeq_epi8(b, e))))
+        *esc = true;
+}
+
+/* step_esc over the steps from `from` to `to`, the ones exact_run took: a
+ * loop of its own, as exact_run's needs every vector register. */
+AVX2 __attribute__((noinline)) static void esc_steps(const uint8_t *s, uint64_t n, uint64_t from,
+                                                     uint64_t to, bool *esc)
+{
+    for (uint64_t i = from; i < to; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        __m256i e = esc_bytes(a, b);
+        if (!_mm256_testz_si256(e, e))
+            step_esc(s, n, i, a, b, esc);
+    }
+}
+
 /* The steps from i on that hold a byte of 0xE0 or more, checked exactly in
  * line (SPM's U+2581 and CJK text put one in nearly every step): returns
  * the first step that holds none (or is all ASCII), for run_steps, which
@@ -243,7 +245,8 @@ AVX2 __attribute__((noinline)) static uint64_t exact_run(const uint8_t *s, uint6
  * sequence) fails the mask test and the step is checked exactly, with
  * prev, which is always right. A step that fails the mask test is checked
  * exactly too: the test decides nothing on its own but "valid". */
-AVX2 static void run_steps(const uint8_t *s, uint64_t n, u8state *st)
+AVX2 static inline __attribute__((always_inline)) void run_steps(const uint8_t *s, uint64_t n,
+                                                                 u8state *st, bool *esc)
 {
     __m256i prev = st->prev, err = st->err;
     __m256i ov = _mm256_set1_epi8(C(0xFF));
@@ -257,16 +260,31 @@ AVX2 static void run_steps(const uint8_t *s, uint64_t n, u8state *st)
         if (non == 0) {
             bad |= carry | pend; /* a sequence the step before left unfinished */
             carry = pend = 0;
+            if (esc) {
+                __m256i e = esc_bytes(a, b);
+                if (!_mm256_testz_si256(e, e))
+                    step_esc(s, n, i, a, b, esc);
+            }
         } else {
             __m256i big = _mm256_subs_epu8(_mm256_max_epu8(a, b), k.df);
-            if (!_mm256_testz_si256(big, big)) {
-                st->prev = prev, st->err = err, st->inc = incomplete(prev);
-                i = exact_run(s, n, i, st);
-                prev = st->prev, err = st->err;
-                /* an unfinished sequence: the next step is checked exactly */
-                pend = !_mm256_testz_si256(st->inc, st->inc);
-                carry = 0;
-                continue;
+            /* one test for both: a big byte or an ESC is rare */
+            __m256i e = esc ? esc_bytes(a, b) : _mm256_setzero_si256();
+            __m256i any = esc ? _mm256_or_si256(big, e) : big;
+            if (__builtin_expect(!_mm256_testz_si256(any, any), 0)) {
+                if (esc && !_mm256_testz_si256(e, e))
+                    step_esc(s, n, i, a, b, esc);
+                if (!_mm256_testz_si256(big, big)) {
+                    st->prev = prev, st->err = err, st->inc = incomplete(prev);
+                    const uint64_t from = i;
+                    i = exact_run(s, n, i, st);
+                    if (esc) /* its steps' ESC bytes (this one's again) */
+                        esc_steps(s, n, from, i, esc);
+                    prev = st->prev, err = st->err;
+                    /* an unfinished sequence: the next step is checked exactly */
+                    pend = !_mm256_testz_si256(st->inc, st->inc);
+                    carry = 0;
+                    continue;
+                }
             }
             const uint64_t cont =
                 mask64(_mm256_cmpgt_epi8(k.cont_max, a), _mm256_cmpgt_epi8(k.cont_max, b));
@@ -290,11 +308,18 @@ AVX2 static void run_steps(const uint8_t *s, uint64_t n, u8state *st)
     st->prev = prev, st->err = err, st->inc = incomplete(prev);
 }
 
-AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
+/* valid_avx2 and, with esc, whether s[0..n) holds an ESC followed by a
+ * printable byte (esc_seq_avx2's answer), in the same pass: the 64-byte
+ * steps look at their ESC bytes (run_steps), the tail byte by byte. */
+AVX2 static inline __attribute__((always_inline)) bool valid_impl(const uint8_t *s, uint64_t n,
+                                                                  const uint8_t *limit, bool *esc)
 {
     u8state st = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-    run_steps(s, n, &st);
+    run_steps(s, n, &st, esc);
     uint64_t i = n - n % 64;
+    if (esc)
+        for (uint64_t j = i; j < n && !*esc; j++)
+            *esc = s[j] == 0x1B && j + 1 < n && (uint8_t)(s[j + 1] - 0x20u) < 0x5Fu;
     __m256i prev = st.prev, err = st.err, inc = st.inc;
     for (; n - i >= 32; i += 32) {
         __m256i in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
@@ -322,6 +347,17 @@ AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
     }
     err = _mm256_or_si256(err, block_errors(in, prev));
     return _mm256_testz_si256(err, err);
+}
+
+AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
+{
+    return valid_impl(s, n, limit, NULL);
+}
+
+AVX2 static bool valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc)
+{
+    *esc = false;
+    return valid_impl(s, n, limit, esc);
 }
 
 /* The vector check runs when the host has AVX2 and fp_level allows it:
@@ -373,11 +409,8 @@ bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, boo
     *done = host_avx2();
     if (!*done)
         return false;
-    /* two passes over bytes that are in cache: one fused loop needs more
-     * vector registers than there are, and spills */
-    bool ok = valid_avx2(s, n, limit);
-    *esc = esc_seq_avx2(s, n);
-    return ok;
+    /* one pass: the ESC bytes are found with the steps' other tests */
+    return valid_esc_avx2(s, n, limit, esc);
 }
 
 #else
