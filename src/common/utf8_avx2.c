@@ -208,8 +208,9 @@ AVX2 __attribute__((noinline)) static void esc_steps(const uint8_t *s, uint64_t 
 AVX2 __attribute__((noinline)) static uint64_t exact_run(const uint8_t *s, uint64_t n, uint64_t i,
                                                          u8state *st)
 {
-    __m256i prev = st->prev, err = st->err, inc = st->inc;
+    __m256i prev = st->prev, err = st->err;
     const __m256i df = _mm256_set1_epi8(C(0xDF));
+    const uint64_t from = i;
     for (; n - i >= 64; i += 64) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
@@ -217,10 +218,12 @@ AVX2 __attribute__((noinline)) static uint64_t exact_run(const uint8_t *s, uint6
         if (_mm256_testz_si256(big, big))
             break;
         err = _mm256_or_si256(err, _mm256_or_si256(block_errors(a, prev), block_errors(b, a)));
-        inc = incomplete(b);
         prev = b;
     }
-    st->prev = prev, st->err = err, st->inc = inc;
+    /* the last step's unfinished sequence, once (a register less in the loop) */
+    if (i != from)
+        st->inc = incomplete(prev);
+    st->prev = prev, st->err = err;
     return i;
 }
 
