@@ -46,7 +46,7 @@ command -v valgrind >/dev/null || die "valgrind is required (apt-get install val
 command -v callgrind_control >/dev/null || die "callgrind_control is required (valgrind)"
 /usr/bin/time -f %M true >/dev/null 2>&1 || die "GNU time is required at /usr/bin/time"
 
-shapes=${ADV_SHAPES:-"tokens tokdup tokutf8 toktail keys names tinykv tensors aliased tplmany tplbig tpllit tplcjk findings nesting manifest shards"}
+shapes=${ADV_SHAPES:-"tokens tokdup tokesc tokutf8 toktail keys names tinykv tensors aliased tplmany tplbig tpllit tplcjk findings nesting manifest shards"}
 scales=${ADV_SCALES:-"1 16"}
 tmo=${ADV_TIMEOUT:-1800}
 

@@ -288,6 +288,16 @@ static void test_every_position(void **state)
         "\xff",
         "\xe2\x96\x81\xe2\x96\x81",
         "\xc4\xa0\xe2\x96",
+        /* a sequence cut short by ASCII, and one continued once too often:
+         * across a 64-byte step, the exact step before a 2-byte step */
+        "\xe2\x96\x41",
+        "\xe2\x41",
+        "\xf0\x9f\x41",
+        "\xf0\x9f\x98\x41",
+        "\xf0\x9f\x98\x80\x80",
+        "\xe2\x96\x81\x80",
+        "\xe2\x96\x81\xc4",
+        "\xc0\x80",
     };
     uint8_t buf[240];
     for (int bg = 0; bg < 2; bg++)

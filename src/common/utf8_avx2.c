@@ -106,7 +106,8 @@ AVX2 static inline __m256i incomplete(__m256i in)
 
 /* Whether an ESC (0x1B) at one of the positions i + (set bits of m) is
  * followed, inside s[0..n), by a printable ASCII byte. */
-static bool esc_at(const uint8_t *s, uint64_t n, uint64_t i, uint64_t m)
+static inline __attribute__((always_inline)) bool esc_at(const uint8_t *s, uint64_t n, uint64_t i,
+                                                         uint64_t m)
 {
     for (; m; m &= m - 1) {
         uint64_t at = i + (uint64_t)__builtin_ctzll(m);
@@ -116,70 +117,30 @@ static bool esc_at(const uint8_t *s, uint64_t n, uint64_t i, uint64_t m)
     return false;
 }
 
-/* An ESC followed by a printable byte in s[0..n): 128 bytes per step test
- * for any ESC, and only blocks that hold one look at the byte after it. */
-AVX2 static bool esc_seq_avx2(const uint8_t *s, uint64_t n)
-{
-    const __m256i e = _mm256_set1_epi8(0x1B);
-    uint64_t i = 0;
-    for (; n - i >= 128; i += 128) {
-        __m256i a =
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i)), e);
-        __m256i b =
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32)), e);
-        __m256i c =
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 64)), e);
-        __m256i d =
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + i + 96)), e);
-        __m256i any = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
-        if (_mm256_testz_si256(any, any))
-            continue;
-        uint64_t lo =
-            (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
-        uint64_t hi =
-            (uint32_t)_mm256_movemask_epi8(c) | (uint64_t)(uint32_t)_mm256_movemask_epi8(d) << 32;
-        if (esc_at(s, n, i, lo) || esc_at(s, n, i + 64, hi))
-            return true;
-    }
-    for (; i < n; i++)
-        if (s[i] == 0x1B && i + 1 < n && (uint8_t)(s[i + 1] - 0x20u) < 0x5Fu)
-            return true;
-    return false;
-}
-
 /* The 2-byte path's constants. Left as they are, the compiler rebuilds them
  * from immediates in every step (three instructions each); hide_const()
  * makes it keep them in registers instead. */
 #define hide_const(v) __asm__("" : "+x"(v))
 
 typedef struct two_k {
-    __m256i c0, c80, fe, df;
+    __m256i df, c40, cont_max;
 } two_k;
 
 AVX2 static inline two_k two_consts(void)
 {
-    two_k k = {_mm256_set1_epi8(C(0xC0)), _mm256_set1_epi8(C(0x80)), _mm256_set1_epi8(C(0xFE)),
-               _mm256_set1_epi8(C(0xDF))};
+    /* cont_max: -64, the signed bytes below it are 0x80..0xBF */
+    two_k k = {_mm256_set1_epi8(C(0xDF)), _mm256_set1_epi8(0x40), _mm256_set1_epi8(C(0xC0))};
     hide_const(k.df);
-    hide_const(k.c0);
-    hide_const(k.c80);
-    hide_const(k.fe);
+    hide_const(k.c40);
+    hide_const(k.cont_max);
     return k;
 }
 
-/* Errors of a block of ASCII and 2-byte sequences, each
- * found at the byte after a lead, as block_errors finds them (so a block
- * checked either way after a block checked the other way misses nothing at
- * the boundary): a lead (11xxxxxx) must be followed by a continuation
- * (10xxxxxx) and a continuation preceded by a lead; a lead of 0xC0 or 0xC1
- * is overlong. Ten instructions where block_errors takes twenty. */
-AVX2 static inline __m256i two_byte_errors(__m256i in, __m256i prev, const two_k *k)
+/* The 64-bit masks of a 64-byte step: bit i set when byte i is not ASCII
+ * (non) and when it is a continuation byte, 0x80..0xBF (cont). */
+AVX2 static inline uint64_t mask64(__m256i a, __m256i b)
 {
-    __m256i before = shifted(in, prev, 1); /* the byte before each byte */
-    __m256i lead1 = _mm256_cmpeq_epi8(_mm256_and_si256(before, k->c0), k->c0);
-    __m256i cont = _mm256_cmpeq_epi8(_mm256_and_si256(in, k->c0), k->c80);
-    __m256i over = _mm256_cmpeq_epi8(_mm256_and_si256(before, k->fe), k->c0);
-    return _mm256_or_si256(_mm256_xor_si256(cont, lead1), over);
+    return (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
 }
 
 /* An all-ASCII block needs no classification: it is valid, and it is an
@@ -207,6 +168,38 @@ AVX2 static inline __m256i big_bytes(__m256i a, __m256i b, __m256i prev, __m256i
     return _mm256_subs_epu8(_mm256_max_epu8(shifted(a, prev, 3), _mm256_max_epu8(a, b)), df);
 }
 
+/* The ESC bytes (0x1B) of the 64-byte step a, b at s + i, when it has one:
+ * *esc is set when one is followed by a printable byte (esc_at, as
+ * esc_seq_avx2 finds them: the byte after may be in the next step). */
+AVX2 static inline __m256i esc_bytes(__m256i a, __m256i b)
+{
+    const __m256i e = _mm256_set1_epi8(0x1B);
+    return _mm256_or_si256(_mm256_cmpeq_epi8(a, e), _mm256_cmpeq_epi8(b, e));
+}
+
+/* In line, without a call: the loops keep their vector registers. */
+AVX2 static inline __attribute__((always_inline)) void
+step_esc(const uint8_t *s, uint64_t n, uint64_t i, __m256i a, __m256i b, bool *esc)
+{
+    const __m256i e = _mm256_set1_epi8(0x1B);
+    if (esc_at(s, n, i, mask64(_mm256_cmpeq_epi8(a, e), _mm256_cmpeq_epi8(b, e))))
+        *esc = true;
+}
+
+/* step_esc over the steps from `from` to `to`, the ones exact_run took: a
+ * loop of its own, as exact_run's needs every vector register. */
+AVX2 __attribute__((noinline)) static void esc_steps(const uint8_t *s, uint64_t n, uint64_t from,
+                                                     uint64_t to, bool *esc)
+{
+    for (uint64_t i = from; i < to; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        __m256i e = esc_bytes(a, b);
+        if (!_mm256_testz_si256(e, e))
+            step_esc(s, n, i, a, b, esc);
+    }
+}
+
 /* The steps from i on that hold a byte of 0xE0 or more, checked exactly in
  * line (SPM's U+2581 and CJK text put one in nearly every step): returns
  * the first step that holds none (or is all ASCII), for run_steps, which
@@ -215,8 +208,9 @@ AVX2 static inline __m256i big_bytes(__m256i a, __m256i b, __m256i prev, __m256i
 AVX2 __attribute__((noinline)) static uint64_t exact_run(const uint8_t *s, uint64_t n, uint64_t i,
                                                          u8state *st)
 {
-    __m256i prev = st->prev, err = st->err, inc = st->inc;
+    __m256i prev = st->prev, err = st->err;
     const __m256i df = _mm256_set1_epi8(C(0xDF));
+    const uint64_t from = i;
     for (; n - i >= 64; i += 64) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
@@ -224,56 +218,111 @@ AVX2 __attribute__((noinline)) static uint64_t exact_run(const uint8_t *s, uint6
         if (_mm256_testz_si256(big, big))
             break;
         err = _mm256_or_si256(err, _mm256_or_si256(block_errors(a, prev), block_errors(b, a)));
-        inc = incomplete(b);
         prev = b;
     }
-    st->prev = prev, st->err = err, st->inc = inc;
+    /* the last step's unfinished sequence, once (a register less in the loop) */
+    if (i != from)
+        st->inc = incomplete(prev);
+    st->prev = prev, st->err = err;
     return i;
 }
 
-/* 64-byte steps, checked first as ASCII and 2-byte text (two_byte_errors)
- * and again exactly (block_errors) when that finds something; a step with
- * a byte of 0xE0 or more near goes to exact_run, with the steps after it
- * that have one too. Most steps of a byte-level BPE vocabulary hold only
- * ASCII and 2-byte sequences. Both methods report a problem at the byte
- * where it shows (the one after a lead), and a 3- or 4-byte sequence that
- * ends in a step is always checked exactly there, so mixing them from step
- * to step misses nothing. */
-AVX2 static void run_steps(const uint8_t *s, uint64_t n, u8state *st)
+/* 64-byte steps, checked first as ASCII and 2-byte text and again exactly
+ * (block_errors) when that finds something; a step with a byte of 0xE0 or
+ * more goes to exact_run, with the steps after it that have one too. Most
+ * steps of a byte-level BPE vocabulary hold only ASCII and 2-byte
+ * sequences.
+ *
+ * The 2-byte check works on 64-bit masks, where a shift moves the whole
+ * step by a byte: with no byte of 0xE0 or more in the step, its non-ASCII
+ * bytes are continuations (0x80..0xBF, `cont`) and leads (0xC0..0xDF,
+ * `lead` = non-ASCII and not cont), and the step is valid UTF-8 exactly when
+ * every byte is a continuation if and only if the byte before it is a lead
+ * ((lead << 1 | carry) == cont, carry: the step before ended with a lead),
+ * and no lead is 0xC0 or 0xC1 (overlong; those add 0x40 to below 2, kept
+ * in a running minimum `ov` and judged once at the end). A lead in the
+ * last byte carries into the next step: its first byte must continue it
+ * (a 2-byte step), or the step is an error (all ASCII: `bad`), or
+ * block_errors sees it in prev (exact). carry is set only by this check, so
+ * after an exact step it is 0: a continuation there (of the exact step's
+ * sequence) fails the mask test and the step is checked exactly, with
+ * prev, which is always right. A step that fails the mask test is checked
+ * exactly too: the test decides nothing on its own but "valid". */
+AVX2 static inline __attribute__((always_inline)) void run_steps(const uint8_t *s, uint64_t n,
+                                                                 u8state *st, bool *esc)
 {
-    __m256i prev = st->prev, err = st->err, inc = st->inc;
+    __m256i prev = st->prev, err = st->err;
+    __m256i ov = _mm256_set1_epi8(C(0xFF));
     const two_k k = two_consts();
-    for (uint64_t i = 0; n - i >= 64;) {
+    /* st->inc: an exact step's unfinished sequence before this call */
+    uint64_t carry = 0, bad = 0, pend = !_mm256_testz_si256(st->inc, st->inc);
+    for (uint64_t i = 0; i + 64 <= n;) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-        if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
-            err = _mm256_or_si256(err, inc);
-            inc = _mm256_setzero_si256();
-        } else {
-            __m256i big = big_bytes(a, b, prev, k.df);
-            if (!_mm256_testz_si256(big, big)) {
-                st->prev = prev, st->err = err, st->inc = inc;
-                i = exact_run(s, n, i, st);
-                prev = st->prev, err = st->err, inc = st->inc;
-                continue;
+        const uint64_t non = mask64(a, b);
+        if (non == 0) {
+            bad |= carry | pend; /* a sequence the step before left unfinished */
+            carry = pend = 0;
+            if (esc) {
+                __m256i e = esc_bytes(a, b);
+                if (!_mm256_testz_si256(e, e))
+                    step_esc(s, n, i, a, b, esc);
             }
-            __m256i e = _mm256_or_si256(two_byte_errors(a, prev, &k), two_byte_errors(b, a, &k));
-            if (!_mm256_testz_si256(e, e))
-                e = exact_errors(a, b, prev);
-            err = _mm256_or_si256(err, e);
-            inc = incomplete(b);
+        } else {
+            __m256i big = _mm256_subs_epu8(_mm256_max_epu8(a, b), k.df);
+            /* one test for both: a big byte or an ESC is rare */
+            __m256i e = esc ? esc_bytes(a, b) : _mm256_setzero_si256();
+            __m256i any = esc ? _mm256_or_si256(big, e) : big;
+            if (__builtin_expect(!_mm256_testz_si256(any, any), 0)) {
+                if (esc && !_mm256_testz_si256(e, e))
+                    step_esc(s, n, i, a, b, esc);
+                if (!_mm256_testz_si256(big, big)) {
+                    st->prev = prev, st->err = err, st->inc = incomplete(prev);
+                    const uint64_t from = i;
+                    i = exact_run(s, n, i, st);
+                    if (esc) /* its steps' ESC bytes (this one's again) */
+                        esc_steps(s, n, from, i, esc);
+                    prev = st->prev, err = st->err;
+                    /* an unfinished sequence: the next step is checked exactly */
+                    pend = !_mm256_testz_si256(st->inc, st->inc);
+                    carry = 0;
+                    continue;
+                }
+            }
+            const uint64_t cont =
+                mask64(_mm256_cmpgt_epi8(k.cont_max, a), _mm256_cmpgt_epi8(k.cont_max, b));
+            const uint64_t lead = non & ~cont;
+            /* (in a step checked exactly too: an error either way) */
+            ov = _mm256_min_epu8(
+                ov, _mm256_min_epu8(_mm256_add_epi8(a, k.c40), _mm256_add_epi8(b, k.c40)));
+            if (__builtin_expect(((((lead << 1) | carry) ^ cont) | pend) != 0, 0))
+                err = _mm256_or_si256(err, exact_errors(a, b, prev));
+            carry = lead >> 63;
+            pend = 0;
         }
         prev = b;
         i += 64;
     }
-    st->prev = prev, st->err = err, st->inc = inc;
+    /* a byte of ov below 2: an 0xC0 or 0xC1 */
+    __m256i over = _mm256_cmpeq_epi8(_mm256_min_epu8(ov, _mm256_set1_epi8(1)), ov);
+    err = _mm256_or_si256(err, over);
+    if (bad)
+        err = _mm256_or_si256(err, _mm256_set1_epi8(C(0xFF)));
+    st->prev = prev, st->err = err, st->inc = incomplete(prev);
 }
 
-AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
+/* valid_avx2 and, with esc, whether s[0..n) holds an ESC followed by a
+ * printable byte (esc_seq_avx2's answer), in the same pass: the 64-byte
+ * steps look at their ESC bytes (run_steps), the tail byte by byte. */
+AVX2 static inline __attribute__((always_inline)) bool valid_impl(const uint8_t *s, uint64_t n,
+                                                                  const uint8_t *limit, bool *esc)
 {
     u8state st = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-    run_steps(s, n, &st);
+    run_steps(s, n, &st, esc);
     uint64_t i = n - n % 64;
+    if (esc)
+        for (uint64_t j = i; j < n && !*esc; j++)
+            *esc = s[j] == 0x1B && j + 1 < n && (uint8_t)(s[j + 1] - 0x20u) < 0x5Fu;
     __m256i prev = st.prev, err = st.err, inc = st.inc;
     for (; n - i >= 32; i += 32) {
         __m256i in = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
@@ -301,6 +350,17 @@ AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
     }
     err = _mm256_or_si256(err, block_errors(in, prev));
     return _mm256_testz_si256(err, err);
+}
+
+AVX2 static bool valid_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit)
+{
+    return valid_impl(s, n, limit, NULL);
+}
+
+AVX2 static bool valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, bool *esc)
+{
+    *esc = false;
+    return valid_impl(s, n, limit, esc);
 }
 
 /* The vector check runs when the host has AVX2 and fp_level allows it:
@@ -352,11 +412,8 @@ bool utf8_valid_esc_avx2(const uint8_t *s, uint64_t n, const uint8_t *limit, boo
     *done = host_avx2();
     if (!*done)
         return false;
-    /* two passes over bytes that are in cache: one fused loop needs more
-     * vector registers than there are, and spills */
-    bool ok = valid_avx2(s, n, limit);
-    *esc = esc_seq_avx2(s, n);
-    return ok;
+    /* one pass: the ESC bytes are found with the steps' other tests */
+    return valid_esc_avx2(s, n, limit, esc);
 }
 
 #else

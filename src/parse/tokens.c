@@ -147,8 +147,8 @@ static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev_off)
 
 /* ---- the hash ----
  *
- * A token of up to TOKEN_NH_MAX bytes, zero-padded to 16, 32 or 64 bytes
- * (short_block; w_0, w_1, ... its 32-bit little-endian words), is hashed with NH (Black,
+ * A token of up to TOKEN_NH_MAX bytes, laid out in a block of 16, 32 or 64
+ * bytes (short_block; w_0, w_1, ... its 32-bit little-endian words), is hashed with NH (Black,
  * Halevi, Krawczyk, Krovetz and Rogaway, UMAC, 1999):
  *     nh = sum_i (w_2i + k_2i mod 2^32) * (w_2i+1 + k_2i+1 mod 2^32)  mod 2^64,
  * one 32 x 32 -> 64-bit multiply per 8 bytes. For two different strings of
@@ -166,16 +166,22 @@ static bool tok_note_dup(tok_index *t, uint64_t i, uint32_t prev_off)
  * SipHash-1-3. SSE2 does one 16-byte half per four instructions
  * (add the keys, shift the odd words down, multiply, accumulate). */
 
-/* The padded block of a token of 1..TOKEN_NH_MAX bytes: one of 17..64 bytes
- * starts it, zeros after; one of up to 16 bytes ends its half (up to 8
- * bytes: the first 8) or its block (9..16), zeros before, as tok_nh_short
- * finds it in the array without a mask. Either way a one-to-one layout per
- * length, which is all NH's bound needs. */
+/* The block of a token of 1..TOKEN_NH_MAX bytes: one of 17..32 (33..64)
+ * bytes is its first 16 (32) bytes and then its last 16 (32), overlapping,
+ * as the walks load them without a mask; one of up to 16 bytes ends its
+ * half (up to 8 bytes: the first 8) or its block (9..16), zeros before, as
+ * tok_nh_short finds it in the array without a mask. Either way a
+ * one-to-one layout per length (the two parts cover every byte), which is
+ * all NH's bound needs. */
 static void short_block(uint8_t pad[TOKEN_NH_MAX], const uint8_t *s, uint64_t len)
 {
-    if (len > 16)
-        memcpy(pad, s, (size_t)len);
-    else if (len <= 8)
+    if (len > 32) {
+        memcpy(pad, s, 32);
+        memcpy(pad + 32, s + len - 32, 32);
+    } else if (len > 16) {
+        memcpy(pad, s, 16);
+        memcpy(pad + 16, s + len - 16, 16);
+    } else if (len <= 8)
         memcpy(pad + 8 - len, s, (size_t)len);
     else
         memcpy(pad + 16 - len, s, (size_t)len);
@@ -195,13 +201,6 @@ static uint64_t nh_ref(const tok_index *t, const uint8_t *s, uint64_t len)
     }
     return nh;
 }
-
-#if defined(__SSE2__)
-const uint8_t tok_keep_mask[64] = {
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-};
-#endif
 
 uint64_t tok_hash_ref(const tok_index *t, const uint8_t *s, uint64_t len)
 {
@@ -349,7 +348,7 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
         size_t k = (size_t)(h >> shift);                                                           \
         uint32_t st;                                                                               \
         while (__builtin_expect((st = slots[k].tag) != 0, 0) && st != tag) {                       \
-            *probes = *probes + 1;                                                                 \
+            nprobes++;                                                                             \
             k = (k + 1) & mask;                                                                    \
         }                                                                                          \
         if (__builtin_expect(st != 0, 0))                                                          \
@@ -379,9 +378,9 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
     /* the token count is the loop counter: one compare, no decrement */                             \
     uint64_t tn = (w).tn;                                                                            \
     const uint64_t tn_end = tn + (w).left;                                                           \
-    /* probes (rare: only past an occupied slot) are counted in memory,                            \
-     * leaving a register to the loop */ \
-    volatile uint64_t *const probes = &(ti)->probes;                                                 \
+    /* probes (rare: only past an occupied slot), added to the record on                           \
+     * the way out; the compiler keeps the count in memory, one add each */ \
+    uint64_t nprobes = 0;                                                                            \
     while (tn != tn_end && q < (lim)) {                                                              \
         if ((tn & TOK_CP_MASK) == 0)                                                                 \
             cps[tn >> TOK_CP_SHIFT] = (uint32_t)(q - tbase);                                         \
@@ -399,6 +398,7 @@ bool tok_find(const tok_index *t, const uint8_t *s, uint64_t len, uint64_t *inde
         }                                                                                            \
     }                                                                                                \
     out:                                                                                             \
+    (ti)->probes += nprobes;                                                                         \
     return (tok_walk)                                                                                \
     {                                                                                                \
         q, tn_end - tn, tn                                                                           \
@@ -448,14 +448,14 @@ hash_avx2(const keys256 *k, const uint8_t *s, uint64_t n, const tok_index *ti, u
         x = tok_nh_short(s, n, k->k0);
     } else {
         __m256i p;
-        if (n <= 32) {
-            __m256i v =
-                _mm256_add_epi32(_mm256_and_si256(LD32(s), LD32(tok_keep_mask + 32 - n)), k->k01);
+        if (n <= 32) { /* the first and the last 16 bytes (short_block) */
+            __m256i v = _mm256_add_epi32(
+                _mm256_inserti128_si256(_mm256_castsi128_si256(LD16(s)), LD16(s + n - 16), 1),
+                k->k01);
             p = _mm256_mul_epu32(v, _mm256_srli_epi64(v, 32));
-        } else {
+        } else { /* the first and the last 32 */
             __m256i a = _mm256_add_epi32(LD32(s), k->k01);
-            __m256i b = _mm256_add_epi32(
-                _mm256_and_si256(LD32(s + 32), LD32(tok_keep_mask + 64 - n)), k->k23);
+            __m256i b = _mm256_add_epi32(LD32(s + n - 32), k->k23);
             p = _mm256_add_epi64(_mm256_mul_epu32(a, _mm256_srli_epi64(a, 32)),
                                  _mm256_mul_epu32(b, _mm256_srli_epi64(b, 32)));
         }

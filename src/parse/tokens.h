@@ -145,10 +145,6 @@ static inline uint64_t tok_finish(uint64_t sum, uint64_t mul)
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* The first 32 bytes keep all-ones masks: loaded from 32 - len on, the
- * first len bytes are kept. */
-extern const uint8_t tok_keep_mask[64];
-
 /* NH's product vector of a token of 1..16 bytes whose length field (a
  * little-endian u64 under 2^56) is the 8 bytes before it, as tokens sit in
  * the array: the token is loaded so that it ends at its block's end and the
@@ -176,11 +172,13 @@ tok_hash8(const uint8_t *s, uint64_t len, __m128i k0, const uint64_t *short_tab,
     return tok_finish((uint64_t)_mm_cvtsi128_si64(v) + short_tab[len], mul);
 }
 
-/* tok_hash_ref of a token of 1..64 bytes with 64 readable bytes from its
- * start and its length field before it (tok_nh_short): NH 16 bytes per
- * step (add the word keys, shift the odd words down, multiply, accumulate),
- * then the length and the multiplier. k0..k3: the word keys nh[0..3],
- * [4..7], [8..11], [12..15] as vectors. */
+/* tok_hash_ref of a token of 1..64 bytes with its length field before it
+ * (tok_nh_short): NH 16 bytes per step (add the word keys, shift the odd
+ * words down, multiply, accumulate), then the length and the multiplier.
+ * A token of 17..64 bytes is NH'd as its first and its last 16 (17..32) or
+ * 32 (33..64) bytes, which overlap (short_block): every load lies in the
+ * token and none needs a mask. k0..k3: the word keys nh[0..3], [4..7],
+ * [8..11], [12..15] as vectors. */
 static inline __attribute__((always_inline)) uint64_t
 tok_hash_fast(const uint8_t *s, uint64_t len, __m128i k0, __m128i k1, __m128i k2, __m128i k3,
               const uint64_t *klen_tab, uint64_t mul)
@@ -191,16 +189,11 @@ tok_hash_fast(const uint8_t *s, uint64_t len, __m128i k0, __m128i k1, __m128i k2
     if (len <= 16) {
         p = tok_nh_short(s, len, k0);
     } else if (len <= 32) {
-        p = _mm_add_epi64(
-            TOK_NH16(TOK_LD(s), k0),
-            TOK_NH16(_mm_and_si128(TOK_LD(s + 16), TOK_LD(tok_keep_mask + 48 - len)), k1));
+        p = _mm_add_epi64(TOK_NH16(TOK_LD(s), k0), TOK_NH16(TOK_LD(s + len - 16), k1));
     } else {
-        /* 64 bytes in four halves; the ones past len are zero (masked) */
-        const uint8_t *m = tok_keep_mask + 64 - len; /* 64 - len in 0..31: len - 32 ones */
         p = _mm_add_epi64(
             _mm_add_epi64(TOK_NH16(TOK_LD(s), k0), TOK_NH16(TOK_LD(s + 16), k1)),
-            _mm_add_epi64(TOK_NH16(_mm_and_si128(TOK_LD(s + 32), TOK_LD(m)), k2),
-                          TOK_NH16(_mm_and_si128(TOK_LD(s + 48), TOK_LD(m + 16)), k3)));
+            _mm_add_epi64(TOK_NH16(TOK_LD(s + len - 32), k2), TOK_NH16(TOK_LD(s + len - 16), k3)));
     }
     p = _mm_add_epi64(p, _mm_unpackhi_epi64(p, p));
     return tok_finish((uint64_t)_mm_cvtsi128_si64(p) + klen_tab[len], mul);

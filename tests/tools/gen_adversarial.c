@@ -21,6 +21,10 @@
  *               final byte replaced by 0xFF (one bad byte after a long run:
  *               the run fails and its strings are checked one by one);
  *               twin: the same tokens all valid
+ *   tokesc      16 384 distinct 8-byte tokens of four ESC bytes, each followed
+ *               by a control byte (no terminal escape sequence: nothing to
+ *               report, but every ESC is looked at where the UTF-8 pass
+ *               finds it, issue 28); twin: random 8-byte lowercase tokens
  *   keys        4 096 KVs whose keys share the low 20 bits of FNV-1a (a Joux
  *               multicollision over [a-z0-9_] blocks); twin: random keys of
  *               the same length
@@ -178,6 +182,31 @@ static void shape_tokdup(const char *dir, uint64_t n, bool twin)
         memcpy(toks + 8 * j, &w, 8);
     }
     write_vocab(dir, twin ? "tokdup.twin.gguf" : "tokdup.gguf", toks, n, 8);
+    free(toks);
+}
+
+/* n distinct tokens ESC c1 ESC c2 ESC c3 ESC c4, the c_k control bytes
+ * other than ESC (j in base 30 over them); twin: random lowercase. */
+static void shape_tokesc(const char *dir, uint64_t n, bool twin)
+{
+    static const uint8_t ctl[30] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 30, 31};
+    uint8_t *toks = gk_calloc(n, 8);
+    uint64_t seed = 0xe5cull;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t r = gk_rng_next(&seed), x = j;
+        for (unsigned k = 0; k < 4; k++) {
+            if (twin) {
+                toks[8 * j + 2 * k] = (uint8_t)('a' + (r >> (16 * k)) % 26);
+                toks[8 * j + 2 * k + 1] = (uint8_t)('a' + (r >> (16 * k + 8)) % 26);
+            } else {
+                toks[8 * j + 2 * k] = 0x1B;
+                toks[8 * j + 2 * k + 1] = ctl[x % 30];
+                x /= 30;
+            }
+        }
+    }
+    write_vocab(dir, twin ? "tokesc.twin.gguf" : "tokesc.gguf", toks, n, 8);
     free(toks);
 }
 
@@ -604,6 +633,8 @@ int main(int argc, char **argv)
                 shape_tokens(dir, 16384 * s, twin);
             else if (strcmp(sh, "tokdup") == 0)
                 shape_tokdup(dir, 16384 * s, twin);
+            else if (strcmp(sh, "tokesc") == 0)
+                shape_tokesc(dir, 16384 * s, twin);
             else if (strcmp(sh, "tokutf8") == 0)
                 shape_tok4(dir, 16384 * s, !twin, false,
                            twin ? "tokutf8.twin.gguf" : "tokutf8.gguf");
