@@ -118,10 +118,10 @@ void ev_cap_open_filter(tpl *t, const aval *filter, uint64_t index)
     capframe *f = cap_push(t, CAP_FILTER, index);
     if (!f)
         return;
-    if (filter && filter->kind == AV_NAME)
+    if (filter && filter->kind == AV_NAME && filter->word)
         f->word = filter->word;
     else
-        f->unknown = true; /* a filter with arguments, or not a name */
+        f->unknown = true; /* a filter with arguments, not a name, or one not in the table */
 }
 
 void ev_cap_text_slow(tpl *t, const uint8_t *s, size_t n)
@@ -273,6 +273,11 @@ void ev_cap_close(tpl *t, uint32_t i, bool branch)
         r = ev_apply_filter(t, f->word, &v, NULL, 0, 0, &v);
         if (r.kind == AV_UNK)
             r.flags |= (uint32_t)(F_STRTYPE | fd_frag_of(t, &v));
+    }
+    if (r.kind != AV_STR && r.kind != AV_UNK) { /* |length, |list ...: Jinja's TypeError */
+        aval u = unk_at(&v);
+        u.flags = (uint32_t)(fd_frag_of(t, &v) | (v.flags & (F_CONTENT | F_TAINT)));
+        r = u;
     }
     ev_cap_value(t, &r);
 }

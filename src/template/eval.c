@@ -1176,6 +1176,40 @@ static void emit_items(tpl *t, const aval *v)
     }
 }
 
+/* tpl_probe: the items a {{ }} emits in the one loop open around it (over
+ * a constant, and the value comes from that loop's variable), joined: what
+ * {% for c in K %}{{ v }}{% endfor %} renders. False otherwise. */
+static bool probe_items(tpl *t, const aval *v)
+{
+    if (t->ev.n_blocks != 1 || t->ev.blocks_over || t->ev.blocks[0].kind != W_FOR)
+        return false;
+    uint16_t from = v->vid ? v->vid : v->word;
+    if (!from || t->ev.blocks[0].items_vid != from)
+        return false;
+    const uint8_t *p = fd_bytes(t, v);
+    size_t n = 0;
+    if (v->rword == AV_STR) {
+        if (v->len > t->ev.probe_cap)
+            return false;
+        memcpy(t->ev.probe_buf, p, v->len);
+        n = v->len;
+    } else {
+        for (uint32_t pos = 0; pos + 4 <= v->len;) {
+            uint32_t w;
+            memcpy(&w, p + pos, 4);
+            w &= 0x7FFFFFFFu; /* the length, without the integer mark */
+            if (w > v->len - pos - 4 || w > t->ev.probe_cap - n)
+                return false;
+            memcpy(t->ev.probe_buf + n, p + pos + 4, w);
+            n += w;
+            pos += 4 + w;
+        }
+    }
+    t->ev.probe_len = n;
+    t->ev.probe_known = true;
+    return true;
+}
+
 /* tpl_probe: remember the value of this {{ }} when it is exactly known. */
 static void probe_value(tpl *t, const aval *v)
 {
@@ -1185,6 +1219,10 @@ static void probe_value(tpl *t, const aval *v)
     char d[24];
     const uint8_t *b;
     size_t n;
+    if (v->kind == AV_UNK && (v->flags & F_ITEMS)) {
+        probe_items(t, v);
+        return;
+    }
     if (v->kind == AV_STR) {
         b = fd_bytes(t, v);
         n = v->len;

@@ -39,6 +39,9 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE, AV_NS };
                           * its |items (pairs), whose bytes are still the keys */
 #define F_GATEKEY 0x10000u /* a message's role or a tool's name: a gate when compared (GG734) */
 #define F_PAIRS 0x20000u   /* AV_UNK: a constant dict's |items (remembered dict ival, count m) */
+#define F_RANGE                                                                                    \
+    0x40000u /* AV_UNK: range() of constants, its integers at off/len as a list
+                          * (this tag's arena: a loop over it unrolls; never stored) */
 
 typedef struct aval {
     uint8_t kind;

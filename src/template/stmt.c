@@ -128,6 +128,14 @@ void ev_block_middle(tpl *t, const tok *k)
  * character at a time). */
 static uint16_t loop_items(tpl *t, const aval *it)
 {
+    aval rl;
+    if (it->kind == AV_UNK && (it->flags & F_RANGE)) { /* range(k): its integers */
+        rl = *it;
+        rl.kind = AV_LIST;
+        rl.flags &= (uint32_t)~F_RANGE;
+        rl.ival = rl.count;
+        it = &rl;
+    }
     if (t->ev.for_targets == 2 && it->kind == AV_UNK && (it->flags & F_PAIRS))
         return ev_unroll_pairs(t, it); /* {% for k, v in d|items %} */
     if (t->ev.for_targets != 1 || (it->kind != AV_LIST && it->kind != AV_STR))

@@ -283,6 +283,26 @@ bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r)
     return true;
 }
 
+/* ---------------------------------- {% for i in range(k) %} */
+
+void ev_unroll_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r)
+{
+    if (n < 0 || n > (int64_t)TPL_UNROLL_MAX || !ur_ready(t))
+        return;
+    for (int64_t i = 0; i < n; i++) { /* start + i * step stays between start and stop */
+        aval v = unk_at(r);
+        v.kind = AV_INT;
+        v.ival = start + i * step;
+        t->fd.ur[i] = v;
+    }
+    aval l = fd_make_list(t, t->fd.ur, (uint32_t)n, r);
+    if (l.kind != AV_LIST)
+        return;
+    r->off = l.off;
+    r->len = l.len;
+    r->flags |= F_RANGE;
+}
+
 /* ---------------------------------- {% for k, v in d|items %} */
 
 /* Variable (name s[0..n), hash h) as an F_ITEMS value over list l. */
