@@ -725,6 +725,7 @@ def main():
     ap.add_argument("--show-unknown", type=int, default=0,
                     help="also print this many expressions Jinja renders but the folder leaves "
                          "unknown, and folded ones Jinja rejects")
+    ap.add_argument("--form", help="print only this form's unknowns (with --show-unknown)")
     args = ap.parse_args()
 
     warnings.simplefilter("ignore")  # Python's SyntaxWarnings on compiled templates
@@ -761,7 +762,8 @@ def main():
             if line == "U":
                 stats["unknown, jinja renders" if status == "ok" else "unknown, jinja raises"] += 1
                 forms[form]["declined"] += 1
-                if status == "ok" and len(unknowns) < args.show_unknown:
+                if status == "ok" and len(unknowns) < args.show_unknown and \
+                        (not args.form or form == args.form):
                     unknowns.append((expr, val))
                 continue
             mine = bytes.fromhex(line[2:])
