@@ -577,8 +577,14 @@ def gen_loop(r):
     kind, it = loop_iter(r)
     var = r.choice(["i", "c"])
     body = loop_body(r, var, kind)
-    k = r.randrange(5)
-    loop = "{%% for %s in %s %%}{{ %s }}{%% endfor %%}" % (var, it, body)
+    k = r.randrange(7)
+    tail = "{% endfor %}"
+    if r.random() < 0.15:  # a loop filter: some items are skipped
+        it += r.choice([" if %s != 'b'" % var, " if %s" % var, " if loop.index > 1",
+                        " if %s != 2" % var])
+    if r.random() < 0.1:  # the loop's else: its variable is undefined there
+        tail = "{%% else %%}{{ %s }}{%% endfor %%}" % r.choice([var, "'e'", body])
+    loop = "{%% for %s in %s %%}{{ %s }}%s" % (var, it, body, tail)
     if k == 0:
         return "{%% set x %%}%s{%% endset %%}{{ x }}" % loop
     if k == 1:
@@ -592,6 +598,15 @@ def gen_loop(r):
     if k == 3:
         return "{%% for k, v in %s|items %%}{{ %s }}{%% endfor %%}" % (
             d_expr(r, 1), r.choice(["k", "v", "k ~ v", "k|upper", "'%s' % v"]))
+    if k == 4:  # nested: the inner loop's items are printed once per outer turn
+        _, it2 = loop_iter(r)
+        return "{%% for j in %s %%}%s{%% endfor %%}" % (it2, loop)
+    if k == 5:  # a {% set %} capture around a loop with text and several values
+        return ("{%% set x %%}%s{%% for %s in %s %%}%s{{ %s }}%s{{ %s }}{%% endfor %%}%s"
+                "{%% endset %%}{{ x }}" % (r.choice(["", "<", "{{ '>' }}"]), var, it,
+                                           r.choice(["", "-", " "]), body,
+                                           r.choice(["", ",", "{{- ' ' }}"]),
+                                           loop_body(r, var, kind), r.choice(["", "!"])))
     return loop
 
 

@@ -122,12 +122,32 @@ static void test_regression_repr_inexact_surrogate(void **state)
     expr("'{0:c}'.format(1114112)", NULL); /* past U+10FFFF: OverflowError */
 }
 
+/* {% for c in K if cond %}: the loop variable was taken for every item of
+ * K (the folder said 'abc' where Jinja renders 'ac'), and in the loop's
+ * {% else %} (where it is undefined) for the items too. Now the items stay
+ * for the checks (inexact) and no value is claimed. A {{ }} inside a block
+ * (a loop, a branch, a macro) is not what the template renders either. */
+static void test_regression_loop_filter_and_else(void **state)
+{
+    (void)state;
+    probe("{% for c in 'abc' if c != 'b' %}{{ c }}{% endfor %}", NULL);
+    probe("{% for c in 'abc' if c != 'b' %}{{ c|upper }}{% endfor %}", NULL);
+    probe("{% for k, v in {'a': 'b'}|items if k %}{{ k }}{% endfor %}", NULL);
+    probe("{% for c in 'ab' %}{% else %}{{ c }}{% endfor %}", NULL);
+    probe("{% for c in range(3) %}{{ c }}{% else %}{{ 'e' }}{% endfor %}", NULL);
+    probe("{% if x %}{{ 'a' }}{% endif %}", NULL);
+    probe("{% macro m() %}{{ 'a' }}{% endmacro %}", NULL);
+    probe("{% for c in 'abc' %}{{ c }}{% endfor %}", "abc");
+    probe("{% for c in 'abc' %}{{ c }}{% else %}x{% endfor %}", "abc"); /* else unused */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_regression_capture_filter_unknown_or_not_string),
         cmocka_unit_test(test_regression_range_step_zero),
         cmocka_unit_test(test_regression_repr_inexact_surrogate),
+        cmocka_unit_test(test_regression_loop_filter_and_else),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1075,6 +1075,8 @@ static void tok_special(tpl *t, const tok *k)
             !ev_marker_open(t)) {
             ev_flush(t);
             ev_finish_for(t);
+            if (k->word == W_IF) /* {% for c in K if cond %}: some items are skipped */
+                ev_loop_inexact(t);
             if (k->word == W_RECURSIVE && t->ev.n_blocks && !t->ev.blocks_over &&
                 t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR)
                 t->ev.blocks[t->ev.n_blocks - 1].recursive = true;
@@ -1210,7 +1212,9 @@ static bool probe_items(tpl *t, const aval *v)
     return true;
 }
 
-/* tpl_probe: remember the value of this {{ }} when it is exactly known. */
+/* tpl_probe: remember the value of this {{ }} when it is exactly known and
+ * what the template renders when it is the last tag: outside any block, or
+ * the items of the one loop around it. */
 static void probe_value(tpl *t, const aval *v)
 {
     t->ev.probe_known = false;
@@ -1223,6 +1227,8 @@ static void probe_value(tpl *t, const aval *v)
         probe_items(t, v);
         return;
     }
+    if (t->ev.n_blocks || t->ev.blocks_over)
+        return; /* in a loop, a branch or a macro: printed any number of times */
     if (v->kind == AV_STR) {
         b = fd_bytes(t, v);
         n = v->len;

@@ -202,6 +202,9 @@ bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r);
 /* {% for k, v in PAIRS %}: k and v take the keys and the values in turn
  * (F_ITEMS); 1 + the variable k, 0 when not. */
 uint16_t ev_unroll_pairs(tpl *t, const aval *pairs);
+/* stmt.c: a loop filter ({% for c in K if ... %}) or the loop's {% else %}:
+ * the innermost loop's variables no longer take exactly its items */
+void ev_loop_inexact(tpl *t);
 /* range() of n (<= TPL_UNROLL_MAX) integers from start by step: r (AV_UNK)
  * gets them as a list at off/len and F_RANGE, for a loop over it */
 void ev_unroll_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r);

@@ -101,11 +101,34 @@ void ev_block_end(tpl *t, const tok *k)
     ev_gate_update(t);
 }
 
+/* The innermost loop's variables over a constant no longer take exactly
+ * its items in turn (a loop filter skips some; in the loop's {% else %} they
+ * are undefined): what they emit stays for the checks, F_INEXACT, and
+ * tpl_probe claims no value for them. */
+void ev_loop_inexact(tpl *t)
+{
+    if (!t->ev.n_blocks || t->ev.blocks_over)
+        return;
+    block *b = &t->ev.blocks[t->ev.n_blocks - 1];
+    if (b->kind != W_FOR || !b->items_vid)
+        return;
+    if (b->items_vid <= t->fd.n_vars)
+        t->fd.vars[b->items_vid - 1].v.flags |= F_INEXACT;
+    b->items_vid = 0;
+    if (t->ev.for_targets == 2) { /* {% for k, v in d|items %}: v too */
+        var *x = fd_var_find(t, t->ev.for_name2, t->ev.for_len2, t->ev.for_hash2);
+        if (x)
+            x->v.flags |= F_INEXACT;
+    }
+}
+
 void ev_block_middle(tpl *t, const tok *k)
 {
     if (t->ev.blocks_over > 0)
         return;
     unsigned top = t->ev.n_blocks ? t->ev.blocks[t->ev.n_blocks - 1].kind : W_NONE;
+    if (k->word == W_ELSE && top == W_FOR)
+        ev_loop_inexact(t);
     bool ok = k->word == W_ELIF ? top == W_IF : (top == W_IF || top == W_FOR);
     if (!ok)
         tpl_report(t, TH_SYNTAX, k->index,
