@@ -141,6 +141,22 @@ static void test_regression_loop_filter_and_else(void **state)
     probe("{% for c in 'abc' %}{{ c }}{% else %}x{% endfor %}", "abc"); /* else unused */
 }
 
+/* loop.index and its kin in a loop over a constant: the integers they take
+ * in turn, so text decoded from them ('%c' % (96 + loop.index)) is known */
+static void test_fold_loop_index(void **state)
+{
+    (void)state;
+    probe("{% for c in 'abc' %}{{ loop.index }}{% endfor %}", "123");
+    probe("{% for c in 'a\xc3\xa9\xe4\xb8\xad' %}{{ loop.revindex }}{% endfor %}", "321");
+    probe("{% for c in [1, 2] %}{{ loop.length }}{% endfor %}", "22");
+    probe("{% for c in range(3) %}{{ '%c' % (96 + loop.index) }}{% endfor %}", "abc");
+    probe("{% for c in range(3) %}{{ loop.index0 * 2 }}{% endfor %}", "024");
+    probe("{% for c in range(3) %}{{ loop.revindex0 }}{% endfor %}", "210");
+    probe("{% for c in messages %}{{ loop.index }}{% endfor %}", NULL); /* data */
+    probe("{% for c in 'ab' if c %}{{ loop.index }}{% endfor %}", NULL);  /* filtered */
+    probe("{% for c in 'ab' %}{{ loop.first }}{% endfor %}", NULL);       /* booleans */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +164,7 @@ int main(void)
         cmocka_unit_test(test_regression_range_step_zero),
         cmocka_unit_test(test_regression_repr_inexact_surrogate),
         cmocka_unit_test(test_regression_loop_filter_and_else),
+        cmocka_unit_test(test_fold_loop_index),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

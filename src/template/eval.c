@@ -904,7 +904,8 @@ static bool pending_tok(tpl *t, const tok *k)
     case PE_DOT:
         t->ev.pend_ev = PE_NONE;
         if (k->kind == TK_NAME) {
-            ev_attr_access(t, k);
+            if (!ev_unroll_loop_attr(t, k))
+                ev_attr_access(t, k);
             t->ev.last_str = false;
             return true;
         }

@@ -205,6 +205,10 @@ uint16_t ev_unroll_pairs(tpl *t, const aval *pairs);
 /* stmt.c: a loop filter ({% for c in K if ... %}) or the loop's {% else %}:
  * the innermost loop's variables no longer take exactly its items */
 void ev_loop_inexact(tpl *t);
+/* unroll.c: loop.index / index0 / revindex / revindex0 / length (the token k
+ * after "loop.") in a {{ }} of a loop over a constant: true, and the value
+ * on the stack is the integers it takes in turn (F_ITEMS) */
+bool ev_unroll_loop_attr(tpl *t, const tok *k);
 /* range() of n (<= TPL_UNROLL_MAX) integers from start by step: r (AV_UNK)
  * gets them as a list at off/len and F_RANGE, for a loop over it */
 void ev_unroll_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r);
