@@ -600,7 +600,11 @@ def gen_loop(r):
             d_expr(r, 1), r.choice(["k", "v", "k ~ v", "k|upper", "'%s' % v"]))
     if k == 4:  # nested: the inner loop's items are printed once per outer turn
         _, it2 = loop_iter(r)
-        return "{%% for j in %s %%}%s{%% endfor %%}" % (it2, loop)
+        nest = "{%% for j in %s %%}%s%s{%% endfor %%}" % (
+            it2, r.choice(["", "{{ j }}", "/", "{% set q %}{{ j }}{% endset %}"]), loop)
+        if r.random() < 0.6:
+            return "{%% set x %%}%s{%% endset %%}{{ x }}" % nest
+        return nest
     if k == 5:  # a {% set %} capture around a loop with text and several values
         return ("{%% set x %%}%s{%% for %s in %s %%}%s{{ %s }}%s{{ %s }}{%% endfor %%}%s"
                 "{%% endset %%}{{ x }}" % (r.choice(["", "<", "{{ '>' }}"]), var, it,

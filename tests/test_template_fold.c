@@ -152,9 +152,69 @@ static void test_fold_loop_index(void **state)
     probe("{% for c in range(3) %}{{ '%c' % (96 + loop.index) }}{% endfor %}", "abc");
     probe("{% for c in range(3) %}{{ loop.index0 * 2 }}{% endfor %}", "024");
     probe("{% for c in range(3) %}{{ loop.revindex0 }}{% endfor %}", "210");
-    probe("{% for c in messages %}{{ loop.index }}{% endfor %}", NULL); /* data */
-    probe("{% for c in 'ab' if c %}{{ loop.index }}{% endfor %}", NULL);  /* filtered */
-    probe("{% for c in 'ab' %}{{ loop.first }}{% endfor %}", NULL);       /* booleans */
+    probe("{% for c in messages %}{{ loop.index }}{% endfor %}", NULL);  /* data */
+    probe("{% for c in 'ab' if c %}{{ loop.index }}{% endfor %}", NULL); /* filtered */
+    probe("{% for c in 'ab' %}{{ loop.first }}{% endfor %}", NULL);      /* booleans */
+}
+
+/* A loop over a constant inside a {% set %} capture: its body (text,
+ * constants, values of the loop variable) is unrolled turn by turn into the
+ * captured text, whitespace control applied once to the body as Jinja's
+ * lexer does; a filter, an else, a branch inside or a loop over data leave
+ * the capture unknown. */
+static void test_fold_capture_loops(void **state)
+{
+    (void)state;
+    probe("{% set x %}{% for c in 'abc' %}{{ c }}{% endfor %}{% endset %}{{ x }}", "abc");
+    probe("{% set x %}<{% for c in 'abc' %}-{{ c }},{{ c|upper }}{% endfor %}!{% endset %}{{ x }}",
+          "<-a,A-b,B-c,C!");
+    probe("{% set x %}{% for c in range(3) %}{{ '%c' % (97 + c) }}{% endfor %}{% endset %}{{ x }}",
+          "abc");
+    probe("{% set x %}{% for c in 'abc' %}  {{ c }}  {%- endfor %}{% endset %}{{ x }}",
+          "  a  b  c");
+    probe("{% set x %}{% for c in 'abc' -%}  {{ c }}  {% endfor %}{% endset %}{{ x }}",
+          "a  b  c  ");
+    probe("{% set x %}{% for c in 'ab' %}{% for d in 'xy' %}{{ d }}{% endfor %}{% endfor %}"
+          "{% endset %}{{ x }}",
+          "xyxy");
+    probe("{% set x %}{% for c in 'ab' %}{{ c }}{% for d in 'xy' %}{{ d }}{% endfor %}.{% endfor %}"
+          "{% endset %}{{ x }}",
+          "axy.bxy.");
+    probe("{% set x %}{% for c in [1, 'a', 22] %}{{ c }}{{ loop.index }}{% endfor %}{% endset %}{{ "
+          "x }}",
+          "11a2223");
+    probe("{% set x | upper %}{% for c in 'ab' %}{{ c }}{% endfor %}{% endset %}{{ x }}", "AB");
+    probe("{% set x %}{% filter upper %}{% for c in 'ab' %}{{ c }}_{% endfor %}{% endfilter %}"
+          "{% endset %}{{ x }}",
+          "A_B_");
+    probe("{% set y = 'z' %}{% set x %}{% for c in 'abc' %}[{{ y }}]{% set y = c %}{% endfor %}"
+          "{% endset %}{{ x }}",
+          "[z][z][z]");
+    probe("{% set x %}{% for c in '' %}{{ c }}{% endfor %}{% endset %}{{ x }}", "");
+    probe("{% set k %}{% for c in [95, 95, 99, 108, 97, 115, 115, 95, 95] %}{{ '%c' % c }}"
+          "{% endfor %}{% endset %}{{ k }}",
+          "__class__");
+    probe("{% set x %}{% for c in 'abc' if c != 'b' %}{{ c }}{% endfor %}{% endset %}{{ x }}",
+          NULL);
+    probe("{% set x %}{% for c in 'abc' %}{{ c }}{% else %}e{% endfor %}{% endset %}{{ x }}", NULL);
+    probe(
+        "{% set x %}{% for c in 'ab' %}{% if c %}{{ c }}{% endif %}{% endfor %}{% endset %}{{ x }}",
+        NULL);
+    probe("{% set x %}{% for c in messages %}{{ c }}{% endfor %}{% endset %}{{ x }}", NULL);
+    probe("{% set x %}{% for c in 'ab' %}{% for d in 'xy' %}{{ c }}{% endfor %}{% endfor %}"
+          "{% endset %}{{ x }}",
+          NULL); /* the outer variable inside the inner loop: not one item per inner turn */
+    probe("{% set x %}{% for c in range(300) %}{{ c }}{% endfor %}{% endset %}{{ x }}", NULL);
+}
+
+/* s|list: the code points of a constant string, as a list */
+static void test_fold_str_list(void **state)
+{
+    (void)state;
+    expr("'xyz'|list|join('-')", "x-y-z");
+    expr("('x\u00e9\U0001F600'|list)[1]", "\xc3\xa9");
+    expr("''|list|join", "");
+    probe("{% for c in 'ab'|list %}{{ c|upper }}{% endfor %}", "AB");
 }
 
 int main(void)
@@ -165,6 +225,8 @@ int main(void)
         cmocka_unit_test(test_regression_repr_inexact_surrogate),
         cmocka_unit_test(test_regression_loop_filter_and_else),
         cmocka_unit_test(test_fold_loop_index),
+        cmocka_unit_test(test_fold_capture_loops),
+        cmocka_unit_test(test_fold_str_list),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -179,10 +179,12 @@ void ev_cap_open_set(tpl *t, const uint8_t *name, uint32_t n, uint32_t hash, uin
 void ev_cap_open_filter(tpl *t, const aval *filter, uint64_t index); /* inside a capture only */
 void ev_cap_text_slow(tpl *t, const uint8_t *s, size_t n);
 /* (ev_cap_text, its inline test, is in tpl.h) */
-void ev_cap_trim(tpl *t);                               /* {%- */
-void ev_cap_tag_end(tpl *t, bool ws);                   /* a tag ended (ws: with -%} / -}}) */
-void ev_cap_value(tpl *t, const aval *v);               /* a {{ }} value (NULL: not known) */
-void ev_cap_block(tpl *t);                              /* another block opens inside */
+void ev_cap_trim(tpl *t);                 /* {%- */
+void ev_cap_tag_end(tpl *t, bool ws);     /* a tag ended (ws: with -%} / -}}) */
+void ev_cap_value(tpl *t, const aval *v); /* a {{ }} value (NULL: not known) */
+void ev_cap_block(tpl *t);                /* another block opens inside */
+/* a loop over a constant of `turns` items opens (vid: 1 + its variable, 0 none) */
+void ev_cap_open_loop(tpl *t, uint16_t vid, uint32_t turns, uint64_t index);
 void ev_cap_close(tpl *t, uint32_t block, bool branch); /* blocks[block] ends */
 
 /* unroll.c: an operation applied to every item of a loop over a constant
@@ -209,6 +211,8 @@ void ev_loop_inexact(tpl *t);
  * after "loop.") in a {{ }} of a loop over a constant: true, and the value
  * on the stack is the integers it takes in turn (F_ITEMS) */
 bool ev_unroll_loop_attr(tpl *t, const tok *k);
+/* the items an F_ITEMS value takes (UINT32_MAX past TPL_UNROLL_MAX) */
+uint32_t ev_items_count(const tpl *t, const aval *v);
 /* range() of n (<= TPL_UNROLL_MAX) integers from start by step: r (AV_UNK)
  * gets them as a list at off/len and F_RANGE, for a loop over it */
 void ev_unroll_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r);

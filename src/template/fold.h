@@ -76,7 +76,17 @@ typedef struct var {
 
 /* capture.c: the text of an open {% set x %}...{% endset %} (and of the
  * {% filter %} blocks inside it), built as Jinja renders it. */
-enum { CAP_SET = 1, CAP_FILTER };
+enum { CAP_SET = 1, CAP_FILTER, CAP_LOOP };
+/* CAP_LOOP: a piece of a loop body, its bytes in the buffer: template text
+ * and constants (the same every turn), or the items of the loop's variable
+ * (or of an expression of it), one per turn (a string's code points, or a
+ * list's items behind their length words) */
+enum { CP_TEXT, CP_ITEMS_STR, CP_ITEMS_LIST };
+#define CAP_PIECES 16u
+typedef struct cappiece {
+    uint8_t kind;
+    uint32_t off, len;
+} cappiece;
 typedef struct capframe {
     uint8_t kind;
     bool unknown;   /* a piece is not known: the result is unknown */
@@ -88,6 +98,9 @@ typedef struct capframe {
     int64_t size;   /* bytes it holds at most (when unknown; -1 unbounded) */
     uint64_t index;
     uint32_t name_len, hash; /* CAP_SET: the variable */
+    uint32_t turns;          /* CAP_LOOP: the loop's items (word: 1 + its variable) */
+    uint32_t np;             /* CAP_LOOP: its body's pieces */
+    cappiece pc[CAP_PIECES];
     uint8_t name[TPL_NAME_CAP];
 } capframe;
 
@@ -269,6 +282,8 @@ aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at);
  * name ('__', '_', '__x'): a string, an item of a list, an item a loop
  * variable takes, or an unknown value built from one. */
 aval fd_list_concat(tpl *t, const aval *a, const aval *b);
+/* s|list: its code points as a list of one-character strings */
+aval fd_str_list(tpl *t, const aval *s);
 aval fd_list_repeat(tpl *t, const aval *l, const aval *n, const aval *at);
 aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_t na,
                     const aval *at);

@@ -275,3 +275,36 @@ aval fd_dict_items(tpl *t, const aval *x, const aval *at)
     r.count = t->fd.dv_m[found];
     return r;
 }
+
+aval fd_str_list(tpl *t, const aval *s)
+{
+    aval r = unk_at(s);
+    r.count = s->len;
+    bld b;
+    fd_b_begin(t, &b, s);
+    bool vs = (s->flags & F_VAR) != 0;
+    uint32_t n = s->len, i = 0, items = 0;
+    while (i < n && !b.fail) {
+        const uint8_t *p = fd_bytes(t, s); /* again: the arena may have moved */
+        uint32_t cp, k = p[i] < 0x80 ? 1 : utf8_decode(p + i, n - i, &cp);
+        if (!k) {
+            b.fail = true;
+            break;
+        }
+        fd_b_raw(t, &b, &k, 4);
+        fd_b_from(t, &b, vs, s->off + i, k);
+        i += k;
+        items++;
+    }
+    if (b.fail) {
+        t->fd.ar_len = b.start;
+        return r;
+    }
+    r.kind = AV_LIST;
+    r.flags = s->flags & (F_TAINT | F_INEXACT);
+    r.off = b.start;
+    r.len = t->fd.ar_len - b.start;
+    r.ival = items;
+    r.count = items;
+    return r;
+}

@@ -33,7 +33,7 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index)
         t->ev.blocks_over++;
         return;
     }
-    if (kind != W_SET && kind != W_FILTER)
+    if (kind != W_SET && kind != W_FILTER && !(kind == W_FOR && t->ev.stmt == ST_FOR_ITER))
         ev_cap_block(t); /* what it adds to an open capture is not one constant */
     int64_t outer = outer_product(t);
     block *b = &t->ev.blocks[t->ev.n_blocks++];
@@ -115,6 +115,7 @@ void ev_loop_inexact(tpl *t)
     if (b->items_vid <= t->fd.n_vars)
         t->fd.vars[b->items_vid - 1].v.flags |= F_INEXACT;
     b->items_vid = 0;
+    ev_cap_block(t);              /* a capture of its body is no longer one constant */
     if (t->ev.for_targets == 2) { /* {% for k, v in d|items %}: v too */
         var *x = fd_var_find(t, t->ev.for_name2, t->ev.for_len2, t->ev.for_hash2);
         if (x)
@@ -193,10 +194,18 @@ void ev_finish_for(tpl *t)
     int64_t outer = outer_product(t);
     ev_dos_loop(t, b, outer, t->ev.tag_index); /* reported at the end, the largest */
     ev_block_push(t, W_FOR, b, t->ev.tag_index);
-    if (t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR) {
+    bool pushed =
+        t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR;
+    if (pushed) {
         t->ev.blocks[t->ev.n_blocks - 1].items_vid = items;
         t->ev.blocks[t->ev.n_blocks - 1].data = data;
     }
+    if (t->fd.cp.n) /* inside a capture: its body is unrolled into it (capture.c) */
+        ev_cap_open_loop(t, pushed && items <= t->fd.n_vars ? items : 0,
+                         items && items <= t->fd.n_vars
+                             ? ev_items_count(t, &t->fd.vars[items - 1].v)
+                             : UINT32_MAX,
+                         t->ev.tag_index);
     t->ev.nv = t->ev.no = 0;
     t->ev.expect = true;
     t->ev.pend_ev = PE_NONE;

@@ -321,7 +321,10 @@ static bool conv_text(const tpl *t, const cval *c, uint8_t conv, uint8_t *out, u
         else if (conv != 'a')
             return false;
         else
-            en = snprintf(e, sizeof e, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x",
+            en = snprintf(e, sizeof e,
+                          cp < 0x100     ? "\\x%02x"
+                          : cp < 0x10000 ? "\\u%04x"
+                                         : "\\U%08x",
                           (unsigned)cp);
         if (en <= 0 || (uint32_t)en > cap - 1 - k)
             return false;

@@ -303,6 +303,16 @@ void ev_unroll_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r)
     r->flags |= F_RANGE;
 }
 
+uint32_t ev_items_count(const tpl *t, const aval *v)
+{
+    uint32_t pos = 0, n = 0;
+    aval it;
+    while (item_next(t, v, &pos, &it))
+        if (++n > TPL_UNROLL_MAX)
+            return UINT32_MAX;
+    return n;
+}
+
 /* loop.index (index0, revindex, revindex0, length) in a {{ }} of a loop over
  * a constant: the integers it takes in turn, as the loop variable's items. */
 bool ev_unroll_loop_attr(tpl *t, const tok *k)
@@ -319,15 +329,16 @@ bool ev_unroll_loop_attr(tpl *t, const tok *k)
     const aval *items = &t->fd.vars[b->items_vid - 1].v;
     if (!ev_is_items(items))
         return false;
-    uint32_t pos = 0;
-    int64_t n = 0;
-    aval it;
-    while (n <= (int64_t)TPL_UNROLL_MAX && item_next(t, items, &pos, &it))
-        n++;
-    if (n > (int64_t)TPL_UNROLL_MAX)
+    uint32_t cnt = ev_items_count(t, items);
+    if (cnt > TPL_UNROLL_MAX)
         return false;
+    int64_t n = cnt;
     /* index: 1, 2 ...; index0: 0, 1 ...; revindex: n ... 1; revindex0: n-1 ... 0 */
-    int64_t start = w == W_INDEX ? 1 : w == W_INDEX0 ? 0 : w == W_REVINDEX ? n : w == W_LENGTH ? n : n - 1;
+    int64_t start = w == W_INDEX      ? 1
+                    : w == W_INDEX0   ? 0
+                    : w == W_REVINDEX ? n
+                    : w == W_LENGTH   ? n
+                                      : n - 1;
     int64_t step = w == W_INDEX || w == W_INDEX0 ? 1 : w == W_LENGTH ? 0 : -1;
     aval v = unk_at(r);
     ev_unroll_range(t, start, step, n, &v);
