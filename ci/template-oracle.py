@@ -577,7 +577,7 @@ def gen_loop(r):
     kind, it = loop_iter(r)
     var = r.choice(["i", "c"])
     body = loop_body(r, var, kind)
-    k = r.randrange(7)
+    k = r.randrange(8)
     tail = "{% endfor %}"
     if r.random() < 0.15:  # a loop filter: some items are skipped
         it += r.choice([" if %s != 'b'" % var, " if %s" % var, " if loop.index > 1",
@@ -611,6 +611,17 @@ def gen_loop(r):
                                            r.choice(["", "-", " "]), body,
                                            r.choice(["", ",", "{{- ' ' }}"]),
                                            loop_body(r, var, kind), r.choice(["", "!"])))
+    if k == 6:  # state that lasts across turns (a namespace, a list) or a shadowed variable
+        pre, mid = r.choice([
+            ("{% set ns = namespace(t='i') %}", "{{ ns.t }}{% set ns.t = ns.t ~ 'q' %}"),
+            ("{% set ns = namespace(t='i') %}", "{% set ns.t = %s %%}{{ ns.t }}" % var
+             if False else "{%% set ns.t = %s|string %%}{{ ns.t }}" % var),
+            ("{% set l = [] %}", "{{ l|join }}{%% do l.append(%s) %%}" % var),
+            ("{% set y = 'z' %}", "[{{ y }}]{%% set y = %s %%}" % var),
+            ("", "{%% for %s in 'xy' %%}{{ %s }}{%% endfor %%}{{ %s }}" % (var, var, var)),
+        ])
+        return "%s{%% set x %%}{%% for %s in %s %%}%s{%% endfor %%}{%% endset %%}{{ x }}" % (
+            pre, var, it, mid)
     return loop
 
 

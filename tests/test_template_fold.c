@@ -205,6 +205,17 @@ static void test_fold_capture_loops(void **state)
           "{% endset %}{{ x }}",
           NULL); /* the outer variable inside the inner loop: not one item per inner turn */
     probe("{% set x %}{% for c in range(300) %}{{ c }}{% endfor %}{% endset %}{{ x }}", NULL);
+    /* state that lasts across the turns: what the body read first changes */
+    probe("{% set ns = namespace(t='i') %}{% set x %}{% for c in 'ab' %}{{ ns.t }}"
+          "{% set ns.t = 'q' %}{% endfor %}{% endset %}{{ x }}",
+          NULL);
+    probe("{% set l = [] %}{% set x %}{% for c in 'ab' %}{{ l|join }}{% do l.append(c) %}"
+          "{% endfor %}{% endset %}{{ x }}",
+          NULL);
+    /* the inner loop's variable shadows the outer one's */
+    probe("{% set x %}{% for c in 'ab' %}{% for c in 'xy' %}{{ c }}{% endfor %}{{ c }}{% endfor %}"
+          "{% endset %}{{ x }}",
+          NULL);
 }
 
 /* s|list: the code points of a constant string, as a list */

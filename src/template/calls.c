@@ -21,6 +21,8 @@ static void list_method(tpl *t, const aval *c, const aval *args, uint32_t na, ui
         return;
     var *x = &t->fd.vars[c->vid - 1];
     bool mutator = m == W_APPEND || m == W_EXTEND || m == W_INSERT;
+    if (mutator)
+        ev_cap_mutation(t); /* the list lasts across a loop's turns */
     if (c->rkind != AV_LIST && !(c->rkind == AV_UNK && mutator))
         return;
     aval nv = unk_at(c);

@@ -256,11 +256,21 @@ void ev_cap_open_loop(tpl *t, uint16_t vid, uint32_t turns, uint64_t index)
         o->unknown = true; /* what it adds is not one constant */
         return;
     }
+    for (uint32_t i = 0; i < t->fd.cp.n; i++)
+        if (t->fd.cp.f[i].kind == CAP_LOOP && t->fd.cp.f[i].word == vid)
+            t->fd.cp.f[i].unknown = true; /* the same variable: the outer loop's is shadowed */
     capframe *f = cap_push(t, CAP_LOOP, index);
     if (!f)
         return;
     f->word = vid;
     f->turns = turns;
+}
+
+void ev_cap_mutation(tpl *t)
+{
+    for (uint32_t i = 0; i < t->fd.cp.n; i++)
+        if (t->fd.cp.f[i].kind == CAP_LOOP)
+            t->fd.cp.f[i].unknown = true;
 }
 
 /* The loop of frame f (popped) ends: its body, turn by turn, into the

@@ -1120,6 +1120,7 @@ static void set_value(tpl *t)
         return;
     var *x;
     if (t->ev.set_attr) {
+        ev_cap_mutation(t); /* a namespace lasts across a loop's turns */
         var *ns = fd_var_find(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash);
         if (!ns || ns->v.kind != AV_NS || t->ev.attr_len == 0)
             return;

@@ -185,6 +185,9 @@ void ev_cap_value(tpl *t, const aval *v); /* a {{ }} value (NULL: not known) */
 void ev_cap_block(tpl *t);                /* another block opens inside */
 /* a loop over a constant of `turns` items opens (vid: 1 + its variable, 0 none) */
 void ev_cap_open_loop(tpl *t, uint16_t vid, uint32_t turns, uint64_t index);
+/* a namespace attribute or a list changes: what a loop body read before it
+ * differs in the next turn, so no open loop's capture is one constant */
+void ev_cap_mutation(tpl *t);
 void ev_cap_close(tpl *t, uint32_t block, bool branch); /* blocks[block] ends */
 
 /* unroll.c: an operation applied to every item of a loop over a constant
