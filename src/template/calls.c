@@ -225,7 +225,7 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
             r.count = n;
             /* its integers, for a loop over it (a step of 0 is Jinja's ValueError) */
             if (n <= (int64_t)TPL_UNROLL_MAX && !(na == 3 && args[2].ival == 0))
-                ev_unroll_range(t, na == 1 ? 0 : args[0].ival, na == 3 ? args[2].ival : 1, n, &r);
+                fd_int_range(t, na == 1 ? 0 : args[0].ival, na == 3 ? args[2].ival : 1, n, &r);
             ev_dos_work(t, n);
             if (n > TPL_DOS_BIG)
                 tpl_report(t, TH_DOS, c->index,

@@ -266,13 +266,6 @@ void ev_cap_open_loop(tpl *t, uint16_t vid, uint32_t turns, uint64_t index)
     f->turns = turns;
 }
 
-void ev_cap_mutation(tpl *t)
-{
-    for (uint32_t i = 0; i < t->fd.cp.n; i++)
-        if (t->fd.cp.f[i].kind == CAP_LOOP)
-            t->fd.cp.f[i].unknown = true;
-}
-
 /* The loop of frame f (popped) ends: its body, turn by turn, into the
  * frame around it; or, when a piece was not known, what its pieces carry. */
 static void loop_close(tpl *t, capframe *f)

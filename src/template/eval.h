@@ -185,9 +185,7 @@ void ev_cap_value(tpl *t, const aval *v); /* a {{ }} value (NULL: not known) */
 void ev_cap_block(tpl *t);                /* another block opens inside */
 /* a loop over a constant of `turns` items opens (vid: 1 + its variable, 0 none) */
 void ev_cap_open_loop(tpl *t, uint16_t vid, uint32_t turns, uint64_t index);
-/* a namespace attribute or a list changes: what a loop body read before it
- * differs in the next turn, so no open loop's capture is one constant */
-void ev_cap_mutation(tpl *t);
+/* (ev_cap_mutation, for calls.c and eval.c, is inline in tpl.h) */
 void ev_cap_close(tpl *t, uint32_t block, bool branch); /* blocks[block] ends */
 
 /* unroll.c: an operation applied to every item of a loop over a constant
@@ -216,9 +214,6 @@ void ev_loop_inexact(tpl *t);
 bool ev_unroll_loop_attr(tpl *t, const tok *k);
 /* the items an F_ITEMS value takes (UINT32_MAX past TPL_UNROLL_MAX) */
 uint32_t ev_items_count(const tpl *t, const aval *v);
-/* range() of n (<= TPL_UNROLL_MAX) integers from start by step: r (AV_UNK)
- * gets them as a list at off/len and F_RANGE, for a loop over it */
-void ev_unroll_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r);
 /* an F_ITEMS value (the items a loop variable or an expression of it takes) */
 static inline bool ev_is_items(const aval *v)
 {

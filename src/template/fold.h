@@ -284,6 +284,9 @@ aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at);
 aval fd_list_concat(tpl *t, const aval *a, const aval *b);
 /* s|list: its code points as a list of one-character strings */
 aval fd_str_list(tpl *t, const aval *s);
+/* range() of n (<= TPL_UNROLL_MAX) integers from start by step: r (AV_UNK)
+ * gets them as a list at off/len and F_RANGE, for a loop over it */
+void fd_int_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r);
 aval fd_list_repeat(tpl *t, const aval *l, const aval *n, const aval *at);
 aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_t na,
                     const aval *at);

@@ -308,3 +308,28 @@ aval fd_str_list(tpl *t, const aval *s)
     r.count = items;
     return r;
 }
+
+void fd_int_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r)
+{
+    if (n < 0 || n > (int64_t)TPL_UNROLL_MAX)
+        return;
+    bld b;
+    fd_b_begin(t, &b, r);
+    for (int64_t i = 0; i < n && !b.fail; i++) { /* start + i * step stays between start and stop */
+        uint32_t mark = t->fd.ar_len;
+        fd_b_raw(t, &b, "\0\0\0\0", 4);
+        uint32_t s0 = t->fd.ar_len;
+        fd_b_int(t, &b, start + i * step);
+        if (!b.fail) {
+            uint32_t w = (t->fd.ar_len - s0) | LIST_INT;
+            memcpy(t->fd.ar + mark, &w, 4);
+        }
+    }
+    if (b.fail) {
+        t->fd.ar_len = b.start;
+        return;
+    }
+    r->off = b.start;
+    r->len = t->fd.ar_len - b.start;
+    r->flags |= F_RANGE;
+}

@@ -283,26 +283,6 @@ bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r)
     return true;
 }
 
-/* ---------------------------------- {% for i in range(k) %} */
-
-void ev_unroll_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r)
-{
-    if (n < 0 || n > (int64_t)TPL_UNROLL_MAX || !ur_ready(t))
-        return;
-    for (int64_t i = 0; i < n; i++) { /* start + i * step stays between start and stop */
-        aval v = unk_at(r);
-        v.kind = AV_INT;
-        v.ival = start + i * step;
-        t->fd.ur[i] = v;
-    }
-    aval l = fd_make_list(t, t->fd.ur, (uint32_t)n, r);
-    if (l.kind != AV_LIST)
-        return;
-    r->off = l.off;
-    r->len = l.len;
-    r->flags |= F_RANGE;
-}
-
 uint32_t ev_items_count(const tpl *t, const aval *v)
 {
     uint32_t pos = 0, n = 0;
@@ -341,7 +321,7 @@ bool ev_unroll_loop_attr(tpl *t, const tok *k)
                                       : n - 1;
     int64_t step = w == W_INDEX || w == W_INDEX0 ? 1 : w == W_LENGTH ? 0 : -1;
     aval v = unk_at(r);
-    ev_unroll_range(t, start, step, n, &v);
+    fd_int_range(t, start, step, n, &v);
     if (!(v.flags & F_RANGE))
         return false;
     v.flags = (uint32_t)(F_ITEMS | (items->flags & F_INEXACT));
