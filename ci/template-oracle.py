@@ -4,11 +4,21 @@
 Generates random Jinja expressions over literals (slices with extreme and
 negative bounds and steps, integer arithmetic, ~ + * % // **, string methods
 and filters, % / .format / |format / |replace / |join / |reverse builders,
-case filters, lists and tuples), asks the folder what it computes
-(tests/tools/tpl_fold: "K <hex>" or "U" per expression) and renders the same
-"{{ EXPR }}" with real Jinja2 - only ever in
-jinja2.sandbox.ImmutableSandboxedEnvironment. The folder's value must equal
-Jinja2's, or be unknown; it must never be wrong.
+case filters, lists and tuples) and whole templates (list and namespace
+statements; {% set x %} captures with text, {{ }} values and
+{% filter upper/lower/trim/replace(...) %} blocks; dict(...) and dict
+literals through |first |list |items |join |sort |length .keys() .values();
+every str.format conversion and spec, '{0:c}', '%c', '%05d', '%r', '%a';
+loops over range(k), strings and lists with '%c' % (n + i), ROT13 tables,
+loop.index, loop filters, else, nested loops, namespaces and lists changed
+in the body), asks the folder what it computes (tests/tools/tpl_fold:
+"K <hex>" or "U" per case) and renders the same with real Jinja2 - only
+ever in jinja2.sandbox.ImmutableSandboxedEnvironment (list.append / extend
+/ insert opened for the statement cases, nothing else). The folder's value
+must equal Jinja2's, or be unknown; it must never be wrong. In the forms of
+STRICT, a fold of a case Jinja2 raises on at render time (SecurityError,
+TypeError ...) is wrong too. The counts are printed per form (--seed makes
+a run reproducible).
 
     ci/template-oracle.py --tool build-ci/tests/tpl_fold --cases 1000000
 
@@ -455,43 +465,25 @@ def gen_dict(r):
     |items, |join, |sort, |length, .keys() / .values() / .items(), and as
     a variable."""
     d = d_expr(r, 1)
-    k = r.randrange(18)
-    if k == 0:
-        e = "%s|first" % d
-    elif k == 1:
-        e = "%s|list|join(%s)" % (d, r.choice(["", "','", "'__'"]))
-    elif k == 2:
-        e = "%s|items|list|length" % d
-    elif k == 3:
-        e = "%s|join(%s)" % (d, r.choice(["", "'-'"]))
-    elif k == 4:
-        e = "%s|sort|join" % d
-    elif k == 5:
-        e = "%s|length" % d
-    elif k == 6:
-        e = "%s.keys()|join" % d
-    elif k == 7:
-        e = "%s.values()|join" % d
-    elif k == 8:
-        e = "(%s.items()|list|first)[%d]" % (d, r.randint(0, 1))
-    elif k == 9:
-        e = "(%s|items|first)|join" % d
-    elif k == 10:
-        e = "%s|list|last" % d
-    elif k == 11:
-        e = "%s|dictsort|first|first" % d
-    elif k == 12:
-        e = "%s|first|upper" % d
-    elif k == 13:
-        e = "(%s|list)[%d:]|join" % (d, r.randint(-2, 2))
-    elif k == 14:
-        e = "%s|list|sort|join" % d
-    elif k == 15:
-        e = "%s|first ~ %s|last" % (d, d_expr(r, 1))
-    elif k == 16:
-        e = "%s[%s]" % (d, r.choice(["'a'", "'b'", "'__class__'", "0", "65"]))
-    else:
-        e = "%s|list|first ~ '_'" % d
+    views = [lambda: "%s|first" % d,
+             lambda: "%s|list|join(%s)" % (d, r.choice(["", "','", "'__'"])),
+             lambda: "%s|items|list|length" % d,
+             lambda: "%s|join(%s)" % (d, r.choice(["", "'-'"])),
+             lambda: "%s|sort|join" % d,
+             lambda: "%s|length" % d,
+             lambda: "%s.keys()|join" % d,
+             lambda: "%s.values()|join" % d,
+             lambda: "(%s.items()|list|first)[%d]" % (d, r.randint(0, 1)),
+             lambda: "(%s|items|first)|join" % d,
+             lambda: "%s|list|last" % d,
+             lambda: "%s|dictsort|first|first" % d,
+             lambda: "%s|first|upper" % d,
+             lambda: "(%s|list)[%d:]|join" % (d, r.randint(-2, 2)),
+             lambda: "%s|list|sort|join" % d,
+             lambda: "%s|first ~ %s|last" % (d, d_expr(r, 1)),
+             lambda: "%s[%s]" % (d, r.choice(["'a'", "'b'", "'__class__'", "0", "65"])),
+             lambda: "%s|list|first ~ '_'" % d]
+    e = views[r.randrange(len(views))]()
     if r.random() < 0.3:
         return "{%% set d = %s %%}{{ %s }}" % (d, e.replace(d, "d", 1))
     return e

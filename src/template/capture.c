@@ -8,6 +8,13 @@
  * unknown but keeps what its pieces carry: a dunder fragment (F_FRAG),
  * message content, a tainted object, and an upper bound of its size.
  *
+ * A loop over a constant inside a capture (CAP_LOOP) keeps its body as
+ * pieces - text and constants, and values of the loop variable (or of an
+ * expression of it: one item per turn) - and unrolls them turn by turn
+ * when it ends; anything else in the body (a branch, a loop filter or
+ * else, a namespace attribute or list changed, a shadowed variable, data)
+ * leaves the capture unknown, as Jinja's result could differ per turn.
+ *
  * The frames are a stack over one buffer (a filter's text is replaced by
  * its result in place, an inner {% set %}'s is dropped when assigned), at
  * most TPL_CONST_CAP bytes; past it the value is unknown (a TH_LIMIT
