@@ -4,11 +4,21 @@
 Generates random Jinja expressions over literals (slices with extreme and
 negative bounds and steps, integer arithmetic, ~ + * % // **, string methods
 and filters, % / .format / |format / |replace / |join / |reverse builders,
-case filters, lists and tuples), asks the folder what it computes
-(tests/tools/tpl_fold: "K <hex>" or "U" per expression) and renders the same
-"{{ EXPR }}" with real Jinja2 - only ever in
-jinja2.sandbox.ImmutableSandboxedEnvironment. The folder's value must equal
-Jinja2's, or be unknown; it must never be wrong.
+case filters, lists and tuples) and whole templates (list and namespace
+statements; {% set x %} captures with text, {{ }} values and
+{% filter upper/lower/trim/replace(...) %} blocks; dict(...) and dict
+literals through |first |list |items |join |sort |length .keys() .values();
+every str.format conversion and spec, '{0:c}', '%c', '%05d', '%r', '%a';
+loops over range(k), strings and lists with '%c' % (n + i), ROT13 tables,
+loop.index, loop filters, else, nested loops, namespaces and lists changed
+in the body), asks the folder what it computes (tests/tools/tpl_fold:
+"K <hex>" or "U" per case) and renders the same with real Jinja2 - only
+ever in jinja2.sandbox.ImmutableSandboxedEnvironment (list.append / extend
+/ insert opened for the statement cases, nothing else). The folder's value
+must equal Jinja2's, or be unknown; it must never be wrong. In the forms of
+STRICT, a fold of a case Jinja2 raises on at render time (SecurityError,
+TypeError ...) is wrong too. The counts are printed per form (--seed makes
+a run reproducible).
 
     ci/template-oracle.py --tool build-ci/tests/tpl_fold --cases 1000000
 
@@ -375,17 +385,295 @@ def gen_capture(r):
     return head + body + tail + show
 
 
+# code points around the edges: printable, controls, surrogates, the last
+# one and past it, negative, huge
+CPS = [95, 97, 65, 122, 48, 32, 0, 10, 127, 128, 255, 256, 0x4E2D, 0xD800, 0xFFFF, 0x1F600,
+       0x10FFFF, 0x110000, -1, 2**31, 2**63 - 1]
+
+
+def rand_cp(r):
+    if r.random() < 0.7:
+        return str(r.choice(CPS[:9]) if r.random() < 0.7 else r.choice(CPS))
+    return i_expr(r, 1)
+
+
+def rand_val(r):
+    return r.choice([rand_str(r), rand_int(r), s_expr(r, 1), rand_cp(r)])
+
+
+def gen_format(r):
+    """str.format conversions and specs, printf forms: the c conversions
+    ('{0:c}', '%c') over code points, widths, !r / !s / !a, several
+    arguments, index and attribute fields, keyword and mapping forms."""
+    k = r.randrange(16)
+    v = lambda: rand_val(r)
+    if k == 0:
+        return "'{0:c}'.format(%s)" % rand_cp(r)
+    if k == 1:
+        return "'%s'.format(%s, %s)" % (r.choice(["{:c}{:c}", "{0:c}{1:c}", "{1:c}{0:c}", "{0:c}{0}",
+                                                  "{:>3c}", "{:*^5c}", "{!s:c}"]),
+                                        rand_cp(r), rand_cp(r))
+    if k == 2:
+        return "'%s'.format(%s)" % (r.choice(["{:>5}", "{:<5}|", "{:^6}", "{:*>7}", "{:05}",
+                                              "{:=+6}", "{:>{}}", "{0:>10}", "{:.2}", "{:.3s}",
+                                              "{:,}", "{:_x}", "{:#o}", "{:+d}", "{: d}",
+                                              "{:08.3f}", "{:e}", "{:%}", "{:n}", "{:x}"]),
+                                    ", ".join(v() for _ in range(r.randint(1, 2))))
+    if k == 3:
+        return "'%s'.format(%s)" % (r.choice(["{!r}", "{0!r}", "{!s}", "{!a}", "{0!r:>12}",
+                                              "{!r}{!s}", "{0!a:^9}", "{!x}", "{!}"]),
+                                    ", ".join(v() for _ in range(r.randint(1, 2))))
+    if k == 4:
+        return "'%s' %% %s" % (r.choice(["%c", "%c%c", "%3c", "%-3c|", "x%cy"]),
+                               r.choice([rand_cp(r), "(%s,)" % rand_cp(r),
+                                         "(%s, %s)" % (rand_cp(r), rand_cp(r)), rand_str(r)]))
+    if k == 5:
+        return "'%s' %% %s" % (r.choice(["%05d", "%-5d|", "%+.3d", "%x", "%#X", "%o", "%5.2s",
+                                         "%.1s", "%05s", "% d", "%3i", "%u", "%-+6d", "%.0d",
+                                         "%r", "%a", "%5%"]),
+                               r.choice([rand_int(r), rand_str(r), rand_cp(r), i_expr(r, 2)]))
+    if k == 6:
+        return "'%s' %% (%s, %s)" % (r.choice(["%s%s", "%s-%s", "%d%s", "%s%d", "%c%s",
+                                               "%%%s%s", "%s", "%s%s%s"]), v(), v())
+    if k == 7:
+        return "'%s' %% %s" % (r.choice(["%(a)s", "%(a)s%(b)s", "%(b)d", "%(a)c", "%(a)s%%"]),
+                               d_expr(r, 1))
+    if k == 8:
+        return "'%s'.format(%s)" % (r.choice(["{a}", "{a}{b}", "{b!r}", "{a:c}", "{0}{a}"]),
+                                    ", ".join(r.choice(["a=%s", "b=%s", "%s"]) % v()
+                                              for _ in range(r.randint(1, 3))))
+    if k == 9:
+        return "'%s'.format(%s)" % (r.choice(["{0[0]}", "{0[1]}{0[0]}", "{0.__class__}",
+                                              "{0.upper}", "{[0]}", "{0[a]}", "{0[-1]}"]), v())
+    if k == 10:
+        return "'%s'|format(%s)" % (r.choice(["%c", "%05d", "%s%s", "%c%c", "%x", "%-4s|"]),
+                                    ", ".join(v() for _ in range(r.randint(1, 2))))
+    if k == 11:
+        return "'{0:{1}}'.format(%s, %s)" % (v(), r.choice(["5", "'>6'", "'c'", "0", "-3"]))
+    if k == 12:
+        return "(%s).format(%s)" % (s_expr(r, 2), v())
+    if k == 13:
+        return "('%s' %% %s) ~ ('{0:c}'.format(%s))" % (r.choice(["%c", "%s"]), rand_cp(r),
+                                                      rand_cp(r))
+    if k == 14:
+        return "'%s'.format(%s)|upper" % (r.choice(["{:c}", "{}", "{!r}"]), rand_cp(r))
+    return "('%%c' %% %s)[0]" % rand_cp(r)
+
+
+def gen_dict(r):
+    """dict(a=..., b=...) and dict literals seen through |first, |list,
+    |items, |join, |sort, |length, .keys() / .values() / .items(), and as
+    a variable."""
+    d = d_expr(r, 1)
+    views = [lambda: "%s|first" % d,
+             lambda: "%s|list|join(%s)" % (d, r.choice(["", "','", "'__'"])),
+             lambda: "%s|items|list|length" % d,
+             lambda: "%s|join(%s)" % (d, r.choice(["", "'-'"])),
+             lambda: "%s|sort|join" % d,
+             lambda: "%s|length" % d,
+             lambda: "%s.keys()|join" % d,
+             lambda: "%s.values()|join" % d,
+             lambda: "(%s.items()|list|first)[%d]" % (d, r.randint(0, 1)),
+             lambda: "(%s|items|first)|join" % d,
+             lambda: "%s|list|last" % d,
+             lambda: "%s|dictsort|first|first" % d,
+             lambda: "%s|first|upper" % d,
+             lambda: "(%s|list)[%d:]|join" % (d, r.randint(-2, 2)),
+             lambda: "%s|list|sort|join" % d,
+             lambda: "%s|first ~ %s|last" % (d, d_expr(r, 1)),
+             lambda: "%s[%s]" % (d, r.choice(["'a'", "'b'", "'__class__'", "0", "65"])),
+             lambda: "%s|list|first ~ '_'" % d]
+    e = views[r.randrange(len(views))]()
+    if r.random() < 0.3:
+        return "{%% set d = %s %%}{{ %s }}" % (d, e.replace(d, "d", 1))
+    return e
+
+
+def loop_body(r, var, kind):
+    """An expression of the loop variable var (an int for range(), a
+    character for a string, an item for a list)."""
+    k = r.randrange(16)
+    if k == 0:
+        return var
+    if kind == "int":
+        if k == 1:
+            return "'%%c' %% (%s + %s)" % (r.choice(["97", "65", "95", "48", "0x4E2D", "1114110",
+                                                     "-3", "55295"]), var)
+        if k == 2:
+            return "'{0:c}'.format(%s + %s)" % (r.choice(["97", "65", "95"]), var)
+        if k == 3:
+            return "%s[%s]" % (rand_str(r), var)
+        if k == 4:
+            return "(%s * %s)|string" % (var, r.choice(["2", "-1", "10"]))
+        if k == 5:
+            return "%s ~ %s" % (var, rand_str(r))
+        if k == 6:
+            return "'%%02d' %% %s" % var
+        if k == 7:
+            return "%s ** 2" % var
+        if k == 8:
+            return "%s[%s]" % (l_expr(r, 1), var)
+    else:
+        if k == 1:
+            return "%s|upper" % var
+        if k == 2:
+            return "%s.upper()" % var
+        if k == 3:
+            return "%s ~ %s" % (var, rand_str(r))
+        if k == 4:
+            return "%s * 2" % var
+        if k == 5:
+            return "%s[%s]" % ("'nopqrstuvwxyzabcdefghijklm'", "'abcdefghijklmnopqrstuvwxyz'.index(%s)" % var)
+        if k == 6:
+            return "'%%s.' %% %s" % var
+        if k == 7:
+            return "%s|replace('a', '_')" % var
+        if k == 8:
+            return "(%s)|reverse" % var
+    if k == 9:
+        return "loop.index"
+    if k == 10:
+        return r.choice(["loop.index0", "loop.revindex", "loop.length", "loop.revindex0"])
+    if k == 11:
+        return r.choice(["loop.first", "loop.last", "loop.cycle('a', 'b')", "loop.previtem"])
+    if k == 12:
+        return "'%%s' %% %s" % var
+    if k == 13:
+        return "%s|string" % var
+    if k == 14:
+        return "%s + %s" % (var, r.choice(["1", "'x'"]))
+    return "%s ~ ''" % var
+
+
+def loop_iter(r):
+    k = r.randrange(8)
+    if k < 3:
+        return "int", r.choice(["range(%d)" % r.randint(0, 6), "range(%d, %d)" % (r.randint(-3, 3),
+                                r.randint(-2, 8)), "range(%d, %d, %d)" % (r.randint(-5, 5),
+                                r.randint(-5, 9), r.choice([1, 2, 3, -1, -2, 0])),
+                                "range(%s)" % i_expr(r, 1), "range(300)", "range(0x3)"])
+    if k < 5:
+        return "char", r.choice(["'uryyb'", "'abc'", "'vtaber'", "''", "'é中😀'", "'a_b'"])
+    if k < 6:
+        return "char", "%s|list" % r.choice(["'xyz'", "'__'"])
+    if k < 7:
+        return "item", l_expr(r, 1)
+    return "int", "[%s]" % ", ".join(str(r.choice(CPS[:12])) for _ in range(r.randint(0, 4)))
+
+
+def gen_loop(r):
+    """A loop over a constant ({% for i in range(k) %}, a string, a list)
+    whose body prints one expression of the loop variable: the whole render
+    is the items joined. Also inside a capture, and a namespace extended
+    by the items in the loop."""
+    kind, it = loop_iter(r)
+    var = r.choice(["i", "c"])
+    body = loop_body(r, var, kind)
+    k = r.randrange(8)
+    tail = "{% endfor %}"
+    if r.random() < 0.15:  # a loop filter: some items are skipped
+        it += r.choice([" if %s != 'b'" % var, " if %s" % var, " if loop.index > 1",
+                        " if %s != 2" % var])
+    if r.random() < 0.1:  # the loop's else: its variable is undefined there
+        tail = "{%% else %%}{{ %s }}{%% endfor %%}" % r.choice([var, "'e'", body])
+    loop = "{%% for %s in %s %%}{{ %s }}%s" % (var, it, body, tail)
+    if k == 0:
+        return "{%% set x %%}%s{%% endset %%}{{ x }}" % loop
+    if k == 1:
+        init = r.choice(["''", "'>'", rand_str(r)])
+        op = r.choice(["ns.t ~ " + var, var + " ~ ns.t", "ns.t + " + var, "ns.t ~ (%s)" % body])
+        return ("{%% set ns = namespace(t=%s) %%}{%% for %s in %s %%}{%% set ns.t = %s %%}"
+                "{%% endfor %%}{{ ns.t }}" % (init, var, it, op))
+    if k == 2:
+        return "{%% set tbl = %s %%}{%% for %s in %s %%}{{ tbl[%s] }}{%% endfor %%}" % (
+            rand_str(r), var, it, var)
+    if k == 3:
+        return "{%% for k, v in %s|items %%}{{ %s }}{%% endfor %%}" % (
+            d_expr(r, 1), r.choice(["k", "v", "k ~ v", "k|upper", "'%s' % v"]))
+    if k == 4:  # nested: the inner loop's items are printed once per outer turn
+        _, it2 = loop_iter(r)
+        nest = "{%% for j in %s %%}%s%s{%% endfor %%}" % (
+            it2, r.choice(["", "{{ j }}", "/", "{% set q %}{{ j }}{% endset %}"]), loop)
+        if r.random() < 0.6:
+            return "{%% set x %%}%s{%% endset %%}{{ x }}" % nest
+        return nest
+    if k == 5:  # a {% set %} capture around a loop with text and several values
+        return ("{%% set x %%}%s{%% for %s in %s %%}%s{{ %s }}%s{{ %s }}{%% endfor %%}%s"
+                "{%% endset %%}{{ x }}" % (r.choice(["", "<", "{{ '>' }}"]), var, it,
+                                           r.choice(["", "-", " "]), body,
+                                           r.choice(["", ",", "{{- ' ' }}"]),
+                                           loop_body(r, var, kind), r.choice(["", "!"])))
+    if k == 6:  # state that lasts across turns (a namespace, a list) or a shadowed variable
+        pre, mid = r.choice([
+            ("{% set ns = namespace(t='i') %}", "{{ ns.t }}{% set ns.t = ns.t ~ 'q' %}"),
+            ("{% set ns = namespace(t='i') %}", "{% set ns.t = %s %%}{{ ns.t }}" % var
+             if False else "{%% set ns.t = %s|string %%}{{ ns.t }}" % var),
+            ("{% set l = [] %}", "{{ l|join }}{%% do l.append(%s) %%}" % var),
+            ("{% set y = 'z' %}", "[{{ y }}]{%% set y = %s %%}" % var),
+            ("", "{%% for %s in 'xy' %%}{{ %s }}{%% endfor %%}{{ %s }}" % (var, var, var)),
+        ])
+        return "%s{%% set x %%}{%% for %s in %s %%}%s{%% endfor %%}{%% endset %%}{{ x }}" % (
+            pre, var, it, mid)
+    return loop
+
+
+def gen_capture2(r):
+    """{% set x %} captures mixing text, {{ }} values (format forms, dict
+    names) and {% filter upper/lower/trim/replace(...) %} blocks, nested;
+    then x printed or used."""
+    def piece(depth):
+        k = r.randrange(7)
+        if k == 0:
+            return r.choice(["__", "cla", "ss", "_", " ", "\t", "Ab", "  x  ", "{", "}", "%"])
+        if k == 1:
+            return "{{ %s }}" % r.choice([gen_format(r), "%s|first" % d_expr(r, 1), rand_str(r)])
+        if k in (2, 3) and depth < 3:
+            f = r.choice(["upper", "lower", "trim", "replace('_', '')", "replace('a', '__')",
+                          "replace(' ', '')", "title", "capitalize", "center(9)", "reverse",
+                          "trim|upper", "lower|replace('x', 'y')", "list|join('.')",
+                          "indent(2)", "wordcount", "length"])
+            return "{%% filter %s %%}%s{%% endfilter %%}" % (
+                f, "".join(piece(depth + 1) for _ in range(r.randint(1, 3))))
+        if k == 4 and depth < 2:
+            return "{%% set y %%}%s{%% endset %%}{{ y }}" % piece(depth + 1)
+        if k == 5:
+            return r.choice(["{%- if 1 %}", "{% if '' %}", "{% if true -%}"]) + piece(depth) + \
+                "{% endif %}"
+        return r.choice(["{{- ' ' }}", "{{ '_' -}}", "{#- c -#}", "{{ 95 }}"])
+    body = "".join(piece(0) for _ in range(r.randint(1, 5)))
+    head = r.choice(["{% set x %}", "{%- set x %}", "{% set x -%}", "{% set x | replace('_', '') %}",
+                     "{% set x | upper %}", "{% set x | trim | lower %}"])
+    show = r.choice(["{{ x }}", "{{ x|trim }}", "{{ x|length }}", "{{ x[2:] }}", "{{ x * 2 }}",
+                     "{{ x ~ x }}", "{{ x.upper() }}", "{{ x|replace('_', '-') }}"])
+    return head + body + r.choice(["{% endset %}", "{%- endset %}"]) + show
+
+
+# (form, its share of the cases, generator); the forms of STRICT are built so
+# that every computation in them reaches the printed value: a case Jinja
+# raises on (at render time) must not fold at all
+FORMS = [("string", 0.50, lambda r: s_expr(r, r.randint(1, 4))),
+         ("int", 0.08, lambda r: i_expr(r, r.randint(1, 4))),
+         ("list", 0.03, lambda r: l_expr(r, 2)),
+         ("capture", 0.05, gen_capture),
+         ("statements", 0.05, gen_stmts),
+         ("format", 0.08, gen_format),
+         ("dict", 0.06, gen_dict),
+         ("loop", 0.08, gen_loop),
+         ("capture-filter", 0.07, gen_capture2)]
+STRICT = {"format", "dict", "loop", "capture-filter"}
+# errors raised before rendering (the template does not compile: nothing
+# renders, so nothing is hidden), and the memory cap of this process
+COMPILE_ERRORS = {"TemplateSyntaxError", "TemplateAssertionError", "MemoryError"}
+
+
 def gen(r):
+    """(form, case)"""
     k = r.random()
-    if k < 0.68:
-        return s_expr(r, r.randint(1, 4))
-    if k < 0.80:
-        return i_expr(r, r.randint(1, 4))
-    if k < 0.84:
-        return l_expr(r, 2)
-    if k < 0.92:
-        return gen_capture(r)
-    return gen_stmts(r)
+    for name, share, fn in FORMS:
+        if k < share:
+            return name, fn(r)
+        k -= share
+    return FORMS[0][0], FORMS[0][2](r)
 
 
 # --------------------------------------------------------------- oracle
@@ -459,6 +747,7 @@ def main():
     ap.add_argument("--show-unknown", type=int, default=0,
                     help="also print this many expressions Jinja renders but the folder leaves "
                          "unknown, and folded ones Jinja rejects")
+    ap.add_argument("--form", help="print only this form's unknowns (with --show-unknown)")
     args = ap.parse_args()
 
     warnings.simplefilter("ignore")  # Python's SyntaxWarnings on compiled templates
@@ -476,41 +765,60 @@ def main():
     env.stmt_env = ListMutableSandbox(extensions=["jinja2.ext.do"])
     r = random.Random(args.seed)
     stats = collections.Counter()
+    forms = collections.defaultdict(collections.Counter)
     mismatches = collections.defaultdict(list)
     unknowns, raises, hangs = [], [], []
     t0 = time.time()
     done = 0
     while done < args.cases:
         n = min(args.batch, args.cases - done)
-        exprs = [gen(r) for _ in range(n)]
+        cases = [gen(r) for _ in range(n)]
+        exprs = [e for _, e in cases]
         lines = fold_batch(args.tool, exprs, unlimited, hangs)
         if len(lines) != n:
             print("template-oracle: the tool answered %d lines for %d expressions"
                   % (len(lines), n))
             return 2
-        for expr, line in zip(exprs, lines):
+        for (form, expr), line in zip(cases, lines):
             status, val = render(env, expr)
             if line == "U":
                 stats["unknown, jinja renders" if status == "ok" else "unknown, jinja raises"] += 1
-                if status == "ok" and len(unknowns) < args.show_unknown:
+                forms[form]["declined"] += 1
+                if status == "ok" and len(unknowns) < args.show_unknown and \
+                        (not args.form or form == args.form):
                     unknowns.append((expr, val))
                 continue
             mine = bytes.fromhex(line[2:])
             if status != "ok":
+                if form in STRICT and val not in COMPILE_ERRORS:
+                    stats["MISMATCH"] += 1  # a value where Jinja has none
+                    forms[form]["wrong"] += 1
+                    mismatches["%s: folded, jinja raises %s" % (form, val)].append(
+                        (expr, mine, val.encode()))
+                    continue
                 stats["folded, jinja raises (%s)" % val] += 1
+                forms[form]["folded, jinja raises"] += 1
                 if len(raises) < args.show_unknown:
                     raises.append((expr, val, mine))
                 continue
             if mine == val:
                 stats["equal"] += 1
+                forms[form]["folded"] += 1
             else:
                 stats["MISMATCH"] += 1
-                mismatches[classify(expr)].append((expr, mine, val))
+                forms[form]["wrong"] += 1
+                mismatches[form + ": " + classify(expr)].append((expr, mine, val))
         done += n
     dt = time.time() - t0
     print("template-oracle: %d cases, seed %d, %.1f s" % (done, args.seed, dt))
     for k, v in sorted(stats.items(), key=lambda kv: -kv[1]):
         print("  %-44s %9d" % (k, v))
+    print("  by form: %-14s %9s %9s %9s %9s" % ("", "cases", "folded", "declined", "wrong"))
+    for name, _, _ in FORMS:
+        c = forms[name]
+        print("           %-14s %9d %9d %9d %9d" % (name, sum(c.values()), c["folded"],
+                                                   c["declined"] + c["folded, jinja raises"],
+                                                   c["wrong"]))
     for expr, val in unknowns:
         print("  unknown: {{ %s }} -> %r" % (expr, val))
     for expr, val, mine in raises:

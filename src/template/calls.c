@@ -21,6 +21,8 @@ static void list_method(tpl *t, const aval *c, const aval *args, uint32_t na, ui
         return;
     var *x = &t->fd.vars[c->vid - 1];
     bool mutator = m == W_APPEND || m == W_EXTEND || m == W_INSERT;
+    if (mutator)
+        ev_cap_mutation(t); /* the list lasts across a loop's turns */
     if (c->rkind != AV_LIST && !(c->rkind == AV_UNK && mutator))
         return;
     aval nv = unk_at(c);
@@ -221,6 +223,9 @@ aval ev_global_call(tpl *t, const aval *c, const aval *args, uint32_t na)
         int64_t n = range_count(args, na, &known);
         if (known) {
             r.count = n;
+            /* its integers, for a loop over it (a step of 0 is Jinja's ValueError) */
+            if (n <= (int64_t)TPL_UNROLL_MAX && !(na == 3 && args[2].ival == 0))
+                fd_int_range(t, na == 1 ? 0 : args[0].ival, na == 3 ? args[2].ival : 1, n, &r);
             ev_dos_work(t, n);
             if (n > TPL_DOS_BIG)
                 tpl_report(t, TH_DOS, c->index,
@@ -383,6 +388,8 @@ aval ev_apply_filter(tpl *t, unsigned w, const aval *x, const aval *args, uint32
             v.vid = 0;
             return v;
         }
+        if (str && !na && !kws)
+            return fd_str_list(t, x);
         r.count = str ? x->len : x->count;
         return r;
     case W_LENGTH:

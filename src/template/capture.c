@@ -8,12 +8,20 @@
  * unknown but keeps what its pieces carry: a dunder fragment (F_FRAG),
  * message content, a tainted object, and an upper bound of its size.
  *
+ * A loop over a constant inside a capture (CAP_LOOP) keeps its body as
+ * pieces - text and constants, and values of the loop variable (or of an
+ * expression of it: one item per turn) - and unrolls them turn by turn
+ * when it ends; anything else in the body (a branch, a loop filter or
+ * else, a namespace attribute or list changed, a shadowed variable, data)
+ * leaves the capture unknown, as Jinja's result could differ per turn.
+ *
  * The frames are a stack over one buffer (a filter's text is replaced by
  * its result in place, an inner {% set %}'s is dropped when assigned), at
  * most TPL_CONST_CAP bytes; past it the value is unknown (a TH_LIMIT
  * note). Every byte is appended once and copied once more at the end. */
 #include "template/tpl.h"
 #include "common/alloc.h"
+#include "common/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +75,25 @@ static void cap_bytes(tpl *t, capframe *f, const uint8_t *s, size_t n)
     }
 }
 
+/* CAP_LOOP: the bytes appended since `from` are a piece of kind k of the
+ * loop body (text extends the text piece right before it). */
+static void loop_piece(tpl *t, capframe *f, uint8_t k, uint32_t from)
+{
+    uint32_t n = t->fd.cp.len - from;
+    if (f->kind != CAP_LOOP || f->unknown || !n)
+        return;
+    cappiece *l = f->np ? &f->pc[f->np - 1] : NULL;
+    if (k == CP_TEXT && l && l->kind == CP_TEXT && l->off + l->len == from) {
+        l->len += n;
+        return;
+    }
+    if (f->np == CAP_PIECES) {
+        f->unknown = true;
+        return;
+    }
+    f->pc[f->np++] = (cappiece){k, from, n};
+}
+
 void ev_cap_free(tpl *t)
 {
     gl_free(t->fd.cp.buf);
@@ -118,10 +145,10 @@ void ev_cap_open_filter(tpl *t, const aval *filter, uint64_t index)
     capframe *f = cap_push(t, CAP_FILTER, index);
     if (!f)
         return;
-    if (filter && filter->kind == AV_NAME)
+    if (filter && filter->kind == AV_NAME && filter->word)
         f->word = filter->word;
     else
-        f->unknown = true; /* a filter with arguments, or not a name */
+        f->unknown = true; /* a filter with arguments, not a name, or one not in the table */
 }
 
 void ev_cap_text_slow(tpl *t, const uint8_t *s, size_t n)
@@ -140,7 +167,9 @@ void ev_cap_text_slow(tpl *t, const uint8_t *s, size_t n)
     }
     if (f->text == UINT32_MAX)
         f->text = t->fd.cp.len;
+    uint32_t from = t->fd.cp.len;
     cap_bytes(t, f, s, n);
+    loop_piece(t, f, CP_TEXT, from);
 }
 
 /* {%- : the text right before the tag loses its trailing space */
@@ -154,6 +183,12 @@ void ev_cap_trim(tpl *t)
         t->fd.cp.len--;
         if (f->size > 0)
             f->size--;
+    }
+    cappiece *l = f->kind == CAP_LOOP && f->np ? &f->pc[f->np - 1] : NULL;
+    if (l && l->kind == CP_TEXT && l->off + l->len > t->fd.cp.len) { /* its text trimmed */
+        l->len = t->fd.cp.len > l->off ? t->fd.cp.len - l->off : 0;
+        if (!l->len)
+            f->np--;
     }
 }
 
@@ -174,15 +209,25 @@ void ev_cap_value(tpl *t, const aval *v)
     if (!f)
         return;
     t->fd.cp.lstrip = false;
+    uint32_t from = t->fd.cp.len;
+    if (v && f->kind == CAP_LOOP && ev_is_items(v) && (v->vid ? v->vid : v->word) == f->word &&
+        ev_items_count(t, v) == f->turns) { /* one item per turn */
+        f->flags |= (uint32_t)((v->flags & (F_INEXACT | F_CONTENT | F_TAINT)) | fd_frag_of(t, v));
+        cap_bytes(t, f, fd_bytes(t, v), v->len);
+        loop_piece(t, f, v->rword == AV_STR ? CP_ITEMS_STR : CP_ITEMS_LIST, from);
+        return;
+    }
     if (v && v->kind == AV_STR) {
         f->flags |= v->flags & (F_INEXACT | F_CONTENT);
         cap_bytes(t, f, fd_bytes(t, v), v->len);
+        loop_piece(t, f, CP_TEXT, from);
         return;
     }
     if (v && v->kind == AV_INT && !(v->flags & F_HUGE)) {
         char d[24];
         int k = snprintf(d, sizeof d, "%lld", (long long)v->ival);
         cap_bytes(t, f, (const uint8_t *)d, k > 0 ? (size_t)k : 0);
+        loop_piece(t, f, CP_TEXT, from);
         return;
     }
     f->unknown = true;
@@ -204,6 +249,92 @@ void ev_cap_block(tpl *t)
     capframe *f = cap_top(t);
     if (f)
         f->unknown = true;
+}
+
+/* {% for %} over a constant of `turns` items (vid: 1 + its variable, 0
+ * when it is not one) opens inside a capture: its body is captured as
+ * pieces and unrolled when the loop ends. */
+void ev_cap_open_loop(tpl *t, uint16_t vid, uint32_t turns, uint64_t index)
+{
+    capframe *o = cap_top(t);
+    if (!o)
+        return;
+    if (o->unknown || !vid || turns > TPL_UNROLL_MAX) {
+        o->unknown = true; /* what it adds is not one constant */
+        return;
+    }
+    for (uint32_t i = 0; i < t->fd.cp.n; i++)
+        if (t->fd.cp.f[i].kind == CAP_LOOP && t->fd.cp.f[i].word == vid)
+            t->fd.cp.f[i].unknown = true; /* the same variable: the outer loop's is shadowed */
+    capframe *f = cap_push(t, CAP_LOOP, index);
+    if (!f)
+        return;
+    f->word = vid;
+    f->turns = turns;
+}
+
+/* The loop of frame f (popped) ends: its body, turn by turn, into the
+ * frame around it; or, when a piece was not known, what its pieces carry. */
+static void loop_close(tpl *t, capframe *f)
+{
+    capframe *o = cap_top(t);
+    uint32_t n = t->fd.cp.len - f->start;
+    uint8_t *body = n ? gl_malloc(n) : NULL;
+    if (n && !body) {
+        t->nomem = true;
+        f->unknown = true;
+    } else if (n) {
+        memcpy(body, t->fd.cp.buf + f->start, n);
+    }
+    t->fd.cp.len = f->start;
+    if (!o) {
+        gl_free(body);
+        return;
+    }
+    o->flags |= f->flags & (F_FRAG | F_CONTENT | F_TAINT | F_INEXACT);
+    if (f->unknown) {
+        o->unknown = true;
+        for (uint32_t p = 0; body && p < f->np; p++)
+            if (f->pc[p].kind == CP_TEXT &&
+                fd_has_frag(body + f->pc[p].off - f->start, f->pc[p].len))
+                o->flags |= F_FRAG;
+        o->size = o->size < 0 || f->size < 0 ? -1 : o->size + f->size;
+        gl_free(body);
+        return;
+    }
+    uint32_t pos[CAP_PIECES] = {0}, from = t->fd.cp.len;
+    for (uint32_t i = 0; i < f->turns && !o->unknown; i++) {
+        for (uint32_t p = 0; p < f->np && !o->unknown; p++) {
+            const cappiece *c = &f->pc[p];
+            const uint8_t *s = body + (c->off - f->start);
+            uint32_t at = pos[p], k = 0, skip = 0;
+            if (c->kind == CP_TEXT) {
+                k = c->len;
+            } else if (c->kind == CP_ITEMS_STR && at < c->len) {
+                uint32_t cp;
+                k = s[at] < 0x80 ? 1 : utf8_decode(s + at, c->len - at, &cp);
+            } else if (c->kind == CP_ITEMS_LIST && c->len - at >= 4 && at < c->len) {
+                uint32_t w;
+                memcpy(&w, s + at, 4);
+                w &= ~LIST_INT;
+                skip = 4;
+                k = w <= c->len - at - 4 ? w : 0;
+                if (w > c->len - at - 4)
+                    o->unknown = true;
+            } else {
+                o->unknown = true; /* fewer items than turns */
+            }
+            if (c->kind == CP_ITEMS_STR && !k)
+                o->unknown = true;
+            if (o->unknown)
+                break;
+            cap_bytes(t, o, s + (c->kind == CP_TEXT ? 0 : at + skip), k);
+            if (c->kind != CP_TEXT)
+                pos[p] = at + skip + k;
+        }
+    }
+    loop_piece(t, o, CP_TEXT, from); /* a loop inside a loop: the same each outer turn */
+    gl_free(body);
 }
 
 /* The frame's bytes as a value in the tag arena (its checks run there). */
@@ -247,6 +378,10 @@ void ev_cap_close(tpl *t, uint32_t i, bool branch)
         return;
     t->fd.cp.n--;
     t->fd.cp.lstrip = false;
+    if (f->kind == CAP_LOOP) {
+        loop_close(t, f);
+        return;
+    }
     aval v = cap_value(t, f);
     t->fd.cp.len = f->start;
     if (f->kind == CAP_SET && f->word && v.kind == AV_STR) { /* {% set x | f %} */
@@ -273,6 +408,11 @@ void ev_cap_close(tpl *t, uint32_t i, bool branch)
         r = ev_apply_filter(t, f->word, &v, NULL, 0, 0, &v);
         if (r.kind == AV_UNK)
             r.flags |= (uint32_t)(F_STRTYPE | fd_frag_of(t, &v));
+    }
+    if (r.kind != AV_STR && r.kind != AV_UNK) { /* |length, |list ...: Jinja's TypeError */
+        aval u = unk_at(&v);
+        u.flags = (uint32_t)(fd_frag_of(t, &v) | (v.flags & (F_CONTENT | F_TAINT)));
+        r = u;
     }
     ev_cap_value(t, &r);
 }

@@ -924,7 +924,8 @@ static bool pending_tok(tpl *t, const tok *k)
     case PE_DOT:
         t->ev.pend_ev = PE_NONE;
         if (k->kind == TK_NAME) {
-            ev_attr_access(t, k);
+            if (!ev_unroll_loop_attr(t, k))
+                ev_attr_access(t, k);
             t->ev.last_str = false;
             return true;
         }
@@ -1096,6 +1097,8 @@ static void tok_special(tpl *t, const tok *k)
             !ev_marker_open(t)) {
             ev_flush(t);
             ev_finish_for(t);
+            if (k->word == W_IF) /* {% for c in K if cond %}: some items are skipped */
+                ev_loop_inexact(t);
             if (k->word == W_RECURSIVE && t->ev.n_blocks && !t->ev.blocks_over &&
                 t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR)
                 t->ev.blocks[t->ev.n_blocks - 1].recursive = true;
@@ -1138,6 +1141,7 @@ static void set_value(tpl *t)
         return;
     var *x;
     if (t->ev.set_attr) {
+        ev_cap_mutation(t); /* a namespace lasts across a loop's turns */
         var *ns = fd_var_find(t, t->ev.set_name, t->ev.set_len, t->ev.set_hash);
         if (!ns || ns->v.kind != AV_NS || t->ev.attr_len == 0)
             return;
@@ -1197,7 +1201,43 @@ static void emit_items(tpl *t, const aval *v)
     }
 }
 
-/* tpl_probe: remember the value of this {{ }} when it is exactly known. */
+/* tpl_probe: the items a {{ }} emits in the one loop open around it (over
+ * a constant, and the value comes from that loop's variable), joined: what
+ * {% for c in K %}{{ v }}{% endfor %} renders. False otherwise. */
+static bool probe_items(tpl *t, const aval *v)
+{
+    if (t->ev.n_blocks != 1 || t->ev.blocks_over || t->ev.blocks[0].kind != W_FOR)
+        return false;
+    uint16_t from = v->vid ? v->vid : v->word;
+    if (!from || t->ev.blocks[0].items_vid != from)
+        return false;
+    const uint8_t *p = fd_bytes(t, v);
+    size_t n = 0;
+    if (v->rword == AV_STR) {
+        if (v->len > t->ev.probe_cap)
+            return false;
+        memcpy(t->ev.probe_buf, p, v->len);
+        n = v->len;
+    } else {
+        for (uint32_t pos = 0; pos + 4 <= v->len;) {
+            uint32_t w;
+            memcpy(&w, p + pos, 4);
+            w &= 0x7FFFFFFFu; /* the length, without the integer mark */
+            if (w > v->len - pos - 4 || w > t->ev.probe_cap - n)
+                return false;
+            memcpy(t->ev.probe_buf + n, p + pos + 4, w);
+            n += w;
+            pos += 4 + w;
+        }
+    }
+    t->ev.probe_len = n;
+    t->ev.probe_known = true;
+    return true;
+}
+
+/* tpl_probe: remember the value of this {{ }} when it is exactly known and
+ * what the template renders when it is the last tag: outside any block, or
+ * the items of the one loop around it. */
 static void probe_value(tpl *t, const aval *v)
 {
     t->ev.probe_known = false;
@@ -1206,6 +1246,12 @@ static void probe_value(tpl *t, const aval *v)
     char d[24];
     const uint8_t *b;
     size_t n;
+    if (v->kind == AV_UNK && (v->flags & F_ITEMS)) {
+        probe_items(t, v);
+        return;
+    }
+    if (t->ev.n_blocks || t->ev.blocks_over)
+        return; /* in a loop, a branch or a macro: printed any number of times */
     if (v->kind == AV_STR) {
         b = fd_bytes(t, v);
         n = v->len;

@@ -181,10 +181,13 @@ void ev_cap_open_set(tpl *t, const uint8_t *name, uint32_t n, uint32_t hash, uin
 void ev_cap_open_filter(tpl *t, const aval *filter, uint64_t index); /* inside a capture only */
 void ev_cap_text_slow(tpl *t, const uint8_t *s, size_t n);
 /* (ev_cap_text, its inline test, is in tpl.h) */
-void ev_cap_trim(tpl *t);                               /* {%- */
-void ev_cap_tag_end(tpl *t, bool ws);                   /* a tag ended (ws: with -%} / -}}) */
-void ev_cap_value(tpl *t, const aval *v);               /* a {{ }} value (NULL: not known) */
-void ev_cap_block(tpl *t);                              /* another block opens inside */
+void ev_cap_trim(tpl *t);                 /* {%- */
+void ev_cap_tag_end(tpl *t, bool ws);     /* a tag ended (ws: with -%} / -}}) */
+void ev_cap_value(tpl *t, const aval *v); /* a {{ }} value (NULL: not known) */
+void ev_cap_block(tpl *t);                /* another block opens inside */
+/* a loop over a constant of `turns` items opens (vid: 1 + its variable, 0 none) */
+void ev_cap_open_loop(tpl *t, uint16_t vid, uint32_t turns, uint64_t index);
+/* (ev_cap_mutation, for calls.c and eval.c, is inline in tpl.h) */
 void ev_cap_close(tpl *t, uint32_t block, bool branch); /* blocks[block] ends */
 
 /* unroll.c: an operation applied to every item of a loop over a constant
@@ -204,6 +207,15 @@ bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r);
 /* {% for k, v in PAIRS %}: k and v take the keys and the values in turn
  * (F_ITEMS); 1 + the variable k, 0 when not. */
 uint16_t ev_unroll_pairs(tpl *t, const aval *pairs);
+/* stmt.c: a loop filter ({% for c in K if ... %}) or the loop's {% else %}:
+ * the innermost loop's variables no longer take exactly its items */
+void ev_loop_inexact(tpl *t);
+/* unroll.c: loop.index / index0 / revindex / revindex0 / length (the token k
+ * after "loop.") in a {{ }} of a loop over a constant: true, and the value
+ * on the stack is the integers it takes in turn (F_ITEMS) */
+bool ev_unroll_loop_attr(tpl *t, const tok *k);
+/* the items an F_ITEMS value takes (UINT32_MAX past TPL_UNROLL_MAX) */
+uint32_t ev_items_count(const tpl *t, const aval *v);
 /* an F_ITEMS value (the items a loop variable or an expression of it takes) */
 static inline bool ev_is_items(const aval *v)
 {

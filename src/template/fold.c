@@ -616,7 +616,9 @@ static bool vs_reserve(tpl *t, uint32_t n)
 void fd_var_assign(tpl *t, var *x, const aval *v)
 {
     aval nv = *v;
-    nv.flags &= (uint32_t) ~(F_LITERAL | F_VAR | F_RSTR);
+    nv.flags &= (uint32_t) ~(F_LITERAL | F_VAR | F_RSTR | F_RANGE);
+    if (nv.kind == AV_UNK && (nv.flags & F_ITEMS)) /* the items are not copied: one unknown */
+        nv.flags = (uint32_t)((nv.flags & ~F_ITEMS) | fd_frag_of(t, v));
     nv.ch_len = 0; /* the chain is kept in the variable (the arena is per tag) */
     nv.vid = 0;
     ch_store(t, x, v);

@@ -39,6 +39,9 @@ enum { AV_UNK, AV_STR, AV_INT, AV_LIST, AV_NAME, AV_ATTR, AV_NONE, AV_NS };
                           * its |items (pairs), whose bytes are still the keys */
 #define F_GATEKEY 0x10000u /* a message's role or a tool's name: a gate when compared (GG734) */
 #define F_PAIRS 0x20000u   /* AV_UNK: a constant dict's |items (remembered dict ival, count m) */
+#define F_RANGE                                                                                    \
+    0x40000u /* AV_UNK: range() of constants, its integers at off/len as a list
+                          * (this tag's arena: a loop over it unrolls; never stored) */
 
 typedef struct aval {
     uint8_t kind;
@@ -73,7 +76,17 @@ typedef struct var {
 
 /* capture.c: the text of an open {% set x %}...{% endset %} (and of the
  * {% filter %} blocks inside it), built as Jinja renders it. */
-enum { CAP_SET = 1, CAP_FILTER };
+enum { CAP_SET = 1, CAP_FILTER, CAP_LOOP };
+/* CAP_LOOP: a piece of a loop body, its bytes in the buffer: template text
+ * and constants (the same every turn), or the items of the loop's variable
+ * (or of an expression of it), one per turn (a string's code points, or a
+ * list's items behind their length words) */
+enum { CP_TEXT, CP_ITEMS_STR, CP_ITEMS_LIST };
+#define CAP_PIECES 16u
+typedef struct cappiece {
+    uint8_t kind;
+    uint32_t off, len;
+} cappiece;
 typedef struct capframe {
     uint8_t kind;
     bool unknown;   /* a piece is not known: the result is unknown */
@@ -85,6 +98,9 @@ typedef struct capframe {
     int64_t size;   /* bytes it holds at most (when unknown; -1 unbounded) */
     uint64_t index;
     uint32_t name_len, hash; /* CAP_SET: the variable */
+    uint32_t turns;          /* CAP_LOOP: the loop's items (word: 1 + its variable) */
+    uint32_t np;             /* CAP_LOOP: its body's pieces */
+    cappiece pc[CAP_PIECES];
     uint8_t name[TPL_NAME_CAP];
 } capframe;
 
@@ -266,6 +282,11 @@ aval fd_make_list(tpl *t, const aval *items, uint32_t n, const aval *at);
  * name ('__', '_', '__x'): a string, an item of a list, an item a loop
  * variable takes, or an unknown value built from one. */
 aval fd_list_concat(tpl *t, const aval *a, const aval *b);
+/* s|list: its code points as a list of one-character strings */
+aval fd_str_list(tpl *t, const aval *s);
+/* range() of n (<= TPL_UNROLL_MAX) integers from start by step: r (AV_UNK)
+ * gets them as a list at off/len and F_RANGE, for a loop over it */
+void fd_int_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r);
 aval fd_list_repeat(tpl *t, const aval *l, const aval *n, const aval *at);
 aval fd_list_mutate(tpl *t, const aval *l, unsigned m, const aval *args, uint32_t na,
                     const aval *at);

@@ -275,3 +275,61 @@ aval fd_dict_items(tpl *t, const aval *x, const aval *at)
     r.count = t->fd.dv_m[found];
     return r;
 }
+
+aval fd_str_list(tpl *t, const aval *s)
+{
+    aval r = unk_at(s);
+    r.count = s->len;
+    bld b;
+    fd_b_begin(t, &b, s);
+    bool vs = (s->flags & F_VAR) != 0;
+    uint32_t n = s->len, i = 0, items = 0;
+    while (i < n && !b.fail) {
+        const uint8_t *p = fd_bytes(t, s); /* again: the arena may have moved */
+        uint32_t cp, k = p[i] < 0x80 ? 1 : utf8_decode(p + i, n - i, &cp);
+        if (!k) {
+            b.fail = true;
+            break;
+        }
+        fd_b_raw(t, &b, &k, 4);
+        fd_b_from(t, &b, vs, s->off + i, k);
+        i += k;
+        items++;
+    }
+    if (b.fail) {
+        t->fd.ar_len = b.start;
+        return r;
+    }
+    r.kind = AV_LIST;
+    r.flags = s->flags & (F_TAINT | F_INEXACT);
+    r.off = b.start;
+    r.len = t->fd.ar_len - b.start;
+    r.ival = items;
+    r.count = items;
+    return r;
+}
+
+void fd_int_range(tpl *t, int64_t start, int64_t step, int64_t n, aval *r)
+{
+    if (n < 0 || n > (int64_t)TPL_UNROLL_MAX)
+        return;
+    bld b;
+    fd_b_begin(t, &b, r);
+    for (int64_t i = 0; i < n && !b.fail; i++) { /* start + i * step stays between start and stop */
+        uint32_t mark = t->fd.ar_len;
+        fd_b_raw(t, &b, "\0\0\0\0", 4);
+        uint32_t s0 = t->fd.ar_len;
+        fd_b_int(t, &b, start + i * step);
+        if (!b.fail) {
+            uint32_t w = (t->fd.ar_len - s0) | LIST_INT;
+            memcpy(t->fd.ar + mark, &w, 4);
+        }
+    }
+    if (b.fail) {
+        t->fd.ar_len = b.start;
+        return;
+    }
+    r->off = b.start;
+    r->len = t->fd.ar_len - b.start;
+    r->flags |= F_RANGE;
+}

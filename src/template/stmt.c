@@ -33,7 +33,7 @@ void ev_block_push(tpl *t, uint8_t kind, int64_t bound, uint64_t index)
         t->ev.blocks_over++;
         return;
     }
-    if (kind != W_SET && kind != W_FILTER)
+    if (kind != W_SET && kind != W_FILTER && !(kind == W_FOR && t->ev.stmt == ST_FOR_ITER))
         ev_cap_block(t); /* what it adds to an open capture is not one constant */
     int64_t outer = outer_product(t);
     block *b = &t->ev.blocks[t->ev.n_blocks++];
@@ -101,11 +101,35 @@ void ev_block_end(tpl *t, const tok *k)
     ev_gate_update(t);
 }
 
+/* The innermost loop's variables over a constant no longer take exactly
+ * its items in turn (a loop filter skips some; in the loop's {% else %} they
+ * are undefined): what they emit stays for the checks, F_INEXACT, and
+ * tpl_probe claims no value for them. */
+void ev_loop_inexact(tpl *t)
+{
+    if (!t->ev.n_blocks || t->ev.blocks_over)
+        return;
+    block *b = &t->ev.blocks[t->ev.n_blocks - 1];
+    if (b->kind != W_FOR || !b->items_vid)
+        return;
+    if (b->items_vid <= t->fd.n_vars)
+        t->fd.vars[b->items_vid - 1].v.flags |= F_INEXACT;
+    b->items_vid = 0;
+    ev_cap_block(t);              /* a capture of its body is no longer one constant */
+    if (t->ev.for_targets == 2) { /* {% for k, v in d|items %}: v too */
+        var *x = fd_var_find(t, t->ev.for_name2, t->ev.for_len2, t->ev.for_hash2);
+        if (x)
+            x->v.flags |= F_INEXACT;
+    }
+}
+
 void ev_block_middle(tpl *t, const tok *k)
 {
     if (t->ev.blocks_over > 0)
         return;
     unsigned top = t->ev.n_blocks ? t->ev.blocks[t->ev.n_blocks - 1].kind : W_NONE;
+    if (k->word == W_ELSE && top == W_FOR)
+        ev_loop_inexact(t);
     bool ok = k->word == W_ELIF ? top == W_IF : (top == W_IF || top == W_FOR);
     if (!ok)
         tpl_report(t, TH_SYNTAX, k->index,
@@ -128,6 +152,14 @@ void ev_block_middle(tpl *t, const tok *k)
  * character at a time). */
 static uint16_t loop_items(tpl *t, const aval *it)
 {
+    aval rl;
+    if (it->kind == AV_UNK && (it->flags & F_RANGE)) { /* range(k): its integers */
+        rl = *it;
+        rl.kind = AV_LIST;
+        rl.flags &= (uint32_t)~F_RANGE;
+        rl.ival = rl.count;
+        it = &rl;
+    }
     if (t->ev.for_targets == 2 && it->kind == AV_UNK && (it->flags & F_PAIRS))
         return ev_unroll_pairs(t, it); /* {% for k, v in d|items %} */
     if (t->ev.for_targets != 1 || (it->kind != AV_LIST && it->kind != AV_STR))
@@ -162,10 +194,18 @@ void ev_finish_for(tpl *t)
     int64_t outer = outer_product(t);
     ev_dos_loop(t, b, outer, t->ev.tag_index); /* reported at the end, the largest */
     ev_block_push(t, W_FOR, b, t->ev.tag_index);
-    if (t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR) {
+    bool pushed =
+        t->ev.n_blocks && !t->ev.blocks_over && t->ev.blocks[t->ev.n_blocks - 1].kind == W_FOR;
+    if (pushed) {
         t->ev.blocks[t->ev.n_blocks - 1].items_vid = items;
         t->ev.blocks[t->ev.n_blocks - 1].data = data;
     }
+    if (t->fd.cp.n) /* inside a capture: its body is unrolled into it (capture.c) */
+        ev_cap_open_loop(t, pushed && items <= t->fd.n_vars ? items : 0,
+                         items && items <= t->fd.n_vars
+                             ? ev_items_count(t, &t->fd.vars[items - 1].v)
+                             : UINT32_MAX,
+                         t->ev.tag_index);
     t->ev.nv = t->ev.no = 0;
     t->ev.expect = true;
     t->ev.pend_ev = PE_NONE;

@@ -186,6 +186,7 @@ static void b_cp(tpl *t, bld *b, uint32_t cp)
 
 /* A conversion of one argument, as printf-style % and str.format's format
  * spec describe it (Python's rules; what they reject is left unknown). */
+#define CONV_CAP 512u /* bytes of a !r / !a / %r text (or a padded piece) folded */
 typedef struct fspec {
     uint32_t fill;  /* code point */
     uint8_t align;  /* '<' '>' '^' '=' or 0 (the type's default) */
@@ -237,6 +238,104 @@ static uint32_t int_digits(uint64_t v, unsigned base, bool upper, int64_t prec, 
     return k;
 }
 
+/* The text s[0..n) under spec f as a string (precision, width, fill and
+ * alignment) into b; its bytes are copied from c's storage when c is given
+ * (s is then only read before the arena grows), else from s. */
+static bool b_text(tpl *t, bld *b, const uint8_t *s, uint32_t n, const cval *c, const fspec *f,
+                   bool pct)
+{
+    if (f->type && f->type != 's')
+        return false;
+    if (!pct && (f->sign || f->alt || f->group || f->zero || f->align == '='))
+        return false;
+    uint32_t cps = cp_count(s, n), keep = n;
+    if (f->prec >= 0 && (int64_t)cps > f->prec) {
+        uint32_t i = 0, cp;
+        for (int64_t k = 0; k < f->prec; k++)
+            i += cp_at(s, n, i, &cp);
+        keep = i;
+        cps = (uint32_t)f->prec;
+    }
+    int64_t pad = f->width > (int64_t)cps ? f->width - cps : 0;
+    uint8_t al = f->align ? f->align : pct ? '>' : '<';
+    int64_t left = al == '<' ? 0 : al == '^' ? pad / 2 : pad;
+    uint32_t fill = pct ? ' ' : f->fill;
+    uint8_t head[CONV_CAP];
+    if (!c && keep) { /* s may lie in the arena the fill grows */
+        if (keep > sizeof head)
+            return false;
+        memcpy(head, s, keep);
+    }
+    b_fill(t, b, fill, left);
+    if (keep) {
+        if (c)
+            fd_b_from(t, b, c->var_space, c->off, keep);
+        else
+            fd_b_raw(t, b, head, keep);
+    }
+    b_fill(t, b, fill, pad - left);
+    return !b->fail;
+}
+
+/* str(x) (conv 's'), repr(x) ('r') or ascii(x) ('a') of a constant into
+ * out (cap bytes) as Python writes it; false when it does not fit, or when
+ * repr would keep a non-ASCII character (whether Python prints it or
+ * escapes it depends on its Unicode category: not folded). */
+static bool conv_text(const tpl *t, const cval *c, uint8_t conv, uint8_t *out, uint32_t cap,
+                      uint32_t *len)
+{
+    if (c->kind == AV_INT) { /* str, repr and ascii of an integer agree */
+        int k = snprintf((char *)out, cap, "%lld", (long long)c->ival);
+        *len = k > 0 ? (uint32_t)k : 0;
+        return k > 0 && (uint32_t)k < cap;
+    }
+    const uint8_t *s = cbytes(t, c);
+    uint32_t n = c->len, k = 0;
+    if (conv == 's') {
+        if (n > cap)
+            return false;
+        memcpy(out, s, n);
+        *len = n;
+        return true;
+    }
+    /* Python quotes with ' unless the text holds a ' and no " */
+    uint8_t q = memchr(s, '\'', n) && !memchr(s, '"', n) ? '"' : '\'';
+    if (cap < 2)
+        return false;
+    out[k++] = q;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t cp, m = cp_at(s, n, i, &cp);
+        if (m == 1 && s[i] >= 0x80)
+            return false; /* not UTF-8 */
+        i += m;
+        char e[12];
+        int en;
+        if (cp == q || cp == '\\')
+            en = snprintf(e, sizeof e, "\\%c", (char)cp);
+        else if (cp == '\t' || cp == '\n' || cp == '\r')
+            en = snprintf(e, sizeof e, "\\%c", cp == '\t' ? 't' : cp == '\n' ? 'n' : 'r');
+        else if (cp < 0x20 || cp == 0x7F)
+            en = snprintf(e, sizeof e, "\\x%02x", (unsigned)cp);
+        else if (cp < 0x80)
+            en = snprintf(e, sizeof e, "%c", (char)cp);
+        else if (conv != 'a')
+            return false;
+        else
+            en = snprintf(e, sizeof e,
+                          cp < 0x100     ? "\\x%02x"
+                          : cp < 0x10000 ? "\\u%04x"
+                                         : "\\U%08x",
+                          (unsigned)cp);
+        if (en <= 0 || (uint32_t)en > cap - 1 - k)
+            return false;
+        memcpy(out + k, e, (size_t)en);
+        k += (uint32_t)en;
+    }
+    out[k++] = q;
+    *len = k;
+    return true;
+}
+
 /* One argument converted under spec f into b; false when it does not fold
  * (or Python raises). pct: printf-style rules, else str.format's. */
 static bool b_spec(tpl *t, bld *b, const cval *c, const fspec *f, bool pct, const aval *at)
@@ -268,44 +367,13 @@ static bool b_spec(tpl *t, bld *b, const cval *c, const fspec *f, bool pct, cons
     }
     if (c->kind == AV_STR || ty == 's') {
         /* a string, or an integer through %s / {!s:s} */
-        if (ty && ty != 's')
-            return false;
-        if (!pct && (f->sign || f->alt || f->group || f->zero || f->align == '='))
-            return false;
         if (c->kind == AV_INT && !pct)
             return false; /* '{:s}'.format(5): Unknown format code 's' for int */
+        if (c->kind == AV_STR)
+            return b_text(t, b, cbytes(t, c), c->len, c, f, pct);
         char d[24];
-        const uint8_t *s;
-        uint32_t n;
-        if (c->kind == AV_INT) {
-            int k = snprintf(d, sizeof d, "%lld", (long long)c->ival);
-            s = (const uint8_t *)d;
-            n = k > 0 ? (uint32_t)k : 0;
-        } else {
-            s = cbytes(t, c);
-            n = c->len;
-        }
-        uint32_t cps = cp_count(s, n), keep = n;
-        if (f->prec >= 0 && (int64_t)cps > f->prec) {
-            uint32_t i = 0, cp;
-            for (int64_t k = 0; k < f->prec; k++)
-                i += cp_at(s, n, i, &cp);
-            keep = i;
-            cps = (uint32_t)f->prec;
-        }
-        int64_t pad = f->width > (int64_t)cps ? f->width - cps : 0;
-        uint8_t al = f->align ? f->align : pct ? '>' : '<';
-        int64_t left = al == '<' ? 0 : al == '^' ? pad / 2 : pad;
-        uint32_t fill = pct ? ' ' : f->fill;
-        b_fill(t, b, fill, left);
-        if (keep) {
-            if (s == (const uint8_t *)d)
-                fd_b_raw(t, b, d, keep);
-            else
-                fd_b_from(t, b, c->var_space, c->off, keep);
-        }
-        b_fill(t, b, fill, pad - left);
-        return !b->fail;
+        int k = snprintf(d, sizeof d, "%lld", (long long)c->ival);
+        return b_text(t, b, (const uint8_t *)d, k > 0 ? (uint32_t)k : 0, NULL, f, pct);
     }
     /* an integer */
     unsigned base = 10;
@@ -466,6 +534,18 @@ aval fd_fold_percent(tpl *t, const aval *fmt, const cval *a, uint32_t na)
             conv = 'd';
         if ((conv == 'd' || conv == 'x' || conv == 'X' || conv == 'o') && c->kind != AV_INT)
             goto unknown;
+        if (conv == 'r' || conv == 'a') { /* repr() / ascii(), then as %s */
+            uint8_t tx[CONV_CAP];
+            uint32_t tn;
+            sp.type = 's';
+            if (c->inexact)
+                b.fl |= F_INEXACT;
+            if (!conv_text(t, c, conv, tx, sizeof tx, &tn) ||
+                (sp.width >= 0 && !spec_width_ok(t, &sp, fmt)) ||
+                !b_text(t, &b, tx, tn, NULL, &sp, true))
+                goto unknown;
+            continue;
+        }
         if (conv != 's' && conv != 'd' && conv != 'x' && conv != 'X' && conv != 'o' && conv != 'c')
             goto unknown;
         sp.type = conv;
@@ -578,17 +658,19 @@ aval fd_fold_format(tpl *t, const aval *fmt, const cval *a, uint32_t na)
         if (idx >= na)
             goto unknown;
         cval arg = a[idx];
-        if (conv && arg.kind != AV_INT && conv != 's')
-            goto unknown; /* repr() of a string: quotes and escapes */
         fspec sp;
         if (!parse_format_spec(f, spec, e, &sp))
             goto unknown;
-        if (conv && arg.kind == AV_INT) {
-            /* str(int) first, then the spec applies to a string: only an
-             * empty spec is folded */
-            if (spec != e)
+        if (conv && !(conv == 's' && arg.kind == AV_STR)) {
+            /* str() / repr() / ascii() first, then the spec applies to a string */
+            uint8_t tx[CONV_CAP];
+            uint32_t tn;
+            if (arg.inexact)
+                b.fl |= F_INEXACT;
+            if (!conv_text(t, &arg, conv, tx, sizeof tx, &tn) ||
+                (sp.width >= 0 && !spec_width_ok(t, &sp, fmt)) ||
+                !b_text(t, &b, tx, tn, NULL, &sp, false))
                 goto unknown;
-            fd_b_int(t, &b, arg.ival);
         } else if (!b_spec(t, &b, &arg, &sp, false, fmt)) {
             goto unknown;
         }

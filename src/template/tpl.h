@@ -166,6 +166,16 @@ static inline void ev_cap_text(tpl *t, const uint8_t *s, size_t n)
         ev_cap_text_slow(t, s, n);
 }
 
+/* capture.c's state, inline for the evaluator (calls.c, eval.c): a namespace
+ * attribute or a list changes, so what a loop body read before it differs
+ * in the next turn: no open loop's capture is one constant */
+static inline void ev_cap_mutation(tpl *t)
+{
+    for (uint32_t i = 0; i < t->fd.cp.n; i++)
+        if (t->fd.cp.f[i].kind == CAP_LOOP)
+            t->fd.cp.f[i].unknown = true;
+}
+
 /* eval.c, inline for the lexer: the tag just ended was {% raw %} */
 static inline bool ev_wants_raw(const tpl *t)
 {

@@ -283,6 +283,56 @@ bool ev_unroll_accum(tpl *t, uint8_t op, const aval *a, const aval *b, aval *r)
     return true;
 }
 
+uint32_t ev_items_count(const tpl *t, const aval *v)
+{
+    uint32_t pos = 0, n = 0;
+    aval it;
+    while (item_next(t, v, &pos, &it))
+        if (++n > TPL_UNROLL_MAX)
+            return UINT32_MAX;
+    return n;
+}
+
+/* loop.index (index0, revindex, revindex0, length) in a {{ }} of a loop over
+ * a constant: the integers it takes in turn, as the loop variable's items. */
+bool ev_unroll_loop_attr(tpl *t, const tok *k)
+{
+    unsigned w = k->word;
+    if (!emitting(t) || !t->ev.nv || t->ev.blocks_over || !t->ev.n_blocks ||
+        (w != W_INDEX && w != W_INDEX0 && w != W_REVINDEX && w != W_REVINDEX0 && w != W_LENGTH))
+        return false;
+    aval *r = &t->ev.V[t->ev.nv - 1];
+    const block *b = &t->ev.blocks[t->ev.n_blocks - 1];
+    if (r->kind != AV_NAME || r->word != W_LOOP || b->kind != W_FOR || !b->items_vid ||
+        b->items_vid > t->fd.n_vars)
+        return false;
+    const aval *items = &t->fd.vars[b->items_vid - 1].v;
+    if (!ev_is_items(items))
+        return false;
+    uint32_t cnt = ev_items_count(t, items);
+    if (cnt > TPL_UNROLL_MAX)
+        return false;
+    int64_t n = cnt;
+    /* index: 1, 2 ...; index0: 0, 1 ...; revindex: n ... 1; revindex0: n-1 ... 0 */
+    int64_t start = w == W_INDEX      ? 1
+                    : w == W_INDEX0   ? 0
+                    : w == W_REVINDEX ? n
+                    : w == W_LENGTH   ? n
+                                      : n - 1;
+    int64_t step = w == W_INDEX || w == W_INDEX0 ? 1 : w == W_LENGTH ? 0 : -1;
+    aval v = unk_at(r);
+    fd_int_range(t, start, step, n, &v);
+    if (!(v.flags & F_RANGE))
+        return false;
+    v.flags = (uint32_t)(F_ITEMS | (items->flags & F_INEXACT));
+    v.rword = AV_LIST;
+    v.count = n;
+    v.word = b->items_vid;
+    v.vid = 0;
+    *r = v;
+    return true;
+}
+
 /* ---------------------------------- {% for k, v in d|items %} */
 
 /* Variable (name s[0..n), hash h) as an F_ITEMS value over list l. */

@@ -5,7 +5,12 @@
  * input:
  * "K <hex>" with the value the folder computed, as Jinja would print it, or
  * "U" when the folder does not know it. ci/template-oracle.py renders the
- * same expressions with Jinja2's sandbox and compares. */
+ * same expressions with Jinja2's sandbox and compares.
+ *
+ * The value is that of the last {{ }} outside any block, or, for a {{ }} in
+ * the one loop over a constant open around it, the items it takes joined:
+ * what the template renders when that tag is its only output (the oracle
+ * generates only such templates). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "template/template.h"
