@@ -54,7 +54,7 @@ const hist_row *hist_find(hist_kind kind, const uint8_t *name, size_t len)
 {
     for (size_t i = 0; i < sizeof hist_rows / sizeof hist_rows[0]; i++) {
         const hist_row *r = &hist_rows[i];
-        if (r->kind != kind || strlen(r->name) != len)
+        if (r->kind != kind || strnlen(r->name, sizeof r->name) != len)
             continue;
         if (kind == H_TYPE ? strncasecmp(r->name, (const char *)name, len) == 0
                            : memcmp(r->name, name, len) == 0)

@@ -21,11 +21,13 @@
 typedef enum { H_ARCH, H_TYPE, H_PRE, H_PROJ, H_TOK, H_KEY } hist_kind;
 
 typedef struct hist_row {
-    uint8_t kind;       /* hist_kind */
-    const char *name;   /* type names lower case */
-    const char *commit; /* the first commit that knew it */
-    const char *date;   /* YYYY-MM-DD */
-    uint32_t build;     /* its first build tag's number; 0: no tagged build yet */
+    uint8_t kind; /* hist_kind */
+    /* arrays, not pointers: 500 rows of three pointers were 1 500 dynamic
+     * relocations at every start-up */
+    char name[48];   /* type names lower case (an initializer too long fails the build) */
+    char commit[41]; /* the first commit that knew it */
+    char date[11];   /* YYYY-MM-DD */
+    uint32_t build;  /* its first build tag's number; 0: no tagged build yet */
 } hist_row;
 
 /* The stamp of the history table: the reference tree's commit, date, build. */
