@@ -19,10 +19,11 @@ typedef struct job {
     gguflint_ctx *ctx;
     int status; /* guarded_run's result; -1 when the file changed while read */
     int state;
-    long set;   /* index of the first member of its split set, or -1 */
-    long fam;   /* index of the first file of its model (same stem), or -1 */
-    size_t mem; /* gguflint_memory_used of the finished context */
-    bool skip;  /* not run: status says why */
+    long set;                /* index of the first member of its split set, or -1 */
+    long fam;                /* index of the first file of its model (same stem), or -1 */
+    long set_next, fam_next; /* the next member of its set / family (input order), or -1 */
+    size_t mem;              /* gguflint_memory_used of the finished context */
+    bool skip;               /* not run: status says why */
 } job;
 
 struct runner {
@@ -351,6 +352,7 @@ static bool find_groups(job *jobs, size_t n, bool family, bool lone)
         unsigned count = 0;
         long *grp = family ? &jobs[i].fam : &jobs[i].set;
         *grp = -1;
+        *(family ? &jobs[i].fam_next : &jobs[i].set_next) = -1;
         if (ok && !(family && jobs[i].skip) &&
             (family ? family_name(jobs[i].path, key, sizeof key)
                     : split_key(jobs[i].path, key, sizeof key, &count))) {
@@ -373,9 +375,12 @@ static bool find_groups(job *jobs, size_t n, bool family, bool lone)
         while (b < m && strcmp(keys[a].key, keys[b].key) == 0)
             b++;
         if (b - a > 1 || (lone && many && many[keys[a].index]))
-            for (size_t k = a; k < b; k++)
-                *(family ? &jobs[keys[k].index].fam : &jobs[keys[k].index].set) =
-                    (long)keys[a].index;
+            for (size_t k = a; k < b; k++) { /* key_cmp: members in input order */
+                job *jk = &jobs[keys[k].index];
+                *(family ? &jk->fam : &jk->set) = (long)keys[a].index;
+                *(family ? &jk->fam_next : &jk->set_next) =
+                    k + 1 < b ? (long)keys[k + 1].index : -1;
+            }
         a = b;
     }
     for (size_t k = 0; k < m; k++)
@@ -402,9 +407,9 @@ static int call_check_family(void *arg)
     return gguflint_check_family(c->ctxs, c->n);
 }
 
-static long group_of(const job *j, bool family)
+static long group_next(const job *j, bool family)
 {
-    return family ? j->fam : j->set;
+    return family ? j->fam_next : j->set_next;
 }
 
 /* Every member of the group whose first member is `first` run, then the
@@ -413,26 +418,25 @@ static long group_of(const job *j, bool family)
  * "changed while being read", not a crash. */
 static void check_group(runner *rn, size_t first, bool family)
 {
+    /* the members are chained (find_groups): a group costs its size, not
+     * a scan to the end of the run (20 000 lone shards were quadratic) */
     size_t m = 0;
-    for (size_t k = first; k < rn->n; k++)
-        if (group_of(&rn->jobs[k], family) == (long)first)
-            m++;
+    for (long k = (long)first; k >= 0; k = group_next(&rn->jobs[k], family))
+        m++;
     gguflint_ctx **ctxs = calloc(m ? m : 1, sizeof *ctxs);
     if (!ctxs)
         return;
     size_t got = 0;
-    for (size_t k = first; k < rn->n; k++) {
-        if (group_of(&rn->jobs[k], family) != (long)first)
-            continue;
-        ensure_done(rn, k);
+    for (long k = (long)first; k >= 0; k = group_next(&rn->jobs[k], family)) {
+        ensure_done(rn, (size_t)k);
         if (rn->jobs[k].status == GGUFLINT_OK)
             ctxs[got++] = rn->jobs[k].ctx;
     }
     set_call c = {ctxs, got};
     if ((got > 1 || (got == 1 && !family)) &&
         guarded_call(family ? call_check_family : call_check_set, &c) < 0)
-        for (size_t k = first; k < rn->n; k++)
-            if (group_of(&rn->jobs[k], family) == (long)first && rn->jobs[k].status == GGUFLINT_OK)
+        for (long k = (long)first; k >= 0; k = group_next(&rn->jobs[k], family))
+            if (rn->jobs[k].status == GGUFLINT_OK)
                 rn->jobs[k].status = -1;
     free(ctxs);
 }
